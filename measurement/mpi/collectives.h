@@ -28,10 +28,8 @@ public:
         if (!m_active)
             return;
         std::uint64_t t = now();
-        std::uint64_t* x = appendRecord(t, EventKind::MpiCollectiveEnd, m_op);
-        x[0] = packPair(commInfo(m_comm).id, rootOf(m_root));
-        x[1] = m_bytes.sent;
-        x[2] = m_bytes.received;
+        recordCollectiveEnd(t, m_op, commInfo(m_comm).id, rootOf(m_root), m_bytes.sent,
+                            m_bytes.received);
         leave(t);
     }
 

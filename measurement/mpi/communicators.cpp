@@ -112,10 +112,7 @@ void CommCreate::finish(int rc) noexcept {
     std::uint64_t t = now();
     if (made)
         appendRecord(t, EventKind::CommCreate, id);
-    std::uint64_t* x = appendRecord(t, EventKind::MpiCollectiveEnd, OTF2_COLLECTIVE_OP_CREATE_HANDLE);
-    x[0] = packPair(commInfo(m_parent).id, OTF2_UNDEFINED_UINT32);
-    x[1] = 0;
-    x[2] = 0;
+    recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, commInfo(m_parent).id, OTF2_UNDEFINED_UINT32, 0, 0);
     leave(t);
 }
 
@@ -141,10 +138,7 @@ void CommFree::finish(int rc) noexcept {
     if (!m_active)
         return;
     std::uint64_t t = now();
-    std::uint64_t* x = appendRecord(t, EventKind::MpiCollectiveEnd, OTF2_COLLECTIVE_OP_DESTROY_HANDLE);
-    x[0] = packPair(m_known ? m_id : 0, OTF2_UNDEFINED_UINT32);
-    x[1] = 0;
-    x[2] = 0;
+    recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, m_known ? m_id : 0, OTF2_UNDEFINED_UINT32, 0, 0);
     leave(t);
 }
 

@@ -55,7 +55,9 @@ struct RuntimeState {
     std::string directory;
     std::string programPath;
     std::string statusPath;
-    std::string rawPath;
+    std::string spillPath; ///< full buffers go here during the run, as raw records
+    int spillFd = -1;
+    std::uint64_t spilledBytes = 0;
     int rank = 0;
     int size = 1;
     bool measured = false;
@@ -222,12 +224,10 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
             writeAll(fd, text, static_cast<size_t>(len));
             ::close(fd);
         }
-        // The records still in memory, in Waitscope's buffer layout (see event_buffer.h).
-        fd = ::open(g_state->rawPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            writeAll(fd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
-            ::close(fd);
-        }
+        // The records still in memory join the spilled ones: the spill file then holds the
+        // rank's whole run in Waitscope's record layout (see event_buffer.h).
+        if (g_state->spillFd >= 0)
+            writeAll(g_state->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
     }
     // Hand the signal on as if we had not been here.
     if (sig > 0 && sig < 32) {
@@ -269,6 +269,51 @@ void noteExit() {
     std::fclose(f);
 }
 
+/// Encodes the records spilled during the run into the OTF2 event file, reading them back in
+/// pieces through the (now idle) event buffer, then removes the spill file.
+void encodeSpilledRecords(RuntimeState& s) {
+    if (s.spillFd < 0)
+        return;
+    // Whatever is still buffered goes last; keep it by spilling it too.
+    writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+    g_hot.buffer.clear();
+    ::close(s.spillFd);
+    s.spillFd = -1;
+    int fd = ::open(s.spillPath.c_str(), O_RDONLY);
+    if (fd < 0) {
+        ++g_diagnostics.otf2Errors;
+        return;
+    }
+    std::uint64_t* memory = g_hot.buffer.begin;
+    const size_t capacity = s.memory.size() * 8;
+    size_t filled = 0;
+    while (true) {
+        ssize_t n = ::read(fd, reinterpret_cast<char*>(memory) + filled, capacity - filled);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0)
+            filled += static_cast<size_t>(n);
+        // Encode the whole records; a record cut by the read boundary waits for the next read.
+        std::uint64_t probeTime = s.writer.decodeTime();
+        RecordCursor cursor(memory, memory + filled / 8, probeTime);
+        RecordHeader h;
+        const std::uint64_t* x = nullptr;
+        while (cursor.next(h, x)) {
+        }
+        const std::uint64_t* consumed = cursor.consumed();
+        s.writer.write(memory, consumed);
+        size_t used = static_cast<size_t>(consumed - memory) * 8;
+        std::memmove(memory, reinterpret_cast<char*>(memory) + used, filled - used);
+        filled -= used;
+        if (n <= 0)
+            break;
+    }
+    ::close(fd);
+    if (filled != 0)
+        ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
+    ::unlink(s.spillPath.c_str());
+}
+
 } // namespace
 
 bool foreignThread() noexcept {
@@ -291,7 +336,14 @@ void flushEvents(bool recordRegion) noexcept {
     if (!s || !b.begin)
         return;
     std::uint64_t start = now();
-    s->writer.write(b.begin, b.cursor);
+    if (s->spillFd < 0)
+        s->spillFd = ::open(s->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (s->spillFd >= 0) {
+        writeAll(s->spillFd, b.begin, b.usedBytes());
+        s->spilledBytes += b.usedBytes();
+    } else {
+        s->writer.write(b.begin, b.cursor); // no spill file: encode now, slower but lossless
+    }
     b.clear();
     std::uint64_t end = now();
     ++g_diagnostics.flushes;
@@ -344,7 +396,7 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     if (!prepareDirectory(*s))
         return;
     s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
-    s->rawPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".raw";
+    s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
 
     std::size_t pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
     Status opened = s->writer.open(s->directory, s->rank, pool);
@@ -388,10 +440,7 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     appendRecord(initEnter, EventKind::MpiCollectiveBegin, 0);
     appendRecord(leave, EventKind::CommCreate, 0);
     appendRecord(leave, EventKind::CommCreate, 1);
-    std::uint64_t* x = appendRecord(leave, EventKind::MpiCollectiveEnd, OTF2_COLLECTIVE_OP_CREATE_HANDLE);
-    x[0] = packPair(0, OTF2_UNDEFINED_UINT32);
-    x[1] = 0;
-    x[2] = 0;
+    recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_CREATE_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, initRegion);
     s->measured = true;
     g_hot.mainThread = pthread_self();
@@ -476,17 +525,15 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     std::uint64_t leave = now();
     appendRecord(leave, EventKind::CommDestroy, 0);
     appendRecord(leave, EventKind::CommDestroy, 1);
-    std::uint64_t* x = appendRecord(leave, EventKind::MpiCollectiveEnd, OTF2_COLLECTIVE_OP_DESTROY_HANDLE);
-    x[0] = packPair(0, OTF2_UNDEFINED_UINT32);
-    x[1] = 0;
-    x[2] = 0;
+    recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, finalizeRegion);
-    appendRecord(leave, EventKind::ProgramEnd, 0xffffffffu);
+    appendRecord(leave, EventKind::ProgramEnd, kUnknownExit);
     g_hot.recordMask = 0;
     s->finalized = true;
     s->lastTime = leave;
 
     std::uint64_t writeStart = now();
+    encodeSpilledRecords(*s);
     s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
     g_hot.buffer.clear();
     std::uint64_t events = s->writer.eventsWritten();
@@ -580,6 +627,8 @@ void runtimeAbort(int errorCode) noexcept {
         return;
     g_hot.recordMask = 0;
     s->finalized = true;
+    // This rank leaves alone: what it recorded goes into its OTF2 event file, spilled part first.
+    encodeSpilledRecords(*s);
     s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
     g_hot.buffer.clear();
     s->writer.closeEventsAlone();

@@ -113,7 +113,7 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
 void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
     if (!m_events)
         return;
-    RecordCursor cursor(begin, end);
+    RecordCursor cursor(begin, end, m_decodeTime);
     RecordHeader h;
     const std::uint64_t* x = nullptr;
     OTF2_EvtWriter* w = m_events;
@@ -157,6 +157,10 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
             break;
         case EventKind::MpiCollectiveEnd:
             count(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, static_cast<OTF2_CollectiveOp>(h.a),
+                                                  comm(x[0]), high(x[0]), comm(x[1]), high(x[1])));
+            break;
+        case EventKind::MpiCollectiveEndLarge:
+            count(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, static_cast<OTF2_CollectiveOp>(h.a),
                                                   comm(x[0]), high(x[0]), x[1], x[2]));
             break;
         case EventKind::NbCollRequest:
@@ -179,9 +183,10 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
             break;
         case EventKind::ProgramEnd:
             count(OTF2_EvtWriter_ProgramEnd(w, nullptr, t,
-                                            h.a == 0xffffffffu ? OTF2_UNDEFINED_INT64
+                                            h.a == kUnknownExit ? OTF2_UNDEFINED_INT64
                                                                : static_cast<int64_t>(h.a)));
             break;
+        case EventKind::TimeBase: // consumed by the cursor
         case EventKind::Count:
             break;
         }

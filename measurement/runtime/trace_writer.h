@@ -67,12 +67,15 @@ public:
     void closeEventsAlone() noexcept;
 
     std::uint64_t eventsWritten() const;
+    /// The time of the last record decoded (the delta base of the next one).
+    std::uint64_t decodeTime() const { return m_decodeTime; }
     bool isOpen() const { return m_archive != nullptr; }
 
 private:
     OTF2_Archive* m_archive = nullptr;
     OTF2_EvtWriter* m_events = nullptr;
     int m_rank = 0;
+    std::uint64_t m_decodeTime = 0;
     std::string m_directory;
 };
 

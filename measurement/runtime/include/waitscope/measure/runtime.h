@@ -64,13 +64,25 @@ inline void ensureRoom(std::size_t words) noexcept {
 
 /// Reserves one record of `kind` and returns the slot for its extra words.
 inline std::uint64_t* appendRecord(std::uint64_t time, EventKind kind, std::uint32_t a) noexcept {
-    std::size_t words = 2 + kExtraWords[static_cast<std::uint32_t>(kind)];
-    if (!g_hot.buffer.fits(words)) // only for calls larger than ensureRoom could promise
-        flushEvents(false);
-    std::uint64_t* slot = g_hot.buffer.cursor;
-    g_hot.buffer.cursor += words;
+    if (!g_hot.buffer.fits(recordWords(g_hot.buffer, time, kind)))
+        flushEvents(false); // only for calls larger than ensureRoom could promise
     ++g_hot.buffer.events;
-    return writeRecord(slot, time, kind, a);
+    return writeRecord(g_hot.buffer, time, kind, a);
+}
+
+/// Records the end of a blocking collective (the compact form when the byte counts fit).
+inline void recordCollectiveEnd(std::uint64_t time, std::uint32_t op, std::uint32_t comm,
+                                std::uint32_t root, std::uint64_t sent, std::uint64_t received) noexcept {
+    if ((sent | received) <= 0xffffffffull) {
+        std::uint64_t* x = appendRecord(time, EventKind::MpiCollectiveEnd, op);
+        x[0] = packPair(comm, root);
+        x[1] = packPair(static_cast<std::uint32_t>(sent), static_cast<std::uint32_t>(received));
+    } else {
+        std::uint64_t* x = appendRecord(time, EventKind::MpiCollectiveEndLarge, op);
+        x[0] = packPair(comm, root);
+        x[1] = sent;
+        x[2] = received;
+    }
 }
 
 inline void recordEnter(std::uint64_t time, std::uint32_t region) noexcept {
