@@ -9,7 +9,7 @@
  *   main/setup_communicators   MPI_Comm_split (two halves), MPI_Comm_dup of the half,
  *                              MPI_Comm_dup of MPI_COMM_WORLD ("inbox"), half rank/size
  *   main/run_round/...         repeated `rounds` times (default 2):
- *     half_collectives         MPI_Bcast, MPI_Allreduce on the half communicator;
+ *     half_collectives         MPI_Bcast on the long-lived duplicate, MPI_Allreduce on the half;
  *                              MPI_Comm_dup + MPI_Barrier + MPI_Comm_free of a scratch copy
  *     ring_sendrecv            MPI_Sendrecv right/left on MPI_COMM_WORLD
  *     persistent_ring          MPI_Send_init/MPI_Recv_init, 3 x (MPI_Startall + MPI_Waitall),
