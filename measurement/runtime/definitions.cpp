@@ -149,10 +149,12 @@ RegionDefinition regionFromKey(const std::string& key) {
 }
 
 std::string commKeyBytes(CommKey key) {
-    // Big-endian, so byte order sorts like the number: world and self come last.
+    // Big-endian and shifted by 3, so bytes sort like numbers with the predefined
+    // communicators (the three highest keys) first: world gets global id 0, self 1.
+    CommKey shifted = key + 3;
     std::string out(8, '\0');
     for (int i = 0; i < 8; ++i)
-        out[i] = static_cast<char>((key >> (56 - 8 * i)) & 0xff);
+        out[i] = static_cast<char>((shifted >> (56 - 8 * i)) & 0xff);
     return out;
 }
 
@@ -173,6 +175,7 @@ CommDefinition commFromEntry(const std::string& key, const std::string& descript
     comm.key = 0;
     for (int i = 0; i < 8 && i < static_cast<int>(key.size()); ++i)
         comm.key = (comm.key << 8) | static_cast<unsigned char>(key[i]);
+    comm.key -= 3;
     ByteReader in(description);
     std::uint32_t n = 0;
     if (in.u64(comm.parent) && in.string(comm.name) && in.u32(n)) {

@@ -226,8 +226,11 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
         }
         // The records still in memory join the spilled ones: the spill file then holds the
         // rank's whole run in Waitscope's record layout (see event_buffer.h).
-        if (g_state->spillFd >= 0)
-            writeAll(g_state->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+        int spill = g_state->spillFd;
+        if (spill < 0)
+            spill = ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        if (spill >= 0)
+            writeAll(spill, g_hot.buffer.begin, g_hot.buffer.usedBytes());
     }
     // Hand the signal on as if we had not been here.
     if (sig > 0 && sig < 32) {

@@ -120,9 +120,9 @@ TEST_CASE("derived communicators are defined with their groups and parents", "[m
     int world = 0, self = 0, derived = 0;
     for (const std::string& c : comms) {
         INFO(c);
-        if (c.find("\"MPI_COMM_WORLD\"") != std::string::npos)
+        if (c.find("Name: \"MPI_COMM_WORLD\"") != std::string::npos)
             ++world;
-        else if (c.find("\"MPI_COMM_SELF\"") != std::string::npos)
+        else if (c.find("Name: \"MPI_COMM_SELF\"") != std::string::npos)
             ++self;
         else {
             ++derived;

@@ -33,8 +33,8 @@ struct RegionDefinition {
 /// Identity of a communicator across ranks: who created it and its creation number there.
 /// kWorldKey and kSelfKey name the predefined ones.
 using CommKey = std::uint64_t;
-inline constexpr CommKey kWorldKey = ~0ull;
-inline constexpr CommKey kSelfKey = ~0ull - 1;
+inline constexpr CommKey kWorldKey = ~0ull - 1;
+inline constexpr CommKey kSelfKey = ~0ull;
 inline constexpr CommKey kNoCommKey = ~0ull - 2;
 inline CommKey makeCommKey(std::uint32_t creatorWorldRank, std::uint32_t sequence) {
     return (static_cast<std::uint64_t>(creatorWorldRank) << 32) | sequence;
