@@ -222,7 +222,12 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
         if (map.empty())
             return OTF2_SUCCESS;
         std::vector<uint64_t> wide(map.begin(), map.end());
-        OTF2_IdMap* idMap = OTF2_IdMap_CreateFromUint64Array(wide.size(), wide.data(), true);
+        bool identity = true;
+        for (size_t i = 0; i < wide.size(); ++i)
+            identity = identity && wide[i] == i;
+        if (identity)
+            return OTF2_SUCCESS; // no table: local ids are the global ones
+        OTF2_IdMap* idMap = OTF2_IdMap_CreateFromUint64Array(wide.size(), wide.data(), false);
         if (!idMap)
             return OTF2_ERROR_MEM_ALLOC_FAILED;
         OTF2_ErrorCode code = OTF2_DefWriter_WriteMappingTable(defs, type, idMap);
