@@ -15,7 +15,8 @@ namespace waitscope::measure::mpi {
 /// finished after it. `words` is the buffer room the call's records need at most.
 class Call {
 public:
-    Call(std::uint32_t region, std::uint32_t group, std::size_t words = 2 * kMaxRecordWords) noexcept
+    Call(std::uint32_t region, std::uint32_t group,
+         std::size_t words = 2 * kMaxRecordWords) noexcept
         : m_region(region), m_active(isRecording(group)) {
         if (m_active) {
             ensureRoom(words);

@@ -51,8 +51,8 @@ CollBytes scatter(int sendcount, MPI_Datatype sendtype, const void* recvbuf, int
     return {isRoot ? block * static_cast<std::uint64_t>(c.size) : 0, received};
 }
 
-CollBytes scatterv(const int sendcounts[], MPI_Datatype sendtype, const void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+CollBytes scatterv(const int sendcounts[], MPI_Datatype sendtype, const void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
     const CommInfo& c = commInfo(comm);
     bool isRoot = c.rank == root;
     std::uint64_t received = recvbuf == MPI_IN_PLACE && isRoot && sendcounts
@@ -73,8 +73,9 @@ CollBytes allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
 CollBytes allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                      const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm) noexcept {
     const CommInfo& c = commInfo(comm);
-    std::uint64_t mine = sendbuf == MPI_IN_PLACE && recvcounts ? typeBytes(recvcounts[c.rank], recvtype)
-                                                                : typeBytes(sendcount, sendtype);
+    std::uint64_t mine = sendbuf == MPI_IN_PLACE && recvcounts
+                             ? typeBytes(recvcounts[c.rank], recvtype)
+                             : typeBytes(sendcount, sendtype);
     return {static_cast<std::uint64_t>(c.size) * mine, sum(recvcounts, c.size, recvtype)};
 }
 
@@ -91,7 +92,8 @@ CollBytes alltoallv(const void* sendbuf, const int sendcounts[], MPI_Datatype se
 }
 
 CollBytes alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Datatype sendtypes[],
-                    const int recvcounts[], const MPI_Datatype recvtypes[], MPI_Comm comm) noexcept {
+                    const int recvcounts[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm) noexcept {
     const CommInfo& c = commInfo(comm);
     CollBytes b;
     for (int i = 0; i < c.size; ++i) {
@@ -123,7 +125,8 @@ CollBytes reduceScatter(const int recvcounts[], MPI_Datatype type, MPI_Comm comm
 }
 
 CollBytes reduceScatterBlock(int recvcount, MPI_Datatype type, MPI_Comm comm) noexcept {
-    std::uint64_t all = typeBytes(recvcount, type) * static_cast<std::uint64_t>(commInfo(comm).size);
+    std::uint64_t all =
+        typeBytes(recvcount, type) * static_cast<std::uint64_t>(commInfo(comm).size);
     return {all, all};
 }
 

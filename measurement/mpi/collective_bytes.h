@@ -22,8 +22,8 @@ CollBytes gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, con
                   MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept;
 CollBytes scatter(int sendcount, MPI_Datatype sendtype, const void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept;
-CollBytes scatterv(const int sendcounts[], MPI_Datatype sendtype, const void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept;
+CollBytes scatterv(const int sendcounts[], MPI_Datatype sendtype, const void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept;
 CollBytes allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) noexcept;
 CollBytes allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -76,8 +76,9 @@ void CommCreate::finish(int rc) noexcept {
     // Identities are agreed even when the call is not recorded, so later events can name it.
     std::uint32_t id = 0;
     bool made = false;
-    if (rc == MPI_SUCCESS && g_hot.recordMask != 0 && pthread_equal(pthread_self(), g_hot.mainThread) &&
-        m_created && *m_created != MPI_COMM_NULL) {
+    if (rc == MPI_SUCCESS && g_hot.recordMask != 0 &&
+        pthread_equal(pthread_self(), g_hot.mainThread) && m_created &&
+        *m_created != MPI_COMM_NULL) {
         MPI_Comm comm = *m_created;
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
@@ -112,7 +113,8 @@ void CommCreate::finish(int rc) noexcept {
     std::uint64_t t = now();
     if (made)
         appendRecord(t, EventKind::CommCreate, id);
-    recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, commInfo(m_parent).id, OTF2_UNDEFINED_UINT32, 0, 0);
+    recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, commInfo(m_parent).id,
+                        OTF2_UNDEFINED_UINT32, 0, 0);
     leave(t);
 }
 
@@ -138,7 +140,8 @@ void CommFree::finish(int rc) noexcept {
     if (!m_active)
         return;
     std::uint64_t t = now();
-    recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, m_known ? m_id : 0, OTF2_UNDEFINED_UINT32, 0, 0);
+    recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, m_known ? m_id : 0,
+                        OTF2_UNDEFINED_UINT32, 0, 0);
     leave(t);
 }
 

@@ -10,9 +10,9 @@ namespace waitscope::measure::mpi {
 
 /// What the wrappers know of a communicator.
 struct CommInfo {
-    std::uint32_t id = 0;  ///< local id (index into the rank's definitions)
-    int size = 1;          ///< number of ranks (of the local group)
-    int rank = 0;          ///< this rank's number in it
+    std::uint32_t id = 0; ///< local id (index into the rank's definitions)
+    int size = 1;         ///< number of ranks (of the local group)
+    int rank = 0;         ///< this rank's number in it
 };
 
 /// The info of `comm`; MPI_COMM_WORLD and MPI_COMM_SELF are answered without a lookup.

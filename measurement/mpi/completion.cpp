@@ -14,8 +14,7 @@ namespace {
 std::vector<MPI_Request>* g_saved = nullptr;
 std::vector<MPI_Status>* g_statuses = nullptr;
 
-template <class T>
-T* scratch(std::vector<T>*& store, int count) {
+template <class T> T* scratch(std::vector<T>*& store, int count) {
     if (!store)
         store = new std::vector<T>();
     if (store->size() < static_cast<size_t>(count))
@@ -24,7 +23,8 @@ T* scratch(std::vector<T>*& store, int count) {
 }
 
 bool isArrayKind(Completion::Kind kind) {
-    return kind == Completion::kWaitAll || kind == Completion::kTestAll || kind == Completion::kSome;
+    return kind == Completion::kWaitAll || kind == Completion::kTestAll ||
+           kind == Completion::kSome;
 }
 
 } // namespace
@@ -33,8 +33,8 @@ Completion::Completion(std::uint32_t region, std::uint32_t group, Kind kind, int
                        MPI_Request* requests, int* flag, int* index, int* indices,
                        MPI_Status* statuses) noexcept
     : Call(region, group, 2 * kMaxRecordWords + (count > 0 ? count : 0) * kMaxRecordWords),
-      m_kind(kind), m_count(count > 0 ? count : 0), m_flag(flag), m_index(index), m_indices(indices),
-      m_statusArg(statuses) {
+      m_kind(kind), m_count(count > 0 ? count : 0), m_flag(flag), m_index(index),
+      m_indices(indices), m_statusArg(statuses) {
     if (!m_active)
         return;
     MPI_Request* saved = scratch(g_saved, m_count);
@@ -84,7 +84,8 @@ void Completion::finish(int rc) noexcept {
         enter();
         for (int i = 0; i < m_count; ++i)
             if (saved[i] != MPI_REQUEST_NULL)
-                if (RequestInfo* info = findRequest(saved[i]); info && info->active && !info->silent)
+                if (RequestInfo* info = findRequest(saved[i]);
+                    info && info->active && !info->silent)
                     appendRecord(t, EventKind::MpiRequestTest, 0)[0] = info->id;
         leave(t);
         return;

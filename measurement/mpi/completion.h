@@ -14,8 +14,9 @@ public:
 
     /// `index` is the index output of *any calls and the outcount of *some calls;
     /// `statuses` is one status (single and *any calls) or an array (all and some calls).
-    Completion(std::uint32_t region, std::uint32_t group, Kind kind, int count, MPI_Request* requests,
-               int* flag, int* index, int* indices, MPI_Status* statuses) noexcept;
+    Completion(std::uint32_t region, std::uint32_t group, Kind kind, int count,
+               MPI_Request* requests, int* flag, int* index, int* indices,
+               MPI_Status* statuses) noexcept;
     void finish(int rc) noexcept;
 
     /// What the PMPI call gets for its status argument (ours if the caller ignores them).

@@ -45,11 +45,13 @@ int custom_MPI_Init(int* argc, char*** argv) noexcept {
 
 int custom_MPI_Init_thread(int* argc, char*** argv, int required, int* provided) noexcept {
     std::uint64_t enter = Clock::monotonicNs();
-    return afterInit(kRegion_MPI_Init_thread, enter, PMPI_Init_thread(argc, argv, required, provided));
+    return afterInit(kRegion_MPI_Init_thread, enter,
+                     PMPI_Init_thread(argc, argv, required, provided));
 }
 
 int custom_MPI_Finalize() noexcept {
-    if (isRecording(kGroupEnv) || (g_hot.recordMask != 0 && pthread_equal(pthread_self(), g_hot.mainThread)))
+    if (isRecording(kGroupEnv) ||
+        (g_hot.recordMask != 0 && pthread_equal(pthread_self(), g_hot.mainThread)))
         runtimeFinalize(kRegion_MPI_Finalize, now());
     std::uint64_t start = now();
     int rc = PMPI_Finalize();

@@ -11,16 +11,14 @@
 namespace waitscope::measure::mpi {
 
 /// The bits of a handle as a key; works for pointer handles (Open MPI) and integer ones (MPICH).
-template <class Handle>
-inline std::uint64_t handleKey(Handle handle) noexcept {
+template <class Handle> inline std::uint64_t handleKey(Handle handle) noexcept {
     static_assert(sizeof(Handle) <= sizeof(std::uint64_t));
     std::uint64_t key = 0;
     std::memcpy(&key, &handle, sizeof(Handle));
     return key;
 }
 
-template <class Value>
-class HandleMap {
+template <class Value> class HandleMap {
 public:
     /// The value stored for `key`, or nullptr.
     Value* find(std::uint64_t key) noexcept {

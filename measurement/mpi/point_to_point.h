@@ -9,8 +9,8 @@
 namespace waitscope::measure::mpi {
 
 namespace detail {
-inline void recordMessage(std::uint64_t time, EventKind kind, int peer, std::uint32_t comm,
-                          int tag, std::uint64_t bytes) noexcept {
+inline void recordMessage(std::uint64_t time, EventKind kind, int peer, std::uint32_t comm, int tag,
+                          std::uint64_t bytes) noexcept {
     std::uint64_t* x = appendRecord(time, kind, static_cast<std::uint32_t>(peer));
     x[0] = packPair(comm, static_cast<std::uint32_t>(tag));
     x[1] = bytes;
@@ -39,7 +39,8 @@ public:
 /// Blocking receives: MpiRecv at leave, with source, tag and size from the status.
 class Recv : public Call, public StatusKeeper {
 public:
-    Recv(std::uint32_t region, std::uint32_t group, int source, MPI_Comm comm, MPI_Status* status) noexcept
+    Recv(std::uint32_t region, std::uint32_t group, int source, MPI_Comm comm,
+         MPI_Status* status) noexcept
         : Call(region, group), StatusKeeper(status), m_source(source), m_comm(comm) {
         if (m_active)
             enter();
@@ -74,8 +75,8 @@ public:
 /// Nonblocking sends: MpiIsend with a new request id; completion records MpiIsendComplete.
 class Isend : public Call {
 public:
-    Isend(std::uint32_t region, std::uint32_t group, int count, MPI_Datatype type, int dest, int tag,
-          MPI_Comm comm, MPI_Request* request) noexcept
+    Isend(std::uint32_t region, std::uint32_t group, int count, MPI_Datatype type, int dest,
+          int tag, MPI_Comm comm, MPI_Request* request) noexcept
         : Call(region, group), m_request(request) {
         if (!m_active)
             return;
@@ -266,7 +267,8 @@ public:
             MPI_Message* message) noexcept
         : Iprobe(region, group, flag), m_comm(comm), m_flag2(flag), m_message(message) {}
     void finish(int rc) noexcept {
-        if (rc == MPI_SUCCESS && m_flag2 && *m_flag2 && m_message && *m_message != MPI_MESSAGE_NO_PROC)
+        if (rc == MPI_SUCCESS && m_flag2 && *m_flag2 && m_message &&
+            *m_message != MPI_MESSAGE_NO_PROC)
             rememberMessage(*m_message, m_comm);
         Iprobe::finish(rc);
     }
@@ -280,7 +282,8 @@ private:
 /// MPI_Mrecv: a receive whose communicator comes from the matched message.
 class Mrecv : public Call, public StatusKeeper {
 public:
-    Mrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message, MPI_Status* status) noexcept
+    Mrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message,
+          MPI_Status* status) noexcept
         : Call(region, group), StatusKeeper(status),
           m_message(message ? *message : MPI_MESSAGE_NULL) {
         if (m_active)
@@ -291,7 +294,8 @@ public:
         if (!m_active)
             return;
         std::uint64_t t = now();
-        if (rc == MPI_SUCCESS && m_message != MPI_MESSAGE_NO_PROC && m_status->MPI_SOURCE != MPI_PROC_NULL)
+        if (rc == MPI_SUCCESS && m_message != MPI_MESSAGE_NO_PROC &&
+            m_status->MPI_SOURCE != MPI_PROC_NULL)
             detail::recordMessage(t, EventKind::MpiRecv, m_status->MPI_SOURCE, comm,
                                   m_status->MPI_TAG, receivedBytes(m_status));
         leave(t);
@@ -304,8 +308,10 @@ private:
 /// MPI_Imrecv: a nonblocking receive of a matched message.
 class Imrecv : public Call {
 public:
-    Imrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message, MPI_Request* request) noexcept
-        : Call(region, group), m_message(message ? *message : MPI_MESSAGE_NULL), m_request(request) {
+    Imrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message,
+           MPI_Request* request) noexcept
+        : Call(region, group), m_message(message ? *message : MPI_MESSAGE_NULL),
+          m_request(request) {
         if (m_active)
             enter();
     }

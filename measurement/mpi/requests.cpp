@@ -26,7 +26,9 @@ void recordMessage(std::uint64_t time, EventKind kind, std::uint32_t peer, std::
 
 } // namespace
 
-std::uint64_t nextRequestId() noexcept { return g_nextId++; }
+std::uint64_t nextRequestId() noexcept {
+    return g_nextId++;
+}
 
 RequestInfo& trackRequest(MPI_Request request, const RequestInfo& info) {
     return requests().insert(handleKey(request), info);
@@ -70,9 +72,10 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
             break;
         case RequestInfo::kRecv:
             if (status != MPI_STATUS_IGNORE && status->MPI_SOURCE != MPI_PROC_NULL)
-                recordMessage(time, EventKind::MpiIrecv, static_cast<std::uint32_t>(status->MPI_SOURCE),
-                              info->comm, static_cast<std::uint32_t>(status->MPI_TAG),
-                              receivedBytes(status), info->id);
+                recordMessage(time, EventKind::MpiIrecv,
+                              static_cast<std::uint32_t>(status->MPI_SOURCE), info->comm,
+                              static_cast<std::uint32_t>(status->MPI_TAG), receivedBytes(status),
+                              info->id);
             break;
         case RequestInfo::kCollective: {
             std::uint64_t* x = appendRecord(time, EventKind::NbCollComplete, info->operation);

@@ -13,15 +13,15 @@ struct RequestInfo {
     Kind kind = kSend;
     bool persistent = false;
     bool active = false;
-    bool silent = false;        ///< to or from MPI_PROC_NULL: completes, records nothing
+    bool silent = false; ///< to or from MPI_PROC_NULL: completes, records nothing
     std::uint32_t comm = 0;
-    std::uint32_t peer = 0;     ///< destination of a send; source (or MPI_ANY_SOURCE) of a receive
+    std::uint32_t peer = 0; ///< destination of a send; source (or MPI_ANY_SOURCE) of a receive
     std::uint32_t tag = 0;
-    std::uint32_t root = 0;     ///< collectives: root or OTF2_UNDEFINED_UINT32
+    std::uint32_t root = 0;      ///< collectives: root or OTF2_UNDEFINED_UINT32
     std::uint32_t operation = 0; ///< collectives: OTF2_CollectiveOp
-    std::uint64_t bytes = 0;    ///< sends: bytes; collectives: bytes sent
-    std::uint64_t received = 0; ///< collectives: bytes received
-    std::uint64_t id = 0;       ///< the request id in the trace
+    std::uint64_t bytes = 0;     ///< sends: bytes; collectives: bytes sent
+    std::uint64_t received = 0;  ///< collectives: bytes received
+    std::uint64_t id = 0;        ///< the request id in the trace
 };
 
 /// A fresh request id for the trace.

@@ -23,7 +23,8 @@ void Clock::init(ClockKind requested) {
     m_useTsc = false;
     m_ticksPerSecond = 1000000000ull;
 #if defined(__x86_64__) || defined(__i386__)
-    bool wantTsc = requested == ClockKind::Tsc || (requested == ClockKind::Auto && hasInvariantTsc());
+    bool wantTsc =
+        requested == ClockKind::Tsc || (requested == ClockKind::Auto && hasInvariantTsc());
     if (!wantTsc)
         return;
     // Calibrate against CLOCK_MONOTONIC over ~20 ms; both readings bracket each other closely.
@@ -35,7 +36,8 @@ void Clock::init(ClockKind requested) {
     std::uint64_t t1 = __rdtsc();
     if (t1 <= t0)
         return;
-    long double rate = static_cast<long double>(t1 - t0) * 1e9L / static_cast<long double>(ns1 - ns0);
+    long double rate =
+        static_cast<long double>(t1 - t0) * 1e9L / static_cast<long double>(ns1 - ns0);
     m_ticksPerSecond = static_cast<std::uint64_t>(rate);
     m_useTsc = m_ticksPerSecond > 0;
 #else

@@ -16,8 +16,8 @@ struct GroupName {
 };
 
 constexpr GroupName kGroupNames[] = {
-    {"env", kGroupEnv},   {"p2p", kGroupP2p},     {"coll", kGroupColl},
-    {"cg", kGroupCg},     {"topo", kGroupTopo},   {"type", kGroupType},
+    {"env", kGroupEnv},   {"p2p", kGroupP2p},         {"coll", kGroupColl},
+    {"cg", kGroupCg},     {"topo", kGroupTopo},       {"type", kGroupType},
     {"misc", kGroupMisc}, {"reqtest", kGroupReqTest}, {"default", kGroupDefault},
     {"all", kGroupAll},
 };
@@ -54,8 +54,8 @@ const char* variable(const char* name) {
 
 void rejectValue(Config& config, const char* name, const char* value, const char* valid,
                  const char* used) {
-    config.warnings.push_back(std::string(name) + "='" + value + "' is not valid (valid: " +
-                              valid + "); using " + used);
+    config.warnings.push_back(std::string(name) + "='" + value + "' is not valid (valid: " + valid +
+                              "); using " + used);
 }
 
 } // namespace
@@ -203,7 +203,8 @@ Config configFromEnvironment() {
         for (const ConfigVariable& var : configVariables())
             known = known || name == var.name;
         if (!known)
-            config.warnings.push_back(name + " is not a Waitscope variable (see 'waitscope config')");
+            config.warnings.push_back(name +
+                                      " is not a Waitscope variable (see 'waitscope config')");
     }
     return config;
 }

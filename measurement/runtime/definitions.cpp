@@ -8,8 +8,12 @@ namespace waitscope::measure {
 
 namespace {
 
-void putU32(std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
-void putU64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+void putU32(std::string& out, std::uint32_t v) {
+    out.append(reinterpret_cast<const char*>(&v), 4);
+}
+void putU64(std::string& out, std::uint64_t v) {
+    out.append(reinterpret_cast<const char*>(&v), 8);
+}
 void putString(std::string& out, const std::string& s) {
     putU32(out, static_cast<std::uint32_t>(s.size()));
     out += s;

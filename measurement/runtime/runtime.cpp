@@ -28,21 +28,23 @@ namespace {
 // Process start, taken by a constructor function that only stores two numbers (no C++ static
 // objects are constructed when the library loads).
 std::uint64_t g_startMonotonicNs = 0;
-__attribute__((constructor)) void noteProcessStart() { g_startMonotonicNs = Clock::monotonicNs(); }
+__attribute__((constructor)) void noteProcessStart() {
+    g_startMonotonicNs = Clock::monotonicNs();
+}
 
 constexpr int kUnifyTag = 7301;
 constexpr int kOffsetTag = 7302;
 
 /// Costs the measurement records about itself, in clock ticks.
 struct SelfMeasurement {
-    std::uint64_t processStart = 0;   ///< converted to the event clock
+    std::uint64_t processStart = 0; ///< converted to the event clock
     std::uint64_t initEnter = 0;
-    std::uint64_t initHook = 0;       ///< inside PMPI_Init
+    std::uint64_t initHook = 0; ///< inside PMPI_Init
     std::uint64_t initMeasurement = 0;
     std::uint64_t finalizeEnter = 0;
     std::uint64_t finalizeMeasurement = 0;
-    std::uint64_t finalizeWrite = 0;  ///< translating and writing events at finalize
-    std::uint64_t finalizeHook = 0;   ///< inside PMPI_Finalize
+    std::uint64_t finalizeWrite = 0; ///< translating and writing events at finalize
+    std::uint64_t finalizeHook = 0;  ///< inside PMPI_Finalize
     std::uint64_t finalizeLeave = 0;
     std::uint64_t traceBytes = 0;
 };
@@ -119,9 +121,10 @@ bool prepareDirectory(RuntimeState& s) {
         struct stat info;
         if (stat(dir.c_str(), &info) == 0) {
             if (!s.config.overwrite) {
-                warn("experiment directory '" + dir +
-                     "' already exists; the program runs unmeasured (remove it, set "
-                     "WAITSCOPE_EXPERIMENT_DIRECTORY to another path, or WAITSCOPE_OVERWRITE=true)");
+                warn(
+                    "experiment directory '" + dir +
+                    "' already exists; the program runs unmeasured (remove it, set "
+                    "WAITSCOPE_EXPERIMENT_DIRECTORY to another path, or WAITSCOPE_OVERWRITE=true)");
                 verdict = 0;
             }
         } else if (mkdir(dir.c_str(), 0755) != 0) {
@@ -228,7 +231,8 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
         // rank's whole run in Waitscope's record layout (see event_buffer.h).
         int spill = g_state->spillFd;
         if (spill < 0)
-            spill = ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+            spill =
+                ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
         if (spill >= 0)
             writeAll(spill, g_hot.buffer.begin, g_hot.buffer.usedBytes());
     }
@@ -327,11 +331,21 @@ bool foreignThread() noexcept {
     return false;
 }
 
-Definitions& definitions() noexcept { return g_state->defs; }
-int worldRank() noexcept { return g_state ? g_state->rank : 0; }
-int worldSize() noexcept { return g_state ? g_state->size : 1; }
-std::uint32_t flushRegion() noexcept { return g_state ? g_state->flushRegion : 0; }
-bool runtimeInitialized() noexcept { return g_state != nullptr; }
+Definitions& definitions() noexcept {
+    return g_state->defs;
+}
+int worldRank() noexcept {
+    return g_state ? g_state->rank : 0;
+}
+int worldSize() noexcept {
+    return g_state ? g_state->size : 1;
+}
+std::uint32_t flushRegion() noexcept {
+    return g_state ? g_state->flushRegion : 0;
+}
+bool runtimeInitialized() noexcept {
+    return g_state != nullptr;
+}
 
 void flushEvents(bool recordRegion) noexcept {
     RuntimeState* s = g_state;
@@ -376,7 +390,8 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     // One clock rate for every rank: rank 0 calibrates, the others take its number.
     std::uint64_t initStart = Clock::monotonicNs();
     g_hot.clock.init(s->config.clock);
-    unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(), g_hot.clock.usesTsc() ? 1ull : 0ull};
+    unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(),
+                                  g_hot.clock.usesTsc() ? 1ull : 0ull};
     PMPI_Bcast(rate, 2, MPI_UNSIGNED_LONG_LONG, 0, s->comm);
     if ((rate[1] != 0) != g_hot.clock.usesTsc())
         g_hot.clock.init(rate[1] ? ClockKind::Tsc : ClockKind::Monotonic);
@@ -458,31 +473,53 @@ namespace {
 /// Gathers per-rank numbers on rank 0 and writes waitscope.measurement.
 void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     enum Field {
-        kWrapBefore, kInitHook, kInitMeasurement, kFinalizeMeasurement, kFinalizeWrite,
-        kFlushSeconds, kFlushes, kEvents, kTraceBytes, kForeignCalls, kUnknownRequests,
-        kUnknownComms, kOtf2Errors, kCountedCalls, kSkippedTests, kFieldCount
+        kWrapBefore,
+        kInitHook,
+        kInitMeasurement,
+        kFinalizeMeasurement,
+        kFinalizeWrite,
+        kFlushSeconds,
+        kFlushes,
+        kEvents,
+        kTraceBytes,
+        kForeignCalls,
+        kUnknownRequests,
+        kUnknownComms,
+        kOtf2Errors,
+        kCountedCalls,
+        kSkippedTests,
+        kFieldCount
     };
-    static const char* const kNames[kFieldCount] = {
-        "wrap_before_init_seconds", "init_hook_seconds", "init_measurement_seconds",
-        "finalize_measurement_seconds", "finalize_write_seconds", "flush_seconds", "flushes",
-        "events", "trace_bytes", "foreign_thread_calls", "unknown_requests", "unknown_comms",
-        "otf2_errors", "counted_calls", "skipped_tests"};
-    double mine[kFieldCount] = {
-        seconds(s.self.initEnter - s.self.processStart),
-        seconds(s.self.initHook),
-        seconds(s.self.initMeasurement),
-        seconds(s.self.finalizeMeasurement),
-        seconds(s.self.finalizeWrite),
-        seconds(g_diagnostics.flushTicks),
-        static_cast<double>(g_diagnostics.flushes),
-        static_cast<double>(g_hot.buffer.events),
-        static_cast<double>(s.self.traceBytes),
-        static_cast<double>(g_diagnostics.foreignThreadCalls),
-        static_cast<double>(g_diagnostics.unknownRequests),
-        static_cast<double>(g_diagnostics.unknownComms),
-        static_cast<double>(g_diagnostics.otf2Errors),
-        static_cast<double>(g_diagnostics.countedCalls),
-        static_cast<double>(g_diagnostics.skippedTests)};
+    static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
+                                                    "init_hook_seconds",
+                                                    "init_measurement_seconds",
+                                                    "finalize_measurement_seconds",
+                                                    "finalize_write_seconds",
+                                                    "flush_seconds",
+                                                    "flushes",
+                                                    "events",
+                                                    "trace_bytes",
+                                                    "foreign_thread_calls",
+                                                    "unknown_requests",
+                                                    "unknown_comms",
+                                                    "otf2_errors",
+                                                    "counted_calls",
+                                                    "skipped_tests"};
+    double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
+                                seconds(s.self.initHook),
+                                seconds(s.self.initMeasurement),
+                                seconds(s.self.finalizeMeasurement),
+                                seconds(s.self.finalizeWrite),
+                                seconds(g_diagnostics.flushTicks),
+                                static_cast<double>(g_diagnostics.flushes),
+                                static_cast<double>(g_hot.buffer.events),
+                                static_cast<double>(s.self.traceBytes),
+                                static_cast<double>(g_diagnostics.foreignThreadCalls),
+                                static_cast<double>(g_diagnostics.unknownRequests),
+                                static_cast<double>(g_diagnostics.unknownComms),
+                                static_cast<double>(g_diagnostics.otf2Errors),
+                                static_cast<double>(g_diagnostics.countedCalls),
+                                static_cast<double>(g_diagnostics.skippedTests)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     PMPI_Gather(mine, kFieldCount, MPI_DOUBLE, all.data(), kFieldCount, MPI_DOUBLE, 0, s.comm);
     if (s.rank != 0)
@@ -506,7 +543,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     writeTextFile(s.directory + "/waitscope.measurement", out);
 }
 
-std::vector<std::uint32_t> mapIds(const DefinitionSet& global, const std::vector<std::string>& keys) {
+std::vector<std::uint32_t> mapIds(const DefinitionSet& global,
+                                  const std::vector<std::string>& keys) {
     std::vector<std::uint32_t> map(keys.size());
     for (size_t i = 0; i < keys.size(); ++i)
         map[i] = static_cast<std::uint32_t>(global.find(keys[i]));

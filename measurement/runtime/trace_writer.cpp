@@ -57,8 +57,12 @@ void poolFreeAll(void* user, OTF2_FileType fileType, OTF2_LocationRef, void**, b
     }
 }
 
-OTF2_FlushType preFlush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
-OTF2_TimeStamp postFlush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+OTF2_FlushType preFlush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+    return OTF2_FLUSH;
+}
+OTF2_TimeStamp postFlush(void*, OTF2_FileType, OTF2_LocationRef) {
+    return 0;
+}
 
 OTF2_FlushCallbacks kFlushCallbacks = {preFlush, postFlush};
 OTF2_MemoryCallbacks kMemoryCallbacks = {poolAllocate, poolFreeAll};
@@ -156,12 +160,14 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
             count(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t));
             break;
         case EventKind::MpiCollectiveEnd:
-            count(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, static_cast<OTF2_CollectiveOp>(h.a),
-                                                  comm(x[0]), high(x[0]), comm(x[1]), high(x[1])));
+            count(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t,
+                                                  static_cast<OTF2_CollectiveOp>(h.a), comm(x[0]),
+                                                  high(x[0]), comm(x[1]), high(x[1])));
             break;
         case EventKind::MpiCollectiveEndLarge:
-            count(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, static_cast<OTF2_CollectiveOp>(h.a),
-                                                  comm(x[0]), high(x[0]), x[1], x[2]));
+            count(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t,
+                                                  static_cast<OTF2_CollectiveOp>(h.a), comm(x[0]),
+                                                  high(x[0]), x[1], x[2]));
             break;
         case EventKind::NbCollRequest:
             count(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, t, x[0]));
@@ -184,7 +190,7 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
         case EventKind::ProgramEnd:
             count(OTF2_EvtWriter_ProgramEnd(w, nullptr, t,
                                             h.a == kUnknownExit ? OTF2_UNDEFINED_INT64
-                                                               : static_cast<int64_t>(h.a)));
+                                                                : static_cast<int64_t>(h.a)));
             break;
         case EventKind::TimeBase: // consumed by the cursor
         case EventKind::Count:
@@ -215,7 +221,8 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     rc = OTF2_Archive_OpenDefFiles(m_archive);
     if (rc != OTF2_SUCCESS)
         return fail("cannot open the local definition files", rc);
-    OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(m_archive, static_cast<OTF2_LocationRef>(m_rank));
+    OTF2_DefWriter* defs =
+        OTF2_Archive_GetDefWriter(m_archive, static_cast<OTF2_LocationRef>(m_rank));
     if (!defs)
         return Error("cannot open the definition file of rank " + std::to_string(m_rank));
     auto writeMap = [&](OTF2_MappingType type, const std::vector<std::uint32_t>& map) {
@@ -305,9 +312,9 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
     for (size_t r = 0; r < locations.size(); ++r)
         locations[r] = r;
     if (rc == OTF2_SUCCESS)
-        rc = OTF2_GlobalDefWriter_WriteGroup(g, kLocationsGroup, str(""),
-                                             OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                             OTF2_GROUP_FLAG_NONE, locations.size(), locations.data());
+        rc = OTF2_GlobalDefWriter_WriteGroup(
+            g, kLocationsGroup, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+            OTF2_GROUP_FLAG_NONE, locations.size(), locations.data());
     // Communicators keep their unified ids but are written parents first, so every reader
     // meets a parent before the communicators derived from it.
     std::vector<CommDefinition> comms;
@@ -329,7 +336,8 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
             uint32_t group = nextGroup++;
             if (comm.key == kSelfKey) {
                 rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_SELF,
-                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, nullptr);
+                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0,
+                                                     nullptr);
             } else {
                 std::vector<uint64_t> members(comm.members.begin(), comm.members.end());
                 if (comm.key == kWorldKey)
@@ -344,7 +352,8 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
                                                       : comm.name;
             if (rc == OTF2_SUCCESS)
                 rc = OTF2_GlobalDefWriter_WriteComm(g, static_cast<uint32_t>(i), str(name), group,
-                                                    hasParent ? parentIt->second : OTF2_UNDEFINED_COMM,
+                                                    hasParent ? parentIt->second
+                                                              : OTF2_UNDEFINED_COMM,
                                                     OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
             written[i] = true;
             progress = true;

@@ -32,7 +32,8 @@ bool unifyDefinitionSet(DefinitionSet& set, MPI_Comm comm, int tag) {
     for (int step = 1; step < size; step <<= 1) {
         if (rank & step) {
             std::string bytes = set.serialize();
-            PMPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, rank - step, tag, comm);
+            PMPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, rank - step, tag,
+                      comm);
             break;
         }
         if (rank + step < size) {

@@ -13,7 +13,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string anchorOf(const std::string& dir) { return dir + "/traces.otf2"; }
+std::string anchorOf(const std::string& dir) {
+    return dir + "/traces.otf2";
+}
 
 /// Runs `program` under the measurement into `dir`/exp and returns the run's result.
 CommandResult measure(const std::string& dir, const std::string& program, int ranks = 4,
@@ -35,7 +37,8 @@ void requireMonotonic(const std::vector<TraceEvent>& events) {
 
 void requireComplete(const std::string& exp, int ranks) {
     for (int r = 0; r < ranks; ++r)
-        REQUIRE(readFile(exp + "/ranks/" + std::to_string(r) + ".status").rfind("complete\n", 0) == 0);
+        REQUIRE(readFile(exp + "/ranks/" + std::to_string(r) + ".status").rfind("complete\n", 0) ==
+                0);
 }
 
 } // namespace
@@ -285,9 +288,9 @@ TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry poi
 TEST_CASE("an unmodified Debian MPI program (hpcc) is measured when preloaded", "[mpi][hpcc]") {
     std::string dir = freshDirectory("hpcc");
     fs::copy_file(WAITSCOPE_TEST_HPCC_INPUT, dir + "/hpccinf.txt");
-    CommandResult run = runCommand("cd '" + dir + "' && " +
-                                   mpirunCommand(2, {"WAITSCOPE_EXPERIMENT_DIRECTORY=exp"},
-                                                 WAITSCOPE_TEST_HPCC));
+    CommandResult run =
+        runCommand("cd '" + dir + "' && " +
+                   mpirunCommand(2, {"WAITSCOPE_EXPERIMENT_DIRECTORY=exp"}, WAITSCOPE_TEST_HPCC));
     INFO(run.output);
     REQUIRE(run.exitCode == 0);
     std::string exp = dir + "/exp";

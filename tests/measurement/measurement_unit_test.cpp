@@ -63,8 +63,10 @@ TEST_CASE("bad environment values become one warning each and keep defaults", "[
     for (const std::string& w : config.warnings)
         all += w + "\n";
     CHECK_THAT(all, Catch::Contains("WAITSCOPE_TOTAL_MEMORY='lots' is not valid"));
-    CHECK_THAT(all, Catch::Contains("WAITSCOPE_CLOCK='sundial' is not valid (valid: auto, tsc, monotonic)"));
-    CHECK_THAT(all, Catch::Contains("WAITSCOPE_TRACING='maybe' is not valid (valid: true, false); using true"));
+    CHECK_THAT(all, Catch::Contains(
+                        "WAITSCOPE_CLOCK='sundial' is not valid (valid: auto, tsc, monotonic)"));
+    CHECK_THAT(all, Catch::Contains(
+                        "WAITSCOPE_TRACING='maybe' is not valid (valid: true, false); using true"));
     CHECK_THAT(all, Catch::Contains("WAITSCOPE_BUFFERSIZE is not a Waitscope variable"));
 }
 
@@ -170,8 +172,8 @@ TEST_CASE("definition sets merge by key and survive serialization", "[definition
 }
 
 TEST_CASE("region and communicator encodings round-trip", "[definitions]") {
-    RegionDefinition r{"solve", "_Z5solvev", "solver.cpp", 10, 42, RegionRole::Function,
-                       Paradigm::Compiler};
+    RegionDefinition r{"solve", "_Z5solvev",          "solver.cpp",      10,
+                       42,      RegionRole::Function, Paradigm::Compiler};
     RegionDefinition back = regionFromKey(regionKey(r));
     CHECK(back.name == r.name);
     CHECK(back.canonicalName == r.canonicalName);

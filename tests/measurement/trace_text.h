@@ -25,7 +25,7 @@ std::string mpirunCommand(int ranks, const std::vector<std::string>& environment
 std::string freshDirectory(const std::string& name);
 
 struct TraceEvent {
-    std::string name;     ///< ENTER, MPI_SEND, ...
+    std::string name; ///< ENTER, MPI_SEND, ...
     int location = -1;
     std::uint64_t time = 0;
     std::string attributes;

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int peer = rank ^ 1;
     int a = rank, b = -1;
-    MPI_Sendrecv(&a, 1, MPI_INT, peer, 1, &b, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a, 1, MPI_INT, peer, 1, &b, 1, MPI_INT, peer, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 
     MPI_Datatype vec;
     MPI_Type_vector(3, 2, 4, MPI_INT, &vec);

@@ -26,14 +26,20 @@ public:
         return monotonicNs();
     }
 
-    std::uint64_t ticksPerSecond() const { return m_ticksPerSecond; }
+    std::uint64_t ticksPerSecond() const {
+        return m_ticksPerSecond;
+    }
     /// Adopts another process's calibration, so every rank converts ticks alike.
     void setRate(std::uint64_t ticksPerSecond) {
         if (m_useTsc && ticksPerSecond > 0)
             m_ticksPerSecond = ticksPerSecond;
     }
-    bool usesTsc() const { return m_useTsc; }
-    const char* name() const { return m_useTsc ? "tsc" : "monotonic"; }
+    bool usesTsc() const {
+        return m_useTsc;
+    }
+    const char* name() const {
+        return m_useTsc ? "tsc" : "monotonic";
+    }
 
     static std::uint64_t monotonicNs() noexcept {
         timespec ts;

@@ -9,14 +9,14 @@ namespace waitscope::measure {
 
 /// The groups of MPI functions that can be recorded or skipped (WAITSCOPE_MPI_GROUPS).
 enum MpiGroup : std::uint32_t {
-    kGroupEnv = 1u << 0,      ///< MPI_Init, MPI_Finalize, MPI_Abort, ...
-    kGroupP2p = 1u << 1,      ///< point-to-point communication and completion calls
-    kGroupColl = 1u << 2,     ///< collective operations, blocking and nonblocking
-    kGroupCg = 1u << 3,       ///< communicator and group management
-    kGroupTopo = 1u << 4,     ///< process topologies
-    kGroupType = 1u << 5,     ///< datatype management
-    kGroupMisc = 1u << 6,     ///< everything else (MPI_Wtime, MPI_Get_count, ...)
-    kGroupReqTest = 1u << 7,  ///< MPI_Test*/MPI_Iprobe calls that complete nothing
+    kGroupEnv = 1u << 0,     ///< MPI_Init, MPI_Finalize, MPI_Abort, ...
+    kGroupP2p = 1u << 1,     ///< point-to-point communication and completion calls
+    kGroupColl = 1u << 2,    ///< collective operations, blocking and nonblocking
+    kGroupCg = 1u << 3,      ///< communicator and group management
+    kGroupTopo = 1u << 4,    ///< process topologies
+    kGroupType = 1u << 5,    ///< datatype management
+    kGroupMisc = 1u << 6,    ///< everything else (MPI_Wtime, MPI_Get_count, ...)
+    kGroupReqTest = 1u << 7, ///< MPI_Test*/MPI_Iprobe calls that complete nothing
     kGroupDefault = kGroupEnv | kGroupP2p | kGroupColl | kGroupCg | kGroupTopo,
     kGroupAll = 0xffu,
 };
@@ -27,16 +27,16 @@ enum class ClockKind { Auto, Tsc, Monotonic };
 /// The parsed configuration. Values come from the environment; unknown or malformed values
 /// produce one warning each (in `warnings`) and keep their default.
 struct Config {
-    bool enabled = true;                        ///< WAITSCOPE_ENABLE
-    bool tracing = true;                        ///< WAITSCOPE_TRACING
-    std::string experimentDirectory;            ///< WAITSCOPE_EXPERIMENT_DIRECTORY (empty: default)
-    bool overwrite = false;                     ///< WAITSCOPE_OVERWRITE
-    std::uint64_t totalMemory = 16u << 20;      ///< WAITSCOPE_TOTAL_MEMORY, bytes per rank
-    std::uint32_t mpiGroups = kGroupDefault;    ///< WAITSCOPE_MPI_GROUPS
-    ClockKind clock = ClockKind::Auto;          ///< WAITSCOPE_CLOCK
-    bool signalHandlers = true;                 ///< WAITSCOPE_SIGNAL_HANDLERS
-    bool verbose = false;                       ///< WAITSCOPE_VERBOSE
-    std::vector<std::string> warnings;          ///< one line per rejected value
+    bool enabled = true;                     ///< WAITSCOPE_ENABLE
+    bool tracing = true;                     ///< WAITSCOPE_TRACING
+    std::string experimentDirectory;         ///< WAITSCOPE_EXPERIMENT_DIRECTORY (empty: default)
+    bool overwrite = false;                  ///< WAITSCOPE_OVERWRITE
+    std::uint64_t totalMemory = 16u << 20;   ///< WAITSCOPE_TOTAL_MEMORY, bytes per rank
+    std::uint32_t mpiGroups = kGroupDefault; ///< WAITSCOPE_MPI_GROUPS
+    ClockKind clock = ClockKind::Auto;       ///< WAITSCOPE_CLOCK
+    bool signalHandlers = true;              ///< WAITSCOPE_SIGNAL_HANDLERS
+    bool verbose = false;                    ///< WAITSCOPE_VERBOSE
+    std::vector<std::string> warnings;       ///< one line per rejected value
 };
 
 /// One documented variable, for `waitscope config` and the docs.

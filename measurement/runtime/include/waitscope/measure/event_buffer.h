@@ -14,26 +14,26 @@ namespace waitscope::measure {
 
 /// The kinds of buffered records. Keep kExtraWords in step.
 enum class EventKind : std::uint32_t {
-    Enter,               ///< a = region
-    Leave,               ///< a = region
-    MpiSend,             ///< a = peer; w0 = comm | tag << 32; w1 = bytes
-    MpiIsend,            ///< as MpiSend; w2 = request id
-    MpiIsendComplete,    ///< w0 = request id
-    MpiIrecvRequest,     ///< w0 = request id
-    MpiRecv,             ///< a = peer; w0 = comm | tag << 32; w1 = bytes
-    MpiIrecv,            ///< as MpiRecv; w2 = request id
-    MpiRequestTest,      ///< w0 = request id
-    MpiRequestCancelled, ///< w0 = request id
-    MpiCollectiveBegin,  ///< no operands
-    MpiCollectiveEnd,    ///< a = operation; w0 = comm | root << 32; w1 = sent | received << 32
+    Enter,                 ///< a = region
+    Leave,                 ///< a = region
+    MpiSend,               ///< a = peer; w0 = comm | tag << 32; w1 = bytes
+    MpiIsend,              ///< as MpiSend; w2 = request id
+    MpiIsendComplete,      ///< w0 = request id
+    MpiIrecvRequest,       ///< w0 = request id
+    MpiRecv,               ///< a = peer; w0 = comm | tag << 32; w1 = bytes
+    MpiIrecv,              ///< as MpiRecv; w2 = request id
+    MpiRequestTest,        ///< w0 = request id
+    MpiRequestCancelled,   ///< w0 = request id
+    MpiCollectiveBegin,    ///< no operands
+    MpiCollectiveEnd,      ///< a = operation; w0 = comm | root << 32; w1 = sent | received << 32
     MpiCollectiveEndLarge, ///< a = operation; w0 = comm | root << 32; w1 = sent; w2 = received
-    NbCollRequest,       ///< w0 = request id
-    NbCollComplete,      ///< a = operation; w0 = comm | root << 32; w1 = sent; w2 = received; w3 = id
-    CommCreate,          ///< a = comm
-    CommDestroy,         ///< a = comm
-    ProgramBegin,        ///< no operands
-    ProgramEnd,          ///< a = exit status (kUnknownExit: unknown)
-    TimeBase,            ///< w0 = absolute time of the next record
+    NbCollRequest,         ///< w0 = request id
+    NbCollComplete, ///< a = operation; w0 = comm | root << 32; w1 = sent; w2 = received; w3 = id
+    CommCreate,     ///< a = comm
+    CommDestroy,    ///< a = comm
+    ProgramBegin,   ///< no operands
+    ProgramEnd,     ///< a = exit status (kUnknownExit: unknown)
+    TimeBase,       ///< w0 = absolute time of the next record
     Count
 };
 
@@ -90,8 +90,8 @@ inline std::uint64_t* writeRecord(EventBuffer& b, std::uint64_t time, EventKind 
         slot += 2;
         delta = 0;
     }
-    slot[0] = static_cast<std::uint64_t>(kind) | (static_cast<std::uint64_t>(a & kOperandMask) << 6) |
-              (delta << 32);
+    slot[0] = static_cast<std::uint64_t>(kind) |
+              (static_cast<std::uint64_t>(a & kOperandMask) << 6) | (delta << 32);
     b.lastTime = time;
     b.cursor = slot + 1 + kExtraWords[static_cast<std::uint32_t>(kind)];
     return slot + 1;

@@ -27,14 +27,14 @@ extern HotState g_hot;
 
 /// Problems and costs the measurement counts about itself.
 struct Diagnostics {
-    std::uint64_t flushes = 0;          ///< buffer flushes to disk during the run
-    std::uint64_t flushTicks = 0;       ///< time spent in those flushes
+    std::uint64_t flushes = 0;            ///< buffer flushes to disk during the run
+    std::uint64_t flushTicks = 0;         ///< time spent in those flushes
     std::uint64_t foreignThreadCalls = 0; ///< MPI calls from threads other than the main one
-    std::uint64_t unknownRequests = 0;  ///< completions of requests the wrappers never saw
-    std::uint64_t unknownComms = 0;     ///< communicators used that the wrappers never saw
-    std::uint64_t otf2Errors = 0;       ///< OTF2 calls that failed
-    std::uint64_t countedCalls = 0;     ///< calls counted but not recorded (rank/size queries)
-    std::uint64_t skippedTests = 0;     ///< Test/Iprobe calls that completed nothing, not recorded
+    std::uint64_t unknownRequests = 0;    ///< completions of requests the wrappers never saw
+    std::uint64_t unknownComms = 0;       ///< communicators used that the wrappers never saw
+    std::uint64_t otf2Errors = 0;         ///< OTF2 calls that failed
+    std::uint64_t countedCalls = 0;       ///< calls counted but not recorded (rank/size queries)
+    std::uint64_t skippedTests = 0; ///< Test/Iprobe calls that completed nothing, not recorded
 };
 extern Diagnostics g_diagnostics;
 
@@ -50,7 +50,9 @@ inline bool isRecording(std::uint32_t group) noexcept {
     return foreignThread();
 }
 
-inline std::uint64_t now() noexcept { return g_hot.clock.now(); }
+inline std::uint64_t now() noexcept {
+    return g_hot.clock.now();
+}
 
 /// Empties a full buffer into the trace and records the flush as a region. Slow path.
 void flushEvents(bool recordRegion) noexcept;
@@ -72,7 +74,8 @@ inline std::uint64_t* appendRecord(std::uint64_t time, EventKind kind, std::uint
 
 /// Records the end of a blocking collective (the compact form when the byte counts fit).
 inline void recordCollectiveEnd(std::uint64_t time, std::uint32_t op, std::uint32_t comm,
-                                std::uint32_t root, std::uint64_t sent, std::uint64_t received) noexcept {
+                                std::uint32_t root, std::uint64_t sent,
+                                std::uint64_t received) noexcept {
     if ((sent | received) <= 0xffffffffull) {
         std::uint64_t* x = appendRecord(time, EventKind::MpiCollectiveEnd, op);
         x[0] = packPair(comm, root);
