@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 using namespace waitscope::test;
@@ -305,5 +306,84 @@ TEST_CASE("an unmodified Debian MPI program (hpcc) is measured when preloaded", 
     CHECK(sends > 100);
     CHECK(sends == receives);
     CHECK(countEvents(events, "ENTER", -1) == countEvents(events, "LEAVE", -1));
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_EXAMPLE_MIXED
+namespace {
+
+/// Wrapped functions and their handlers, read from mpi_functions.spec.
+std::map<std::string, std::string> wrappedFunctions() {
+    std::map<std::string, std::string> handlers;
+    std::istringstream in(readFile(WAITSCOPE_TEST_SPEC));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("int MPI_", 0) != 0)
+            continue;
+        std::string name = line.substr(4, line.find('(') - 4);
+        size_t bar = line.find('|');
+        for (int field = 0; field < 2; ++field)
+            bar = line.find('|', bar + 1);
+        std::string handler = line.substr(bar + 1, line.find('|', bar + 1) - bar - 1);
+        handler.erase(0, handler.find_first_not_of(' '));
+        handlers[name] = handler.substr(0, handler.find_first_of(" ("));
+    }
+    return handlers;
+}
+
+} // namespace
+
+TEST_CASE("every call of the mixed example is recorded once with all groups on", "[mpi]") {
+    std::string dir = freshDirectory("mixed");
+    CommandResult run =
+        measure(dir, WAITSCOPE_TEST_EXAMPLE_MIXED, 4, "", {"WAITSCOPE_MPI_GROUPS=all"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 4);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    requireMonotonic(events);
+    std::map<std::string, std::string> wrapped = wrappedFunctions();
+    REQUIRE(wrapped.size() > 100);
+
+    std::istringstream in(readFile(WAITSCOPE_TEST_EXAMPLE_MIXED_CALLS));
+    std::string line;
+    int rounds = 0, checked = 0;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string kind;
+        fields >> kind;
+        std::map<std::string, std::string> kv;
+        for (std::string f; fields >> f;)
+            if (size_t eq = f.find('='); eq != std::string::npos)
+                kv[f.substr(0, eq)] = f.substr(eq + 1);
+        if (kind == "default")
+            rounds = std::stoi(kv["rounds"]);
+        if (kind != "calls" || kv["np"] != "4")
+            continue;
+        int rank = std::stoi(kv["rank"]);
+        std::string function = kv["function"];
+        int calls = std::stoi(kv["fixed"]) + rounds * std::stoi(kv["per_round"]);
+        auto it = wrapped.find(function);
+        int expected = it == wrapped.end() || it->second == "counted" ? 0 : calls;
+        INFO("rank " << rank << " " << function);
+        CHECK(countEvents(events, "ENTER", rank, function) == expected);
+        ++checked;
+    }
+    CHECK(rounds > 0);
+    CHECK(checked > 100);
+    int sends = 0, receives = 0, begins = 0, ends = 0;
+    for (const TraceEvent& e : events) {
+        sends += e.name == "MPI_SEND" || e.name == "MPI_ISEND";
+        receives += e.name == "MPI_RECV" || e.name == "MPI_IRECV";
+        begins += e.name == "MPI_COLLECTIVE_BEGIN";
+        ends += e.name == "MPI_COLLECTIVE_END";
+    }
+    CHECK(sends == receives);
+    CHECK(begins == ends);
+    CHECK(countEvents(events, "MPI_REQUEST_CANCELLED", -1) > 0);
+    CHECK(countEvents(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", -1) ==
+          countEvents(events, "NON_BLOCKING_COLLECTIVE_REQUEST", -1));
+    CHECK(countEvents(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", -1) > 0);
 }
 #endif
