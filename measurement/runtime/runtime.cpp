@@ -62,8 +62,12 @@ struct RuntimeState {
     std::uint64_t spilledBytes = 0;
     int rank = 0;
     int size = 1;
-    bool measured = false;
+    bool started = false;     ///< recording (user regions at least) since runtimeStart
+    bool initialized = false; ///< runtimeInit ran
+    bool measured = false;    ///< MPI_Init found a place for the experiment: all is recorded
     bool finalized = false;
+    std::size_t pool = 0; ///< bytes of OTF2 chunk memory, part of WAITSCOPE_TOTAL_MEMORY
+    std::uint64_t startNs = 0;
     MPI_Comm comm = MPI_COMM_NULL; ///< private duplicate of MPI_COMM_WORLD
     std::uint32_t flushRegion = 0;
     std::vector<ClockOffset> offsets;
@@ -77,6 +81,8 @@ std::atomic<bool> g_foreignWarned{false};
 std::atomic<int> g_inSignal{0};
 struct sigaction g_previous[32];
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+
+void writeAll(int fd, const void* data, size_t n);
 
 void warn(const std::string& text) {
     // Warnings go to stderr once per job (rank 0) and never to stdout, which is the program's.
@@ -109,6 +115,15 @@ bool writeTextFile(const std::string& path, const std::string& text) {
 
 double seconds(std::uint64_t ticks) {
     return static_cast<double>(ticks) / static_cast<double>(g_hot.clock.ticksPerSecond());
+}
+
+/// The event-clock reading at CLOCK_MONOTONIC time `ns` (in the past), by the current rate.
+std::uint64_t ticksAt(std::uint64_t ns) {
+    std::uint64_t nowTicks = now();
+    std::uint64_t nowNs = Clock::monotonicNs();
+    long double back = static_cast<long double>(nowNs > ns ? nowNs - ns : 0) *
+                       static_cast<long double>(g_hot.clock.ticksPerSecond()) / 1e9L;
+    return nowTicks - static_cast<std::uint64_t>(back);
 }
 
 /// Rank 0 decides whether the run is measured and where; every rank learns the answer.
@@ -276,6 +291,21 @@ void noteExit() {
     std::fclose(f);
 }
 
+/// Moves records spilled before MPI_Init (to an unnamed file) into the rank's spill file.
+void adoptEarlySpill(RuntimeState& s) {
+    if (s.spillFd < 0)
+        return;
+    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (named < 0)
+        return; // keep the unnamed one: still encoded at finalize, only not salvageable
+    char chunk[1 << 16];
+    ::lseek(s.spillFd, 0, SEEK_SET);
+    for (ssize_t n; (n = ::read(s.spillFd, chunk, sizeof(chunk))) > 0;)
+        writeAll(named, chunk, static_cast<size_t>(n));
+    ::close(s.spillFd);
+    s.spillFd = named;
+}
+
 /// Encodes the records spilled during the run into the OTF2 event file, reading them back in
 /// pieces through the (now idle) event buffer, then removes the spill file.
 void encodeSpilledRecords(RuntimeState& s) {
@@ -284,13 +314,9 @@ void encodeSpilledRecords(RuntimeState& s) {
     // Whatever is still buffered goes last; keep it by spilling it too.
     writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
     g_hot.buffer.clear();
-    ::close(s.spillFd);
+    int fd = s.spillFd;
     s.spillFd = -1;
-    int fd = ::open(s.spillPath.c_str(), O_RDONLY);
-    if (fd < 0) {
-        ++g_diagnostics.otf2Errors;
-        return;
-    }
+    ::lseek(fd, 0, SEEK_SET);
     std::uint64_t* memory = g_hot.buffer.begin;
     const size_t capacity = s.memory.size() * 8;
     size_t filled = 0;
@@ -318,7 +344,8 @@ void encodeSpilledRecords(RuntimeState& s) {
     ::close(fd);
     if (filled != 0)
         ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
-    ::unlink(s.spillPath.c_str());
+    if (!s.spillPath.empty())
+        ::unlink(s.spillPath.c_str());
 }
 
 } // namespace
@@ -353,8 +380,15 @@ void flushEvents(bool recordRegion) noexcept {
     if (!s || !b.begin)
         return;
     std::uint64_t start = now();
-    if (s->spillFd < 0)
-        s->spillFd = ::open(s->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (s->spillFd < 0 && !s->spillPath.empty())
+        s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (s->spillFd < 0 && s->spillPath.empty()) {
+        // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
+        char name[] = "/tmp/waitscope_early_XXXXXX";
+        s->spillFd = mkstemp(name);
+        if (s->spillFd >= 0)
+            ::unlink(name);
+    }
     if (s->spillFd >= 0) {
         writeAll(s->spillFd, b.begin, b.usedBytes());
         s->spilledBytes += b.usedBytes();
@@ -371,68 +405,21 @@ void flushEvents(bool recordRegion) noexcept {
     }
 }
 
-void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion,
-                 std::uint64_t initEnter, std::uint64_t initLeave) noexcept {
+bool runtimeStart() noexcept {
     if (g_state)
-        return;
+        return g_state->started;
     auto* s = new RuntimeState();
     g_state = s;
     s->config = configFromEnvironment();
-    PMPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &s->size);
-    if (s->rank == 0)
-        for (const std::string& w : s->config.warnings)
-            warn(w);
     if (!s->config.enabled || !s->config.tracing)
-        return;
-
-    // One clock rate for every rank: rank 0 calibrates, the others take its number.
-    std::uint64_t initStart = Clock::monotonicNs();
+        return false;
+    std::uint64_t startNs = Clock::monotonicNs();
     g_hot.clock.init(s->config.clock);
-    unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(),
-                                  g_hot.clock.usesTsc() ? 1ull : 0ull};
-    PMPI_Bcast(rate, 2, MPI_UNSIGNED_LONG_LONG, 0, s->comm);
-    if ((rate[1] != 0) != g_hot.clock.usesTsc())
-        g_hot.clock.init(rate[1] ? ClockKind::Tsc : ClockKind::Monotonic);
-    g_hot.clock.setRate(rate[0]);
-
-    // initEnter/initLeave were taken before the clock was chosen: re-express them.
-    std::uint64_t nowTicks = now();
-    std::uint64_t nowNs = Clock::monotonicNs();
-    auto fromNs = [&](std::uint64_t ns) {
-        long double back = static_cast<long double>(nowNs - ns) * rate[0] / 1e9L;
-        return nowTicks - static_cast<std::uint64_t>(back);
-    };
-    initEnter = fromNs(initEnter);
-    initLeave = fromNs(initLeave);
-    s->self.processStart = g_startMonotonicNs ? fromNs(g_startMonotonicNs) : initEnter;
-    s->self.initEnter = initEnter;
-    s->self.initHook = initLeave - initEnter;
-
-    s->programPath = readExecutablePath();
-    if (!prepareDirectory(*s))
-        return;
-    s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
-    s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
-
-    std::size_t pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
-    Status opened = s->writer.open(s->directory, s->rank, pool);
-    int ok = opened.ok() ? 1 : 0;
-    int allOk = 0;
-    PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
-    if (!allOk) {
-        if (!opened.ok())
-            warn(opened.error().message() + "; the program runs unmeasured");
-        return;
-    }
-    if (s->rank == 0)
-        writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
-    writeStatus(*s, "incomplete: running\n");
-
-    s->memory.resize((s->config.totalMemory - pool) / 8);
+    s->pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
+    s->memory.resize((s->config.totalMemory - s->pool) / 8);
     g_hot.buffer.reset(s->memory.data(), s->memory.size());
-    registerRegions(s->defs);
+    if (registerWrappedRegions)
+        registerWrappedRegions(s->defs);
     s->flushRegion = s->defs.addRegion({"TRACE BUFFER FLUSH", "TRACE BUFFER FLUSH", "", 0, 0,
                                         RegionRole::Artificial, Paradigm::MeasurementSystem});
     CommDefinition world;
@@ -443,6 +430,66 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     self.key = kSelfKey;
     self.describes = true;
     s->defs.addComm(self); // local id 1
+    s->self.processStart = ticksAt(g_startMonotonicNs ? g_startMonotonicNs : startNs);
+    s->firstTime = s->self.processStart;
+    appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
+    s->startNs = startNs;
+    s->started = true;
+    g_hot.mainThread = pthread_self();
+    g_hot.recordMask = kGroupUser;
+    return true;
+}
+
+void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
+                 std::uint64_t initLeave) noexcept {
+    if (g_state && g_state->initialized)
+        return;
+    bool started = runtimeStart();
+    RuntimeState* s = g_state;
+    s->initialized = true;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &s->size);
+    if (s->rank == 0)
+        for (const std::string& w : s->config.warnings)
+            warn(w);
+    if (!started)
+        return;
+    g_hot.recordMask = 0; // nothing is recorded while the run's settings are agreed
+
+    // One clock rate for every rank: rank 0's calibration.
+    unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(),
+                                  g_hot.clock.usesTsc() ? 1ull : 0ull};
+    PMPI_Bcast(rate, 2, MPI_UNSIGNED_LONG_LONG, 0, s->comm);
+    if ((rate[1] != 0) != g_hot.clock.usesTsc())
+        ++g_diagnostics.clockMismatch;
+    g_hot.clock.setRate(rate[0]);
+    initEnter = ticksAt(initEnter);
+    initLeave = ticksAt(initLeave);
+    s->self.initEnter = initEnter;
+    s->self.initHook = initLeave - initEnter;
+
+    s->programPath = readExecutablePath();
+    if (!prepareDirectory(*s)) {
+        g_hot.buffer.clear();
+        return;
+    }
+    s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
+    s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
+    Status opened = s->writer.open(s->directory, s->rank, s->pool);
+    int ok = opened.ok() ? 1 : 0;
+    int allOk = 0;
+    PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
+    if (!allOk) {
+        if (!opened.ok())
+            warn(opened.error().message() + "; the program runs unmeasured");
+        g_hot.buffer.clear();
+        return;
+    }
+    if (s->rank == 0)
+        writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
+    writeStatus(*s, "incomplete: running\n");
+    adoptEarlySpill(*s);
     measureClockOffset(*s);
     if (s->config.signalHandlers)
         installSignalHandlers();
@@ -450,10 +497,7 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
 
     // MPI_Init as Score-P records it: the region, and the creation of the predefined comms.
     std::uint64_t leave = now();
-    s->self.initMeasurement = static_cast<std::uint64_t>(
-        static_cast<long double>(Clock::monotonicNs() - initStart) * rate[0] / 1e9L);
-    s->firstTime = s->self.processStart;
-    appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
+    s->self.initMeasurement = ticksAt(Clock::monotonicNs()) - ticksAt(s->startNs);
     recordEnter(initEnter, initRegion);
     appendRecord(initEnter, EventKind::MpiCollectiveBegin, 0);
     appendRecord(leave, EventKind::CommCreate, 0);
@@ -461,8 +505,7 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_CREATE_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, initRegion);
     s->measured = true;
-    g_hot.mainThread = pthread_self();
-    g_hot.recordMask = s->config.mpiGroups;
+    g_hot.recordMask = s->config.mpiGroups | kGroupUser;
     if (s->config.verbose && s->rank == 0)
         std::fprintf(stderr, "waitscope: measuring %d ranks into '%s' (clock %s)\n", s->size,
                      s->directory.c_str(), g_hot.clock.name());
@@ -488,6 +531,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
         kOtf2Errors,
         kCountedCalls,
         kSkippedTests,
+        kFilteredCalls,
         kFieldCount
     };
     static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
@@ -504,7 +548,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                                     "unknown_comms",
                                                     "otf2_errors",
                                                     "counted_calls",
-                                                    "skipped_tests"};
+                                                    "skipped_tests",
+                                                    "filtered_calls"};
     double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
                                 seconds(s.self.initHook),
                                 seconds(s.self.initMeasurement),
@@ -519,7 +564,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.unknownComms),
                                 static_cast<double>(g_diagnostics.otf2Errors),
                                 static_cast<double>(g_diagnostics.countedCalls),
-                                static_cast<double>(g_diagnostics.skippedTests)};
+                                static_cast<double>(g_diagnostics.skippedTests),
+                                static_cast<double>(g_diagnostics.filteredCalls)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     PMPI_Gather(mine, kFieldCount, MPI_DOUBLE, all.data(), kFieldCount, MPI_DOUBLE, 0, s.comm);
     if (s.rank != 0)
@@ -568,6 +614,12 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     appendRecord(leave, EventKind::CommDestroy, 1);
     recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, finalizeRegion);
+    // User regions still open (main, and what called MPI_Finalize) end here: the trace ends.
+    for (std::uint32_t d = std::min(g_hot.userDepth, kUserStackDepth); d > 0; --d) {
+        ensureRoom(kMaxRecordWords);
+        recordLeave(leave, g_hot.userStack[d - 1]);
+    }
+    g_hot.userDepth = 0;
     appendRecord(leave, EventKind::ProgramEnd, kUnknownExit);
     g_hot.recordMask = 0;
     s->finalized = true;
