@@ -79,6 +79,8 @@ const std::vector<ConfigVariable>& configVariables() {
          "event clock: the invariant time-stamp counter or CLOCK_MONOTONIC"},
         {"WAITSCOPE_SIGNAL_HANDLERS", "true", "true, false",
          "on SIGSEGV/SIGBUS/SIGFPE/SIGABRT/SIGTERM save what is buffered before the process goes"},
+        {"WAITSCOPE_FILTER", "(none)", "a filter file in Score-P syntax",
+         "user functions to leave out at run time (REGION and FILE blocks, INCLUDE/EXCLUDE)"},
         {"WAITSCOPE_VERBOSE", "false", "true, false",
          "rank 0 prints where the experiment went and the measurement's own cost"},
     };
