@@ -223,14 +223,14 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
             }
         }
     }
-    if (links) {
-        add.push_back("-L" + options.libraryDir);
-        add.push_back("-Wl,-rpath," + options.libraryDir);
-        add.push_back("-Wl,--no-as-needed");
-        add.push_back("-lwaitscope");
-        add.push_back("-Wl,--as-needed");
-    }
     result.arguments.insert(result.arguments.end(), add.begin(), add.end());
+    if (links) {
+        // First on the line, so the dynamic linker finds our MPI_* before the MPI library's
+        // whatever order the build system lists libraries in.
+        const std::string front[] = {"-L" + options.libraryDir, "-Wl,-rpath," + options.libraryDir,
+                                     "-Wl,--no-as-needed", "-lwaitscope", "-Wl,--as-needed"};
+        result.arguments.insert(result.arguments.begin() + 1, std::begin(front), std::end(front));
+    }
     return result;
 }
 

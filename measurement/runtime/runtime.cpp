@@ -464,8 +464,10 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     if ((rate[1] != 0) != g_hot.clock.usesTsc())
         ++g_diagnostics.clockMismatch;
     g_hot.clock.setRate(rate[0]);
-    initEnter = ticksAt(initEnter);
-    initLeave = ticksAt(initLeave);
+    // Converted from CLOCK_MONOTONIC, they may land a hair before a user event already
+    // recorded with the event clock; events of one rank must not go back in time.
+    initEnter = std::max<std::uint64_t>(ticksAt(initEnter), g_hot.buffer.lastTime);
+    initLeave = std::max(ticksAt(initLeave), initEnter);
     s->self.initEnter = initEnter;
     s->self.initHook = initLeave - initEnter;
 

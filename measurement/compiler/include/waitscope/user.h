@@ -39,10 +39,12 @@ namespace waitscope {
 /** Enters a region for the lifetime of the object. */
 class ScopedRegion {
 public:
-    ScopedRegion(const char* name, const char* file, int line) : m_name(name) {
+    __attribute__((no_instrument_function))
+    ScopedRegion(const char* name, const char* file, int line)
+        : m_name(name) {
         waitscope_region_begin(name, file, line);
     }
-    ~ScopedRegion() { waitscope_region_end(m_name); }
+    __attribute__((no_instrument_function)) ~ScopedRegion() { waitscope_region_end(m_name); }
     ScopedRegion(const ScopedRegion&) = delete;
     ScopedRegion& operator=(const ScopedRegion&) = delete;
 
