@@ -18,6 +18,19 @@ namespace {
 
 constexpr std::uint32_t kFiltered = ~0u;
 
+// A direct-mapped cache of recent function addresses in front of the hash map: a hot function
+// (filtered or not) costs one load and compare per hook.
+struct CacheSlot {
+    void* function = nullptr;
+    std::uint32_t id = 0;
+};
+constexpr std::size_t kCacheSlots = 512;
+CacheSlot g_cache[kCacheSlots];
+
+inline CacheSlot& cacheSlot(void* function) noexcept {
+    return g_cache[(reinterpret_cast<std::uintptr_t>(function) >> 4) & (kCacheSlots - 1)];
+}
+
 HandleMap<std::uint32_t>* g_regionsByAddress = nullptr;
 HandleMap<std::uint32_t>* g_regionsByName = nullptr;
 Filter* g_filter = nullptr;
@@ -40,7 +53,7 @@ void loadFilter() {
 /// Starts the measurement at the first instrumented call, if it is not running yet.
 bool ready() noexcept {
     if (g_hot.recordMask & kGroupUser)
-        return pthread_equal(pthread_self(), g_hot.mainThread) || foreignThread();
+        return t_onMainThread || foreignThread();
     if (g_setUp || g_inside)
         return false;
     g_setUp = true;
@@ -52,11 +65,16 @@ bool ready() noexcept {
 }
 
 std::uint32_t regionForAddress(void* function) noexcept {
+    CacheSlot& slot = cacheSlot(function);
+    if (slot.function == function)
+        return slot.id;
     if (!g_regionsByAddress)
         g_regionsByAddress = new HandleMap<std::uint32_t>();
     std::uint64_t key = handleKey(function);
-    if (std::uint32_t* id = g_regionsByAddress->find(key))
+    if (std::uint32_t* id = g_regionsByAddress->find(key)) {
+        slot = {function, *id};
         return *id;
+    }
     g_inside = true;
     SymbolInfo symbol = resolveSymbol(reinterpret_cast<std::uintptr_t>(function));
     std::uint32_t id = kFiltered;
@@ -64,6 +82,7 @@ std::uint32_t regionForAddress(void* function) noexcept {
         id = definitions().addRegion({symbol.name, symbol.mangled, symbol.file, symbol.line, 0,
                                       RegionRole::Function, Paradigm::Compiler});
     g_regionsByAddress->insert(key, id);
+    slot = {function, id};
     g_inside = false;
     return id;
 }
@@ -87,6 +106,30 @@ std::uint32_t regionForName(const char* name, const char* file, int line) noexce
     return id;
 }
 
+/// The first call of a function (or one from a cold cache slot), and calls while the
+/// measurement starts: resolve, filter, then record. Kept out of line so the hot path stays small.
+__attribute__((noinline, cold)) void enterSlow(void* function) noexcept {
+    if (g_inside || !ready())
+        return;
+    std::uint32_t id = regionForAddress(function);
+    if (id == kFiltered)
+        ++g_diagnostics.filteredCalls;
+    else
+        enterUserRegion(id);
+}
+
+__attribute__((noinline, cold)) void exitSlow(void* function) noexcept {
+    if (!(g_hot.recordMask & kGroupUser) || !t_onMainThread || g_inside || !g_regionsByAddress)
+        return;
+    std::uint32_t* known = g_regionsByAddress->find(handleKey(function));
+    if (known && *known != kFiltered)
+        leaveUserRegion(*known); // unknown: entered before the measurement started
+}
+
+inline bool hotPathOpen() noexcept {
+    return (g_hot.recordMask & kGroupUser) && t_onMainThread && !g_inside;
+}
+
 } // namespace
 
 } // namespace waitscope::measure
@@ -95,25 +138,30 @@ using namespace waitscope::measure;
 
 extern "C" __attribute__((visibility("default"), no_instrument_function)) void
 __cyg_profile_func_enter(void* function, void*) {
-    if (g_inside || !ready())
-        return;
-    std::uint32_t id = regionForAddress(function);
-    if (id == kFiltered) {
-        ++g_diagnostics.filteredCalls;
-        return;
+    if (__builtin_expect(hotPathOpen(), 1)) {
+        const CacheSlot& slot = cacheSlot(function);
+        if (__builtin_expect(slot.function == function, 1)) {
+            if (slot.id == kFiltered)
+                ++g_diagnostics.filteredCalls;
+            else
+                enterUserRegion(slot.id);
+            return;
+        }
     }
-    enterUserRegion(id);
+    enterSlow(function);
 }
 
 extern "C" __attribute__((visibility("default"), no_instrument_function)) void
 __cyg_profile_func_exit(void* function, void*) {
-    if (g_inside || !(g_hot.recordMask & kGroupUser) ||
-        !pthread_equal(pthread_self(), g_hot.mainThread) || !g_regionsByAddress)
-        return;
-    std::uint32_t* id = g_regionsByAddress->find(handleKey(function));
-    if (!id || *id == kFiltered)
-        return;
-    leaveUserRegion(*id);
+    if (__builtin_expect(hotPathOpen(), 1)) {
+        const CacheSlot& slot = cacheSlot(function);
+        if (__builtin_expect(slot.function == function, 1)) {
+            if (slot.id != kFiltered)
+                leaveUserRegion(slot.id);
+            return;
+        }
+    }
+    exitSlow(function);
 }
 
 extern "C" __attribute__((visibility("default"))) void
@@ -126,8 +174,7 @@ waitscope_region_begin(const char* name, const char* file, int line) {
 }
 
 extern "C" __attribute__((visibility("default"))) void waitscope_region_end(const char* name) {
-    if (g_inside || !(g_hot.recordMask & kGroupUser) ||
-        !pthread_equal(pthread_self(), g_hot.mainThread) || !g_regionsByName)
+    if (g_inside || !(g_hot.recordMask & kGroupUser) || !t_onMainThread || !g_regionsByName)
         return;
     std::uint32_t* id = g_regionsByName->find(handleKey(name));
     if (id && *id != kFiltered)

@@ -22,6 +22,7 @@ namespace waitscope::measure {
 
 HotState g_hot;
 Diagnostics g_diagnostics;
+__thread bool t_onMainThread __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 
@@ -351,6 +352,10 @@ void encodeSpilledRecords(RuntimeState& s) {
 } // namespace
 
 bool foreignThread() noexcept {
+    if (pthread_equal(pthread_self(), g_hot.mainThread)) {
+        t_onMainThread = true; // started on this thread after all (MPI_Init from another one)
+        return true;
+    }
     ++g_diagnostics.foreignThreadCalls;
     if (!g_foreignWarned.exchange(true))
         warn("MPI is called from a thread other than the one that initialized it; only the "
@@ -436,6 +441,7 @@ bool runtimeStart() noexcept {
     s->startNs = startNs;
     s->started = true;
     g_hot.mainThread = pthread_self();
+    t_onMainThread = true;
     g_hot.recordMask = kGroupUser;
     return true;
 }

@@ -30,6 +30,10 @@ struct HotState {
 };
 extern HotState g_hot;
 
+/// True on the thread that started the measurement (the only one recorded). Initial-exec TLS:
+/// one load, no call.
+extern __thread bool t_onMainThread __attribute__((tls_model("initial-exec")));
+
 /// Problems and costs the measurement counts about itself.
 struct Diagnostics {
     std::uint64_t flushes = 0;            ///< buffer flushes to disk during the run
@@ -52,9 +56,7 @@ bool foreignThread() noexcept;
 inline bool isRecording(std::uint32_t group) noexcept {
     if ((g_hot.recordMask & group) == 0)
         return false;
-    if (pthread_equal(pthread_self(), g_hot.mainThread))
-        return true;
-    return foreignThread();
+    return t_onMainThread || foreignThread();
 }
 
 inline std::uint64_t now() noexcept {
