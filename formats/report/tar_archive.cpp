@@ -108,6 +108,7 @@ Result<TarArchive> TarArchive::index(std::shared_ptr<MappedFile> file, const std
     bool hasPaxSize = false;
     std::optional<std::string> paxPath;
     bool sawEnd = false;
+    std::string lastMember;
     if (total == 0)
         return Error(name + ": empty file, not a tar archive");
     while (pos + kBlock <= total) {
@@ -162,11 +163,18 @@ Result<TarArchive> TarArchive::index(std::shared_ptr<MappedFile> file, const std
                     return Error(name + ": member '" + memberName + "' appears twice");
             }
         }
+        lastMember = memberName;
         pos = dataStart + std::min(padded, total - dataStart);
     }
     if (!sawEnd && pos != total)
         return Error(name + ": truncated archive: partial tar header at offset " +
                      std::to_string(pos));
+    // Without the end-of-archive blocks, members may be missing: refuse rather than show a
+    // report with silently absent data.
+    if (!sawEnd)
+        return Error(
+            name + ": truncated archive: no end-of-archive blocks after " +
+            (lastMember.empty() ? std::string("the start") : "member '" + lastMember + "'"));
     if (archive.m_members.empty())
         return Error(name + ": tar archive has no members");
     return archive;
