@@ -12,6 +12,7 @@
 #include <memory>
 #include <unistd.h>
 #include <waitscope/report/cubex_writer.h>
+#include <waitscope/report/metric_catalog.h>
 
 namespace waitscope::report {
 namespace {
@@ -200,12 +201,18 @@ std::string anchorXml(const Report& report, const Numbering& n) {
         x += indent(open.size() + 1) + "<metric id=\"" + std::to_string(n.metricFileId[m]) +
              "\" type=\"" + std::string(toString(metric.kind)) + "\"" +
              (metric.ghost ? " viztype=\"GHOST\"" : "") + ">\n";
-        x += in + "<disp_name>" + escapeXml(metric.displayName) + "</disp_name>\n";
+        // Empty texts of known metrics are filled from the shipped descriptions.
+        const MetricInfo* info = findMetricInfo(metric.uniqueName);
+        const std::string& displayName =
+            metric.displayName.empty() && info ? info->displayName : metric.displayName;
+        const std::string& description =
+            metric.description.empty() && info ? info->description : metric.description;
+        x += in + "<disp_name>" + escapeXml(displayName) + "</disp_name>\n";
         x += in + "<uniq_name>" + escapeXml(metric.uniqueName) + "</uniq_name>\n";
         x += in + "<dtype>" + std::string(toString(metric.dataType)) + "</dtype>\n";
         x += in + "<uom>" + escapeXml(metric.unit) + "</uom>\n";
         x += in + "<url>" + escapeXml(metric.url) + "</url>\n";
-        x += in + "<descr>" + escapeXml(metric.description) + "</descr>\n";
+        x += in + "<descr>" + escapeXml(description) + "</descr>\n";
         if (isDerived(metric.kind))
             x += in + "<cubepl>" + escapeXml(derivedExpression(report, m)) + "</cubepl>\n";
         open.push_back(m);

@@ -163,7 +163,9 @@ public:
     /// The value of `metric` at `cnode` and `systemNode` in the given views. Loads the metric
     /// (and, for a derived metric, its operands) on first use. Fails on an id out of range, an
     /// unavailable metric, or data that turns out to be corrupt when loaded (the message names
-    /// the file and member).
+    /// the file and member). Each call does work proportional to the locations (and, for an
+    /// inclusive view of exclusively stored data, to the subtree): to fill a whole tree view,
+    /// prefer callNodeValues() and locationValues().
     Result<double> value(MetricId metric, CallNodeId cnode, SystemNodeId systemNode,
                          CallTreeMode callMode, SystemMode systemMode,
                          MetricMode metricMode = MetricMode::Inclusive) const;
