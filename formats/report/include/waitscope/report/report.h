@@ -99,7 +99,8 @@ public:
     Result<SystemNodeId> addProcess(SystemNodeId parent, const std::string& name, std::int64_t rank,
                                     const std::string& type = "process");
     /// Adds a thread (a location, which holds values) below a process; its LocationId is the
-    /// next free column. Fails if `process` is not a process, or after severities were set.
+    /// next free column. Fails if `process` is not a process, after severities were set, or
+    /// for a report read from a file.
     Result<SystemNodeId> addThread(SystemNodeId process, const std::string& name,
                                    std::int64_t threadRank, const std::string& type = "thread");
     /// Sets (or replaces) a report attribute, kept in first-set order.
