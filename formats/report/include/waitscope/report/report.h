@@ -196,6 +196,8 @@ public:
     /// sparse file are zero). Fails like load().
     Result<bool> hasStoredRow(MetricId metric, CallNodeId cnode) const;
 
+    /// For the writer: direct access to the row tables. Not for general use.
+    const detail::SeverityStorage& severityStorage() const { return *m_storage; }
     /// For readers: replaces the severity storage. Not for general use.
     void setStorage(std::unique_ptr<detail::SeverityStorage> storage);
     /// For readers: appends a metric/region/call node/system node read from a file without
