@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -126,6 +127,15 @@ public:
     /// Sets an exact signed integer value; fails like setSeverity.
     Status setSeverityInt64(MetricId metric, CallNodeId cnode, LocationId location,
                             std::int64_t value);
+
+    /// Sets the stored values of (metric, call node) for every location at once (`values`
+    /// indexed by LocationId, size locations().size()); much faster than one call per value.
+    /// Fails like setSeverity, or if `values` has the wrong size.
+    Status setSeverityRow(MetricId metric, CallNodeId cnode, std::span<const double> values);
+    /// Same for exact integer values (bit patterns for double metrics are not accepted: the
+    /// values are converted). Fails like setSeverityRow.
+    Status setSeverityRowUint64(MetricId metric, CallNodeId cnode,
+                                std::span<const std::uint64_t> values);
 
     // ---- Structure --------------------------------------------------------------------------
 
