@@ -21,11 +21,15 @@
 //     LocationId loc = report.systemNodes()[thread].location;
 //     (void)report.setSeverity(time, call, loc, 2.5); // time includes its child metrics
 //     (void)report.setSeverity(late, call, loc, 2.0);
-//     if (Status s = writeCubex(report, "out.cubex"); !s) { /* s.error().message() */ }
+//     if (waitscope::Status s = writeCubex(report, "out.cubex"); !s) { /* s.error().message() */ }
 //
-//     Result<Report> back = readCubex("out.cubex");    // data members load on first use
-//     Result<double> v = back->value(late, root, machine, CallTreeMode::Inclusive,
-//                                    SystemMode::Inclusive);  // 2.0
+//     waitscope::Result<Report> back = readCubex("out.cubex"); // data load on first use
+//     waitscope::Result<double> v = back->value(late, root, machine, CallTreeMode::Inclusive,
+//                                               SystemMode::Inclusive); // 2.0
+//
+// The writer numbers call nodes, metrics and locations in tree pre-order: a report built in
+// pre-order (as above) reads back with the same ids; otherwise find nodes again by unique name
+// (findMetric), call path (findCallPath) or rank (findProcess).
 //
 // Value semantics follow CUBE: a metric's stored values are exclusive or inclusive along the
 // call tree according to its kind, and the other view is computed; a parent metric's value
