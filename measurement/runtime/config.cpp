@@ -65,6 +65,9 @@ const std::vector<ConfigVariable>& configVariables() {
         {"WAITSCOPE_ENABLE", "true", "true, false",
          "measure the program at all; false runs it untouched"},
         {"WAITSCOPE_TRACING", "true", "true, false", "write an OTF2 trace of every rank"},
+        {"WAITSCOPE_PROFILING", "false", "true, false",
+         "write a call-path profile (profile.cubex: time, visits, bytes, messages per call path "
+         "and rank); cheap, with or without the trace"},
         {"WAITSCOPE_EXPERIMENT_DIRECTORY", "waitscope_<exe>_<ranks>", "a path",
          "where the experiment is written; an existing directory is never overwritten"},
         {"WAITSCOPE_OVERWRITE", "false", "true, false",
@@ -166,6 +169,7 @@ Config configFromEnvironment() {
     };
     readBool("WAITSCOPE_ENABLE", config.enabled);
     readBool("WAITSCOPE_TRACING", config.tracing);
+    readBool("WAITSCOPE_PROFILING", config.profiling);
     readBool("WAITSCOPE_OVERWRITE", config.overwrite);
     readBool("WAITSCOPE_SIGNAL_HANDLERS", config.signalHandlers);
     readBool("WAITSCOPE_VERBOSE", config.verbose);

@@ -1,6 +1,7 @@
 // The measurement's lifecycle: init, buffer flushes, finalize, abort and fatal signals.
 #include "waitscope/measure/runtime.h"
 
+#include "profile_builder.h"
 #include "trace_writer.h"
 #include "unification.h"
 
@@ -54,6 +55,7 @@ struct RuntimeState {
     Config config;
     Definitions defs;
     TraceWriter writer;
+    ProfileBuilder* profile = nullptr; ///< when WAITSCOPE_PROFILING is on
     std::vector<std::uint64_t> memory;
     std::string directory;
     std::string programPath;
@@ -163,6 +165,7 @@ std::string configDump(const Config& c) {
     std::string out = "# Waitscope configuration of this experiment\n";
     out += "WAITSCOPE_ENABLE=" + std::string(c.enabled ? "true" : "false") + "\n";
     out += "WAITSCOPE_TRACING=" + std::string(c.tracing ? "true" : "false") + "\n";
+    out += "WAITSCOPE_PROFILING=" + std::string(c.profiling ? "true" : "false") + "\n";
     out += "WAITSCOPE_TOTAL_MEMORY=" + std::to_string(c.totalMemory) + "\n";
     out += "WAITSCOPE_MPI_GROUPS=" + std::to_string(c.mpiGroups) + "\n";
     out += "WAITSCOPE_CLOCK=" + std::string(g_hot.clock.name()) + "\n";
@@ -385,20 +388,24 @@ void flushEvents(bool recordRegion) noexcept {
     if (!s || !b.begin)
         return;
     std::uint64_t start = now();
-    if (s->spillFd < 0 && !s->spillPath.empty())
-        s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
-    if (s->spillFd < 0 && s->spillPath.empty()) {
-        // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
-        char name[] = "/tmp/waitscope_early_XXXXXX";
-        s->spillFd = mkstemp(name);
-        if (s->spillFd >= 0)
-            ::unlink(name);
-    }
-    if (s->spillFd >= 0) {
-        writeAll(s->spillFd, b.begin, b.usedBytes());
-        s->spilledBytes += b.usedBytes();
-    } else {
-        s->writer.write(b.begin, b.cursor); // no spill file: encode now, slower but lossless
+    if (s->profile)
+        s->profile->consume(b.begin, b.cursor);
+    if (s->config.tracing) {
+        if (s->spillFd < 0 && !s->spillPath.empty())
+            s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        if (s->spillFd < 0 && s->spillPath.empty()) {
+            // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
+            char name[] = "/tmp/waitscope_early_XXXXXX";
+            s->spillFd = mkstemp(name);
+            if (s->spillFd >= 0)
+                ::unlink(name);
+        }
+        if (s->spillFd >= 0) {
+            writeAll(s->spillFd, b.begin, b.usedBytes());
+            s->spilledBytes += b.usedBytes();
+        } else {
+            s->writer.write(b.begin, b.cursor); // no spill file: encode now, slower but lossless
+        }
     }
     b.clear();
     std::uint64_t end = now();
@@ -416,8 +423,10 @@ bool runtimeStart() noexcept {
     auto* s = new RuntimeState();
     g_state = s;
     s->config = configFromEnvironment();
-    if (!s->config.enabled || !s->config.tracing)
+    if (!s->config.enabled || (!s->config.tracing && !s->config.profiling))
         return false;
+    if (s->config.profiling)
+        s->profile = new ProfileBuilder();
     std::uint64_t startNs = Clock::monotonicNs();
     g_hot.clock.init(s->config.clock);
     s->pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
@@ -483,8 +492,10 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
         return;
     }
     s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
-    s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
-    Status opened = s->writer.open(s->directory, s->rank, s->pool);
+    if (s->config.tracing)
+        s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
+    Status opened =
+        s->config.tracing ? s->writer.open(s->directory, s->rank, s->pool) : Status::success();
     int ok = opened.ok() ? 1 : 0;
     int allOk = 0;
     PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
@@ -634,63 +645,85 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     s->lastTime = leave;
 
     std::uint64_t writeStart = now();
-    encodeSpilledRecords(*s);
-    s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
+    if (s->profile) {
+        s->profile->consume(g_hot.buffer.begin, g_hot.buffer.cursor);
+        s->profile->closeOpenRegions(leave);
+    }
+    std::uint64_t events = g_hot.buffer.events;
+    if (s->config.tracing) {
+        encodeSpilledRecords(*s);
+        s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
+        events = s->writer.eventsWritten();
+    }
     g_hot.buffer.clear();
-    std::uint64_t events = s->writer.eventsWritten();
     s->self.finalizeWrite = now() - writeStart;
     measureClockOffset(*s);
 
-    // Unify regions and communicators; each rank then maps its local ids to global ones.
-    DefinitionSet regions, comms;
-    std::vector<std::string> regionKeys, commKeys;
-    for (const RegionDefinition& r : s->defs.regions()) {
-        regionKeys.push_back(regionKey(r));
-        regions.add(regionKeys.back(), {});
-    }
-    for (const CommDefinition& c : s->defs.comms()) {
-        commKeys.push_back(commKeyBytes(c.key));
-        comms.add(commKeys.back(), commDescription(c));
-    }
-    bool unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
-    unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
-    Status local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
-                                                   mapIds(comms, commKeys), s->offsets);
-
-    GlobalDefinitions global;
-    global.ticksPerSecond = g_hot.clock.ticksPerSecond();
-    unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0, globalLast = 0;
-    PMPI_Allreduce(&first, &globalFirst, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
-    PMPI_Allreduce(&last, &globalLast, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
-    global.globalOffset = globalFirst;
-    global.traceLength = globalLast - globalFirst;
-    global.programPath = s->programPath;
-    // Per-rank event counts and host names.
+    // Host names, for the system trees of trace and profile.
     char host[64] = {0};
     std::snprintf(host, sizeof(host), "%s", hostName().c_str());
     std::vector<char> hosts(s->rank == 0 ? 64u * s->size : 0);
-    std::vector<unsigned long long> counts(s->rank == 0 ? s->size : 0);
-    unsigned long long myEvents = events;
     PMPI_Gather(host, 64, MPI_CHAR, hosts.data(), 64, MPI_CHAR, 0, s->comm);
-    PMPI_Gather(&myEvents, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, 0,
-                s->comm);
+    std::vector<std::string> hostNames;
+    for (int r = 0; s->rank == 0 && r < s->size; ++r)
+        hostNames.emplace_back(&hosts[64u * r], strnlen(&hosts[64u * r], 64));
+
+    GlobalDefinitions global;
+    global.programPath = s->programPath;
+    Status local = Status::success();
     Status globalStatus = Status::success();
-    if (s->rank == 0) {
-        for (int r = 0; r < s->size; ++r) {
-            std::string name(&hosts[64u * r], strnlen(&hosts[64u * r], 64));
-            auto it = std::find(global.nodeNames.begin(), global.nodeNames.end(), name);
-            RankSummary summary;
-            summary.events = counts[r];
-            summary.nodeIndex = static_cast<std::uint32_t>(it - global.nodeNames.begin());
-            if (it == global.nodeNames.end())
-                global.nodeNames.push_back(name);
-            global.ranks.push_back(summary);
+    bool unified = true;
+    if (s->config.tracing) {
+        // Unify regions and communicators; each rank then maps its local ids to global ones.
+        DefinitionSet regions, comms;
+        std::vector<std::string> regionKeys, commKeys;
+        for (const RegionDefinition& r : s->defs.regions()) {
+            regionKeys.push_back(regionKey(r));
+            regions.add(regionKeys.back(), {});
         }
-        global.regions = std::move(regions);
-        global.comms = std::move(comms);
-        globalStatus = s->writer.writeGlobalDefinitions(global);
+        for (const CommDefinition& c : s->defs.comms()) {
+            commKeys.push_back(commKeyBytes(c.key));
+            comms.add(commKeys.back(), commDescription(c));
+        }
+        unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
+        unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
+        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
+                                                mapIds(comms, commKeys), s->offsets);
+        global.ticksPerSecond = g_hot.clock.ticksPerSecond();
+        unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
+                           globalLast = 0;
+        PMPI_Allreduce(&first, &globalFirst, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
+        PMPI_Allreduce(&last, &globalLast, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
+        global.globalOffset = globalFirst;
+        global.traceLength = globalLast - globalFirst;
+        std::vector<unsigned long long> counts(s->rank == 0 ? s->size : 0);
+        unsigned long long myEvents = events;
+        PMPI_Gather(&myEvents, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG,
+                    0, s->comm);
+        if (s->rank == 0) {
+            for (int r = 0; r < s->size; ++r) {
+                const std::string& name = hostNames[static_cast<size_t>(r)];
+                auto it = std::find(global.nodeNames.begin(), global.nodeNames.end(), name);
+                RankSummary summary;
+                summary.events = counts[r];
+                summary.nodeIndex = static_cast<std::uint32_t>(it - global.nodeNames.begin());
+                if (it == global.nodeNames.end())
+                    global.nodeNames.push_back(name);
+                global.ranks.push_back(summary);
+            }
+            global.regions = std::move(regions);
+            global.comms = std::move(comms);
+            globalStatus = s->writer.writeGlobalDefinitions(global);
+        }
     }
-    Status closed = s->writer.close();
+    Status profiled = Status::success();
+    if (s->profile) {
+        std::string program = s->programPath.substr(s->programPath.find_last_of('/') + 1);
+        profiled = s->profile->write(s->directory + "/profile.cubex", s->defs.regions(),
+                                     static_cast<double>(g_hot.clock.ticksPerSecond()), s->comm,
+                                     hostNames, program);
+    }
+    Status closed = s->config.tracing ? s->writer.close() : Status::success();
     struct stat info;
     std::string eventFile = s->directory + "/traces/" + std::to_string(s->rank) + ".evt";
     if (stat(eventFile.c_str(), &info) == 0)
@@ -699,7 +732,7 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     writeMeasurementRecord(*s, global);
 
     std::string status = "complete\n";
-    for (const Status* st : {&local, &globalStatus, &closed})
+    for (const Status* st : {&local, &globalStatus, &closed, &profiled})
         if (!st->ok()) {
             status = "incomplete: " + st->error().message() + "\n";
             warn("rank " + std::to_string(s->rank) + ": " + st->error().message());

@@ -30,6 +30,7 @@ enum class ClockKind { Auto, Tsc, Monotonic };
 struct Config {
     bool enabled = true;                     ///< WAITSCOPE_ENABLE
     bool tracing = true;                     ///< WAITSCOPE_TRACING
+    bool profiling = false;                  ///< WAITSCOPE_PROFILING
     std::string experimentDirectory;         ///< WAITSCOPE_EXPERIMENT_DIRECTORY (empty: default)
     bool overwrite = false;                  ///< WAITSCOPE_OVERWRITE
     std::uint64_t totalMemory = 16u << 20;   ///< WAITSCOPE_TOTAL_MEMORY, bytes per rank
