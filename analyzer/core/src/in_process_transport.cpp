@@ -110,7 +110,10 @@ public:
         return result;
     }
 
-    Status flush() override { return Status::success(); }
+    Status endPass() override {
+        auto done = allGather(kWorldComm, {});
+        return done ? Status::success() : Status(done.error());
+    }
 
 private:
     InProcessWorld& m_world;

@@ -486,7 +486,7 @@ private:
         }
         lateSender.completeCall();
         report("forward replay", total, total);
-        return m_transport.flush();
+        return m_transport.endPass();
     }
 
     Status replayCollective(const Operation& op, const CallSpan& span) {
@@ -583,7 +583,7 @@ private:
             }
         }
         report("backward replay", total, total);
-        return m_transport.flush();
+        return m_transport.endPass();
     }
 
     const trace::Definitions& m_defs;

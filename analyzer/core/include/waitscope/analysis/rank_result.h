@@ -38,6 +38,12 @@ public:
         return node < row.size() ? row[node] : 0.0;
     }
 
+    /// The values of `metric` indexed by node (may be shorter than the tree).
+    const std::vector<double>& row(Metric metric) const {
+        return m_rows[static_cast<size_t>(metric)];
+    }
+    std::vector<double>& row(Metric metric) { return m_rows[static_cast<size_t>(metric)]; }
+
 private:
     std::array<std::vector<double>, kMetricCount> m_rows;
 };

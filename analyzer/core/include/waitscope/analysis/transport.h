@@ -41,8 +41,9 @@ public:
                                                   const std::vector<double>& values) = 0;
     /// World exchange: element d of `perRank` goes to rank d; returns what each rank sent here.
     virtual Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) = 0;
-    /// Completes the outstanding sends of a pass.
-    virtual Status flush() = 0;
+    /// Ends a replay pass: completes the outstanding sends and synchronizes all ranks, so that
+    /// no message of one pass can be matched by a receive of the next.
+    virtual Status endPass() = 0;
 };
 
 } // namespace waitscope::analysis
