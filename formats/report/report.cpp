@@ -1,0 +1,794 @@
+// Report: building the trees, storing severities and answering value queries.
+#include "cubepl_linear.h"
+#include "row_order.h"
+#include "severity_storage.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <waitscope/report/metric_catalog.h>
+#include <waitscope/report/report.h>
+
+namespace waitscope::report {
+
+using detail::kNoRow;
+using detail::MetricRows;
+using detail::SeverityStorage;
+
+Report::Report() : m_storage(std::make_unique<SeverityStorage>()) {}
+Report::~Report() = default;
+Report::Report(Report&&) noexcept = default;
+Report& Report::operator=(Report&&) noexcept = default;
+
+// ---- Building -------------------------------------------------------------------------------
+
+Result<MetricId> Report::addMetric(const std::string& uniqueName, std::optional<MetricId> parent,
+                                   DataType type, MetricKind kind) {
+    Metric metric;
+    metric.uniqueName = uniqueName;
+    metric.displayName = uniqueName;
+    metric.dataType = type;
+    metric.kind = kind;
+    metric.parent = parent;
+    if (const MetricInfo* info = findMetricInfo(uniqueName)) {
+        metric.displayName = info->displayName;
+        metric.unit = info->unit;
+        metric.description = info->description;
+        metric.url = "@mirror@scalasca_patterns.html#" + uniqueName;
+    }
+    return addMetric(std::move(metric));
+}
+
+Result<MetricId> Report::addMetric(Metric metric) {
+    if (metric.uniqueName.empty())
+        return Error("metric with an empty unique name");
+    if (findMetric(metric.uniqueName))
+        return Error("metric '" + metric.uniqueName + "' added twice");
+    if (metric.parent && *metric.parent >= m_metrics.size())
+        return Error("metric '" + metric.uniqueName + "': parent id " +
+                     std::to_string(*metric.parent) + " out of range");
+    metric.children.clear();
+    return appendMetricUnchecked(std::move(metric));
+}
+
+Result<RegionId> Report::addRegion(Region region) {
+    if (region.name.empty())
+        return Error("region with an empty name");
+    return appendRegionUnchecked(std::move(region));
+}
+
+Result<CallNodeId> Report::addCallNode(RegionId region, std::optional<CallNodeId> parent,
+                                       int line) {
+    if (region >= m_regions.size())
+        return Error("call node: region id " + std::to_string(region) + " out of range");
+    if (parent && *parent >= m_callNodes.size())
+        return Error("call node: parent id " + std::to_string(*parent) + " out of range");
+    CallNode node;
+    node.region = region;
+    node.parent = parent;
+    node.line = line;
+    return appendCallNodeUnchecked(std::move(node));
+}
+
+Result<SystemNodeId> Report::addMachine(const std::string& name) {
+    SystemNode node;
+    node.kind = SystemKind::Machine;
+    node.name = name;
+    node.className = "machine";
+    return appendSystemNodeUnchecked(std::move(node));
+}
+
+Result<SystemNodeId> Report::addNode(SystemNodeId parent, const std::string& name,
+                                     const std::string& className) {
+    if (parent >= m_systemNodes.size() || (m_systemNodes[parent].kind != SystemKind::Machine &&
+                                           m_systemNodes[parent].kind != SystemKind::Node))
+        return Error("system node '" + name + "': parent " + std::to_string(parent) +
+                     " is not a machine or node");
+    SystemNode node;
+    node.kind = SystemKind::Node;
+    node.name = name;
+    node.className = className;
+    node.parent = parent;
+    return appendSystemNodeUnchecked(std::move(node));
+}
+
+Result<SystemNodeId> Report::addProcess(SystemNodeId parent, const std::string& name,
+                                        std::int64_t rank, const std::string& type) {
+    if (parent >= m_systemNodes.size() || (m_systemNodes[parent].kind != SystemKind::Machine &&
+                                           m_systemNodes[parent].kind != SystemKind::Node))
+        return Error("process '" + name + "': parent " + std::to_string(parent) +
+                     " is not a machine or node");
+    SystemNode node;
+    node.kind = SystemKind::Process;
+    node.name = name;
+    node.type = type;
+    node.rank = rank;
+    node.parent = parent;
+    return appendSystemNodeUnchecked(std::move(node));
+}
+
+Result<SystemNodeId> Report::addThread(SystemNodeId process, const std::string& name,
+                                       std::int64_t threadRank, const std::string& type) {
+    if (process >= m_systemNodes.size() || m_systemNodes[process].kind != SystemKind::Process)
+        return Error("thread '" + name + "': parent " + std::to_string(process) +
+                     " is not a process");
+    if (m_storage->anyValueSet())
+        return Error("thread '" + name + "': locations cannot be added after severities are set");
+    SystemNode node;
+    node.kind = SystemKind::Location;
+    node.name = name;
+    node.type = type;
+    node.rank = threadRank;
+    node.parent = process;
+    return appendSystemNodeUnchecked(std::move(node));
+}
+
+void Report::setAttribute(const std::string& key, const std::string& value) {
+    for (auto& [k, v] : m_attributes) {
+        if (k == key) {
+            v = value;
+            return;
+        }
+    }
+    m_attributes.emplace_back(key, value);
+}
+
+void Report::addMirror(const std::string& url) {
+    m_mirrors.push_back(url);
+}
+
+Status Report::addTopology(CartTopology topology) {
+    for (const auto& [location, coords] : topology.coordinates) {
+        if (location >= m_locations.size())
+            return Error("topology '" + topology.name + "': location " + std::to_string(location) +
+                         " out of range");
+        if (coords.size() != topology.dimensions.size())
+            return Error("topology '" + topology.name + "': location " + std::to_string(location) +
+                         " has " + std::to_string(coords.size()) + " coordinates for " +
+                         std::to_string(topology.dimensions.size()) + " dimensions");
+    }
+    appendTopologyUnchecked(std::move(topology));
+    return Status::success();
+}
+
+MetricId Report::appendMetricUnchecked(Metric metric) {
+    auto id = static_cast<MetricId>(m_metrics.size());
+    if (metric.parent)
+        m_metrics[*metric.parent].children.push_back(id);
+    m_metrics.push_back(std::move(metric));
+    return id;
+}
+
+CallNodeId Report::appendCallNodeUnchecked(CallNode node) {
+    auto id = static_cast<CallNodeId>(m_callNodes.size());
+    if (node.parent)
+        m_callNodes[*node.parent].children.push_back(id);
+    m_callNodes.push_back(std::move(node));
+    return id;
+}
+
+RegionId Report::appendRegionUnchecked(Region region) {
+    m_regions.push_back(std::move(region));
+    return static_cast<RegionId>(m_regions.size() - 1);
+}
+
+SystemNodeId Report::appendSystemNodeUnchecked(SystemNode node) {
+    auto id = static_cast<SystemNodeId>(m_systemNodes.size());
+    if (node.kind == SystemKind::Location) {
+        node.location = static_cast<LocationId>(m_locations.size());
+        m_locations.push_back(id);
+    }
+    if (node.parent)
+        m_systemNodes[*node.parent].children.push_back(id);
+    m_systemNodes.push_back(std::move(node));
+    return id;
+}
+
+void Report::appendTopologyUnchecked(CartTopology topology) {
+    m_topologies.push_back(std::move(topology));
+}
+
+void Report::setCallNodesUnchecked(std::vector<CallNode> nodes) {
+    m_callNodes = std::move(nodes);
+}
+
+void Report::setSystemNodesUnchecked(std::vector<SystemNode> nodes) {
+    m_systemNodes = std::move(nodes);
+    std::size_t count = 0;
+    for (const SystemNode& node : m_systemNodes)
+        if (node.kind == SystemKind::Location)
+            ++count;
+    m_locations.assign(count, 0);
+    for (SystemNodeId s = 0; s < m_systemNodes.size(); ++s)
+        if (m_systemNodes[s].kind == SystemKind::Location && m_systemNodes[s].location < count)
+            m_locations[m_systemNodes[s].location] = s;
+}
+
+void Report::setMetricUnavailableUnchecked(MetricId metric, std::string reason) {
+    if (metric >= m_metrics.size())
+        return;
+    m_metrics[metric].available = false;
+    m_metrics[metric].unavailableReason = std::move(reason);
+}
+
+void Report::setStorage(std::unique_ptr<detail::SeverityStorage> storage) {
+    m_storage = std::move(storage);
+}
+
+// ---- Severities -----------------------------------------------------------------------------
+
+Status Report::checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const {
+    if (metric >= m_metrics.size())
+        return Error("severity: metric id " + std::to_string(metric) + " out of range");
+    if (isDerived(m_metrics[metric].kind))
+        return Error("severity: metric '" + m_metrics[metric].uniqueName +
+                     "' is derived and stores no values");
+    if (cnode >= m_callNodes.size())
+        return Error("severity: call node id " + std::to_string(cnode) + " out of range");
+    if (location >= m_locations.size())
+        return Error("severity: location id " + std::to_string(location) + " out of range");
+    return Status::success();
+}
+
+namespace {
+
+bool isFloating(DataType type) {
+    return type == DataType::Double || type == DataType::MinDouble || type == DataType::MaxDouble;
+}
+
+double decode(DataType type, std::uint64_t bits) {
+    switch (type) {
+    case DataType::Int64:
+        return static_cast<double>(static_cast<std::int64_t>(bits));
+    case DataType::Uint64:
+        return static_cast<double>(bits);
+    default:
+        return std::bit_cast<double>(bits);
+    }
+}
+
+std::uint64_t encode(DataType type, double value) {
+    switch (type) {
+    case DataType::Int64:
+        return static_cast<std::uint64_t>(static_cast<std::int64_t>(std::llround(value)));
+    case DataType::Uint64:
+        return value <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(value));
+    default:
+        return std::bit_cast<std::uint64_t>(value);
+    }
+}
+
+enum class Aggregate { Sum, Min, Max };
+
+Aggregate aggregateOf(DataType type) {
+    if (type == DataType::MinDouble)
+        return Aggregate::Min;
+    if (type == DataType::MaxDouble)
+        return Aggregate::Max;
+    return Aggregate::Sum;
+}
+
+// Makes a mapped (read-only) table writable by copying its rows into owned cells.
+void materialize(MetricRows& rows, std::size_t width) {
+    if (!rows.mapped)
+        return;
+    std::size_t rowCount = 0;
+    for (std::uint32_t r : rows.rowOf)
+        if (r != kNoRow)
+            rowCount = std::max<std::size_t>(rowCount, r + 1);
+    MetricRows copy;
+    copy.rowOf = rows.rowOf;
+    copy.cells.resize(rowCount * width);
+    for (CallNodeId c = 0; c < rows.rowOf.size(); ++c)
+        if (rows.rowOf[c] != kNoRow)
+            SeverityStorage::readRow(rows, c, copy.cells.data() + rows.rowOf[c] * width, width);
+    rows = std::move(copy);
+}
+
+} // namespace
+
+Status Report::setSeverity(MetricId metric, CallNodeId cnode, LocationId location, double value) {
+    if (Status s = checkSeverityTarget(metric, cnode, location); !s)
+        return s;
+    return setSeverityUint64(metric, cnode, location, encode(m_metrics[metric].dataType, value));
+}
+
+Status Report::addSeverity(MetricId metric, CallNodeId cnode, LocationId location, double value) {
+    if (Status s = checkSeverityTarget(metric, cnode, location); !s)
+        return s;
+    DataType type = m_metrics[metric].dataType;
+    if (!isFloating(type))
+        return addSeverityUint64(metric, cnode, location, encode(type, value));
+    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
+        return loaded.error();
+    MetricRows& rows = m_storage->mutableRows(metric);
+    materialize(rows, m_locations.size());
+    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
+    row[location] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(row[location]) + value);
+    return Status::success();
+}
+
+Status Report::setSeverityUint64(MetricId metric, CallNodeId cnode, LocationId location,
+                                 std::uint64_t value) {
+    if (Status s = checkSeverityTarget(metric, cnode, location); !s)
+        return s;
+    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
+        return loaded.error();
+    MetricRows& rows = m_storage->mutableRows(metric);
+    materialize(rows, m_locations.size());
+    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
+    row[location] = value;
+    return Status::success();
+}
+
+Status Report::addSeverityUint64(MetricId metric, CallNodeId cnode, LocationId location,
+                                 std::uint64_t value) {
+    if (Status s = checkSeverityTarget(metric, cnode, location); !s)
+        return s;
+    if (isFloating(m_metrics[metric].dataType))
+        return addSeverity(metric, cnode, location, static_cast<double>(value));
+    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
+        return loaded.error();
+    MetricRows& rows = m_storage->mutableRows(metric);
+    materialize(rows, m_locations.size());
+    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
+    row[location] += value; // two's complement: also right for INT64
+    return Status::success();
+}
+
+Status Report::setSeverityInt64(MetricId metric, CallNodeId cnode, LocationId location,
+                                std::int64_t value) {
+    if (Status s = checkSeverityTarget(metric, cnode, location); !s)
+        return s;
+    if (isFloating(m_metrics[metric].dataType))
+        return setSeverity(metric, cnode, location, static_cast<double>(value));
+    return setSeverityUint64(metric, cnode, location, static_cast<std::uint64_t>(value));
+}
+
+// ---- Structure queries ----------------------------------------------------------------------
+
+std::vector<MetricId> Report::rootMetrics() const {
+    std::vector<MetricId> roots;
+    for (MetricId m = 0; m < m_metrics.size(); ++m)
+        if (!m_metrics[m].parent)
+            roots.push_back(m);
+    return roots;
+}
+
+std::vector<CallNodeId> Report::rootCallNodes() const {
+    std::vector<CallNodeId> roots;
+    for (CallNodeId c = 0; c < m_callNodes.size(); ++c)
+        if (!m_callNodes[c].parent)
+            roots.push_back(c);
+    return roots;
+}
+
+std::vector<SystemNodeId> Report::rootSystemNodes() const {
+    std::vector<SystemNodeId> roots;
+    for (SystemNodeId s = 0; s < m_systemNodes.size(); ++s)
+        if (!m_systemNodes[s].parent)
+            roots.push_back(s);
+    return roots;
+}
+
+std::optional<std::string> Report::attribute(std::string_view key) const {
+    for (const auto& [k, v] : m_attributes)
+        if (k == key)
+            return v;
+    return std::nullopt;
+}
+
+std::optional<MetricId> Report::findMetric(std::string_view uniqueName) const {
+    for (MetricId m = 0; m < m_metrics.size(); ++m)
+        if (m_metrics[m].uniqueName == uniqueName)
+            return m;
+    return std::nullopt;
+}
+
+std::string Report::callPath(CallNodeId cnode) const {
+    if (cnode >= m_callNodes.size())
+        return {};
+    std::vector<CallNodeId> chain;
+    for (std::optional<CallNodeId> c = cnode; c && chain.size() <= m_callNodes.size();
+         c = m_callNodes[*c].parent)
+        chain.push_back(*c);
+    std::string path;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (!path.empty())
+            path += '/';
+        path += m_regions[m_callNodes[*it].region].name;
+    }
+    return path;
+}
+
+std::optional<CallNodeId> Report::findCallPath(std::string_view path) const {
+    for (CallNodeId c = 0; c < m_callNodes.size(); ++c)
+        if (callPath(c) == path)
+            return c;
+    return std::nullopt;
+}
+
+std::optional<SystemNodeId> Report::findProcess(std::int64_t rank) const {
+    for (SystemNodeId s = 0; s < m_systemNodes.size(); ++s)
+        if (m_systemNodes[s].kind == SystemKind::Process && m_systemNodes[s].rank == rank)
+            return s;
+    return std::nullopt;
+}
+
+// ---- Values ---------------------------------------------------------------------------------
+//
+// Every query reduces to one of two shapes: per-location values at one call node, or per-call
+// node values summed over all locations. Each is computed for a stored metric from its rows
+// (converting between the stored and the requested call-tree view), for a derived metric as a
+// linear combination of its operands, and for the metric-exclusive view as the metric minus
+// its child metrics.
+
+namespace {
+
+struct Evaluator {
+    const Report& report;
+    const SeverityStorage& storage;
+    int depth = 0;
+
+    static constexpr int kMaxDepth = 256; // guards against cyclic derived definitions
+
+    Result<const MetricRows*> rowsOf(MetricId m) const {
+        auto rows = storage.rows(m, report.locations().size());
+        if (!rows)
+            return rows.error().withContext("metric '" + report.metrics()[m].uniqueName + "'");
+        return rows;
+    }
+
+    Result<std::vector<detail::LinearTerm>> termsOf(MetricId m) const {
+        const Metric& metric = report.metrics()[m];
+        std::vector<detail::LinearTerm> terms;
+        if (metric.expression.empty()) {
+            for (MetricId child : metric.children)
+                terms.push_back({1.0, child});
+            return terms;
+        }
+        std::string why;
+        auto parsed = detail::parseLinearCubePL(
+            metric.expression, [this](std::string_view name) { return report.findMetric(name); },
+            why);
+        if (!parsed)
+            return Error("metric '" + metric.uniqueName + "': cannot evaluate expression: " + why);
+        return *parsed;
+    }
+
+    Status checkAvailable(MetricId m) const {
+        if (m >= report.metrics().size())
+            return Error("metric id " + std::to_string(m) + " out of range");
+        const Metric& metric = report.metrics()[m];
+        if (!metric.available)
+            return Error("metric '" + metric.uniqueName +
+                         "' is not available: " + metric.unavailableReason);
+        if (depth > kMaxDepth)
+            return Error("metric '" + metric.uniqueName + "': derived definitions nest too deeply");
+        return Status::success();
+    }
+
+    // Per-location values at one call node.
+    Result<std::vector<double>> atNode(MetricId m, CallNodeId c, CallTreeMode callMode,
+                                       MetricMode metricMode) {
+        if (Status s = checkAvailable(m); !s)
+            return s.error();
+        const Metric& metric = report.metrics()[m];
+        std::size_t width = report.locations().size();
+        ++depth;
+        struct Guard {
+            int& d;
+            ~Guard() { --d; }
+        } guard{depth};
+        if (metricMode == MetricMode::Exclusive && aggregateOf(metric.dataType) == Aggregate::Sum) {
+            auto own = atNode(m, c, callMode, MetricMode::Inclusive);
+            if (!own)
+                return own;
+            for (MetricId child : metric.children) {
+                auto part = atNode(child, c, callMode, MetricMode::Inclusive);
+                if (!part)
+                    return part;
+                for (std::size_t i = 0; i < width; ++i)
+                    (*own)[i] -= (*part)[i];
+            }
+            return own;
+        }
+        if (isDerived(metric.kind)) {
+            auto terms = termsOf(m);
+            if (!terms)
+                return terms.error();
+            std::vector<double> out(width, 0.0);
+            for (const auto& term : *terms) {
+                auto part = atNode(term.metric, c, callMode, MetricMode::Inclusive);
+                if (!part)
+                    return part;
+                for (std::size_t i = 0; i < width; ++i)
+                    out[i] += term.coefficient * (*part)[i];
+            }
+            return out;
+        }
+        auto rows = rowsOf(m);
+        if (!rows)
+            return rows.error();
+        return storedAtNode(metric, **rows, c, callMode);
+    }
+
+    std::vector<double> storedAtNode(const Metric& metric, const MetricRows& rows, CallNodeId c,
+                                     CallTreeMode callMode) const {
+        const auto& nodes = report.callNodes();
+        std::size_t width = report.locations().size();
+        Aggregate agg = aggregateOf(metric.dataType);
+        std::vector<double> out(width, 0.0);
+        std::vector<bool> seen(agg == Aggregate::Sum ? 0 : width, false);
+        std::vector<std::uint64_t> buffer(width);
+        auto combine = [&](CallNodeId n, double sign) {
+            if (n >= rows.rowOf.size() || rows.rowOf[n] == kNoRow)
+                return;
+            SeverityStorage::readRow(rows, n, buffer.data(), width);
+            for (std::size_t i = 0; i < width; ++i) {
+                double v = decode(metric.dataType, buffer[i]);
+                if (agg == Aggregate::Sum) {
+                    out[i] += sign * v;
+                } else if (!seen[i]) {
+                    out[i] = v;
+                    seen[i] = true;
+                } else {
+                    out[i] = agg == Aggregate::Min ? std::min(out[i], v) : std::max(out[i], v);
+                }
+            }
+        };
+        bool storedInclusive = metric.kind == MetricKind::Inclusive;
+        bool wantInclusive = callMode == CallTreeMode::Inclusive;
+        if (metric.kind == MetricKind::Simple || storedInclusive == wantInclusive) {
+            combine(c, 1.0);
+        } else if (storedInclusive) {
+            // Exclusive from inclusive: own minus the children (min/max: own).
+            combine(c, 1.0);
+            if (agg == Aggregate::Sum)
+                for (CallNodeId child : nodes[c].children)
+                    combine(child, -1.0);
+        } else {
+            // Inclusive from exclusive: the whole subtree.
+            std::vector<CallNodeId> stack{c};
+            while (!stack.empty()) {
+                CallNodeId n = stack.back();
+                stack.pop_back();
+                combine(n, 1.0);
+                for (CallNodeId child : nodes[n].children)
+                    stack.push_back(child);
+            }
+        }
+        return out;
+    }
+
+    // Per-call-node values over all locations.
+    Result<std::vector<double>> perNode(MetricId m, CallTreeMode callMode, MetricMode metricMode) {
+        if (Status s = checkAvailable(m); !s)
+            return s.error();
+        const Metric& metric = report.metrics()[m];
+        std::size_t count = report.callNodes().size();
+        ++depth;
+        struct Guard {
+            int& d;
+            ~Guard() { --d; }
+        } guard{depth};
+        if (metricMode == MetricMode::Exclusive && aggregateOf(metric.dataType) == Aggregate::Sum) {
+            auto own = perNode(m, callMode, MetricMode::Inclusive);
+            if (!own)
+                return own;
+            for (MetricId child : metric.children) {
+                auto part = perNode(child, callMode, MetricMode::Inclusive);
+                if (!part)
+                    return part;
+                for (std::size_t i = 0; i < count; ++i)
+                    (*own)[i] -= (*part)[i];
+            }
+            return own;
+        }
+        if (isDerived(metric.kind)) {
+            auto terms = termsOf(m);
+            if (!terms)
+                return terms.error();
+            std::vector<double> out(count, 0.0);
+            for (const auto& term : *terms) {
+                auto part = perNode(term.metric, callMode, MetricMode::Inclusive);
+                if (!part)
+                    return part;
+                for (std::size_t i = 0; i < count; ++i)
+                    out[i] += term.coefficient * (*part)[i];
+            }
+            return out;
+        }
+        auto rows = rowsOf(m);
+        if (!rows)
+            return rows.error();
+        return storedPerNode(metric, **rows, callMode);
+    }
+
+    std::vector<double> storedPerNode(const Metric& metric, const MetricRows& rows,
+                                      CallTreeMode callMode) const {
+        const auto& nodes = report.callNodes();
+        std::size_t width = report.locations().size();
+        Aggregate agg = aggregateOf(metric.dataType);
+        std::vector<double> own(nodes.size(), 0.0);
+        std::vector<bool> present(nodes.size(), false);
+        std::vector<std::uint64_t> buffer(width);
+        for (CallNodeId n = 0; n < nodes.size(); ++n) {
+            if (n >= rows.rowOf.size() || rows.rowOf[n] == kNoRow)
+                continue;
+            present[n] = true;
+            SeverityStorage::readRow(rows, n, buffer.data(), width);
+            double acc = 0.0;
+            for (std::size_t i = 0; i < width; ++i) {
+                double v = decode(metric.dataType, buffer[i]);
+                if (agg == Aggregate::Sum)
+                    acc += v;
+                else if (i == 0)
+                    acc = v;
+                else
+                    acc = agg == Aggregate::Min ? std::min(acc, v) : std::max(acc, v);
+            }
+            own[n] = acc;
+        }
+        bool storedInclusive = metric.kind == MetricKind::Inclusive;
+        bool wantInclusive = callMode == CallTreeMode::Inclusive;
+        if (metric.kind == MetricKind::Simple || storedInclusive == wantInclusive)
+            return own;
+        if (storedInclusive) {
+            if (agg != Aggregate::Sum)
+                return own;
+            std::vector<double> out = own;
+            for (CallNodeId n = 0; n < nodes.size(); ++n)
+                for (CallNodeId child : nodes[n].children)
+                    out[n] -= own[child];
+            return out;
+        }
+        std::vector<double> out = own;
+        std::vector<CallNodeId> order = detail::preOrder(nodes);
+        for (auto it = order.rbegin(); it != order.rend(); ++it) {
+            CallNodeId n = *it;
+            if (!nodes[n].parent)
+                continue;
+            CallNodeId p = *nodes[n].parent;
+            if (agg == Aggregate::Sum) {
+                out[p] += out[n];
+            } else if (present[n]) {
+                out[p] = !present[p]             ? out[n]
+                         : agg == Aggregate::Min ? std::min(out[p], out[n])
+                                                 : std::max(out[p], out[n]);
+                present[p] = true;
+            }
+        }
+        return out;
+    }
+};
+
+double aggregateValues(DataType type, const std::vector<double>& values,
+                       const std::vector<LocationId>& which) {
+    Aggregate agg = aggregateOf(type);
+    double acc = 0.0;
+    bool first = true;
+    for (LocationId l : which) {
+        double v = values[l];
+        if (agg == Aggregate::Sum)
+            acc += v;
+        else if (first)
+            acc = v;
+        else
+            acc = agg == Aggregate::Min ? std::min(acc, v) : std::max(acc, v);
+        first = false;
+    }
+    return acc;
+}
+
+} // namespace
+
+Result<std::vector<double>> Report::locationValues(MetricId metric, CallNodeId cnode,
+                                                   CallTreeMode callMode,
+                                                   MetricMode metricMode) const {
+    if (cnode >= m_callNodes.size())
+        return Error("call node id " + std::to_string(cnode) + " out of range");
+    Evaluator evaluator{*this, *m_storage};
+    return evaluator.atNode(metric, cnode, callMode, metricMode);
+}
+
+Result<std::vector<double>> Report::callNodeValues(MetricId metric, CallTreeMode callMode,
+                                                   MetricMode metricMode) const {
+    Evaluator evaluator{*this, *m_storage};
+    return evaluator.perNode(metric, callMode, metricMode);
+}
+
+Result<double> Report::value(MetricId metric, CallNodeId cnode, SystemNodeId systemNode,
+                             CallTreeMode callMode, SystemMode systemMode,
+                             MetricMode metricMode) const {
+    if (systemNode >= m_systemNodes.size())
+        return Error("system node id " + std::to_string(systemNode) + " out of range");
+    auto values = locationValues(metric, cnode, callMode, metricMode);
+    if (!values)
+        return values.error();
+    std::vector<LocationId> which;
+    if (systemMode == SystemMode::Exclusive) {
+        if (m_systemNodes[systemNode].kind == SystemKind::Location)
+            which.push_back(m_systemNodes[systemNode].location);
+    } else {
+        std::vector<SystemNodeId> stack{systemNode};
+        while (!stack.empty()) {
+            SystemNodeId s = stack.back();
+            stack.pop_back();
+            if (m_systemNodes[s].kind == SystemKind::Location)
+                which.push_back(m_systemNodes[s].location);
+            for (SystemNodeId child : m_systemNodes[s].children)
+                stack.push_back(child);
+        }
+    }
+    return aggregateValues(m_metrics[metric].dataType, *values, which);
+}
+
+Result<double> Report::total(MetricId metric, MetricMode metricMode) const {
+    if (metric >= m_metrics.size())
+        return Error("metric id " + std::to_string(metric) + " out of range");
+    std::vector<LocationId> all(m_locations.size());
+    for (LocationId l = 0; l < all.size(); ++l)
+        all[l] = l;
+    DataType type =
+        isDerived(m_metrics[metric].kind) ? DataType::Double : m_metrics[metric].dataType;
+    std::vector<double> perRoot;
+    for (CallNodeId root : rootCallNodes()) {
+        auto values = locationValues(metric, root, CallTreeMode::Inclusive, metricMode);
+        if (!values)
+            return values.error();
+        perRoot.push_back(aggregateValues(type, *values, all));
+    }
+    std::vector<LocationId> roots(perRoot.size());
+    for (LocationId i = 0; i < roots.size(); ++i)
+        roots[i] = i;
+    return aggregateValues(type, perRoot, roots);
+}
+
+Result<std::uint64_t> Report::storedBits(MetricId metric, CallNodeId cnode,
+                                         LocationId location) const {
+    if (metric >= m_metrics.size() || cnode >= m_callNodes.size() || location >= m_locations.size())
+        return Error("stored value: id out of range");
+    if (isDerived(m_metrics[metric].kind))
+        return Error("metric '" + m_metrics[metric].uniqueName + "' is derived");
+    auto rows = m_storage->rows(metric, m_locations.size());
+    if (!rows)
+        return rows.error();
+    std::vector<std::uint64_t> buffer(m_locations.size());
+    SeverityStorage::readRow(**rows, cnode, buffer.data(), buffer.size());
+    return buffer[location];
+}
+
+Status Report::readStoredRow(MetricId metric, CallNodeId cnode, std::uint64_t* out) const {
+    if (metric >= m_metrics.size() || cnode >= m_callNodes.size())
+        return Error("stored row: id out of range");
+    if (isDerived(m_metrics[metric].kind))
+        return Error("metric '" + m_metrics[metric].uniqueName + "' is derived");
+    auto rows = m_storage->rows(metric, m_locations.size());
+    if (!rows)
+        return rows.error();
+    SeverityStorage::readRow(**rows, cnode, out, m_locations.size());
+    return Status::success();
+}
+
+Status Report::load(MetricId metric) const {
+    if (metric >= m_metrics.size())
+        return Error("metric id " + std::to_string(metric) + " out of range");
+    auto rows = m_storage->rows(metric, m_locations.size());
+    if (!rows)
+        return rows.error();
+    return Status::success();
+}
+
+Result<bool> Report::hasStoredRow(MetricId metric, CallNodeId cnode) const {
+    if (metric >= m_metrics.size() || cnode >= m_callNodes.size())
+        return Error("stored row: id out of range");
+    auto rows = m_storage->rows(metric, m_locations.size());
+    if (!rows)
+        return rows.error();
+    const MetricRows& r = **rows;
+    return cnode < r.rowOf.size() && r.rowOf[cnode] != kNoRow;
+}
+
+} // namespace waitscope::report

@@ -1,0 +1,88 @@
+// waitscope-report: command-line entry point of `waitscope report`.
+#include "report_printer.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+#include <waitscope/report/cubex_reader.h>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: waitscope-report [options] FILE.cubex                  metric tree with totals\n"
+    "       waitscope-report [options] top FILE.cubex METRIC        top call paths of METRIC\n"
+    "       waitscope-report [options] ranks FILE.cubex METRIC PATH METRIC at call path PATH\n"
+    "                                                              (\"a/b/c\" or cnode id) per "
+    "rank\n"
+    "       waitscope-report [options] attributes FILE.cubex        report attributes\n"
+    "options: --csv            comma-separated output for scripts\n"
+    "         --inclusive      call-tree inclusive values (default: exclusive) for top/ranks\n"
+    "         -n N             number of call paths for top (default 10)\n";
+
+int fail(const std::string& message) {
+    std::cerr << "waitscope-report: error: " << message << '\n';
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace waitscope::report;
+    OutputFormat format = OutputFormat::Text;
+    CallTreeMode mode = CallTreeMode::Exclusive;
+    std::size_t count = 10;
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--csv") {
+            format = OutputFormat::Csv;
+        } else if (arg == "--inclusive") {
+            mode = CallTreeMode::Inclusive;
+        } else if (arg == "--exclusive") {
+            mode = CallTreeMode::Exclusive;
+        } else if (arg == "-n" && i + 1 < argc) {
+            char* end = nullptr;
+            count = std::strtoul(argv[++i], &end, 10);
+            if (!end || *end)
+                return fail(std::string("bad number for -n: ") + argv[i]);
+        } else if (arg == "-h" || arg == "--help") {
+            std::cout << kUsage;
+            return 0;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            std::cerr << kUsage;
+            return fail("unknown option " + arg);
+        } else {
+            args.push_back(arg);
+        }
+    }
+    if (args.empty()) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    std::string command = "totals";
+    if (args[0] == "top" || args[0] == "ranks" || args[0] == "attributes" || args[0] == "totals") {
+        command = args[0];
+        args.erase(args.begin());
+    }
+    std::size_t needed = command == "top" ? 2 : command == "ranks" ? 3 : 1;
+    if (args.size() != needed) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    auto report = readCubex(args[0]);
+    if (!report)
+        return fail(report.error().message());
+    waitscope::Status status;
+    if (command == "totals")
+        status = printMetricTotals(*report, std::cout, format);
+    else if (command == "top")
+        status = printTopCallPaths(*report, args[1], count, mode, std::cout, format);
+    else if (command == "ranks")
+        status = printRankDistribution(*report, args[1], args[2], mode, std::cout, format);
+    else
+        status = printAttributes(*report, std::cout, format);
+    if (!status)
+        return fail(status.error().message());
+    return 0;
+}

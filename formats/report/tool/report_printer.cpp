@@ -1,0 +1,173 @@
+// Formatting of report views; values come from the Report query API only.
+#include "report_printer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace waitscope::report {
+namespace {
+
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos)
+        return text;
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string number(double value, DataType type) {
+    char buffer[64];
+    if (type == DataType::Int64 || type == DataType::Uint64)
+        std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.6f", value);
+    return buffer;
+}
+
+// Full precision for scripts.
+std::string exact(double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.17g", value);
+    return buffer;
+}
+
+Result<MetricId> metricByName(const Report& report, const std::string& name) {
+    if (auto id = report.findMetric(name))
+        return *id;
+    return Error("no metric '" + name + "' in this report");
+}
+
+} // namespace
+
+Status printMetricTotals(const Report& report, std::ostream& out, OutputFormat format) {
+    const auto& metrics = report.metrics();
+    if (format == OutputFormat::Csv)
+        out << "metric,display_name,unit,total\n";
+    std::vector<std::pair<MetricId, int>> stack;
+    auto roots = report.rootMetrics();
+    for (auto it = roots.rbegin(); it != roots.rend(); ++it)
+        stack.emplace_back(*it, 0);
+    while (!stack.empty()) {
+        auto [m, depth] = stack.back();
+        stack.pop_back();
+        const Metric& metric = metrics[m];
+        Result<double> total = report.total(m);
+        if (format == OutputFormat::Csv) {
+            out << csvField(metric.uniqueName) << ',' << csvField(metric.displayName) << ','
+                << csvField(metric.unit) << ',' << (total ? exact(*total) : std::string()) << '\n';
+        } else {
+            std::string label = std::string(2 * depth, ' ') + metric.uniqueName;
+            char line[256];
+            std::snprintf(line, sizeof line, "%-48s %20s %-6s ", label.c_str(),
+                          total ? number(*total, metric.dataType).c_str() : "n/a",
+                          metric.unit.c_str());
+            out << line << metric.displayName;
+            if (!total)
+                out << "  (" << total.error().message() << ")";
+            out << '\n';
+        }
+        for (auto it = metric.children.rbegin(); it != metric.children.rend(); ++it)
+            stack.emplace_back(*it, depth + 1);
+    }
+    return Status::success();
+}
+
+Status printTopCallPaths(const Report& report, const std::string& metricName, std::size_t count,
+                         CallTreeMode mode, std::ostream& out, OutputFormat format) {
+    auto metric = metricByName(report, metricName);
+    if (!metric)
+        return metric.error();
+    auto values = report.callNodeValues(*metric, mode);
+    if (!values)
+        return values.error();
+    std::vector<CallNodeId> order(values->size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](CallNodeId a, CallNodeId b) { return (*values)[a] > (*values)[b]; });
+    if (order.size() > count)
+        order.resize(count);
+    const Metric& info = report.metrics()[*metric];
+    if (format == OutputFormat::Csv)
+        out << "cnode,call_path,value\n";
+    else
+        out << "Top call paths for " << info.uniqueName << " ("
+            << (mode == CallTreeMode::Exclusive ? "exclusive" : "inclusive") << ", " << info.unit
+            << "):\n";
+    for (CallNodeId c : order) {
+        if (format == OutputFormat::Csv) {
+            out << c << ',' << csvField(report.callPath(c)) << ',' << exact((*values)[c]) << '\n';
+        } else {
+            char line[64];
+            std::snprintf(line, sizeof line, "%20s  ", number((*values)[c], info.dataType).c_str());
+            out << line << report.callPath(c) << '\n';
+        }
+    }
+    return Status::success();
+}
+
+Status printRankDistribution(const Report& report, const std::string& metricName,
+                             const std::string& callPath, CallTreeMode mode, std::ostream& out,
+                             OutputFormat format) {
+    auto metric = metricByName(report, metricName);
+    if (!metric)
+        return metric.error();
+    std::optional<CallNodeId> cnode = report.findCallPath(callPath);
+    if (!cnode && !callPath.empty() && std::all_of(callPath.begin(), callPath.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        })) {
+        unsigned long id = std::stoul(callPath);
+        if (id < report.callNodes().size())
+            cnode = static_cast<CallNodeId>(id);
+    }
+    if (!cnode)
+        return Error("no call path '" + callPath + "' in this report");
+    const Metric& info = report.metrics()[*metric];
+    if (format == OutputFormat::Csv)
+        out << "rank,process,value\n";
+    else
+        out << info.uniqueName << " at " << report.callPath(*cnode) << " ("
+            << (mode == CallTreeMode::Exclusive ? "exclusive" : "inclusive") << ", " << info.unit
+            << "):\n";
+    const auto& nodes = report.systemNodes();
+    for (SystemNodeId s = 0; s < nodes.size(); ++s) {
+        if (nodes[s].kind != SystemKind::Process)
+            continue;
+        auto v = report.value(*metric, *cnode, s, mode, SystemMode::Inclusive);
+        if (!v)
+            return v.error();
+        if (format == OutputFormat::Csv) {
+            out << nodes[s].rank << ',' << csvField(nodes[s].name) << ',' << exact(*v) << '\n';
+        } else {
+            char line[128];
+            std::snprintf(line, sizeof line, "  rank %-6lld %20s  ",
+                          static_cast<long long>(nodes[s].rank), number(*v, info.dataType).c_str());
+            out << line << nodes[s].name << '\n';
+        }
+    }
+    return Status::success();
+}
+
+Status printAttributes(const Report& report, std::ostream& out, OutputFormat format) {
+    if (format == OutputFormat::Csv) {
+        out << "key,value\n";
+        for (const auto& [key, value] : report.attributes())
+            out << csvField(key) << ',' << csvField(value) << '\n';
+        for (const auto& url : report.mirrors())
+            out << "mirror," << csvField(url) << '\n';
+        return Status::success();
+    }
+    for (const auto& [key, value] : report.attributes())
+        out << key << " = " << value << '\n';
+    for (const auto& url : report.mirrors())
+        out << "mirror = " << url << '\n';
+    out << "metrics = " << report.metrics().size() << ", call paths = " << report.callNodes().size()
+        << ", locations = " << report.locations().size() << '\n';
+    return Status::success();
+}
+
+} // namespace waitscope::report
