@@ -1,6 +1,7 @@
 // waitscope-replay: analyzes an OTF2 trace for MPI wait states and writes the report files.
 #include "waitscope/analysis/canonical_text.h"
 #include "waitscope/analysis/parallel_analysis.h"
+#include "waitscope/analysis/report_builder.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/trace_stat.h"
 #include "waitscope/trace/otf2_archive.h"
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <mpi.h>
 #include <string>
+#include <waitscope/report/cubex_writer.h>
 
 namespace {
 
@@ -30,7 +32,8 @@ const char* const kUsage =
     "       waitscope-replay --serial [options] <experiment dir or traces.otf2>\n"
     "options:\n"
     "  --serial           analyze every rank in this process (small traces)\n"
-    "  --output-dir DIR   where trace.stat goes (default: the experiment directory)\n"
+    "  --output-dir DIR   where report.cubex and trace.stat go (default: the experiment "
+    "directory)\n"
     "  --dump-text FILE   also write every value as canonical text (for comparisons)\n"
     "  --quiet            no progress on stderr\n";
 
@@ -56,12 +59,23 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Writes trace.stat (and the optional text dump); returns false after printing an error.
+// Writes report.cubex, trace.stat (and the optional text dump); returns false after printing an
+// error.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions) {
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
+    auto report = analysis::buildReport(result, definitions);
+    if (!report) {
+        std::fprintf(stderr, "error: %s\n", report.error().message().c_str());
+        return false;
+    }
+    const fs::path reportFile = dir / "report.cubex";
+    if (Status status = report::writeCubex(*report, reportFile.string()); !status) {
+        std::fprintf(stderr, "error: %s\n", status.error().message().c_str());
+        return false;
+    }
     const fs::path statFile = dir / "trace.stat";
     std::ofstream stat(statFile);
     stat << analysis::traceStatText(analysis::patternStatistics(result));
