@@ -335,7 +335,6 @@ private:
 
     Status checkConsistency() {
         const uint32_t n = m_transport.size();
-        const uint32_t self = m_transport.rank();
         // Per peer: [messages sent to it, checksum of their comm/tag] and the same for receives.
         std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
         std::vector<double> collectives(m_defs.communicators.size(), 0.0);
@@ -366,38 +365,53 @@ private:
         if (!incoming) {
             return incoming.error();
         }
-        std::string problem;
-        for (uint32_t peer = 0; peer < n && problem.empty(); ++peer) {
+        // The first problem found here, as numbers: kind (0 none, 1 count, 2 comm/tag,
+        // 3 partner outside communicator), peer, the peer's count, the own count.
+        double problem[4] = {0, 0, 0, 0};
+        for (uint32_t peer = 0; peer < n && problem[0] == 0; ++peer) {
             const uint64_t theySent = (*incoming)[2 * peer];
             const uint64_t iReceived = received[2 * peer];
             if (theySent != iReceived) {
-                problem = rankText(self) + ": receives " + std::to_string(iReceived) +
-                          " messages from rank " + std::to_string(peer) + " but rank " +
-                          std::to_string(peer) + " sends " + std::to_string(theySent);
+                problem[0] = 1;
+                problem[1] = peer;
+                problem[2] = static_cast<double>(theySent);
+                problem[3] = static_cast<double>(iReceived);
             } else if ((*incoming)[2 * peer + 1] != received[2 * peer + 1]) {
-                problem = rankText(self) + ": messages from rank " + std::to_string(peer) +
-                          " differ in communicator or tag between sender and receiver";
+                problem[0] = 2;
+                problem[1] = peer;
             }
         }
-        if (problem.empty() && badPartners > 0) {
-            problem = rankText(self) + ": " + std::to_string(badPartners) +
-                      " messages name a partner outside their communicator";
+        if (problem[0] == 0 && badPartners > 0) {
+            problem[0] = 3;
+            problem[2] = static_cast<double>(badPartners);
         }
-        // Everyone learns whether anyone found a problem, and the collective counts.
+        // Everyone learns the problems and the collective counts, so that every rank refuses
+        // with the same message (about the lowest rank that found a problem).
         std::vector<double> mine = collectives;
-        mine.push_back(problem.empty() ? 0.0 : 1.0);
+        mine.insert(mine.end(), problem, problem + 4);
         auto all = m_transport.allGather(kWorldComm, mine);
         if (!all) {
             return all.error();
         }
         const size_t width = mine.size();
-        if (!problem.empty()) {
-            return Error(problem);
-        }
+        const size_t p = collectives.size();
         for (uint32_t r = 0; r < n; ++r) {
-            if ((*all)[r * width + width - 1] != 0.0) {
-                return Error(rankText(self) + ": refusing to replay, rank " + std::to_string(r) +
-                             " found unmatched messages");
+            const double* found = &(*all)[r * width + p];
+            const auto peer = static_cast<uint64_t>(found[1]);
+            if (found[0] == 1) {
+                return Error(rankText(r) + ": receives " +
+                             std::to_string(static_cast<uint64_t>(found[3])) +
+                             " messages from rank " + std::to_string(peer) + " but rank " +
+                             std::to_string(peer) + " sends " +
+                             std::to_string(static_cast<uint64_t>(found[2])));
+            }
+            if (found[0] == 2) {
+                return Error(rankText(r) + ": messages from rank " + std::to_string(peer) +
+                             " differ in communicator or tag between sender and receiver");
+            }
+            if (found[0] == 3) {
+                return Error(rankText(r) + ": " + std::to_string(static_cast<uint64_t>(found[2])) +
+                             " messages name a partner outside their communicator");
             }
         }
         for (uint32_t comm = 0; comm < m_defs.communicators.size(); ++comm) {
@@ -603,10 +617,10 @@ Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
                               const ProgressCallback& progress) {
     if (events == nullptr) {
-        // Tell the others, so that they stop at the same exchange instead of waiting forever.
+        // Take part in the check's exchanges, so the others find the missing messages and
+        // stop there instead of waiting forever.
         auto sent = transport.allToAll(std::vector<uint64_t>(2 * transport.size(), 0));
-        std::vector<double> mine(definitions.communicators.size(), 0.0);
-        mine.push_back(1.0);
+        std::vector<double> mine(definitions.communicators.size() + 4, 0.0);
         auto all = transport.allGather(kWorldComm, mine);
         (void)sent;
         (void)all;
