@@ -6,11 +6,15 @@
 //                communication event the MPI call (node, enter, exit) around it.
 //   2. check:    with two world exchanges, compare sends and receives per rank pair (count
 //                and a checksum of communicator/tag) and collectives per communicator.
-//   3. forward:  in event order, each send passes its call's times to the receiver on the
-//                traced communicator and tag; receives find Late Sender; each collective
-//                gathers all members' call times and runs its collective pattern.
-//   4. backward: in reverse order, each receive passes its call's times back to the sender;
+//   3. forward:  each send passes its call's times to the receiver on the traced
+//                communicator and tag, each collective its call's times to all members
+//                (posted in bulk, one exchange); then, in event order, receives find Late
+//                Sender and collectives run their pattern on all members' times.
+//   4. backward: roles swapped, each receive passes its call's times back to the sender;
 //                blocking sends find Late Receiver.
+// The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
+// posting them all before consuming any yields what a message-by-message replay yields,
+// without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
 #include "late_sender.h"
@@ -409,6 +413,9 @@ private:
                 return Error(rankText(r) + ": messages from rank " + std::to_string(peer) +
                              " differ in communicator or tag between sender and receiver");
             }
+            if (found[0] == 4) {
+                return Error(rankText(r) + ": no events to replay");
+            }
             if (found[0] == 3) {
                 return Error(rankText(r) + ": " + std::to_string(static_cast<uint64_t>(found[2])) +
                              " messages name a partner outside their communicator");
@@ -450,16 +457,39 @@ private:
         return Status::success();
     }
 
-    // --- 3. forward -------------------------------------------------------------------------
+    // --- 3. forward ------------------------------------------------------------------------
 
     Status forward() {
+        // Post what the others need: each send's call times, each collective's call times.
+        const size_t total = m_operations.size();
+        report("forward replay", 0, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            const CallSpan& span = m_spans[op.span];
+            if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+                const trace::MessageRecord& m = m_events.message(op.event);
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
+                                                ReplayRecord{span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd &&
+                       !isSelf(m_events.collective(op.event).comm)) {
+                if (Status s = m_transport.contribute(m_events.collective(op.event).comm,
+                                                      {span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        report("forward replay", total / 2, total);
+        // Consume in event order: receives find Late Sender, collectives their patterns.
         LateSender lateSender(m_sink);
         uint32_t openRecvSpan = kNoSpan;
-        const size_t total = m_operations.size();
         for (size_t k = 0; k < total; ++k) {
-            if ((k & 0xFFFF) == 0) {
-                report("forward replay", k, total);
-            }
             const Operation& op = m_operations[k];
             const EventKind kind = m_events.kind(op.event);
             const CallSpan& span = m_spans[op.span];
@@ -467,19 +497,7 @@ private:
                 lateSender.completeCall();
                 openRecvSpan = kNoSpan;
             }
-            switch (kind) {
-            case EventKind::MpiSend:
-            case EventKind::MpiIsend: {
-                const trace::MessageRecord& m = m_events.message(op.event);
-                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
-                                                ReplayRecord{span.enter, span.exit});
-                    !s) {
-                    return s;
-                }
-                break;
-            }
-            case EventKind::MpiRecv:
-            case EventKind::MpiIrecv: {
+            if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
                 const trace::MessageRecord& m = m_events.message(op.event);
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
@@ -487,28 +505,27 @@ private:
                 }
                 lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length);
                 openRecvSpan = op.span;
-                break;
-            }
-            case EventKind::MpiCollectiveEnd:
+            } else if (kind == EventKind::MpiCollectiveEnd) {
                 if (Status s = replayCollective(op, span); !s) {
                     return s;
                 }
-                break;
-            default:
-                break;
             }
         }
         lateSender.completeCall();
         report("forward replay", total, total);
-        return m_transport.endPass();
+        return Status::success();
+    }
+
+    bool isSelf(uint32_t comm) const {
+        return comm < m_defs.communicators.size() && m_defs.communicators[comm].isSelf;
     }
 
     Status replayCollective(const Operation& op, const CallSpan& span) {
         const trace::CollectiveRecord& c = m_events.collective(op.event);
-        if (c.comm < m_defs.communicators.size() && m_defs.communicators[c.comm].isSelf) {
+        if (isSelf(c.comm)) {
             return Status::success();
         }
-        auto times = m_transport.allGather(c.comm, {span.enter, span.exit});
+        auto times = m_transport.collected(c.comm);
         if (!times) {
             return times.error();
         }
@@ -569,22 +586,28 @@ private:
     // --- 4. backward ------------------------------------------------------------------------
 
     Status backward() {
+        // Receivers tell senders when their receive started (roles swapped).
         const size_t total = m_operations.size();
-        for (size_t k = total; k-- > 0;) {
-            if ((k & 0xFFFF) == 0) {
-                report("backward replay", total - k, total);
-            }
-            const Operation& op = m_operations[k];
+        report("backward replay", 0, total);
+        for (const Operation& op : m_operations) {
             const EventKind kind = m_events.kind(op.event);
-            const CallSpan& span = m_spans[op.span];
             if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
+                const CallSpan& span = m_spans[op.span];
                 const trace::MessageRecord& m = m_events.message(op.event);
                 if (Status s = m_transport.send(m.comm, m.partner, m.tag,
                                                 ReplayRecord{span.enter, span.exit});
                     !s) {
                     return s;
                 }
-            } else if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        report("backward replay", total / 2, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
                 const trace::MessageRecord& m = m_events.message(op.event);
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
@@ -592,12 +615,12 @@ private:
                 }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
-                    detectLateReceiver(span, *record, m.length, m_sink);
+                    detectLateReceiver(m_spans[op.span], *record, m.length, m_sink);
                 }
             }
         }
         report("backward replay", total, total);
-        return m_transport.endPass();
+        return Status::success();
     }
 
     const trace::Definitions& m_defs;
@@ -621,6 +644,7 @@ Result<RankResult> replayRank(const trace::Definitions& definitions,
         // stop there instead of waiting forever.
         auto sent = transport.allToAll(std::vector<uint64_t>(2 * transport.size(), 0));
         std::vector<double> mine(definitions.communicators.size() + 4, 0.0);
+        mine[definitions.communicators.size()] = 4; // "no events": every rank refuses
         auto all = transport.allGather(kWorldComm, mine);
         (void)sent;
         (void)all;
