@@ -1,5 +1,6 @@
 // waitscope-replay: analyzes an OTF2 trace for MPI wait states and writes the report files.
 #include "waitscope/analysis/canonical_text.h"
+#include "waitscope/analysis/measurement_record.h"
 #include "waitscope/analysis/parallel_analysis.h"
 #include "waitscope/analysis/report_builder.h"
 #include "waitscope/analysis/serial_analysis.h"
@@ -71,7 +72,14 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
-    auto report = analysis::buildReport(result, definitions);
+    // The measurement's self-measurement lives beside the trace; it is optional.
+    auto measurement = analysis::readMeasurementRecord(fs::path(anchor).parent_path().string());
+    if (!measurement) {
+        std::fprintf(stderr, "warning: %s\n", measurement.error().message().c_str());
+    }
+    auto report = analysis::buildReport(
+        result, definitions,
+        measurement ? *measurement : std::vector<std::pair<std::string, std::string>>{});
     if (!report) {
         std::fprintf(stderr, "error: %s\n", report.error().message().c_str());
         return false;

@@ -315,3 +315,16 @@ TEST_CASE("a rank that stopped early: open regions are closed and reported", "[b
               count("visits", "main/work", 0, 1) + count("visits", "main/work", 1, 1) +
               "diagnostic\tregions_left_open\t1\t2\n");
 }
+
+TEST_CASE("buffer flushes are overhead on the call path where they happened", "[overhead]") {
+    TinyTrace t(1);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(10, "TRACE BUFFER FLUSH")
+        .leave(30, "TRACE BUFFER FLUSH")
+        .leave(100, "main");
+    CHECK(linesOf(t, {"time", "execution", "overhead"}) ==
+          line("time", "main", 0, 90, 10) + line("time", "main/TRACE BUFFER FLUSH", 0, 30, 10) +
+              line("execution", "main", 0, 90, 10) +
+              line("overhead", "main/TRACE BUFFER FLUSH", 0, 30, 10));
+}

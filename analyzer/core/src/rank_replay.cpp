@@ -49,9 +49,10 @@ std::string rankText(uint32_t rank) {
 class RankReplay {
 public:
     RankReplay(const trace::Definitions& definitions, const trace::EventStream& events,
-               Transport& transport, const ProgressCallback& progress)
+               Transport& transport, const ProgressCallback& progress,
+               const std::function<void()>& timesDone)
         : m_defs(definitions), m_events(events), m_transport(transport), m_progress(progress),
-          m_sink(m_result) {
+          m_timesDone(timesDone), m_sink(m_result) {
         m_result.rank = transport.rank();
         m_result.events = events.size();
         m_classes.reserve(definitions.regions.size());
@@ -62,6 +63,9 @@ public:
 
     Result<RankResult> run() {
         profile();
+        if (m_timesDone) {
+            m_timesDone();
+        }
         if (Status status = checkConsistency(); !status) {
             return status.error();
         }
@@ -230,6 +234,16 @@ private:
             stack.pop_back();
         };
         const size_t n = m_events.size();
+        // Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
+        size_t communication = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const EventKind kind = m_events.kind(i);
+            communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
+                             kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
+                             kind == EventKind::MpiCollectiveEnd;
+        }
+        m_operations.reserve(communication);
+        m_spans.reserve(communication);
         for (size_t i = 0; i < n; ++i) {
             if ((i & 0xFFFFF) == 0) {
                 report("profile", i, n);
@@ -627,6 +641,7 @@ private:
     const trace::EventStream& m_events;
     Transport& m_transport;
     const ProgressCallback& m_progress;
+    const std::function<void()>& m_timesDone;
     RankResult m_result;
     PatternSink m_sink;
     std::vector<RegionClass> m_classes;
@@ -638,7 +653,8 @@ private:
 
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
-                              const ProgressCallback& progress) {
+                              const ProgressCallback& progress,
+                              const std::function<void()>& timesDone) {
     if (events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
         // stop there instead of waiting forever.
@@ -650,7 +666,7 @@ Result<RankResult> replayRank(const trace::Definitions& definitions,
         (void)all;
         return Error(rankText(transport.rank()) + ": no events to replay");
     }
-    RankReplay replay(definitions, *events, transport, progress);
+    RankReplay replay(definitions, *events, transport, progress, timesDone);
     return replay.run();
 }
 
