@@ -328,3 +328,21 @@ TEST_CASE("buffer flushes are overhead on the call path where they happened", "[
               line("execution", "main", 0, 90, 10) +
               line("overhead", "main/TRACE BUFFER FLUSH", 0, 30, 10));
 }
+
+TEST_CASE("calling-context records build the call tree like Enter and Leave", "[call-tree]") {
+    TinyTrace t(1);
+    const uint32_t main = t.addContext("main", trace::kUndefined);
+    const uint32_t foo = t.addContext("foo", main);
+    const uint32_t bar = t.addContext("bar", main);
+    using K = trace::EventKind;
+    t.rank(0)
+        .context(K::CallingContextEnter, 0, foo)
+        .context(K::CallingContextEnter, 10, bar)
+        .context(K::CallingContextSample, 20, bar)
+        .context(K::CallingContextLeave, 30, bar)
+        .context(K::CallingContextLeave, 40, main);
+    CHECK(linesOf(t, {"time", "visits", "diagnostic"}) ==
+          line("time", "main", 0, 40, 30) + line("time", "main/bar", 0, 30, 10) +
+              line("time", "main/foo", 0, 10, 0) + count("visits", "main", 0, 1) +
+              count("visits", "main/bar", 0, 1) + count("visits", "main/foo", 0, 1));
+}

@@ -40,6 +40,7 @@ struct Frame {
     NodeId node;
     uint32_t region;
     uint32_t span;
+    bool context; ///< pushed for a calling-context record rather than an Enter
 };
 
 std::string rankText(uint32_t rank) {
@@ -224,7 +225,7 @@ private:
             const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
             const NodeId node = m_result.tree.child(parent, region);
             m_result.severities.add(Metric::Visits, node, 1);
-            stack.push_back(Frame{node, region, kNoSpan});
+            stack.push_back(Frame{node, region, kNoSpan, false});
         };
         const auto pop = [&](uint64_t now) {
             charge(now);
@@ -232,6 +233,39 @@ private:
                 m_spans[stack.back().span].exit = m_defs.seconds(now);
             }
             stack.pop_back();
+        };
+        // Calling-context records (sampling, unwinding) name a whole path: the context frames
+        // on top of the stack are made equal to it, keeping the common prefix.
+        const auto syncContext = [&](uint32_t context, uint64_t now) {
+            std::vector<uint32_t> path;
+            for (uint32_t c = context; c < m_defs.callingContexts.size() && path.size() < 4096;
+                 c = m_defs.callingContexts[c].parent) {
+                path.push_back(m_defs.callingContexts[c].region);
+            }
+            if (context != trace::kUndefined && context >= m_defs.callingContexts.size()) {
+                m_sink.diagnose("unknown_calling_context");
+            }
+            std::reverse(path.begin(), path.end());
+            size_t base = stack.size();
+            while (base > 0 && stack[base - 1].context) {
+                --base;
+            }
+            size_t common = 0;
+            while (base + common < stack.size() && common < path.size() &&
+                   stack[base + common].region == path[common]) {
+                ++common;
+            }
+            while (stack.size() > base + common) {
+                pop(now);
+            }
+            for (size_t k = common; k < path.size(); ++k) {
+                push(path[k], now);
+                stack.back().context = true;
+            }
+        };
+        const auto parentContext = [&](uint32_t context) {
+            return context < m_defs.callingContexts.size() ? m_defs.callingContexts[context].parent
+                                                           : trace::kUndefined;
         };
         const size_t n = m_events.size();
         // Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
@@ -255,6 +289,13 @@ private:
                 break;
             case EventKind::Enter:
                 push(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextEnter:
+            case EventKind::CallingContextSample:
+                syncContext(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextLeave:
+                syncContext(parentContext(m_events.ref(i)), t);
                 break;
             case EventKind::ProgramEnd:
             case EventKind::Leave:
