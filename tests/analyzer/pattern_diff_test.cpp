@@ -346,3 +346,12 @@ TEST_CASE("calling-context records build the call tree like Enter and Leave", "[
               line("time", "main/foo", 0, 10, 0) + count("visits", "main", 0, 1) +
               count("visits", "main/bar", 0, 1) + count("visits", "main/foo", 0, 1));
 }
+
+TEST_CASE("a program without a region of its own is named after its path", "[call-tree]") {
+    TinyTrace t(1);
+    t.defs.strings = {"", "/opt/apps/solver"};
+    t.rank(0).context(trace::EventKind::ProgramBegin, 0, 1).enter(5, "main").leave(95, "main");
+    t.rank(0).context(trace::EventKind::ProgramEnd, 100, 0);
+    CHECK(linesOf(t, {"visits"}) ==
+          count("visits", "solver", 0, 1) + count("visits", "solver/main", 0, 1));
+}

@@ -157,18 +157,6 @@ private:
         }
     }
 
-    uint32_t programRegion(uint32_t nameString) const {
-        if (nameString < m_defs.strings.size()) {
-            const std::string& name = m_defs.strings[nameString];
-            for (uint32_t r = 0; r < m_defs.regions.size(); ++r) {
-                if (m_defs.regions[r].canonicalName == name || m_defs.regions[r].name == name) {
-                    return r;
-                }
-            }
-        }
-        return static_cast<uint32_t>(m_defs.regions.size()); // named "<region N>" in reports
-    }
-
     void countMessage(const CallSpan& span, bool send, uint64_t length) {
         SeverityRows& s = m_result.severities;
         if (length == 0) {
@@ -285,7 +273,7 @@ private:
             const uint64_t t = m_events.time(i);
             switch (m_events.kind(i)) {
             case EventKind::ProgramBegin:
-                push(programRegion(m_events.ref(i)), t);
+                push(m_defs.programRegion(m_events.ref(i)), t);
                 break;
             case EventKind::Enter:
                 push(m_events.ref(i), t);
