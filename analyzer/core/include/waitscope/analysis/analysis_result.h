@@ -1,0 +1,48 @@
+// The merged result of all ranks: one call tree, severities per metric x call node x rank.
+#pragma once
+
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/trace/definitions.h"
+
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// Severities of every rank on a call tree unified over ranks.
+class AnalysisResult {
+public:
+    /// Unifies the ranks' call trees (in rank order, so every transport gives the same ids)
+    /// and collects severities, instances and diagnostics. `results` must be ordered by rank.
+    static AnalysisResult merge(std::vector<RankResult>&& results);
+
+    uint32_t ranks() const { return m_ranks; }
+    const CallTree& tree() const { return m_tree; }
+    /// Value of `metric` on `node` (exclusive along the call tree) for `rank`.
+    double value(Metric metric, NodeId node, uint32_t rank) const {
+        return m_values[(static_cast<size_t>(metric) * m_tree.size() + node) * m_ranks + rank];
+    }
+    /// Sum over ranks.
+    double value(Metric metric, NodeId node) const;
+    /// Sum over nodes and ranks.
+    double total(Metric metric) const;
+    /// Instances of `metric` on all ranks (most severe ones with unified call nodes).
+    const PatternSamples& samples(Metric metric) const {
+        return m_patterns[static_cast<size_t>(metric)];
+    }
+    /// Diagnostics per rank.
+    const std::vector<Diagnostics>& diagnostics() const { return m_diagnostics; }
+    /// Sum of one named diagnostic over ranks.
+    uint64_t diagnostic(const std::string& name) const;
+    /// Events replayed per rank.
+    const std::vector<uint64_t>& events() const { return m_events; }
+
+private:
+    uint32_t m_ranks = 0;
+    CallTree m_tree;
+    std::vector<double> m_values;
+    std::array<PatternSamples, kMetricCount> m_patterns;
+    std::vector<Diagnostics> m_diagnostics;
+    std::vector<uint64_t> m_events;
+};
+
+} // namespace waitscope::analysis

@@ -1,0 +1,84 @@
+// What the replay of one rank produces: its call tree, severities, instances and diagnostics.
+#pragma once
+
+#include "waitscope/analysis/call_tree.h"
+#include "waitscope/analysis/metric.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// One occurrence of a wait-state pattern (for trace.stat's most severe instances).
+struct PatternInstance {
+    Metric metric = Metric::Time;
+    NodeId node = kNoNode;
+    uint32_t rank = 0;
+    double enter = 0.0;
+    double exit = 0.0;
+    double severity = 0.0;
+};
+
+/// Severities of one rank: metric x call node (of the rank's own call tree).
+class SeverityRows {
+public:
+    /// Adds `value` to (metric, node), growing the rows as nodes appear.
+    void add(Metric metric, NodeId node, double value) {
+        auto& row = m_rows[static_cast<size_t>(metric)];
+        if (node >= row.size()) {
+            row.resize(node + 1, 0.0);
+        }
+        row[node] += value;
+    }
+    double get(Metric metric, NodeId node) const {
+        const auto& row = m_rows[static_cast<size_t>(metric)];
+        return node < row.size() ? row[node] : 0.0;
+    }
+
+    /// The values of `metric` indexed by node (may be shorter than the tree).
+    const std::vector<double>& row(Metric metric) const {
+        return m_rows[static_cast<size_t>(metric)];
+    }
+    std::vector<double>& row(Metric metric) { return m_rows[static_cast<size_t>(metric)]; }
+
+private:
+    std::array<std::vector<double>, kMetricCount> m_rows;
+};
+
+/// The instances of one pattern in compact form: every severity (as float, for order
+/// statistics), exact running sums, and the most severe instances in full.
+struct PatternSamples {
+    /// How many of the most severe instances are kept.
+    static constexpr size_t kKept = 5;
+
+    std::vector<float> severities;
+    double sum = 0.0;
+    double sumSquares = 0.0;
+    double minimum = 0.0;
+    double maximum = 0.0;
+    std::vector<PatternInstance> mostSevere; ///< most severe first, ties by rank then time
+
+    /// Adds one instance.
+    void add(const PatternInstance& instance);
+    /// Adds all instances of `other`.
+    void merge(const PatternSamples& other);
+    size_t count() const { return severities.size(); }
+};
+
+/// Named anomaly counters of the input (unmatched messages, clock violations, ...), per rank.
+using Diagnostics = std::map<std::string, uint64_t>;
+
+/// The replay result of one rank.
+struct RankResult {
+    uint32_t rank = 0;
+    CallTree tree;
+    SeverityRows severities;
+    std::array<PatternSamples, kMetricCount> patterns;
+    Diagnostics diagnostics;
+    uint64_t events = 0;
+};
+
+} // namespace waitscope::analysis

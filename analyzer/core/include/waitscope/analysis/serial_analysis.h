@@ -1,0 +1,22 @@
+// Analysis of a whole trace in one process, every rank a thread of the in-process transport.
+#pragma once
+
+#include "waitscope/analysis/analysis_result.h"
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <string>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// Replays `streams` (one per rank, in rank order) with the in-process transport.
+/// Fails with the first rank's error when any rank fails; never hangs on inconsistent input.
+Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
+                                        const std::vector<trace::EventStream>& streams);
+
+/// Reads the archive at `path` (experiment directory or anchor file) and analyzes it in process.
+Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path);
+
+} // namespace waitscope::analysis

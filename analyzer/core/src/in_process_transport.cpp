@@ -1,0 +1,217 @@
+// Threads as ranks: outboxes read by every rank during an exchange, gather slots for the rest.
+#include "waitscope/analysis/in_process_transport.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+
+class InProcessWorld::Endpoint final : public Transport {
+public:
+    Endpoint(InProcessWorld& world, uint32_t rank) : m_world(world), m_rank(rank) {}
+
+    uint32_t rank() const override { return m_rank; }
+    uint32_t size() const override { return m_world.m_size; }
+
+    Status send(uint32_t comm, uint32_t destination, uint32_t tag,
+                const ReplayRecord& record) override {
+        auto to = m_world.worldRankOf(comm, destination, m_rank);
+        if (!to) {
+            return to.error();
+        }
+        m_world.m_outboxes[m_rank].push_back(Posted{comm, *to, tag, record});
+        return Status::success();
+    }
+
+    Status contribute(uint32_t comm, const std::vector<double>& values) override {
+        auto list = m_world.members(comm, m_rank);
+        if (!list) {
+            return list.error();
+        }
+        m_world.m_contributions[m_rank][comm].push_back(values);
+        return Status::success();
+    }
+
+    Status exchange() override {
+        // Everyone has posted: read the others' outboxes (nobody writes them until the
+        // second barrier), then clear the own ones, then wait until all have cleared.
+        if (auto ready = allGather(kWorldComm, {}); !ready) {
+            return ready.error();
+        }
+        for (uint32_t from = 0; from < m_world.m_size; ++from) {
+            for (const Posted& posted : m_world.m_outboxes[from]) {
+                if (posted.to == m_rank) {
+                    m_deliveries.deliver(posted.comm, from, posted.tag, posted.record);
+                }
+            }
+        }
+        Status status;
+        for (const auto& [comm, mine] : m_world.m_contributions[m_rank]) {
+            auto list = m_world.members(comm, m_rank);
+            for (size_t k = 0; k < mine.size() && status.ok(); ++k) {
+                std::vector<double> all;
+                for (uint32_t member : *list) {
+                    const auto& theirs = m_world.m_contributions[member][comm];
+                    if (k >= theirs.size()) {
+                        status = Error("rank " + std::to_string(m_rank) + ": rank " +
+                                       std::to_string(member) +
+                                       " contributed to fewer collectives on communicator " +
+                                       std::to_string(comm));
+                        break;
+                    }
+                    all.insert(all.end(), theirs[k].begin(), theirs[k].end());
+                }
+                m_deliveries.deliverCollective(comm, std::move(all));
+            }
+        }
+        if (auto done = allGather(kWorldComm, {}); !done) {
+            return done.error();
+        }
+        m_world.m_outboxes[m_rank].clear();
+        m_world.m_contributions[m_rank].clear();
+        if (auto cleared = allGather(kWorldComm, {}); !cleared) {
+            return cleared.error();
+        }
+        return status;
+    }
+
+    Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override {
+        auto from = m_world.worldRankOf(comm, source, m_rank);
+        if (!from) {
+            return from.error();
+        }
+        return m_deliveries.take(m_rank, comm, *from, tag);
+    }
+
+    Result<std::vector<double>> collected(uint32_t comm) override {
+        return m_deliveries.takeCollective(m_rank, comm);
+    }
+
+    Result<std::vector<double>> allGather(uint32_t comm,
+                                          const std::vector<double>& values) override {
+        auto members = m_world.members(comm, m_rank);
+        if (!members) {
+            return members.error();
+        }
+        const auto self = std::find(members->begin(), members->end(), m_rank);
+        if (self == members->end()) {
+            return Error("rank " + std::to_string(m_rank) + ": not a member of communicator " +
+                         std::to_string(comm));
+        }
+        const auto position = static_cast<size_t>(self - members->begin());
+        std::unique_lock<std::mutex> lock(m_world.m_mutex);
+        const uint64_t sequence = m_world.m_sequence[m_rank][comm]++;
+        const auto key = std::make_pair(comm, sequence);
+        Slot& slot = m_world.m_slots[key];
+        if (slot.values.empty()) {
+            slot.values.resize(members->size());
+        }
+        slot.values[position] = values;
+        ++slot.arrived;
+        m_world.m_changed.notify_all();
+        const size_t expected = members->size();
+        const auto ready = [&slot, expected] { return slot.arrived == expected; };
+        if (Status status = m_world.waitUntil(lock, m_rank, ready,
+                                              "collective " + std::to_string(sequence) +
+                                                  " on communicator " + std::to_string(comm));
+            !status) {
+            return status.error();
+        }
+        std::vector<double> all;
+        for (const auto& part : slot.values) {
+            all.insert(all.end(), part.begin(), part.end());
+        }
+        if (++slot.taken == expected) {
+            m_world.m_slots.erase(key);
+        }
+        return all;
+    }
+
+    Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
+        const size_t n = m_world.m_size;
+        if (perRank.size() % n != 0) {
+            return Error("rank " + std::to_string(m_rank) +
+                         ": all-to-all buffer not a multiple of the rank count");
+        }
+        const std::vector<double> mine(perRank.begin(), perRank.end());
+        auto all = allGather(kWorldComm, mine);
+        if (!all) {
+            return all.error();
+        }
+        const size_t block = perRank.size() / n;
+        std::vector<uint64_t> result(perRank.size());
+        for (size_t source = 0; source < n; ++source) {
+            for (size_t k = 0; k < block; ++k) {
+                result[source * block + k] =
+                    static_cast<uint64_t>((*all)[source * perRank.size() + m_rank * block + k]);
+            }
+        }
+        return result;
+    }
+
+private:
+    InProcessWorld& m_world;
+    uint32_t m_rank;
+    Deliveries m_deliveries;
+};
+
+InProcessWorld::InProcessWorld(const trace::Definitions& definitions, uint32_t ranks)
+    : m_size(ranks), m_defs(definitions), m_outboxes(ranks), m_contributions(ranks),
+      m_sequence(ranks), m_waiting(ranks), m_finished(ranks, false) {
+    for (uint32_t r = 0; r < ranks; ++r) {
+        m_endpoints.push_back(std::make_unique<Endpoint>(*this, r));
+    }
+}
+
+InProcessWorld::~InProcessWorld() = default;
+
+Transport& InProcessWorld::endpoint(uint32_t rank) {
+    return *m_endpoints[rank];
+}
+
+void InProcessWorld::finish(uint32_t rank) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_finished[rank] = true;
+    m_changed.notify_all();
+}
+
+Result<std::vector<uint32_t>> InProcessWorld::members(uint32_t comm, uint32_t self) const {
+    return communicatorMembers(m_defs, comm, self, m_size);
+}
+Result<uint32_t> InProcessWorld::worldRankOf(uint32_t comm, uint32_t commRank,
+                                             uint32_t self) const {
+    auto list = members(comm, self);
+    if (!list) {
+        return list.error();
+    }
+    if (commRank >= list->size() || (*list)[commRank] >= m_size) {
+        return Error("rank " + std::to_string(self) + ": communicator " + std::to_string(comm) +
+                     " has no rank " + std::to_string(commRank));
+    }
+    return (*list)[commRank];
+}
+
+Status InProcessWorld::waitUntil(std::unique_lock<std::mutex>& lock, uint32_t rank,
+                                 const std::function<bool()>& ready, const std::string& what) {
+    m_waiting[rank] = ready;
+    while (!ready()) {
+        bool anyoneCanMove = false;
+        for (uint32_t r = 0; r < m_size; ++r) {
+            if (!m_finished[r] && (!m_waiting[r] || m_waiting[r]())) {
+                anyoneCanMove = true;
+            }
+        }
+        if (!anyoneCanMove) {
+            m_deadlock = true;
+            m_changed.notify_all();
+        }
+        if (m_deadlock) {
+            m_waiting[rank] = nullptr;
+            return Error("rank " + std::to_string(rank) + ": replay stalled waiting for " + what);
+        }
+        m_changed.wait(lock);
+    }
+    m_waiting[rank] = nullptr;
+    return Status::success();
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,28 @@
+// Late Receiver: a blocking send that cannot complete until the receiver posts its receive.
+//
+//   sender    |--enter......waiting.......|----|exit
+//   receiver                    |--enter (recv)-----|
+//             <- severity = min(recv enter, send exit) - send enter ->
+//
+// Found in the backward replay, where each receive tells its sender when it started.
+// Counted as mpi_clr_count (message with payload) or mpi_slr_count (zero bytes).
+#include "pattern_sink.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+
+void detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
+                        PatternSink& sink) {
+    if (receive.enter <= send.enter) {
+        return;
+    }
+    const double severity = std::min(receive.enter, send.exit) - send.enter;
+    if (severity <= 0.0) {
+        return;
+    }
+    sink.record(Metric::MpiLateReceiver, send, severity);
+    sink.add(length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, send.node, 1.0);
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,64 @@
+// Late Sender (and Late Sender, Wrong Order).
+//
+//   sender                  |--enter (send)-----|
+//   receiver  |--enter......waiting.....|--------|exit
+//             <- severity = send enter - receive call enter ->   (clamped to the call)
+//
+// The receive call is the one that completes the message: MPI_Recv, or the MPI_Wait* /
+// MPI_Test* holding the MpiIrecv record for nonblocking receives. When one call completes
+// several messages, the latest sender determines the wait. A Late Sender instance is
+// "wrong order" when a message the rank receives later had already been sent before the
+// wait began: the program picked the wrong message first (split by same/different source).
+// Instances are counted as mpi_cls_count (payload) or mpi_sls_count (zero bytes), and
+// wrong-order ones as mpi_clswo_count / mpi_slswo_count.
+#include "late_sender.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+
+void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send,
+                           uint64_t length) {
+    // A later message that was sent before an earlier Late Sender began waiting.
+    for (auto it = m_recent.begin(); it != m_recent.end();) {
+        if (send.enter < it->span.enter) {
+            const bool same = it->source == source;
+            m_sink.record(Metric::MpiLateSenderWrongOrder, it->span, it->severity);
+            m_sink.add(same ? Metric::MpiLswoSame : Metric::MpiLswoDifferent, it->span.node,
+                       it->severity);
+            m_sink.add(it->payload ? Metric::MpiClswoCount : Metric::MpiSlswoCount, it->span.node,
+                       1.0);
+            it = m_recent.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (send.enter > span.exit) {
+        m_sink.diagnose("clock_violations_p2p");
+    }
+    if (!m_open || send.enter > m_current.sendEnter) {
+        m_current = Candidate{span, source, send.enter, 0.0, length > 0};
+    }
+    m_open = true;
+}
+
+void LateSender::completeCall() {
+    if (!m_open) {
+        return;
+    }
+    m_open = false;
+    const double duration = m_current.span.exit - m_current.span.enter;
+    m_current.severity = std::clamp(m_current.sendEnter - m_current.span.enter, 0.0, duration);
+    if (m_current.severity <= 0.0) {
+        return;
+    }
+    m_sink.record(Metric::MpiLateSender, m_current.span, m_current.severity);
+    m_sink.add(m_current.payload ? Metric::MpiClsCount : Metric::MpiSlsCount, m_current.span.node,
+               1.0);
+    m_recent.push_back(m_current);
+    if (m_recent.size() > kWrongOrderWindow) {
+        m_recent.pop_front();
+    }
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,73 @@
+// Where patterns put their findings: severities per call node plus instances for trace.stat.
+#pragma once
+
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/analysis/transport.h"
+
+#include <string>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// The MPI call a pattern looks at on this rank.
+struct CallSpan {
+    NodeId node = kNoNode;
+    double enter = 0.0;
+    double exit = 0.0;
+};
+
+/// Records severities and instances of one rank.
+class PatternSink {
+public:
+    explicit PatternSink(RankResult& result) : m_result(result) {}
+
+    /// Adds `severity` of `metric` on `span`'s node; positive severities also become an instance.
+    void record(Metric metric, const CallSpan& span, double severity) {
+        if (severity <= 0.0) {
+            return;
+        }
+        m_result.severities.add(metric, span.node, severity);
+        m_result.patterns[static_cast<size_t>(metric)].add(
+            PatternInstance{metric, span.node, m_result.rank, span.enter, span.exit, severity});
+    }
+    /// Adds to a metric without an instance (counts, parents of a pattern).
+    void add(Metric metric, NodeId node, double value) {
+        m_result.severities.add(metric, node, value);
+    }
+    /// Counts a named anomaly of the input.
+    void diagnose(const std::string& name, uint64_t count = 1) {
+        m_result.diagnostics[name] += count;
+    }
+
+private:
+    RankResult& m_result;
+};
+
+/// One rank's view of a finished collective exchange: (enter, exit) of each member in
+/// communicator rank order, the own position and the root (communicator rank, or none).
+struct CollectiveView {
+    CallSpan span;
+    const std::vector<double>* times = nullptr;
+    uint32_t self = 0;
+    uint32_t root = 0xFFFFFFFFu;
+
+    size_t members() const { return times->size() / 2; }
+    double enterOf(size_t member) const { return (*times)[2 * member]; }
+    double exitOf(size_t member) const { return (*times)[2 * member + 1]; }
+    double maxEnter() const;
+    double minExit() const;
+};
+
+// One function per collective pattern; each file explains its pattern.
+void detectWaitAtBarrier(const CollectiveView& view, PatternSink& sink);
+void detectWaitAtNxn(const CollectiveView& view, PatternSink& sink);
+void detectLateBroadcast(const CollectiveView& view, PatternSink& sink);
+void detectEarlyReduce(const CollectiveView& view, PatternSink& sink);
+void detectEarlyScan(const CollectiveView& view, bool exclusive, PatternSink& sink);
+void detectInitCompletion(const CollectiveView& view, PatternSink& sink);
+void detectFinalizeWait(const CollectiveView& view, PatternSink& sink);
+/// Late Receiver at a blocking send, seen in the backward replay with the receive's call times.
+void detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
+                        PatternSink& sink);
+
+} // namespace waitscope::analysis

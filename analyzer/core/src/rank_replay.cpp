@@ -1,0 +1,702 @@
+// Replay of one rank's events.
+//
+// Overview of the stages (one pass each, over this rank's events only):
+//   1. profile:  walk Enter/Leave, build the call tree, exclusive time per node in its metric
+//                category, visits, message and collective counts/bytes; remember for every
+//                communication event the MPI call (node, enter, exit) around it.
+//   2. check:    with two world exchanges, compare sends and receives per rank pair (count
+//                and a checksum of communicator/tag) and collectives per communicator.
+//   3. forward:  each send passes its call's times to the receiver on the traced
+//                communicator and tag, each collective its call's times to all members
+//                (posted in bulk, one exchange); then, in event order, receives find Late
+//                Sender and collectives run their pattern on all members' times.
+//   4. backward: roles swapped, each receive passes its call's times back to the sender;
+//                blocking sends find Late Receiver.
+// The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
+// posting them all before consuming any yields what a message-by-message replay yields,
+// without waiting on the network per message.
+#include "waitscope/analysis/rank_replay.h"
+
+#include "late_sender.h"
+#include "pattern_sink.h"
+#include "waitscope/analysis/region_class.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+namespace {
+
+using trace::EventKind;
+
+constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
+
+// A communication event and the MPI call around it.
+struct Operation {
+    uint32_t event;
+    uint32_t span;
+};
+
+struct Frame {
+    NodeId node;
+    uint32_t region;
+    uint32_t span;
+    bool context; ///< pushed for a calling-context record rather than an Enter
+};
+
+std::string rankText(uint32_t rank) {
+    return "rank " + std::to_string(rank);
+}
+
+class RankReplay {
+public:
+    RankReplay(const trace::Definitions& definitions, const trace::EventStream& events,
+               Transport& transport, const ProgressCallback& progress,
+               const std::function<void()>& timesDone)
+        : m_defs(definitions), m_events(events), m_transport(transport), m_progress(progress),
+          m_timesDone(timesDone), m_sink(m_result) {
+        m_result.rank = transport.rank();
+        m_result.events = events.size();
+        m_classes.reserve(definitions.regions.size());
+        for (const trace::Region& region : definitions.regions) {
+            m_classes.push_back(classifyRegion(region));
+        }
+    }
+
+    Result<RankResult> run() {
+        profile();
+        if (m_timesDone) {
+            m_timesDone();
+        }
+        if (Status status = checkConsistency(); !status) {
+            return status.error();
+        }
+        if (Status status = forward(); !status) {
+            return status.error();
+        }
+        if (Status status = backward(); !status) {
+            return status.error();
+        }
+        return std::move(m_result);
+    }
+
+private:
+    RegionClass classOf(uint32_t region) const {
+        return region < m_classes.size() ? m_classes[region] : RegionClass::Computation;
+    }
+    double seconds(size_t event) const { return m_defs.seconds(m_events.time(event)); }
+    void report(std::string_view phase, size_t done, size_t total) {
+        if (m_progress) {
+            m_progress(phase, total == 0 ? 100 : static_cast<int>(100 * done / total));
+        }
+    }
+
+    // --- 1. profile -------------------------------------------------------------------------
+
+    void addTime(NodeId node, uint32_t region, double seconds) {
+        SeverityRows& s = m_result.severities;
+        s.add(Metric::Time, node, seconds);
+        const RegionClass cls = classOf(region);
+        if (cls == RegionClass::Overhead) {
+            s.add(Metric::Overhead, node, seconds);
+            return;
+        }
+        s.add(Metric::Execution, node, seconds);
+        if (cls == RegionClass::Computation) {
+            s.add(Metric::Comp, node, seconds);
+            return;
+        }
+        s.add(Metric::Mpi, node, seconds);
+        switch (cls) {
+        case RegionClass::MpiInit:
+        case RegionClass::MpiFinalize:
+            s.add(Metric::MpiManagement, node, seconds);
+            s.add(Metric::MpiInitExit, node, seconds);
+            break;
+        case RegionClass::MpiMgmtComm:
+            s.add(Metric::MpiManagement, node, seconds);
+            s.add(Metric::MpiMgmtComm, node, seconds);
+            break;
+        case RegionClass::MpiMgmtFile:
+            s.add(Metric::MpiManagement, node, seconds);
+            s.add(Metric::MpiMgmtFile, node, seconds);
+            break;
+        case RegionClass::MpiMgmtWin:
+            s.add(Metric::MpiManagement, node, seconds);
+            s.add(Metric::MpiMgmtWin, node, seconds);
+            break;
+        case RegionClass::MpiBarrier:
+            s.add(Metric::MpiSynchronization, node, seconds);
+            s.add(Metric::MpiSyncCollective, node, seconds);
+            break;
+        case RegionClass::MpiRmaSync:
+            s.add(Metric::MpiSynchronization, node, seconds);
+            s.add(Metric::MpiRmaSynchronization, node, seconds);
+            break;
+        case RegionClass::MpiPointToPoint:
+            s.add(Metric::MpiCommunication, node, seconds);
+            s.add(Metric::MpiPointToPoint, node, seconds);
+            break;
+        case RegionClass::MpiCollective:
+            s.add(Metric::MpiCommunication, node, seconds);
+            s.add(Metric::MpiCollective, node, seconds);
+            break;
+        case RegionClass::MpiRmaCommunication:
+            s.add(Metric::MpiCommunication, node, seconds);
+            s.add(Metric::MpiRmaCommunication, node, seconds);
+            break;
+        case RegionClass::MpiIoIndividual:
+            s.add(Metric::MpiIo, node, seconds);
+            s.add(Metric::MpiIoIndividual, node, seconds);
+            break;
+        case RegionClass::MpiIoCollective:
+            s.add(Metric::MpiIo, node, seconds);
+            s.add(Metric::MpiIoCollective, node, seconds);
+            break;
+        default:
+            break;
+        }
+    }
+
+    void countMessage(const CallSpan& span, bool send, uint64_t length) {
+        SeverityRows& s = m_result.severities;
+        if (length == 0) {
+            s.add(Metric::Syncs, span.node, 1);
+            s.add(Metric::SyncsP2p, span.node, 1);
+            s.add(send ? Metric::SyncsSend : Metric::SyncsRecv, span.node, 1);
+            return;
+        }
+        s.add(Metric::Comms, span.node, 1);
+        s.add(Metric::CommsP2p, span.node, 1);
+        s.add(send ? Metric::CommsSend : Metric::CommsRecv, span.node, 1);
+        const double bytes = static_cast<double>(length);
+        s.add(Metric::Bytes, span.node, bytes);
+        s.add(Metric::BytesP2p, span.node, bytes);
+        s.add(send ? Metric::BytesSent : Metric::BytesRcvd, span.node, bytes);
+    }
+
+    void countCollective(const CallSpan& span, const trace::CollectiveRecord& c,
+                         uint32_t commRank) {
+        SeverityRows& s = m_result.severities;
+        if (c.sent == 0 && c.received == 0) {
+            s.add(Metric::Syncs, span.node, 1);
+            s.add(Metric::SyncsColl, span.node, 1);
+            return;
+        }
+        using Op = trace::CollectiveOp;
+        const bool rooted = c.root != trace::kUndefined;
+        Metric kind = Metric::CommsCxch;
+        if (rooted && commRank != c.root) {
+            const bool oneToAll = c.op == Op::Bcast || c.op == Op::Scatter || c.op == Op::Scatterv;
+            kind = oneToAll ? Metric::CommsCdst : Metric::CommsCsrc;
+        }
+        s.add(Metric::Comms, span.node, 1);
+        s.add(Metric::CommsColl, span.node, 1);
+        s.add(kind, span.node, 1);
+        s.add(Metric::Bytes, span.node, static_cast<double>(c.sent + c.received));
+        s.add(Metric::BytesColl, span.node, static_cast<double>(c.sent + c.received));
+        s.add(Metric::BytesCout, span.node, static_cast<double>(c.sent));
+        s.add(Metric::BytesCin, span.node, static_cast<double>(c.received));
+    }
+
+    void profile() {
+        std::vector<Frame> stack;
+        uint64_t last = m_events.size() > 0 ? m_events.time(0) : 0;
+        const auto charge = [&](uint64_t now) {
+            if (!stack.empty() && now > last) {
+                addTime(stack.back().node, stack.back().region,
+                        m_defs.seconds(now) - m_defs.seconds(last));
+            }
+            last = std::max(last, now);
+        };
+        const auto push = [&](uint32_t region, uint64_t now) {
+            charge(now);
+            const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
+            const NodeId node = m_result.tree.child(parent, region);
+            m_result.severities.add(Metric::Visits, node, 1);
+            stack.push_back(Frame{node, region, kNoSpan, false});
+        };
+        const auto pop = [&](uint64_t now) {
+            charge(now);
+            if (stack.back().span != kNoSpan) {
+                m_spans[stack.back().span].exit = m_defs.seconds(now);
+            }
+            stack.pop_back();
+        };
+        // Calling-context records (sampling, unwinding) name a whole path: the context frames
+        // on top of the stack are made equal to it, keeping the common prefix.
+        const auto syncContext = [&](uint32_t context, uint64_t now) {
+            std::vector<uint32_t> path;
+            for (uint32_t c = context; c < m_defs.callingContexts.size() && path.size() < 4096;
+                 c = m_defs.callingContexts[c].parent) {
+                path.push_back(m_defs.callingContexts[c].region);
+            }
+            if (context != trace::kUndefined && context >= m_defs.callingContexts.size()) {
+                m_sink.diagnose("unknown_calling_context");
+            }
+            std::reverse(path.begin(), path.end());
+            size_t base = stack.size();
+            while (base > 0 && stack[base - 1].context) {
+                --base;
+            }
+            size_t common = 0;
+            while (base + common < stack.size() && common < path.size() &&
+                   stack[base + common].region == path[common]) {
+                ++common;
+            }
+            while (stack.size() > base + common) {
+                pop(now);
+            }
+            for (size_t k = common; k < path.size(); ++k) {
+                push(path[k], now);
+                stack.back().context = true;
+            }
+        };
+        const auto parentContext = [&](uint32_t context) {
+            return context < m_defs.callingContexts.size() ? m_defs.callingContexts[context].parent
+                                                           : trace::kUndefined;
+        };
+        const size_t n = m_events.size();
+        // Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
+        size_t communication = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const EventKind kind = m_events.kind(i);
+            communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
+                             kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
+                             kind == EventKind::MpiCollectiveEnd;
+        }
+        m_operations.reserve(communication);
+        m_spans.reserve(communication);
+        for (size_t i = 0; i < n; ++i) {
+            if ((i & 0xFFFFF) == 0) {
+                report("profile", i, n);
+            }
+            const uint64_t t = m_events.time(i);
+            switch (m_events.kind(i)) {
+            case EventKind::ProgramBegin:
+                push(m_defs.programRegion(m_events.ref(i)), t);
+                break;
+            case EventKind::Enter:
+                push(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextEnter:
+            case EventKind::CallingContextSample:
+                syncContext(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextLeave:
+                syncContext(parentContext(m_events.ref(i)), t);
+                break;
+            case EventKind::ProgramEnd:
+            case EventKind::Leave:
+                if (stack.empty()) {
+                    m_sink.diagnose("unmatched_leave");
+                    break;
+                }
+                if (m_events.kind(i) == EventKind::Leave &&
+                    stack.back().region != m_events.ref(i)) {
+                    m_sink.diagnose("mismatched_leave");
+                }
+                pop(t);
+                break;
+            case EventKind::MpiSend:
+            case EventKind::MpiIsend:
+            case EventKind::MpiRecv:
+            case EventKind::MpiIrecv:
+            case EventKind::MpiCollectiveEnd: {
+                if (stack.empty()) {
+                    m_sink.diagnose("communication_outside_regions");
+                    break;
+                }
+                if (stack.back().span == kNoSpan) {
+                    stack.back().span = static_cast<uint32_t>(m_spans.size());
+                    // The exit is filled in when the call is left.
+                    m_spans.push_back(
+                        CallSpan{stack.back().node, enterTimeOf(i), m_defs.seconds(t)});
+                }
+                const CallSpan& span = m_spans[stack.back().span];
+                m_operations.push_back(Operation{static_cast<uint32_t>(i), stack.back().span});
+                const EventKind kind = m_events.kind(i);
+                if (kind == EventKind::MpiCollectiveEnd) {
+                    const trace::CollectiveRecord& c = m_events.collective(i);
+                    countCollective(span, c, commRankOf(c.comm));
+                } else {
+                    const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
+                    countMessage(span, send, m_events.message(i).length);
+                }
+                break;
+            }
+            default:
+                break;
+            }
+        }
+        if (!stack.empty()) {
+            m_sink.diagnose("regions_left_open", stack.size());
+            while (!stack.empty()) {
+                pop(last);
+            }
+        }
+        report("profile", n, n);
+    }
+
+    // The enter time of the innermost open call: found by scanning back to its Enter, which is
+    // cheap because communication events sit right inside their MPI call.
+    double enterTimeOf(size_t event) const {
+        int depth = 0;
+        for (size_t j = event; j-- > 0;) {
+            const EventKind kind = m_events.kind(j);
+            if (kind == EventKind::Leave) {
+                ++depth;
+            } else if (kind == EventKind::Enter || kind == EventKind::ProgramBegin) {
+                if (depth == 0) {
+                    return seconds(j);
+                }
+                --depth;
+            }
+        }
+        return seconds(event);
+    }
+
+    uint32_t commRankOf(uint32_t comm) const {
+        if (comm < m_defs.communicators.size()) {
+            const auto& ranks = m_defs.communicators[comm].worldRanks;
+            const auto it = std::find(ranks.begin(), ranks.end(), m_transport.rank());
+            if (it != ranks.end()) {
+                return static_cast<uint32_t>(it - ranks.begin());
+            }
+        }
+        return 0; // MPI_COMM_SELF and unknown communicators: the caller is rank 0
+    }
+
+    // World rank of communicator rank `commRank`, or kUndefined.
+    uint32_t worldRankOf(uint32_t comm, uint32_t commRank) const {
+        if (comm >= m_defs.communicators.size()) {
+            return trace::kUndefined;
+        }
+        const trace::Communicator& c = m_defs.communicators[comm];
+        if (c.isSelf) {
+            return commRank == 0 ? m_transport.rank() : trace::kUndefined;
+        }
+        return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
+    }
+
+    // --- 2. consistency check ---------------------------------------------------------------
+
+    Status checkConsistency() {
+        const uint32_t n = m_transport.size();
+        // Per peer: [messages sent to it, checksum of their comm/tag] and the same for receives.
+        std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
+        std::vector<double> collectives(m_defs.communicators.size(), 0.0);
+        uint64_t badPartners = 0;
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            if (kind == EventKind::MpiCollectiveEnd) {
+                const uint32_t comm = m_events.collective(op.event).comm;
+                if (comm < collectives.size()) {
+                    collectives[comm] += 1;
+                }
+                continue;
+            }
+            const trace::MessageRecord& m = m_events.message(op.event);
+            const uint32_t peer = worldRankOf(m.comm, m.partner);
+            if (peer >= n) {
+                ++badPartners;
+                continue;
+            }
+            const uint64_t signature =
+                (static_cast<uint64_t>(m.comm) * 1000003u + m.tag) & 0xFFFFFFu;
+            auto& table =
+                (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) ? sent : received;
+            table[2 * peer] += 1;
+            table[2 * peer + 1] += signature;
+        }
+        auto incoming = m_transport.allToAll(sent);
+        if (!incoming) {
+            return incoming.error();
+        }
+        // The first problem found here, as numbers: kind (0 none, 1 count, 2 comm/tag,
+        // 3 partner outside communicator), peer, the peer's count, the own count.
+        double problem[4] = {0, 0, 0, 0};
+        for (uint32_t peer = 0; peer < n && problem[0] == 0; ++peer) {
+            const uint64_t theySent = (*incoming)[2 * peer];
+            const uint64_t iReceived = received[2 * peer];
+            if (theySent != iReceived) {
+                problem[0] = 1;
+                problem[1] = peer;
+                problem[2] = static_cast<double>(theySent);
+                problem[3] = static_cast<double>(iReceived);
+            } else if ((*incoming)[2 * peer + 1] != received[2 * peer + 1]) {
+                problem[0] = 2;
+                problem[1] = peer;
+            }
+        }
+        if (problem[0] == 0 && badPartners > 0) {
+            problem[0] = 3;
+            problem[2] = static_cast<double>(badPartners);
+        }
+        // Everyone learns the problems and the collective counts, so that every rank refuses
+        // with the same message (about the lowest rank that found a problem).
+        std::vector<double> mine = collectives;
+        mine.insert(mine.end(), problem, problem + 4);
+        auto all = m_transport.allGather(kWorldComm, mine);
+        if (!all) {
+            return all.error();
+        }
+        const size_t width = mine.size();
+        const size_t p = collectives.size();
+        for (uint32_t r = 0; r < n; ++r) {
+            const double* found = &(*all)[r * width + p];
+            const auto peer = static_cast<uint64_t>(found[1]);
+            if (found[0] == 1) {
+                return Error(rankText(r) + ": receives " +
+                             std::to_string(static_cast<uint64_t>(found[3])) +
+                             " messages from rank " + std::to_string(peer) + " but rank " +
+                             std::to_string(peer) + " sends " +
+                             std::to_string(static_cast<uint64_t>(found[2])));
+            }
+            if (found[0] == 2) {
+                return Error(rankText(r) + ": messages from rank " + std::to_string(peer) +
+                             " differ in communicator or tag between sender and receiver");
+            }
+            if (found[0] == 4) {
+                return Error(rankText(r) + ": no events to replay");
+            }
+            if (found[0] == 3) {
+                return Error(rankText(r) + ": " + std::to_string(static_cast<uint64_t>(found[2])) +
+                             " messages name a partner outside their communicator");
+            }
+        }
+        for (uint32_t comm = 0; comm < m_defs.communicators.size(); ++comm) {
+            const trace::Communicator& c = m_defs.communicators[comm];
+            if (c.isSelf) {
+                continue;
+            }
+            for (size_t i = 0; i < c.worldRanks.size(); ++i) {
+                const uint32_t member = c.worldRanks[i];
+                const uint32_t first = c.worldRanks[0];
+                if (member >= n || first >= n) {
+                    return Error("communicator " + std::to_string(comm) + " names rank " +
+                                 std::to_string(member) + " but the trace has " +
+                                 std::to_string(n) + " ranks");
+                }
+                const double a = (*all)[first * width + comm];
+                const double b = (*all)[member * width + comm];
+                if (a != b) {
+                    return Error("communicator " + std::to_string(comm) + ": rank " +
+                                 std::to_string(first) + " takes part in " +
+                                 std::to_string(static_cast<uint64_t>(a)) +
+                                 " collectives but rank " + std::to_string(member) + " in " +
+                                 std::to_string(static_cast<uint64_t>(b)));
+                }
+            }
+            for (uint32_t r = 0; r < n; ++r) {
+                const bool member =
+                    std::find(c.worldRanks.begin(), c.worldRanks.end(), r) != c.worldRanks.end();
+                if (!member && (*all)[r * width + comm] != 0.0) {
+                    return Error("communicator " + std::to_string(comm) + ": rank " +
+                                 std::to_string(r) +
+                                 " is not a member but records collectives on it");
+                }
+            }
+        }
+        return Status::success();
+    }
+
+    // --- 3. forward ------------------------------------------------------------------------
+
+    Status forward() {
+        // Post what the others need: each send's call times, each collective's call times.
+        const size_t total = m_operations.size();
+        report("forward replay", 0, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            const CallSpan& span = m_spans[op.span];
+            if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+                const trace::MessageRecord& m = m_events.message(op.event);
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
+                                                ReplayRecord{span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd &&
+                       !isSelf(m_events.collective(op.event).comm)) {
+                if (Status s = m_transport.contribute(m_events.collective(op.event).comm,
+                                                      {span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        report("forward replay", total / 2, total);
+        // Consume in event order: receives find Late Sender, collectives their patterns.
+        LateSender lateSender(m_sink);
+        uint32_t openRecvSpan = kNoSpan;
+        for (size_t k = 0; k < total; ++k) {
+            const Operation& op = m_operations[k];
+            const EventKind kind = m_events.kind(op.event);
+            const CallSpan& span = m_spans[op.span];
+            if (openRecvSpan != kNoSpan && openRecvSpan != op.span) {
+                lateSender.completeCall();
+                openRecvSpan = kNoSpan;
+            }
+            if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
+                const trace::MessageRecord& m = m_events.message(op.event);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length);
+                openRecvSpan = op.span;
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                if (Status s = replayCollective(op, span); !s) {
+                    return s;
+                }
+            }
+        }
+        lateSender.completeCall();
+        report("forward replay", total, total);
+        return Status::success();
+    }
+
+    bool isSelf(uint32_t comm) const {
+        return comm < m_defs.communicators.size() && m_defs.communicators[comm].isSelf;
+    }
+
+    Status replayCollective(const Operation& op, const CallSpan& span) {
+        const trace::CollectiveRecord& c = m_events.collective(op.event);
+        if (isSelf(c.comm)) {
+            return Status::success();
+        }
+        auto times = m_transport.collected(c.comm);
+        if (!times) {
+            return times.error();
+        }
+        CollectiveView view{span, &*times, commRankOf(c.comm), c.root};
+        // Timestamps that put the end of a collective before the last member entered it.
+        if (span.exit < view.maxEnter()) {
+            m_sink.diagnose("clock_violations_collective");
+        }
+        using Op = trace::CollectiveOp;
+        const RegionClass cls = classOf(regionOfSpan(op));
+        switch (c.op) {
+        case Op::Barrier:
+            detectWaitAtBarrier(view, m_sink);
+            break;
+        case Op::Bcast:
+        case Op::Scatter:
+        case Op::Scatterv:
+            detectLateBroadcast(view, m_sink);
+            break;
+        case Op::Reduce:
+        case Op::Gather:
+        case Op::Gatherv:
+            detectEarlyReduce(view, m_sink);
+            break;
+        case Op::Scan:
+            detectEarlyScan(view, false, m_sink);
+            break;
+        case Op::Exscan:
+            detectEarlyScan(view, true, m_sink);
+            break;
+        case Op::Allgather:
+        case Op::Allgatherv:
+        case Op::Alltoall:
+        case Op::Alltoallv:
+        case Op::Alltoallw:
+        case Op::Allreduce:
+        case Op::ReduceScatter:
+        case Op::ReduceScatterBlock:
+            detectWaitAtNxn(view, m_sink);
+            break;
+        default:
+            // Communicator creation and destruction do not synchronize; only the waiting
+            // around MPI_Init and MPI_Finalize is attributed.
+            if (cls == RegionClass::MpiInit) {
+                detectInitCompletion(view, m_sink);
+            } else if (cls == RegionClass::MpiFinalize) {
+                detectFinalizeWait(view, m_sink);
+            }
+            break;
+        }
+        return Status::success();
+    }
+
+    uint32_t regionOfSpan(const Operation& op) const {
+        return m_result.tree.node(m_spans[op.span].node).region;
+    }
+
+    // --- 4. backward ------------------------------------------------------------------------
+
+    Status backward() {
+        // Receivers tell senders when their receive started (roles swapped).
+        const size_t total = m_operations.size();
+        report("backward replay", 0, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
+                const CallSpan& span = m_spans[op.span];
+                const trace::MessageRecord& m = m_events.message(op.event);
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
+                                                ReplayRecord{span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        report("backward replay", total / 2, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+                const trace::MessageRecord& m = m_events.message(op.event);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                // Only a blocking send can be held up by its receiver.
+                if (kind == EventKind::MpiSend) {
+                    detectLateReceiver(m_spans[op.span], *record, m.length, m_sink);
+                }
+            }
+        }
+        report("backward replay", total, total);
+        return Status::success();
+    }
+
+    const trace::Definitions& m_defs;
+    const trace::EventStream& m_events;
+    Transport& m_transport;
+    const ProgressCallback& m_progress;
+    const std::function<void()>& m_timesDone;
+    RankResult m_result;
+    PatternSink m_sink;
+    std::vector<RegionClass> m_classes;
+    std::vector<CallSpan> m_spans;
+    std::vector<Operation> m_operations;
+};
+
+} // namespace
+
+Result<RankResult> replayRank(const trace::Definitions& definitions,
+                              const trace::EventStream* events, Transport& transport,
+                              const ProgressCallback& progress,
+                              const std::function<void()>& timesDone) {
+    if (events == nullptr) {
+        // Take part in the check's exchanges, so the others find the missing messages and
+        // stop there instead of waiting forever.
+        auto sent = transport.allToAll(std::vector<uint64_t>(2 * transport.size(), 0));
+        std::vector<double> mine(definitions.communicators.size() + 4, 0.0);
+        mine[definitions.communicators.size()] = 4; // "no events": every rank refuses
+        auto all = transport.allGather(kWorldComm, mine);
+        (void)sent;
+        (void)all;
+        return Error(rankText(transport.rank()) + ": no events to replay");
+    }
+    RankReplay replay(definitions, *events, transport, progress, timesDone);
+    return replay.run();
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,76 @@
+// Region classification: MPI calls by name (as Scalasca groups them), measurement regions.
+#include "waitscope/analysis/region_class.h"
+
+#include <string_view>
+
+namespace waitscope::analysis {
+namespace {
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+bool contains(std::string_view text, std::string_view part) {
+    return text.find(part) != std::string_view::npos;
+}
+
+} // namespace
+
+RegionClass classifyRegion(const trace::Region& region) {
+    using trace::RegionRole;
+    if (region.paradigm != trace::Paradigm::Mpi) {
+        if (region.name == "TRACE BUFFER FLUSH" || region.name == "WAITSCOPE BUFFER FLUSH") {
+            return RegionClass::Overhead;
+        }
+        return RegionClass::Computation;
+    }
+    const std::string_view name = region.name;
+    if (name == "MPI_Init" || name == "MPI_Init_thread") {
+        return RegionClass::MpiInit;
+    }
+    if (name == "MPI_Finalize") {
+        return RegionClass::MpiFinalize;
+    }
+    if (name == "MPI_Barrier" || name == "MPI_Ibarrier") {
+        return RegionClass::MpiBarrier;
+    }
+    if (startsWith(name, "MPI_Comm_") || startsWith(name, "MPI_Cart") ||
+        startsWith(name, "MPI_Graph") || startsWith(name, "MPI_Dist_graph") ||
+        startsWith(name, "MPI_Intercomm_") || startsWith(name, "MPI_Group_") ||
+        name == "MPI_Topo_test" || name == "MPI_Dims_create") {
+        return RegionClass::MpiMgmtComm;
+    }
+    if (startsWith(name, "MPI_File_")) {
+        if (region.role == RegionRole::FileIo) {
+            const bool collective = contains(name, "_all") || contains(name, "_ordered");
+            return collective ? RegionClass::MpiIoCollective : RegionClass::MpiIoIndividual;
+        }
+        return RegionClass::MpiMgmtFile;
+    }
+    if (name == "MPI_Win_create" || name == "MPI_Win_create_dynamic" ||
+        name == "MPI_Win_allocate" || name == "MPI_Win_allocate_shared" || name == "MPI_Win_free") {
+        return RegionClass::MpiMgmtWin;
+    }
+    if (startsWith(name, "MPI_Win_")) {
+        return RegionClass::MpiRmaSync;
+    }
+    if (region.role == RegionRole::Rma || region.role == RegionRole::Atomic) {
+        return RegionClass::MpiRmaCommunication;
+    }
+    if (region.role == RegionRole::Barrier) {
+        return RegionClass::MpiBarrier;
+    }
+    if (region.role == RegionRole::CollectiveOneToAll ||
+        region.role == RegionRole::CollectiveAllToOne ||
+        region.role == RegionRole::CollectiveAllToAll ||
+        region.role == RegionRole::CollectiveOther) {
+        return RegionClass::MpiCollective;
+    }
+    if (region.role == RegionRole::PointToPoint || startsWith(name, "MPI_Wait") ||
+        startsWith(name, "MPI_Test") || startsWith(name, "MPI_Start") ||
+        name == "MPI_Request_free" || name == "MPI_Cancel") {
+        return RegionClass::MpiPointToPoint;
+    }
+    return RegionClass::MpiOther;
+}
+
+} // namespace waitscope::analysis

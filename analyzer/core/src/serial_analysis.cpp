@@ -1,0 +1,87 @@
+// One thread per rank over the in-process transport, then the rank-ordered merge.
+#include "waitscope/analysis/serial_analysis.h"
+
+#include "waitscope/analysis/in_process_transport.h"
+#include "waitscope/analysis/rank_replay.h"
+#include "waitscope/trace/otf2_archive.h"
+
+#include <optional>
+#include <thread>
+
+namespace waitscope::analysis {
+namespace {
+
+Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
+                                  const std::vector<const trace::EventStream*>& streams,
+                                  std::vector<std::optional<Error>> errors) {
+    const auto ranks = static_cast<uint32_t>(streams.size());
+    InProcessWorld world(definitions, ranks);
+    std::vector<std::optional<RankResult>> results(ranks);
+    std::vector<std::thread> threads;
+    for (uint32_t r = 0; r < ranks; ++r) {
+        threads.emplace_back([&, r] {
+            auto result = replayRank(definitions, streams[r], world.endpoint(r));
+            if (result) {
+                results[r] = std::move(*result);
+            } else if (!errors[r]) {
+                errors[r] = result.error();
+            }
+            world.finish(r);
+        });
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    // Reading errors come first: they explain the other ranks' refusals.
+    for (const auto& error : errors) {
+        if (error) {
+            return *error;
+        }
+    }
+    std::vector<RankResult> ordered;
+    for (auto& result : results) {
+        ordered.push_back(std::move(*result));
+    }
+    return AnalysisResult::merge(std::move(ordered));
+}
+
+} // namespace
+
+Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
+                                        const std::vector<trace::EventStream>& streams) {
+    std::vector<const trace::EventStream*> pointers;
+    for (const auto& stream : streams) {
+        pointers.push_back(&stream);
+    }
+    return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()));
+}
+
+Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path) {
+    auto anchor = trace::findAnchorFile(path);
+    if (!anchor) {
+        return anchor.error();
+    }
+    auto definitions = trace::readDefinitions(*anchor);
+    if (!definitions) {
+        return definitions.error();
+    }
+    const uint32_t ranks = definitions->rankCount();
+    if (ranks == 0) {
+        return Error(*anchor + ": the trace defines no mpi ranks");
+    }
+    std::vector<trace::EventStream> streams(ranks);
+    std::vector<const trace::EventStream*> pointers(ranks, nullptr);
+    std::vector<std::optional<Error>> errors(ranks);
+    for (uint32_t r = 0; r < ranks; ++r) {
+        auto events = trace::readRankEvents(*anchor, *definitions, r);
+        if (events) {
+            streams[r] = std::move(*events);
+            pointers[r] = &streams[r];
+        } else {
+            errors[r] = events.error();
+        }
+    }
+    return runThreads(*definitions, pointers, std::move(errors));
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,69 @@
+// The replay transport over MPI: one analysis rank per traced rank, mirrored communicators.
+#pragma once
+
+#include "waitscope/analysis/transport.h"
+#include "waitscope/trace/definitions.h"
+
+#include <map>
+#include <memory>
+#include <mpi.h>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// Mirrors every traced MPI communicator (same members, same rank order) with
+/// MPI_Comm_split. An exchange moves all queued records with one MPI_Alltoallv (records keep
+/// their traced communicator and tag and arrive in posting order, which reproduces the traced
+/// matching) and each communicator's collective contributions with one MPI_Allgather on its
+/// mirror. Collective over MPI_COMM_WORLD.
+class MpiTransport final : public Transport {
+public:
+    /// Builds the mirrors; every rank must call it with the same definitions.
+    static Result<std::unique_ptr<MpiTransport>> create(const trace::Definitions& definitions);
+    ~MpiTransport() override;
+    MpiTransport(const MpiTransport&) = delete;
+    MpiTransport& operator=(const MpiTransport&) = delete;
+
+    uint32_t rank() const override { return m_rank; }
+    uint32_t size() const override { return m_size; }
+    Status send(uint32_t comm, uint32_t destination, uint32_t tag,
+                const ReplayRecord& record) override;
+    Status contribute(uint32_t comm, const std::vector<double>& values) override;
+    Status exchange() override;
+    Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override;
+    Result<std::vector<double>> collected(uint32_t comm) override;
+    Result<std::vector<double>> allGather(uint32_t comm,
+                                          const std::vector<double>& values) override;
+    Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override;
+
+private:
+    /// A record on the wire: traced communicator and tag, then the sender's call times.
+    struct WireRecord {
+        uint32_t comm;
+        uint32_t tag;
+        double enter;
+        double exit;
+    };
+
+    MpiTransport() = default;
+    Result<MPI_Comm> mirror(uint32_t comm) const;
+    Status exchangeRecords();
+    Status exchangeCollectives();
+
+    const trace::Definitions* m_defs = nullptr;
+    uint32_t m_rank = 0;
+    uint32_t m_size = 0;
+    MPI_Comm m_world = MPI_COMM_NULL;
+    std::vector<MPI_Comm> m_mirrors;
+    std::vector<std::vector<WireRecord>> m_outbox;           // per destination world rank
+    std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
+    std::map<uint32_t, size_t> m_contributionWidth;          // values per contribution
+    Deliveries m_deliveries;                                 // collectives
+    std::vector<WireRecord> m_incoming;                      // records of the last exchange
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<size_t, size_t>>
+        m_cursors; // (comm, source, tag) -> next and end in m_incoming
+};
+
+} // namespace waitscope::analysis

@@ -1,0 +1,26 @@
+// The analysis of a trace by as many MPI ranks as it has traced ranks.
+#pragma once
+
+#include "waitscope/analysis/analysis_result.h"
+#include "waitscope/analysis/rank_replay.h"
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+
+#include <optional>
+#include <string>
+
+namespace waitscope::analysis {
+
+/// What rank 0 ends up with; the other ranks get an empty `result`.
+struct ParallelAnalysis {
+    trace::Definitions definitions;
+    std::optional<AnalysisResult> result;
+};
+
+/// Reads the global definitions and this rank's events, replays them over MPI and merges all
+/// ranks' results on rank 0. Collective over MPI_COMM_WORLD; fails on every rank alike (for
+/// example when the trace's rank count differs from the job's).
+Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
+                                        const ProgressCallback& progress = {});
+
+} // namespace waitscope::analysis

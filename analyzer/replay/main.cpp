@@ -1,0 +1,280 @@
+// waitscope-replay: analyzes an OTF2 trace for MPI wait states and writes the report files.
+#include "waitscope/analysis/canonical_text.h"
+#include "waitscope/analysis/measurement_record.h"
+#include "waitscope/analysis/parallel_analysis.h"
+#include "waitscope/analysis/report_builder.h"
+#include "waitscope/analysis/serial_analysis.h"
+#include "waitscope/analysis/trace_stat.h"
+#include "waitscope/trace/otf2_archive.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mpi.h>
+#include <string>
+#include <sys/resource.h>
+#include <tuple>
+#include <vector>
+#include <waitscope/report/cubex_writer.h>
+
+namespace {
+
+using namespace waitscope;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::string path;
+    std::string outputDir;
+    std::string dumpText;
+    bool serial = false;
+    bool quiet = false;
+};
+
+const char* const kUsage =
+    "usage: mpirun -np N waitscope-replay [options] <experiment dir or traces.otf2>\n"
+    "       waitscope-replay --serial [options] <experiment dir or traces.otf2>\n"
+    "options:\n"
+    "  --serial           analyze every rank in this process (small traces)\n"
+    "  --output-dir DIR   where report.cubex and trace.stat go (default: the experiment "
+    "directory)\n"
+    "  --dump-text FILE   also write every value as canonical text (for comparisons)\n"
+    "  --quiet            no progress on stderr\n";
+
+bool parse(int argc, char** argv, Options& options) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--serial") {
+            options.serial = true;
+        } else if (arg == "--quiet") {
+            options.quiet = true;
+        } else if ((arg == "--output-dir" || arg == "--dump-text") && i + 1 < argc) {
+            (arg == "--output-dir" ? options.outputDir : options.dumpText) = argv[++i];
+        } else if (!arg.empty() && arg[0] != '-' && options.path.empty()) {
+            options.path = arg;
+        } else {
+            return false;
+        }
+    }
+    return !options.path.empty();
+}
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Writes report.cubex, trace.stat (and the optional text dump); returns false after printing an
+// error.
+bool writeOutputs(const Options& options, const std::string& anchor,
+                  const analysis::AnalysisResult& result, const trace::Definitions& definitions) {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
+    // The measurement's self-measurement lives beside the trace; it is optional.
+    auto measurement = analysis::readMeasurementRecord(fs::path(anchor).parent_path().string());
+    if (!measurement) {
+        std::fprintf(stderr, "warning: %s\n", measurement.error().message().c_str());
+    }
+    auto report = analysis::buildReport(
+        result, definitions,
+        measurement ? *measurement : std::vector<std::pair<std::string, std::string>>{});
+    if (!report) {
+        std::fprintf(stderr, "error: %s\n", report.error().message().c_str());
+        return false;
+    }
+    const fs::path reportFile = dir / "report.cubex";
+    if (Status status = report::writeCubex(*report, reportFile.string()); !status) {
+        std::fprintf(stderr, "error: %s\n", status.error().message().c_str());
+        return false;
+    }
+    const fs::path statFile = dir / "trace.stat";
+    std::ofstream stat(statFile);
+    stat << analysis::traceStatText(analysis::patternStatistics(result));
+    if (!stat) {
+        std::fprintf(stderr, "error: %s: cannot write\n", statFile.string().c_str());
+        return false;
+    }
+    if (!options.dumpText.empty()) {
+        std::ofstream dump(options.dumpText);
+        dump << analysis::canonicalText(result, definitions);
+        if (!dump) {
+            std::fprintf(stderr, "error: %s: cannot write\n", options.dumpText.c_str());
+            return false;
+        }
+    }
+    for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
+        for (const auto& [name, count] : result.diagnostics()[rank]) {
+            std::fprintf(stderr, "warning: rank %u: %s: %llu\n", rank, name.c_str(),
+                         static_cast<unsigned long long>(count));
+        }
+    }
+    return true;
+}
+
+// Peak resident memory of this process in bytes.
+double peakMemoryBytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+// Prints progress (phase, percent) and remembers when each phase started and ended.
+class PhaseLog {
+public:
+    explicit PhaseLog(bool print) : m_print(print) {}
+
+    analysis::ProgressCallback callback() {
+        return [this](std::string_view phase, int percent) { update(phase, percent); };
+    }
+    /// "phase 0.123 s (peak 12.3 MB), ..." in the order phases started; the peak is this
+    /// process's resident-memory high-water mark at the phase's end.
+    std::string summary() const {
+        std::string out;
+        char text[128];
+        for (size_t k = 0; k < m_phases.size(); ++k) {
+            const auto& [name, start, end] = m_phases[k];
+            std::snprintf(text, sizeof text, "%s%s %.3f s (peak %.1f MB)", out.empty() ? "" : ", ",
+                          name.c_str(), std::chrono::duration<double>(end - start).count(),
+                          m_peaks[k] / 1e6);
+            out += text;
+        }
+        return out;
+    }
+
+private:
+    void update(std::string_view phase, int percent) {
+        const auto now = Clock::now();
+        if (m_phases.empty() || std::get<0>(m_phases.back()) != phase) {
+            m_phases.emplace_back(std::string(phase), now, now);
+            m_peaks.push_back(0.0);
+            m_lastPercent = -1;
+        }
+        std::get<2>(m_phases.back()) = now;
+        m_peaks.back() = peakMemoryBytes();
+        if (m_print &&
+            (percent >= m_lastPercent + 25 || (percent == 100 && m_lastPercent != 100))) {
+            std::fprintf(stderr, "waitscope-replay: %.*s %d%%\n", static_cast<int>(phase.size()),
+                         phase.data(), percent);
+            m_lastPercent = percent;
+        }
+    }
+
+    bool m_print;
+    int m_lastPercent = -1;
+    std::vector<std::tuple<std::string, Clock::time_point, Clock::time_point>> m_phases;
+    std::vector<double> m_peaks;
+};
+
+// Size of the largest per-rank event file of the archive.
+double largestEventFile(const std::string& anchor, const trace::Definitions& definitions) {
+    namespace fs = std::filesystem;
+    double largest = 0.0;
+    for (const trace::Location& location : definitions.locations) {
+        std::error_code ec;
+        const auto size = fs::file_size(
+            fs::path(anchor).replace_extension("") / (std::to_string(location.id) + ".evt"), ec);
+        if (!ec) {
+            largest = std::max(largest, static_cast<double>(size));
+        }
+    }
+    return largest;
+}
+
+void printThroughput(const analysis::AnalysisResult& result, double seconds, double peakBytes,
+                     double traceBytes) {
+    const uint64_t events = result.events().empty()
+                                ? 0
+                                : *std::max_element(result.events().begin(), result.events().end());
+    std::fprintf(stderr,
+                 "waitscope-replay: %u ranks, %llu events on the busiest rank in %.3f s: %.2f M "
+                 "events/s per rank; "
+                 "peak memory %.1f MB per rank (%.2fx its largest event file of %.1f MB)\n",
+                 result.ranks(), static_cast<unsigned long long>(events), seconds,
+                 seconds > 0 ? static_cast<double>(events) / seconds / 1e6 : 0.0, peakBytes / 1e6,
+                 traceBytes > 0 ? peakBytes / traceBytes : 0.0, traceBytes / 1e6);
+}
+
+int runSerial(const Options& options) {
+    const auto start = Clock::now();
+    auto anchor = trace::findAnchorFile(options.path);
+    if (!anchor) {
+        std::fprintf(stderr, "error: %s\n", anchor.error().message().c_str());
+        return 1;
+    }
+    auto definitions = trace::readDefinitions(*anchor);
+    if (!definitions) {
+        std::fprintf(stderr, "error: %s\n", definitions.error().message().c_str());
+        return 1;
+    }
+    auto result = analysis::analyzeArchiveInProcess(*anchor);
+    if (!result) {
+        std::fprintf(stderr, "error: %s\n", result.error().message().c_str());
+        return 1;
+    }
+    const double analysisTime = secondsSince(start);
+    const auto writeStart = Clock::now();
+    if (!writeOutputs(options, *anchor, *result, *definitions)) {
+        return 1;
+    }
+    if (!options.quiet) {
+        std::fprintf(stderr, "waitscope-replay: read+replay of all ranks %.3f s, writing %.3f s\n",
+                     analysisTime, secondsSince(writeStart));
+        printThroughput(*result, secondsSince(start), peakMemoryBytes(),
+                        largestEventFile(*anchor, *definitions));
+    }
+    return 0;
+}
+
+int runParallel(const Options& options) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const auto start = Clock::now();
+    PhaseLog phases(rank == 0 && !options.quiet);
+    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback());
+    if (!analysis) {
+        std::fprintf(stderr, "error: %s\n", analysis.error().message().c_str());
+        return 1;
+    }
+    const double analysisTime = secondsSince(start);
+    double peak = peakMemoryBytes();
+    double maxPeak = 0.0;
+    MPI_Reduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+        return 0;
+    }
+    const auto writeStart = Clock::now();
+    auto anchor = trace::findAnchorFile(options.path);
+    if (!anchor || !writeOutputs(options, *anchor, *analysis->result, analysis->definitions)) {
+        return 1;
+    }
+    if (!options.quiet) {
+        std::fprintf(
+            stderr, "waitscope-replay: phases on rank 0: %s; until merged %.3f s, writing %.3f s\n",
+            phases.summary().c_str(), analysisTime, secondsSince(writeStart));
+        printThroughput(*analysis->result, secondsSince(start), maxPeak,
+                        largestEventFile(*anchor, analysis->definitions));
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    if (!parse(argc, argv, options)) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    if (options.serial) {
+        return runSerial(options);
+    }
+    MPI_Init(&argc, &argv);
+    const int status = runParallel(options);
+    // Every rank reports its own failure; the job fails if any rank did.
+    int worst = 0;
+    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return worst;
+}

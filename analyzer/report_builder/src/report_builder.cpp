@@ -1,0 +1,187 @@
+// Report building: metrics, regions, call nodes, system tree, severities, attributes.
+#include "waitscope/analysis/report_builder.h"
+
+#include <map>
+
+namespace waitscope::analysis {
+namespace {
+
+std::string paradigmName(trace::Paradigm paradigm) {
+    switch (paradigm) {
+    case trace::Paradigm::User:
+        return "user";
+    case trace::Paradigm::Compiler:
+        return "compiler";
+    case trace::Paradigm::Mpi:
+        return "mpi";
+    case trace::Paradigm::MeasurementSystem:
+        return "measurement";
+    default:
+        return "unknown";
+    }
+}
+
+std::string roleName(trace::RegionRole role) {
+    using R = trace::RegionRole;
+    switch (role) {
+    case R::Function:
+        return "function";
+    case R::Wrapper:
+        return "wrapper";
+    case R::Loop:
+        return "loop";
+    case R::Code:
+        return "code";
+    case R::Artificial:
+        return "artificial";
+    case R::PointToPoint:
+        return "point2point";
+    case R::Barrier:
+        return "barrier";
+    case R::CollectiveOneToAll:
+        return "one2all";
+    case R::CollectiveAllToOne:
+        return "all2one";
+    case R::CollectiveAllToAll:
+        return "all2all";
+    case R::CollectiveOther:
+        return "other collective";
+    case R::FileIo:
+        return "file io";
+    case R::FileIoMetadata:
+        return "file io metadata";
+    case R::Rma:
+        return "rma";
+    case R::Atomic:
+        return "atomic";
+    default:
+        return "unknown";
+    }
+}
+
+} // namespace
+
+Result<report::Report>
+buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
+            const std::vector<std::pair<std::string, std::string>>& extraAttributes) {
+    report::Report out;
+    // Metrics: parents come before children in metric.h's order.
+    std::vector<report::MetricId> metricIds(kMetricCount);
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        const MetricInfo& info = metricInfo(static_cast<Metric>(m));
+        std::optional<report::MetricId> parent;
+        if (info.parent) {
+            parent = metricIds[static_cast<size_t>(*info.parent)];
+        }
+        const auto type =
+            info.unit == MetricUnit::Seconds ? report::DataType::Double : report::DataType::Uint64;
+        auto id = out.addMetric(std::string(info.uniqueName), parent, type,
+                                report::MetricKind::Exclusive);
+        if (!id) {
+            return id.error().withContext("report metric " + std::string(info.uniqueName));
+        }
+        metricIds[m] = *id;
+    }
+    // Regions on first use by the call tree.
+    std::map<uint32_t, report::RegionId> regionIds;
+    const auto regionOf = [&](uint32_t region) -> Result<report::RegionId> {
+        if (const auto it = regionIds.find(region); it != regionIds.end()) {
+            return it->second;
+        }
+        report::Region r;
+        if (region < definitions.regions.size()) {
+            const trace::Region& source = definitions.regions[region];
+            r.name = source.name.empty() ? definitions.regionName(region) : source.name;
+            r.mangledName = source.canonicalName;
+            r.file = source.file;
+            r.beginLine = source.file.empty() ? -1 : static_cast<int>(source.beginLine);
+            r.endLine = source.file.empty() ? -1 : static_cast<int>(source.endLine);
+            r.paradigm = paradigmName(source.paradigm);
+            r.role = roleName(source.role);
+        } else {
+            r.name = definitions.regionName(region);
+            r.paradigm = "measurement";
+            r.role = "artificial";
+        }
+        auto id = out.addRegion(std::move(r));
+        if (id) {
+            regionIds[region] = *id;
+        }
+        return id;
+    };
+    const CallTree& tree = result.tree();
+    for (NodeId n = 0; n < tree.size(); ++n) {
+        auto region = regionOf(tree.node(n).region);
+        if (!region) {
+            return region.error();
+        }
+        std::optional<report::CallNodeId> parent;
+        if (tree.node(n).parent != kNoNode) {
+            parent = tree.node(n).parent; // call node ids equal our node ids
+        }
+        if (auto id = out.addCallNode(*region, parent); !id || *id != n) {
+            return Error("report: call node " + std::to_string(n) + " could not be added");
+        }
+    }
+    // System tree: one process per rank, one thread each.
+    auto machine = out.addMachine("machine");
+    if (!machine) {
+        return machine.error();
+    }
+    auto node = out.addNode(*machine, "node");
+    if (!node) {
+        return node.error();
+    }
+    std::vector<report::LocationId> locations;
+    for (uint32_t rank = 0; rank < result.ranks(); ++rank) {
+        const std::string name = rank < definitions.locationGroups.size()
+                                     ? definitions.locationGroups[rank].name
+                                     : "MPI Rank " + std::to_string(rank);
+        auto process = out.addProcess(*node, name, rank);
+        if (!process) {
+            return process.error();
+        }
+        auto thread = out.addThread(*process, "Master thread", 0);
+        if (!thread) {
+            return thread.error();
+        }
+        locations.push_back(out.systemNodes()[*thread].location);
+    }
+    // Severities.
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        const bool seconds = metricInfo(static_cast<Metric>(m)).unit == MetricUnit::Seconds;
+        for (NodeId n = 0; n < tree.size(); ++n) {
+            for (uint32_t rank = 0; rank < result.ranks(); ++rank) {
+                const double v = result.value(static_cast<Metric>(m), n, rank);
+                if (v == 0.0) {
+                    continue;
+                }
+                const Status status = seconds
+                                          ? out.setSeverity(metricIds[m], n, locations[rank], v)
+                                          : out.setSeverityUint64(metricIds[m], n, locations[rank],
+                                                                  static_cast<uint64_t>(v));
+                if (!status) {
+                    return status.error();
+                }
+            }
+        }
+    }
+    out.setAttribute("creator", "waitscope-replay");
+    std::map<std::string, uint64_t> totals;
+    for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
+        for (const auto& [name, count] : result.diagnostics()[rank]) {
+            totals[name] += count;
+            out.setAttribute("waitscope::diagnostic::" + name + "::rank" + std::to_string(rank),
+                             std::to_string(count));
+        }
+    }
+    for (const auto& [name, count] : totals) {
+        out.setAttribute("waitscope::diagnostic::" + name, std::to_string(count));
+    }
+    for (const auto& [key, value] : extraAttributes) {
+        out.setAttribute(key, value);
+    }
+    return out;
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,126 @@
+// Global definitions of a trace: strings, regions, locations, groups, communicators and clock.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waitscope::trace {
+
+/// Marker for an absent reference (OTF2's UNDEFINED for 32-bit references).
+inline constexpr uint32_t kUndefined = 0xFFFFFFFFu;
+
+/// What a region does, reduced to the roles the analysis distinguishes.
+enum class RegionRole : uint8_t {
+    Unknown,
+    Function,
+    Wrapper,
+    Loop,
+    Code,
+    Artificial,
+    PointToPoint,
+    Barrier,
+    CollectiveOneToAll,
+    CollectiveAllToOne,
+    CollectiveAllToAll,
+    CollectiveOther,
+    FileIo,
+    FileIoMetadata,
+    Rma,
+    Atomic,
+    Other,
+};
+
+/// The programming model a region belongs to.
+enum class Paradigm : uint8_t { Unknown, User, Compiler, Mpi, MeasurementSystem, Other };
+
+/// One source region (function, MPI call, artificial measurement region).
+struct Region {
+    std::string name;
+    std::string canonicalName;
+    std::string file; ///< empty when the trace does not say
+    uint32_t beginLine = 0;
+    uint32_t endLine = 0;
+    RegionRole role = RegionRole::Unknown;
+    Paradigm paradigm = Paradigm::Unknown;
+};
+
+/// A location group; for MPI traces one per rank, and its index is the rank.
+struct LocationGroup {
+    std::string name;
+    bool isProcess = false;
+};
+
+/// A location (thread of execution) with the event count the archive announces.
+struct Location {
+    uint64_t id = 0;
+    std::string name;
+    uint32_t group = kUndefined;
+    uint64_t announcedEvents = 0;
+};
+
+/// What a group definition lists.
+enum class GroupKind : uint8_t { Locations, CommGroup, CommSelf, Other };
+
+/// A group; for CommGroup the members are indices into the MPI locations group.
+struct Group {
+    std::string name;
+    GroupKind kind = GroupKind::Other;
+    Paradigm paradigm = Paradigm::Unknown;
+    std::vector<uint64_t> members;
+};
+
+/// A communicator definition; `worldRanks` maps each communicator rank to a world rank
+/// (empty for MPI_COMM_SELF-like communicators, which contain only the calling rank).
+struct Communicator {
+    std::string name;
+    uint32_t group = kUndefined;
+    uint32_t parent = kUndefined;
+    bool isSelf = false;
+    std::vector<uint32_t> worldRanks;
+};
+
+/// A calling-context definition (sampling traces).
+struct CallingContext {
+    uint32_t region = kUndefined;
+    uint32_t parent = kUndefined;
+};
+
+/// Timer resolution and range of the trace.
+struct ClockProperties {
+    uint64_t ticksPerSecond = 1;
+    uint64_t globalOffset = 0;
+    uint64_t traceLength = 0;
+};
+
+/// All global definitions of an archive, indexed by their OTF2 reference.
+class Definitions {
+public:
+    std::vector<std::string> strings;
+    std::vector<Region> regions;
+    std::vector<LocationGroup> locationGroups;
+    std::vector<Location> locations;
+    std::vector<Group> groups;
+    std::vector<Communicator> communicators;
+    std::vector<CallingContext> callingContexts;
+    ClockProperties clock;
+
+    /// The region of a program named by string `programName` (a ProgramBegin record): the region
+    /// whose name or canonical name is that string, else the reference regions.size() + string.
+    uint32_t programRegion(uint32_t programName) const;
+    /// Number of MPI ranks (process location groups).
+    uint32_t rankCount() const;
+    /// The location that holds the events of `rank` (its first location), or nullptr.
+    const Location* locationOfRank(uint32_t rank) const;
+    /// Converts a timestamp in ticks to seconds since the trace's global offset.
+    double seconds(uint64_t ticks) const {
+        return static_cast<double>(static_cast<int64_t>(ticks - clock.globalOffset)) /
+               static_cast<double>(clock.ticksPerSecond);
+    }
+    /// Region name. A reference beyond the regions stands for a program that has no region of
+    /// its own (see programRegion()); it is named after the program path's last component.
+    /// Otherwise "<region N>" for an unknown reference.
+    std::string regionName(uint32_t region) const;
+};
+
+} // namespace waitscope::trace

@@ -1,0 +1,25 @@
+// Reading OTF2 archives: global definitions and the events of a single location.
+#pragma once
+
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <string>
+
+namespace waitscope::trace {
+
+/// Resolves an experiment directory or a path to `traces.otf2` to the anchor file path.
+/// Fails when neither `path` nor `path/traces.otf2` exists.
+Result<std::string> findAnchorFile(const std::string& path);
+
+/// Reads the global definitions of the archive at `anchorFile`.
+/// Fails with a message naming the file when it cannot be opened or parsed.
+Result<Definitions> readDefinitions(const std::string& anchorFile);
+
+/// Reads the event stream of `rank` only (its local definitions map ids to global ones).
+/// Fails naming the rank when the event file is missing or truncated.
+Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& definitions,
+                                   uint32_t rank);
+
+} // namespace waitscope::trace

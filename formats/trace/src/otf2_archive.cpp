@@ -1,0 +1,485 @@
+// OTF2 reading through libotf2: global definitions and one location's events.
+#include "waitscope/trace/otf2_archive.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <otf2/otf2.h>
+
+namespace waitscope::trace {
+namespace {
+
+// The reader is closed on every path out of a function.
+struct ReaderCloser {
+    void operator()(OTF2_Reader* reader) const { OTF2_Reader_Close(reader); }
+};
+using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
+
+template <class T> void putAt(std::vector<T>& table, uint64_t index, T value) {
+    if (index >= table.size()) {
+        table.resize(index + 1);
+    }
+    table[index] = std::move(value);
+}
+
+RegionRole toRole(OTF2_RegionRole role) {
+    switch (role) {
+    case OTF2_REGION_ROLE_FUNCTION:
+        return RegionRole::Function;
+    case OTF2_REGION_ROLE_WRAPPER:
+        return RegionRole::Wrapper;
+    case OTF2_REGION_ROLE_LOOP:
+        return RegionRole::Loop;
+    case OTF2_REGION_ROLE_CODE:
+        return RegionRole::Code;
+    case OTF2_REGION_ROLE_ARTIFICIAL:
+        return RegionRole::Artificial;
+    case OTF2_REGION_ROLE_POINT2POINT:
+        return RegionRole::PointToPoint;
+    case OTF2_REGION_ROLE_BARRIER:
+    case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
+        return RegionRole::Barrier;
+    case OTF2_REGION_ROLE_COLL_ONE2ALL:
+        return RegionRole::CollectiveOneToAll;
+    case OTF2_REGION_ROLE_COLL_ALL2ONE:
+        return RegionRole::CollectiveAllToOne;
+    case OTF2_REGION_ROLE_COLL_ALL2ALL:
+        return RegionRole::CollectiveAllToAll;
+    case OTF2_REGION_ROLE_COLL_OTHER:
+        return RegionRole::CollectiveOther;
+    case OTF2_REGION_ROLE_FILE_IO:
+        return RegionRole::FileIo;
+    case OTF2_REGION_ROLE_FILE_IO_METADATA:
+        return RegionRole::FileIoMetadata;
+    case OTF2_REGION_ROLE_RMA:
+        return RegionRole::Rma;
+    case OTF2_REGION_ROLE_ATOMIC:
+        return RegionRole::Atomic;
+    case OTF2_REGION_ROLE_UNKNOWN:
+        return RegionRole::Unknown;
+    default:
+        return RegionRole::Other;
+    }
+}
+
+Paradigm toParadigm(OTF2_Paradigm paradigm) {
+    switch (paradigm) {
+    case OTF2_PARADIGM_USER:
+        return Paradigm::User;
+    case OTF2_PARADIGM_COMPILER:
+        return Paradigm::Compiler;
+    case OTF2_PARADIGM_MPI:
+        return Paradigm::Mpi;
+    case OTF2_PARADIGM_MEASUREMENT_SYSTEM:
+        return Paradigm::MeasurementSystem;
+    case OTF2_PARADIGM_UNKNOWN:
+        return Paradigm::Unknown;
+    default:
+        return Paradigm::Other;
+    }
+}
+
+std::string stringAt(const Definitions& defs, OTF2_StringRef ref) {
+    return ref < defs.strings.size() ? defs.strings[ref] : std::string();
+}
+
+// --- global definition callbacks -------------------------------------------------------------
+
+OTF2_CallbackCode onString(void* user, OTF2_StringRef self, const char* string) {
+    putAt(static_cast<Definitions*>(user)->strings, self, std::string(string));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name,
+                           OTF2_StringRef canonicalName, OTF2_StringRef, OTF2_RegionRole role,
+                           OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef sourceFile,
+                           uint32_t beginLine, uint32_t endLine) {
+    auto* defs = static_cast<Definitions*>(user);
+    Region region;
+    region.name = stringAt(*defs, name);
+    region.canonicalName = stringAt(*defs, canonicalName);
+    region.file = sourceFile == OTF2_UNDEFINED_STRING ? std::string() : stringAt(*defs, sourceFile);
+    region.beginLine = beginLine;
+    region.endLine = endLine;
+    region.role = toRole(role);
+    region.paradigm = toParadigm(paradigm);
+    putAt(defs->regions, self, std::move(region));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onLocationGroup(void* user, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef,
+                                  OTF2_LocationGroupRef) {
+    auto* defs = static_cast<Definitions*>(user);
+    putAt(defs->locationGroups, self,
+          LocationGroup{stringAt(*defs, name), type == OTF2_LOCATION_GROUP_TYPE_PROCESS});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onLocation(void* user, OTF2_LocationRef self, OTF2_StringRef name,
+                             OTF2_LocationType, uint64_t events, OTF2_LocationGroupRef group) {
+    auto* defs = static_cast<Definitions*>(user);
+    defs->locations.push_back(Location{self, stringAt(*defs, name), group, events});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onGroup(void* user, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                          OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count,
+                          const uint64_t* members) {
+    auto* defs = static_cast<Definitions*>(user);
+    Group group;
+    group.name = stringAt(*defs, name);
+    group.paradigm = toParadigm(paradigm);
+    switch (type) {
+    case OTF2_GROUP_TYPE_COMM_LOCATIONS:
+        group.kind = GroupKind::Locations;
+        break;
+    case OTF2_GROUP_TYPE_COMM_GROUP:
+        group.kind = GroupKind::CommGroup;
+        break;
+    case OTF2_GROUP_TYPE_COMM_SELF:
+        group.kind = GroupKind::CommSelf;
+        break;
+    default:
+        group.kind = GroupKind::Other;
+        break;
+    }
+    group.members.assign(members, members + count);
+    putAt(defs->groups, self, std::move(group));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onComm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                         OTF2_CommRef parent, OTF2_CommFlag) {
+    auto* defs = static_cast<Definitions*>(user);
+    Communicator comm;
+    comm.name = stringAt(*defs, name);
+    comm.group = group;
+    comm.parent = parent;
+    putAt(defs->communicators, self, std::move(comm));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onClock(void* user, uint64_t resolution, uint64_t offset, uint64_t length,
+                          uint64_t) {
+    auto* defs = static_cast<Definitions*>(user);
+    defs->clock = ClockProperties{resolution == 0 ? 1 : resolution, offset, length};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onCallingContext(void* user, OTF2_CallingContextRef self, OTF2_RegionRef region,
+                                   OTF2_SourceCodeLocationRef, OTF2_CallingContextRef parent) {
+    putAt(static_cast<Definitions*>(user)->callingContexts, self, CallingContext{region, parent});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+// Resolves communicator groups (indices into the MPI locations group) into world ranks.
+Status resolveCommunicators(Definitions& defs, const std::string& file) {
+    const Group* mpiLocations = nullptr;
+    for (const Group& group : defs.groups) {
+        if (group.kind == GroupKind::Locations && group.paradigm == Paradigm::Mpi) {
+            mpiLocations = &group;
+        }
+    }
+    for (size_t c = 0; c < defs.communicators.size(); ++c) {
+        Communicator& comm = defs.communicators[c];
+        if (comm.group >= defs.groups.size()) {
+            continue; // A hole in the table, or a non-MPI communicator without group.
+        }
+        const Group& group = defs.groups[comm.group];
+        if (group.kind == GroupKind::CommSelf) {
+            comm.isSelf = true;
+            continue;
+        }
+        if (group.kind != GroupKind::CommGroup || group.paradigm != Paradigm::Mpi) {
+            continue;
+        }
+        if (mpiLocations == nullptr) {
+            return Error(file + ": communicator " + std::to_string(c) +
+                         " has no mpi locations group");
+        }
+        for (uint64_t member : group.members) {
+            if (member >= mpiLocations->members.size()) {
+                return Error(file + ": communicator " + std::to_string(c) + " names member " +
+                             std::to_string(member) + " outside the mpi locations group");
+            }
+            const uint64_t locationId = mpiLocations->members[member];
+            uint32_t rank = kUndefined;
+            for (const Location& location : defs.locations) {
+                if (location.id == locationId) {
+                    rank = location.group;
+                }
+            }
+            if (rank == kUndefined) {
+                return Error(file + ": communicator " + std::to_string(c) +
+                             " names unknown location " + std::to_string(locationId));
+            }
+            comm.worldRanks.push_back(rank);
+        }
+    }
+    return Status::success();
+}
+
+// --- event callbacks ------------------------------------------------------------------------
+
+struct EventSink {
+    EventStream* stream = nullptr;
+    uint64_t lastTime = 0;
+
+    void add(EventKind kind, uint64_t time, uint32_t ref) {
+        check(time);
+        stream->append(kind, time, ref);
+    }
+    void check(uint64_t time) {
+        if (time < lastTime) {
+            stream->countNonMonotonic();
+        }
+        lastTime = time;
+    }
+};
+
+EventSink& sink(void* user) {
+    return *static_cast<EventSink*>(user);
+}
+
+OTF2_CallbackCode evEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, OTF2_RegionRef region) {
+    sink(u).add(EventKind::Enter, t, region);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, OTF2_RegionRef region) {
+    sink(u).add(EventKind::Leave, t, region);
+    return OTF2_CALLBACK_SUCCESS;
+}
+void addMessage(void* u, EventKind kind, uint64_t t, const MessageRecord& m) {
+    sink(u).check(t);
+    sink(u).stream->appendMessage(kind, t, m);
+}
+OTF2_CallbackCode evSend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                         uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
+    addMessage(u, EventKind::MpiSend, t, MessageRecord{length, 0, receiver, comm, tag});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIsend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t length, uint64_t request) {
+    addMessage(u, EventKind::MpiIsend, t, MessageRecord{length, request, receiver, comm, tag});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
+                         uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
+    addMessage(u, EventKind::MpiRecv, t, MessageRecord{length, 0, sender, comm, tag});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIrecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t length, uint64_t request) {
+    addMessage(u, EventKind::MpiIrecv, t, MessageRecord{length, request, sender, comm, tag});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIsendComplete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList*, uint64_t request) {
+    addMessage(u, EventKind::MpiIsendComplete, t, MessageRecord{0, request, 0, 0, 0});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIrecvRequest(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, uint64_t request) {
+    addMessage(u, EventKind::MpiIrecvRequest, t, MessageRecord{0, request, 0, 0, 0});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRequestTest(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                OTF2_AttributeList*, uint64_t request) {
+    addMessage(u, EventKind::MpiRequestTest, t, MessageRecord{0, request, 0, 0, 0});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRequestCancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                     OTF2_AttributeList*, uint64_t request) {
+    addMessage(u, EventKind::MpiRequestCancelled, t, MessageRecord{0, request, 0, 0, 0});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evCollBegin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList*) {
+    sink(u).add(EventKind::MpiCollectiveBegin, t, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evCollEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                            OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                            uint32_t root, uint64_t sent, uint64_t received) {
+    CollectiveRecord record;
+    record.sent = sent;
+    record.received = received;
+    record.comm = comm;
+    record.root = root;
+    record.op = op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
+                    ? static_cast<CollectiveOp>(op)
+                    : CollectiveOp::Other;
+    sink(u).check(t);
+    sink(u).stream->appendCollective(t, record);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evProgramBegin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, OTF2_StringRef name, uint32_t,
+                                 const OTF2_StringRef*) {
+    sink(u).add(EventKind::ProgramBegin, t, name);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evProgramEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                               OTF2_AttributeList*, int64_t) {
+    sink(u).add(EventKind::ProgramEnd, t, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evCcEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                            OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t) {
+    sink(u).add(EventKind::CallingContextEnter, t, context);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evCcLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                            OTF2_AttributeList*, OTF2_CallingContextRef context) {
+    sink(u).add(EventKind::CallingContextLeave, t, context);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evCcSample(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                             OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t,
+                             OTF2_InterruptGeneratorRef) {
+    sink(u).add(EventKind::CallingContextSample, t, context);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evFlush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                          OTF2_AttributeList*, OTF2_TimeStamp stop) {
+    // The flush's duration is kept as an Enter-like pair so the overhead lands on the call path.
+    sink(u).add(EventKind::BufferFlush, t,
+                static_cast<uint32_t>(stop > t ? std::min<uint64_t>(stop - t, 0xFFFFFFFEu) : 0));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+} // namespace
+
+Result<std::string> findAnchorFile(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        const fs::path anchor = fs::path(path) / "traces.otf2";
+        if (fs::is_regular_file(anchor, ec)) {
+            return anchor.string();
+        }
+        return Error(path + ": no traces.otf2 in this directory");
+    }
+    if (fs::is_regular_file(path, ec)) {
+        return path;
+    }
+    return Error(path + ": no such trace archive");
+}
+
+Result<Definitions> readDefinitions(const std::string& anchorFile) {
+    ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
+    if (!reader) {
+        return Error(anchorFile + ": cannot open otf2 archive");
+    }
+    OTF2_Reader_SetSerialCollectiveCallbacks(reader.get());
+    OTF2_GlobalDefReader* defReader = OTF2_Reader_GetGlobalDefReader(reader.get());
+    if (defReader == nullptr) {
+        return Error(anchorFile + ": cannot read global definitions");
+    }
+    Definitions defs;
+    OTF2_GlobalDefReaderCallbacks* callbacks = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, onString);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, onRegion);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, onLocationGroup);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, onLocation);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, onGroup);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, onComm);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, onClock);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(callbacks, onCallingContext);
+    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &defs);
+    OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
+    uint64_t read = 0;
+    if (OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), defReader, &read) != OTF2_SUCCESS) {
+        return Error(anchorFile + ": global definitions are truncated or corrupt");
+    }
+    if (Status status = resolveCommunicators(defs, anchorFile); !status) {
+        return status.error();
+    }
+    return defs;
+}
+
+Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& defs,
+                                   uint32_t rank) {
+    const std::string where = anchorFile + ": rank " + std::to_string(rank);
+    const Location* location = defs.locationOfRank(rank);
+    if (location == nullptr) {
+        return Error(where + ": no location defined for this rank");
+    }
+    ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
+    if (!reader) {
+        return Error(anchorFile + ": cannot open otf2 archive");
+    }
+    OTF2_Reader_SetSerialCollectiveCallbacks(reader.get());
+    // The event file must exist; libotf2 would otherwise report an empty stream.
+    const std::filesystem::path evtFile = std::filesystem::path(anchorFile).replace_extension("") /
+                                          (std::to_string(location->id) + ".evt");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(evtFile, ec)) {
+        return Error(where + ": event file " + evtFile.string() + " is missing");
+    }
+    OTF2_Reader_SelectLocation(reader.get(), location->id);
+    const bool haveDefFiles = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
+    OTF2_Reader_OpenEvtFiles(reader.get());
+    if (haveDefFiles) {
+        // Local definitions carry the mapping tables from local to global ids.
+        OTF2_DefReader* localDefs = OTF2_Reader_GetDefReader(reader.get(), location->id);
+        if (localDefs != nullptr) {
+            uint64_t read = 0;
+            OTF2_Reader_ReadAllLocalDefinitions(reader.get(), localDefs, &read);
+            OTF2_Reader_CloseDefReader(reader.get(), localDefs);
+        }
+        OTF2_Reader_CloseDefFiles(reader.get());
+    }
+    OTF2_EvtReader* evtReader = OTF2_Reader_GetEvtReader(reader.get(), location->id);
+    if (evtReader == nullptr) {
+        return Error(where + ": cannot open the event stream");
+    }
+    EventStream stream;
+    stream.reserve(location->announcedEvents);
+    EventSink eventSink{&stream, 0};
+    OTF2_EvtReaderCallbacks* callbacks = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(callbacks, evEnter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(callbacks, evLeave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(callbacks, evSend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(callbacks, evIsend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(callbacks, evIsendComplete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(callbacks, evIrecvRequest);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(callbacks, evRecv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(callbacks, evIrecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(callbacks, evRequestTest);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(callbacks, evRequestCancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(callbacks, evCollBegin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(callbacks, evCollEnd);
+    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(callbacks, evProgramBegin);
+    OTF2_EvtReaderCallbacks_SetProgramEndCallback(callbacks, evProgramEnd);
+    OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(callbacks, evCcEnter);
+    OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(callbacks, evCcLeave);
+    OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, evCcSample);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(callbacks, evFlush);
+    OTF2_Reader_RegisterEvtCallbacks(reader.get(), evtReader, callbacks, &eventSink);
+    OTF2_EvtReaderCallbacks_Delete(callbacks);
+    uint64_t read = 0;
+    const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(reader.get(), evtReader, &read);
+    OTF2_Reader_CloseEvtReader(reader.get(), evtReader);
+    OTF2_Reader_CloseEvtFiles(reader.get());
+    if (code != OTF2_SUCCESS) {
+        return Error(where + ": event file truncated or corrupt after event " +
+                     std::to_string(read));
+    }
+    // More events than announced is fine (libotf2 adds buffer-flush records); fewer means the
+    // file lost its end.
+    if (read < location->announcedEvents) {
+        return Error(where + ": trace truncated after event " + std::to_string(read) + " of " +
+                     std::to_string(location->announcedEvents));
+    }
+    stream.setSkippedEvents(read - stream.size());
+    stream.shrink();
+    return stream;
+}
+
+} // namespace waitscope::trace

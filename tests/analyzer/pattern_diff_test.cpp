@@ -1,0 +1,357 @@
+// Diff tests: a tiny trace built in the test, the in-process analysis, the expected lines of
+// the canonical text for the metrics under test.
+#include "tiny_trace.h"
+#include "waitscope/analysis/canonical_text.h"
+#include "waitscope/analysis/serial_analysis.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+using namespace waitscope;
+using namespace waitscope::analysis;
+using testing::TinyTrace;
+using Op = trace::CollectiveOp;
+
+namespace {
+
+// The canonical lines of the given metrics (and diagnostics when asked for "diagnostic").
+std::string linesOf(const TinyTrace& trace, std::set<std::string> metrics) {
+    auto result = analyzeInProcess(trace.defs, trace.streams());
+    if (!result) {
+        return "error: " + result.error().message() + "\n";
+    }
+    std::istringstream all(canonicalText(*result, trace.defs));
+    std::string out, line;
+    while (std::getline(all, line)) {
+        if (metrics.count(line.substr(0, line.find('\t'))) != 0) {
+            out += line + "\n";
+        }
+    }
+    return out;
+}
+
+// One expected line; the value is the difference of two millisecond timestamps in seconds,
+// computed as the analysis does.
+std::string line(const std::string& metric, const std::string& path, uint32_t rank, double later,
+                 double earlier) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%.17g", later / 1000.0 - earlier / 1000.0);
+    return metric + "\t" + path + "\t" + std::to_string(rank) + "\t" + value + "\n";
+}
+
+std::string count(const std::string& metric, const std::string& path, uint32_t rank, int n) {
+    return metric + "\t" + path + "\t" + std::to_string(rank) + "\t" + std::to_string(n) + "\n";
+}
+
+} // namespace
+
+TEST_CASE("late sender: a blocking receive waits for a send that starts later",
+          "[pattern][late-sender]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(50, 52, 1, 7).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 51, 53, 0, 7).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_cls_count", "mpi_sls_count", "mpi_latereceiver"}) ==
+          line("mpi_latesender", "main/MPI_Recv", 1, 50, 10) +
+              count("mpi_cls_count", "main/MPI_Recv", 1, 1));
+}
+
+TEST_CASE(
+    "late sender: none when the send began first, zero-byte messages count as synchronizations",
+    "[pattern][late-sender]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(5, 6, 1, 7).send(50, 51, 1, 8, 0).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 11, 12, 0, 7).recv(20, 51, 52, 0, 8, 0).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_cls_count", "mpi_sls_count", "syncs_recv",
+                      "comms_recv"}) == line("mpi_latesender", "main/MPI_Recv", 1, 50, 20) +
+                                            count("syncs_recv", "main/MPI_Recv", 1, 1) +
+                                            count("comms_recv", "main/MPI_Recv", 1, 1) +
+                                            count("mpi_sls_count", "main/MPI_Recv", 1, 1));
+}
+
+TEST_CASE("late sender at the completion call: the latest sender of a Waitall counts",
+          "[pattern][late-sender]") {
+    TinyTrace t(3);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(20, "MPI_Isend")
+        .isendRecord(20, 1, 3, 1)
+        .leave(21, "MPI_Isend");
+    t.rank(0).enter(22, "MPI_Wait").leave(23, "MPI_Wait").leave(100, "main");
+    t.rank(2)
+        .enter(0, "main")
+        .enter(60, "MPI_Isend")
+        .isendRecord(60, 1, 3, 1)
+        .leave(61, "MPI_Isend");
+    t.rank(2).enter(62, "MPI_Wait").leave(63, "MPI_Wait").leave(100, "main");
+    t.rank(1).enter(0, "main").enter(2, "MPI_Irecv").irecvRequestRecord(2, 1).leave(3, "MPI_Irecv");
+    t.rank(1).enter(4, "MPI_Irecv").irecvRequestRecord(4, 2).leave(5, "MPI_Irecv");
+    t.rank(1)
+        .enter(10, "MPI_Waitall")
+        .irecvRecord(21, 0, 3, 1)
+        .irecvRecord(61, 2, 3, 2)
+        .leave(62, "MPI_Waitall");
+    t.rank(1).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_cls_count", "mpi_latesender_wo"}) ==
+          line("mpi_latesender", "main/MPI_Waitall", 1, 60, 10) +
+              count("mpi_cls_count", "main/MPI_Waitall", 1, 1));
+}
+
+TEST_CASE("late sender, wrong order: an earlier sent message was waiting",
+          "[pattern][late-sender]") {
+    TinyTrace t(3);
+    t.rank(0).enter(0, "main").send(50, 51, 1, 1).leave(100, "main");
+    t.rank(2).enter(0, "main").send(5, 6, 1, 2).leave(100, "main"); // buffered, received second
+    t.rank(1).enter(0, "main").recv(10, 51, 52, 0, 1).recv(53, 54, 55, 2, 2).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_latesender_wo", "mpi_lswo_different", "mpi_lswo_same",
+                      "mpi_clswo_count"}) ==
+          line("mpi_latesender", "main/MPI_Recv", 1, 50, 10) +
+              line("mpi_latesender_wo", "main/MPI_Recv", 1, 50, 10) +
+              line("mpi_lswo_different", "main/MPI_Recv", 1, 50, 10) +
+              count("mpi_clswo_count", "main/MPI_Recv", 1, 1));
+}
+
+TEST_CASE("late sender, wrong order from the same source (different tags)",
+          "[pattern][late-sender]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(5, 6, 1, 2).send(50, 51, 1, 1).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 51, 52, 0, 1).recv(53, 54, 55, 0, 2).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_lswo_same", "mpi_lswo_different"}) ==
+          line("mpi_lswo_same", "main/MPI_Recv", 1, 50, 10));
+}
+
+TEST_CASE("late receiver: a blocking send waits for the receive to be posted",
+          "[pattern][late-receiver]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 50, 1, 7, 100000).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(48, 50, 51, 0, 7, 100000).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_latesender"}) ==
+          line("mpi_latereceiver", "main/MPI_Send", 0, 48, 10) +
+              count("mpi_clr_count", "main/MPI_Send", 0, 1));
+}
+
+TEST_CASE("sendrecv ring: each call both sends and receives", "[pattern][late-sender]") {
+    TinyTrace t(3);
+    // Rank r sends to r+1 and receives from r-1 inside one MPI_Sendrecv; rank 2 enters late.
+    const uint64_t enters[3] = {10, 10, 40};
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .enter(enters[r], "MPI_Sendrecv")
+            .sendRecord(enters[r], (r + 1) % 3, 5);
+        t.rank(r).recvRecord(41, (r + 2) % 3, 5).leave(42, "MPI_Sendrecv").leave(100, "main");
+    }
+    CHECK(linesOf(t, {"mpi_latesender", "comms_send", "comms_recv"}) ==
+          line("mpi_latesender", "main/MPI_Sendrecv", 0, 40, 10) +
+              count("comms_send", "main/MPI_Sendrecv", 0, 1) +
+              count("comms_send", "main/MPI_Sendrecv", 1, 1) +
+              count("comms_send", "main/MPI_Sendrecv", 2, 1) +
+              count("comms_recv", "main/MPI_Sendrecv", 0, 1) +
+              count("comms_recv", "main/MPI_Sendrecv", 1, 1) +
+              count("comms_recv", "main/MPI_Sendrecv", 2, 1));
+}
+
+TEST_CASE("persistent send requests: Late Sender measured from MPI_Start",
+          "[pattern][late-sender]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(1, "MPI_Send_init").leave(2, "MPI_Send_init");
+    t.rank(0).enter(30, "MPI_Start").isendRecord(30, 1, 4, 9).leave(31, "MPI_Start");
+    t.rank(0).enter(32, "MPI_Wait").leave(33, "MPI_Wait").leave(100, "main");
+    t.rank(1).enter(0, "main").recv(5, 31, 32, 0, 4).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_point2point"}) ==
+          line("mpi_point2point", "main/MPI_Recv", 1, 32, 5) +
+              line("mpi_point2point", "main/MPI_Start", 0, 31, 30) +
+              line("mpi_point2point", "main/MPI_Wait", 0, 33, 32) +
+              line("mpi_latesender", "main/MPI_Recv", 1, 30, 5));
+}
+
+TEST_CASE("wait at barrier and barrier completion", "[pattern][barrier]") {
+    TinyTrace t(3);
+    const uint64_t enters[3] = {10, 20, 30};
+    const uint64_t exits[3] = {31, 33, 32};
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .collective(enters[r], exits[r], "MPI_Barrier", Op::Barrier)
+            .leave(100, "main");
+    }
+    CHECK(linesOf(t, {"mpi_barrier_wait", "mpi_barrier_completion", "syncs_coll"}) ==
+          line("mpi_barrier_wait", "main/MPI_Barrier", 0, 30, 10) +
+              line("mpi_barrier_wait", "main/MPI_Barrier", 1, 30, 20) +
+              line("mpi_barrier_completion", "main/MPI_Barrier", 1, 33, 31) +
+              line("mpi_barrier_completion", "main/MPI_Barrier", 2, 32, 31) +
+              count("syncs_coll", "main/MPI_Barrier", 0, 1) +
+              count("syncs_coll", "main/MPI_Barrier", 1, 1) +
+              count("syncs_coll", "main/MPI_Barrier", 2, 1));
+}
+
+TEST_CASE("wait at n x n on a derived communicator involves only its members", "[pattern][nxn]") {
+    TinyTrace t(4);
+    const uint32_t odd = t.addComm({1, 3});
+    for (uint32_t r : {0u, 2u}) {
+        t.rank(r).enter(0, "main").leave(100, "main");
+    }
+    t.rank(1).enter(0, "main").collective(10, 52, "MPI_Allreduce", Op::Allreduce, odd,
+                                          trace::kUndefined, 8, 8);
+    t.rank(1).leave(100, "main");
+    t.rank(3).enter(0, "main").collective(50, 51, "MPI_Allreduce", Op::Allreduce, odd,
+                                          trace::kUndefined, 8, 8);
+    t.rank(3).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_wait_nxn", "mpi_nxn_completion", "comms_cxch", "bytes_cout"}) ==
+          line("mpi_wait_nxn", "main/MPI_Allreduce", 1, 50, 10) +
+              line("mpi_nxn_completion", "main/MPI_Allreduce", 1, 52, 51) +
+              count("comms_cxch", "main/MPI_Allreduce", 1, 1) +
+              count("comms_cxch", "main/MPI_Allreduce", 3, 1) +
+              count("bytes_cout", "main/MPI_Allreduce", 1, 8) +
+              count("bytes_cout", "main/MPI_Allreduce", 3, 8));
+}
+
+TEST_CASE("late broadcast: receivers wait for a late root", "[pattern][broadcast]") {
+    TinyTrace t(3);
+    const uint64_t enters[3] = {10, 20, 40}; // root is rank 2
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r).enter(0, "main").collective(enters[r], 45, "MPI_Bcast", Op::Bcast, 0, 2,
+                                              r == 2 ? 16 : 0, 8);
+        t.rank(r).leave(100, "main");
+    }
+    CHECK(linesOf(t, {"mpi_latebroadcast", "comms_cdst", "comms_cxch"}) ==
+          line("mpi_latebroadcast", "main/MPI_Bcast", 0, 40, 10) +
+              line("mpi_latebroadcast", "main/MPI_Bcast", 1, 40, 20) +
+              count("comms_cxch", "main/MPI_Bcast", 2, 1) +
+              count("comms_cdst", "main/MPI_Bcast", 0, 1) +
+              count("comms_cdst", "main/MPI_Bcast", 1, 1));
+}
+
+TEST_CASE("early reduce: the root waits for the last contribution", "[pattern][reduce]") {
+    TinyTrace t(3);
+    const uint64_t enters[3] = {10, 30, 20}; // root is rank 0
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r).enter(0, "main").collective(enters[r], 35, "MPI_Reduce", Op::Reduce, 0, 0, 8,
+                                              r == 0 ? 24 : 0);
+        t.rank(r).leave(100, "main");
+    }
+    CHECK(linesOf(t, {"mpi_earlyreduce", "comms_csrc"}) ==
+          line("mpi_earlyreduce", "main/MPI_Reduce", 0, 30, 10) +
+              count("comms_csrc", "main/MPI_Reduce", 1, 1) +
+              count("comms_csrc", "main/MPI_Reduce", 2, 1));
+}
+
+TEST_CASE("early scan: a rank waits for the latest lower rank", "[pattern][scan]") {
+    TinyTrace t(3);
+    const uint64_t enters[3] = {30, 10, 20};
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r).enter(0, "main").collective(enters[r], 40, "MPI_Scan", Op::Scan, 0,
+                                              trace::kUndefined, 8, 8);
+        t.rank(r).leave(100, "main");
+    }
+    CHECK(linesOf(t, {"mpi_earlyscan"}) == line("mpi_earlyscan", "main/MPI_Scan", 1, 30, 10) +
+                                               line("mpi_earlyscan", "main/MPI_Scan", 2, 30, 20));
+}
+
+TEST_CASE("init completion and finalize wait; communicator creation synchronizes nothing",
+          "[pattern][init]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").collective(1, 10, "MPI_Init", Op::CreateHandle);
+    t.rank(0).collective(20, 25, "MPI_Comm_dup", Op::CreateHandle);
+    t.rank(0).collective(50, 60, "MPI_Finalize", Op::DestroyHandle).leave(61, "main");
+    t.rank(1).enter(0, "main").collective(2, 14, "MPI_Init", Op::CreateHandle);
+    t.rank(1).collective(24, 26, "MPI_Comm_dup", Op::CreateHandle);
+    t.rank(1).collective(55, 60, "MPI_Finalize", Op::DestroyHandle).leave(61, "main");
+    CHECK(linesOf(t, {"mpi_init_completion", "mpi_finalize_wait", "mpi_barrier_wait",
+                      "mpi_wait_nxn"}) ==
+          line("mpi_init_completion", "main/MPI_Init", 1, 14, 10) +
+              line("mpi_finalize_wait", "main/MPI_Finalize", 0, 55, 50));
+}
+
+TEST_CASE("clock condition violation: counted, waiting clamped to the call",
+          "[pattern][bad-input]") {
+    TinyTrace t(2);
+    // The receive ends (at 30) before the send began (at 50).
+    t.rank(0).enter(0, "main").send(50, 52, 1, 7).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 29, 30, 0, 7).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "diagnostic"}) ==
+          line("mpi_latesender", "main/MPI_Recv", 1, 30, 10) +
+              "diagnostic\tclock_violations_p2p\t1\t1\n");
+}
+
+TEST_CASE("an unmatched send is refused naming the ranks, without hanging", "[bad-input]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 11, 1, 7).send(12, 13, 1, 7).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 11, 12, 0, 7).leave(100, "main");
+    const std::string text = linesOf(t, {});
+    CHECK(text == "error: rank 1: receives 1 messages from rank 0 but rank 0 sends 2\n");
+}
+
+TEST_CASE("a tag mismatch is refused before replaying", "[bad-input]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 11, 1, 7).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 11, 12, 0, 8).leave(100, "main");
+    CHECK(linesOf(t, {}) ==
+          "error: rank 1: messages from rank 0 differ in communicator or tag between sender and "
+          "receiver\n");
+}
+
+TEST_CASE("a rank missing from a collective is refused naming communicator and ranks",
+          "[bad-input]") {
+    TinyTrace t(3);
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r).enter(0, "main").collective(10, 20, "MPI_Barrier", Op::Barrier);
+        if (r != 2) {
+            t.rank(r).collective(30, 40, "MPI_Barrier", Op::Barrier);
+        }
+        t.rank(r).leave(100, "main");
+    }
+    CHECK(linesOf(t, {}) ==
+          "error: communicator 0: rank 0 takes part in 2 collectives but rank 2 in 1\n");
+}
+
+TEST_CASE("a rank that stopped early: open regions are closed and reported", "[bad-input]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(10, "work").leave(20, "work").leave(100, "main");
+    t.rank(1).enter(0, "main").enter(10, "work"); // the trace ends inside two regions
+    CHECK(linesOf(t, {"diagnostic", "visits"}) ==
+          count("visits", "main", 0, 1) + count("visits", "main", 1, 1) +
+              count("visits", "main/work", 0, 1) + count("visits", "main/work", 1, 1) +
+              "diagnostic\tregions_left_open\t1\t2\n");
+}
+
+TEST_CASE("buffer flushes are overhead on the call path where they happened", "[overhead]") {
+    TinyTrace t(1);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(10, "TRACE BUFFER FLUSH")
+        .leave(30, "TRACE BUFFER FLUSH")
+        .leave(100, "main");
+    CHECK(linesOf(t, {"time", "execution", "overhead"}) ==
+          line("time", "main", 0, 90, 10) + line("time", "main/TRACE BUFFER FLUSH", 0, 30, 10) +
+              line("execution", "main", 0, 90, 10) +
+              line("overhead", "main/TRACE BUFFER FLUSH", 0, 30, 10));
+}
+
+TEST_CASE("calling-context records build the call tree like Enter and Leave", "[call-tree]") {
+    TinyTrace t(1);
+    const uint32_t main = t.addContext("main", trace::kUndefined);
+    const uint32_t foo = t.addContext("foo", main);
+    const uint32_t bar = t.addContext("bar", main);
+    using K = trace::EventKind;
+    t.rank(0)
+        .context(K::CallingContextEnter, 0, foo)
+        .context(K::CallingContextEnter, 10, bar)
+        .context(K::CallingContextSample, 20, bar)
+        .context(K::CallingContextLeave, 30, bar)
+        .context(K::CallingContextLeave, 40, main);
+    CHECK(linesOf(t, {"time", "visits", "diagnostic"}) ==
+          line("time", "main", 0, 40, 30) + line("time", "main/bar", 0, 30, 10) +
+              line("time", "main/foo", 0, 10, 0) + count("visits", "main", 0, 1) +
+              count("visits", "main/bar", 0, 1) + count("visits", "main/foo", 0, 1));
+}
+
+TEST_CASE("a program without a region of its own is named after its path", "[call-tree]") {
+    TinyTrace t(1);
+    t.defs.strings = {"", "/opt/apps/solver"};
+    t.rank(0).context(trace::EventKind::ProgramBegin, 0, 1).enter(5, "main").leave(95, "main");
+    t.rank(0).context(trace::EventKind::ProgramEnd, 100, 0);
+    CHECK(linesOf(t, {"visits"}) ==
+          count("visits", "solver", 0, 1) + count("visits", "solver/main", 0, 1));
+}

@@ -1,0 +1,113 @@
+// The analysis of the Score-P reference traces agrees with Scalasca 2.6's report, metric by
+// metric, call path by call path, rank by rank (1 % or 1 ms for times, counts exactly).
+#include "json_value.h"
+#include "waitscope/analysis/serial_analysis.h"
+#include "waitscope/trace/otf2_archive.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+using namespace waitscope;
+using namespace waitscope::analysis;
+
+namespace {
+
+const std::vector<std::string> kReferences = {"early_reduce", "late_broadcast", "late_receiver",
+                                              "late_sender",  "nb_late_sender", "wait_at_barrier",
+                                              "wait_nxn"};
+
+std::string referenceDir(const std::string& name) {
+    return std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
+}
+
+testing::JsonValue loadJson(const std::string& file) {
+    std::ifstream in(file);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    return testing::JsonParser(text).parse();
+}
+
+bool agrees(const MetricInfo& info, double ours, double theirs) {
+    if (info.unit != MetricUnit::Seconds) {
+        return ours == theirs;
+    }
+    return std::fabs(ours - theirs) <= std::max(0.01 * std::fabs(theirs), 1e-3);
+}
+
+// Largest deviations per metric over all references (printed at the end).
+struct Deviation {
+    double relative = 0.0; ///< over values of at least 1 ms (or 1 count)
+    double absolute = 0.0;
+    size_t compared = 0;
+};
+std::map<std::string, Deviation>& deviations() {
+    static std::map<std::string, Deviation> table;
+    return table;
+}
+
+} // namespace
+
+TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and rank",
+          "[reference]") {
+    for (const std::string& name : kReferences) {
+        auto result = analyzeArchiveInProcess(referenceDir(name) + "/trace");
+        REQUIRE(result.ok());
+        auto defs = trace::readDefinitions(referenceDir(name) + "/trace/traces.otf2");
+        REQUIRE(defs.ok());
+        std::map<std::string, NodeId> nodes;
+        for (NodeId n = 0; n < result->tree().size(); ++n) {
+            nodes[result->tree().path(n, *defs)] = n;
+        }
+        const testing::JsonValue reference = loadJson(referenceDir(name) + "/scalasca.json");
+        for (size_t m = 0; m < kMetricCount; ++m) {
+            const MetricInfo& info = metricInfo(static_cast<Metric>(m));
+            const std::string metricName(info.uniqueName);
+            const auto found = reference.object.find(metricName);
+            REQUIRE(found != reference.object.end());
+            const auto& perPathRank = found->second.at("per_path_rank").object;
+            for (const auto& [path, ranks] : perPathRank) {
+                const auto node = nodes.find(path);
+                for (const auto& [rankText, theirs] : ranks.object) {
+                    const uint32_t rank = static_cast<uint32_t>(std::stoul(rankText));
+                    const double ours = node == nodes.end() ? 0.0
+                                                            : result->value(static_cast<Metric>(m),
+                                                                            node->second, rank);
+                    INFO(name << " " << metricName << " " << path << " rank " << rank << ": ours "
+                              << ours << " scalasca " << theirs.number);
+                    CHECK(agrees(info, ours, theirs.number));
+                    Deviation& worst = deviations()[metricName];
+                    const double absolute = std::fabs(ours - theirs.number);
+                    worst.absolute = std::max(worst.absolute, absolute);
+                    // Relative deviations only where the value is large enough to mean something.
+                    if (std::fabs(theirs.number) >= 1e-3) {
+                        worst.relative =
+                            std::max(worst.relative, absolute / std::fabs(theirs.number));
+                    }
+                    ++worst.compared;
+                }
+            }
+            // Nothing on call paths Scalasca does not know.
+            for (const auto& [path, node] : nodes) {
+                if (perPathRank.count(path) == 0) {
+                    INFO(name << " " << metricName << " extra path " << path);
+                    CHECK(result->value(static_cast<Metric>(m), node) == 0.0);
+                }
+            }
+        }
+        CHECK(result->diagnostic("clock_violations_p2p") == 0);
+    }
+    std::cout << "deviation from Scalasca per metric over the 7 references (max relative where "
+                 "Scalasca's value >= 1e-3, max absolute, values compared):\n";
+    for (const auto& [metric, worst] : deviations()) {
+        std::cout << "  " << std::left << std::setw(24) << metric << " " << std::setw(12)
+                  << worst.relative << " " << std::setw(12) << worst.absolute << " "
+                  << worst.compared << "\n";
+    }
+}

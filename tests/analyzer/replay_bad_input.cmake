@@ -1,0 +1,36 @@
+# waitscope-replay on bad input under mpirun: fails (never hangs) with a message naming the problem.
+# Variables: REPLAY, MPIRUN, REFERENCE (a reference trace directory), WORK.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+# 1. The job's rank count differs from the trace's.
+execute_process(COMMAND "${MPIRUN}" -np 2 --oversubscribe "${REPLAY}" --quiet --output-dir "${WORK}" "${REFERENCE}"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "the trace has 4 ranks but the analysis runs with 2 ranks")
+  message(FATAL_ERROR "rank count mismatch not refused (${status}): ${errors}")
+endif()
+
+# 2. A missing event file.
+file(COPY "${REFERENCE}/" DESTINATION "${WORK}/trace")
+file(REMOVE "${WORK}/trace/traces/2.evt")
+execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet "${WORK}/trace"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missing")
+  message(FATAL_ERROR "missing event file not refused (${status}): ${errors}")
+endif()
+
+# 3. A truncated event file.
+file(COPY "${REFERENCE}/traces/2.evt" DESTINATION "${WORK}/trace/traces")
+file(READ "${WORK}/trace/traces/3.evt" bytes HEX)
+string(LENGTH "${bytes}" length)
+math(EXPR half "${length} / 4 * 2")
+string(SUBSTRING "${bytes}" 0 ${half} bytes)
+file(REMOVE "${WORK}/trace/traces/3.evt")
+# Write the first half back as binary through a hex -> bytes conversion.
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${bytes}")
+execute_process(COMMAND printf "${escaped}" OUTPUT_FILE "${WORK}/trace/traces/3.evt")
+execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet "${WORK}/trace"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "rank 3: [^\n]*trunc")
+  message(FATAL_ERROR "truncated event file not refused (${status}): ${errors}")
+endif()

@@ -1,0 +1,166 @@
+// Builds tiny traces in memory (definitions and per-rank event streams) for diff tests.
+#pragma once
+
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace waitscope::testing {
+
+/// A trace of `ranks` ranks with a millisecond clock. Communicator 0 is MPI_COMM_WORLD,
+/// 1 is MPI_COMM_SELF; more can be added. Regions are created by name on first use (MPI
+/// roles are derived from the name).
+class TinyTrace {
+public:
+    explicit TinyTrace(uint32_t ranks) : m_streams(ranks) {
+        defs.clock = trace::ClockProperties{1000, 0, 0};
+        for (uint32_t r = 0; r < ranks; ++r) {
+            defs.locationGroups.push_back(
+                trace::LocationGroup{"MPI Rank " + std::to_string(r), true});
+            defs.locations.push_back(trace::Location{r, "Master thread", r, 0});
+        }
+        trace::Communicator world;
+        world.name = "MPI_COMM_WORLD";
+        for (uint32_t r = 0; r < ranks; ++r) {
+            world.worldRanks.push_back(r);
+        }
+        defs.communicators.push_back(world);
+        trace::Communicator self;
+        self.name = "MPI_COMM_SELF";
+        self.isSelf = true;
+        defs.communicators.push_back(self);
+    }
+
+    /// Adds a communicator over `worldRanks` (in communicator rank order); returns its id.
+    uint32_t addComm(std::vector<uint32_t> worldRanks) {
+        trace::Communicator comm;
+        comm.name = "derived";
+        comm.worldRanks = std::move(worldRanks);
+        defs.communicators.push_back(comm);
+        return static_cast<uint32_t>(defs.communicators.size() - 1);
+    }
+
+    /// Adds a calling context for region `name` below `parent` (kUndefined: a root); returns its
+    /// id.
+    uint32_t addContext(const std::string& name, uint32_t parent) {
+        defs.callingContexts.push_back(trace::CallingContext{region(name), parent});
+        return static_cast<uint32_t>(defs.callingContexts.size() - 1);
+    }
+
+    /// Appends to the events of `rank`; times in milliseconds.
+    class Rank {
+    public:
+        Rank(TinyTrace& trace, uint32_t rank) : m_trace(trace), m_rank(rank) {}
+        Rank& enter(uint64_t ms, const std::string& region) {
+            stream().append(trace::EventKind::Enter, ms, m_trace.region(region));
+            return *this;
+        }
+        Rank& leave(uint64_t ms, const std::string& region) {
+            stream().append(trace::EventKind::Leave, ms, m_trace.region(region));
+            return *this;
+        }
+        Rank& context(trace::EventKind kind, uint64_t ms, uint32_t context) {
+            stream().append(kind, ms, context);
+            return *this;
+        }
+        /// An MPI call with one record inside: enter at `from`, record at `at`, leave at `to`.
+        Rank& send(uint64_t from, uint64_t to, uint32_t dest, uint32_t tag, uint64_t bytes = 8,
+                   uint32_t comm = 0, const std::string& region = "MPI_Send") {
+            enter(from, region);
+            stream().appendMessage(trace::EventKind::MpiSend, from, {bytes, 0, dest, comm, tag});
+            return leave(to, region);
+        }
+        Rank& recv(uint64_t from, uint64_t at, uint64_t to, uint32_t source, uint32_t tag,
+                   uint64_t bytes = 8, uint32_t comm = 0, const std::string& region = "MPI_Recv") {
+            enter(from, region);
+            stream().appendMessage(trace::EventKind::MpiRecv, at, {bytes, 0, source, comm, tag});
+            return leave(to, region);
+        }
+        Rank& isendRecord(uint64_t at, uint32_t dest, uint32_t tag, uint64_t request,
+                          uint64_t bytes = 8, uint32_t comm = 0) {
+            stream().appendMessage(trace::EventKind::MpiIsend, at,
+                                   {bytes, request, dest, comm, tag});
+            return *this;
+        }
+        Rank& irecvRequestRecord(uint64_t at, uint64_t request) {
+            stream().appendMessage(trace::EventKind::MpiIrecvRequest, at, {0, request, 0, 0, 0});
+            return *this;
+        }
+        Rank& irecvRecord(uint64_t at, uint32_t source, uint32_t tag, uint64_t request,
+                          uint64_t bytes = 8, uint32_t comm = 0) {
+            stream().appendMessage(trace::EventKind::MpiIrecv, at,
+                                   {bytes, request, source, comm, tag});
+            return *this;
+        }
+        Rank& sendRecord(uint64_t at, uint32_t dest, uint32_t tag, uint64_t bytes = 8,
+                         uint32_t comm = 0) {
+            stream().appendMessage(trace::EventKind::MpiSend, at, {bytes, 0, dest, comm, tag});
+            return *this;
+        }
+        Rank& recvRecord(uint64_t at, uint32_t source, uint32_t tag, uint64_t bytes = 8,
+                         uint32_t comm = 0) {
+            stream().appendMessage(trace::EventKind::MpiRecv, at, {bytes, 0, source, comm, tag});
+            return *this;
+        }
+        /// A collective call `region` from `from` to `to` on `comm`.
+        Rank& collective(uint64_t from, uint64_t to, const std::string& region,
+                         trace::CollectiveOp op, uint32_t comm = 0,
+                         uint32_t root = trace::kUndefined, uint64_t sent = 0,
+                         uint64_t received = 0) {
+            enter(from, region);
+            stream().append(trace::EventKind::MpiCollectiveBegin, from, 0);
+            stream().appendCollective(to, trace::CollectiveRecord{sent, received, comm, root, op});
+            return leave(to, region);
+        }
+
+    private:
+        trace::EventStream& stream() { return m_trace.m_streams[m_rank]; }
+        TinyTrace& m_trace;
+        uint32_t m_rank;
+    };
+
+    Rank rank(uint32_t r) { return Rank(*this, r); }
+    const std::vector<trace::EventStream>& streams() const { return m_streams; }
+
+    trace::Definitions defs;
+
+private:
+    uint32_t region(const std::string& name) {
+        const auto it = m_regions.find(name);
+        if (it != m_regions.end()) {
+            return it->second;
+        }
+        trace::Region r;
+        r.name = name;
+        r.canonicalName = name;
+        const bool mpi = name.rfind("MPI_", 0) == 0;
+        r.paradigm = mpi ? trace::Paradigm::Mpi : trace::Paradigm::User;
+        r.role = trace::RegionRole::Function;
+        if (name == "MPI_Send" || name == "MPI_Recv" || name == "MPI_Isend" ||
+            name == "MPI_Irecv" || name == "MPI_Sendrecv" || name == "MPI_Ssend") {
+            r.role = trace::RegionRole::PointToPoint;
+        } else if (name == "MPI_Barrier") {
+            r.role = trace::RegionRole::Barrier;
+        } else if (name == "MPI_Bcast" || name == "MPI_Scatter") {
+            r.role = trace::RegionRole::CollectiveOneToAll;
+        } else if (name == "MPI_Reduce" || name == "MPI_Gather") {
+            r.role = trace::RegionRole::CollectiveAllToOne;
+        } else if (name == "MPI_Allreduce" || name == "MPI_Alltoall") {
+            r.role = trace::RegionRole::CollectiveAllToAll;
+        } else if (name == "MPI_Scan" || name == "MPI_Exscan") {
+            r.role = trace::RegionRole::CollectiveOther;
+        }
+        defs.regions.push_back(r);
+        const auto id = static_cast<uint32_t>(defs.regions.size() - 1);
+        m_regions[name] = id;
+        return id;
+    }
+
+    std::vector<trace::EventStream> m_streams;
+    std::map<std::string, uint32_t> m_regions;
+};
+
+} // namespace waitscope::testing
