@@ -20,4 +20,4 @@ if [ ! -f "$trace/traces.otf2" ]; then
     "$work/analyzer_generate_trace" "$trace" "$ranks" "$events" 8
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-mpirun -np "$ranks" --oversubscribe "$build/analyzer/replay/waitscope-replay" "$trace"
+mpirun -np "$ranks" --oversubscribe "$build/bin/waitscope-replay" "$trace"
