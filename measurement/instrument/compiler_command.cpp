@@ -209,7 +209,8 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
             } else {
                 // System headers' inline functions (the C++ library above all) stay untouched.
                 add.push_back(
-                    "-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/");
+                    "-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/," +
+                    options.includeDir + "/waitscope/");
                 if (!options.filter.empty()) {
                     Result<Filter> filter = Filter::load(options.filter);
                     if (!filter.ok())
