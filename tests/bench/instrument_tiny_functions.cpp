@@ -6,8 +6,12 @@
 #include <cstdlib>
 #include <mpi.h>
 
-__attribute__((noinline)) double tiny_add(double a, double b) { return a + b; }
-__attribute__((noinline)) double tiny_scale(double a) { return tiny_add(a, a) * 0.5; }
+__attribute__((noinline)) double tiny_add(double a, double b) {
+    return a + b;
+}
+__attribute__((noinline)) double tiny_scale(double a) {
+    return tiny_add(a, a) * 0.5;
+}
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
@@ -17,7 +21,8 @@ int main(int argc, char** argv) {
         auto start = std::chrono::steady_clock::now();
         for (long i = 0; i < calls / 2; ++i)
             sink += tiny_scale(static_cast<double>(i)); // two calls per iteration
-        run = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+        run = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+                  .count() /
               static_cast<double>(calls);
     }
     std::sort(runs, runs + 5);
