@@ -82,12 +82,13 @@ Result<Filter> Filter::parse(const std::string& text, const std::string& source)
                 ruleStartsHere = true;
                 continue;
             }
-            if (word == "MANGLED") {
-                if (!ruleStartsHere || rules->back().mangled || !rules->back().patterns.empty())
-                    return error("MANGLED must follow INCLUDE or EXCLUDE");
+            if (word == "MANGLED" || word == "DEMANGLED") {
+                if (!ruleStartsHere || rules->back().patterns.size() || rules->back().keyword)
+                    return error(word + " must follow INCLUDE or EXCLUDE");
                 if (block != kRegions)
-                    return error("MANGLED applies to region names only");
-                rules->back().mangled = true;
+                    return error(word + " applies to region names only");
+                rules->back().mangled = word == "MANGLED";
+                rules->back().keyword = true;
                 continue;
             }
             if (rules->empty())

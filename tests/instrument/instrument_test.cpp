@@ -59,6 +59,7 @@ TEST_CASE("filter rules apply in order, the last match deciding", "[filter]") {
                                 "  INCLUDE main solve*   # keep these\n"
                                 "          exchange\n"
                                 "  EXCLUDE MANGLED _ZN6detail*\n"
+                                "  INCLUDE DEMANGLED detail::keep*\n"
                                 "SCOREP_REGION_NAMES_END\n"
                                 "SCOREP_FILE_NAMES_BEGIN\n"
                                 "  EXCLUDE */third_party/*\n"
@@ -70,6 +71,7 @@ TEST_CASE("filter rules apply in order, the last match deciding", "[filter]") {
     CHECK_FALSE(filter->excludes("exchange", "exchange", "/src/s.c"));
     CHECK(filter->excludes("helper", "helper", "/src/s.c"));
     CHECK(filter->excludes("solve_detail", "_ZN6detail5solveEv", "/src/s.c"));
+    CHECK_FALSE(filter->excludes("detail::keep_me()", "_ZN6detail7keep_meEv", "/src/s.c"));
     CHECK(filter->excludes("main", "main", "/src/third_party/lib.c"));
     CHECK(filter->literalNameExclusions().empty()); // "*" is a wildcard
 }

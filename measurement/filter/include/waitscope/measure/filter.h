@@ -4,6 +4,7 @@
 //     EXCLUDE *                            EXCLUDE */third_party/*
 //     INCLUDE main solve*                  INCLUDE */src/*
 //     EXCLUDE MANGLED _ZN6detail*        SCOREP_FILE_NAMES_END
+//     INCLUDE DEMANGLED detail::keep*
 //   SCOREP_REGION_NAMES_END
 //
 // Within a block the rules apply in order and the last one that matches decides; what no rule
@@ -23,6 +24,7 @@ public:
     struct Rule {
         bool exclude = false;
         bool mangled = false; ///< match the mangled name instead of the demangled one
+        bool keyword = false; ///< MANGLED or DEMANGLED was given
         std::vector<std::string> patterns;
     };
 
