@@ -119,8 +119,7 @@ parseInstrumentArguments(const std::vector<std::string>& args) {
         if (a == "--mpi")
             options.mpi = true;
         else if (a == "--nompi")
-            return Error("--nompi: measuring programs without MPI is not supported yet; "
-                         "build them without 'waitscope instrument'");
+            options.mpi = false;
         else if (a == "--compiler")
             options.compiler = true;
         else if (a == "--nocompiler")

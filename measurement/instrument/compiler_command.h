@@ -35,8 +35,8 @@ struct CompilerCommand {
     std::vector<std::string> arguments; ///< the final command, compiler first
 };
 
-/// Splits the wrapper's options from `<compiler> <arguments>`. Fails on unknown options,
-/// a missing compiler, an unsupported compiler or --nompi (not supported yet).
+/// Splits the wrapper's options from `<compiler> <arguments>`. Fails on unknown options or a
+/// missing compiler.
 Result<std::pair<InstrumentOptions, std::vector<std::string>>>
 parseInstrumentArguments(const std::vector<std::string>& args);
 

@@ -18,21 +18,23 @@ using waitscope::Result;
 namespace {
 
 void usage(FILE* out) {
-    std::fprintf(out,
-                 "usage: waitscope instrument [options] <compiler> <arguments>\n"
-                 "  compiles and links with the measurement: MPI calls, and function entry and\n"
-                 "  exit through compiler instrumentation; <compiler> is mpicc, mpicxx, gcc,\n"
-                 "  g++, clang or clang++ (also as a CMake launcher or make's CC)\n"
-                 "options:\n"
-                 "  --mpi | --nompi             measure MPI (default; --nompi not supported yet)\n"
-                 "  --compiler | --nocompiler   instrument functions (default) or not\n"
-                 "  --user                      enable the WAITSCOPE_REGION_* annotations\n"
-                 "  --filter FILE               leave out functions the filter file excludes by\n"
-                 "                              exact name already when compiling (GCC matches\n"
-                 "                              these names as substrings); at run time set\n"
-                 "                              WAITSCOPE_FILTER=FILE for all of its rules\n"
-                 "  --dry-run                   print the command, do not run it\n"
-                 "  -v, --verbose               print the command, then run it\n");
+    std::fprintf(
+        out,
+        "usage: waitscope instrument [options] <compiler> <arguments>\n"
+        "  compiles and links with the measurement: MPI calls, and function entry and\n"
+        "  exit through compiler instrumentation; <compiler> is mpicc, mpicxx, gcc,\n"
+        "  g++, clang or clang++ (also as a CMake launcher or make's CC)\n"
+        "options:\n"
+        "  --mpi | --nompi             an MPI program (default) or a serial one, whose\n"
+        "                              measurement ends at exit (experiment waitscope_<exe>_1)\n"
+        "  --compiler | --nocompiler   instrument functions (default) or not\n"
+        "  --user                      enable the WAITSCOPE_REGION_* annotations\n"
+        "  --filter FILE               leave out functions the filter file excludes by\n"
+        "                              exact name already when compiling (GCC matches\n"
+        "                              these names as substrings); at run time set\n"
+        "                              WAITSCOPE_FILTER=FILE for all of its rules\n"
+        "  --dry-run                   print the command, do not run it\n"
+        "  -v, --verbose               print the command, then run it\n");
 }
 
 std::string ownDirectory() {

@@ -172,8 +172,10 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
                              const std::vector<std::string>& hosts,
                              const std::string& programName) {
     int rank = 0, size = 1;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
+    if (comm != MPI_COMM_NULL) {
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Comm_size(comm, &size);
+    }
 
     // Name every node by its path of region identities (the root has none).
     std::vector<std::string> keys(m_nodes.size());
@@ -229,8 +231,8 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
     }
     mine.insert(mine.end(), rootRow.begin(), rootRow.end());
     std::vector<double> all(rank == 0 ? mine.size() * static_cast<size_t>(size) : 0);
-    PMPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
-                static_cast<int>(mine.size()), MPI_DOUBLE, 0, comm);
+    gatherToRoot(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, sizeof(double),
+                 comm);
     if (rank != 0)
         return unified ? Status::success()
                        : Status(Error("profile call paths could not be unified"));

@@ -156,7 +156,7 @@ bool prepareDirectory(RuntimeState& s) {
             verdict = 0;
         }
     }
-    PMPI_Bcast(&verdict, 1, MPI_INT, 0, s.comm);
+    broadcastFromRoot(&verdict, 1, MPI_INT, s.comm);
     s.directory = dir;
     return verdict != 0;
 }
@@ -417,6 +417,11 @@ void flushEvents(bool recordRegion) noexcept {
     }
 }
 
+namespace {
+void finishRun(RuntimeState& state, std::uint64_t leave);
+void finishSerialRunAtExit();
+} // namespace
+
 bool runtimeStart() noexcept {
     if (g_state)
         return g_state->started;
@@ -449,6 +454,7 @@ bool runtimeStart() noexcept {
     appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
     s->startNs = startNs;
     s->started = true;
+    std::atexit(finishSerialRunAtExit);
     g_hot.mainThread = pthread_self();
     t_onMainThread = true;
     g_hot.recordMask = kGroupUser;
@@ -494,8 +500,8 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
     if (s->config.tracing)
         s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
-    Status opened =
-        s->config.tracing ? s->writer.open(s->directory, s->rank, s->pool) : Status::success();
+    Status opened = s->config.tracing ? s->writer.open(s->directory, s->rank, s->pool, s->comm)
+                                      : Status::success();
     int ok = opened.ok() ? 1 : 0;
     int allOk = 0;
     PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
@@ -586,7 +592,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.skippedTests),
                                 static_cast<double>(g_diagnostics.filteredCalls)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
-    PMPI_Gather(mine, kFieldCount, MPI_DOUBLE, all.data(), kFieldCount, MPI_DOUBLE, 0, s.comm);
+    gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)
         return;
     std::string out = "# Waitscope self-measurement: key=value; rank.<r>.<key> per rank\n";
@@ -633,6 +639,15 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     appendRecord(leave, EventKind::CommDestroy, 1);
     recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, finalizeRegion);
+    finishRun(*s, leave);
+}
+
+namespace {
+
+/// Ends the record stream at `leave` and writes everything: events, definitions, profile,
+/// the self-measurement and the status. Collective on s.comm (none without MPI).
+void finishRun(RuntimeState& state, std::uint64_t leave) {
+    RuntimeState* s = &state;
     // User regions still open (main, and what called MPI_Finalize) end here: the trace ends.
     for (std::uint32_t d = std::min(g_hot.userDepth, kUserStackDepth); d > 0; --d) {
         ensureRoom(kMaxRecordWords);
@@ -663,7 +678,7 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     char host[64] = {0};
     std::snprintf(host, sizeof(host), "%s", hostName().c_str());
     std::vector<char> hosts(s->rank == 0 ? 64u * s->size : 0);
-    PMPI_Gather(host, 64, MPI_CHAR, hosts.data(), 64, MPI_CHAR, 0, s->comm);
+    gatherToRoot(host, hosts.data(), 64, MPI_CHAR, 1, s->comm);
     std::vector<std::string> hostNames;
     for (int r = 0; s->rank == 0 && r < s->size; ++r)
         hostNames.emplace_back(&hosts[64u * r], strnlen(&hosts[64u * r], 64));
@@ -692,14 +707,15 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;
-        PMPI_Allreduce(&first, &globalFirst, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
-        PMPI_Allreduce(&last, &globalLast, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
+        reduceToAll(&first, &globalFirst, 1, MPI_UNSIGNED_LONG_LONG, sizeof(first), MPI_MIN,
+                    s->comm);
+        reduceToAll(&last, &globalLast, 1, MPI_UNSIGNED_LONG_LONG, sizeof(last), MPI_MAX, s->comm);
         global.globalOffset = globalFirst;
         global.traceLength = globalLast - globalFirst;
         std::vector<unsigned long long> counts(s->rank == 0 ? s->size : 0);
         unsigned long long myEvents = events;
-        PMPI_Gather(&myEvents, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG,
-                    0, s->comm);
+        gatherToRoot(&myEvents, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, sizeof(myEvents),
+                     s->comm);
         if (s->rank == 0) {
             for (int r = 0; r < s->size; ++r) {
                 const std::string& name = hostNames[static_cast<size_t>(r)];
@@ -747,6 +763,42 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
                      s->directory.c_str(), seconds(s->self.finalizeMeasurement));
     s->self.finalizeLeave = now();
 }
+
+/// A program that never initialized MPI (built with `waitscope instrument --nompi`, or a
+/// serial tool): at exit this process finishes the run alone, as rank 0 of 1, with no MPI call.
+void finishSerialRunAtExit() {
+    RuntimeState* s = g_state;
+    if (!s || !s->started || s->initialized || s->finalized)
+        return;
+    s->initialized = true;
+    g_hot.recordMask = 0;
+    std::uint64_t leave = now();
+    s->comm = MPI_COMM_NULL;
+    s->rank = 0;
+    s->size = 1;
+    s->self.initEnter = s->self.processStart;
+    s->programPath = readExecutablePath();
+    for (const std::string& w : s->config.warnings)
+        warn(w);
+    if (!prepareDirectory(*s))
+        return;
+    s->statusPath = s->directory + "/ranks/0.status";
+    if (s->config.tracing)
+        s->spillPath = s->directory + "/ranks/0.records";
+    if (s->config.tracing) {
+        Status opened = s->writer.open(s->directory, 0, s->pool, MPI_COMM_NULL);
+        if (!opened.ok()) {
+            warn(opened.error().message() + "; nothing was written");
+            return;
+        }
+    }
+    writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
+    adoptEarlySpill(*s);
+    s->measured = true;
+    finishRun(*s, leave);
+}
+
+} // namespace
 
 void runtimeAfterFinalize(std::uint64_t finalizeHookTicks) noexcept {
     if (g_state) {

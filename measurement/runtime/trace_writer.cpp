@@ -91,7 +91,8 @@ TraceWriter::~TraceWriter() {
         OTF2_Archive_Close(m_archive);
 }
 
-Status TraceWriter::open(const std::string& directory, int rank, std::size_t poolBytes) {
+Status TraceWriter::open(const std::string& directory, int rank, std::size_t poolBytes,
+                         MPI_Comm comm) {
     m_rank = rank;
     m_directory = directory;
     constexpr std::size_t kChunk = 1u << 20;
@@ -109,7 +110,10 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_SetMemoryCallbacks(m_archive, &kMemoryCallbacks, &pool);
     if (rc == OTF2_SUCCESS)
-        rc = OTF2_MPI_Archive_SetCollectiveCallbacks(m_archive, MPI_COMM_WORLD, MPI_COMM_NULL);
+        rc =
+            comm == MPI_COMM_NULL
+                ? OTF2_Archive_SetSerialCollectiveCallbacks(m_archive)
+                : OTF2_MPI_Archive_SetCollectiveCallbacks(m_archive, MPI_COMM_WORLD, MPI_COMM_NULL);
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_SetCreator(m_archive, "Waitscope");
     if (rc == OTF2_SUCCESS)

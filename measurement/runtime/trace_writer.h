@@ -5,6 +5,7 @@
 #include "waitscope/measure/definitions.h"
 
 #include <cstdint>
+#include <mpi.h>
 #include <otf2/otf2.h>
 #include <string>
 #include <vector>
@@ -45,9 +46,9 @@ public:
     TraceWriter& operator=(const TraceWriter&) = delete;
     ~TraceWriter();
 
-    /// Opens `directory`/traces.otf2 collectively on MPI_COMM_WORLD (PMPI) with an OTF2
-    /// memory pool of `poolBytes`. Fails with a message naming the directory.
-    Status open(const std::string& directory, int rank, std::size_t poolBytes);
+    /// Opens `directory`/traces.otf2 collectively on `comm` (PMPI; MPI_COMM_NULL: this process
+    /// alone) with an OTF2 memory pool of `poolBytes`. Fails with a message naming the directory.
+    Status open(const std::string& directory, int rank, std::size_t poolBytes, MPI_Comm comm);
 
     /// Translates records [begin, end) into OTF2 events. Never fails; OTF2 errors are counted.
     void write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;

@@ -6,6 +6,7 @@
 // does not change the result, and every rank derives the same global ids from it.
 #include "unification.h"
 
+#include <cstring>
 #include <string>
 
 namespace waitscope::measure {
@@ -24,7 +25,30 @@ bool receiveSet(DefinitionSet& out, int source, MPI_Comm comm, int tag) {
 
 } // namespace
 
+void gatherToRoot(const void* mine, void* all, int count, MPI_Datatype type, size_t itemBytes,
+                  MPI_Comm comm) {
+    if (comm == MPI_COMM_NULL)
+        std::memcpy(all, mine, static_cast<size_t>(count) * itemBytes);
+    else
+        PMPI_Gather(mine, count, type, all, count, type, 0, comm);
+}
+
+void reduceToAll(const void* mine, void* result, int count, MPI_Datatype type, size_t itemBytes,
+                 MPI_Op op, MPI_Comm comm) {
+    if (comm == MPI_COMM_NULL)
+        std::memcpy(result, mine, static_cast<size_t>(count) * itemBytes);
+    else
+        PMPI_Allreduce(mine, result, count, type, op, comm);
+}
+
+void broadcastFromRoot(void* data, int count, MPI_Datatype type, MPI_Comm comm) {
+    if (comm != MPI_COMM_NULL)
+        PMPI_Bcast(data, count, type, 0, comm);
+}
+
 bool unifyDefinitionSet(DefinitionSet& set, MPI_Comm comm, int tag) {
+    if (comm == MPI_COMM_NULL)
+        return true; // one process: its set is the global one
     int rank = 0, size = 1;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);

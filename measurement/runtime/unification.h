@@ -1,4 +1,6 @@
-// Unifies the ranks' definition sets into global ones by a binomial reduction tree.
+// Cross-rank operations of the measurement (PMPI only): unifying definition sets by a
+// binomial reduction tree, and the few gathers and reductions finalize needs. With
+// MPI_COMM_NULL (a program that never initialized MPI) the process is rank 0 of 1.
 #pragma once
 
 #include "waitscope/measure/definitions.h"
@@ -11,5 +13,14 @@ namespace waitscope::measure {
 /// merged set, so on return `set` holds the global set on every rank. No rank receives from
 /// more than log2(size) others. Returns false if a message could not be decoded.
 bool unifyDefinitionSet(DefinitionSet& set, MPI_Comm comm, int tag);
+
+/// Gathers `count` items of `type` (each `itemBytes` long) from every rank on rank 0.
+void gatherToRoot(const void* mine, void* all, int count, MPI_Datatype type, size_t itemBytes,
+                  MPI_Comm comm);
+/// Reduces `count` items with `op` onto every rank.
+void reduceToAll(const void* mine, void* result, int count, MPI_Datatype type, size_t itemBytes,
+                 MPI_Op op, MPI_Comm comm);
+/// Broadcasts `count` items from rank 0.
+void broadcastFromRoot(void* data, int count, MPI_Datatype type, MPI_Comm comm);
 
 } // namespace waitscope::measure

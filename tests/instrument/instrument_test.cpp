@@ -277,3 +277,24 @@ TEST_CASE("functions a filter excludes cost no events, at run time or at compile
     CHECK(readKeyValues(runtime + "/exp/waitscope.measurement")["rank.0.filtered_calls"] == "3");
     CHECK(readKeyValues(compiled + "/exp/waitscope.measurement")["rank.0.filtered_calls"] == "0");
 }
+
+TEST_CASE("a program without MPI (--nompi) is measured and written at exit", "[wrapper]") {
+    std::string dir = freshDirectory("instrument_serial");
+    CommandResult build = runCommand("cd '" + dir + "' && " + kWaitscope +
+                                     " instrument --nompi gcc -O1 -g -o serial '" +
+                                     WAITSCOPE_TEST_PROJECTS + "/serial.c'");
+    INFO(build.output);
+    REQUIRE(build.exitCode == 0);
+    CommandResult run = runCommand("cd '" + dir + "' && ./serial");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output == "serial: 90.0\n"); // nothing of ours in the program's output
+    std::string exp = dir + "/waitscope_serial_1";
+    CHECK(readFile(exp + "/ranks/0.status").rfind("complete\n", 0) == 0);
+    std::vector<TraceEvent> events = readEvents(exp + "/traces.otf2");
+    CHECK(countEvents(events, "ENTER", 0, "main") == 1);
+    CHECK(pathsTo(events, 0, "middle") == std::vector<std::string>(4, "main/middle"));
+    CHECK(pathsTo(events, 0, "leaf") == std::vector<std::string>(40, "main/middle/leaf"));
+    CHECK(countEvents(events, "ENTER", 0) == countEvents(events, "LEAVE", 0));
+    CHECK(countEvents(events, "PROGRAM_END", 0) == 1);
+}
