@@ -17,15 +17,16 @@ public:
     const std::string& message() const { return m_message; }
 
     /// Returns this error with `context` prepended ("context: message").
-    Error withContext(const std::string& context) const { return Error(context + ": " + m_message); }
+    Error withContext(const std::string& context) const {
+        return Error(context + ": " + m_message);
+    }
 
 private:
     std::string m_message;
 };
 
 /// Either a value or an Error. Test with `ok()` (or in a boolean context) before `value()`.
-template <class T>
-class [[nodiscard]] Result {
+template <class T> class [[nodiscard]] Result {
 public:
     Result(T value) : m_state(std::move(value)) {}
     Result(Error error) : m_state(std::move(error)) {}

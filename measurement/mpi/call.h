@@ -1,0 +1,79 @@
+// The base of every typed MPI handler: the call's region, whether it is recorded, its times.
+#pragma once
+
+#include "waitscope/measure/runtime.h"
+
+#include <mpi.h>
+#include <otf2/OTF2_Events.h>
+#include <otf2/OTF2_GeneralDefinitions.h>
+
+#define WAITSCOPE_EXPORT __attribute__((visibility("default")))
+
+namespace waitscope::measure::mpi {
+
+/// A wrapped call in progress. Constructed before the PMPI call (takes the enter time),
+/// finished after it. `words` is the buffer room the call's records need at most.
+class Call {
+public:
+    Call(std::uint32_t region, std::uint32_t group,
+         std::size_t words = 2 * kMaxRecordWords) noexcept
+        : m_region(region), m_active(isRecording(group)) {
+        if (m_active) {
+            ensureRoom(words);
+            m_enter = now();
+        }
+    }
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+
+protected:
+    void enter() noexcept { recordEnter(m_enter, m_region); }
+    void leave(std::uint64_t time) noexcept { recordLeave(time, m_region); }
+
+    std::uint32_t m_region;
+    bool m_active;
+    std::uint64_t m_enter = 0;
+};
+
+/// Enter and Leave around the call, nothing else.
+class Plain : public Call {
+public:
+    Plain(std::uint32_t region, std::uint32_t group) noexcept : Call(region, group) {
+        if (m_active)
+            enter();
+    }
+    void finish(int) noexcept {
+        if (m_active)
+            leave(now());
+    }
+};
+
+/// Holds a status for a call whose caller passed MPI_STATUS_IGNORE, because the record needs it.
+class StatusKeeper {
+public:
+    explicit StatusKeeper(MPI_Status* status) noexcept
+        : m_status(status == MPI_STATUS_IGNORE ? &m_own : status) {}
+    MPI_Status* statusArg() noexcept { return m_status; }
+
+protected:
+    MPI_Status m_own{};
+    MPI_Status* m_status;
+};
+
+/// Bytes of `count` elements of `type`; 0 for an invalid type.
+inline std::uint64_t typeBytes(int count, MPI_Datatype type) noexcept {
+    int size = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+        return 0;
+    return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size > 0 ? size : 0);
+}
+
+/// Bytes a completed receive delivered, from its status.
+inline std::uint64_t receivedBytes(const MPI_Status* status) noexcept {
+    int bytes = 0;
+    if (PMPI_Get_count(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED)
+        return 0;
+    return static_cast<std::uint64_t>(bytes);
+}
+
+} // namespace waitscope::measure::mpi

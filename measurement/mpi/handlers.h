@@ -1,0 +1,13 @@
+// Every handler the generated wrappers construct.
+#pragma once
+
+#include "call.h"
+#include "collectives.h"
+#include "communicators.h"
+#include "completion.h"
+#include "environment.h"
+#include "point_to_point.h"
+
+namespace waitscope::measure::mpi {
+using bytes::allgather; // keep the bytes:: namespace visible to generated code
+} // namespace waitscope::measure::mpi

@@ -1,0 +1,46 @@
+// Request bookkeeping: what each pending nonblocking or persistent request will record when
+// it completes, keyed by its MPI_Request handle.
+#pragma once
+
+#include "call.h"
+
+#include <cstdint>
+
+namespace waitscope::measure::mpi {
+
+struct RequestInfo {
+    enum Kind : std::uint8_t { kSend, kRecv, kCollective };
+    Kind kind = kSend;
+    bool persistent = false;
+    bool active = false;
+    bool silent = false; ///< to or from MPI_PROC_NULL: completes, records nothing
+    std::uint32_t comm = 0;
+    std::uint32_t peer = 0; ///< destination of a send; source (or MPI_ANY_SOURCE) of a receive
+    std::uint32_t tag = 0;
+    std::uint32_t root = 0;      ///< collectives: root or OTF2_UNDEFINED_UINT32
+    std::uint32_t operation = 0; ///< collectives: OTF2_CollectiveOp
+    std::uint64_t bytes = 0;     ///< sends: bytes; collectives: bytes sent
+    std::uint64_t received = 0;  ///< collectives: bytes received
+    std::uint64_t id = 0;        ///< the request id in the trace
+};
+
+/// A fresh request id for the trace.
+std::uint64_t nextRequestId() noexcept;
+
+/// Starts tracking `request`. Returns the stored entry.
+RequestInfo& trackRequest(MPI_Request request, const RequestInfo& info);
+
+/// The entry of `request`, or nullptr.
+RequestInfo* findRequest(MPI_Request request) noexcept;
+
+/// Stops tracking `request`.
+void forgetRequest(MPI_Request request) noexcept;
+
+/// Records the completion of `request` (its handle before the completing call) with `status`
+/// at `time`: MpiIsendComplete, MpiIrecv, NbCollComplete or MpiRequestCancelled.
+void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept;
+
+/// Records the (re)activation of a persistent request by MPI_Start at `time`.
+void recordStart(MPI_Request request, std::uint64_t time) noexcept;
+
+} // namespace waitscope::measure::mpi

@@ -1,0 +1,194 @@
+// Local definitions and the canonical byte encodings that unification compares.
+#include "waitscope/measure/definitions.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace waitscope::measure {
+
+namespace {
+
+void putU32(std::string& out, std::uint32_t v) {
+    out.append(reinterpret_cast<const char*>(&v), 4);
+}
+void putU64(std::string& out, std::uint64_t v) {
+    out.append(reinterpret_cast<const char*>(&v), 8);
+}
+void putString(std::string& out, const std::string& s) {
+    putU32(out, static_cast<std::uint32_t>(s.size()));
+    out += s;
+}
+
+class ByteReader {
+public:
+    explicit ByteReader(const std::string& bytes) : m_bytes(bytes) {}
+    bool u32(std::uint32_t& v) { return take(&v, 4); }
+    bool u64(std::uint64_t& v) { return take(&v, 8); }
+    bool string(std::string& s) {
+        std::uint32_t n = 0;
+        if (!u32(n) || m_bytes.size() - m_pos < n)
+            return false;
+        s.assign(m_bytes, m_pos, n);
+        m_pos += n;
+        return true;
+    }
+    bool atEnd() const { return m_pos == m_bytes.size(); }
+
+private:
+    bool take(void* out, size_t n) {
+        if (m_bytes.size() - m_pos < n)
+            return false;
+        std::memcpy(out, m_bytes.data() + m_pos, n);
+        m_pos += n;
+        return true;
+    }
+    const std::string& m_bytes;
+    size_t m_pos = 0;
+};
+
+bool keyLess(const std::pair<std::string, std::string>& e, const std::string& key) {
+    return e.first < key;
+}
+
+} // namespace
+
+std::uint32_t Definitions::addRegion(RegionDefinition region) {
+    m_regions.push_back(std::move(region));
+    return static_cast<std::uint32_t>(m_regions.size() - 1);
+}
+
+std::uint32_t Definitions::addComm(CommDefinition comm) {
+    m_comms.push_back(std::move(comm));
+    return static_cast<std::uint32_t>(m_comms.size() - 1);
+}
+
+void DefinitionSet::add(std::string key, std::string value) {
+    auto it = std::lower_bound(entries.begin(), entries.end(), key, keyLess);
+    if (it != entries.end() && it->first == key) {
+        if (it->second.empty())
+            it->second = std::move(value);
+        return;
+    }
+    entries.emplace(it, std::move(key), std::move(value));
+}
+
+void DefinitionSet::merge(const DefinitionSet& other) {
+    std::vector<std::pair<std::string, std::string>> merged;
+    merged.reserve(entries.size() + other.entries.size());
+    auto a = entries.begin();
+    auto b = other.entries.begin();
+    while (a != entries.end() || b != other.entries.end()) {
+        if (b == other.entries.end() || (a != entries.end() && a->first < b->first)) {
+            merged.push_back(std::move(*a++));
+        } else if (a == entries.end() || b->first < a->first) {
+            merged.push_back(*b++);
+        } else {
+            merged.push_back(std::move(*a));
+            if (merged.back().second.empty())
+                merged.back().second = b->second;
+            ++a;
+            ++b;
+        }
+    }
+    entries = std::move(merged);
+}
+
+long DefinitionSet::find(const std::string& key) const {
+    auto it = std::lower_bound(entries.begin(), entries.end(), key, keyLess);
+    if (it == entries.end() || it->first != key)
+        return -1;
+    return static_cast<long>(it - entries.begin());
+}
+
+std::string DefinitionSet::serialize() const {
+    std::string out;
+    putU64(out, entries.size());
+    for (const auto& [key, value] : entries) {
+        putString(out, key);
+        putString(out, value);
+    }
+    return out;
+}
+
+bool DefinitionSet::deserialize(const std::string& bytes) {
+    ByteReader in(bytes);
+    std::uint64_t n = 0;
+    if (!in.u64(n))
+        return false;
+    entries.clear();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::string key, value;
+        if (!in.string(key) || !in.string(value))
+            return false;
+        entries.emplace_back(std::move(key), std::move(value));
+    }
+    return in.atEnd() && std::is_sorted(entries.begin(), entries.end());
+}
+
+std::string regionKey(const RegionDefinition& region) {
+    std::string out;
+    putString(out, region.name);
+    putString(out, region.canonicalName);
+    putString(out, region.file);
+    putU32(out, region.beginLine);
+    putU32(out, region.endLine);
+    putU32(out, static_cast<std::uint32_t>(region.role) |
+                    (static_cast<std::uint32_t>(region.paradigm) << 8));
+    return out;
+}
+
+RegionDefinition regionFromKey(const std::string& key) {
+    RegionDefinition region;
+    ByteReader in(key);
+    std::uint32_t kinds = 0;
+    in.string(region.name);
+    in.string(region.canonicalName);
+    in.string(region.file);
+    in.u32(region.beginLine);
+    in.u32(region.endLine);
+    in.u32(kinds);
+    region.role = static_cast<RegionRole>(kinds & 0xff);
+    region.paradigm = static_cast<Paradigm>((kinds >> 8) & 0xff);
+    return region;
+}
+
+std::string commKeyBytes(CommKey key) {
+    // Big-endian and shifted by 3, so bytes sort like numbers with the predefined
+    // communicators (the three highest keys) first: world gets global id 0, self 1.
+    CommKey shifted = key + 3;
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i)
+        out[i] = static_cast<char>((shifted >> (56 - 8 * i)) & 0xff);
+    return out;
+}
+
+std::string commDescription(const CommDefinition& comm) {
+    if (!comm.describes)
+        return {};
+    std::string out;
+    putU64(out, comm.parent);
+    putString(out, comm.name);
+    putU32(out, static_cast<std::uint32_t>(comm.members.size()));
+    for (std::uint32_t m : comm.members)
+        putU32(out, m);
+    return out;
+}
+
+CommDefinition commFromEntry(const std::string& key, const std::string& description) {
+    CommDefinition comm;
+    comm.key = 0;
+    for (int i = 0; i < 8 && i < static_cast<int>(key.size()); ++i)
+        comm.key = (comm.key << 8) | static_cast<unsigned char>(key[i]);
+    comm.key -= 3;
+    ByteReader in(description);
+    std::uint32_t n = 0;
+    if (in.u64(comm.parent) && in.string(comm.name) && in.u32(n)) {
+        comm.members.resize(n);
+        for (std::uint32_t& m : comm.members)
+            in.u32(m);
+        comm.describes = true;
+    }
+    return comm;
+}
+
+} // namespace waitscope::measure

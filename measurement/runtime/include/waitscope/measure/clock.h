@@ -1,0 +1,59 @@
+// The event clock: the invariant time-stamp counter where it is usable, else CLOCK_MONOTONIC.
+#pragma once
+
+#include "waitscope/measure/config.h"
+
+#include <cstdint>
+#include <ctime>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace waitscope::measure {
+
+/// Reads the clock chosen at init. Safe in any context, signal handlers included.
+class Clock {
+public:
+    /// Chooses and calibrates the clock (about 20 ms when the TSC is used). Call once at init.
+    void init(ClockKind requested);
+
+    /// Ticks now; monotonic per process.
+    std::uint64_t now() const noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        if (m_useTsc)
+            return __rdtsc();
+#endif
+        return monotonicNs();
+    }
+
+    std::uint64_t ticksPerSecond() const {
+        return m_ticksPerSecond;
+    }
+    /// Adopts another process's calibration, so every rank converts ticks alike.
+    void setRate(std::uint64_t ticksPerSecond) {
+        if (m_useTsc && ticksPerSecond > 0)
+            m_ticksPerSecond = ticksPerSecond;
+    }
+    bool usesTsc() const {
+        return m_useTsc;
+    }
+    const char* name() const {
+        return m_useTsc ? "tsc" : "monotonic";
+    }
+
+    static std::uint64_t monotonicNs() noexcept {
+        timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+               static_cast<std::uint64_t>(ts.tv_nsec);
+    }
+
+private:
+    bool m_useTsc = false;
+    std::uint64_t m_ticksPerSecond = 1000000000ull;
+};
+
+/// True when the CPU reports an invariant (constant-rate, non-stop) time-stamp counter.
+bool hasInvariantTsc();
+
+} // namespace waitscope::measure

@@ -1,0 +1,128 @@
+// The rank's local definitions (regions, communicators) and their canonical encodings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waitscope::measure {
+
+/// Region roles and paradigms, numerically equal to OTF2's so no translation is needed.
+enum class RegionRole : std::uint8_t {
+    Unknown = 0,
+    Function = 1,
+    Wrapper = 2,
+    Loop = 3,
+    Code = 4,
+    Parallel = 5,
+    Sections = 6,
+    Section = 7,
+    Workshare = 8,
+    Single = 9,
+    SingleSblock = 10,
+    Master = 11,
+    Critical = 12,
+    CriticalSblock = 13,
+    Atomic = 14,
+    Barrier = 15,
+    ImplicitBarrier = 16,
+    Flush = 17,
+    Ordered = 18,
+    OrderedSblock = 19,
+    Task = 20,
+    TaskCreate = 21,
+    TaskWait = 22,
+    CollOne2All = 23,
+    CollAll2One = 24,
+    CollAll2All = 25,
+    CollOther = 26,
+    FileIo = 27,
+    Point2Point = 28,
+    Rma = 29,
+    DataTransfer = 30,
+    Artificial = 31,
+    ThreadCreate = 32,
+    ThreadWait = 33,
+    TaskUntied = 34,
+    Allocate = 35,
+    Deallocate = 36,
+    Reallocate = 37,
+    FileIoMetadata = 38
+};
+enum class Paradigm : std::uint8_t {
+    Unknown = 0,
+    User = 1,
+    Compiler = 2,
+    Mpi = 4,
+    MeasurementSystem = 6
+};
+
+struct RegionDefinition {
+    std::string name;
+    std::string canonicalName;
+    std::string file;
+    std::uint32_t beginLine = 0;
+    std::uint32_t endLine = 0;
+    RegionRole role = RegionRole::Function;
+    Paradigm paradigm = Paradigm::User;
+};
+
+/// Identity of a communicator across ranks: who created it and its creation number there.
+/// kWorldKey and kSelfKey name the predefined ones.
+using CommKey = std::uint64_t;
+inline constexpr CommKey kWorldKey = ~0ull - 1;
+inline constexpr CommKey kSelfKey = ~0ull;
+inline constexpr CommKey kNoCommKey = ~0ull - 2;
+inline CommKey makeCommKey(std::uint32_t creatorWorldRank, std::uint32_t sequence) {
+    return (static_cast<std::uint64_t>(creatorWorldRank) << 32) | sequence;
+}
+
+struct CommDefinition {
+    CommKey key = kNoCommKey;
+    CommKey parent = kNoCommKey;
+    std::string name;
+    std::vector<std::uint32_t> members; ///< world ranks in communicator-rank order
+    bool describes = false; ///< this rank holds the full description (rank 0 of the communicator)
+};
+
+/// Everything a rank defines while it runs. Ids are dense indices ("local ids") that events
+/// use; unification maps them to global ids at finalize.
+class Definitions {
+public:
+    std::uint32_t addRegion(RegionDefinition region);
+    std::uint32_t addComm(CommDefinition comm);
+
+    const std::vector<RegionDefinition>& regions() const { return m_regions; }
+    const std::vector<CommDefinition>& comms() const { return m_comms; }
+
+private:
+    std::vector<RegionDefinition> m_regions;
+    std::vector<CommDefinition> m_comms;
+};
+
+/// A set of definitions keyed by their identity, merged across ranks during unification.
+/// The value of an entry holds its description (empty when the key says it all).
+struct DefinitionSet {
+    std::vector<std::pair<std::string, std::string>> entries; ///< sorted by key, unique
+
+    /// Adds an entry; a later description replaces an empty one.
+    void add(std::string key, std::string value);
+    /// Merges `other` into this set.
+    void merge(const DefinitionSet& other);
+    /// Position of `key`, or -1.
+    long find(const std::string& key) const;
+
+    std::string serialize() const;
+    /// Restores a set written by serialize(); false on damaged input.
+    bool deserialize(const std::string& bytes);
+};
+
+/// The canonical identity bytes of a region (all its fields).
+std::string regionKey(const RegionDefinition& region);
+RegionDefinition regionFromKey(const std::string& key);
+/// The identity bytes of a communicator (its CommKey) and its description bytes.
+std::string commKeyBytes(CommKey key);
+std::string commDescription(const CommDefinition& comm);
+CommDefinition commFromEntry(const std::string& key, const std::string& description);
+
+} // namespace waitscope::measure

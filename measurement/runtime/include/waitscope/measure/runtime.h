@@ -1,0 +1,129 @@
+// The measurement runtime: state every wrapper reads, event recording, and the run's lifecycle.
+//
+// Everything a wrapper touches on its fast path lives in `g_hot`, a constant-initialized
+// global (no static constructor runs when the library is loaded into a program). The
+// lifecycle functions run inside MPI_Init/MPI_Finalize/MPI_Abort; none of them throws, prints
+// into or aborts the program: problems are counted and written to the experiment.
+#pragma once
+
+#include "waitscope/measure/clock.h"
+#include "waitscope/measure/config.h"
+#include "waitscope/measure/definitions.h"
+#include "waitscope/measure/event_buffer.h"
+
+#include <cstdint>
+#include <pthread.h>
+
+namespace waitscope::measure {
+
+/// The state read on every wrapped call.
+struct HotState {
+    std::uint32_t recordMask = 0; ///< groups being recorded; 0 outside MPI_Init..MPI_Finalize
+    pthread_t mainThread{};       ///< the thread that initialized MPI; only it is recorded
+    EventBuffer buffer;
+    Clock clock;
+};
+extern HotState g_hot;
+
+/// Problems and costs the measurement counts about itself.
+struct Diagnostics {
+    std::uint64_t flushes = 0;            ///< buffer flushes to disk during the run
+    std::uint64_t flushTicks = 0;         ///< time spent in those flushes
+    std::uint64_t foreignThreadCalls = 0; ///< MPI calls from threads other than the main one
+    std::uint64_t unknownRequests = 0;    ///< completions of requests the wrappers never saw
+    std::uint64_t unknownComms = 0;       ///< communicators used that the wrappers never saw
+    std::uint64_t otf2Errors = 0;         ///< OTF2 calls that failed
+    std::uint64_t countedCalls = 0;       ///< calls counted but not recorded (rank/size queries)
+    std::uint64_t skippedTests = 0; ///< Test/Iprobe calls that completed nothing, not recorded
+};
+extern Diagnostics g_diagnostics;
+
+/// Called when a recorded group is set but the caller is not the main thread: warns once.
+bool foreignThread() noexcept;
+
+/// True when calls of `group` are recorded on this thread now.
+inline bool isRecording(std::uint32_t group) noexcept {
+    if ((g_hot.recordMask & group) == 0)
+        return false;
+    if (pthread_equal(pthread_self(), g_hot.mainThread))
+        return true;
+    return foreignThread();
+}
+
+inline std::uint64_t now() noexcept {
+    return g_hot.clock.now();
+}
+
+/// Empties a full buffer into the trace and records the flush as a region. Slow path.
+void flushEvents(bool recordRegion) noexcept;
+
+/// Makes room for `words` words of records before the call takes its first timestamp,
+/// so a flush never lands between the timestamps of one call.
+inline void ensureRoom(std::size_t words) noexcept {
+    if (!g_hot.buffer.fits(words + 2 * kMaxRecordWords))
+        flushEvents(true);
+}
+
+/// Reserves one record of `kind` and returns the slot for its extra words.
+inline std::uint64_t* appendRecord(std::uint64_t time, EventKind kind, std::uint32_t a) noexcept {
+    if (!g_hot.buffer.fits(recordWords(g_hot.buffer, time, kind)))
+        flushEvents(false); // only for calls larger than ensureRoom could promise
+    ++g_hot.buffer.events;
+    return writeRecord(g_hot.buffer, time, kind, a);
+}
+
+/// Records the end of a blocking collective (the compact form when the byte counts fit).
+inline void recordCollectiveEnd(std::uint64_t time, std::uint32_t op, std::uint32_t comm,
+                                std::uint32_t root, std::uint64_t sent,
+                                std::uint64_t received) noexcept {
+    if ((sent | received) <= 0xffffffffull) {
+        std::uint64_t* x = appendRecord(time, EventKind::MpiCollectiveEnd, op);
+        x[0] = packPair(comm, root);
+        x[1] = packPair(static_cast<std::uint32_t>(sent), static_cast<std::uint32_t>(received));
+    } else {
+        std::uint64_t* x = appendRecord(time, EventKind::MpiCollectiveEndLarge, op);
+        x[0] = packPair(comm, root);
+        x[1] = sent;
+        x[2] = received;
+    }
+}
+
+inline void recordEnter(std::uint64_t time, std::uint32_t region) noexcept {
+    appendRecord(time, EventKind::Enter, region);
+}
+inline void recordLeave(std::uint64_t time, std::uint32_t region) noexcept {
+    appendRecord(time, EventKind::Leave, region);
+}
+
+/// The local definitions of this rank (regions, communicators). Valid after runtimeInit.
+Definitions& definitions() noexcept;
+
+/// This rank's number in MPI_COMM_WORLD (0 before init).
+int worldRank() noexcept;
+int worldSize() noexcept;
+
+/// Region ids of the measurement's own regions.
+std::uint32_t flushRegion() noexcept;
+
+/// Starts the measurement right after PMPI_Init(_thread) succeeded: reads the configuration,
+/// creates the experiment directory (or decides to run unmeasured), opens the trace.
+/// `registerRegions` defines the wrapped functions' regions (local ids from 0 in table order).
+/// `initEnter`/`initLeave` bracket the PMPI_Init call in CLOCK_MONOTONIC nanoseconds (the
+/// event clock is chosen only now); the MPI_Init region is recorded with them.
+void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion,
+                 std::uint64_t initEnter, std::uint64_t initLeave) noexcept;
+
+/// Ends the measurement inside MPI_Finalize, before PMPI_Finalize: records the finalize
+/// region, writes events, unifies and writes definitions, writes the self-measurement.
+void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept;
+
+/// Records that PMPI_Finalize returned after `ticks` (the finalize hook time).
+void runtimeAfterFinalize(std::uint64_t finalizeHookTicks) noexcept;
+
+/// Saves what this rank has before MPI_Abort ends the job: its events, and its status.
+void runtimeAbort(int errorCode) noexcept;
+
+/// True once runtimeInit ran (whether or not the run is measured).
+bool runtimeInitialized() noexcept;
+
+} // namespace waitscope::measure

@@ -1,0 +1,389 @@
+// End-to-end tests of libwaitscope.so: real mpirun runs of small programs, traces checked
+// through otf2-print (the standard OTF2 tool) and the experiment's own files.
+#include "trace_text.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+using namespace waitscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string anchorOf(const std::string& dir) {
+    return dir + "/traces.otf2";
+}
+
+/// Runs `program` under the measurement into `dir`/exp and returns the run's result.
+CommandResult measure(const std::string& dir, const std::string& program, int ranks = 4,
+                      const std::string& args = {}, std::vector<std::string> env = {},
+                      bool preload = true) {
+    env.push_back("WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir + "/exp");
+    return runCommand(mpirunCommand(ranks, env, program, args, preload));
+}
+
+void requireMonotonic(const std::vector<TraceEvent>& events) {
+    std::map<int, std::uint64_t> last;
+    for (const TraceEvent& e : events) {
+        auto it = last.find(e.location);
+        if (it != last.end())
+            REQUIRE(e.time >= it->second);
+        last[e.location] = e.time;
+    }
+}
+
+void requireComplete(const std::string& exp, int ranks) {
+    for (int r = 0; r < ranks; ++r)
+        REQUIRE(readFile(exp + "/ranks/" + std::to_string(r) + ".status").rfind("complete\n", 0) ==
+                0);
+}
+
+} // namespace
+
+TEST_CASE("every point-to-point and collective call of a rank is recorded exactly", "[mpi]") {
+    std::string dir = freshDirectory("p2p_patterns");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_P2P_PATTERNS);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 4);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    REQUIRE(!events.empty());
+    requireMonotonic(events);
+
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        bool even = rank % 2 == 0;
+        CHECK(countEvents(events, "PROGRAM_BEGIN", rank) == 1);
+        CHECK(countEvents(events, "PROGRAM_END", rank) == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Init") == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Finalize") == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Sendrecv") == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Send") == (even ? 4 : 0));
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Recv") == (even ? 0 : 4));
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Startall") == 2);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Waitall") == 3);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Barrier") == 2);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Allreduce") == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Comm_split") == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Comm_free") == 1);
+        // Rank/size queries are counted, not traced; datatype calls are off by default.
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Comm_rank") == 0);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Type_vector") == 0);
+        // A polling loop leaves only the probe that found the message.
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Iprobe") == (even ? 0 : 1));
+        CHECK(countEvents(events, "MPI_SEND", rank) == (even ? 5 : 1));
+        CHECK(countEvents(events, "MPI_RECV", rank) == (even ? 1 : 5));
+        CHECK(countEvents(events, "MPI_ISEND", rank) == 3);
+        CHECK(countEvents(events, "MPI_ISEND_COMPLETE", rank) == 3);
+        CHECK(countEvents(events, "MPI_IRECV_REQUEST", rank) == 4);
+        CHECK(countEvents(events, "MPI_IRECV", rank) == 3);
+        CHECK(countEvents(events, "MPI_REQUEST_CANCELLED", rank) == 1);
+        CHECK(countEvents(events, "ENTER", rank) == countEvents(events, "LEAVE", rank));
+        CHECK(countEvents(events, "MPI_COLLECTIVE_BEGIN", rank) ==
+              countEvents(events, "MPI_COLLECTIVE_END", rank));
+    }
+
+    // Every send has its receive: per (sender, receiver, tag), sends equal receives.
+    std::map<std::tuple<int, int, std::string>, int> balance;
+    for (const TraceEvent& e : events) {
+        if (e.name == "MPI_SEND" || e.name == "MPI_ISEND")
+            ++balance[{e.location, std::stoi(e.attribute("Receiver")), e.attribute("Tag")}];
+        if (e.name == "MPI_RECV" || e.name == "MPI_IRECV")
+            --balance[{std::stoi(e.attribute("Sender")), e.location, e.attribute("Tag")}];
+    }
+    for (const auto& [key, n] : balance) {
+        INFO("sender " << std::get<0>(key) << " receiver " << std::get<1>(key) << " tag "
+                       << std::get<2>(key));
+        CHECK(n == 0);
+    }
+
+    // MPI_ANY_SOURCE/MPI_ANY_TAG with MPI_STATUS_IGNORE resolved; derived type sized in bytes.
+    int resolved = 0;
+    for (const TraceEvent& e : events)
+        if (e.name == "MPI_RECV" && e.attribute("Tag") == "2") {
+            CHECK(std::stoi(e.attribute("Sender")) == (e.location ^ 1));
+            CHECK(e.attribute("Length") == "24");
+            ++resolved;
+        }
+    CHECK(resolved == 6);
+}
+
+TEST_CASE("derived communicators are defined with their groups and parents", "[mpi]") {
+    std::string dir = freshDirectory("communicators");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_P2P_PATTERNS);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string anchor = anchorOf(dir + "/exp");
+    std::vector<std::string> comms = readDefinitions(anchor, "COMM");
+    std::vector<std::string> groups = readDefinitions(anchor, "GROUP");
+    int world = 0, self = 0, derived = 0;
+    for (const std::string& c : comms) {
+        INFO(c);
+        if (c.find("Name: \"MPI_COMM_WORLD\"") != std::string::npos)
+            ++world;
+        else if (c.find("Name: \"MPI_COMM_SELF\"") != std::string::npos)
+            ++self;
+        else {
+            ++derived;
+            CHECK(c.find("Parent: \"MPI_COMM_WORLD\"") != std::string::npos);
+        }
+    }
+    CHECK(world == 1);
+    CHECK(self == 1);
+    CHECK(derived == 2); // {0,1} and {2,3}
+    int pairs = 0, everyone = 0;
+    for (const std::string& g : groups) {
+        if (g.find("COMM_GROUP") == std::string::npos)
+            continue;
+        pairs += g.find(" 2 Members") != std::string::npos;
+        everyone += g.find(" 4 Members") != std::string::npos;
+    }
+    CHECK(pairs == 2);
+    CHECK(everyone == 1);
+    // The allreduce on a half communicator names it, and its bytes are 8 per rank x 2 ranks.
+    for (const TraceEvent& e : readEvents(anchor))
+        if (e.name == "MPI_COLLECTIVE_END" && e.attribute("Operation") == "ALLREDUCE") {
+            CHECK(e.attribute("Communicator").rfind("Comm ", 0) == 0);
+            CHECK(e.attribute("Sent") == "16");
+            CHECK(e.attribute("Received") == "16");
+        }
+}
+
+TEST_CASE("a full buffer is flushed, recorded as a region, and no event is lost", "[mpi]") {
+    std::string dir = freshDirectory("flush");
+    const int barriers = 20000;
+    CommandResult run = measure(dir, WAITSCOPE_TEST_BARRIER_LOOP, 2, std::to_string(barriers),
+                                {"WAITSCOPE_TOTAL_MEMORY=64k"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    requireMonotonic(events);
+    auto measurement = readKeyValues(exp + "/waitscope.measurement");
+    for (int rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Barrier") == barriers);
+        CHECK(countEvents(events, "MPI_COLLECTIVE_END", rank) == barriers + 2); // + init, finalize
+        int flushes = countEvents(events, "ENTER", rank, "TRACE BUFFER FLUSH");
+        CHECK(flushes > 5);
+        CHECK(std::to_string(flushes) == measurement["rank." + std::to_string(rank) + ".flushes"]);
+    }
+    // The spill files are gone once encoded into OTF2.
+    CHECK(!fs::exists(exp + "/ranks/0.records"));
+}
+
+TEST_CASE("an existing experiment directory is never overwritten", "[mpi]") {
+    std::string dir = freshDirectory("refusal");
+    REQUIRE(measure(dir, WAITSCOPE_TEST_BARRIER_LOOP, 2, "10").exitCode == 0);
+    std::string before = readFile(dir + "/exp/waitscope.measurement");
+    auto stamp = fs::last_write_time(dir + "/exp/traces/0.evt");
+    CommandResult again = measure(dir, WAITSCOPE_TEST_BARRIER_LOOP, 2, "10");
+    INFO(again.output);
+    CHECK(again.exitCode == 0); // the program still runs, unmeasured
+    CHECK(again.output.find("already exists") != std::string::npos);
+    CHECK(again.output.find(dir + "/exp") != std::string::npos);
+    CHECK(readFile(dir + "/exp/waitscope.measurement") == before);
+    CHECK(fs::last_write_time(dir + "/exp/traces/0.evt") == stamp);
+}
+
+TEST_CASE("a malformed variable is named in one warning and its default used", "[mpi]") {
+    std::string dir = freshDirectory("bad_config");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_BARRIER_LOOP, 2, "10",
+                                {"WAITSCOPE_TOTAL_MEMORY=lots", "WAITSCOPE_TRACNG=true"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("WAITSCOPE_TOTAL_MEMORY='lots' is not valid") != std::string::npos);
+    CHECK(run.output.find("WAITSCOPE_TRACNG is not a Waitscope variable") != std::string::npos);
+    // Printed once for the job, not once per rank.
+    size_t first = run.output.find("WAITSCOPE_TOTAL_MEMORY='lots'");
+    CHECK(run.output.find("WAITSCOPE_TOTAL_MEMORY='lots'", first + 1) == std::string::npos);
+    requireComplete(dir + "/exp", 2);
+}
+
+TEST_CASE("a program linked with -lwaitscope is measured without preloading", "[mpi]") {
+    std::string dir = freshDirectory("linked");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_LINKED_BARRIER_LOOP, 2, "25", {}, false);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    CHECK(countEvents(events, "ENTER", 0, "MPI_Barrier") == 25);
+    CHECK(countEvents(events, "ENTER", 1, "MPI_Barrier") == 25);
+}
+
+TEST_CASE("MPI_Abort saves the aborting rank's events and marks it incomplete", "[mpi]") {
+    std::string dir = freshDirectory("abort");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FAULTS, 2, "abort");
+    INFO(run.output);
+    CHECK(run.exitCode != 0);
+    std::string exp = dir + "/exp";
+    CHECK(readFile(exp + "/ranks/1.status") == "incomplete: MPI_Abort with error code 7\n");
+    CHECK(readFile(exp + "/ranks/0.status").rfind("incomplete", 0) == 0);
+    // The aborting rank's event file holds its calls up to the abort.
+    REQUIRE(fs::exists(exp + "/traces/1.evt"));
+    CHECK(fs::file_size(exp + "/traces/1.evt") > 0);
+}
+
+TEST_CASE("a fatal signal leaves the rank's records and says which signal", "[mpi]") {
+    std::string dir = freshDirectory("signal");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FAULTS, 2, "segv");
+    INFO(run.output);
+    CHECK(run.exitCode != 0);
+    std::string exp = dir + "/exp";
+    CHECK(readFile(exp + "/ranks/1.status") == "incomplete: signal 11\n");
+    REQUIRE(fs::exists(exp + "/ranks/1.records"));
+    // 10 barriers and MPI_Init: at least 44 records of at least 8 bytes.
+    CHECK(fs::file_size(exp + "/ranks/1.records") >= 44 * 8);
+}
+
+TEST_CASE("MPI_THREAD_MULTIPLE programs are recorded on the main thread and warned once", "[mpi]") {
+    std::string dir = freshDirectory("threads");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_THREAD_MULTIPLE, 2);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    CHECK(countEvents(events, "ENTER", 0, "MPI_Init_thread") == 1);
+    CHECK(countEvents(events, "ENTER", 0, "MPI_Allreduce") == 1);
+    if (run.output.find("provided=3") != std::string::npos) {
+        // The worker thread's barrier is not in the trace; the warning says why.
+        CHECK(countEvents(events, "ENTER", 0, "MPI_Barrier") == 0);
+        CHECK(run.output.find("other than the one that initialized it") != std::string::npos);
+        auto m = readKeyValues(exp + "/waitscope.measurement");
+        CHECK(m["rank.0.foreign_thread_calls"] != "0");
+    }
+}
+
+#ifdef WAITSCOPE_TEST_FORTRAN_P2P
+TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry points", "[mpi]") {
+    std::string dir = freshDirectory("fortran");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FORTRAN_P2P);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("sum=  6.0") != std::string::npos);
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        bool even = rank % 2 == 0;
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Init") == 1);
+        CHECK(countEvents(events, "MPI_SEND", rank) == (even ? 2 : 0));
+        CHECK(countEvents(events, "MPI_RECV", rank) == (even ? 0 : 2));
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Allreduce") == 1);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Barrier") == 1);
+    }
+    for (const TraceEvent& e : events)
+        if (e.name == "MPI_RECV") {
+            CHECK(std::stoi(e.attribute("Sender")) == (e.location ^ 1));
+            CHECK(e.attribute("Length") == "128");
+        }
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_HPCC
+TEST_CASE("an unmodified Debian MPI program (hpcc) is measured when preloaded", "[mpi][hpcc]") {
+    std::string dir = freshDirectory("hpcc");
+    fs::copy_file(WAITSCOPE_TEST_HPCC_INPUT, dir + "/hpccinf.txt");
+    CommandResult run =
+        runCommand("cd '" + dir + "' && " +
+                   mpirunCommand(2, {"WAITSCOPE_EXPERIMENT_DIRECTORY=exp"}, WAITSCOPE_TEST_HPCC));
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    requireMonotonic(events);
+    int sends = 0, receives = 0;
+    for (const TraceEvent& e : events) {
+        sends += e.name == "MPI_SEND" || e.name == "MPI_ISEND";
+        receives += e.name == "MPI_RECV" || e.name == "MPI_IRECV";
+    }
+    CHECK(sends > 100);
+    CHECK(sends == receives);
+    CHECK(countEvents(events, "ENTER", -1) == countEvents(events, "LEAVE", -1));
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_EXAMPLE_MIXED
+namespace {
+
+/// Wrapped functions and their handlers, read from mpi_functions.spec.
+std::map<std::string, std::string> wrappedFunctions() {
+    std::map<std::string, std::string> handlers;
+    std::istringstream in(readFile(WAITSCOPE_TEST_SPEC));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("int MPI_", 0) != 0)
+            continue;
+        std::string name = line.substr(4, line.find('(') - 4);
+        size_t bar = line.find('|');
+        for (int field = 0; field < 2; ++field)
+            bar = line.find('|', bar + 1);
+        std::string handler = line.substr(bar + 1, line.find('|', bar + 1) - bar - 1);
+        handler.erase(0, handler.find_first_not_of(' '));
+        handlers[name] = handler.substr(0, handler.find_first_of(" ("));
+    }
+    return handlers;
+}
+
+} // namespace
+
+TEST_CASE("every call of the mixed example is recorded once with all groups on", "[mpi]") {
+    std::string dir = freshDirectory("mixed");
+    CommandResult run =
+        measure(dir, WAITSCOPE_TEST_EXAMPLE_MIXED, 4, "", {"WAITSCOPE_MPI_GROUPS=all"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 4);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    requireMonotonic(events);
+    std::map<std::string, std::string> wrapped = wrappedFunctions();
+    REQUIRE(wrapped.size() > 100);
+
+    std::istringstream in(readFile(WAITSCOPE_TEST_EXAMPLE_MIXED_CALLS));
+    std::string line;
+    int rounds = 0, checked = 0;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string kind;
+        fields >> kind;
+        std::map<std::string, std::string> kv;
+        for (std::string f; fields >> f;)
+            if (size_t eq = f.find('='); eq != std::string::npos)
+                kv[f.substr(0, eq)] = f.substr(eq + 1);
+        if (kind == "default")
+            rounds = std::stoi(kv["rounds"]);
+        if (kind != "calls" || kv["np"] != "4")
+            continue;
+        int rank = std::stoi(kv["rank"]);
+        std::string function = kv["function"];
+        int calls = std::stoi(kv["fixed"]) + rounds * std::stoi(kv["per_round"]);
+        auto it = wrapped.find(function);
+        int expected = it == wrapped.end() || it->second == "counted" ? 0 : calls;
+        INFO("rank " << rank << " " << function);
+        CHECK(countEvents(events, "ENTER", rank, function) == expected);
+        ++checked;
+    }
+    CHECK(rounds > 0);
+    CHECK(checked > 100);
+    int sends = 0, receives = 0, begins = 0, ends = 0;
+    for (const TraceEvent& e : events) {
+        sends += e.name == "MPI_SEND" || e.name == "MPI_ISEND";
+        receives += e.name == "MPI_RECV" || e.name == "MPI_IRECV";
+        begins += e.name == "MPI_COLLECTIVE_BEGIN";
+        ends += e.name == "MPI_COLLECTIVE_END";
+    }
+    CHECK(sends == receives);
+    CHECK(begins == ends);
+    CHECK(countEvents(events, "MPI_REQUEST_CANCELLED", -1) > 0);
+    CHECK(countEvents(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", -1) ==
+          countEvents(events, "NON_BLOCKING_COLLECTIVE_REQUEST", -1));
+    CHECK(countEvents(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", -1) > 0);
+}
+#endif
