@@ -4,11 +4,15 @@
 #include "severity_storage.h"
 #include "tar_archive.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
+#include <unistd.h>
 #include <waitscope/report/cubex_writer.h>
+#include <waitscope/report/metric_catalog.h>
 
 namespace waitscope::report {
 namespace {
@@ -30,19 +34,42 @@ public:
     std::string m_out;
 };
 
+// Writes through its own large buffer with write(2): one copy less than stdio for the big
+// data members, which is what keeps writing close to disk speed.
 class FileSink final : public Sink {
 public:
-    explicit FileSink(std::FILE* file) : m_file(file), m_buffer(kBufferSize) {
-        std::setvbuf(m_file, m_buffer.data(), _IOFBF, m_buffer.size());
-    }
+    explicit FileSink(int fd) : m_fd(fd) { m_buffer.reserve(kBufferSize); }
     bool write(const void* data, std::size_t size) override {
-        return std::fwrite(data, 1, size, m_file) == size;
+        if (m_buffer.size() + size > kBufferSize && !flush())
+            return false;
+        if (size >= kBufferSize)
+            return writeAll(static_cast<const char*>(data), size);
+        m_buffer.append(static_cast<const char*>(data), size);
+        return true;
+    }
+    bool flush() {
+        bool ok = writeAll(m_buffer.data(), m_buffer.size());
+        m_buffer.clear();
+        return ok;
     }
 
 private:
-    static constexpr std::size_t kBufferSize = 8 << 20;
-    std::FILE* m_file;
-    std::vector<char> m_buffer;
+    bool writeAll(const char* data, std::size_t size) {
+        while (size > 0) {
+            ssize_t written = ::write(m_fd, data, size);
+            if (written < 0 && errno == EINTR)
+                continue;
+            if (written <= 0)
+                return false;
+            data += written;
+            size -= static_cast<std::size_t>(written);
+        }
+        return true;
+    }
+
+    static constexpr std::size_t kBufferSize = 16 << 20;
+    int m_fd;
+    std::string m_buffer;
 };
 
 std::string escapeXml(std::string_view text) {
@@ -76,8 +103,10 @@ std::string escapeXml(std::string_view text) {
     return out;
 }
 
+// Indentation as CubeW writes it, capped so that very deep call trees do not make anchor.xml
+// grow quadratically (whitespace is insignificant to every CUBE reader).
 std::string indent(std::size_t depth) {
-    return std::string(2 * depth, ' ');
+    return std::string(2 * std::min<std::size_t>(depth, 40), ' ');
 }
 
 /// The ids the file uses: metrics and call nodes in pre-order, locations in system-tree order.
@@ -172,12 +201,18 @@ std::string anchorXml(const Report& report, const Numbering& n) {
         x += indent(open.size() + 1) + "<metric id=\"" + std::to_string(n.metricFileId[m]) +
              "\" type=\"" + std::string(toString(metric.kind)) + "\"" +
              (metric.ghost ? " viztype=\"GHOST\"" : "") + ">\n";
-        x += in + "<disp_name>" + escapeXml(metric.displayName) + "</disp_name>\n";
+        // Empty texts of known metrics are filled from the shipped descriptions.
+        const MetricInfo* info = findMetricInfo(metric.uniqueName);
+        const std::string& displayName =
+            metric.displayName.empty() && info ? info->displayName : metric.displayName;
+        const std::string& description =
+            metric.description.empty() && info ? info->description : metric.description;
+        x += in + "<disp_name>" + escapeXml(displayName) + "</disp_name>\n";
         x += in + "<uniq_name>" + escapeXml(metric.uniqueName) + "</uniq_name>\n";
         x += in + "<dtype>" + std::string(toString(metric.dataType)) + "</dtype>\n";
         x += in + "<uom>" + escapeXml(metric.unit) + "</uom>\n";
         x += in + "<url>" + escapeXml(metric.url) + "</url>\n";
-        x += in + "<descr>" + escapeXml(metric.description) + "</descr>\n";
+        x += in + "<descr>" + escapeXml(description) + "</descr>\n";
         if (isDerived(metric.kind))
             x += in + "<cubepl>" + escapeXml(derivedExpression(report, m)) + "</cubepl>\n";
         open.push_back(m);
@@ -344,6 +379,9 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricI
         return s;
 
     // Pass 2: the data member, streamed row by row.
+    bool identity = true;
+    for (std::size_t col = 0; col < width; ++col)
+        identity = identity && n.locationOrder[col] == col;
     std::uint64_t size = 10 + std::uint64_t(positions.size()) * width * 8;
     std::string header;
     detail::appendTarHeader(header, base + ".data", size, mtime);
@@ -354,9 +392,13 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricI
         CallNodeId c = order[pos];
         if (Status s = report.readStoredRow(m, c, row.data()); !s)
             return s;
-        for (std::size_t col = 0; col < width; ++col)
-            permuted[col] = row[n.locationOrder[col]];
-        if (!sink.write(permuted.data(), width * 8))
+        const std::uint64_t* out = row.data();
+        if (!identity) {
+            for (std::size_t col = 0; col < width; ++col)
+                permuted[col] = row[n.locationOrder[col]];
+            out = permuted.data();
+        }
+        if (!sink.write(out, width * 8))
             return Error("write failed");
     }
     std::string padding;
@@ -390,17 +432,17 @@ Status writeArchive(Sink& sink, const Report& report, const WriteOptions& option
 } // namespace
 
 Status writeCubex(const Report& report, const std::string& path, const WriteOptions& options) {
-    std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (!file)
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
         return Error(path + ": cannot create: " + std::strerror(errno));
     Status status;
     {
-        FileSink sink(file);
+        FileSink sink(fd);
         status = writeArchive(sink, report, options);
-        if (std::fflush(file) != 0 && status)
+        if (!sink.flush() && status)
             status = Error(std::string("write failed: ") + std::strerror(errno));
     }
-    if (std::fclose(file) != 0 && status)
+    if (::close(fd) != 0 && status)
         status = Error(std::string("close failed: ") + std::strerror(errno));
     if (!status)
         return status.error().withContext(path);

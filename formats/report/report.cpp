@@ -113,8 +113,9 @@ Result<SystemNodeId> Report::addThread(SystemNodeId process, const std::string& 
     if (process >= m_systemNodes.size() || m_systemNodes[process].kind != SystemKind::Process)
         return Error("thread '" + name + "': parent " + std::to_string(process) +
                      " is not a process");
-    if (m_storage->anyValueSet())
-        return Error("thread '" + name + "': locations cannot be added after severities are set");
+    if (m_storage->anyValueSet() || m_storage->fileBacked())
+        return Error("thread '" + name +
+                     "': locations cannot be added after severities are set or read");
     SystemNode node;
     node.kind = SystemKind::Location;
     node.name = name;

@@ -108,6 +108,15 @@ TEST_CASE("a report round-trips through memory with equal values and identical b
     CHECK(back->regions()[0].file == "prog.c");
     CHECK(back->rootCallNodes().size() == 2);
     CHECK(back->rootSystemNodes().size() == 2);
+
+    // A read report can be extended, except by locations (its rows have a fixed width).
+    auto thread = back->addThread(*back->findProcess(0), "late thread", 9);
+    REQUIRE(!thread);
+    CHECK(thread.error().message() ==
+          "thread 'late thread': locations cannot be added after severities are set or read");
+    MetricId visits = *back->findMetric("visits");
+    REQUIRE(back->addSeverityUint64(visits, 0, 0, 5));
+    CHECK(*back->total(visits) == *original.total(*original.findMetric("visits")) + 5);
 }
 
 TEST_CASE("a report round-trips through a file", "[report][roundtrip]") {

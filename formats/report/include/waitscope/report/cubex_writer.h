@@ -17,7 +17,10 @@ struct WriteOptions {
 
 /// Writes `report` to `path` (replacing it) as an uncompressed ustar archive: one
 /// `<id>.index` (sparse) and `<id>.data` per stored metric, rows in CUBE's order for the
-/// metric's kind, then anchor.xml. Metrics get dense ids in metric-tree pre-order. Fails
+/// metric's kind, then anchor.xml. Metrics get dense ids in metric-tree pre-order, call nodes
+/// and locations are numbered in tree pre-order; a metric of the shipped catalog with an empty
+/// display name or description gets the catalog's. Only rows with a nonzero value are
+/// written. Fails
 /// with a message naming the file if it cannot be written or a metric's data cannot be loaded.
 Status writeCubex(const Report& report, const std::string& path, const WriteOptions& options = {});
 

@@ -99,7 +99,8 @@ public:
     Result<SystemNodeId> addProcess(SystemNodeId parent, const std::string& name, std::int64_t rank,
                                     const std::string& type = "process");
     /// Adds a thread (a location, which holds values) below a process; its LocationId is the
-    /// next free column. Fails if `process` is not a process, or after severities were set.
+    /// next free column. Fails if `process` is not a process, after severities were set, or
+    /// for a report read from a file.
     Result<SystemNodeId> addThread(SystemNodeId process, const std::string& name,
                                    std::int64_t threadRank, const std::string& type = "thread");
     /// Sets (or replaces) a report attribute, kept in first-set order.
@@ -163,7 +164,9 @@ public:
     /// The value of `metric` at `cnode` and `systemNode` in the given views. Loads the metric
     /// (and, for a derived metric, its operands) on first use. Fails on an id out of range, an
     /// unavailable metric, or data that turns out to be corrupt when loaded (the message names
-    /// the file and member).
+    /// the file and member). Each call does work proportional to the locations (and, for an
+    /// inclusive view of exclusively stored data, to the subtree): to fill a whole tree view,
+    /// prefer callNodeValues() and locationValues().
     Result<double> value(MetricId metric, CallNodeId cnode, SystemNodeId systemNode,
                          CallTreeMode callMode, SystemMode systemMode,
                          MetricMode metricMode = MetricMode::Inclusive) const;
