@@ -30,6 +30,23 @@ std::string escape(const std::string& text) {
     return out;
 }
 
+/// Rank numbers in ascending order, at most `limit`, comma-separated.
+std::string sortedRanks(const std::vector<RankValue>& values, size_t limit = 16) {
+    std::vector<std::int64_t> ranks;
+    for (const RankValue& v : values) {
+        ranks.push_back(v.rank);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    std::string out;
+    for (size_t i = 0; i < ranks.size() && i < limit; ++i) {
+        out += (i ? ", " : "") + std::to_string(ranks[i]);
+    }
+    if (ranks.size() > limit) {
+        out += ", ... (" + std::to_string(ranks.size()) + " ranks)";
+    }
+    return out;
+}
+
 std::string number(const char* format, double value) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, format, value);
@@ -46,10 +63,10 @@ struct Slice {
 std::string timeSplitChart(const TimeSplit& t) {
     const Slice slices[] = {
         {"computation", t.computation, "#4e79a7"},
-        {"point-to-point", t.pointToPoint, "#e15759"},
-        {"collective", t.collective, "#f28e2b"},
-        {"synchronization", t.synchronization, "#edc948"},
-        {"init/finalize", t.initFinalize, "#9c755f"},
+        {"MPI point-to-point", t.pointToPoint, "#e15759"},
+        {"MPI collective", t.collective, "#f28e2b"},
+        {"MPI synchronization", t.synchronization, "#edc948"},
+        {"MPI init/finalize", t.initFinalize, "#9c755f"},
         {"other MPI", t.otherMpi, "#bab0ac"},
         {"measurement", t.overhead, "#76b7b2"},
     };
@@ -184,23 +201,14 @@ std::string renderHtml(const Summary& s) {
              "<th>time</th><th>share</th></tr>\n";
         for (size_t i = 0; i < s.findings.size(); ++i) {
             const Finding& f = s.findings[i];
-            std::string ranks;
-            for (size_t r = 0; r < f.ranks.size() && r < 16; ++r) {
-                ranks += (r ? ", " : "") + std::to_string(f.ranks[r].rank);
-            }
-            if (f.ranks.size() > 16) {
-                ranks += ", ...";
-            }
+            const std::string ranks = sortedRanks(f.ranks);
             h += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + escape(f.displayName) +
                  " <code>" + escape(f.metric) + "</code></td><td><code>" + escape(f.callPath) +
                  "</code></td><td>" + ranks + "</td><td class=\"num\">" +
                  number("%.2f s", f.seconds) + "</td><td class=\"num\">" +
                  number("%.1f %%", 100.0 * f.share) + "</td></tr>\n";
             for (const Cause& cause : f.causes) {
-                std::string causeRanks;
-                for (size_t r = 0; r < cause.ranks.size() && r < 16; ++r) {
-                    causeRanks += (r ? ", " : "") + std::to_string(cause.ranks[r].rank);
-                }
+                const std::string causeRanks = sortedRanks(cause.ranks);
                 h += "<tr><td></td><td colspan=\"5\" class=\"evidence\">caused by ranks " +
                      causeRanks + " in <code>" + escape(cause.callPath) + "</code> (" +
                      escape(cause.metric) + ", " + number("%.2f s", cause.seconds) +
