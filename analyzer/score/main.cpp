@@ -73,7 +73,12 @@ int main(int argc, char** argv) {
     }
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-        path = (fs::path(path) / "profile.cubex").string();
+        // A runtime profile when there is one, else the trace analysis report (it has visits).
+        const fs::path profileFile = fs::path(path) / "profile.cubex";
+        const fs::path reportFile = fs::path(path) / "report.cubex";
+        path =
+            (fs::exists(profileFile, ec) || !fs::exists(reportFile, ec) ? profileFile : reportFile)
+                .string();
     }
     if (!fs::exists(path, ec)) {
         std::fprintf(stderr,

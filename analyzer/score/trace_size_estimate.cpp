@@ -8,12 +8,34 @@ namespace waitscope::analysis {
 
 // Waitscope: evt files of example_{late_sender,wait_nxn,rank0_serial} (4 ranks): 320-340 bytes
 // for 16 Enter/Leave, 0 or 5 messages, 6 or 16 collective records and 6 other records; the
-// definitions were 4767 bytes for 118 regions and about 303 bytes per rank.
-const EventSizes kWaitscopeSizes = {"waitscope", 8.3, 14.8, 8.5, 8.3, 2.0, 16.0, 303.0, 40.0, 81.0};
+// definitions were 4767 bytes for the 118 regions it always defines, and about 303 bytes per
+// rank.
+const EventSizes kWaitscopeSizes = {.format = "waitscope",
+                                    .enterLeave = 8.3,
+                                    .pointToPoint = 14.8,
+                                    .collective = 8.5,
+                                    .other = 8.3,
+                                    .otherPerRank = 2.0,
+                                    .filePerRank = 16.0,
+                                    .defsPerRank = 303.0,
+                                    .defsPerRegion = 40.4,
+                                    .defsFixed = 81.0,
+                                    .mpiRegionsAlwaysDefined = 118.0};
 // Score-P 8.4: least-squares fit over the 28 event files of tests/data/reference/*/trace
 // (largest error 1.5 %); 11150-11180 bytes of global definitions for 237 regions, 128 bytes of
 // local definitions per rank and a 283-byte anchor.
-const EventSizes kScorePSizes = {"scorep", 11.8, 15.5, 8.5, 23.1, 3.0, 0.0, 128.0, 47.1, 283.0};
+// Score-P's profile lists every region it defined, so nothing is added for MPI regions.
+const EventSizes kScorePSizes = {.format = "scorep",
+                                 .enterLeave = 11.8,
+                                 .pointToPoint = 15.5,
+                                 .collective = 8.5,
+                                 .other = 23.1,
+                                 .otherPerRank = 3.0,
+                                 .filePerRank = 0.0,
+                                 .defsPerRank = 128.0,
+                                 .defsPerRegion = 47.1,
+                                 .defsFixed = 283.0,
+                                 .mpiRegionsAlwaysDefined = 0.0};
 
 namespace {
 
@@ -156,9 +178,15 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         r.time += n < timePerNode.size() ? timePerNode[n] : 0.0;
     }
     estimate.eventBytes += static_cast<double>(ranks) * sizes.otherPerRank * sizes.other;
+    double mpiRegions = 0.0;
+    for (const report::Region& region : profile.regions()) {
+        mpiRegions += region.paradigm == "mpi" ? 1.0 : 0.0;
+    }
+    const double regions = static_cast<double>(profile.regions().size()) - mpiRegions +
+                           std::max(mpiRegions, sizes.mpiRegionsAlwaysDefined);
     estimate.definitionBytes =
         static_cast<double>(ranks) * (sizes.filePerRank + sizes.defsPerRank) +
-        static_cast<double>(profile.regions().size()) * sizes.defsPerRegion + sizes.defsFixed;
+        regions * sizes.defsPerRegion + sizes.defsFixed;
     estimate.totalBytes = estimate.eventBytes + estimate.definitionBytes;
     for (auto& [id, region] : byRegion) {
         if (region.visits > 0) {

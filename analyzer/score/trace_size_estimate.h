@@ -32,6 +32,9 @@ struct EventSizes {
     double defsPerRank;   ///< a rank's local definitions file
     double defsPerRegion; ///< a region definition with its strings
     double defsFixed;     ///< anchor file and the rest of the global definitions
+    /// MPI regions the measurement defines whether or not the program calls them (a profile
+    /// that lists only the visited ones undercounts them).
+    double mpiRegionsAlwaysDefined;
 };
 
 /// Waitscope's own OTF2 traces (libwaitscope), measured on the examples with 4 ranks.

@@ -109,6 +109,22 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     CHECK(summary.find("verdict:     the measurement did not noticeably disturb the run") !=
           std::string::npos);
     CHECK(summary.find("command:     mpirun -np 4 ") != std::string::npos);
+
+    // score on the experiment (its report has the visits) estimates Waitscope's real trace.
+    const Run score = run(kDriver + " score -g score.filter " + experiment.string(), dir);
+    INFO(score.output);
+    REQUIRE(score.status == 0);
+    CHECK(score.output.find("(waitscope format)") != std::string::npos);
+    const size_t at = score.output.find("bytes)");
+    REQUIRE(at != std::string::npos);
+    const double estimate = std::stod(score.output.substr(score.output.rfind('(', at) + 1));
+    double real = 0.0;
+    for (const auto& file : fs::recursive_directory_iterator(experiment / "traces")) {
+        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
+    }
+    real += static_cast<double>(fs::file_size(experiment / "traces.def") +
+                                fs::file_size(experiment / "traces.otf2"));
+    CHECK(estimate == Approx(real).epsilon(0.20));
 }
 
 TEST_CASE("analyze of rank0_serial names Wait at N x N on ranks 1-3 and rank 0's serial work") {
