@@ -62,7 +62,7 @@ def main():
     print(f"{width}x{height}, {len(counts)} colours, {100.0 * non_white / total:.1f} % not white")
     if non_white < 0.01 * total:
         sys.exit("the page is blank")
-    for name, rgb in (("computation bar", b"\x4e\x79\xa7"), ("waiting bars", b"\xe1\x57\x59")):
+    for name, rgb in (("computation bar", b"\x4e\x79\xa7"), ("waiting bars", b"\xb6\x40\x3a")):
         if counts.get(rgb, 0) < 100:
             sys.exit(f"the {name} (#{rgb.hex()}) is missing")
     return 0

@@ -71,13 +71,20 @@ std::string timeSplitChart(const TimeSplit& t) {
         {"measurement", t.overhead, "#76b7b2"},
     };
     const double width = 640.0;
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"660\" height=\"150\" "
-                      "role=\"img\" aria-label=\"time split\">\n";
-    double x = 10.0;
     const double total = t.total > 0 ? t.total : 1.0;
+    // Slices below 0.05 % are neither drawn nor listed: they would read as "0.0 %".
+    const auto shown = [&](const Slice& s) { return s.seconds / total >= 0.0005; };
+    int legendEntries = 0;
+    for (const Slice& s : slices) {
+        legendEntries += shown(s) ? 1 : 0;
+    }
+    const int height = 72 + 24 * ((legendEntries + 2) / 3);
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"660\" height=\"" +
+                      std::to_string(height) + "\" role=\"img\" aria-label=\"time split\">\n";
+    double x = 10.0;
     for (const Slice& s : slices) {
         const double w = width * s.seconds / total;
-        if (w <= 0.0) {
+        if (!shown(s)) {
             continue;
         }
         svg += "<rect x=\"" + number("%.1f", x) + "\" y=\"10\" width=\"" + number("%.1f", w) +
@@ -87,7 +94,7 @@ std::string timeSplitChart(const TimeSplit& t) {
     }
     int i = 0;
     for (const Slice& s : slices) {
-        if (s.seconds <= 0.0 && std::string(s.label) != "computation") {
+        if (!shown(s)) {
             continue;
         }
         const int col = i % 3;
@@ -140,7 +147,7 @@ std::string waitingChart(const std::vector<RankValue>& ranks, double wallSeconds
         const double x = 60 + barSlot * static_cast<double>(i) + barSlot * 0.15;
         svg += "<rect x=\"" + number("%.1f", x) + "\" y=\"" + number("%.1f", 10 + plotHeight - h) +
                "\" width=\"" + number("%.1f", barSlot * 0.7) + "\" height=\"" + number("%.1f", h) +
-               "\" fill=\"#e15759\"><title>rank " + std::to_string(ranks[i].rank) + ": " +
+               "\" fill=\"#b6403a\"><title>rank " + std::to_string(ranks[i].rank) + ": " +
                number("%.2f s", ranks[i].seconds) + "</title></rect>";
         if (ranks.size() <= 64) {
             svg += "<text x=\"" + number("%.1f", x + barSlot * 0.35) + "\" y=\"" +
@@ -168,7 +175,8 @@ std::string renderHtml(const Summary& s) {
          "vertical-align:top}\n"
          "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
          "code{background:#f4f4f4;padding:1px 3px}.verdict{font-weight:bold}\n"
-         ".ok{color:#2a7a2a}.bad{color:#b02020}.evidence{color:#555;font-size:13px}\n"
+         ".ok{color:#2a7a2a}.bad{color:#b02020}.unknown{color:#555}.evidence{color:#555;font-size:"
+         "13px}\n"
          "</style>\n</head>\n<body>\n";
     h += "<h1>Waitscope summary</h1>\n<table>\n";
     h += "<tr><th>command</th><td><code>" + escape(s.command) + "</code></td></tr>\n";
@@ -189,8 +197,9 @@ std::string renderHtml(const Summary& s) {
              number("%.0f", c.events) + " events, " + number("%.1f KiB", c.traceBytes / 1024.0) +
              " of trace</td></tr>\n";
     }
-    h += "<tr><th>verdict</th><td class=\"verdict " + std::string(c.disturbed ? "bad" : "ok") +
-         "\">" + escape(c.verdict) + "</td></tr>\n</table>\n";
+    const char* verdictClass = !c.known ? "unknown" : (c.disturbed ? "bad" : "ok");
+    h += "<tr><th>verdict</th><td class=\"verdict " + std::string(verdictClass) + "\">" +
+         escape(c.verdict) + "</td></tr>\n</table>\n";
 
     h += "<h2>Where the time went</h2>\n" + timeSplitChart(s.split);
     h += "<h2>Top findings</h2>\n";
