@@ -207,6 +207,18 @@ TEST_CASE("analyze -n prints the measurement and analysis commands without runni
     CHECK(r.output.find("waitscope-replay") == std::string::npos);
 }
 
+#ifdef WAITSCOPE_TEST_LINKED_PROGRAM
+TEST_CASE("analyze preloads nothing into a program linked with libwaitscope") {
+    const fs::path dir = workDirectory("linked");
+    const Run r = run(
+        kEnv + " " + kDriver + " analyze -n mpirun -np 2 " + WAITSCOPE_TEST_LINKED_PROGRAM, dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("-x WAITSCOPE_EXPERIMENT_DIRECTORY=") != std::string::npos);
+    CHECK(r.output.find("LD_PRELOAD") == std::string::npos);
+}
+#endif
+
 TEST_CASE("analyze names a missing launcher and a command line it cannot parse") {
     const fs::path dir = workDirectory("bad_input");
     Run r = run(kDriver + " analyze qsub -n 4 ./app", dir);
