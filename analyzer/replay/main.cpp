@@ -1,17 +1,23 @@
 // waitscope-replay: analyzes an OTF2 trace for MPI wait states and writes the report files.
 #include "waitscope/analysis/canonical_text.h"
+#include "waitscope/analysis/measurement_record.h"
 #include "waitscope/analysis/parallel_analysis.h"
 #include "waitscope/analysis/report_builder.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/trace_stat.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mpi.h>
 #include <string>
+#include <sys/resource.h>
+#include <tuple>
+#include <vector>
 #include <waitscope/report/cubex_writer.h>
 
 namespace {
@@ -66,7 +72,14 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
-    auto report = analysis::buildReport(result, definitions);
+    // The measurement's self-measurement lives beside the trace; it is optional.
+    auto measurement = analysis::readMeasurementRecord(fs::path(anchor).parent_path().string());
+    if (!measurement) {
+        std::fprintf(stderr, "warning: %s\n", measurement.error().message().c_str());
+    }
+    auto report = analysis::buildReport(
+        result, definitions,
+        measurement ? *measurement : std::vector<std::pair<std::string, std::string>>{});
     if (!report) {
         std::fprintf(stderr, "error: %s\n", report.error().message().c_str());
         return false;
@@ -100,19 +113,81 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     return true;
 }
 
-analysis::ProgressCallback progressPrinter(bool enabled) {
-    if (!enabled) {
-        return {};
+// Prints progress (phase, percent) and remembers when each phase started and ended.
+class PhaseLog {
+public:
+    explicit PhaseLog(bool print) : m_print(print) {}
+
+    analysis::ProgressCallback callback() {
+        return [this](std::string_view phase, int percent) { update(phase, percent); };
     }
-    return [last = std::string(), lastPercent = -1](std::string_view phase, int percent) mutable {
-        if (phase != last || percent >= lastPercent + 25 ||
-            (percent == 100 && lastPercent != 100)) {
+    /// "phase 0.123 s, phase 0.456 s" in the order phases started.
+    std::string summary() const {
+        std::string out;
+        char text[128];
+        for (const auto& [name, start, end] : m_phases) {
+            std::snprintf(text, sizeof text, "%s%s %.3f s", out.empty() ? "" : ", ", name.c_str(),
+                          std::chrono::duration<double>(end - start).count());
+            out += text;
+        }
+        return out;
+    }
+
+private:
+    void update(std::string_view phase, int percent) {
+        const auto now = Clock::now();
+        if (m_phases.empty() || std::get<0>(m_phases.back()) != phase) {
+            m_phases.emplace_back(std::string(phase), now, now);
+            m_lastPercent = -1;
+        }
+        std::get<2>(m_phases.back()) = now;
+        if (m_print &&
+            (percent >= m_lastPercent + 25 || (percent == 100 && m_lastPercent != 100))) {
             std::fprintf(stderr, "waitscope-replay: %.*s %d%%\n", static_cast<int>(phase.size()),
                          phase.data(), percent);
-            last = std::string(phase);
-            lastPercent = percent;
+            m_lastPercent = percent;
         }
-    };
+    }
+
+    bool m_print;
+    int m_lastPercent = -1;
+    std::vector<std::tuple<std::string, Clock::time_point, Clock::time_point>> m_phases;
+};
+
+// Peak resident memory of this process in bytes.
+double peakMemoryBytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+// Size of the largest per-rank event file of the archive.
+double largestEventFile(const std::string& anchor, const trace::Definitions& definitions) {
+    namespace fs = std::filesystem;
+    double largest = 0.0;
+    for (const trace::Location& location : definitions.locations) {
+        std::error_code ec;
+        const auto size = fs::file_size(
+            fs::path(anchor).replace_extension("") / (std::to_string(location.id) + ".evt"), ec);
+        if (!ec) {
+            largest = std::max(largest, static_cast<double>(size));
+        }
+    }
+    return largest;
+}
+
+void printThroughput(const analysis::AnalysisResult& result, double seconds, double peakBytes,
+                     double traceBytes) {
+    const uint64_t events = result.events().empty()
+                                ? 0
+                                : *std::max_element(result.events().begin(), result.events().end());
+    std::fprintf(stderr,
+                 "waitscope-replay: %u ranks, %llu events on the busiest rank in %.3f s: %.2f M "
+                 "events/s per rank; "
+                 "peak memory %.1f MB per rank (%.2fx its largest event file of %.1f MB)\n",
+                 result.ranks(), static_cast<unsigned long long>(events), seconds,
+                 seconds > 0 ? static_cast<double>(events) / seconds / 1e6 : 0.0, peakBytes / 1e6,
+                 traceBytes > 0 ? peakBytes / traceBytes : 0.0, traceBytes / 1e6);
 }
 
 int runSerial(const Options& options) {
@@ -138,8 +213,10 @@ int runSerial(const Options& options) {
         return 1;
     }
     if (!options.quiet) {
-        std::fprintf(stderr, "waitscope-replay: read+replay %.3f s, writing %.3f s\n", analysisTime,
-                     secondsSince(writeStart));
+        std::fprintf(stderr, "waitscope-replay: read+replay of all ranks %.3f s, writing %.3f s\n",
+                     analysisTime, secondsSince(writeStart));
+        printThroughput(*result, secondsSince(start), peakMemoryBytes(),
+                        largestEventFile(*anchor, *definitions));
     }
     return 0;
 }
@@ -148,13 +225,16 @@ int runParallel(const Options& options) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const auto start = Clock::now();
-    auto analysis =
-        analysis::analyzeWithMpi(options.path, progressPrinter(rank == 0 && !options.quiet));
+    PhaseLog phases(rank == 0 && !options.quiet);
+    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback());
     if (!analysis) {
         std::fprintf(stderr, "error: %s\n", analysis.error().message().c_str());
         return 1;
     }
     const double analysisTime = secondsSince(start);
+    double peak = peakMemoryBytes();
+    double maxPeak = 0.0;
+    MPI_Reduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank != 0) {
         return 0;
     }
@@ -164,8 +244,11 @@ int runParallel(const Options& options) {
         return 1;
     }
     if (!options.quiet) {
-        std::fprintf(stderr, "waitscope-replay: read+replay+merge %.3f s, writing %.3f s\n",
-                     analysisTime, secondsSince(writeStart));
+        std::fprintf(
+            stderr, "waitscope-replay: phases on rank 0: %s; until merged %.3f s, writing %.3f s\n",
+            phases.summary().c_str(), analysisTime, secondsSince(writeStart));
+        printThroughput(*analysis->result, secondsSince(start), maxPeak,
+                        largestEventFile(*anchor, analysis->definitions));
     }
     return 0;
 }

@@ -315,3 +315,43 @@ TEST_CASE("a rank that stopped early: open regions are closed and reported", "[b
               count("visits", "main/work", 0, 1) + count("visits", "main/work", 1, 1) +
               "diagnostic\tregions_left_open\t1\t2\n");
 }
+
+TEST_CASE("buffer flushes are overhead on the call path where they happened", "[overhead]") {
+    TinyTrace t(1);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(10, "TRACE BUFFER FLUSH")
+        .leave(30, "TRACE BUFFER FLUSH")
+        .leave(100, "main");
+    CHECK(linesOf(t, {"time", "execution", "overhead"}) ==
+          line("time", "main", 0, 90, 10) + line("time", "main/TRACE BUFFER FLUSH", 0, 30, 10) +
+              line("execution", "main", 0, 90, 10) +
+              line("overhead", "main/TRACE BUFFER FLUSH", 0, 30, 10));
+}
+
+TEST_CASE("calling-context records build the call tree like Enter and Leave", "[call-tree]") {
+    TinyTrace t(1);
+    const uint32_t main = t.addContext("main", trace::kUndefined);
+    const uint32_t foo = t.addContext("foo", main);
+    const uint32_t bar = t.addContext("bar", main);
+    using K = trace::EventKind;
+    t.rank(0)
+        .context(K::CallingContextEnter, 0, foo)
+        .context(K::CallingContextEnter, 10, bar)
+        .context(K::CallingContextSample, 20, bar)
+        .context(K::CallingContextLeave, 30, bar)
+        .context(K::CallingContextLeave, 40, main);
+    CHECK(linesOf(t, {"time", "visits", "diagnostic"}) ==
+          line("time", "main", 0, 40, 30) + line("time", "main/bar", 0, 30, 10) +
+              line("time", "main/foo", 0, 10, 0) + count("visits", "main", 0, 1) +
+              count("visits", "main/bar", 0, 1) + count("visits", "main/foo", 0, 1));
+}
+
+TEST_CASE("a program without a region of its own is named after its path", "[call-tree]") {
+    TinyTrace t(1);
+    t.defs.strings = {"", "/opt/apps/solver"};
+    t.rank(0).context(trace::EventKind::ProgramBegin, 0, 1).enter(5, "main").leave(95, "main");
+    t.rank(0).context(trace::EventKind::ProgramEnd, 100, 0);
+    CHECK(linesOf(t, {"visits"}) ==
+          count("visits", "solver", 0, 1) + count("visits", "solver/main", 0, 1));
+}

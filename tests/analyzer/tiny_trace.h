@@ -43,6 +43,13 @@ public:
         return static_cast<uint32_t>(defs.communicators.size() - 1);
     }
 
+    /// Adds a calling context for region `name` below `parent` (kUndefined: a root); returns its
+    /// id.
+    uint32_t addContext(const std::string& name, uint32_t parent) {
+        defs.callingContexts.push_back(trace::CallingContext{region(name), parent});
+        return static_cast<uint32_t>(defs.callingContexts.size() - 1);
+    }
+
     /// Appends to the events of `rank`; times in milliseconds.
     class Rank {
     public:
@@ -53,6 +60,10 @@ public:
         }
         Rank& leave(uint64_t ms, const std::string& region) {
             stream().append(trace::EventKind::Leave, ms, m_trace.region(region));
+            return *this;
+        }
+        Rank& context(trace::EventKind kind, uint64_t ms, uint32_t context) {
+            stream().append(kind, ms, context);
             return *this;
         }
         /// An MPI call with one record inside: enter at `from`, record at `at`, leave at `to`.

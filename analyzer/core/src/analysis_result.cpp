@@ -1,6 +1,8 @@
 // Merging rank results: call tree unification in rank order, then a dense severity cube.
 #include "waitscope/analysis/analysis_result.h"
 
+#include <algorithm>
+
 namespace waitscope::analysis {
 
 AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
@@ -26,14 +28,64 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
                 merged.m_values[(m * nodes + toGlobal[r][n]) * merged.m_ranks + r] += v;
             }
         }
-        for (PatternInstance instance : result.instances) {
-            instance.node = toGlobal[r][instance.node];
-            merged.m_instances.push_back(instance);
+        for (size_t m = 0; m < kMetricCount; ++m) {
+            PatternSamples& samples = result.patterns[m];
+            for (PatternInstance& instance : samples.mostSevere) {
+                instance.node = toGlobal[r][instance.node];
+            }
+            merged.m_patterns[m].merge(samples);
+            samples = PatternSamples();
         }
         merged.m_diagnostics.push_back(std::move(result.diagnostics));
         merged.m_events.push_back(result.events);
     }
     return merged;
+}
+
+namespace {
+
+bool moreSevere(const PatternInstance& a, const PatternInstance& b) {
+    if (a.severity != b.severity) {
+        return a.severity > b.severity;
+    }
+    return a.rank != b.rank ? a.rank < b.rank : a.enter < b.enter;
+}
+
+} // namespace
+
+void PatternSamples::add(const PatternInstance& instance) {
+    const double v = instance.severity;
+    minimum = severities.empty() ? v : std::min(minimum, v);
+    maximum = severities.empty() ? v : std::max(maximum, v);
+    severities.push_back(static_cast<float>(v));
+    sum += v;
+    sumSquares += v * v;
+    const auto at = std::upper_bound(mostSevere.begin(), mostSevere.end(), instance, moreSevere);
+    if (static_cast<size_t>(at - mostSevere.begin()) < kKept) {
+        mostSevere.insert(at, instance);
+        if (mostSevere.size() > kKept) {
+            mostSevere.pop_back();
+        }
+    }
+}
+
+void PatternSamples::merge(const PatternSamples& other) {
+    if (other.severities.empty()) {
+        return;
+    }
+    minimum = severities.empty() ? other.minimum : std::min(minimum, other.minimum);
+    maximum = severities.empty() ? other.maximum : std::max(maximum, other.maximum);
+    severities.insert(severities.end(), other.severities.begin(), other.severities.end());
+    sum += other.sum;
+    sumSquares += other.sumSquares;
+    for (const PatternInstance& instance : other.mostSevere) {
+        const auto at =
+            std::upper_bound(mostSevere.begin(), mostSevere.end(), instance, moreSevere);
+        mostSevere.insert(at, instance);
+    }
+    if (mostSevere.size() > kKept) {
+        mostSevere.resize(kKept);
+    }
 }
 
 double AnalysisResult::value(Metric metric, NodeId node) const {

@@ -1,4 +1,4 @@
-// Threads as ranks: mailboxes per (communicator, source, destination, tag) and gather slots.
+// Threads as ranks: outboxes read by every rank during an exchange, gather slots for the rest.
 #include "waitscope/analysis/in_process_transport.h"
 
 #include <algorithm>
@@ -18,10 +18,60 @@ public:
         if (!to) {
             return to.error();
         }
-        std::lock_guard<std::mutex> lock(m_world.m_mutex);
-        m_world.m_mail[{comm, m_rank, *to, tag}].push_back(record);
-        m_world.m_changed.notify_all();
+        m_world.m_outboxes[m_rank].push_back(Posted{comm, *to, tag, record});
         return Status::success();
+    }
+
+    Status contribute(uint32_t comm, const std::vector<double>& values) override {
+        auto list = m_world.members(comm, m_rank);
+        if (!list) {
+            return list.error();
+        }
+        m_world.m_contributions[m_rank][comm].push_back(values);
+        return Status::success();
+    }
+
+    Status exchange() override {
+        // Everyone has posted: read the others' outboxes (nobody writes them until the
+        // second barrier), then clear the own ones, then wait until all have cleared.
+        if (auto ready = allGather(kWorldComm, {}); !ready) {
+            return ready.error();
+        }
+        for (uint32_t from = 0; from < m_world.m_size; ++from) {
+            for (const Posted& posted : m_world.m_outboxes[from]) {
+                if (posted.to == m_rank) {
+                    m_deliveries.deliver(posted.comm, from, posted.tag, posted.record);
+                }
+            }
+        }
+        Status status;
+        for (const auto& [comm, mine] : m_world.m_contributions[m_rank]) {
+            auto list = m_world.members(comm, m_rank);
+            for (size_t k = 0; k < mine.size() && status.ok(); ++k) {
+                std::vector<double> all;
+                for (uint32_t member : *list) {
+                    const auto& theirs = m_world.m_contributions[member][comm];
+                    if (k >= theirs.size()) {
+                        status = Error("rank " + std::to_string(m_rank) + ": rank " +
+                                       std::to_string(member) +
+                                       " contributed to fewer collectives on communicator " +
+                                       std::to_string(comm));
+                        break;
+                    }
+                    all.insert(all.end(), theirs[k].begin(), theirs[k].end());
+                }
+                m_deliveries.deliverCollective(comm, std::move(all));
+            }
+        }
+        if (auto done = allGather(kWorldComm, {}); !done) {
+            return done.error();
+        }
+        m_world.m_outboxes[m_rank].clear();
+        m_world.m_contributions[m_rank].clear();
+        if (auto cleared = allGather(kWorldComm, {}); !cleared) {
+            return cleared.error();
+        }
+        return status;
     }
 
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override {
@@ -29,23 +79,11 @@ public:
         if (!from) {
             return from.error();
         }
-        std::unique_lock<std::mutex> lock(m_world.m_mutex);
-        const MailKey key{comm, *from, m_rank, tag};
-        auto& mail = m_world.m_mail;
-        const auto ready = [&mail, key] {
-            const auto it = mail.find(key);
-            return it != mail.end() && !it->second.empty();
-        };
-        if (Status status = m_world.waitUntil(lock, m_rank, ready,
-                                              "message from rank " + std::to_string(*from) +
-                                                  " with tag " + std::to_string(tag));
-            !status) {
-            return status.error();
-        }
-        auto& queue = mail[key];
-        const ReplayRecord record = queue.front();
-        queue.pop_front();
-        return record;
+        return m_deliveries.take(m_rank, comm, *from, tag);
+    }
+
+    Result<std::vector<double>> collected(uint32_t comm) override {
+        return m_deliveries.takeCollective(m_rank, comm);
     }
 
     Result<std::vector<double>> allGather(uint32_t comm,
@@ -110,19 +148,15 @@ public:
         return result;
     }
 
-    Status endPass() override {
-        auto done = allGather(kWorldComm, {});
-        return done ? Status::success() : Status(done.error());
-    }
-
 private:
     InProcessWorld& m_world;
     uint32_t m_rank;
+    Deliveries m_deliveries;
 };
 
 InProcessWorld::InProcessWorld(const trace::Definitions& definitions, uint32_t ranks)
-    : m_size(ranks), m_comms(definitions.communicators), m_sequence(ranks), m_waiting(ranks),
-      m_finished(ranks, false) {
+    : m_size(ranks), m_defs(definitions), m_outboxes(ranks), m_contributions(ranks),
+      m_sequence(ranks), m_waiting(ranks), m_finished(ranks, false) {
     for (uint32_t r = 0; r < ranks; ++r) {
         m_endpoints.push_back(std::make_unique<Endpoint>(*this, r));
     }
@@ -141,23 +175,8 @@ void InProcessWorld::finish(uint32_t rank) {
 }
 
 Result<std::vector<uint32_t>> InProcessWorld::members(uint32_t comm, uint32_t self) const {
-    if (comm == kWorldComm) {
-        std::vector<uint32_t> all(m_size);
-        for (uint32_t r = 0; r < m_size; ++r) {
-            all[r] = r;
-        }
-        return all;
-    }
-    if (comm >= m_comms.size()) {
-        return Error("rank " + std::to_string(self) + ": unknown communicator " +
-                     std::to_string(comm));
-    }
-    if (m_comms[comm].isSelf) {
-        return std::vector<uint32_t>{self};
-    }
-    return m_comms[comm].worldRanks;
+    return communicatorMembers(m_defs, comm, self, m_size);
 }
-
 Result<uint32_t> InProcessWorld::worldRankOf(uint32_t comm, uint32_t commRank,
                                              uint32_t self) const {
     auto list = members(comm, self);

@@ -27,7 +27,7 @@ public:
             return;
         }
         m_result.severities.add(metric, span.node, severity);
-        m_result.instances.push_back(
+        m_result.patterns[static_cast<size_t>(metric)].add(
             PatternInstance{metric, span.node, m_result.rank, span.enter, span.exit, severity});
     }
     /// Adds to a metric without an instance (counts, parents of a pattern).

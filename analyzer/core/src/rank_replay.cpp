@@ -6,11 +6,15 @@
 //                communication event the MPI call (node, enter, exit) around it.
 //   2. check:    with two world exchanges, compare sends and receives per rank pair (count
 //                and a checksum of communicator/tag) and collectives per communicator.
-//   3. forward:  in event order, each send passes its call's times to the receiver on the
-//                traced communicator and tag; receives find Late Sender; each collective
-//                gathers all members' call times and runs its collective pattern.
-//   4. backward: in reverse order, each receive passes its call's times back to the sender;
+//   3. forward:  each send passes its call's times to the receiver on the traced
+//                communicator and tag, each collective its call's times to all members
+//                (posted in bulk, one exchange); then, in event order, receives find Late
+//                Sender and collectives run their pattern on all members' times.
+//   4. backward: roles swapped, each receive passes its call's times back to the sender;
 //                blocking sends find Late Receiver.
+// The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
+// posting them all before consuming any yields what a message-by-message replay yields,
+// without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
 #include "late_sender.h"
@@ -36,6 +40,7 @@ struct Frame {
     NodeId node;
     uint32_t region;
     uint32_t span;
+    bool context; ///< pushed for a calling-context record rather than an Enter
 };
 
 std::string rankText(uint32_t rank) {
@@ -45,9 +50,10 @@ std::string rankText(uint32_t rank) {
 class RankReplay {
 public:
     RankReplay(const trace::Definitions& definitions, const trace::EventStream& events,
-               Transport& transport, const ProgressCallback& progress)
+               Transport& transport, const ProgressCallback& progress,
+               const std::function<void()>& timesDone)
         : m_defs(definitions), m_events(events), m_transport(transport), m_progress(progress),
-          m_sink(m_result) {
+          m_timesDone(timesDone), m_sink(m_result) {
         m_result.rank = transport.rank();
         m_result.events = events.size();
         m_classes.reserve(definitions.regions.size());
@@ -58,6 +64,9 @@ public:
 
     Result<RankResult> run() {
         profile();
+        if (m_timesDone) {
+            m_timesDone();
+        }
         if (Status status = checkConsistency(); !status) {
             return status.error();
         }
@@ -148,18 +157,6 @@ private:
         }
     }
 
-    uint32_t programRegion(uint32_t nameString) const {
-        if (nameString < m_defs.strings.size()) {
-            const std::string& name = m_defs.strings[nameString];
-            for (uint32_t r = 0; r < m_defs.regions.size(); ++r) {
-                if (m_defs.regions[r].canonicalName == name || m_defs.regions[r].name == name) {
-                    return r;
-                }
-            }
-        }
-        return static_cast<uint32_t>(m_defs.regions.size()); // named "<region N>" in reports
-    }
-
     void countMessage(const CallSpan& span, bool send, uint64_t length) {
         SeverityRows& s = m_result.severities;
         if (length == 0) {
@@ -216,7 +213,7 @@ private:
             const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
             const NodeId node = m_result.tree.child(parent, region);
             m_result.severities.add(Metric::Visits, node, 1);
-            stack.push_back(Frame{node, region, kNoSpan});
+            stack.push_back(Frame{node, region, kNoSpan, false});
         };
         const auto pop = [&](uint64_t now) {
             charge(now);
@@ -225,7 +222,50 @@ private:
             }
             stack.pop_back();
         };
+        // Calling-context records (sampling, unwinding) name a whole path: the context frames
+        // on top of the stack are made equal to it, keeping the common prefix.
+        const auto syncContext = [&](uint32_t context, uint64_t now) {
+            std::vector<uint32_t> path;
+            for (uint32_t c = context; c < m_defs.callingContexts.size() && path.size() < 4096;
+                 c = m_defs.callingContexts[c].parent) {
+                path.push_back(m_defs.callingContexts[c].region);
+            }
+            if (context != trace::kUndefined && context >= m_defs.callingContexts.size()) {
+                m_sink.diagnose("unknown_calling_context");
+            }
+            std::reverse(path.begin(), path.end());
+            size_t base = stack.size();
+            while (base > 0 && stack[base - 1].context) {
+                --base;
+            }
+            size_t common = 0;
+            while (base + common < stack.size() && common < path.size() &&
+                   stack[base + common].region == path[common]) {
+                ++common;
+            }
+            while (stack.size() > base + common) {
+                pop(now);
+            }
+            for (size_t k = common; k < path.size(); ++k) {
+                push(path[k], now);
+                stack.back().context = true;
+            }
+        };
+        const auto parentContext = [&](uint32_t context) {
+            return context < m_defs.callingContexts.size() ? m_defs.callingContexts[context].parent
+                                                           : trace::kUndefined;
+        };
         const size_t n = m_events.size();
+        // Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
+        size_t communication = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const EventKind kind = m_events.kind(i);
+            communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
+                             kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
+                             kind == EventKind::MpiCollectiveEnd;
+        }
+        m_operations.reserve(communication);
+        m_spans.reserve(communication);
         for (size_t i = 0; i < n; ++i) {
             if ((i & 0xFFFFF) == 0) {
                 report("profile", i, n);
@@ -233,10 +273,17 @@ private:
             const uint64_t t = m_events.time(i);
             switch (m_events.kind(i)) {
             case EventKind::ProgramBegin:
-                push(programRegion(m_events.ref(i)), t);
+                push(m_defs.programRegion(m_events.ref(i)), t);
                 break;
             case EventKind::Enter:
                 push(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextEnter:
+            case EventKind::CallingContextSample:
+                syncContext(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextLeave:
+                syncContext(parentContext(m_events.ref(i)), t);
                 break;
             case EventKind::ProgramEnd:
             case EventKind::Leave:
@@ -409,6 +456,9 @@ private:
                 return Error(rankText(r) + ": messages from rank " + std::to_string(peer) +
                              " differ in communicator or tag between sender and receiver");
             }
+            if (found[0] == 4) {
+                return Error(rankText(r) + ": no events to replay");
+            }
             if (found[0] == 3) {
                 return Error(rankText(r) + ": " + std::to_string(static_cast<uint64_t>(found[2])) +
                              " messages name a partner outside their communicator");
@@ -450,16 +500,39 @@ private:
         return Status::success();
     }
 
-    // --- 3. forward -------------------------------------------------------------------------
+    // --- 3. forward ------------------------------------------------------------------------
 
     Status forward() {
+        // Post what the others need: each send's call times, each collective's call times.
+        const size_t total = m_operations.size();
+        report("forward replay", 0, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            const CallSpan& span = m_spans[op.span];
+            if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+                const trace::MessageRecord& m = m_events.message(op.event);
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
+                                                ReplayRecord{span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd &&
+                       !isSelf(m_events.collective(op.event).comm)) {
+                if (Status s = m_transport.contribute(m_events.collective(op.event).comm,
+                                                      {span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        report("forward replay", total / 2, total);
+        // Consume in event order: receives find Late Sender, collectives their patterns.
         LateSender lateSender(m_sink);
         uint32_t openRecvSpan = kNoSpan;
-        const size_t total = m_operations.size();
         for (size_t k = 0; k < total; ++k) {
-            if ((k & 0xFFFF) == 0) {
-                report("forward replay", k, total);
-            }
             const Operation& op = m_operations[k];
             const EventKind kind = m_events.kind(op.event);
             const CallSpan& span = m_spans[op.span];
@@ -467,19 +540,7 @@ private:
                 lateSender.completeCall();
                 openRecvSpan = kNoSpan;
             }
-            switch (kind) {
-            case EventKind::MpiSend:
-            case EventKind::MpiIsend: {
-                const trace::MessageRecord& m = m_events.message(op.event);
-                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
-                                                ReplayRecord{span.enter, span.exit});
-                    !s) {
-                    return s;
-                }
-                break;
-            }
-            case EventKind::MpiRecv:
-            case EventKind::MpiIrecv: {
+            if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
                 const trace::MessageRecord& m = m_events.message(op.event);
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
@@ -487,28 +548,27 @@ private:
                 }
                 lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length);
                 openRecvSpan = op.span;
-                break;
-            }
-            case EventKind::MpiCollectiveEnd:
+            } else if (kind == EventKind::MpiCollectiveEnd) {
                 if (Status s = replayCollective(op, span); !s) {
                     return s;
                 }
-                break;
-            default:
-                break;
             }
         }
         lateSender.completeCall();
         report("forward replay", total, total);
-        return m_transport.endPass();
+        return Status::success();
+    }
+
+    bool isSelf(uint32_t comm) const {
+        return comm < m_defs.communicators.size() && m_defs.communicators[comm].isSelf;
     }
 
     Status replayCollective(const Operation& op, const CallSpan& span) {
         const trace::CollectiveRecord& c = m_events.collective(op.event);
-        if (c.comm < m_defs.communicators.size() && m_defs.communicators[c.comm].isSelf) {
+        if (isSelf(c.comm)) {
             return Status::success();
         }
-        auto times = m_transport.allGather(c.comm, {span.enter, span.exit});
+        auto times = m_transport.collected(c.comm);
         if (!times) {
             return times.error();
         }
@@ -569,22 +629,28 @@ private:
     // --- 4. backward ------------------------------------------------------------------------
 
     Status backward() {
+        // Receivers tell senders when their receive started (roles swapped).
         const size_t total = m_operations.size();
-        for (size_t k = total; k-- > 0;) {
-            if ((k & 0xFFFF) == 0) {
-                report("backward replay", total - k, total);
-            }
-            const Operation& op = m_operations[k];
+        report("backward replay", 0, total);
+        for (const Operation& op : m_operations) {
             const EventKind kind = m_events.kind(op.event);
-            const CallSpan& span = m_spans[op.span];
             if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
+                const CallSpan& span = m_spans[op.span];
                 const trace::MessageRecord& m = m_events.message(op.event);
                 if (Status s = m_transport.send(m.comm, m.partner, m.tag,
                                                 ReplayRecord{span.enter, span.exit});
                     !s) {
                     return s;
                 }
-            } else if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        report("backward replay", total / 2, total);
+        for (const Operation& op : m_operations) {
+            const EventKind kind = m_events.kind(op.event);
+            if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
                 const trace::MessageRecord& m = m_events.message(op.event);
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
@@ -592,18 +658,19 @@ private:
                 }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
-                    detectLateReceiver(span, *record, m.length, m_sink);
+                    detectLateReceiver(m_spans[op.span], *record, m.length, m_sink);
                 }
             }
         }
         report("backward replay", total, total);
-        return m_transport.endPass();
+        return Status::success();
     }
 
     const trace::Definitions& m_defs;
     const trace::EventStream& m_events;
     Transport& m_transport;
     const ProgressCallback& m_progress;
+    const std::function<void()>& m_timesDone;
     RankResult m_result;
     PatternSink m_sink;
     std::vector<RegionClass> m_classes;
@@ -615,18 +682,20 @@ private:
 
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
-                              const ProgressCallback& progress) {
+                              const ProgressCallback& progress,
+                              const std::function<void()>& timesDone) {
     if (events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
         // stop there instead of waiting forever.
         auto sent = transport.allToAll(std::vector<uint64_t>(2 * transport.size(), 0));
         std::vector<double> mine(definitions.communicators.size() + 4, 0.0);
+        mine[definitions.communicators.size()] = 4; // "no events": every rank refuses
         auto all = transport.allGather(kWorldComm, mine);
         (void)sent;
         (void)all;
         return Error(rankText(transport.rank()) + ": no events to replay");
     }
-    RankReplay replay(definitions, *events, transport, progress);
+    RankReplay replay(definitions, *events, transport, progress, timesDone);
     return replay.run();
 }
 

@@ -70,14 +70,24 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
             w.put<double>(v);
         }
     }
-    w.put<uint64_t>(result.instances.size());
-    for (const PatternInstance& i : result.instances) {
-        w.put<uint8_t>(static_cast<uint8_t>(i.metric));
-        w.put<uint32_t>(i.node);
-        w.put<uint32_t>(i.rank);
-        w.put<double>(i.enter);
-        w.put<double>(i.exit);
-        w.put<double>(i.severity);
+    for (const PatternSamples& samples : result.patterns) {
+        w.put<uint64_t>(samples.severities.size());
+        for (float v : samples.severities) {
+            w.put<float>(v);
+        }
+        w.put<double>(samples.sum);
+        w.put<double>(samples.sumSquares);
+        w.put<double>(samples.minimum);
+        w.put<double>(samples.maximum);
+        w.put<uint64_t>(samples.mostSevere.size());
+        for (const PatternInstance& i : samples.mostSevere) {
+            w.put<uint8_t>(static_cast<uint8_t>(i.metric));
+            w.put<uint32_t>(i.node);
+            w.put<uint32_t>(i.rank);
+            w.put<double>(i.enter);
+            w.put<double>(i.exit);
+            w.put<double>(i.severity);
+        }
     }
     w.put<uint64_t>(result.diagnostics.size());
     for (const auto& [name, count] : result.diagnostics) {
@@ -119,19 +129,32 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
             }
         }
     }
-    uint64_t instances = 0;
-    if (!r.get(instances)) {
-        return bad();
-    }
-    for (uint64_t k = 0; k < instances; ++k) {
-        PatternInstance i;
-        uint8_t metric = 0;
-        if (!r.get(metric) || metric >= kMetricCount || !r.get(i.node) || !r.get(i.rank) ||
-            !r.get(i.enter) || !r.get(i.exit) || !r.get(i.severity)) {
+    for (PatternSamples& samples : result.patterns) {
+        uint64_t count = 0;
+        if (!r.get(count) || count > size) {
             return bad();
         }
-        i.metric = static_cast<Metric>(metric);
-        result.instances.push_back(i);
+        samples.severities.resize(count);
+        for (float& v : samples.severities) {
+            if (!r.get(v)) {
+                return bad();
+            }
+        }
+        uint64_t kept = 0;
+        if (!r.get(samples.sum) || !r.get(samples.sumSquares) || !r.get(samples.minimum) ||
+            !r.get(samples.maximum) || !r.get(kept) || kept > PatternSamples::kKept) {
+            return bad();
+        }
+        for (uint64_t k = 0; k < kept; ++k) {
+            PatternInstance i;
+            uint8_t metric = 0;
+            if (!r.get(metric) || metric >= kMetricCount || !r.get(i.node) || !r.get(i.rank) ||
+                !r.get(i.enter) || !r.get(i.exit) || !r.get(i.severity) || i.node >= nodes) {
+                return bad();
+            }
+            i.metric = static_cast<Metric>(metric);
+            samples.mostSevere.push_back(i);
+        }
     }
     uint64_t diagnostics = 0;
     if (!r.get(diagnostics)) {

@@ -7,8 +7,6 @@
 namespace waitscope::analysis {
 namespace {
 
-constexpr size_t kMostSevere = 5;
-
 // Value at fraction `q` of the sorted values, interpolating between neighbours.
 double quantile(const std::vector<double>& sorted, double q) {
     const double position = q * static_cast<double>(sorted.size() - 1);
@@ -21,49 +19,27 @@ double quantile(const std::vector<double>& sorted, double q) {
 } // namespace
 
 std::vector<PatternStatistics> patternStatistics(const AnalysisResult& result) {
-    std::vector<std::vector<const PatternInstance*>> byMetric(kMetricCount);
-    for (const PatternInstance& instance : result.instances()) {
-        byMetric[static_cast<size_t>(instance.metric)].push_back(&instance);
-    }
     std::vector<PatternStatistics> all;
     for (size_t m = 0; m < kMetricCount; ++m) {
-        auto& instances = byMetric[m];
-        if (instances.empty()) {
+        const PatternSamples& samples = result.samples(static_cast<Metric>(m));
+        if (samples.count() == 0) {
             continue;
         }
         PatternStatistics s;
         s.metric = static_cast<Metric>(m);
-        s.count = instances.size();
-        std::vector<double> values;
-        for (const PatternInstance* i : instances) {
-            values.push_back(i->severity);
-            s.sum += i->severity;
-        }
-        std::sort(values.begin(), values.end());
+        s.count = samples.count();
+        s.sum = samples.sum;
         s.mean = s.sum / static_cast<double>(s.count);
-        s.minimum = values.front();
-        s.maximum = values.back();
+        s.minimum = samples.minimum;
+        s.maximum = samples.maximum;
+        s.variance =
+            std::max(0.0, samples.sumSquares / static_cast<double>(s.count) - s.mean * s.mean);
+        std::vector<double> values(samples.severities.begin(), samples.severities.end());
+        std::sort(values.begin(), values.end());
         s.median = quantile(values, 0.5);
         s.quartile25 = quantile(values, 0.25);
         s.quartile75 = quantile(values, 0.75);
-        if (s.count > 1) {
-            double squares = 0.0;
-            for (double v : values) {
-                squares += (v - s.mean) * (v - s.mean);
-            }
-            s.variance = squares / static_cast<double>(s.count);
-        }
-        // Most severe first; ties broken by rank and time so every transport lists the same.
-        std::stable_sort(instances.begin(), instances.end(),
-                         [](const PatternInstance* a, const PatternInstance* b) {
-                             if (a->severity != b->severity) {
-                                 return a->severity > b->severity;
-                             }
-                             return a->rank != b->rank ? a->rank < b->rank : a->enter < b->enter;
-                         });
-        for (size_t k = 0; k < std::min(kMostSevere, instances.size()); ++k) {
-            s.mostSevere.push_back(*instances[k]);
-        }
+        s.mostSevere = samples.mostSevere;
         all.push_back(std::move(s));
     }
     return all;

@@ -1,13 +1,11 @@
-// MPI transport: Isend/Recv of replay records on mirrored communicators, Allgather for collectives.
+// MPI transport: bulk Alltoallv of replay records, Allgather per mirrored communicator.
 #include "waitscope/analysis/mpi_transport.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace waitscope::analysis {
 namespace {
-
-// The replay record travels as two doubles.
-constexpr int kRecordDoubles = 2;
 
 Error mpiError(uint32_t rank, const std::string& what, int code) {
     char text[MPI_MAX_ERROR_STRING];
@@ -23,21 +21,15 @@ Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definiti
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t->m_defs = &definitions;
     t->m_rank = static_cast<uint32_t>(rank);
     t->m_size = static_cast<uint32_t>(size);
+    t->m_outbox.resize(t->m_size);
     MPI_Comm_dup(MPI_COMM_WORLD, &t->m_world);
     MPI_Comm_set_errhandler(t->m_world, MPI_ERRORS_RETURN);
-    int* tagUpper = nullptr;
-    int found = 0;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpper, &found);
-    if (found != 0 && tagUpper != nullptr) {
-        t->m_tagLimit = *tagUpper;
-    }
     for (const trace::Communicator& comm : definitions.communicators) {
         MPI_Comm mirror = MPI_COMM_NULL;
-        if (comm.isSelf) {
-            MPI_Comm_dup(MPI_COMM_SELF, &mirror);
-        } else if (!comm.worldRanks.empty()) {
+        if (!comm.isSelf && !comm.worldRanks.empty()) {
             const auto it = std::find(comm.worldRanks.begin(), comm.worldRanks.end(), t->m_rank);
             const int color = it == comm.worldRanks.end() ? MPI_UNDEFINED : 0;
             const int key = static_cast<int>(it - comm.worldRanks.begin());
@@ -52,10 +44,6 @@ Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definiti
 }
 
 MpiTransport::~MpiTransport() {
-    while (!m_pending.empty()) {
-        MPI_Wait(&m_pending.front().request, MPI_STATUS_IGNORE);
-        m_pending.pop_front();
-    }
     for (MPI_Comm& comm : m_mirrors) {
         if (comm != MPI_COMM_NULL) {
             MPI_Comm_free(&comm);
@@ -77,54 +65,140 @@ Result<MPI_Comm> MpiTransport::mirror(uint32_t comm) const {
     return m_mirrors[comm];
 }
 
-void MpiTransport::completeSomeSends() {
-    // Completed sends leave from the front; their buffers must live until then.
-    while (!m_pending.empty()) {
-        int done = 0;
-        MPI_Test(&m_pending.front().request, &done, MPI_STATUS_IGNORE);
-        if (done == 0) {
-            break;
-        }
-        m_pending.pop_front();
-    }
-}
-
 Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
                           const ReplayRecord& record) {
-    auto target = mirror(comm);
-    if (!target) {
-        return target.error();
+    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    if (!members) {
+        return members.error();
     }
-    if (tag > static_cast<uint32_t>(m_tagLimit)) {
-        return Error("rank " + std::to_string(m_rank) + ": traced tag " + std::to_string(tag) +
-                     " exceeds this mpi's tag limit " + std::to_string(m_tagLimit));
+    if (destination >= members->size() || (*members)[destination] >= m_size) {
+        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
+                     " has no rank " + std::to_string(destination));
     }
-    m_pending.push_back(PendingSend{MPI_REQUEST_NULL, record});
-    PendingSend& pending = m_pending.back();
-    const int code =
-        MPI_Isend(&pending.record, kRecordDoubles, MPI_DOUBLE, static_cast<int>(destination),
-                  static_cast<int>(tag), *target, &pending.request);
+    m_outbox[(*members)[destination]].push_back(WireRecord{comm, tag, record.enter, record.exit});
+    return Status::success();
+}
+
+Status MpiTransport::contribute(uint32_t comm, const std::vector<double>& values) {
+    if (!mirror(comm)) {
+        return mirror(comm).error();
+    }
+    auto& queue = m_contributions[comm];
+    queue.insert(queue.end(), values.begin(), values.end());
+    m_contributionWidth[comm] = values.size();
+    return Status::success();
+}
+
+Status MpiTransport::exchange() {
+    if (Status s = exchangeRecords(); !s) {
+        return s;
+    }
+    return exchangeCollectives();
+}
+
+Status MpiTransport::exchangeRecords() {
+    const int n = static_cast<int>(m_size);
+    std::vector<int> sendCounts(n), receiveCounts(n), sendOffsets(n), receiveOffsets(n);
+    size_t total = 0;
+    for (int r = 0; r < n; ++r) {
+        const size_t bytes = m_outbox[r].size() * sizeof(WireRecord);
+        if (bytes > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+            total + bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
+            return Error("rank " + std::to_string(m_rank) +
+                         ": more than 2 GiB of replay records in one exchange");
+        }
+        sendCounts[r] = static_cast<int>(bytes);
+        sendOffsets[r] = static_cast<int>(total);
+        total += bytes;
+    }
+    std::vector<WireRecord> outgoing;
+    outgoing.reserve(total / sizeof(WireRecord));
+    for (auto& box : m_outbox) {
+        outgoing.insert(outgoing.end(), box.begin(), box.end());
+        std::vector<WireRecord>().swap(box);
+    }
+    int code =
+        MPI_Alltoall(sendCounts.data(), 1, MPI_INT, receiveCounts.data(), 1, MPI_INT, m_world);
     if (code != MPI_SUCCESS) {
-        return mpiError(m_rank, "replay send failed", code);
+        return mpiError(m_rank, "replay exchange failed", code);
     }
-    if (m_pending.size() > 4096) {
-        completeSomeSends();
+    size_t incomingBytes = 0;
+    for (int r = 0; r < n; ++r) {
+        receiveOffsets[r] = static_cast<int>(incomingBytes);
+        incomingBytes += static_cast<size_t>(receiveCounts[r]);
+    }
+    if (incomingBytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
+        return Error("rank " + std::to_string(m_rank) +
+                     ": more than 2 GiB of replay records in one exchange");
+    }
+    std::vector<WireRecord> incoming(incomingBytes / sizeof(WireRecord));
+    code = MPI_Alltoallv(outgoing.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE,
+                         incoming.data(), receiveCounts.data(), receiveOffsets.data(), MPI_BYTE,
+                         m_world);
+    if (code != MPI_SUCCESS) {
+        return mpiError(m_rank, "replay exchange failed", code);
+    }
+    std::vector<WireRecord>().swap(outgoing);
+    for (int source = 0; source < n; ++source) {
+        const size_t first = static_cast<size_t>(receiveOffsets[source]) / sizeof(WireRecord);
+        const size_t count = static_cast<size_t>(receiveCounts[source]) / sizeof(WireRecord);
+        for (size_t k = first; k < first + count; ++k) {
+            const WireRecord& w = incoming[k];
+            m_deliveries.deliver(w.comm, static_cast<uint32_t>(source), w.tag,
+                                 ReplayRecord{w.enter, w.exit});
+        }
     }
     return Status::success();
 }
 
+Status MpiTransport::exchangeCollectives() {
+    // Every member of a communicator queued the same number of contributions (checked before
+    // the replay), so members agree on which communicators to gather, in id order.
+    for (uint32_t comm = 0; comm < m_mirrors.size(); ++comm) {
+        const auto queued = m_contributions.find(comm);
+        if (m_mirrors[comm] == MPI_COMM_NULL || queued == m_contributions.end()) {
+            continue;
+        }
+        const std::vector<double>& mine = queued->second;
+        const size_t width = m_contributionWidth[comm];
+        int members = 0;
+        MPI_Comm_size(m_mirrors[comm], &members);
+        std::vector<double> all(mine.size() * static_cast<size_t>(members));
+        const int count = static_cast<int>(mine.size());
+        const int code = MPI_Allgather(mine.data(), count, MPI_DOUBLE, all.data(), count,
+                                       MPI_DOUBLE, m_mirrors[comm]);
+        if (code != MPI_SUCCESS) {
+            return mpiError(m_rank, "replay collective exchange failed", code);
+        }
+        const size_t collectives = width == 0 ? 0 : mine.size() / width;
+        for (size_t k = 0; k < collectives; ++k) {
+            std::vector<double> values;
+            values.reserve(width * static_cast<size_t>(members));
+            for (int m = 0; m < members; ++m) {
+                const double* part = all.data() + static_cast<size_t>(m) * mine.size() + k * width;
+                values.insert(values.end(), part, part + width);
+            }
+            m_deliveries.deliverCollective(comm, std::move(values));
+        }
+    }
+    m_contributions.clear();
+    return Status::success();
+}
+
 Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint32_t tag) {
-    auto from = mirror(comm);
-    if (!from) {
-        return from.error();
+    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    if (!members) {
+        return members.error();
     }
-    ReplayRecord record;
-    const int code = MPI_Recv(&record, kRecordDoubles, MPI_DOUBLE, static_cast<int>(source),
-                              static_cast<int>(tag), *from, MPI_STATUS_IGNORE);
-    if (code != MPI_SUCCESS) {
-        return mpiError(m_rank, "replay receive failed", code);
+    if (source >= members->size()) {
+        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
+                     " has no rank " + std::to_string(source));
     }
-    return record;
+    return m_deliveries.take(m_rank, comm, (*members)[source], tag);
+}
+
+Result<std::vector<double>> MpiTransport::collected(uint32_t comm) {
+    return m_deliveries.takeCollective(m_rank, comm);
 }
 
 Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,
@@ -158,18 +232,6 @@ Result<std::vector<uint64_t>> MpiTransport::allToAll(const std::vector<uint64_t>
         return mpiError(m_rank, "replay all-to-all failed", code);
     }
     return result;
-}
-
-Status MpiTransport::endPass() {
-    while (!m_pending.empty()) {
-        MPI_Wait(&m_pending.front().request, MPI_STATUS_IGNORE);
-        m_pending.pop_front();
-    }
-    const int code = MPI_Barrier(m_world);
-    if (code != MPI_SUCCESS) {
-        return mpiError(m_rank, "replay barrier failed", code);
-    }
-    return Status::success();
 }
 
 } // namespace waitscope::analysis

@@ -5,6 +5,7 @@
 #include "waitscope/analysis/rank_result_codec.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <functional>
 #include <mpi.h>
 
 namespace waitscope::analysis {
@@ -52,8 +53,13 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     if (!transport) {
         return transport.error();
     }
-    auto replayed =
-        replayRank(analysis.definitions, events ? &*events : nullptr, **transport, progress);
+    // The profile pass is the last reader of the timestamps: free them before the exchanges.
+    std::function<void()> releaseTimes;
+    if (events) {
+        releaseTimes = [&events] { events->releaseTimes(); };
+    }
+    auto replayed = replayRank(analysis.definitions, events ? &*events : nullptr, **transport,
+                               progress, releaseTimes);
     transport.value().reset(); // frees the mirrored communicators while every rank is here
     const bool failed = !events || !replayed;
     if (anyFailed(failed)) {

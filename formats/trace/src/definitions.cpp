@@ -13,6 +13,18 @@ uint32_t Definitions::rankCount() const {
     return count;
 }
 
+uint32_t Definitions::programRegion(uint32_t programName) const {
+    if (programName < strings.size()) {
+        const std::string& name = strings[programName];
+        for (uint32_t r = 0; r < regions.size(); ++r) {
+            if (regions[r].canonicalName == name || regions[r].name == name) {
+                return r;
+            }
+        }
+    }
+    return static_cast<uint32_t>(regions.size() + programName);
+}
+
 const Location* Definitions::locationOfRank(uint32_t rank) const {
     for (const Location& location : locations) {
         if (location.group == rank) {
@@ -25,6 +37,12 @@ const Location* Definitions::locationOfRank(uint32_t rank) const {
 std::string Definitions::regionName(uint32_t region) const {
     if (region < regions.size()) {
         return regions[region].name;
+    }
+    // Beyond the regions: a program without a region of its own, named by its path string.
+    const uint64_t string = static_cast<uint64_t>(region) - regions.size();
+    if (string < strings.size() && !strings[string].empty()) {
+        const std::string& path = strings[string];
+        return path.substr(path.find_last_of('/') + 1);
     }
     return "<region " + std::to_string(region) + ">";
 }

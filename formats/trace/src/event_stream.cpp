@@ -4,8 +4,12 @@
 namespace waitscope::trace {
 
 void EventStream::appendMessage(EventKind kind, uint64_t time, const MessageRecord& message) {
-    append(kind, time, static_cast<uint32_t>(m_messages.size()));
-    m_messages.push_back(message);
+    if ((m_messageCount & (kChunkSize - 1)) == 0) {
+        m_messages.emplace_back();
+        m_messages.back().reserve(kChunkSize);
+    }
+    append(kind, time, m_messageCount++);
+    m_messages.back().push_back(message);
 }
 
 void EventStream::appendCollective(uint64_t time, const CollectiveRecord& collective) {
@@ -15,15 +19,17 @@ void EventStream::appendCollective(uint64_t time, const CollectiveRecord& collec
 
 size_t EventStream::memoryBytes() const {
     return m_kinds.capacity() * sizeof(EventKind) + m_times.capacity() * sizeof(uint64_t) +
-           m_refs.capacity() * sizeof(uint32_t) + m_messages.capacity() * sizeof(MessageRecord) +
+           m_refs.capacity() * sizeof(uint32_t) +
+           m_messages.size() * kChunkSize * sizeof(MessageRecord) +
            m_collectives.capacity() * sizeof(CollectiveRecord);
 }
 
 void EventStream::shrink() {
-    m_kinds.shrink_to_fit();
-    m_times.shrink_to_fit();
-    m_refs.shrink_to_fit();
-    m_messages.shrink_to_fit();
+    // The event arrays were reserved with little slack; copying them now would double the
+    // peak memory, so only the small tables are trimmed.
+    if (!m_messages.empty()) {
+        m_messages.back().shrink_to_fit();
+    }
     m_collectives.shrink_to_fit();
 }
 

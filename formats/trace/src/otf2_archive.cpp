@@ -471,7 +471,9 @@ Result<EventStream> readRankEvents(const std::string& anchorFile, const Definiti
         return Error(where + ": event file truncated or corrupt after event " +
                      std::to_string(read));
     }
-    if (location->announcedEvents != 0 && read != location->announcedEvents) {
+    // More events than announced is fine (libotf2 adds buffer-flush records); fewer means the
+    // file lost its end.
+    if (read < location->announcedEvents) {
         return Error(where + ": trace truncated after event " + std::to_string(read) + " of " +
                      std::to_string(location->announcedEvents));
     }

@@ -25,8 +25,10 @@ public:
     double value(Metric metric, NodeId node) const;
     /// Sum over nodes and ranks.
     double total(Metric metric) const;
-    /// Pattern instances of all ranks, with unified call nodes.
-    const std::vector<PatternInstance>& instances() const { return m_instances; }
+    /// Instances of `metric` on all ranks (most severe ones with unified call nodes).
+    const PatternSamples& samples(Metric metric) const {
+        return m_patterns[static_cast<size_t>(metric)];
+    }
     /// Diagnostics per rank.
     const std::vector<Diagnostics>& diagnostics() const { return m_diagnostics; }
     /// Sum of one named diagnostic over ranks.
@@ -38,7 +40,7 @@ private:
     uint32_t m_ranks = 0;
     CallTree m_tree;
     std::vector<double> m_values;
-    std::vector<PatternInstance> m_instances;
+    std::array<PatternSamples, kMetricCount> m_patterns;
     std::vector<Diagnostics> m_diagnostics;
     std::vector<uint64_t> m_events;
 };

@@ -14,7 +14,7 @@
 
 namespace waitscope::analysis {
 
-/// Shared mailboxes and collective slots of all ranks. Detects deadlock (every live rank
+/// Shared outboxes and collective slots of all ranks. Detects deadlock (every live rank
 /// waiting for something that cannot arrive) and fails the waiting calls instead of hanging.
 class InProcessWorld {
 public:
@@ -32,11 +32,17 @@ public:
 private:
     class Endpoint;
     friend class Endpoint;
-    using MailKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>; // comm, from, to, tag
     struct Slot {
         std::vector<std::vector<double>> values;
         uint32_t arrived = 0;
         uint32_t taken = 0;
+    };
+
+    struct Posted {
+        uint32_t comm;
+        uint32_t to;
+        uint32_t tag;
+        ReplayRecord record;
     };
 
     Result<uint32_t> worldRankOf(uint32_t comm, uint32_t commRank, uint32_t self) const;
@@ -46,11 +52,13 @@ private:
                      const std::function<bool()>& ready, const std::string& what);
 
     uint32_t m_size;
-    std::vector<trace::Communicator> m_comms;
+    trace::Definitions m_defs;
+    // Per rank, written only by that rank between exchanges and read by all during one.
+    std::vector<std::vector<Posted>> m_outboxes;
+    std::vector<std::map<uint32_t, std::vector<std::vector<double>>>> m_contributions;
     std::vector<std::unique_ptr<Endpoint>> m_endpoints;
     std::mutex m_mutex;
     std::condition_variable m_changed;
-    std::map<MailKey, std::deque<ReplayRecord>> m_mail;
     std::map<std::pair<uint32_t, uint64_t>, Slot> m_slots;
     std::vector<std::map<uint32_t, uint64_t>> m_sequence; // per rank: comm -> collectives so far
     std::vector<std::function<bool()>> m_waiting; // per rank: what it waits for, if anything

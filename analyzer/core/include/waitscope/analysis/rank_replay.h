@@ -20,8 +20,11 @@ using ProgressCallback = std::function<void(std::string_view phase, int percent)
 /// Before any message is replayed all ranks check together that sends and receives match
 /// per rank pair and that every communicator's members took part in as many collectives;
 /// an inconsistent trace is refused with a message naming ranks and communicator.
+/// `timesDone`, if given, is called once the timestamps of `events` are no longer read (after
+/// the profile pass), so that an owner can free them before the exchanges.
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
-                              const ProgressCallback& progress = {});
+                              const ProgressCallback& progress = {},
+                              const std::function<void()>& timesDone = {});
 
 } // namespace waitscope::analysis

@@ -48,6 +48,26 @@ private:
     std::array<std::vector<double>, kMetricCount> m_rows;
 };
 
+/// The instances of one pattern in compact form: every severity (as float, for order
+/// statistics), exact running sums, and the most severe instances in full.
+struct PatternSamples {
+    /// How many of the most severe instances are kept.
+    static constexpr size_t kKept = 5;
+
+    std::vector<float> severities;
+    double sum = 0.0;
+    double sumSquares = 0.0;
+    double minimum = 0.0;
+    double maximum = 0.0;
+    std::vector<PatternInstance> mostSevere; ///< most severe first, ties by rank then time
+
+    /// Adds one instance.
+    void add(const PatternInstance& instance);
+    /// Adds all instances of `other`.
+    void merge(const PatternSamples& other);
+    size_t count() const { return severities.size(); }
+};
+
 /// Named anomaly counters of the input (unmatched messages, clock violations, ...), per rank.
 using Diagnostics = std::map<std::string, uint64_t>;
 
@@ -56,7 +76,7 @@ struct RankResult {
     uint32_t rank = 0;
     CallTree tree;
     SeverityRows severities;
-    std::vector<PatternInstance> instances;
+    std::array<PatternSamples, kMetricCount> patterns;
     Diagnostics diagnostics;
     uint64_t events = 0;
 };

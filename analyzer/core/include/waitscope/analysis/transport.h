@@ -2,8 +2,12 @@
 #pragma once
 
 #include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
 
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -17,9 +21,15 @@ struct ReplayRecord {
     double exit = 0.0;
 };
 
-/// Point-to-point and collective exchanges between analysis ranks, one instance per rank.
-/// Communicators and tags are the traced ones; matching follows MPI's ordering rules
-/// (non-overtaking per communicator, source and tag), which reproduces the traced matching.
+/// Exchanges between analysis ranks, one instance per rank, in bulk-synchronous steps.
+///
+/// A replay pass first posts everything this rank has to tell others (one record per traced
+/// message, one contribution per traced collective), then calls exchange(), then consumes
+/// what arrived. Records travel per (traced communicator, source, destination, traced tag)
+/// and are delivered in posting order, which is MPI's non-overtaking rule: the k-th receive
+/// of a rank from a source with a tag gets the record of the source's k-th send, exactly the
+/// traced matching. Because a record only holds the sender's own timestamps, posting all of
+/// them before consuming any gives the same result as replaying message by message.
 class Transport {
 public:
     virtual ~Transport() = default;
@@ -28,22 +38,52 @@ public:
     virtual uint32_t rank() const = 0;
     /// Number of analysis ranks.
     virtual uint32_t size() const = 0;
-    /// Sends `record` to communicator rank `destination` of traced communicator `comm`; never
-    /// blocks.
+
+    /// Queues `record` for communicator rank `destination` of traced communicator `comm`.
     virtual Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                         const ReplayRecord& record) = 0;
-    /// Receives the next record from communicator rank `source`; fails instead of hanging when no
-    /// such message can arrive any more.
+    /// Queues this rank's contribution to its next collective on `comm`.
+    virtual Status contribute(uint32_t comm, const std::vector<double>& values) = 0;
+    /// Delivers everything queued on all ranks. Collective over all ranks.
+    virtual Status exchange() = 0;
+    /// The next record delivered from communicator rank `source` with `tag`; fails (naming
+    /// the ranks) when the last exchange delivered no such record.
     virtual Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) = 0;
-    /// Gathers `values` (the same count on every member) from all members of `comm`, in
-    /// communicator rank order, on every member.
+    /// The contributions of all members to this rank's next collective on `comm`, in
+    /// communicator rank order; fails when the last exchange delivered none.
+    virtual Result<std::vector<double>> collected(uint32_t comm) = 0;
+
+    /// Immediate gather of `values` (same count everywhere) from all members of `comm`.
     virtual Result<std::vector<double>> allGather(uint32_t comm,
                                                   const std::vector<double>& values) = 0;
-    /// World exchange: element d of `perRank` goes to rank d; returns what each rank sent here.
+    /// Immediate world exchange: element block d of `perRank` goes to rank d.
     virtual Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) = 0;
-    /// Ends a replay pass: completes the outstanding sends and synchronizes all ranks, so that
-    /// no message of one pass can be matched by a receive of the next.
-    virtual Status endPass() = 0;
 };
+
+/// The receiving side shared by the transports: delivered records and gathered collectives.
+class Deliveries {
+public:
+    /// Stores a record from world rank `source`.
+    void deliver(uint32_t comm, uint32_t source, uint32_t tag, const ReplayRecord& record) {
+        m_records[{comm, source, tag}].push_back(record);
+    }
+    /// Stores the gathered values of one collective on `comm`.
+    void deliverCollective(uint32_t comm, std::vector<double> values) {
+        m_collectives[comm].push_back(std::move(values));
+    }
+    /// Pops the next record from world rank `source`; fails naming `self` and the source.
+    Result<ReplayRecord> take(uint32_t self, uint32_t comm, uint32_t source, uint32_t tag);
+    /// Pops the next gathered collective on `comm`.
+    Result<std::vector<double>> takeCollective(uint32_t self, uint32_t comm);
+
+private:
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<ReplayRecord>> m_records;
+    std::map<uint32_t, std::deque<std::vector<double>>> m_collectives;
+};
+
+/// World ranks of the members of traced communicator `comm` (kWorldComm: all `size` ranks;
+/// a self communicator: only `self`).
+Result<std::vector<uint32_t>> communicatorMembers(const trace::Definitions& definitions,
+                                                  uint32_t comm, uint32_t self, uint32_t size);
 
 } // namespace waitscope::analysis

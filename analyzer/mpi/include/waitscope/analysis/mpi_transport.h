@@ -4,15 +4,18 @@
 #include "waitscope/analysis/transport.h"
 #include "waitscope/trace/definitions.h"
 
-#include <deque>
+#include <map>
 #include <memory>
 #include <mpi.h>
+#include <vector>
 
 namespace waitscope::analysis {
 
 /// Mirrors every traced MPI communicator (same members, same rank order) with
-/// MPI_Comm_split, and replays messages on the mirror with the traced tag, so MPI's
-/// non-overtaking rule reproduces the traced matching. Collective over MPI_COMM_WORLD.
+/// MPI_Comm_split. An exchange moves all queued records with one MPI_Alltoallv (records keep
+/// their traced communicator and tag and arrive in posting order, which reproduces the traced
+/// matching) and each communicator's collective contributions with one MPI_Allgather on its
+/// mirror. Collective over MPI_COMM_WORLD.
 class MpiTransport final : public Transport {
 public:
     /// Builds the mirrors; every rank must call it with the same definitions.
@@ -25,28 +28,37 @@ public:
     uint32_t size() const override { return m_size; }
     Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                 const ReplayRecord& record) override;
+    Status contribute(uint32_t comm, const std::vector<double>& values) override;
+    Status exchange() override;
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override;
+    Result<std::vector<double>> collected(uint32_t comm) override;
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override;
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override;
-    Status endPass() override;
 
 private:
-    MpiTransport() = default;
-    Result<MPI_Comm> mirror(uint32_t comm) const;
-    void completeSomeSends();
-
-    struct PendingSend {
-        MPI_Request request;
-        ReplayRecord record;
+    /// A record on the wire: traced communicator and tag, then the sender's call times.
+    struct WireRecord {
+        uint32_t comm;
+        uint32_t tag;
+        double enter;
+        double exit;
     };
 
+    MpiTransport() = default;
+    Result<MPI_Comm> mirror(uint32_t comm) const;
+    Status exchangeRecords();
+    Status exchangeCollectives();
+
+    const trace::Definitions* m_defs = nullptr;
     uint32_t m_rank = 0;
     uint32_t m_size = 0;
-    int m_tagLimit = 32767;
     MPI_Comm m_world = MPI_COMM_NULL;
     std::vector<MPI_Comm> m_mirrors;
-    std::deque<PendingSend> m_pending;
+    std::vector<std::vector<WireRecord>> m_outbox;           // per destination world rank
+    std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
+    std::map<uint32_t, size_t> m_contributionWidth;          // values per contribution
+    Deliveries m_deliveries;
 };
 
 } // namespace waitscope::analysis

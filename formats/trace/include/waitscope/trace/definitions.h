@@ -105,6 +105,9 @@ public:
     std::vector<CallingContext> callingContexts;
     ClockProperties clock;
 
+    /// The region of a program named by string `programName` (a ProgramBegin record): the region
+    /// whose name or canonical name is that string, else the reference regions.size() + string.
+    uint32_t programRegion(uint32_t programName) const;
     /// Number of MPI ranks (process location groups).
     uint32_t rankCount() const;
     /// The location that holds the events of `rank` (its first location), or nullptr.
@@ -114,7 +117,9 @@ public:
         return static_cast<double>(static_cast<int64_t>(ticks - clock.globalOffset)) /
                static_cast<double>(clock.ticksPerSecond);
     }
-    /// Region name, or "<region N>" for an unknown reference.
+    /// Region name. A reference beyond the regions stands for a program that has no region of
+    /// its own (see programRegion()); it is named after the program path's last component.
+    /// Otherwise "<region N>" for an unknown reference.
     std::string regionName(uint32_t region) const;
 };
 

@@ -95,7 +95,10 @@ public:
     EventKind kind(size_t i) const { return m_kinds[i]; }
     uint64_t time(size_t i) const { return m_times[i]; }
     uint32_t ref(size_t i) const { return m_refs[i]; }
-    const MessageRecord& message(size_t i) const { return m_messages[m_refs[i]]; }
+    const MessageRecord& message(size_t i) const {
+        const uint32_t m = m_refs[i];
+        return m_messages[m >> kChunkBits][m & (kChunkSize - 1)];
+    }
     const CollectiveRecord& collective(size_t i) const { return m_collectives[m_refs[i]]; }
 
     /// Events read from the archive that are not stored (communicator creation, metrics, ...).
@@ -109,18 +112,29 @@ public:
     size_t memoryBytes() const;
     /// Reserves room for `events` events (the count the archive announces).
     void reserve(size_t events) {
-        m_kinds.reserve(events);
-        m_times.reserve(events);
-        m_refs.reserve(events);
+        // A little slack: libotf2 may add buffer-flush records beyond the announced count,
+        // and one element too many would double the largest arrays.
+        const size_t room = events + events / 1024 + 64;
+        m_kinds.reserve(room);
+        m_times.reserve(room);
+        m_refs.reserve(room);
     }
-    /// Releases spare capacity after reading.
+    /// Frees the timestamps (time() must not be called afterwards): for consumers that have
+    /// taken what they need from them and want the memory back.
+    void releaseTimes() { std::vector<uint64_t>().swap(m_times); }
+    /// Releases spare capacity of the small tables after reading.
     void shrink();
 
 private:
     std::vector<EventKind> m_kinds;
     std::vector<uint64_t> m_times;
     std::vector<uint32_t> m_refs;
-    std::vector<MessageRecord> m_messages;
+    // Messages in fixed-size chunks: growing never copies them, so reading peaks at the size
+    // of the data rather than twice that.
+    static constexpr uint32_t kChunkBits = 16;
+    static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+    std::vector<std::vector<MessageRecord>> m_messages;
+    uint32_t m_messageCount = 0;
     std::vector<CollectiveRecord> m_collectives;
     uint64_t m_skipped = 0;
     uint64_t m_nonMonotonic = 0;

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""End-to-end check of the analyzer on the share/examples programs.
+
+Each example is compiled with `waitscope-instrument mpicc`, run with mpirun under the
+measurement, and its experiment analyzed with `mpirun -np 4 waitscope-replay`. Every
+injected wait listed in expected.txt must be found on its call path and ranks within
+10 % of its size, and no rank/call path may show more than a tenth of it where nothing
+was injected. Exit status 0 on success; every failure is printed.
+"""
+import argparse
+import collections
+import os
+import shutil
+import subprocess
+import sys
+
+PATTERNS = ["mpi_latesender", "mpi_latereceiver", "mpi_barrier_wait", "mpi_wait_nxn",
+            "mpi_latebroadcast", "mpi_earlyreduce", "mpi_earlyscan"]
+FLAGS = ["-g", "-O1", "-fno-inline-functions-called-once", "-fno-inline-small-functions",
+         "-fno-optimize-sibling-calls", "-fno-omit-frame-pointer", "-D_POSIX_C_SOURCE=200809L"]
+
+
+def parse_expected(path):
+    records = []
+    for line in open(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split()
+        keys = dict(f.split("=", 1) for f in fields[3:])
+        records.append({"program": fields[0], "metric": fields[1], "path": fields[2],
+                        "ranks": [int(r) for r in keys["ranks"].split(",")],
+                        "seconds": float(keys["seconds_per_rank"])})
+    return records
+
+
+def run(command, cwd, env):
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
+    if result.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(command), result.returncode,
+                                                   result.stderr[-2000:]))
+    return result
+
+
+def read_dump(path):
+    values = collections.defaultdict(float)  # (metric, path without program root, rank) -> value
+    for line in open(path):
+        metric, call_path, rank, value = line.rstrip("\n").split("\t")
+        if metric == "diagnostic":
+            continue
+        # Drop the program's root frame, so paths read "main/..." as in expected.txt.
+        parts = call_path.split("/")
+        if len(parts) > 1 and parts[1] == "main":
+            call_path = "/".join(parts[1:])
+        values[(metric, call_path, int(rank))] += float(value)
+    return values
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--instrument", required=True)
+    parser.add_argument("--replay", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--examples", required=True, help="share/examples source directory")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--only", nargs="*", default=None)
+    args = parser.parse_args()
+
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    expected = [r for r in parse_expected(os.path.join(args.examples, "expected.txt"))
+                if r["program"] != "fortran_ring" and (args.only is None or r["program"] in args.only)]
+    failures = []
+    by_program = collections.OrderedDict()
+    for record in expected:
+        by_program.setdefault(record["program"], []).append(record)
+    for program, records in by_program.items():
+        work = os.path.join(args.work, program)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        binary = os.path.join(work, "example_" + program)
+        try:
+            run([args.instrument, "mpicc"] + FLAGS + ["-I", args.examples,
+                 os.path.join(args.examples, program + ".c"), "-o", binary], work, env)
+            run([args.mpirun, "-np", "4", "--oversubscribe", binary], work, env)
+            experiment = os.path.join(work, "waitscope_example_%s_4" % program)
+            dump = os.path.join(work, "values.txt")
+            run([args.mpirun, "-np", "4", "--oversubscribe", args.replay, "--quiet", "--dump-text", dump,
+                 experiment], work, env)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            failures.append("%s: %s" % (program, error))
+            continue
+        values = read_dump(dump)
+        injected = set()
+        for r in records:
+            for rank in r["ranks"]:
+                got = values.get((r["metric"], r["path"], rank), 0.0)
+                injected.add((r["metric"], r["path"], rank))
+                deviation = abs(got - r["seconds"]) / r["seconds"]
+                status = "ok" if deviation <= 0.10 else "FAIL"
+                print("%-15s %-18s %-40s rank %d: %.4f s (expected %.4f, %+.1f %%) %s" % (
+                    program, r["metric"], r["path"], rank, got, r["seconds"],
+                    100 * (got - r["seconds"]) / r["seconds"], status))
+                if status != "ok":
+                    failures.append("%s: %s at %s rank %d is %.4f s, expected %.4f s" % (
+                        program, r["metric"], r["path"], rank, got, r["seconds"]))
+        smallest = min(r["seconds"] for r in records)
+        for (metric, call_path, rank), value in sorted(values.items()):
+            if metric in PATTERNS and (metric, call_path, rank) not in injected and value > 0.1 * smallest:
+                failures.append("%s: %s at %s rank %d is %.4f s where nothing was injected" % (
+                    program, metric, call_path, rank, value))
+    for failure in failures:
+        print("FAILED: " + failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
