@@ -218,3 +218,16 @@ TEST_CASE("the suggested filter excludes only short, frequent user regions, in S
     CHECK(text.find("SCOREP_REGION_NAMES_END\n") != std::string::npos);
     CHECK(text.find("MPI_Send") == std::string::npos);
 }
+
+TEST_CASE("the measurement record is read back from a report's attributes") {
+    report::Report r;
+    r.setAttribute("creator", "waitscope-replay");
+    r.setAttribute("waitscope::measurement::ranks", "2");
+    r.setAttribute("waitscope::measurement::rank.1.flushes", "5");
+    const auto record = summary::MeasurementRecord::fromReport(r);
+    CHECK_FALSE(record.empty());
+    CHECK(record.ranks() == 2);
+    CHECK(record.sumOverRanks("flushes") == 5.0);
+    CHECK(record.text("creator").empty());
+    CHECK(summary::MeasurementRecord::fromReport(report::Report()).empty());
+}

@@ -27,6 +27,9 @@ Result<Summary> summarizeExperiment(const std::string& path) {
     std::optional<MeasurementRecord> record;
     if (auto r = MeasurementRecord::read((directory / "waitscope.measurement").string())) {
         record = std::move(*r);
+    } else if (auto copied = MeasurementRecord::fromReport(*report); !copied.empty()) {
+        // A report moved away from its experiment still carries the measurement's record.
+        record = std::move(copied);
     }
     SummaryOptions options;
     if (std::ifstream command(directory / kCommandFile); command) {

@@ -40,6 +40,17 @@ MeasurementRecord MeasurementRecord::parse(std::string_view text) {
     return record;
 }
 
+MeasurementRecord MeasurementRecord::fromReport(const report::Report& report) {
+    const std::string prefix = "waitscope::measurement::";
+    MeasurementRecord record;
+    for (const auto& [key, value] : report.attributes()) {
+        if (key.rfind(prefix, 0) == 0) {
+            record.m_values[key.substr(prefix.size())] = value;
+        }
+    }
+    return record;
+}
+
 std::string MeasurementRecord::text(const std::string& key) const {
     const auto it = m_values.find(key);
     return it == m_values.end() ? std::string() : it->second;

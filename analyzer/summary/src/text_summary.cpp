@@ -30,7 +30,8 @@ std::string wrap(const std::string& text, size_t indent) {
         }
         const std::string word = text.substr(start, end - start);
         if (column + word.size() + 1 > 96 && column > indent) {
-            out += "\n" + std::string(indent, ' ');
+            out += '\n';
+            out.append(indent, ' ');
             column = indent;
         } else if (start > 0) {
             out += ' ';
@@ -123,8 +124,9 @@ std::string renderText(const Summary& s) {
         }
     }
     if (!s.rootCauseAvailable) {
-        out += "  (root-cause metrics delay_*/imbalance_* are not in this report; advice below "
-               "uses the computation per rank)\n";
+        out +=
+            "  (root-cause metrics delay_*/imbalance_* are not in this report; the advice below\n"
+            "   uses the computation per rank)\n";
     }
 
     out += "\nAdvice\n";

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <waitscope/base/result.h>
+#include <waitscope/report/report.h>
 
 namespace waitscope::summary {
 
@@ -16,6 +17,11 @@ public:
     static Result<MeasurementRecord> read(const std::string& path);
     /// Parses the text of a record.
     static MeasurementRecord parse(std::string_view text);
+    /// The record the analyzer copied into the report's attributes
+    /// (`waitscope::measurement::<key>`); empty when there are none.
+    static MeasurementRecord fromReport(const report::Report& report);
+    /// Whether the record holds no values.
+    bool empty() const { return m_values.empty(); }
 
     /// The value of `key`, or an empty string.
     std::string text(const std::string& key) const;
