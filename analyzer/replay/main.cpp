@@ -113,6 +113,13 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     return true;
 }
 
+// Peak resident memory of this process in bytes.
+double peakMemoryBytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
 // Prints progress (phase, percent) and remembers when each phase started and ended.
 class PhaseLog {
 public:
@@ -121,13 +128,16 @@ public:
     analysis::ProgressCallback callback() {
         return [this](std::string_view phase, int percent) { update(phase, percent); };
     }
-    /// "phase 0.123 s, phase 0.456 s" in the order phases started.
+    /// "phase 0.123 s (peak 12.3 MB), ..." in the order phases started; the peak is this
+    /// process's resident-memory high-water mark at the phase's end.
     std::string summary() const {
         std::string out;
         char text[128];
-        for (const auto& [name, start, end] : m_phases) {
-            std::snprintf(text, sizeof text, "%s%s %.3f s", out.empty() ? "" : ", ", name.c_str(),
-                          std::chrono::duration<double>(end - start).count());
+        for (size_t k = 0; k < m_phases.size(); ++k) {
+            const auto& [name, start, end] = m_phases[k];
+            std::snprintf(text, sizeof text, "%s%s %.3f s (peak %.1f MB)", out.empty() ? "" : ", ",
+                          name.c_str(), std::chrono::duration<double>(end - start).count(),
+                          m_peaks[k] / 1e6);
             out += text;
         }
         return out;
@@ -138,9 +148,11 @@ private:
         const auto now = Clock::now();
         if (m_phases.empty() || std::get<0>(m_phases.back()) != phase) {
             m_phases.emplace_back(std::string(phase), now, now);
+            m_peaks.push_back(0.0);
             m_lastPercent = -1;
         }
         std::get<2>(m_phases.back()) = now;
+        m_peaks.back() = peakMemoryBytes();
         if (m_print &&
             (percent >= m_lastPercent + 25 || (percent == 100 && m_lastPercent != 100))) {
             std::fprintf(stderr, "waitscope-replay: %.*s %d%%\n", static_cast<int>(phase.size()),
@@ -152,14 +164,8 @@ private:
     bool m_print;
     int m_lastPercent = -1;
     std::vector<std::tuple<std::string, Clock::time_point, Clock::time_point>> m_phases;
+    std::vector<double> m_peaks;
 };
-
-// Peak resident memory of this process in bytes.
-double peakMemoryBytes() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_maxrss) * 1024.0;
-}
 
 // Size of the largest per-rank event file of the archive.
 double largestEventFile(const std::string& anchor, const trace::Definitions& definitions) {

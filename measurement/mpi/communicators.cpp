@@ -1,7 +1,7 @@
 // Communicator ids, identities agreed at creation, and the creation/free handlers.
 #include "communicators.h"
 
-#include "handle_map.h"
+#include "waitscope/measure/handle_map.h"
 
 #include <vector>
 

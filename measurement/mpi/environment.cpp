@@ -2,9 +2,9 @@
 #include "environment.h"
 
 #include "communicators.h"
-#include "handle_map.h"
 #include "mpi_regions.h"
 #include "point_to_point.h"
+#include "waitscope/measure/handle_map.h"
 
 namespace waitscope::measure::mpi {
 
@@ -16,12 +16,22 @@ int afterInit(std::uint32_t region, std::uint64_t enterNs, int rc) noexcept {
     if (rc != MPI_SUCCESS)
         return rc;
     std::uint64_t leaveNs = Clock::monotonicNs();
-    runtimeInit(registerMpiRegions, region, enterNs, leaveNs);
+    runtimeInit(region, enterNs, leaveNs);
     registerPredefinedComms();
     return rc;
 }
 
 } // namespace
+
+} // namespace waitscope::measure::mpi
+
+namespace waitscope::measure {
+void registerWrappedRegions(Definitions& defs) {
+    mpi::registerMpiRegions(defs);
+}
+} // namespace waitscope::measure
+
+namespace waitscope::measure::mpi {
 
 void rememberMessage(MPI_Message message, MPI_Comm comm) noexcept {
     if (!g_messages)

@@ -1,7 +1,7 @@
 // Request tracking and the records written when requests start and complete.
 #include "requests.h"
 
-#include "handle_map.h"
+#include "waitscope/measure/handle_map.h"
 
 namespace waitscope::measure::mpi {
 

@@ -65,6 +65,9 @@ const std::vector<ConfigVariable>& configVariables() {
         {"WAITSCOPE_ENABLE", "true", "true, false",
          "measure the program at all; false runs it untouched"},
         {"WAITSCOPE_TRACING", "true", "true, false", "write an OTF2 trace of every rank"},
+        {"WAITSCOPE_PROFILING", "false", "true, false",
+         "write a call-path profile (profile.cubex: time, visits, bytes, messages per call path "
+         "and rank); cheap, with or without the trace"},
         {"WAITSCOPE_EXPERIMENT_DIRECTORY", "waitscope_<exe>_<ranks>", "a path",
          "where the experiment is written; an existing directory is never overwritten"},
         {"WAITSCOPE_OVERWRITE", "false", "true, false",
@@ -79,6 +82,8 @@ const std::vector<ConfigVariable>& configVariables() {
          "event clock: the invariant time-stamp counter or CLOCK_MONOTONIC"},
         {"WAITSCOPE_SIGNAL_HANDLERS", "true", "true, false",
          "on SIGSEGV/SIGBUS/SIGFPE/SIGABRT/SIGTERM save what is buffered before the process goes"},
+        {"WAITSCOPE_FILTER", "(none)", "a filter file in Score-P syntax",
+         "user functions to leave out at run time (REGION and FILE blocks, INCLUDE/EXCLUDE)"},
         {"WAITSCOPE_VERBOSE", "false", "true, false",
          "rank 0 prints where the experiment went and the measurement's own cost"},
     };
@@ -164,6 +169,7 @@ Config configFromEnvironment() {
     };
     readBool("WAITSCOPE_ENABLE", config.enabled);
     readBool("WAITSCOPE_TRACING", config.tracing);
+    readBool("WAITSCOPE_PROFILING", config.profiling);
     readBool("WAITSCOPE_OVERWRITE", config.overwrite);
     readBool("WAITSCOPE_SIGNAL_HANDLERS", config.signalHandlers);
     readBool("WAITSCOPE_VERBOSE", config.verbose);

@@ -1,6 +1,7 @@
 // The measurement's lifecycle: init, buffer flushes, finalize, abort and fatal signals.
 #include "waitscope/measure/runtime.h"
 
+#include "profile_builder.h"
 #include "trace_writer.h"
 #include "unification.h"
 
@@ -22,6 +23,7 @@ namespace waitscope::measure {
 
 HotState g_hot;
 Diagnostics g_diagnostics;
+__thread bool t_onMainThread __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 
@@ -53,6 +55,7 @@ struct RuntimeState {
     Config config;
     Definitions defs;
     TraceWriter writer;
+    ProfileBuilder* profile = nullptr; ///< when WAITSCOPE_PROFILING is on
     std::vector<std::uint64_t> memory;
     std::string directory;
     std::string programPath;
@@ -62,8 +65,12 @@ struct RuntimeState {
     std::uint64_t spilledBytes = 0;
     int rank = 0;
     int size = 1;
-    bool measured = false;
+    bool started = false;     ///< recording (user regions at least) since runtimeStart
+    bool initialized = false; ///< runtimeInit ran
+    bool measured = false;    ///< MPI_Init found a place for the experiment: all is recorded
     bool finalized = false;
+    std::size_t pool = 0; ///< bytes of OTF2 chunk memory, part of WAITSCOPE_TOTAL_MEMORY
+    std::uint64_t startNs = 0;
     MPI_Comm comm = MPI_COMM_NULL; ///< private duplicate of MPI_COMM_WORLD
     std::uint32_t flushRegion = 0;
     std::vector<ClockOffset> offsets;
@@ -77,6 +84,8 @@ std::atomic<bool> g_foreignWarned{false};
 std::atomic<int> g_inSignal{0};
 struct sigaction g_previous[32];
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+
+void writeAll(int fd, const void* data, size_t n);
 
 void warn(const std::string& text) {
     // Warnings go to stderr once per job (rank 0) and never to stdout, which is the program's.
@@ -109,6 +118,15 @@ bool writeTextFile(const std::string& path, const std::string& text) {
 
 double seconds(std::uint64_t ticks) {
     return static_cast<double>(ticks) / static_cast<double>(g_hot.clock.ticksPerSecond());
+}
+
+/// The event-clock reading at CLOCK_MONOTONIC time `ns` (in the past), by the current rate.
+std::uint64_t ticksAt(std::uint64_t ns) {
+    std::uint64_t nowTicks = now();
+    std::uint64_t nowNs = Clock::monotonicNs();
+    long double back = static_cast<long double>(nowNs > ns ? nowNs - ns : 0) *
+                       static_cast<long double>(g_hot.clock.ticksPerSecond()) / 1e9L;
+    return nowTicks - static_cast<std::uint64_t>(back);
 }
 
 /// Rank 0 decides whether the run is measured and where; every rank learns the answer.
@@ -147,6 +165,7 @@ std::string configDump(const Config& c) {
     std::string out = "# Waitscope configuration of this experiment\n";
     out += "WAITSCOPE_ENABLE=" + std::string(c.enabled ? "true" : "false") + "\n";
     out += "WAITSCOPE_TRACING=" + std::string(c.tracing ? "true" : "false") + "\n";
+    out += "WAITSCOPE_PROFILING=" + std::string(c.profiling ? "true" : "false") + "\n";
     out += "WAITSCOPE_TOTAL_MEMORY=" + std::to_string(c.totalMemory) + "\n";
     out += "WAITSCOPE_MPI_GROUPS=" + std::to_string(c.mpiGroups) + "\n";
     out += "WAITSCOPE_CLOCK=" + std::string(g_hot.clock.name()) + "\n";
@@ -276,6 +295,21 @@ void noteExit() {
     std::fclose(f);
 }
 
+/// Moves records spilled before MPI_Init (to an unnamed file) into the rank's spill file.
+void adoptEarlySpill(RuntimeState& s) {
+    if (s.spillFd < 0)
+        return;
+    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (named < 0)
+        return; // keep the unnamed one: still encoded at finalize, only not salvageable
+    char chunk[1 << 16];
+    ::lseek(s.spillFd, 0, SEEK_SET);
+    for (ssize_t n; (n = ::read(s.spillFd, chunk, sizeof(chunk))) > 0;)
+        writeAll(named, chunk, static_cast<size_t>(n));
+    ::close(s.spillFd);
+    s.spillFd = named;
+}
+
 /// Encodes the records spilled during the run into the OTF2 event file, reading them back in
 /// pieces through the (now idle) event buffer, then removes the spill file.
 void encodeSpilledRecords(RuntimeState& s) {
@@ -284,13 +318,9 @@ void encodeSpilledRecords(RuntimeState& s) {
     // Whatever is still buffered goes last; keep it by spilling it too.
     writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
     g_hot.buffer.clear();
-    ::close(s.spillFd);
+    int fd = s.spillFd;
     s.spillFd = -1;
-    int fd = ::open(s.spillPath.c_str(), O_RDONLY);
-    if (fd < 0) {
-        ++g_diagnostics.otf2Errors;
-        return;
-    }
+    ::lseek(fd, 0, SEEK_SET);
     std::uint64_t* memory = g_hot.buffer.begin;
     const size_t capacity = s.memory.size() * 8;
     size_t filled = 0;
@@ -318,12 +348,17 @@ void encodeSpilledRecords(RuntimeState& s) {
     ::close(fd);
     if (filled != 0)
         ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
-    ::unlink(s.spillPath.c_str());
+    if (!s.spillPath.empty())
+        ::unlink(s.spillPath.c_str());
 }
 
 } // namespace
 
 bool foreignThread() noexcept {
+    if (pthread_equal(pthread_self(), g_hot.mainThread)) {
+        t_onMainThread = true; // started on this thread after all (MPI_Init from another one)
+        return true;
+    }
     ++g_diagnostics.foreignThreadCalls;
     if (!g_foreignWarned.exchange(true))
         warn("MPI is called from a thread other than the one that initialized it; only the "
@@ -353,13 +388,24 @@ void flushEvents(bool recordRegion) noexcept {
     if (!s || !b.begin)
         return;
     std::uint64_t start = now();
-    if (s->spillFd < 0)
-        s->spillFd = ::open(s->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-    if (s->spillFd >= 0) {
-        writeAll(s->spillFd, b.begin, b.usedBytes());
-        s->spilledBytes += b.usedBytes();
-    } else {
-        s->writer.write(b.begin, b.cursor); // no spill file: encode now, slower but lossless
+    if (s->profile)
+        s->profile->consume(b.begin, b.cursor);
+    if (s->config.tracing) {
+        if (s->spillFd < 0 && !s->spillPath.empty())
+            s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        if (s->spillFd < 0 && s->spillPath.empty()) {
+            // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
+            char name[] = "/tmp/waitscope_early_XXXXXX";
+            s->spillFd = mkstemp(name);
+            if (s->spillFd >= 0)
+                ::unlink(name);
+        }
+        if (s->spillFd >= 0) {
+            writeAll(s->spillFd, b.begin, b.usedBytes());
+            s->spilledBytes += b.usedBytes();
+        } else {
+            s->writer.write(b.begin, b.cursor); // no spill file: encode now, slower but lossless
+        }
     }
     b.clear();
     std::uint64_t end = now();
@@ -371,68 +417,23 @@ void flushEvents(bool recordRegion) noexcept {
     }
 }
 
-void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion,
-                 std::uint64_t initEnter, std::uint64_t initLeave) noexcept {
+bool runtimeStart() noexcept {
     if (g_state)
-        return;
+        return g_state->started;
     auto* s = new RuntimeState();
     g_state = s;
     s->config = configFromEnvironment();
-    PMPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &s->size);
-    if (s->rank == 0)
-        for (const std::string& w : s->config.warnings)
-            warn(w);
-    if (!s->config.enabled || !s->config.tracing)
-        return;
-
-    // One clock rate for every rank: rank 0 calibrates, the others take its number.
-    std::uint64_t initStart = Clock::monotonicNs();
+    if (!s->config.enabled || (!s->config.tracing && !s->config.profiling))
+        return false;
+    if (s->config.profiling)
+        s->profile = new ProfileBuilder();
+    std::uint64_t startNs = Clock::monotonicNs();
     g_hot.clock.init(s->config.clock);
-    unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(),
-                                  g_hot.clock.usesTsc() ? 1ull : 0ull};
-    PMPI_Bcast(rate, 2, MPI_UNSIGNED_LONG_LONG, 0, s->comm);
-    if ((rate[1] != 0) != g_hot.clock.usesTsc())
-        g_hot.clock.init(rate[1] ? ClockKind::Tsc : ClockKind::Monotonic);
-    g_hot.clock.setRate(rate[0]);
-
-    // initEnter/initLeave were taken before the clock was chosen: re-express them.
-    std::uint64_t nowTicks = now();
-    std::uint64_t nowNs = Clock::monotonicNs();
-    auto fromNs = [&](std::uint64_t ns) {
-        long double back = static_cast<long double>(nowNs - ns) * rate[0] / 1e9L;
-        return nowTicks - static_cast<std::uint64_t>(back);
-    };
-    initEnter = fromNs(initEnter);
-    initLeave = fromNs(initLeave);
-    s->self.processStart = g_startMonotonicNs ? fromNs(g_startMonotonicNs) : initEnter;
-    s->self.initEnter = initEnter;
-    s->self.initHook = initLeave - initEnter;
-
-    s->programPath = readExecutablePath();
-    if (!prepareDirectory(*s))
-        return;
-    s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
-    s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
-
-    std::size_t pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
-    Status opened = s->writer.open(s->directory, s->rank, pool);
-    int ok = opened.ok() ? 1 : 0;
-    int allOk = 0;
-    PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
-    if (!allOk) {
-        if (!opened.ok())
-            warn(opened.error().message() + "; the program runs unmeasured");
-        return;
-    }
-    if (s->rank == 0)
-        writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
-    writeStatus(*s, "incomplete: running\n");
-
-    s->memory.resize((s->config.totalMemory - pool) / 8);
+    s->pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
+    s->memory.resize((s->config.totalMemory - s->pool) / 8);
     g_hot.buffer.reset(s->memory.data(), s->memory.size());
-    registerRegions(s->defs);
+    if (registerWrappedRegions)
+        registerWrappedRegions(s->defs);
     s->flushRegion = s->defs.addRegion({"TRACE BUFFER FLUSH", "TRACE BUFFER FLUSH", "", 0, 0,
                                         RegionRole::Artificial, Paradigm::MeasurementSystem});
     CommDefinition world;
@@ -443,6 +444,71 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     self.key = kSelfKey;
     self.describes = true;
     s->defs.addComm(self); // local id 1
+    s->self.processStart = ticksAt(g_startMonotonicNs ? g_startMonotonicNs : startNs);
+    s->firstTime = s->self.processStart;
+    appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
+    s->startNs = startNs;
+    s->started = true;
+    g_hot.mainThread = pthread_self();
+    t_onMainThread = true;
+    g_hot.recordMask = kGroupUser;
+    return true;
+}
+
+void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
+                 std::uint64_t initLeave) noexcept {
+    if (g_state && g_state->initialized)
+        return;
+    bool started = runtimeStart();
+    RuntimeState* s = g_state;
+    s->initialized = true;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &s->size);
+    if (s->rank == 0)
+        for (const std::string& w : s->config.warnings)
+            warn(w);
+    if (!started)
+        return;
+    g_hot.recordMask = 0; // nothing is recorded while the run's settings are agreed
+
+    // One clock rate for every rank: rank 0's calibration.
+    unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(),
+                                  g_hot.clock.usesTsc() ? 1ull : 0ull};
+    PMPI_Bcast(rate, 2, MPI_UNSIGNED_LONG_LONG, 0, s->comm);
+    if ((rate[1] != 0) != g_hot.clock.usesTsc())
+        ++g_diagnostics.clockMismatch;
+    g_hot.clock.setRate(rate[0]);
+    // Converted from CLOCK_MONOTONIC, they may land a hair before a user event already
+    // recorded with the event clock; events of one rank must not go back in time.
+    initEnter = std::max<std::uint64_t>(ticksAt(initEnter), g_hot.buffer.lastTime);
+    initLeave = std::max(ticksAt(initLeave), initEnter);
+    s->self.initEnter = initEnter;
+    s->self.initHook = initLeave - initEnter;
+
+    s->programPath = readExecutablePath();
+    if (!prepareDirectory(*s)) {
+        g_hot.buffer.clear();
+        return;
+    }
+    s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
+    if (s->config.tracing)
+        s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
+    Status opened =
+        s->config.tracing ? s->writer.open(s->directory, s->rank, s->pool) : Status::success();
+    int ok = opened.ok() ? 1 : 0;
+    int allOk = 0;
+    PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
+    if (!allOk) {
+        if (!opened.ok())
+            warn(opened.error().message() + "; the program runs unmeasured");
+        g_hot.buffer.clear();
+        return;
+    }
+    if (s->rank == 0)
+        writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
+    writeStatus(*s, "incomplete: running\n");
+    adoptEarlySpill(*s);
     measureClockOffset(*s);
     if (s->config.signalHandlers)
         installSignalHandlers();
@@ -450,10 +516,7 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
 
     // MPI_Init as Score-P records it: the region, and the creation of the predefined comms.
     std::uint64_t leave = now();
-    s->self.initMeasurement = static_cast<std::uint64_t>(
-        static_cast<long double>(Clock::monotonicNs() - initStart) * rate[0] / 1e9L);
-    s->firstTime = s->self.processStart;
-    appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
+    s->self.initMeasurement = ticksAt(Clock::monotonicNs()) - ticksAt(s->startNs);
     recordEnter(initEnter, initRegion);
     appendRecord(initEnter, EventKind::MpiCollectiveBegin, 0);
     appendRecord(leave, EventKind::CommCreate, 0);
@@ -461,8 +524,7 @@ void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion
     recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_CREATE_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, initRegion);
     s->measured = true;
-    g_hot.mainThread = pthread_self();
-    g_hot.recordMask = s->config.mpiGroups;
+    g_hot.recordMask = s->config.mpiGroups | kGroupUser;
     if (s->config.verbose && s->rank == 0)
         std::fprintf(stderr, "waitscope: measuring %d ranks into '%s' (clock %s)\n", s->size,
                      s->directory.c_str(), g_hot.clock.name());
@@ -488,6 +550,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
         kOtf2Errors,
         kCountedCalls,
         kSkippedTests,
+        kFilteredCalls,
         kFieldCount
     };
     static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
@@ -504,7 +567,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                                     "unknown_comms",
                                                     "otf2_errors",
                                                     "counted_calls",
-                                                    "skipped_tests"};
+                                                    "skipped_tests",
+                                                    "filtered_calls"};
     double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
                                 seconds(s.self.initHook),
                                 seconds(s.self.initMeasurement),
@@ -519,7 +583,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.unknownComms),
                                 static_cast<double>(g_diagnostics.otf2Errors),
                                 static_cast<double>(g_diagnostics.countedCalls),
-                                static_cast<double>(g_diagnostics.skippedTests)};
+                                static_cast<double>(g_diagnostics.skippedTests),
+                                static_cast<double>(g_diagnostics.filteredCalls)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     PMPI_Gather(mine, kFieldCount, MPI_DOUBLE, all.data(), kFieldCount, MPI_DOUBLE, 0, s.comm);
     if (s.rank != 0)
@@ -568,69 +633,97 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     appendRecord(leave, EventKind::CommDestroy, 1);
     recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, finalizeRegion);
+    // User regions still open (main, and what called MPI_Finalize) end here: the trace ends.
+    for (std::uint32_t d = std::min(g_hot.userDepth, kUserStackDepth); d > 0; --d) {
+        ensureRoom(kMaxRecordWords);
+        recordLeave(leave, g_hot.userStack[d - 1]);
+    }
+    g_hot.userDepth = 0;
     appendRecord(leave, EventKind::ProgramEnd, kUnknownExit);
     g_hot.recordMask = 0;
     s->finalized = true;
     s->lastTime = leave;
 
     std::uint64_t writeStart = now();
-    encodeSpilledRecords(*s);
-    s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
+    if (s->profile) {
+        s->profile->consume(g_hot.buffer.begin, g_hot.buffer.cursor);
+        s->profile->closeOpenRegions(leave);
+    }
+    std::uint64_t events = g_hot.buffer.events;
+    if (s->config.tracing) {
+        encodeSpilledRecords(*s);
+        s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
+        events = s->writer.eventsWritten();
+    }
     g_hot.buffer.clear();
-    std::uint64_t events = s->writer.eventsWritten();
     s->self.finalizeWrite = now() - writeStart;
     measureClockOffset(*s);
 
-    // Unify regions and communicators; each rank then maps its local ids to global ones.
-    DefinitionSet regions, comms;
-    std::vector<std::string> regionKeys, commKeys;
-    for (const RegionDefinition& r : s->defs.regions()) {
-        regionKeys.push_back(regionKey(r));
-        regions.add(regionKeys.back(), {});
-    }
-    for (const CommDefinition& c : s->defs.comms()) {
-        commKeys.push_back(commKeyBytes(c.key));
-        comms.add(commKeys.back(), commDescription(c));
-    }
-    bool unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
-    unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
-    Status local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
-                                                   mapIds(comms, commKeys), s->offsets);
-
-    GlobalDefinitions global;
-    global.ticksPerSecond = g_hot.clock.ticksPerSecond();
-    unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0, globalLast = 0;
-    PMPI_Allreduce(&first, &globalFirst, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
-    PMPI_Allreduce(&last, &globalLast, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
-    global.globalOffset = globalFirst;
-    global.traceLength = globalLast - globalFirst;
-    global.programPath = s->programPath;
-    // Per-rank event counts and host names.
+    // Host names, for the system trees of trace and profile.
     char host[64] = {0};
     std::snprintf(host, sizeof(host), "%s", hostName().c_str());
     std::vector<char> hosts(s->rank == 0 ? 64u * s->size : 0);
-    std::vector<unsigned long long> counts(s->rank == 0 ? s->size : 0);
-    unsigned long long myEvents = events;
     PMPI_Gather(host, 64, MPI_CHAR, hosts.data(), 64, MPI_CHAR, 0, s->comm);
-    PMPI_Gather(&myEvents, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, 0,
-                s->comm);
+    std::vector<std::string> hostNames;
+    for (int r = 0; s->rank == 0 && r < s->size; ++r)
+        hostNames.emplace_back(&hosts[64u * r], strnlen(&hosts[64u * r], 64));
+
+    GlobalDefinitions global;
+    global.programPath = s->programPath;
+    Status local = Status::success();
     Status globalStatus = Status::success();
-    if (s->rank == 0) {
-        for (int r = 0; r < s->size; ++r) {
-            std::string name(&hosts[64u * r], strnlen(&hosts[64u * r], 64));
-            auto it = std::find(global.nodeNames.begin(), global.nodeNames.end(), name);
-            RankSummary summary;
-            summary.events = counts[r];
-            summary.nodeIndex = static_cast<std::uint32_t>(it - global.nodeNames.begin());
-            if (it == global.nodeNames.end())
-                global.nodeNames.push_back(name);
-            global.ranks.push_back(summary);
+    bool unified = true;
+    if (s->config.tracing) {
+        // Unify regions and communicators; each rank then maps its local ids to global ones.
+        DefinitionSet regions, comms;
+        std::vector<std::string> regionKeys, commKeys;
+        for (const RegionDefinition& r : s->defs.regions()) {
+            regionKeys.push_back(regionKey(r));
+            regions.add(regionKeys.back(), {});
         }
-        global.regions = std::move(regions);
-        global.comms = std::move(comms);
-        globalStatus = s->writer.writeGlobalDefinitions(global);
+        for (const CommDefinition& c : s->defs.comms()) {
+            commKeys.push_back(commKeyBytes(c.key));
+            comms.add(commKeys.back(), commDescription(c));
+        }
+        unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
+        unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
+        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
+                                                mapIds(comms, commKeys), s->offsets);
+        global.ticksPerSecond = g_hot.clock.ticksPerSecond();
+        unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
+                           globalLast = 0;
+        PMPI_Allreduce(&first, &globalFirst, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
+        PMPI_Allreduce(&last, &globalLast, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
+        global.globalOffset = globalFirst;
+        global.traceLength = globalLast - globalFirst;
+        std::vector<unsigned long long> counts(s->rank == 0 ? s->size : 0);
+        unsigned long long myEvents = events;
+        PMPI_Gather(&myEvents, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG,
+                    0, s->comm);
+        if (s->rank == 0) {
+            for (int r = 0; r < s->size; ++r) {
+                const std::string& name = hostNames[static_cast<size_t>(r)];
+                auto it = std::find(global.nodeNames.begin(), global.nodeNames.end(), name);
+                RankSummary summary;
+                summary.events = counts[r];
+                summary.nodeIndex = static_cast<std::uint32_t>(it - global.nodeNames.begin());
+                if (it == global.nodeNames.end())
+                    global.nodeNames.push_back(name);
+                global.ranks.push_back(summary);
+            }
+            global.regions = std::move(regions);
+            global.comms = std::move(comms);
+            globalStatus = s->writer.writeGlobalDefinitions(global);
+        }
     }
-    Status closed = s->writer.close();
+    Status profiled = Status::success();
+    if (s->profile) {
+        std::string program = s->programPath.substr(s->programPath.find_last_of('/') + 1);
+        profiled = s->profile->write(s->directory + "/profile.cubex", s->defs.regions(),
+                                     static_cast<double>(g_hot.clock.ticksPerSecond()), s->comm,
+                                     hostNames, program);
+    }
+    Status closed = s->config.tracing ? s->writer.close() : Status::success();
     struct stat info;
     std::string eventFile = s->directory + "/traces/" + std::to_string(s->rank) + ".evt";
     if (stat(eventFile.c_str(), &info) == 0)
@@ -639,7 +732,7 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     writeMeasurementRecord(*s, global);
 
     std::string status = "complete\n";
-    for (const Status* st : {&local, &globalStatus, &closed})
+    for (const Status* st : {&local, &globalStatus, &closed, &profiled})
         if (!st->ok()) {
             status = "incomplete: " + st->error().message() + "\n";
             warn("rank " + std::to_string(s->rank) + ": " + st->error().message());

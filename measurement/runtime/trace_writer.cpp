@@ -5,6 +5,7 @@
 #include "waitscope/measure/runtime.h"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdlib>
 #include <map>
 #include <mpi.h>
@@ -57,6 +58,13 @@ void poolFreeAll(void* user, OTF2_FileType fileType, OTF2_LocationRef, void**, b
     }
 }
 
+// OTF2 reports errors by printing them; the program's stderr is not ours to print into.
+OTF2_ErrorCode countError(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
+                          const char*, va_list) {
+    ++g_diagnostics.otf2Errors;
+    return code;
+}
+
 OTF2_FlushType preFlush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
     return OTF2_FLUSH;
 }
@@ -91,6 +99,7 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     pool.chunkSize = kChunk;
     pool.chunkLimit = std::max<std::size_t>(2, poolBytes / kChunk);
     g_pool = &pool;
+    OTF2_Error_RegisterCallback(countError, nullptr);
     m_archive = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
                                   OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
                                   OTF2_COMPRESSION_NONE);

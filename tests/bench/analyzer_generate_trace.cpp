@@ -1,9 +1,13 @@
 // Writes a synthetic OTF2 trace for the analyzer benchmark: R ranks, N events per rank of
 // computation, point-to-point messages with Late Senders, and periodic barriers.
 //
-// usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY]
+// DIR is replaced if it exists.
+// usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived]]
+// With "derived", the odd ranks also reduce on a communicator of their own (communicator 1)
+// where the even ranks synchronize in the barrier, to exercise derived communicators.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <otf2/otf2.h>
 #include <string>
 #include <vector>
@@ -18,7 +22,8 @@ OTF2_TimeStamp postFlush(void*, OTF2_FileType, OTF2_LocationRef) {
 }
 const OTF2_FlushCallbacks kFlush = {preFlush, postFlush};
 
-enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kRegionCount };
+enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce, kRegionCount };
+bool g_derived = false;
 constexpr uint32_t kTicksPerIteration = 1000;
 
 // Events one rank writes for one iteration (and its share of barriers).
@@ -40,6 +45,14 @@ uint64_t writeIteration(OTF2_EvtWriter* w, uint32_t rank, uint32_t ranks, uint64
         OTF2_EvtWriter_MpiRecv(w, nullptr, base + 230, rank - 1, 0, 42, 1024);
         OTF2_EvtWriter_Leave(w, nullptr, base + 240, kRecv);
         events += 3;
+    }
+    if (g_derived && barrierEvery > 0 && it % barrierEvery == 0 && !even) {
+        OTF2_EvtWriter_Enter(w, nullptr, base + 250 + 5 * rank, kAllreduce);
+        OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, base + 250 + 5 * rank);
+        OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, base + 290, OTF2_COLLECTIVE_OP_ALLREDUCE, 1,
+                                        OTF2_UNDEFINED_UINT32, 8, 8);
+        OTF2_EvtWriter_Leave(w, nullptr, base + 291, kAllreduce);
+        events += 4;
     }
     if (barrierEvery > 0 && it % barrierEvery == 0) {
         OTF2_EvtWriter_Enter(w, nullptr, base + 300 + 10 * rank, kBarrier);
@@ -63,6 +76,7 @@ int main(int argc, char** argv) {
     const auto ranks = static_cast<uint32_t>(std::atoi(argv[2]));
     const auto target = static_cast<uint64_t>(std::atoll(argv[3]));
     const auto barrierEvery = static_cast<uint32_t>(argc > 4 ? std::atoi(argv[4]) : 8);
+    g_derived = argc > 5 && std::string(argv[5]) == "derived";
     // Iterations so that the busiest rank writes about `target` events.
     const uint64_t perIteration = 5 + (barrierEvery > 0 ? 4.0 / barrierEvery : 0);
     const uint64_t iterations = target / perIteration;
@@ -99,9 +113,20 @@ int main(int argc, char** argv) {
 
     OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, end + 1, OTF2_UNDEFINED_TIMESTAMP);
-    const char* strings[] = {"",         "main",          "compute",        "MPI_Send",
-                             "MPI_Recv", "MPI_Barrier",   "machine",        "node",
-                             "MPI Rank", "Master thread", "MPI_COMM_WORLD", "bench.c"};
+    const char* strings[] = {"",
+                             "main",
+                             "compute",
+                             "MPI_Send",
+                             "MPI_Recv",
+                             "MPI_Barrier",
+                             "machine",
+                             "node",
+                             "MPI Rank",
+                             "Master thread",
+                             "MPI_COMM_WORLD",
+                             "bench.c",
+                             "MPI_Allreduce",
+                             "odd ranks"};
     for (uint32_t s = 0; s < sizeof strings / sizeof *strings; ++s) {
         OTF2_GlobalDefWriter_WriteString(g, s, strings[s]);
     }
@@ -114,6 +139,8 @@ int main(int argc, char** argv) {
     OTF2_GlobalDefWriter_WriteRegion(g, kRecv, 4, 4, 0, OTF2_REGION_ROLE_POINT2POINT,
                                      OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
     OTF2_GlobalDefWriter_WriteRegion(g, kBarrier, 5, 5, 0, OTF2_REGION_ROLE_BARRIER,
+                                     OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteRegion(g, kAllreduce, 12, 12, 0, OTF2_REGION_ROLE_COLL_ALL2ALL,
                                      OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 6, 6, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     std::vector<uint64_t> members(ranks);
@@ -128,6 +155,17 @@ int main(int argc, char** argv) {
     OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                     OTF2_GROUP_FLAG_NONE, ranks, members.data());
     OTF2_GlobalDefWriter_WriteComm(g, 0, 10, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (g_derived) {
+        // Members are indices into the locations group: the odd ranks.
+        std::vector<uint64_t> odd;
+        for (uint32_t r = 1; r < ranks; r += 2) {
+            odd.push_back(r);
+        }
+        OTF2_GlobalDefWriter_WriteGroup(g, 2, 13, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, static_cast<uint32_t>(odd.size()),
+                                        odd.data());
+        OTF2_GlobalDefWriter_WriteComm(g, 1, 13, 2, 0, OTF2_COMM_FLAG_NONE);
+    }
     OTF2_Archive_CloseGlobalDefWriter(archive, g);
     OTF2_Archive_Close(archive);
     for (uint32_t r = 0; r < ranks; ++r) {

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/report.h>
 
 using namespace waitscope::test;
 namespace fs = std::filesystem;
@@ -385,5 +387,80 @@ TEST_CASE("every call of the mixed example is recorded once with all groups on",
     CHECK(countEvents(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", -1) ==
           countEvents(events, "NON_BLOCKING_COLLECTIVE_REQUEST", -1));
     CHECK(countEvents(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", -1) > 0);
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_EXAMPLE_LATE_SENDER
+TEST_CASE("profiling mode writes a call-path profile per rank and no trace", "[mpi][profile]") {
+    using namespace waitscope::report;
+    std::string dir = freshDirectory("profile");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_EXAMPLE_LATE_SENDER, 4, "",
+                                {"WAITSCOPE_TRACING=false", "WAITSCOPE_PROFILING=true"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 4);
+    CHECK_FALSE(fs::exists(exp + "/traces.otf2"));
+    waitscope::Result<Report> report = readCubex(exp + "/profile.cubex");
+    REQUIRE(report.ok());
+    auto recv = report->findCallPath("example_late_sender/MPI_Recv");
+    auto send = report->findCallPath("example_late_sender/MPI_Send");
+    REQUIRE(recv);
+    REQUIRE(send);
+    auto metric = [&](const char* name) {
+        auto id = report->findMetric(name);
+        REQUIRE(id);
+        return *id;
+    };
+    auto perRank = [&](const char* name, CallNodeId cnode) {
+        return *report->locationValues(metric(name), cnode, CallTreeMode::Exclusive);
+    };
+    CHECK(perRank("visits", *recv) == std::vector<double>{0, 5, 0, 5});
+    CHECK(perRank("visits", *send) == std::vector<double>{5, 0, 5, 0});
+    CHECK(perRank("bytes_sent", *send) == std::vector<double>{10240, 0, 10240, 0});
+    CHECK(perRank("bytes_rcvd", *recv) == std::vector<double>{0, 10240, 0, 10240});
+    CHECK(perRank("comms_recv", *recv) == std::vector<double>{0, 5, 0, 5});
+    // The injected late sender: 5 x 200 ms waiting in MPI_Recv on ranks 1 and 3, and the
+    // senders' 5 x 200 ms of computation in the program itself (outside any region).
+    std::vector<double> waited = perRank("time", *recv);
+    std::vector<double> computed = perRank("time", report->rootCallNodes().front());
+    for (int r : {1, 3}) {
+        CHECK(waited[r] > 0.9);
+        CHECK(waited[r] < 1.5);
+    }
+    for (int r : {0, 2}) {
+        CHECK(computed[r] > 0.9);
+        CHECK(computed[r] < 1.5);
+    }
+    std::vector<double> longest = perRank("max_time", *recv);
+    CHECK(longest[1] > 0.15);
+    CHECK(longest[1] < 0.4);
+}
+
+TEST_CASE("profile and trace of one run agree on every call count", "[mpi][profile]") {
+    using namespace waitscope::report;
+    std::string dir = freshDirectory("profile_and_trace");
+    CommandResult run =
+        measure(dir, WAITSCOPE_TEST_P2P_PATTERNS, 4, "", {"WAITSCOPE_PROFILING=true"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    waitscope::Result<Report> report = readCubex(exp + "/profile.cubex");
+    REQUIRE(report.ok());
+    MetricId visits = *report->findMetric("visits");
+    int checked = 0;
+    for (CallNodeId c = 0; c < report->callNodes().size(); ++c) {
+        const std::string& region = report->regions()[report->callNodes()[c].region].name;
+        if (region.rfind("MPI_", 0) != 0)
+            continue;
+        std::vector<double> v = *report->locationValues(visits, c, CallTreeMode::Exclusive);
+        for (int rank = 0; rank < 4; ++rank) {
+            INFO(region << " rank " << rank);
+            CHECK(v[rank] == countEvents(events, "ENTER", rank, region));
+        }
+        ++checked;
+    }
+    CHECK(checked >= 10);
 }
 #endif

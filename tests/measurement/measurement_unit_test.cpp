@@ -1,8 +1,8 @@
 // Unit tests of the measurement runtime's pieces that need no MPI job.
-#include "handle_map.h"
 #include "waitscope/measure/config.h"
 #include "waitscope/measure/definitions.h"
 #include "waitscope/measure/event_buffer.h"
+#include "waitscope/measure/handle_map.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -200,7 +200,7 @@ TEST_CASE("region and communicator encodings round-trip", "[definitions]") {
 }
 
 TEST_CASE("the handle map agrees with std::unordered_map under random use", "[handles]") {
-    waitscope::measure::mpi::HandleMap<int> map;
+    waitscope::measure::HandleMap<int> map;
     std::unordered_map<std::uint64_t, int> reference;
     std::mt19937_64 random(42);
     for (int step = 0; step < 200000; ++step) {

@@ -97,6 +97,9 @@ Status MpiTransport::exchange() {
 }
 
 Status MpiTransport::exchangeRecords() {
+    // The records of the previous exchange have all been consumed by now.
+    std::vector<WireRecord>().swap(m_incoming);
+    m_cursors.clear();
     const int n = static_cast<int>(m_size);
     std::vector<int> sendCounts(n), receiveCounts(n), sendOffsets(n), receiveOffsets(n);
     size_t total = 0;
@@ -139,15 +142,30 @@ Status MpiTransport::exchangeRecords() {
         return mpiError(m_rank, "replay exchange failed", code);
     }
     std::vector<WireRecord>().swap(outgoing);
+    // Records stay in the receive buffer: within each source's block they are ordered by
+    // (communicator, tag) keeping posting order, and every (communicator, source, tag) gets a
+    // cursor into its run. No per-record copies.
+    m_cursors.clear();
     for (int source = 0; source < n; ++source) {
         const size_t first = static_cast<size_t>(receiveOffsets[source]) / sizeof(WireRecord);
         const size_t count = static_cast<size_t>(receiveCounts[source]) / sizeof(WireRecord);
-        for (size_t k = first; k < first + count; ++k) {
-            const WireRecord& w = incoming[k];
-            m_deliveries.deliver(w.comm, static_cast<uint32_t>(source), w.tag,
-                                 ReplayRecord{w.enter, w.exit});
+        const auto begin = incoming.begin() + static_cast<std::ptrdiff_t>(first);
+        const auto end = begin + static_cast<std::ptrdiff_t>(count);
+        std::stable_sort(begin, end, [](const WireRecord& a, const WireRecord& b) {
+            return a.comm != b.comm ? a.comm < b.comm : a.tag < b.tag;
+        });
+        for (size_t k = first; k < first + count;) {
+            size_t stop = k;
+            while (stop < first + count && incoming[stop].comm == incoming[k].comm &&
+                   incoming[stop].tag == incoming[k].tag) {
+                ++stop;
+            }
+            m_cursors[{incoming[k].comm, static_cast<uint32_t>(source), incoming[k].tag}] = {k,
+                                                                                             stop};
+            k = stop;
         }
     }
+    m_incoming = std::move(incoming);
     return Status::success();
 }
 
@@ -194,7 +212,15 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
         return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
                      " has no rank " + std::to_string(source));
     }
-    return m_deliveries.take(m_rank, comm, (*members)[source], tag);
+    const uint32_t from = (*members)[source];
+    const auto it = m_cursors.find({comm, from, tag});
+    if (it == m_cursors.end() || it->second.first == it->second.second) {
+        return Error("rank " + std::to_string(m_rank) + ": no message from rank " +
+                     std::to_string(from) + " with tag " + std::to_string(tag) +
+                     " on communicator " + std::to_string(comm));
+    }
+    const WireRecord& w = m_incoming[it->second.first++];
+    return ReplayRecord{w.enter, w.exit};
 }
 
 Result<std::vector<double>> MpiTransport::collected(uint32_t comm) {

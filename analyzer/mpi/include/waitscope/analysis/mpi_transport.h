@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <mpi.h>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -58,7 +60,10 @@ private:
     std::vector<std::vector<WireRecord>> m_outbox;           // per destination world rank
     std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
     std::map<uint32_t, size_t> m_contributionWidth;          // values per contribution
-    Deliveries m_deliveries;
+    Deliveries m_deliveries;                                 // collectives
+    std::vector<WireRecord> m_incoming;                      // records of the last exchange
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<size_t, size_t>>
+        m_cursors; // (comm, source, tag) -> next and end in m_incoming
 };
 
 } // namespace waitscope::analysis

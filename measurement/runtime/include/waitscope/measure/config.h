@@ -17,6 +17,7 @@ enum MpiGroup : std::uint32_t {
     kGroupType = 1u << 5,    ///< datatype management
     kGroupMisc = 1u << 6,    ///< everything else (MPI_Wtime, MPI_Get_count, ...)
     kGroupReqTest = 1u << 7, ///< MPI_Test*/MPI_Iprobe calls that complete nothing
+    kGroupUser = 1u << 8,    ///< user functions (compiler instrumentation, annotations)
     kGroupDefault = kGroupEnv | kGroupP2p | kGroupColl | kGroupCg | kGroupTopo,
     kGroupAll = 0xffu,
 };
@@ -29,6 +30,7 @@ enum class ClockKind { Auto, Tsc, Monotonic };
 struct Config {
     bool enabled = true;                     ///< WAITSCOPE_ENABLE
     bool tracing = true;                     ///< WAITSCOPE_TRACING
+    bool profiling = false;                  ///< WAITSCOPE_PROFILING
     std::string experimentDirectory;         ///< WAITSCOPE_EXPERIMENT_DIRECTORY (empty: default)
     bool overwrite = false;                  ///< WAITSCOPE_OVERWRITE
     std::uint64_t totalMemory = 16u << 20;   ///< WAITSCOPE_TOTAL_MEMORY, bytes per rank

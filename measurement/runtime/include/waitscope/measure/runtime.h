@@ -16,14 +16,23 @@
 
 namespace waitscope::measure {
 
+/// How many nested user regions finalize can close (deeper ones are counted, not closed).
+inline constexpr std::uint32_t kUserStackDepth = 256;
+
 /// The state read on every wrapped call.
 struct HotState {
     std::uint32_t recordMask = 0; ///< groups being recorded; 0 outside MPI_Init..MPI_Finalize
     pthread_t mainThread{};       ///< the thread that initialized MPI; only it is recorded
     EventBuffer buffer;
     Clock clock;
+    std::uint32_t userDepth = 0; ///< open user regions; finalize closes them
+    std::uint32_t userStack[kUserStackDepth] = {};
 };
 extern HotState g_hot;
+
+/// True on the thread that started the measurement (the only one recorded). Initial-exec TLS:
+/// one load, no call.
+extern __thread bool t_onMainThread __attribute__((tls_model("initial-exec")));
 
 /// Problems and costs the measurement counts about itself.
 struct Diagnostics {
@@ -34,7 +43,9 @@ struct Diagnostics {
     std::uint64_t unknownComms = 0;       ///< communicators used that the wrappers never saw
     std::uint64_t otf2Errors = 0;         ///< OTF2 calls that failed
     std::uint64_t countedCalls = 0;       ///< calls counted but not recorded (rank/size queries)
-    std::uint64_t skippedTests = 0; ///< Test/Iprobe calls that completed nothing, not recorded
+    std::uint64_t skippedTests = 0;  ///< Test/Iprobe calls that completed nothing, not recorded
+    std::uint64_t filteredCalls = 0; ///< user function calls excluded by the filter
+    std::uint64_t clockMismatch = 0; ///< this rank's clock kind differed from rank 0's
 };
 extern Diagnostics g_diagnostics;
 
@@ -45,9 +56,7 @@ bool foreignThread() noexcept;
 inline bool isRecording(std::uint32_t group) noexcept {
     if ((g_hot.recordMask & group) == 0)
         return false;
-    if (pthread_equal(pthread_self(), g_hot.mainThread))
-        return true;
-    return foreignThread();
+    return t_onMainThread || foreignThread();
 }
 
 inline std::uint64_t now() noexcept {
@@ -105,13 +114,37 @@ int worldSize() noexcept;
 /// Region ids of the measurement's own regions.
 std::uint32_t flushRegion() noexcept;
 
+/// Regions of the wrapped MPI functions, defined by the MPI layer when it is linked in
+/// (local ids 0..n-1 in its table order).
+void registerWrappedRegions(Definitions& defs) __attribute__((weak));
+
+/// Starts recording early, at the first instrumented function (before MPI_Init) or in
+/// MPI_Init: configuration, clock, buffer, definitions, ProgramBegin. Idempotent; false when
+/// the measurement is disabled. Only user regions are recorded until runtimeInit.
+bool runtimeStart() noexcept;
+
+/// Records entering / leaving a user region (compiler hooks, annotations). Main thread only.
+inline void enterUserRegion(std::uint32_t region) noexcept {
+    std::uint32_t depth = g_hot.userDepth++;
+    if (depth < kUserStackDepth)
+        g_hot.userStack[depth] = region;
+    ensureRoom(kMaxRecordWords);
+    recordEnter(now(), region);
+}
+inline void leaveUserRegion(std::uint32_t region) noexcept {
+    if (g_hot.userDepth == 0)
+        return; // entered before the measurement started: nothing to close
+    --g_hot.userDepth;
+    ensureRoom(kMaxRecordWords);
+    recordLeave(now(), region);
+}
+
 /// Starts the measurement right after PMPI_Init(_thread) succeeded: reads the configuration,
 /// creates the experiment directory (or decides to run unmeasured), opens the trace.
-/// `registerRegions` defines the wrapped functions' regions (local ids from 0 in table order).
 /// `initEnter`/`initLeave` bracket the PMPI_Init call in CLOCK_MONOTONIC nanoseconds (the
 /// event clock is chosen only now); the MPI_Init region is recorded with them.
-void runtimeInit(void (*registerRegions)(Definitions&), std::uint32_t initRegion,
-                 std::uint64_t initEnter, std::uint64_t initLeave) noexcept;
+void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
+                 std::uint64_t initLeave) noexcept;
 
 /// Ends the measurement inside MPI_Finalize, before PMPI_Finalize: records the finalize
 /// region, writes events, unifies and writes definitions, writes the self-measurement.

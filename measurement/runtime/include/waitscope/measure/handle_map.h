@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-namespace waitscope::measure::mpi {
+namespace waitscope::measure {
 
 /// The bits of a handle as a key; works for pointer handles (Open MPI) and integer ones (MPICH).
 template <class Handle> inline std::uint64_t handleKey(Handle handle) noexcept {
@@ -111,4 +111,4 @@ private:
     std::size_t m_count = 0;
 };
 
-} // namespace waitscope::measure::mpi
+} // namespace waitscope::measure

@@ -1,0 +1,334 @@
+// Building, unifying and writing the runtime profile.
+//
+// Unification: every rank names each of its call paths by the concatenated identity bytes of
+// the regions on the path (regionKey), and the binomial-tree set union of the definitions
+// gives every path a global index. A parent's name is a prefix of its children's, so in the
+// sorted union parents come before children. Each rank then sends one dense row per metric
+// (indexed by global path) to rank 0, which builds the report and writes it.
+#include "profile_builder.h"
+
+#include "unification.h"
+#include "waitscope/measure/event_buffer.h"
+#include "waitscope/measure/runtime.h"
+
+#include <algorithm>
+#include <map>
+#include <waitscope/report/cubex_writer.h>
+#include <waitscope/report/report.h>
+
+namespace waitscope::measure {
+
+namespace {
+
+constexpr std::uint32_t kRootRegion = ~0u;
+constexpr int kProfileTag = 7303;
+
+enum ProfileMetric {
+    kVisits,
+    kTime,
+    kMinTime,
+    kMaxTime,
+    kBytesSent,
+    kBytesRcvd,
+    kCommsSend,
+    kCommsRecv,
+    kMetricCount
+};
+
+std::string pathKey(const std::vector<std::uint32_t>& regions,
+                    const std::vector<RegionDefinition>& defs) {
+    std::string key;
+    for (std::uint32_t r : regions) {
+        std::string one = regionKey(defs[r]);
+        std::uint32_t n = static_cast<std::uint32_t>(one.size());
+        key.append(reinterpret_cast<const char*>(&n), 4);
+        key += one;
+    }
+    return key;
+}
+
+/// Splits a path key back into its regions' keys.
+std::vector<std::string> splitPathKey(const std::string& key) {
+    std::vector<std::string> parts;
+    for (size_t at = 0; at + 4 <= key.size();) {
+        std::uint32_t n = 0;
+        std::copy_n(key.data() + at, 4, reinterpret_cast<char*>(&n));
+        parts.push_back(key.substr(at + 4, n));
+        at += 4 + n;
+    }
+    return parts;
+}
+
+std::string regionParadigm(Paradigm p) {
+    switch (p) {
+    case Paradigm::Mpi:
+        return "mpi";
+    case Paradigm::Compiler:
+        return "compiler";
+    case Paradigm::MeasurementSystem:
+        return "measurement";
+    default:
+        return "user";
+    }
+}
+
+} // namespace
+
+ProfileBuilder::ProfileBuilder() {
+    Node root;
+    root.parent = kRootRegion;
+    root.region = kRootRegion;
+    m_nodes.push_back(root);
+    m_stack.push_back({0, 0});
+}
+
+std::uint32_t ProfileBuilder::child(std::uint32_t parent, std::uint32_t region) {
+    for (std::uint32_t c : m_nodes[parent].children)
+        if (m_nodes[c].region == region)
+            return c;
+    Node node;
+    node.parent = parent;
+    node.region = region;
+    m_nodes.push_back(node);
+    std::uint32_t id = static_cast<std::uint32_t>(m_nodes.size() - 1);
+    m_nodes[parent].children.push_back(id);
+    return id;
+}
+
+void ProfileBuilder::consume(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
+    RecordCursor cursor(begin, end, m_time);
+    RecordHeader h;
+    const std::uint64_t* x = nullptr;
+    while (cursor.next(h, x)) {
+        Node& current = m_nodes[m_stack.back().node];
+        switch (static_cast<EventKind>(h.kind)) {
+        case EventKind::Enter:
+            m_stack.push_back({child(m_stack.back().node, h.a), h.time});
+            break;
+        case EventKind::Leave: {
+            if (m_stack.size() <= 1 || m_nodes[m_stack.back().node].region != h.a) {
+                ++m_unbalanced;
+                break;
+            }
+            Frame f = m_stack.back();
+            m_stack.pop_back();
+            Node& n = m_nodes[f.node];
+            std::uint64_t d = h.time - f.enter;
+            ++n.visits;
+            n.inclusiveTicks += d;
+            n.minTicks = std::min(n.minTicks, d);
+            n.maxTicks = std::max(n.maxTicks, d);
+            break;
+        }
+        case EventKind::ProgramBegin:
+            m_stack.front().enter = h.time; // the program (root) runs from here
+            break;
+        case EventKind::ProgramEnd: {
+            Node& root = m_nodes.front();
+            root.visits = 1;
+            root.inclusiveTicks = root.minTicks = root.maxTicks = h.time - m_stack.front().enter;
+            break;
+        }
+        case EventKind::MpiSend:
+        case EventKind::MpiIsend:
+            current.bytesSent += x[1];
+            ++current.messagesSent;
+            break;
+        case EventKind::MpiRecv:
+        case EventKind::MpiIrecv:
+            current.bytesReceived += x[1];
+            ++current.messagesReceived;
+            break;
+        case EventKind::MpiCollectiveEnd:
+            current.bytesSent += static_cast<std::uint32_t>(x[1]);
+            current.bytesReceived += x[1] >> 32;
+            break;
+        case EventKind::MpiCollectiveEndLarge:
+        case EventKind::NbCollComplete:
+            current.bytesSent += x[1];
+            current.bytesReceived += x[2];
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+void ProfileBuilder::closeOpenRegions(std::uint64_t time) noexcept {
+    while (m_stack.size() > 1) {
+        Frame f = m_stack.back();
+        m_stack.pop_back();
+        Node& n = m_nodes[f.node];
+        std::uint64_t d = time - f.enter;
+        ++n.visits;
+        n.inclusiveTicks += d;
+        n.minTicks = std::min(n.minTicks, d);
+        n.maxTicks = std::max(n.maxTicks, d);
+    }
+}
+
+Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDefinition>& regions,
+                             double ticksPerSecond, MPI_Comm comm,
+                             const std::vector<std::string>& hosts,
+                             const std::string& programName) {
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+
+    // Name every node by its path of region identities (the root has none).
+    std::vector<std::string> keys(m_nodes.size());
+    std::vector<std::uint32_t> regionPath;
+    DefinitionSet paths;
+    for (size_t i = 1; i < m_nodes.size(); ++i) {
+        regionPath.clear();
+        for (std::uint32_t n = static_cast<std::uint32_t>(i); n != 0; n = m_nodes[n].parent)
+            regionPath.push_back(m_nodes[n].region);
+        std::reverse(regionPath.begin(), regionPath.end());
+        keys[i] = pathKey(regionPath, regions);
+        paths.add(keys[i], {});
+    }
+    bool unified = unifyDefinitionSet(paths, comm, kProfileTag);
+    const size_t count = paths.entries.size();
+
+    // One dense row per metric, indexed by global path; times in seconds.
+    std::vector<double> mine(static_cast<size_t>(kMetricCount) * count, 0.0);
+    for (size_t i = 1; i < m_nodes.size(); ++i) {
+        long g = paths.find(keys[i]);
+        if (g < 0)
+            continue;
+        const Node& n = m_nodes[i];
+        std::uint64_t childTicks = 0;
+        for (std::uint32_t c : n.children)
+            childTicks += m_nodes[c].inclusiveTicks;
+        auto at = [&](ProfileMetric m) -> double& {
+            return mine[m * count + static_cast<size_t>(g)];
+        };
+        at(kVisits) = static_cast<double>(n.visits);
+        at(kTime) = static_cast<double>(n.inclusiveTicks - std::min(childTicks, n.inclusiveTicks)) /
+                    ticksPerSecond;
+        at(kMinTime) = n.visits ? static_cast<double>(n.minTicks) / ticksPerSecond : 0.0;
+        at(kMaxTime) = static_cast<double>(n.maxTicks) / ticksPerSecond;
+        at(kBytesSent) = static_cast<double>(n.bytesSent);
+        at(kBytesRcvd) = static_cast<double>(n.bytesReceived);
+        at(kCommsSend) = static_cast<double>(n.messagesSent);
+        at(kCommsRecv) = static_cast<double>(n.messagesReceived);
+    }
+    // The program itself (the root): its time outside every region it called.
+    std::vector<double> rootRow(kMetricCount, 0.0);
+    {
+        const Node& r = m_nodes.front();
+        std::uint64_t childTicks = 0;
+        for (std::uint32_t c : r.children)
+            childTicks += m_nodes[c].inclusiveTicks;
+        rootRow[kVisits] = static_cast<double>(r.visits);
+        rootRow[kTime] =
+            static_cast<double>(r.inclusiveTicks - std::min(childTicks, r.inclusiveTicks)) /
+            ticksPerSecond;
+        rootRow[kMinTime] = r.visits ? static_cast<double>(r.minTicks) / ticksPerSecond : 0.0;
+        rootRow[kMaxTime] = static_cast<double>(r.maxTicks) / ticksPerSecond;
+    }
+    mine.insert(mine.end(), rootRow.begin(), rootRow.end());
+    std::vector<double> all(rank == 0 ? mine.size() * static_cast<size_t>(size) : 0);
+    PMPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                static_cast<int>(mine.size()), MPI_DOUBLE, 0, comm);
+    if (rank != 0)
+        return unified ? Status::success()
+                       : Status(Error("profile call paths could not be unified"));
+    if (!unified)
+        return Error("profile call paths could not be unified");
+
+    using namespace waitscope::report;
+    Report report;
+    report.setAttribute("Creator", "Waitscope");
+    report.setAttribute("CUBE_CT_AGGR", "SUM");
+    auto metric = [&](const char* name, const char* display, DataType type, const char* unit,
+                      const char* description) {
+        Metric m;
+        m.uniqueName = name;
+        m.displayName = display;
+        m.dataType = type;
+        m.unit = unit;
+        m.description = description;
+        return *report.addMetric(std::move(m));
+    };
+    MetricId ids[kMetricCount] = {
+        metric("visits", "Visits", DataType::Uint64, "occ",
+               "Number of times a call path was entered"),
+        metric("time", "Time", DataType::Double, "sec",
+               "Time spent in a call path, without its callees"),
+        metric("min_time", "Minimum Inclusive Time", DataType::MinDouble, "sec",
+               "Shortest visit of a call path, callees included"),
+        metric("max_time", "Maximum Inclusive Time", DataType::MaxDouble, "sec",
+               "Longest visit of a call path, callees included"),
+        metric("bytes_sent", "Bytes Sent", DataType::Uint64, "bytes",
+               "Bytes sent by MPI point-to-point and collective operations"),
+        metric("bytes_rcvd", "Bytes Received", DataType::Uint64, "bytes",
+               "Bytes received by MPI point-to-point and collective operations"),
+        metric("comms_send", "Messages Sent", DataType::Uint64, "occ",
+               "Point-to-point messages sent"),
+        metric("comms_recv", "Messages Received", DataType::Uint64, "occ",
+               "Point-to-point messages received"),
+    };
+    // Call tree: the program as the root, then every unified path in order (parents first).
+    RegionId programRegion = *report.addRegion(
+        {.name = programName, .mangledName = programName, .paradigm = "measurement"});
+    CallNodeId root = *report.addCallNode(programRegion, std::nullopt);
+    std::map<std::string, RegionId> regionIds;
+    std::map<std::string, CallNodeId> nodeByKey;
+    std::vector<CallNodeId> nodeOfPath(count);
+    for (size_t i = 0; i < count; ++i) {
+        const std::string& key = paths.entries[i].first;
+        std::vector<std::string> parts = splitPathKey(key);
+        if (parts.empty())
+            return Error("profile: damaged call path");
+        auto [it, fresh] = regionIds.emplace(parts.back(), 0);
+        if (fresh) {
+            RegionDefinition def = regionFromKey(parts.back());
+            Region r;
+            r.name = def.name;
+            r.mangledName = def.canonicalName;
+            r.file = def.file;
+            r.beginLine = static_cast<int>(def.beginLine);
+            r.endLine = static_cast<int>(def.endLine);
+            r.paradigm = regionParadigm(def.paradigm);
+            it->second = *report.addRegion(std::move(r));
+        }
+        std::string parentKey = key.substr(0, key.size() - 4 - parts.back().size());
+        CallNodeId parent = root;
+        if (!parentKey.empty())
+            parent = nodeByKey.at(parentKey);
+        nodeOfPath[i] = *report.addCallNode(it->second, parent);
+        nodeByKey[key] = nodeOfPath[i];
+    }
+    // System tree: one machine, a node per host, one process and thread per rank.
+    SystemNodeId machine = *report.addMachine("Linux");
+    std::map<std::string, SystemNodeId> nodes;
+    for (int r = 0; r < size; ++r) {
+        const std::string host =
+            r < static_cast<int>(hosts.size()) ? hosts[static_cast<size_t>(r)] : "node";
+        auto [it, fresh] = nodes.emplace(host, 0);
+        if (fresh)
+            it->second = *report.addNode(machine, host);
+        SystemNodeId process = *report.addProcess(it->second, "MPI Rank " + std::to_string(r), r);
+        (void)report.addThread(process, "Master thread", 0);
+    }
+    std::vector<double> row(static_cast<size_t>(size));
+    const size_t rootAt = static_cast<size_t>(kMetricCount) * count;
+    for (int m = 0; m < kMetricCount; ++m) {
+        for (int r = 0; r < size; ++r)
+            row[static_cast<size_t>(r)] =
+                all[static_cast<size_t>(r) * mine.size() + rootAt + static_cast<size_t>(m)];
+        if (Status s = report.setSeverityRow(ids[m], root, row); !s.ok())
+            return s;
+        for (size_t i = 0; i < count; ++i) {
+            for (int r = 0; r < size; ++r)
+                row[static_cast<size_t>(r)] =
+                    all[static_cast<size_t>(r) * mine.size() + static_cast<size_t>(m) * count + i];
+            if (Status s = report.setSeverityRow(ids[m], nodeOfPath[i], row); !s.ok())
+                return s;
+        }
+    }
+    return writeCubex(report, path);
+}
+
+} // namespace waitscope::measure

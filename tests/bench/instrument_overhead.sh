@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Instrumentation overhead benchmark (run on demand, not by ctest):
+#   tests/bench/instrument_overhead.sh BUILD_DIR [calls] [repeats]
+# Builds instrument_tiny_functions.cpp plain, instrumented, and instrumented with a compile-time
+# filter; runs each (1 rank) side by side, the instrumented one also with a run-time filter
+# and with a 1 GiB buffer (no flushes), and prints the median ns per call of each variant.
+set -euo pipefail
+build=$(cd "${1:?usage: instrument_overhead.sh BUILD_DIR [calls] [repeats]}" && pwd)
+calls=${2:-20000000}
+repeats=${3:-5}
+src="$(cd "$(dirname "$0")" && pwd)/instrument_tiny_functions.cpp"
+ws="$build/bin/waitscope"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+# C++ regions are named with their parameters ("tiny_add(double, double)"), so at run time a
+# wildcard matches them; at compile time GCC matches literal names as substrings.
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE tiny_*\nSCOREP_REGION_NAMES_END\n' > runtime.filter
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE tiny_add tiny_scale\nSCOREP_REGION_NAMES_END\n' > compile.filter
+mpicxx -O2 -o plain "$src"
+"$ws" instrument mpicxx -O2 -o instrumented "$src"
+"$ws" instrument --filter compile.filter mpicxx -O2 -o compiled_out "$src"
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ns() { sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'; }
+declare -A results
+for ((r = 0; r < repeats; ++r)); do
+  results[plain]+="$(mpirun -np 1 ./plain "$calls" | ns) "
+  rm -rf e1; results[unfiltered]+="$(mpirun -np 1 -x WAITSCOPE_EXPERIMENT_DIRECTORY=e1 ./instrumented "$calls" | ns) "
+  rm -rf e2; results[unfiltered_1G]+="$(mpirun -np 1 -x WAITSCOPE_TOTAL_MEMORY=1G -x WAITSCOPE_EXPERIMENT_DIRECTORY=e2 ./instrumented "$calls" | ns) "
+  rm -rf e3; results[runtime_filter]+="$(mpirun -np 1 -x WAITSCOPE_FILTER=runtime.filter -x WAITSCOPE_EXPERIMENT_DIRECTORY=e3 ./instrumented "$calls" | ns) "
+  rm -rf e4; results[compile_filter]+="$(mpirun -np 1 -x WAITSCOPE_EXPERIMENT_DIRECTORY=e4 ./compiled_out "$calls" | ns) "
+done
+base=$(echo ${results[plain]} | tr ' ' '\n' | median)
+printf '%-16s %12s %12s\n' variant ns/call added_ns
+for v in plain unfiltered unfiltered_1G runtime_filter compile_filter; do
+  m=$(echo ${results[$v]} | tr ' ' '\n' | median)
+  printf '%-16s %12.2f %12.2f\n' "$v" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN{print a-b}')"
+done
