@@ -279,6 +279,38 @@ TEST_CASE("examine prints the summary without a display and writes HTML that ren
     }
 }
 
+TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {
+    const fs::path dir = workDirectory("profile");
+    Run r = run(analyzeCommand("-q --profile -e prof", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    if (!fs::exists(dir / "prof/profile.cubex")) {
+        WARN("the measurement wrote no profile.cubex: profiling is not in this build");
+        return;
+    }
+    CHECK_FALSE(fs::exists(dir / "prof/traces.otf2"));
+    r = run(analyzeCommand("-q -e trace", "late_sender"), dir);
+    REQUIRE(r.status == 0);
+    r = run(kDriver + " score -g prof.filter prof", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const size_t at = r.output.find("bytes)");
+    REQUIRE(at != std::string::npos);
+    const double estimate = std::stod(r.output.substr(r.output.rfind('(', at) + 1));
+    double real = 0.0;
+    for (const auto& file : fs::recursive_directory_iterator(dir / "trace/traces")) {
+        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
+    }
+    real += static_cast<double>(fs::file_size(dir / "trace/traces.def") +
+                                fs::file_size(dir / "trace/traces.otf2"));
+    CHECK(estimate == Approx(real).epsilon(0.20));
+    // The profile's summary splits the time by region even without wait-state metrics.
+    r = run(kDriver + " examine --text prof/profile.cubex", dir);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("point-to-point        0.00 s") == std::string::npos);
+    CHECK(r.output.find("no wait-state metrics") != std::string::npos);
+}
+
 TEST_CASE("score estimates a Score-P profile's trace and writes a suggested filter once") {
     const fs::path dir = workDirectory("score");
     const std::string profile = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";

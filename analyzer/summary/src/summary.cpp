@@ -230,6 +230,69 @@ MeasurementCost measurementCost(const MeasurementRecord* record, double totalTim
     return cost;
 }
 
+/// The region role of an MPI function, for reports that do not record roles.
+std::string roleFromName(const std::string& name) {
+    const auto is = [&](std::initializer_list<const char*> names) {
+        for (const char* n : names) {
+            if (name == n) {
+                return true;
+            }
+        }
+        return false;
+    };
+    if (is({"MPI_Barrier", "MPI_Ibarrier"})) {
+        return "barrier";
+    }
+    if (is({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv", "MPI_Ibcast"})) {
+        return "one2all";
+    }
+    if (is({"MPI_Reduce", "MPI_Gather", "MPI_Gatherv", "MPI_Ireduce"})) {
+        return "all2one";
+    }
+    if (is({"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv",
+            "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Iallreduce"})) {
+        return "all2all";
+    }
+    if (is({"MPI_Scan", "MPI_Exscan"})) {
+        return "other collective";
+    }
+    for (const char* prefix : {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Ssend",
+                               "MPI_Bsend", "MPI_Rsend", "MPI_Issend", "MPI_Wait", "MPI_Test",
+                               "MPI_Sendrecv", "MPI_Probe", "MPI_Iprobe", "MPI_Start"}) {
+        if (name.rfind(prefix, 0) == 0) {
+            return "point2point";
+        }
+    }
+    return "";
+}
+
+/// The time split of a report without the MPI metric tree (a runtime profile): exclusive time
+/// of each call path, classified by its region's paradigm and role.
+void splitByRegion(const Report& report, Reader& reader, MetricId timeId, TimeSplit& split) {
+    const auto perNode = reader.perCallNode(timeId);
+    for (report::CallNodeId n = 0; n < perNode.size(); ++n) {
+        const report::Region& region = report.regions()[report.callNodes()[n].region];
+        if (region.paradigm != "mpi") {
+            continue;
+        }
+        const double t = perNode[n];
+        split.mpi += t;
+        const std::string role = region.role.empty() ? roleFromName(region.name) : region.role;
+        if (region.name == "MPI_Init" || region.name == "MPI_Init_thread" ||
+            region.name == "MPI_Finalize") {
+            split.initFinalize += t;
+        } else if (role == "barrier") {
+            split.synchronization += t;
+        } else if (role == "one2all" || role == "all2one" || role == "all2all" ||
+                   role == "other collective") {
+            split.collective += t;
+        } else if (role == "point2point") {
+            split.pointToPoint += t;
+        }
+    }
+    split.computation = std::max(0.0, split.total - split.mpi - split.overhead);
+}
+
 /// The call path for display. The analyzer names an undefined program root "<region N>";
 /// show the program's name there instead, as Score-P's reports do.
 std::string displayPath(const Report& report, report::CallNodeId cnode,
@@ -427,6 +490,11 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     split.synchronization = reader.total("mpi_synchronization");
     split.initFinalize = reader.total("mpi_init_exit");
     split.overhead = reader.total("overhead");
+    if (!reader.metric("mpi")) {
+        splitByRegion(report, reader, *timeId, split);
+        summary.notes.push_back("this report has no wait-state metrics (a runtime profile?): "
+                                "`waitscope analyze` with tracing finds the wait states");
+    }
     split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
                                        split.synchronization - split.initFinalize);
     for (const RankValue& r : reader.allRanks(reader.perLocationAll(*timeId))) {
