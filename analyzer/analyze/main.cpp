@@ -149,6 +149,12 @@ public:
             m_options.command = {"mpirun", "-np", std::to_string(record->ranks()),
                                  record->text("program")};
         }
+        if (m_options.again && m_options.command.size() == 1 &&
+            !fs::is_directory(m_options.command[0])) {
+            std::fprintf(stderr, "error: experiment directory '%s' not found\n",
+                         m_options.command[0].c_str());
+            return 1;
+        }
         auto launch = analysis::parseLaunchCommand(m_options.command);
         if (!launch) {
             std::fprintf(stderr, "error: %s\n%s", launch.error().message().c_str(),

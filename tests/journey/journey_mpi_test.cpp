@@ -171,6 +171,10 @@ TEST_CASE("analyze -a analyzes an existing experiment again and -e chooses the d
     REQUIRE(r.status == 0);
     const std::string summary = readFile(dir / "exp/summary.txt");
     CHECK(firstFinding(summary).find("Wait at N x N") != std::string::npos);
+    r = run(kDriver + " analyze -a missing_exp", dir);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("error: experiment directory 'missing_exp' not found") !=
+          std::string::npos);
 }
 
 TEST_CASE("a program that fails passes its exit code on and the analysis is skipped") {
