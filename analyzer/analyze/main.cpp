@@ -270,10 +270,11 @@ private:
         const int status = run(command, {});
         phase("      measurement took %.2f s", secondsSince(start));
         if (status != 0) {
+            const bool wrote = fs::exists(fs::path(m_directory) / "ranks", ec);
             std::fprintf(stderr,
-                         "waitscope: the program exited with code %d; analysis skipped (the "
-                         "traces of a failed run are incomplete; see %s/ranks/*.status)\n",
-                         status, m_directory.c_str());
+                         "waitscope: the program exited with code %d; analysis skipped%s%s%s\n",
+                         status, wrote ? " (the traces of a failed run are incomplete; see " : "",
+                         wrote ? (m_directory + "/ranks/*.status").c_str() : "", wrote ? ")" : "");
             return status;
         }
         if (!fs::exists(fs::path(m_directory) / (m_options.profile ? "" : "traces.otf2"), ec)) {
