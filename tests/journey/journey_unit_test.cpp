@@ -231,3 +231,65 @@ TEST_CASE("the measurement record is read back from a report's attributes") {
     CHECK(record.text("creator").empty());
     CHECK(summary::MeasurementRecord::fromReport(report::Report()).empty());
 }
+
+namespace {
+
+/// A 4-rank report in which rank 0 computes alone in `app` while ranks 1-3 wait in
+/// app/MPI_Allreduce (the rank-0 serialization the examples inject).
+report::Report rankZeroSerialReport() {
+    report::Report r;
+    const auto time = *r.addMetric("time");
+    const auto execution = *r.addMetric("execution", time);
+    const auto comp = *r.addMetric("comp", execution);
+    const auto mpi = *r.addMetric("mpi", execution);
+    const auto communication = *r.addMetric("mpi_communication", mpi);
+    const auto collective = *r.addMetric("mpi_collective", communication);
+    const auto nxn = *r.addMetric("mpi_wait_nxn", collective);
+    const auto app = *r.addRegion({.name = "app", .paradigm = "user"});
+    const auto allreduce = *r.addRegion({.name = "MPI_Allreduce", .paradigm = "mpi"});
+    const auto root = *r.addCallNode(app, std::nullopt);
+    const auto call = *r.addCallNode(allreduce, root);
+    const auto machine = *r.addMachine("machine");
+    const auto node = *r.addNode(machine, "node0");
+    std::vector<report::LocationId> locations;
+    for (int rank = 0; rank < 4; ++rank) {
+        const auto process = *r.addProcess(node, "MPI Rank " + std::to_string(rank), rank);
+        locations.push_back(r.systemNodes()[*r.addThread(process, "Master thread", 0)].location);
+    }
+    for (int rank = 0; rank < 4; ++rank) {
+        const double work = rank == 0 ? 4.0 : 1.0;
+        const double wait = rank == 0 ? 0.0 : 3.0;
+        REQUIRE(r.setSeverity(comp, root, locations[rank], work).ok());
+        REQUIRE(r.setSeverity(nxn, call, locations[rank], wait).ok());
+        REQUIRE(r.setSeverity(time, root, locations[rank], work).ok());
+        REQUIRE(r.setSeverity(time, call, locations[rank], wait + 0.1).ok());
+    }
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("rank 0 computing alone while the others wait in MPI_Allreduce is named as the fix") {
+    const report::Report r = rankZeroSerialReport();
+    const auto record = summary::MeasurementRecord::parse("ranks=4\nprogram=/bin/app\n");
+    auto s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    CHECK(s->ranks == 4);
+    CHECK(s->nodes == 1);
+    CHECK(s->wallSeconds == Approx(4.1));
+    REQUIRE(s->findings.size() == 1);
+    CHECK(s->findings[0].callPath == "app/MPI_Allreduce");
+    CHECK(ranksOf(s->findings[0].ranks) == std::vector<std::int64_t>{1, 2, 3});
+    CHECK(s->findings[0].seconds == Approx(9.0));
+    REQUIRE(s->advice.size() == 2);
+    CHECK(s->advice[0].text ==
+          "Rank 0 alone spends 97.6 % of the run computing in app while ranks 1, 2 and 3 wait in "
+          "MPI_Allreduce (Wait at N x N, 54.9 % of the total time). This serial work is the "
+          "thing to fix: share it among the ranks, or overlap it with the others' work.");
+    CHECK(s->advice[0].evidence ==
+          "comp at app: 4.00 s on the busiest rank vs 1.00 s on average on the others; "
+          "mpi_wait_nxn at app/MPI_Allreduce: 9.00 s in total");
+    CHECK(s->waitingPerRank.size() == 4);
+    CHECK(s->waitingPerRank[0].seconds == 0.0);
+    CHECK(s->waitingPerRank[3].seconds == Approx(3.0));
+}
