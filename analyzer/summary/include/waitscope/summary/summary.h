@@ -1,0 +1,116 @@
+// Summary: what a report says in plain language — time split, ranked findings, causes, advice.
+//
+// summarize() reads a report (and, when given, the experiment's measurement record) and
+// collects everything the text and HTML renderings show. Findings are the wait-state metrics
+// (Late Sender, Wait at N x N, ...) per call path, ranked by the seconds they cost the whole
+// job, i.e. summed over ranks, and expressed as a share of the total allocation time (the
+// `time` metric over all ranks). Where the report holds root-cause metrics (delay_*,
+// imbalance_*), each finding names the call paths and ranks whose extra work caused it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+#include <waitscope/base/result.h>
+#include <waitscope/report/report.h>
+#include <waitscope/summary/measurement_record.h>
+
+namespace waitscope::summary {
+
+/// The measurement's own cost, summed over ranks, with a verdict on whether it disturbed the run.
+struct MeasurementCost {
+    bool known = false;           ///< false without a measurement record
+    double initHook = 0.0;        ///< time in MPI_Init with the measurement's setup
+    double wrapBeforeInit = 0.0;  ///< time from process start to MPI_Init
+    double insideDuringRun = 0.0; ///< measurement work while the program ran (setup, flushes)
+    double atFinalize = 0.0;      ///< unification and writing the trace at MPI_Finalize
+    double flushSeconds = 0.0;    ///< buffer flushes while the program ran
+    double flushes = 0.0;
+    double events = 0.0;
+    double traceBytes = 0.0;
+    double overheadMetric = 0.0; ///< the report's `overhead` metric (flush regions), seconds
+    std::string verdict;         ///< one sentence
+    bool disturbed = false;
+};
+
+/// Where the time went, in seconds summed over ranks.
+struct TimeSplit {
+    double total = 0.0;
+    double computation = 0.0;
+    double mpi = 0.0;
+    double pointToPoint = 0.0;
+    double collective = 0.0;
+    double synchronization = 0.0;
+    double initFinalize = 0.0;
+    double otherMpi = 0.0; ///< MPI time in none of the above (communicator management, I/O)
+    double overhead = 0.0;
+};
+
+/// A rank and a value in seconds.
+struct RankValue {
+    std::int64_t rank = 0;
+    double seconds = 0.0;
+};
+
+/// One cause of a finding: a call path and the ranks whose delay made others wait.
+struct Cause {
+    std::string metric; ///< e.g. "delay_n2n" or "imbalance_above_single"
+    std::string callPath;
+    std::vector<RankValue> ranks; ///< largest first
+    double seconds = 0.0;
+};
+
+/// One wait state on one call path.
+struct Finding {
+    std::string metric;           ///< Scalasca unique name, e.g. "mpi_latesender"
+    std::string displayName;      ///< e.g. "Late Sender"
+    std::string callPath;         ///< e.g. "main/MPI_Recv"
+    double seconds = 0.0;         ///< summed over ranks
+    double share = 0.0;           ///< of the total allocation time, 0..1
+    std::vector<RankValue> ranks; ///< the waiting ranks, largest first
+    std::vector<Cause> causes;    ///< from delay_* / imbalance_* metrics, when present
+};
+
+/// An advice sentence and the evidence it rests on.
+struct Advice {
+    std::string text;
+    std::string evidence;
+};
+
+/// Everything the summary shows.
+struct Summary {
+    std::string command; ///< the measured command line, or the program path
+    std::string source;  ///< the report file
+    std::string program; ///< the executable's name, shown for an unnamed call-tree root
+    int ranks = 0;
+    int nodes = 0;
+    double wallSeconds = 0.0; ///< the longest rank's time
+    MeasurementCost cost;
+    TimeSplit split;
+    std::vector<RankValue> waitingPerRank; ///< wait-state seconds per rank, in rank order
+    std::vector<Finding> findings;         ///< ranked, largest first
+    std::vector<Advice> advice;
+    bool rootCauseAvailable = false;
+    std::vector<std::string> notes; ///< diagnostics carried in the report's attributes
+};
+
+/// Options of summarize().
+struct SummaryOptions {
+    std::string command;     ///< shown in the header when not empty
+    size_t maxFindings = 5;  ///< at most this many findings
+    double minShare = 0.002; ///< findings below this share of total time are left out
+};
+
+/// Builds the summary of `report`. Fails if the report lacks the `time` metric or a value
+/// cannot be read (the message names the metric).
+Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
+                          const SummaryOptions& options = {});
+
+/// The summary as plain text for a terminal (lines of at most about 100 characters).
+std::string renderText(const Summary& summary);
+
+/// The summary as one self-contained HTML page with inline SVG charts (no external resources).
+std::string renderHtml(const Summary& summary);
+
+} // namespace waitscope::summary

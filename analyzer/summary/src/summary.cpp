@@ -1,0 +1,590 @@
+// Building the summary: time split, wait-state findings ranked by cost, causes and advice.
+#include "waitscope/summary/summary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace waitscope::summary {
+namespace {
+
+using report::CallTreeMode;
+using report::MetricId;
+using report::Report;
+
+/// Wait-state metrics reported as findings; children (e.g. mpi_latesender_wo) are part of them.
+struct PatternInfo {
+    const char* metric;
+    const char* delayShort; ///< root-cause metric of Scalasca's delay analysis, if any
+    const char* delayLong;
+    bool collective; ///< waiting for the last process of a collective
+};
+
+constexpr PatternInfo kPatterns[] = {
+    {"mpi_latesender", "delay_latesender", "delay_latesender_longterm", false},
+    {"mpi_latereceiver", "delay_latereceiver", "delay_latereceiver_longterm", false},
+    {"mpi_wait_nxn", "delay_n2n", "delay_n2n_longterm", true},
+    {"mpi_barrier_wait", "delay_barrier", "delay_barrier_longterm", true},
+    {"mpi_latebroadcast", "delay_12n", "delay_12n_longterm", true},
+    {"mpi_earlyreduce", "delay_n21", "delay_n21_longterm", true},
+    {"mpi_earlyscan", nullptr, nullptr, true},
+    {"mpi_nxn_completion", nullptr, nullptr, true},
+    {"mpi_barrier_completion", nullptr, nullptr, true},
+    {"mpi_init_completion", nullptr, nullptr, true},
+    {"mpi_finalize_wait", nullptr, nullptr, true},
+};
+
+std::string formatSeconds(double s) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+    return buffer;
+}
+
+std::string formatPercent(double share) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1f %%", 100.0 * share);
+    return buffer;
+}
+
+std::string rankList(const std::vector<RankValue>& ranks, size_t limit = 8) {
+    std::vector<std::int64_t> sorted;
+    for (const RankValue& r : ranks) {
+        sorted.push_back(r.rank);
+    }
+    std::sort(sorted.begin(), sorted.end());
+    std::string out;
+    for (size_t i = 0; i < sorted.size() && i < limit; ++i) {
+        if (i > 0) {
+            out += (i + 1 == sorted.size() ? " and " : ", ");
+        }
+        out += std::to_string(sorted[i]);
+    }
+    if (sorted.size() > limit) {
+        out += " and " + std::to_string(sorted.size() - limit) + " more";
+    }
+    return (sorted.size() == 1 ? "rank " : "ranks ") + out;
+}
+
+/// Reads values through a report, turning the first failure into an error naming the metric.
+class Reader {
+public:
+    explicit Reader(const Report& report) : m_report(report) {
+        for (report::LocationId loc = 0; loc < report.locations().size(); ++loc) {
+            std::optional<report::SystemNodeId> node = report.locations()[loc];
+            std::int64_t rank = loc;
+            while (node) {
+                const report::SystemNode& n = report.systemNodes()[*node];
+                if (n.kind == report::SystemKind::Process) {
+                    rank = n.rank;
+                    break;
+                }
+                node = n.parent;
+            }
+            m_rankOfLocation.push_back(rank);
+        }
+    }
+
+    std::optional<MetricId> metric(const char* name) const {
+        if (name == nullptr) {
+            return std::nullopt;
+        }
+        auto id = m_report.findMetric(name);
+        if (id && !m_report.metrics()[*id].available) {
+            return std::nullopt;
+        }
+        return id;
+    }
+
+    double total(const char* name) {
+        const auto id = metric(name);
+        if (!id) {
+            return 0.0;
+        }
+        auto v = m_report.total(*id);
+        if (!v) {
+            fail(name, v.error());
+            return 0.0;
+        }
+        return *v;
+    }
+
+    std::vector<double> perCallNode(MetricId id) {
+        auto v = m_report.callNodeValues(id, CallTreeMode::Exclusive);
+        if (!v) {
+            fail(m_report.metrics()[id].uniqueName.c_str(), v.error());
+            return std::vector<double>(m_report.callNodes().size(), 0.0);
+        }
+        return *v;
+    }
+
+    /// Per-rank values of a metric at one call node (exclusive), indexed by location.
+    std::vector<double> perLocation(MetricId id, report::CallNodeId cnode,
+                                    CallTreeMode mode = CallTreeMode::Exclusive) {
+        auto v = m_report.locationValues(id, cnode, mode);
+        if (!v) {
+            fail(m_report.metrics()[id].uniqueName.c_str(), v.error());
+            return std::vector<double>(m_report.locations().size(), 0.0);
+        }
+        return *v;
+    }
+
+    /// Per-location values of a metric summed over all call nodes.
+    std::vector<double> perLocationAll(MetricId id) {
+        std::vector<double> sum(m_report.locations().size(), 0.0);
+        for (report::CallNodeId root : m_report.rootCallNodes()) {
+            const auto values = perLocation(id, root, CallTreeMode::Inclusive);
+            for (size_t i = 0; i < sum.size(); ++i) {
+                sum[i] += values[i];
+            }
+        }
+        return sum;
+    }
+
+    /// Ranks with a nonzero value, largest first.
+    std::vector<RankValue> ranksOf(const std::vector<double>& perLocationValues,
+                                   double threshold) const {
+        std::map<std::int64_t, double> byRank;
+        for (size_t loc = 0; loc < perLocationValues.size(); ++loc) {
+            byRank[m_rankOfLocation[loc]] += perLocationValues[loc];
+        }
+        std::vector<RankValue> out;
+        for (const auto& [rank, v] : byRank) {
+            if (v > threshold) {
+                out.push_back({rank, v});
+            }
+        }
+        std::stable_sort(out.begin(), out.end(), [](const RankValue& a, const RankValue& b) {
+            return a.seconds > b.seconds;
+        });
+        return out;
+    }
+
+    std::vector<RankValue> allRanks(const std::vector<double>& perLocationValues) const {
+        std::map<std::int64_t, double> byRank;
+        for (size_t loc = 0; loc < perLocationValues.size(); ++loc) {
+            byRank[m_rankOfLocation[loc]] += perLocationValues[loc];
+        }
+        std::vector<RankValue> out;
+        for (const auto& [rank, v] : byRank) {
+            out.push_back({rank, v});
+        }
+        return out;
+    }
+
+    Status status() const { return m_error ? Status(*m_error) : Status(); }
+
+private:
+    void fail(const char* name, const Error& error) {
+        if (!m_error) {
+            m_error = error.withContext(std::string("metric ") + name);
+        }
+    }
+
+    const Report& m_report;
+    std::vector<std::int64_t> m_rankOfLocation;
+    std::optional<Error> m_error;
+};
+
+MeasurementCost measurementCost(const MeasurementRecord* record, double totalTime,
+                                double overheadMetric) {
+    MeasurementCost cost;
+    cost.overheadMetric = overheadMetric;
+    if (record == nullptr) {
+        cost.verdict = "the measurement's own cost is unknown (no waitscope.measurement "
+                       "beside the report)";
+        return cost;
+    }
+    cost.known = true;
+    cost.initHook = record->sumOverRanks("init_hook_seconds");
+    cost.wrapBeforeInit = record->sumOverRanks("wrap_before_init_seconds");
+    cost.flushSeconds = record->sumOverRanks("flush_seconds");
+    cost.insideDuringRun = record->sumOverRanks("init_measurement_seconds") + cost.flushSeconds;
+    cost.atFinalize = record->sumOverRanks("finalize_measurement_seconds") +
+                      record->sumOverRanks("finalize_write_seconds");
+    cost.flushes = record->sumOverRanks("flushes");
+    cost.events = record->sumOverRanks("events");
+    cost.traceBytes = record->sumOverRanks("trace_bytes");
+    // Setup in MPI_Init and writing at MPI_Finalize lie outside the program's own work and do
+    // not shift one rank against another; buffer flushes in the middle of the run do.
+    const double flushShare = totalTime > 0.0 ? cost.flushSeconds / totalTime : 0.0;
+    const double overheadShare = totalTime > 0.0 ? overheadMetric / totalTime : 0.0;
+    if (flushShare > 0.01 || overheadShare > 0.01) {
+        cost.disturbed = true;
+        cost.verdict = "the measurement disturbed the run: it flushed its event buffer " +
+                       std::to_string(static_cast<long long>(cost.flushes)) + " times (" +
+                       formatSeconds(std::max(cost.flushSeconds, overheadMetric)) + ", " +
+                       formatPercent(std::max(flushShare, overheadShare)) +
+                       " of the run), which delays the flushing rank and makes others wait; "
+                       "raise WAITSCOPE_TOTAL_MEMORY or filter frequent regions";
+    } else {
+        cost.verdict = "the measurement did not noticeably disturb the run: " +
+                       std::string(cost.flushes > 0 ? "its buffer flushes took " +
+                                                          formatPercent(flushShare) + " of the run"
+                                                    : "no buffer flushes") +
+                       "; its setup in MPI_Init and its writing at MPI_Finalize happen outside "
+                       "the program's work";
+    }
+    return cost;
+}
+
+/// The region role of an MPI function, for reports that do not record roles.
+std::string roleFromName(const std::string& name) {
+    const auto is = [&](std::initializer_list<const char*> names) {
+        for (const char* n : names) {
+            if (name == n) {
+                return true;
+            }
+        }
+        return false;
+    };
+    if (is({"MPI_Barrier", "MPI_Ibarrier"})) {
+        return "barrier";
+    }
+    if (is({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv", "MPI_Ibcast"})) {
+        return "one2all";
+    }
+    if (is({"MPI_Reduce", "MPI_Gather", "MPI_Gatherv", "MPI_Ireduce"})) {
+        return "all2one";
+    }
+    if (is({"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv",
+            "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Iallreduce"})) {
+        return "all2all";
+    }
+    if (is({"MPI_Scan", "MPI_Exscan"})) {
+        return "other collective";
+    }
+    for (const char* prefix : {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Ssend",
+                               "MPI_Bsend", "MPI_Rsend", "MPI_Issend", "MPI_Wait", "MPI_Test",
+                               "MPI_Sendrecv", "MPI_Probe", "MPI_Iprobe", "MPI_Start"}) {
+        if (name.rfind(prefix, 0) == 0) {
+            return "point2point";
+        }
+    }
+    return "";
+}
+
+/// The time split of a report without the MPI metric tree (a runtime profile): exclusive time
+/// of each call path, classified by its region's paradigm and role.
+void splitByRegion(const Report& report, Reader& reader, MetricId timeId, TimeSplit& split) {
+    const auto perNode = reader.perCallNode(timeId);
+    for (report::CallNodeId n = 0; n < perNode.size(); ++n) {
+        const report::Region& region = report.regions()[report.callNodes()[n].region];
+        if (region.paradigm != "mpi") {
+            continue;
+        }
+        const double t = perNode[n];
+        split.mpi += t;
+        const std::string role = region.role.empty() ? roleFromName(region.name) : region.role;
+        if (region.name == "MPI_Init" || region.name == "MPI_Init_thread" ||
+            region.name == "MPI_Finalize") {
+            split.initFinalize += t;
+        } else if (role == "barrier") {
+            split.synchronization += t;
+        } else if (role == "one2all" || role == "all2one" || role == "all2all" ||
+                   role == "other collective") {
+            split.collective += t;
+        } else if (role == "point2point") {
+            split.pointToPoint += t;
+        }
+    }
+    split.computation = std::max(0.0, split.total - split.mpi - split.overhead);
+}
+
+/// The call path for display. The analyzer names an undefined program root "<region N>";
+/// show the program's name there instead, as Score-P's reports do.
+std::string displayPath(const Report& report, report::CallNodeId cnode,
+                        const std::string& programName) {
+    std::string path = report.callPath(cnode);
+    if (path.rfind("<region ", 0) == 0 && !programName.empty()) {
+        const size_t end = path.find('>');
+        path = programName + path.substr(end + 1);
+    }
+    return path;
+}
+
+/// The call node where `comp` is most unevenly spread: the largest excess of one rank's
+/// computation over the mean of the others. Used when the report has no root-cause metrics.
+struct ComputeHotspot {
+    report::CallNodeId cnode = 0;
+    std::vector<RankValue> heavyRanks; ///< ranks clearly above the mean
+    double excess = 0.0;               ///< summed seconds above the mean of the rest
+    double heavySeconds = 0.0;         ///< the heaviest rank's computation there
+    double othersMean = 0.0;
+};
+
+std::optional<ComputeHotspot> computeHotspot(const Report& report, Reader& reader) {
+    const auto comp = reader.metric("comp");
+    if (!comp) {
+        return std::nullopt;
+    }
+    std::optional<ComputeHotspot> best;
+    const auto perNode = reader.perCallNode(*comp);
+    for (report::CallNodeId n = 0; n < report.callNodes().size(); ++n) {
+        if (perNode[n] <= 0.0) {
+            continue;
+        }
+        const auto ranks = reader.allRanks(reader.perLocation(*comp, n));
+        if (ranks.size() < 2) {
+            continue;
+        }
+        double maxValue = 0.0;
+        for (const RankValue& r : ranks) {
+            maxValue = std::max(maxValue, r.seconds);
+        }
+        // Ranks within 20 % of the heaviest are "heavy"; the rest form the baseline.
+        ComputeHotspot spot;
+        spot.cnode = n;
+        double rest = 0.0;
+        size_t restCount = 0;
+        for (const RankValue& r : ranks) {
+            if (r.seconds >= 0.8 * maxValue) {
+                spot.heavyRanks.push_back(r);
+            } else {
+                rest += r.seconds;
+                ++restCount;
+            }
+        }
+        if (restCount == 0) {
+            continue;
+        }
+        spot.othersMean = rest / static_cast<double>(restCount);
+        spot.heavySeconds = maxValue;
+        for (const RankValue& r : spot.heavyRanks) {
+            spot.excess += r.seconds - spot.othersMean;
+        }
+        if (!best || spot.excess > best->excess) {
+            best = spot;
+        }
+    }
+    return best;
+}
+
+void addAdvice(Summary& summary, const Report& report, Reader& reader) {
+    if (summary.findings.empty()) {
+        summary.advice.push_back(
+            {"No wait state costs a noticeable share of the run; look at the computation and the "
+             "MPI time split instead.",
+             "no wait-state finding above " + formatPercent(SummaryOptions{}.minShare) +
+                 " of the total time"});
+        return;
+    }
+    const Finding& top = summary.findings.front();
+    const auto hotspot = computeHotspot(report, reader);
+    std::set<std::int64_t> waiting;
+    for (const RankValue& r : top.ranks) {
+        waiting.insert(r.rank);
+    }
+    bool heavyAreNotWaiting = hotspot && !hotspot->heavyRanks.empty();
+    if (hotspot) {
+        for (const RankValue& r : hotspot->heavyRanks) {
+            if (waiting.count(r.rank) != 0) {
+                heavyAreNotWaiting = false;
+            }
+        }
+    }
+    const std::string waitCall = top.callPath.substr(top.callPath.rfind('/') + 1);
+    if (heavyAreNotWaiting && hotspot->excess > 0.3 * top.seconds) {
+        const std::string path = displayPath(report, hotspot->cnode, summary.program);
+        const double share =
+            summary.wallSeconds > 0 ? hotspot->heavySeconds / summary.wallSeconds : 0.0;
+        const bool single = hotspot->heavyRanks.size() == 1;
+        std::string text =
+            (single ? "Rank " + std::to_string(hotspot->heavyRanks[0].rank) + " alone spends "
+                    : "R" + rankList(hotspot->heavyRanks).substr(1) + " spend ") +
+            formatPercent(share) + " of the run computing in " + path + " while " +
+            rankList(top.ranks) + " wait in " + waitCall + " (" + top.displayName + ", " +
+            formatPercent(top.share) + " of the total time). ";
+        text += single ? "This serial work is the thing to fix: share it among the ranks, or "
+                         "overlap it with the others' work."
+                       : "This uneven work is the thing to fix: balance it across the ranks.";
+        char evidence[512];
+        std::snprintf(evidence, sizeof evidence,
+                      "comp at %s: %.2f s on the busiest rank vs %.2f s on average on the others; "
+                      "%s at %s: %.2f s in total",
+                      path.c_str(), hotspot->heavySeconds, hotspot->othersMean, top.metric.c_str(),
+                      top.callPath.c_str(), top.seconds);
+        summary.advice.push_back({text, evidence});
+    }
+    for (const Finding& f : summary.findings) {
+        std::string text;
+        if (f.metric == "mpi_latesender") {
+            text = rankList(f.ranks) + " wait in " + f.callPath +
+                   " for messages that are sent late. Let the senders send earlier, or post the "
+                   "receive as MPI_Irecv and do useful work before waiting for it.";
+        } else if (f.metric == "mpi_latereceiver") {
+            text = rankList(f.ranks) + " block in " + f.callPath +
+                   " until the receiver posts its receive. Post receives earlier, or use "
+                   "MPI_Isend (or a buffered send) so the sender can continue.";
+        } else if (f.metric == "mpi_wait_nxn" || f.metric == "mpi_barrier_wait") {
+            text = rankList(f.ranks) + " wait in " + f.callPath +
+                   " for the last rank to arrive. The work before it is unevenly spread; "
+                   "balance it, or remove the synchronization if it is not needed.";
+        } else if (f.metric == "mpi_latebroadcast") {
+            text = rankList(f.ranks) + " wait in " + f.callPath +
+                   " for the root, which enters late. Shorten the root's work before the "
+                   "broadcast or give part of it to the other ranks.";
+        } else if (f.metric == "mpi_earlyreduce") {
+            text = "The root (" + rankList(f.ranks) + ") waits in " + f.callPath +
+                   " for the other ranks' contributions. Enter the reduction later on the root, "
+                   "or use MPI_Ireduce and work meanwhile.";
+        } else {
+            continue;
+        }
+        for (const Cause& c : f.causes) {
+            text += " The root-cause analysis points at " + rankList(c.ranks) + " in " +
+                    c.callPath + ".";
+            break;
+        }
+        summary.advice.push_back({text, f.metric + " at " + f.callPath + ": " +
+                                            formatSeconds(f.seconds) + " (" +
+                                            formatPercent(f.share) + " of the total time)"});
+        if (summary.advice.size() >= 4) {
+            break;
+        }
+    }
+}
+
+} // namespace
+
+Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
+                          const SummaryOptions& options) {
+    Reader reader(report);
+    const auto timeId = reader.metric("time");
+    if (!timeId) {
+        return Error("report has no time metric");
+    }
+    Summary summary;
+    summary.command = options.command;
+    if (summary.command.empty() && record != nullptr) {
+        summary.command = record->text("program");
+    }
+    if (summary.command.empty()) {
+        summary.command = report.attribute("waitscope::command").value_or("(unknown)");
+    }
+    if (record != nullptr) {
+        const std::string program = record->text("program");
+        summary.program = program.substr(program.rfind('/') + 1);
+    }
+    std::set<std::int64_t> ranks;
+    std::set<report::SystemNodeId> nodes;
+    for (const report::SystemNode& n : report.systemNodes()) {
+        if (n.kind == report::SystemKind::Process) {
+            ranks.insert(n.rank);
+            if (n.parent) {
+                nodes.insert(*n.parent);
+            }
+        }
+    }
+    summary.ranks = static_cast<int>(ranks.size());
+    summary.nodes = static_cast<int>(nodes.size());
+
+    TimeSplit& split = summary.split;
+    split.total = reader.total("time");
+    split.computation = reader.total("comp");
+    split.mpi = reader.total("mpi");
+    split.pointToPoint = reader.total("mpi_point2point");
+    split.collective = reader.total("mpi_collective");
+    split.synchronization = reader.total("mpi_synchronization");
+    split.initFinalize = reader.total("mpi_init_exit");
+    split.overhead = reader.total("overhead");
+    if (!reader.metric("mpi")) {
+        splitByRegion(report, reader, *timeId, split);
+        summary.notes.push_back("this report has no wait-state metrics (a runtime profile?): "
+                                "`waitscope analyze` with tracing finds the wait states");
+    }
+    split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
+                                       split.synchronization - split.initFinalize);
+    for (const RankValue& r : reader.allRanks(reader.perLocationAll(*timeId))) {
+        summary.wallSeconds = std::max(summary.wallSeconds, r.seconds);
+    }
+    summary.cost = measurementCost(record, split.total, split.overhead);
+
+    // Findings: every (pattern, call node) with a noticeable value.
+    std::vector<double> waiting(report.locations().size(), 0.0);
+    for (const PatternInfo& pattern : kPatterns) {
+        const auto id = reader.metric(pattern.metric);
+        if (!id) {
+            continue;
+        }
+        const auto perNode = reader.perCallNode(*id);
+        for (report::CallNodeId n = 0; n < perNode.size(); ++n) {
+            if (perNode[n] <= 0.0) {
+                continue;
+            }
+            const auto perLoc = reader.perLocation(*id, n);
+            for (size_t i = 0; i < waiting.size(); ++i) {
+                waiting[i] += perLoc[i];
+            }
+            const double share = split.total > 0 ? perNode[n] / split.total : 0.0;
+            if (share < options.minShare) {
+                continue;
+            }
+            Finding f;
+            f.metric = pattern.metric;
+            f.displayName = report.metrics()[*id].displayName;
+            f.callPath = displayPath(report, n, summary.program);
+            f.seconds = perNode[n];
+            f.share = share;
+            // A rank is listed when it holds at least 5 % of the finding's biggest rank value.
+            auto all = reader.ranksOf(perLoc, 0.0);
+            const double biggest = all.empty() ? 0.0 : all.front().seconds;
+            for (const RankValue& r : all) {
+                if (r.seconds >= 0.05 * biggest) {
+                    f.ranks.push_back(r);
+                }
+            }
+            for (const char* delayName : {pattern.delayShort, pattern.delayLong}) {
+                const auto delay = reader.metric(delayName);
+                if (!delay) {
+                    continue;
+                }
+                summary.rootCauseAvailable = true;
+                const auto delayPerNode = reader.perCallNode(*delay);
+                const auto top = std::max_element(delayPerNode.begin(), delayPerNode.end());
+                if (top == delayPerNode.end() || *top <= 0.0) {
+                    continue;
+                }
+                const auto cnode = static_cast<report::CallNodeId>(top - delayPerNode.begin());
+                Cause cause;
+                cause.metric = delayName;
+                cause.callPath = displayPath(report, cnode, summary.program);
+                cause.seconds = *top;
+                cause.ranks = reader.ranksOf(reader.perLocation(*delay, cnode), 0.01 * *top);
+                f.causes.push_back(std::move(cause));
+            }
+            summary.findings.push_back(std::move(f));
+        }
+    }
+    if (reader.metric("imbalance")) {
+        summary.rootCauseAvailable = true;
+    }
+    std::stable_sort(summary.findings.begin(), summary.findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.seconds > b.seconds; });
+    if (summary.findings.size() > options.maxFindings) {
+        summary.findings.resize(options.maxFindings);
+    }
+    summary.waitingPerRank = reader.allRanks(waiting);
+    addAdvice(summary, report, reader);
+    for (Advice& advice : summary.advice) {
+        if (!advice.text.empty()) {
+            advice.text[0] =
+                static_cast<char>(std::toupper(static_cast<unsigned char>(advice.text[0])));
+        }
+    }
+
+    for (const auto& [key, value] : report.attributes()) {
+        const std::string prefix = "waitscope::diagnostic::";
+        if (key.rfind(prefix, 0) == 0 && key.find("::rank") == std::string::npos) {
+            summary.notes.push_back(key.substr(prefix.size()) + ": " + value);
+        }
+    }
+    if (Status status = reader.status(); !status) {
+        return status.error();
+    }
+    return summary;
+}
+
+} // namespace waitscope::summary

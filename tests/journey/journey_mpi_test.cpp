@@ -1,0 +1,334 @@
+// End-to-end tests of `waitscope analyze`, `examine` and `score` with mpirun on the examples.
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kEnv = WAITSCOPE_TEST_ENV_PREFIX;
+const std::string kDriver = WAITSCOPE_TEST_DRIVER;
+const std::string kExamples = WAITSCOPE_TEST_EXAMPLES;
+
+struct Run {
+    int status = -1;
+    std::string output;
+};
+
+/// Runs a shell command in `directory`, capturing stdout and stderr together.
+Run run(const std::string& command, const fs::path& directory) {
+    const std::string full = "cd '" + directory.string() + "' && " + command + " 2>&1";
+    Run result;
+    FILE* pipe = popen(full.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    size_t n = 0;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+        result.output.append(buffer.data(), n);
+    }
+    const int status = pclose(pipe);
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result;
+}
+
+/// A fresh, empty working directory for one test case.
+fs::path workDirectory(const std::string& name) {
+    const fs::path dir = fs::path(WAITSCOPE_TEST_WORKDIR) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+std::string readFile(const fs::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// The text with every run of spaces and newlines replaced by one space (undoes line wrapping).
+std::string collapseSpaces(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        const bool space = c == ' ' || c == '\n';
+        if (!space || out.empty() || out.back() != ' ') {
+            out += space ? ' ' : c;
+        }
+    }
+    return out;
+}
+
+std::string analyzeCommand(const std::string& options, const std::string& example) {
+    return kEnv + " " + kDriver + " analyze " + options + " mpirun -np 4 " + kExamples +
+           "/example_" + example;
+}
+
+/// The part of the summary text from " 1." to the line before " 2." (or the next section).
+std::string firstFinding(const std::string& summary) {
+    const size_t start = summary.find(" 1. ");
+    REQUIRE(start != std::string::npos);
+    const size_t end = summary.find("\n\n", start);
+    const size_t second = summary.find(" 2. ", start);
+    return summary.substr(start, std::min(end, second) - start);
+}
+
+} // namespace
+
+TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender first") {
+    const fs::path dir = workDirectory("late_sender");
+    const Run r = run(analyzeCommand("", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const fs::path experiment = dir / "waitscope_example_late_sender_4";
+    for (const char* file : {"traces.otf2", "report.cubex", "trace.stat", "summary.txt",
+                             "summary.html", "waitscope.measurement"}) {
+        CHECK(fs::exists(experiment / file));
+    }
+    CHECK(r.output.find("[1/3] measuring 4 ranks (libwaitscope preloaded)") != std::string::npos);
+    CHECK(r.output.find("[2/3] analyzing") != std::string::npos);
+    CHECK(r.output.find("waitscope-replay: forward replay") != std::string::npos);
+    CHECK(r.output.find("measurement took") != std::string::npos);
+    CHECK(r.output.find("analysis took") != std::string::npos);
+    const std::string summary = readFile(experiment / "summary.txt");
+    CHECK(r.output.find(summary) != std::string::npos); // the summary is printed at the end
+    const std::string first = firstFinding(summary);
+    INFO(summary);
+    CHECK(first.find("Late Sender (mpi_latesender)") != std::string::npos);
+    CHECK(first.find("call path: example_late_sender/MPI_Recv") != std::string::npos);
+    const std::string ranks = first.substr(first.find("ranks:"));
+    CHECK(ranks.find(" 1 (") != std::string::npos);
+    CHECK(ranks.find(" 3 (") != std::string::npos);
+    CHECK(ranks.find(" 0 (") == std::string::npos);
+    CHECK(ranks.find(" 2 (") == std::string::npos);
+    CHECK(summary.find("verdict:     the measurement did not noticeably disturb the run") !=
+          std::string::npos);
+    CHECK(summary.find("command:     mpirun -np 4 ") != std::string::npos);
+
+    // score on the experiment (its report has the visits) estimates Waitscope's real trace.
+    const Run score = run(kDriver + " score -g score.filter " + experiment.string(), dir);
+    INFO(score.output);
+    REQUIRE(score.status == 0);
+    CHECK(score.output.find("(waitscope format)") != std::string::npos);
+    const size_t at = score.output.find("bytes)");
+    REQUIRE(at != std::string::npos);
+    const double estimate = std::stod(score.output.substr(score.output.rfind('(', at) + 1));
+    double real = 0.0;
+    for (const auto& file : fs::recursive_directory_iterator(experiment / "traces")) {
+        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
+    }
+    real += static_cast<double>(fs::file_size(experiment / "traces.def") +
+                                fs::file_size(experiment / "traces.otf2"));
+    CHECK(estimate == Approx(real).epsilon(0.20));
+}
+
+TEST_CASE("analyze of rank0_serial names Wait at N x N on ranks 1-3 and rank 0's serial work") {
+    const fs::path dir = workDirectory("rank0_serial");
+    const Run r = run(analyzeCommand("-q", "rank0_serial"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("Waitscope summary") == std::string::npos); // -q prints no summary
+    const std::string summary = readFile(dir / "waitscope_example_rank0_serial_4/summary.txt");
+    INFO(summary);
+    const std::string first = firstFinding(summary);
+    CHECK(first.find("Wait at N x N (mpi_wait_nxn)") != std::string::npos);
+    CHECK(first.find("call path: example_rank0_serial/MPI_Allreduce") != std::string::npos);
+    for (const char* rank : {" 1 (", " 2 (", " 3 ("}) {
+        CHECK(first.find(rank) != std::string::npos);
+    }
+    const std::string flat = collapseSpaces(summary);
+    CHECK(flat.find("- Rank 0 alone spends") != std::string::npos);
+    CHECK(flat.find("while ranks 1, 2 and 3 wait in MPI_Allreduce") != std::string::npos);
+    CHECK(flat.find("This serial work is the thing to fix") != std::string::npos);
+}
+
+TEST_CASE("analyze refuses an existing experiment directory by name and keeps it") {
+    const fs::path dir = workDirectory("existing");
+    const fs::path experiment = dir / "waitscope_example_late_sender_4";
+    fs::create_directories(experiment);
+    std::ofstream(experiment / "keep.txt") << "previous run\n";
+    const Run r = run(analyzeCommand("", "late_sender"), dir);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("error: experiment directory '" + experiment.string() +
+                        "' already exists; remove it yourself, choose another with -e DIR, or "
+                        "analyze it again with -a") != std::string::npos);
+    CHECK(readFile(experiment / "keep.txt") == "previous run\n");
+}
+
+TEST_CASE("analyze -a analyzes an existing experiment again and -e chooses the directory") {
+    const fs::path dir = workDirectory("again");
+    Run r = run(analyzeCommand("-q -e exp", "wait_nxn"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    fs::remove(dir / "exp/summary.txt");
+    r = run(kEnv + " " + kDriver + " analyze -a -q exp", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const std::string summary = readFile(dir / "exp/summary.txt");
+    CHECK(firstFinding(summary).find("Wait at N x N") != std::string::npos);
+    r = run(kDriver + " analyze -a missing_exp", dir);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("error: experiment directory 'missing_exp' not found") !=
+          std::string::npos);
+}
+
+TEST_CASE("a program that fails passes its exit code on and the analysis is skipped") {
+    const fs::path dir = workDirectory("failing");
+    const Run r = run(kEnv + " " + kDriver + " analyze -e exp mpirun -np 2 sh -c 'exit 3'", dir);
+    INFO(r.output);
+    CHECK(r.status == 3);
+    CHECK(r.output.find("the program exited with code 3; analysis skipped") != std::string::npos);
+    CHECK(r.output.find("analysis skipped") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "exp/report.cubex"));
+}
+
+TEST_CASE("analyze -n prints the measurement and analysis commands without running them") {
+    const fs::path dir = workDirectory("dry_run");
+    std::ofstream(dir / "my.filter") << "SCOREP_REGION_NAMES_BEGIN\nSCOREP_REGION_NAMES_END\n";
+    Run r = run(analyzeCommand("-n -f my.filter", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("measure:   mpirun -x WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir.string() +
+                        "/waitscope_example_late_sender_4 -x WAITSCOPE_FILTER=" + dir.string() +
+                        "/my.filter -x LD_PRELOAD=") != std::string::npos);
+    CHECK(r.output.find("/lib/libwaitscope.so -np 4 " + kExamples + "/example_late_sender") !=
+          std::string::npos);
+    CHECK(r.output.find("analyze:   mpirun -np 4 ") != std::string::npos);
+    CHECK(r.output.find("waitscope-replay " + dir.string() + "/waitscope_example_late_sender_4") !=
+          std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "waitscope_example_late_sender_4"));
+
+    r = run(analyzeCommand("-n --profile", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("-x WAITSCOPE_TRACING=false -x WAITSCOPE_PROFILING=true") !=
+          std::string::npos);
+    CHECK(r.output.find("waitscope-replay") == std::string::npos);
+}
+
+#ifdef WAITSCOPE_TEST_LINKED_PROGRAM
+TEST_CASE("analyze preloads nothing into a program linked with libwaitscope") {
+    const fs::path dir = workDirectory("linked");
+    const Run r = run(
+        kEnv + " " + kDriver + " analyze -n mpirun -np 2 " + WAITSCOPE_TEST_LINKED_PROGRAM, dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("-x WAITSCOPE_EXPERIMENT_DIRECTORY=") != std::string::npos);
+    CHECK(r.output.find("LD_PRELOAD") == std::string::npos);
+}
+#endif
+
+TEST_CASE("analyze names a missing launcher and a command line it cannot parse") {
+    const fs::path dir = workDirectory("bad_input");
+    Run r = run(kDriver + " analyze qsub -n 4 ./app", dir);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("error: launcher 'qsub' is not supported") != std::string::npos);
+    r = run(kDriver + " analyze mpirun ./app", dir);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("error: mpirun: no rank count in the command line") != std::string::npos);
+    r = run("PATH=/nonexistent " + kDriver + " analyze mpirun -np 2 ./app", dir);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("error: launcher 'mpirun' not found in PATH") != std::string::npos);
+    r = run(kEnv + " " + kDriver + " analyze mpirun -np 2 ./no_such_app", dir);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("error: program './no_such_app' not found or not executable") !=
+          std::string::npos);
+}
+
+TEST_CASE("examine prints the summary without a display and writes HTML that renders") {
+    const fs::path dir = workDirectory("examine");
+    Run r = run(analyzeCommand("-q -e exp", "rank0_serial"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    r = run("env -u DISPLAY -u WAYLAND_DISPLAY " + kDriver + " examine exp", dir);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("Top findings") != std::string::npos);
+    r = run("DISPLAY=:99 " + kDriver + " examine exp/report.cubex", dir);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("waitscope-gui) is not installed; printing the summary") !=
+          std::string::npos);
+    r = run(kDriver + " examine exp --html page.html", dir);
+    REQUIRE(r.status == 0);
+    REQUIRE(fs::exists(dir / "page.html"));
+
+    const std::string chromium = WAITSCOPE_TEST_CHROMIUM;
+    if (chromium.empty() || chromium.find("NOTFOUND") != std::string::npos) {
+        WARN("chromium not installed: the HTML page was not rendered");
+        return;
+    }
+    const std::string flags = " --headless --no-sandbox --disable-gpu "
+                              "--disable-background-networking --disable-component-update "
+                              "--disable-sync --no-first-run --user-data-dir=" +
+                              (dir / "chromium-profile").string() + " --window-size=1000,1400";
+    r = run(chromium + flags + " --screenshot=" + (dir / "page.png").string() + " file://" +
+                (dir / "page.html").string(),
+            dir);
+    INFO(r.output);
+    REQUIRE(fs::exists(dir / "page.png"));
+    // Pixels: not blank, and the charts' colours present (the bars were drawn).
+    r = run(std::string(WAITSCOPE_TEST_PYTHON) + " " + WAITSCOPE_TEST_CHECK_PNG + " page.png", dir);
+    INFO(r.output);
+    CHECK(r.status == 0);
+    // Headings as the browser parsed them.
+    r = run(chromium + flags + " --dump-dom file://" + (dir / "page.html").string(), dir);
+    for (const char* heading :
+         {"<h1>Waitscope summary</h1>", "<h2>Where the time went</h2>", "<h2>Top findings</h2>",
+          "<h2>Waiting time per rank</h2>", "<h2>Advice</h2>"}) {
+        CHECK(r.output.find(heading) != std::string::npos);
+    }
+}
+
+TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {
+    const fs::path dir = workDirectory("profile");
+    Run r = run(analyzeCommand("-q --profile -e prof", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    if (!fs::exists(dir / "prof/profile.cubex")) {
+        WARN("the measurement wrote no profile.cubex: profiling is not in this build");
+        return;
+    }
+    CHECK_FALSE(fs::exists(dir / "prof/traces.otf2"));
+    r = run(analyzeCommand("-q -e trace", "late_sender"), dir);
+    REQUIRE(r.status == 0);
+    r = run(kDriver + " score -g prof.filter prof", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const size_t at = r.output.find("bytes)");
+    REQUIRE(at != std::string::npos);
+    const double estimate = std::stod(r.output.substr(r.output.rfind('(', at) + 1));
+    double real = 0.0;
+    for (const auto& file : fs::recursive_directory_iterator(dir / "trace/traces")) {
+        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
+    }
+    real += static_cast<double>(fs::file_size(dir / "trace/traces.def") +
+                                fs::file_size(dir / "trace/traces.otf2"));
+    CHECK(estimate == Approx(real).epsilon(0.20));
+    // The profile's summary splits the time by region even without wait-state metrics.
+    r = run(kDriver + " examine --text prof/profile.cubex", dir);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("point-to-point        0.00 s") == std::string::npos);
+    CHECK(r.output.find("no wait-state metrics") != std::string::npos);
+}
+
+TEST_CASE("score estimates a Score-P profile's trace and writes a suggested filter once") {
+    const fs::path dir = workDirectory("score");
+    const std::string profile = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";
+    Run r = run(kDriver + " score " + profile, dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("Estimated trace size (scorep format)") != std::string::npos);
+    CHECK(r.output.find("MPI_Recv") != std::string::npos);
+    const std::string filter = readFile(dir / "waitscope.filter");
+    CHECK(filter.find("SCOREP_REGION_NAMES_BEGIN") != std::string::npos);
+    CHECK(filter.find("SCOREP_REGION_NAMES_END") != std::string::npos);
+    std::ofstream(dir / "waitscope.filter") << "mine\n";
+    r = run(kDriver + " score " + profile, dir);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("waitscope.filter exists and is kept") != std::string::npos);
+    CHECK(readFile(dir / "waitscope.filter") == "mine\n");
+}
