@@ -1,0 +1,63 @@
+// Value formatting: numbers with scaled units and percentages.
+#include <cmath>
+#include <waitscope/gui/value_format.h>
+
+namespace waitscope::gui {
+
+namespace {
+
+// Three significant digits for magnitudes below 1000, no exponent notation.
+QString significant(double value) {
+    double magnitude = std::fabs(value);
+    int decimals = magnitude >= 100.0 ? 0 : magnitude >= 10.0 ? 1 : 2;
+    return QString::number(value, 'f', decimals);
+}
+
+} // namespace
+
+QString formatValue(double value, std::string_view unit) {
+    if (std::isnan(value))
+        return QStringLiteral("n/a");
+    double magnitude = std::fabs(value);
+    if (unit == "sec" || unit == "s") {
+        if (value == 0.0)
+            return QStringLiteral("0 s");
+        if (magnitude >= 1.0)
+            return significant(value) + QStringLiteral(" s");
+        if (magnitude >= 1e-3)
+            return significant(value * 1e3) + QStringLiteral(" ms");
+        if (magnitude >= 1e-6)
+            return significant(value * 1e6) + QStringLiteral(" us");
+        return significant(value * 1e9) + QStringLiteral(" ns");
+    }
+    if (unit == "bytes" || unit == "B") {
+        static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int step = 0;
+        while (magnitude >= 1024.0 && step < 4) {
+            magnitude /= 1024.0;
+            value /= 1024.0;
+            ++step;
+        }
+        if (step == 0)
+            return QString::number(value, 'f', 0) + QStringLiteral(" B");
+        return significant(value) + QLatin1Char(' ') + QLatin1String(kUnits[step]);
+    }
+    // Counts and other units: integers stay exact, large numbers get a k / M suffix.
+    if (value == std::floor(value) && magnitude < 1e6)
+        return QString::number(static_cast<long long>(value));
+    if (magnitude >= 1e9)
+        return significant(value / 1e9) + QStringLiteral(" G");
+    if (magnitude >= 1e6)
+        return significant(value / 1e6) + QStringLiteral(" M");
+    return significant(value);
+}
+
+QString formatPercent(double percent) {
+    if (std::isnan(percent))
+        return QStringLiteral("n/a");
+    if (percent == 0.0)
+        return QStringLiteral("0 %");
+    return significant(percent) + QStringLiteral(" %");
+}
+
+} // namespace waitscope::gui
