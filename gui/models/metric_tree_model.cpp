@@ -94,9 +94,21 @@ QString MetricTreeModel::description(MetricId id) const {
                 QString::fromStdString(body).toHtmlEscaped().replace(QStringLiteral("\n\n"),
                                                                      QStringLiteral("</p><p>")) +
                 QStringLiteral("</p><p><i>") + source + QStringLiteral("</i></p>");
-    if (!metric.url.empty())
-        text += QStringLiteral("<p>") + tr("documentation: ") +
-                QString::fromStdString(metric.url).toHtmlEscaped() + QStringLiteral("</p>");
+    if (!metric.url.empty()) {
+        // CUBE's placeholder for the documentation mirror: use the report's first mirror.
+        QString url = QString::fromStdString(metric.url);
+        const auto& mirrors = m_selection->report().mirrors();
+        if (!mirrors.empty())
+            url.replace(QStringLiteral("@mirror@"), QString::fromStdString(mirrors.front()));
+        // Without a mirror the placeholder stays and the address is no link.
+        if (url.contains(QStringLiteral("@mirror@")))
+            text += QStringLiteral("<p>") + tr("documentation: ") + url.toHtmlEscaped() +
+                    QStringLiteral("</p>");
+        else
+            text += QStringLiteral("<p>") + tr("documentation: ") + QStringLiteral("<a href=\"") +
+                    url.toHtmlEscaped() + QStringLiteral("\">") + url.toHtmlEscaped() +
+                    QStringLiteral("</a></p>");
+    }
     return text;
 }
 

@@ -12,6 +12,9 @@ TEST_CASE("times scale to s, ms, us", "[format]") {
     CHECK(formatValue(0.000117, "sec") == QStringLiteral("117 us"));
     CHECK(formatValue(0.0, "sec") == QStringLiteral("0 s"));
     CHECK(formatValue(-0.5, "sec") == QStringLiteral("-500 ms"));
+    CHECK(formatValue(0.999808, "sec") == QStringLiteral("1.00 s"));
+    CHECK(formatValue(0.0099999, "sec") == QStringLiteral("10.0 ms"));
+    CHECK(formatValue(1e-15, "sec") == QStringLiteral("0 s"));
 }
 
 TEST_CASE("bytes scale to KiB, MiB", "[format]") {

@@ -1,0 +1,49 @@
+// ColourLegend: the legend of the colour scale.
+#include "colour_legend.h"
+
+#include "colour_scale.h"
+
+#include <QLinearGradient>
+#include <QPainter>
+
+namespace waitscope::gui {
+
+ColourLegend::ColourLegend(QWidget* parent) : QWidget(parent) {
+    setToolTip(tr("Colour of each value: its share of the root of its tree (or of the "
+                  "reference of the selected value mode)"));
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+}
+
+QSize ColourLegend::sizeHint() const {
+    QFontMetrics metrics(font());
+    return {metrics.horizontalAdvance(QStringLiteral("share of root  ")) + 190,
+            metrics.height() * 2 + 4};
+}
+
+void ColourLegend::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    QFontMetrics metrics(font());
+    QString caption = tr("share of root");
+    int captionWidth = metrics.horizontalAdvance(caption + QStringLiteral("  "));
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(0, 0, captionWidth, height()), Qt::AlignVCenter | Qt::AlignLeft,
+                     caption);
+    QRect bar(captionWidth, 2, width() - captionWidth - 12, metrics.height() - 2);
+    QLinearGradient gradient(bar.topLeft(), bar.topRight());
+    for (int i = 0; i <= 10; ++i)
+        gradient.setColorAt(i / 10.0, colourFor(i / 10.0));
+    painter.fillRect(bar, gradient);
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.drawRect(bar.adjusted(0, 0, -1, -1));
+    painter.setPen(palette().color(QPalette::WindowText));
+    int y = bar.bottom() + 2;
+    int h = height() - y;
+    painter.drawText(QRect(bar.left(), y, bar.width(), h), Qt::AlignLeft | Qt::AlignTop,
+                     QStringLiteral("0 %"));
+    painter.drawText(QRect(bar.left(), y, bar.width(), h), Qt::AlignHCenter | Qt::AlignTop,
+                     QStringLiteral("50 %"));
+    painter.drawText(QRect(bar.left(), y, bar.width() + 12, h), Qt::AlignRight | Qt::AlignTop,
+                     QStringLiteral("100 %"));
+}
+
+} // namespace waitscope::gui
