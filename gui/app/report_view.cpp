@@ -110,7 +110,13 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
     tools->addStretch(1);
     tools->addWidget(new ColourLegend);
 
-    // The three panes.
+    // The three panes. Values of another metric over a big call tree are computed off the
+    // GUI thread.
+    s.callTree()->setAsynchronous(true);
+    connect(s.callTree(), &CallTreeModel::computingChanged, this, [this](bool computing) {
+        emit message(computing ? tr("computing the call-tree values of the selected metric ...")
+                               : QString());
+    });
     m_metricView = makeTree(s.metricTree());
     m_callView = makeTree(s.callTree());
     m_systemView = makeTree(s.systemTree());

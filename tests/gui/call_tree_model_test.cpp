@@ -2,8 +2,13 @@
 // inclusive/exclusive-on-expand rule, search and the hottest path.
 #include "test_reports.h"
 
+#include <QCoreApplication>
+#include <QSignalSpy>
+#include <QThread>
 #include <catch2/catch.hpp>
+#include <thread>
 #include <waitscope/gui/call_tree_model.h>
+#include <waitscope/gui/report_session.h>
 
 using namespace waitscope::gui;
 using namespace waitscope::gui::test;
@@ -87,4 +92,52 @@ TEST_CASE("call tree of a report written by Waitscope", "[call]") {
     CHECK(model.index(0, 0, root).data(ValueTreeModel::NameRole).toString() ==
           QStringLiteral("compute"));
     CHECK(model.location(model.nodeOf(root)).contains(QStringLiteral("prog.c, lines 3-40")));
+}
+
+TEST_CASE("asynchronous values arrive, and the last request wins", "[call]") {
+    int argc = 1;
+    char name[] = "gui_tests";
+    char* argv[] = {name, nullptr};
+    QCoreApplication app(argc, argv);
+    SelectionState selection(openReport(referenceReport("late_sender", "trace")));
+    CallTreeModel model(&selection);
+    auto tester = attachTester(&model);
+    model.setAsynchronous(true);
+    const Report& report = selection.report();
+    QModelIndex recv = model.indexOfNode(*report.findCallPath("late_sender/main/MPI_Recv"));
+    QSignalSpy done(&model, &CallTreeModel::computingChanged);
+    selection.setMetric(*report.findMetric("comp"), MetricMode::Inclusive);
+    selection.setMetric(*report.findMetric("mpi_latesender"), MetricMode::Inclusive);
+    CHECK(model.isComputing());
+    while (model.isComputing())
+        REQUIRE(done.wait(10000));
+    CHECK(recv.data(ValueTreeModel::ValueRole).toDouble() == Approx(2.025888).margin(1e-6));
+    CHECK(recv.data(ValueTreeModel::ValueTextRole).toString() == QStringLiteral("2.03 s"));
+}
+
+TEST_CASE("asynchronous values arrive after the model moved threads", "[call]") {
+    int argc = 1;
+    char name[] = "gui_tests";
+    char* argv[] = {name, nullptr};
+    QCoreApplication app(argc, argv);
+    // As in the window: the session is built on a worker thread, then moved to this one.
+    std::unique_ptr<ReportSession> session;
+    QThread* here = QThread::currentThread();
+    std::thread worker([&] {
+        auto opened =
+            ReportSession::open(QString::fromStdString(referenceReport("late_sender", "trace")));
+        REQUIRE(opened.ok());
+        session = std::move(opened.value());
+        session->moveToThread(here);
+    });
+    worker.join();
+    CallTreeModel& model = *session->callTree();
+    model.setAsynchronous(true);
+    QSignalSpy done(&model, &CallTreeModel::computingChanged);
+    session->selection()->setMetric(*session->report().findMetric("mpi_latesender"),
+                                    MetricMode::Inclusive);
+    while (model.isComputing())
+        REQUIRE(done.wait(10000));
+    CHECK(model.index(0, 0).data(ValueTreeModel::ValueRole).toDouble() ==
+          Approx(2.025888).margin(1e-6));
 }
