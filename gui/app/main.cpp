@@ -22,6 +22,7 @@ struct Options {
     QString rank;
     QString mode;
     QString search;
+    QString tab;
     QSize size{1400, 860};
     bool hottest = false;
     bool flat = false;
@@ -32,6 +33,17 @@ struct Options {
 int fail(const QString& message) {
     std::fprintf(stderr, "waitscope-gui: error: %s\n", qPrintable(message));
     return 1;
+}
+
+// Waits until the call tree shows the values of the selected metric (computed in the
+// background), so that what follows sees them.
+void waitForValues(ReportView& view) {
+    CallTreeModel* calls = view.session().callTree();
+    if (!calls->isComputing())
+        return;
+    QEventLoop wait;
+    QObject::connect(calls, &CallTreeModel::computingChanged, &wait, &QEventLoop::quit);
+    wait.exec();
 }
 
 // Applies the selection options to the opened report; returns an error message or empty.
@@ -56,6 +68,7 @@ QString applySelections(ReportView& view, const Options& options) {
         view.setSortByValue(true);
     if (!options.metric.isEmpty() && !view.selectMetric(options.metric))
         return QStringLiteral("no metric named %1").arg(options.metric);
+    waitForValues(view);
     if (options.hottest)
         view.expandHottestPath();
     if (!options.callPath.isEmpty() && !view.selectCallPath(options.callPath))
@@ -66,6 +79,8 @@ QString applySelections(ReportView& view, const Options& options) {
         view.search(options.search);
     if (options.flat)
         view.showFlatProfile(true);
+    if (!options.tab.isEmpty() && !view.showTab(options.tab))
+        return QStringLiteral("unknown tab %1 (metric, source, attributes)").arg(options.tab);
     return {};
 }
 
@@ -101,6 +116,9 @@ int main(int argc, char** argv) {
     QCommandLineOption search(QStringLiteral("search"),
                               QStringLiteral("search the call tree for TEXT"),
                               QStringLiteral("TEXT"));
+    QCommandLineOption tab(QStringLiteral("tab"),
+                           QStringLiteral("information tab: metric, source, attributes"),
+                           QStringLiteral("NAME"));
     QCommandLineOption hottest(QStringLiteral("expand-hottest"),
                                QStringLiteral("expand the call tree along the hottest path"));
     QCommandLineOption flat(QStringLiteral("flat"), QStringLiteral("show the flat profile"));
@@ -112,7 +130,7 @@ int main(int argc, char** argv) {
                               QStringLiteral("print the time to first values and to expand the "
                                              "hottest path, then exit"));
     parser.addOptions(
-        {screenshot, metric, callPath, rank, mode, search, hottest, flat, sort, size, timing});
+        {screenshot, metric, callPath, rank, mode, search, tab, hottest, flat, sort, size, timing});
     parser.process(app);
 
     Options options;
@@ -123,6 +141,7 @@ int main(int argc, char** argv) {
     options.rank = parser.value(rank);
     options.mode = parser.value(mode);
     options.search = parser.value(search);
+    options.tab = parser.value(tab);
     options.hottest = parser.isSet(hottest);
     options.flat = parser.isSet(flat);
     options.sort = parser.isSet(sort);
@@ -168,13 +187,7 @@ int main(int argc, char** argv) {
                     view->selectMetric(QString::fromStdString(metrics[1].uniqueName));
                     window.repaint();
                     qint64 blocked = clock.elapsed();
-                    CallTreeModel* calls = view->session().callTree();
-                    if (calls->isComputing()) {
-                        QEventLoop wait;
-                        QObject::connect(calls, &CallTreeModel::computingChanged, &wait,
-                                         &QEventLoop::quit);
-                        wait.exec();
-                    }
+                    waitForValues(*view);
                     window.repaint();
                     std::printf("select another metric: GUI thread busy %lld ms, values shown "
                                 "after %lld ms\n",

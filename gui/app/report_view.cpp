@@ -173,16 +173,22 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
     m_attributes->setHorizontalHeaderLabels({tr("Attribute"), tr("Value")});
     m_attributes->horizontalHeader()->setStretchLastSection(true);
     m_attributes->verticalHeader()->hide();
+    m_attributes->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_attributes->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tabs = new QTabWidget;
     m_tabs->addTab(m_metricInfo, tr("Metric"));
     m_tabs->addTab(callInfo, tr("Call path and source"));
     m_tabs->addTab(m_attributes, tr("Report attributes"));
+    // A hidden editor cannot center a line: do it again when the source tab is shown.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int tab) {
+        if (m_tabs->widget(tab)->isAncestorOf(m_source))
+            m_source->centerCursor();
+    });
 
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(panes);
     vertical->addWidget(m_tabs);
-    vertical->setSizes({660, 170});
+    vertical->setSizes({620, 210});
     vertical->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -433,6 +439,16 @@ void ReportView::setSortByValue(bool byValue) {
     m_session->metricTree()->setSortByValue(byValue);
     m_session->callTree()->setSortByValue(byValue);
     m_session->systemTree()->setSortByValue(byValue);
+}
+
+bool ReportView::showTab(const QString& name) {
+    static const char* const kTabs[] = {"metric", "source", "attributes"};
+    for (int i = 0; i < 3; ++i)
+        if (name == QLatin1String(kTabs[i])) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
 }
 
 QString ReportView::summary() const {

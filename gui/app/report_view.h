@@ -51,6 +51,8 @@ public:
     void showFlatProfile(bool flat);
     /// Orders the children of all three trees by value.
     void setSortByValue(bool byValue);
+    /// Shows the information tab "metric", "source" or "attributes"; false if unknown.
+    bool showTab(const QString& name);
     /// A one-line summary for the status bar: ranks, metrics, call paths.
     QString summary() const;
 

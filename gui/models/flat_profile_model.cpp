@@ -107,8 +107,9 @@ QVariant FlatProfileModel::data(const QModelIndex& index, int role) const {
             return name;
         return shown(value);
     case FractionRole:
-        if (index.column() == RegionColumn || m_total == 0.0 || std::isnan(m_total) ||
-            std::isnan(value))
+        if (index.column() == RegionColumn)
+            return {}; // names get no colour box
+        if (m_total == 0.0 || std::isnan(m_total) || std::isnan(value))
             return -1.0;
         return std::clamp(std::fabs(value / m_total), 0.0, 1.0);
     case RegionIdRole:
