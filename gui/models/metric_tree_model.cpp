@@ -56,10 +56,12 @@ std::string MetricTreeModel::unitOf(std::uint32_t node) const {
 
 double MetricTreeModel::reference(std::uint32_t node, ValueMode mode) const {
     if (mode == ValueMode::PercentOfSelection) {
-        // Percentages of another unit mean nothing: fall back to the node's own root.
+        // Parts of the selected metric relate to it; other metrics (maybe of another unit)
+        // keep percent of their root.
         const auto& metrics = m_selection->report().metrics();
-        if (metrics[m_selection->metric()].unit == metrics[node].unit)
-            return m_selection->selectedMetricValue();
+        for (std::optional<MetricId> up = node; up; up = metrics[*up].parent)
+            if (*up == m_selection->metric())
+                return m_selection->selectedMetricValue();
     }
     return inclusiveValue(m_rootOf[node]);
 }

@@ -167,7 +167,10 @@ void ValueTreeModel::sortChildren(std::vector<std::uint32_t>& ids) const {
 }
 
 void ValueTreeModel::rebuildOrder() {
-    sortChildren(m_roots);
+    if (sortsRoots())
+        sortChildren(m_roots);
+    else
+        std::sort(m_roots.begin(), m_roots.end());
     for (auto& children : m_children)
         sortChildren(children);
     for (std::size_t i = 0; i < m_roots.size(); ++i)

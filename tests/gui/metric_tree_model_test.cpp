@@ -74,3 +74,24 @@ TEST_CASE("metric descriptions come from share/ for Scalasca metrics", "[metric]
     CHECK(text.contains(QStringLiteral("Late Sender")));
     CHECK(text.contains(QStringLiteral("Waitscope's description")));
 }
+
+TEST_CASE("percent of selection relates the selected metric's parts to it", "[metric]") {
+    SelectionState selection(openReport(referenceReport("late_sender", "trace")));
+    MetricTreeModel model(&selection);
+    auto tester = attachTester(&model);
+    const auto& report = selection.report();
+    selection.setMetric(*report.findMetric("mpi"), waitscope::report::MetricMode::Inclusive);
+    selection.setValueMode(ValueMode::PercentOfSelection);
+    QModelIndex late = findByName(model, QStringLiteral("Late Sender"));
+    QModelIndex comp = findByName(model, QStringLiteral("Computation"));
+    double mpi = *report.total(*report.findMetric("mpi"));
+    CHECK(late.data(ValueTreeModel::ValueRole).toDouble() ==
+          Approx(100.0 * 2.025888 / mpi).margin(1e-3));
+    // Not a part of MPI: percent of its root (Time).
+    double computation = *report.total(*report.findMetric("comp"));
+    CHECK(comp.data(ValueTreeModel::ValueRole).toDouble() ==
+          Approx(100.0 * computation / 5.610027).margin(1e-3));
+    // Sorting keeps the roots, which have different units, in report order.
+    model.setSortByValue(true);
+    CHECK(model.index(0, 0).data(ValueTreeModel::NameRole).toString() == QStringLiteral("Time"));
+}

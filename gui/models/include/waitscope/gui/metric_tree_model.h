@@ -9,7 +9,9 @@ namespace waitscope::gui {
 /// The metric tree of the selection's report. A collapsed metric shows its total including its
 /// child metrics, an expanded one its own part. Expanding or collapsing the selected metric
 /// switches the selection between MetricMode::Inclusive and Exclusive, which the call tree
-/// follows. Metrics that cannot be evaluated show "n/a".
+/// follows. Metrics that cannot be evaluated show "n/a". PercentOfSelection relates the
+/// selected metric and its descendants to the selected metric; other metrics show percent of
+/// their root. Sorting by value keeps the roots (different units) in report order.
 class MetricTreeModel : public ValueTreeModel {
     Q_OBJECT
 public:
@@ -24,6 +26,7 @@ protected:
     std::string unitOf(std::uint32_t node) const override;
     double reference(std::uint32_t node, ValueMode mode) const override;
     QString title() const override { return tr("Metric tree"); }
+    bool sortsRoots() const override { return false; }
 
 private:
     SelectionState* m_selection;

@@ -11,8 +11,10 @@ enum class ValueMode {
     /// tree: the selected metric over the whole program; system tree: the selected call path
     /// over all processes).
     PercentOfRoot,
-    /// Percent of the selection in the pane to the left, as shown there (metric tree: the
-    /// selected metric; call tree: the selected metric; system tree: the selected call path).
+    /// Percent of the selection in the pane to the left, as shown there (call tree: the
+    /// selected metric; system tree: the selected call path). With one selection per pane this
+    /// equals PercentOfRoot in those trees, as in Cube. In the metric tree: the selected
+    /// metric's parts relate to it, other metrics to their root.
     PercentOfSelection,
     /// System tree only: percent of the largest value among the peers of the same level
     /// (machines, nodes, processes or threads); the other trees show percent of the root.

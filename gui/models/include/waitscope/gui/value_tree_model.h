@@ -104,6 +104,8 @@ protected:
     virtual double reference(std::uint32_t node, ValueMode mode) const;
     /// Header of the single column.
     virtual QString title() const = 0;
+    /// Whether sorting by value also reorders the roots (not when they have different units).
+    virtual bool sortsRoots() const { return true; }
 
     double m_rootReference = 0.0;
     double m_selectionReference = 0.0;
