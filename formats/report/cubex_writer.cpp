@@ -346,18 +346,27 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricI
     std::size_t width = report.locations().size();
     if (Status s = report.load(m); !s)
         return s;
-    std::vector<std::uint64_t> row(width), permuted(width);
+    std::vector<std::uint64_t> scratch(width), permuted(width);
+    auto loaded = report.severityStorage().rows(m, width);
+    if (!loaded)
+        return loaded.error();
+    const detail::MetricRows& rows = **loaded;
+    // Owned rows are used in place; mapped ones are decoded into `scratch`.
+    auto rowAt = [&](CallNodeId c) -> const std::uint64_t* {
+        if (c >= rows.rowOf.size() || rows.rowOf[c] == detail::kNoRow)
+            return nullptr;
+        if (!rows.mapped)
+            return rows.cells.data() + std::size_t(rows.rowOf[c]) * width;
+        detail::SeverityStorage::readRow(rows, c, scratch.data(), width);
+        return scratch.data();
+    };
 
     // Pass 1: which rows hold a nonzero value (only those are stored, sparse index).
     std::vector<std::uint32_t> positions;
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
-        auto present = report.hasStoredRow(m, order[pos]);
-        if (!present)
-            return present.error();
-        if (!*present)
+        const std::uint64_t* row = rowAt(order[pos]);
+        if (!row)
             continue;
-        if (Status s = report.readStoredRow(m, order[pos], row.data()); !s)
-            return s;
         for (LocationId l = 0; l < width; ++l) {
             if (row[l] != 0) {
                 positions.push_back(pos);
@@ -389,13 +398,10 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricI
     if (!sink.write(header))
         return Error("write failed");
     for (std::uint32_t pos : positions) {
-        CallNodeId c = order[pos];
-        if (Status s = report.readStoredRow(m, c, row.data()); !s)
-            return s;
-        const std::uint64_t* out = row.data();
+        const std::uint64_t* out = rowAt(order[pos]);
         if (!identity) {
             for (std::size_t col = 0; col < width; ++col)
-                permuted[col] = row[n.locationOrder[col]];
+                permuted[col] = out[n.locationOrder[col]];
             out = permuted.data();
         }
         if (!sink.write(out, width * 8))

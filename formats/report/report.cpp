@@ -113,8 +113,9 @@ Result<SystemNodeId> Report::addThread(SystemNodeId process, const std::string& 
     if (process >= m_systemNodes.size() || m_systemNodes[process].kind != SystemKind::Process)
         return Error("thread '" + name + "': parent " + std::to_string(process) +
                      " is not a process");
-    if (m_storage->anyValueSet())
-        return Error("thread '" + name + "': locations cannot be added after severities are set");
+    if (m_storage->anyValueSet() || m_storage->fileBacked())
+        return Error("thread '" + name +
+                     "': locations cannot be added after severities are set or read");
     SystemNode node;
     node.kind = SystemKind::Location;
     node.name = name;
@@ -344,6 +345,41 @@ Status Report::setSeverityInt64(MetricId metric, CallNodeId cnode, LocationId lo
     if (isFloating(m_metrics[metric].dataType))
         return setSeverity(metric, cnode, location, static_cast<double>(value));
     return setSeverityUint64(metric, cnode, location, static_cast<std::uint64_t>(value));
+}
+
+Status Report::setSeverityRow(MetricId metric, CallNodeId cnode, std::span<const double> values) {
+    if (Status s = checkSeverityTarget(metric, cnode, 0); !s)
+        return s;
+    if (values.size() != m_locations.size())
+        return Error("severity row: " + std::to_string(values.size()) + " values for " +
+                     std::to_string(m_locations.size()) + " locations");
+    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
+        return loaded.error();
+    MetricRows& rows = m_storage->mutableRows(metric);
+    materialize(rows, m_locations.size());
+    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
+    DataType type = m_metrics[metric].dataType;
+    for (std::size_t l = 0; l < values.size(); ++l)
+        row[l] = encode(type, values[l]);
+    return Status::success();
+}
+
+Status Report::setSeverityRowUint64(MetricId metric, CallNodeId cnode,
+                                    std::span<const std::uint64_t> values) {
+    if (Status s = checkSeverityTarget(metric, cnode, 0); !s)
+        return s;
+    if (values.size() != m_locations.size())
+        return Error("severity row: " + std::to_string(values.size()) + " values for " +
+                     std::to_string(m_locations.size()) + " locations");
+    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
+        return loaded.error();
+    MetricRows& rows = m_storage->mutableRows(metric);
+    materialize(rows, m_locations.size());
+    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
+    DataType type = m_metrics[metric].dataType;
+    for (std::size_t l = 0; l < values.size(); ++l)
+        row[l] = isFloating(type) ? encode(type, static_cast<double>(values[l])) : values[l];
+    return Status::success();
 }
 
 // ---- Structure queries ----------------------------------------------------------------------

@@ -45,6 +45,8 @@ public:
     Result<const MetricRows*> rows(MetricId metric, std::size_t locationCount) const;
     /// Returns the rows of `metric` for writing, creating them. Not thread-safe.
     MetricRows& mutableRows(MetricId metric);
+    /// Whether rows come from a file (their width is fixed by it).
+    bool fileBacked() const { return static_cast<bool>(m_loader); }
     /// Whether any metric has a value set through mutableRows().
     bool anyValueSet() const { return m_anyValueSet; }
 

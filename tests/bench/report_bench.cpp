@@ -77,18 +77,22 @@ int write(const std::string& path, std::size_t cnodes, std::size_t locations, st
     }
     std::uniform_real_distribution<double> value(0.0, 1.0);
     auto threshold = static_cast<std::uint64_t>(density * 1000.0);
+    std::vector<double> doubles(locations);
+    std::vector<std::uint64_t> integers(locations);
     for (MetricId m : ids) {
         bool integer = report.metrics()[m].dataType == DataType::Uint64;
         for (CallNodeId c = 0; c < cnodes; ++c) {
             if (c != 0 && (rng() % 1000) >= threshold)
                 continue;
             for (LocationId l = 0; l < locations; ++l) {
-                waitscope::Status s = integer ? report.setSeverityUint64(m, c, l, rng() % 1000)
-                                              : report.setSeverity(m, c, l, value(rng));
-                if (!s) {
-                    std::cerr << s.error().message() << '\n';
-                    return 1;
-                }
+                doubles[l] = value(rng);
+                integers[l] = rng() % 1000;
+            }
+            waitscope::Status s = integer ? report.setSeverityRowUint64(m, c, integers)
+                                          : report.setSeverityRow(m, c, doubles);
+            if (!s) {
+                std::cerr << s.error().message() << '\n';
+                return 1;
             }
         }
     }

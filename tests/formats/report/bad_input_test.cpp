@@ -273,3 +273,42 @@ TEST_CASE("a file that does not exist", "[report][badinput]") {
     CHECK(r.error().message() ==
           "/nonexistent/dir/x.cubex: cannot open: No such file or directory");
 }
+
+TEST_CASE("dense index files are read", "[report][reader]") {
+    std::string idx = "CUBEX.INDEX";
+    std::uint32_t one = 1;
+    idx.append(reinterpret_cast<const char*>(&one), 4);
+    idx.append("\0\0\3", 3);
+    std::string bytes = tarOf(
+        {{"0.index", idx}, {"0.data", data({1, 2, 3, 4})}, {"anchor.xml", anchor(kOneMetric)}});
+    auto r = readCubexFromMemory(bytes, "dense.cubex");
+    REQUIRE(r);
+    CHECK(*r->total(0) == 10.0);
+    CHECK(*r->value(0, 1, 0, CallTreeMode::Exclusive, SystemMode::Inclusive) == 7.0);
+    // Dense data must hold every row.
+    bytes = tarOf({{"0.index", idx}, {"0.data", data({1, 2})}, {"anchor.xml", anchor(kOneMetric)}});
+    CHECK(loadError(bytes) == "metric 'time': bad.cubex: 0.data: data is shorter than its index "
+                              "says: 16 bytes of rows, 32 expected");
+}
+
+TEST_CASE("hand-made corpus files agree across byte order and compression", "[report][reader]") {
+    for (const char* name : {"handmade_le.cubex", "handmade_be.cubex", "handmade_zlib.cubex"}) {
+        INFO(name);
+        auto r = readCubex(std::string(WAITSCOPE_REPORT_CORPUS_DIR) + "/" + name);
+        REQUIRE(r);
+        CHECK(*r->total(*r->findMetric("time")) == 22.0);
+        CHECK(*r->total(*r->findMetric("mpi")) == 14.0);
+        CHECK(*r->total(*r->findMetric("visits")) == 14.0);
+        CHECK(*r->total(*r->findMetric("time_no_mpi")) == 8.0);
+        MetricId ghost = *r->findMetric("ghosty");
+        CHECK(r->metrics()[ghost].ghost);
+        CHECK(*r->total(ghost) == 0.0);
+        CHECK(*r->value(ghost, 0, *r->findProcess(0), CallTreeMode::Exclusive,
+                        SystemMode::Inclusive) == -7.0);
+        // time is INCLUSIVE: exclusive at the root is own minus the two children.
+        CHECK(*r->value(*r->findMetric("time"), 0, 0, CallTreeMode::Exclusive,
+                        SystemMode::Inclusive) == 22.0 - 7.0 - 11.0);
+        CHECK(r->topologies().size() == 1);
+        CHECK(r->callNodes()[1].line == 4);
+    }
+}

@@ -108,6 +108,22 @@ TEST_CASE("a report round-trips through memory with equal values and identical b
     CHECK(back->regions()[0].file == "prog.c");
     CHECK(back->rootCallNodes().size() == 2);
     CHECK(back->rootSystemNodes().size() == 2);
+
+    // A read report can be extended, except by locations (its rows have a fixed width).
+    auto thread = back->addThread(*back->findProcess(0), "late thread", 9);
+    REQUIRE(!thread);
+    CHECK(thread.error().message() ==
+          "thread 'late thread': locations cannot be added after severities are set or read");
+    MetricId visits = *back->findMetric("visits");
+    REQUIRE(back->addSeverityUint64(visits, 0, 0, 5));
+    CHECK(*back->total(visits) == *original.total(*original.findMetric("visits")) + 5);
+    MetricId mpi = *back->findMetric("mpi");
+    auto wrongSize = back->setSeverityRow(mpi, 0, std::vector<double>{1.0});
+    REQUIRE(!wrongSize);
+    CHECK(wrongSize.error().message() == "severity row: 1 values for 3 locations");
+    REQUIRE(back->setSeverityRow(mpi, 0, std::vector<double>{1.0, 2.0, 4.0}));
+    CHECK(*back->value(mpi, 0, *back->findProcess(0), CallTreeMode::Exclusive,
+                       SystemMode::Inclusive) == 1.0 + 2.0); // file order: rank 0's threads first
 }
 
 TEST_CASE("a report round-trips through a file", "[report][roundtrip]") {
@@ -184,6 +200,9 @@ TEST_CASE("builder rejects bad ids with clear messages", "[report][builder]") {
     auto s = r.setSeverity(*time, 0, 0, 1.0);
     REQUIRE(!s);
     CHECK(s.error().message() == "severity: call node id 0 out of range");
+    auto rowStatus = r.setSeverityRow(*time, 0, std::vector<double>{1.0});
+    REQUIRE(!rowStatus);
+    CHECK(rowStatus.error().message() == "severity: call node id 0 out of range");
     // Known names get the shipped descriptions.
     CHECK(r.metrics()[*time].displayName == "Time");
     CHECK(r.metrics()[*time].unit == "sec");

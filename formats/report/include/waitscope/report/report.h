@@ -21,11 +21,15 @@
 //     LocationId loc = report.systemNodes()[thread].location;
 //     (void)report.setSeverity(time, call, loc, 2.5); // time includes its child metrics
 //     (void)report.setSeverity(late, call, loc, 2.0);
-//     if (Status s = writeCubex(report, "out.cubex"); !s) { /* s.error().message() */ }
+//     if (waitscope::Status s = writeCubex(report, "out.cubex"); !s) { /* s.error().message() */ }
 //
-//     Result<Report> back = readCubex("out.cubex");    // data members load on first use
-//     Result<double> v = back->value(late, root, machine, CallTreeMode::Inclusive,
-//                                    SystemMode::Inclusive);  // 2.0
+//     waitscope::Result<Report> back = readCubex("out.cubex"); // data load on first use
+//     waitscope::Result<double> v = back->value(late, root, machine, CallTreeMode::Inclusive,
+//                                               SystemMode::Inclusive); // 2.0
+//
+// The writer numbers call nodes, metrics and locations in tree pre-order: a report built in
+// pre-order (as above) reads back with the same ids; otherwise find nodes again by unique name
+// (findMetric), call path (findCallPath) or rank (findProcess).
 //
 // Value semantics follow CUBE: a metric's stored values are exclusive or inclusive along the
 // call tree according to its kind, and the other view is computed; a parent metric's value
@@ -36,6 +40,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -99,7 +104,8 @@ public:
     Result<SystemNodeId> addProcess(SystemNodeId parent, const std::string& name, std::int64_t rank,
                                     const std::string& type = "process");
     /// Adds a thread (a location, which holds values) below a process; its LocationId is the
-    /// next free column. Fails if `process` is not a process, or after severities were set.
+    /// next free column. Fails if `process` is not a process, after severities were set, or
+    /// for a report read from a file.
     Result<SystemNodeId> addThread(SystemNodeId process, const std::string& name,
                                    std::int64_t threadRank, const std::string& type = "thread");
     /// Sets (or replaces) a report attribute, kept in first-set order.
@@ -125,6 +131,15 @@ public:
     /// Sets an exact signed integer value; fails like setSeverity.
     Status setSeverityInt64(MetricId metric, CallNodeId cnode, LocationId location,
                             std::int64_t value);
+
+    /// Sets the stored values of (metric, call node) for every location at once (`values`
+    /// indexed by LocationId, size locations().size()); much faster than one call per value.
+    /// Fails like setSeverity, or if `values` has the wrong size.
+    Status setSeverityRow(MetricId metric, CallNodeId cnode, std::span<const double> values);
+    /// Same for exact integer values (bit patterns for double metrics are not accepted: the
+    /// values are converted). Fails like setSeverityRow.
+    Status setSeverityRowUint64(MetricId metric, CallNodeId cnode,
+                                std::span<const std::uint64_t> values);
 
     // ---- Structure --------------------------------------------------------------------------
 
@@ -195,6 +210,8 @@ public:
     /// sparse file are zero). Fails like load().
     Result<bool> hasStoredRow(MetricId metric, CallNodeId cnode) const;
 
+    /// For the writer: direct access to the row tables. Not for general use.
+    const detail::SeverityStorage& severityStorage() const { return *m_storage; }
     /// For readers: replaces the severity storage. Not for general use.
     void setStorage(std::unique_ptr<detail::SeverityStorage> storage);
     /// For readers: appends a metric/region/call node/system node read from a file without
