@@ -13,7 +13,9 @@ MetricTreeModel::MetricTreeModel(SelectionState* selection, QObject* parent)
     std::vector<std::uint32_t> parents(metrics.size(), kNoNode);
     m_rootOf.resize(metrics.size());
     for (std::size_t m = 0; m < metrics.size(); ++m) {
-        if (metrics[m].parent)
+        if (metrics[m].ghost)
+            parents[m] = kHiddenNode; // CUBE's GHOST metrics are stored but not shown
+        else if (metrics[m].parent)
             parents[m] = *metrics[m].parent;
         auto root = static_cast<std::uint32_t>(m);
         while (metrics[root].parent)

@@ -54,7 +54,7 @@ std::uint32_t ValueTreeModel::nodeOf(const QModelIndex& index) const {
 }
 
 QModelIndex ValueTreeModel::indexOfNode(std::uint32_t node) const {
-    if (node >= m_parent.size())
+    if (node >= m_parent.size() || m_hidden[node])
         return {};
     return createIndex(static_cast<int>(m_row[node]), 0, static_cast<quintptr>(node));
 }
@@ -236,8 +236,8 @@ std::vector<std::uint32_t> ValueTreeModel::hottestPath() const {
 
 void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
     beginResetModel();
-    m_parent = parents;
     std::size_t n = parents.size();
+    m_parent.assign(n, kNoNode);
     m_children.assign(n, {});
     m_roots.clear();
     m_row.assign(n, 0);
@@ -245,15 +245,25 @@ void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
     m_exclusive.assign(n, 0.0);
     m_expanded.assign(n, 0);
     m_match.assign(n, 0);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        if (parents[i] == kNoNode || parents[i] >= n)
-            m_roots.push_back(i);
-        else
-            m_children[parents[i]].push_back(i);
-    }
+    // A node is shown if it and all its ancestors are; parents may come after their children.
+    std::vector<char> hidden(n, 0);
     for (std::uint32_t i = 0; i < n; ++i)
-        if (parents[i] >= n)
-            m_parent[i] = kNoNode;
+        for (std::uint32_t up = i, steps = 0; up < n && steps <= n; up = parents[up], ++steps)
+            if (parents[up] == kHiddenNode) {
+                hidden[i] = 1;
+                break;
+            }
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (hidden[i])
+            continue;
+        if (parents[i] >= n) {
+            m_roots.push_back(i);
+        } else {
+            m_parent[i] = parents[i];
+            m_children[parents[i]].push_back(i);
+        }
+    }
+    m_hidden = std::move(hidden);
     rebuildOrder();
     endResetModel();
 }

@@ -14,7 +14,10 @@ TEST_CASE("metric tree passes the model tester on every reference report", "[met
         SelectionState selection(openReport(path));
         MetricTreeModel model(&selection);
         auto tester = attachTester(&model);
-        CHECK(touchAll(model) == static_cast<int>(selection.report().metrics().size()));
+        int shown = 0;
+        for (const auto& metric : selection.report().metrics())
+            shown += metric.ghost ? 0 : 1; // ghosts are roots or leaves in Scalasca's reports
+        CHECK(touchAll(model) == shown);
         model.setSortByValue(true);
         model.setExpanded(model.index(0, 0), true);
         selection.setValueMode(ValueMode::PercentOfRoot);

@@ -9,9 +9,10 @@ namespace waitscope::gui {
 /// The metric tree of the selection's report. A collapsed metric shows its total including its
 /// child metrics, an expanded one its own part. Expanding or collapsing the selected metric
 /// switches the selection between MetricMode::Inclusive and Exclusive, which the call tree
-/// follows. Metrics that cannot be evaluated show "n/a". PercentOfSelection relates the
-/// selected metric and its descendants to the selected metric; other metrics show percent of
-/// their root. Sorting by value keeps the roots (different units) in report order.
+/// follows. Metrics that cannot be evaluated show "n/a"; GHOST metrics are not shown.
+/// PercentOfSelection relates the selected metric and its descendants to the selected metric; other
+/// metrics show percent of their root. Sorting by value keeps the roots (different units) in report
+/// order.
 class MetricTreeModel : public ValueTreeModel {
     Q_OBJECT
 public:

@@ -31,6 +31,8 @@ public:
         ExpandedRole,                  ///< bool, as set with setExpanded
     };
     static constexpr std::uint32_t kNoNode = 0xffffffffu;
+    /// Parent value for a node that is not shown (nor is its subtree).
+    static constexpr std::uint32_t kHiddenNode = 0xfffffffeu;
 
     explicit ValueTreeModel(QObject* parent = nullptr);
 
@@ -60,7 +62,7 @@ public:
     /// in pre-order. A view highlights rows with MatchRole and expands their ancestors.
     std::vector<std::uint32_t> setSearchText(const QString& text);
 
-    /// The index of a node id (column 0), or an invalid index if out of range.
+    /// The index of a node id (column 0), or an invalid index if out of range or hidden.
     QModelIndex indexOfNode(std::uint32_t node) const;
     /// The node id of an index, or kNoNode.
     std::uint32_t nodeOf(const QModelIndex& index) const;
@@ -86,7 +88,8 @@ signals:
     void valuesReset();
 
 protected:
-    /// Replaces the forest; `parents[i]` is the parent of node i or kNoNode. Resets the model.
+    /// Replaces the forest; `parents[i]` is the parent of node i, kNoNode for a root, or
+    /// kHiddenNode to leave node i and its subtree out. Resets the model.
     void setForest(const std::vector<std::uint32_t>& parents);
     /// Replaces the values (both indexed by node id) and refreshes the view.
     void setValues(std::vector<double> inclusive, std::vector<double> exclusive);
@@ -123,6 +126,7 @@ private:
     std::vector<double> m_exclusive;
     std::vector<char> m_expanded;
     std::vector<char> m_match;
+    std::vector<char> m_hidden;
     ValueMode m_mode = ValueMode::Absolute;
     bool m_sortByValue = false;
     QString m_lastError;
