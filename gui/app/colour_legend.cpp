@@ -8,7 +8,7 @@
 
 namespace waitscope::gui {
 
-ColourLegend::ColourLegend(QWidget* parent) : QWidget(parent) {
+ColourLegend::ColourLegend(QWidget* parent) : QWidget(parent), m_caption(tr("share of root")) {
     setToolTip(tr("Colour of each value: its share of the root of its tree (or of the "
                   "reference of the selected value mode)"));
     setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
@@ -16,18 +16,23 @@ ColourLegend::ColourLegend(QWidget* parent) : QWidget(parent) {
 
 QSize ColourLegend::sizeHint() const {
     QFontMetrics metrics(font());
-    return {metrics.horizontalAdvance(QStringLiteral("share of root  ")) + 190,
+    return {metrics.horizontalAdvance(tr("share of largest peer") + QStringLiteral("  ")) + 190,
             metrics.height() * 2 + 4};
+}
+
+void ColourLegend::setCaption(const QString& caption) {
+    m_caption = caption;
+    update();
 }
 
 void ColourLegend::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     QFontMetrics metrics(font());
-    QString caption = tr("share of root");
-    int captionWidth = metrics.horizontalAdvance(caption + QStringLiteral("  "));
+    int captionWidth =
+        metrics.horizontalAdvance(tr("share of largest peer") + QStringLiteral("  "));
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(0, 0, captionWidth, height()), Qt::AlignVCenter | Qt::AlignLeft,
-                     caption);
+    painter.drawText(QRect(0, 0, captionWidth - 6, height()), Qt::AlignVCenter | Qt::AlignRight,
+                     m_caption);
     QRect bar(captionWidth, 2, width() - captionWidth - 12, metrics.height() - 2);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int i = 0; i <= 10; ++i)

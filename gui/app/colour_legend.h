@@ -11,9 +11,14 @@ class ColourLegend : public QWidget {
 public:
     explicit ColourLegend(QWidget* parent = nullptr);
     QSize sizeHint() const override;
+    /// Sets the caption left of the bar (what 100 % means in the current value mode).
+    void setCaption(const QString& caption);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+
+private:
+    QString m_caption;
 };
 
 } // namespace waitscope::gui

@@ -108,7 +108,22 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
     tools->addWidget(m_sortBox);
     tools->addWidget(m_flatBox);
     tools->addStretch(1);
-    tools->addWidget(new ColourLegend);
+    auto* legend = new ColourLegend;
+    tools->addWidget(legend);
+    connect(s.selection(), &SelectionState::valueModeChanged, legend, [this, legend] {
+        switch (m_session->selection()->valueMode()) {
+        case ValueMode::PercentOfSelection:
+            legend->setCaption(tr("share of selection"));
+            break;
+        case ValueMode::PeerPercent:
+            legend->setCaption(tr("share of largest peer"));
+            break;
+        case ValueMode::Absolute:
+        case ValueMode::PercentOfRoot:
+            legend->setCaption(tr("share of root"));
+            break;
+        }
+    });
 
     // The three panes. Values of another metric over a big call tree are computed off the
     // GUI thread.
