@@ -4,6 +4,7 @@
 #include "colour_legend.h"
 #include "value_delegate.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -79,8 +80,15 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
             static_cast<ValueMode>(m_modeBox->itemData(row).toInt()));
     });
     m_searchEdit = new QLineEdit;
-    m_searchEdit->setPlaceholderText(tr("Search call tree by name"));
+    m_searchEdit->setPlaceholderText(tr("Search call tree (Ctrl+F)"));
     m_searchEdit->setClearButtonEnabled(true);
+    auto* find = new QAction(this);
+    find->setShortcut(QKeySequence::Find);
+    connect(find, &QAction::triggered, m_searchEdit, [this] {
+        m_searchEdit->setFocus();
+        m_searchEdit->selectAll();
+    });
+    addAction(find);
     m_searchEdit->setMinimumWidth(220);
     connect(m_searchEdit, &QLineEdit::returnPressed, this,
             [this] { search(m_searchEdit->text()); });
