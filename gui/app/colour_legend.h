@@ -1,0 +1,24 @@
+// ColourLegend: the legend of the colour scale (a gradient bar from 0 % to 100 %).
+#pragma once
+
+#include <QWidget>
+
+namespace waitscope::gui {
+
+/// Draws the colour scale of colourFor() with its 0 %, 50 % and 100 % marks and a caption.
+class ColourLegend : public QWidget {
+    Q_OBJECT
+public:
+    explicit ColourLegend(QWidget* parent = nullptr);
+    QSize sizeHint() const override;
+    /// Sets the caption left of the bar (what 100 % means in the current value mode).
+    void setCaption(const QString& caption);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    QString m_caption;
+};
+
+} // namespace waitscope::gui

@@ -1,0 +1,130 @@
+// MainWindow: the explorer's window.
+#include "main_window.h"
+
+#include "report_view.h"
+
+#include <QApplication>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace waitscope::gui {
+
+MainWindow::MainWindow(bool interactive, QWidget* parent)
+    : QMainWindow(parent), m_interactive(interactive) {
+    setWindowTitle(tr("Waitscope explorer"));
+    resize(1400, 860);
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open report..."), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_banner = new QLabel;
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fde2e1; color: #7a1411; padding: 6px; border-bottom: 1px solid "
+        "#e0a09c; }"));
+    m_banner->hide();
+    m_welcome = new QLabel(tr("<h2>Waitscope explorer</h2><p>Open a report (.cubex) or an "
+                              "experiment directory with <b>File &gt; Open report</b> or on the "
+                              "command line: <tt>waitscope-gui report.cubex</tt></p>"));
+    m_welcome->setAlignment(Qt::AlignCenter);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_welcome, 1);
+    setCentralWidget(central);
+
+    m_summary = new QLabel;
+    statusBar()->addPermanentWidget(m_summary);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 0); // busy: the reader reports no fraction
+    m_progress->setMaximumWidth(160);
+    m_progress->hide();
+    statusBar()->addPermanentWidget(m_progress);
+
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<Opened>>::finished, this,
+            &MainWindow::finishOpening);
+}
+
+MainWindow::~MainWindow() {
+    m_watcher.waitForFinished();
+}
+
+void MainWindow::chooseFile() {
+    QString path = QFileDialog::getOpenFileName(this, tr("Open report"), QString(),
+                                                tr("CUBE4 reports (*.cubex);;All files (*)"));
+    if (!path.isEmpty())
+        openReport(path);
+}
+
+void MainWindow::openReport(const QString& fileOrDirectory) {
+    if (m_watcher.isRunning())
+        m_watcher.waitForFinished();
+    m_opening = fileOrDirectory;
+    m_clock.start();
+    m_progress->show();
+    statusBar()->showMessage(tr("Opening %1 ...").arg(fileOrDirectory));
+    QThread* guiThread = thread();
+    m_watcher.setFuture(QtConcurrent::run([fileOrDirectory, guiThread] {
+        // Reading and the first values happen here; the objects then move to the GUI thread.
+        auto opened = std::make_shared<Opened>(ReportSession::open(fileOrDirectory));
+        if (opened->ok())
+            (*opened)->get()->moveToThread(guiThread);
+        return opened;
+    }));
+}
+
+void MainWindow::finishOpening() {
+    m_progress->hide();
+    std::shared_ptr<Opened> opened = m_watcher.result();
+    if (!opened || !opened->ok()) {
+        showError(opened ? QString::fromStdString(opened->error().message())
+                         : tr("%1: could not be opened").arg(m_opening));
+        emit reportOpened(false);
+        return;
+    }
+    m_banner->hide();
+    m_lastError.clear();
+    auto* view = new ReportView(std::move(opened->value()));
+    connect(view, &ReportView::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
+    auto* layout = static_cast<QVBoxLayout*>(centralWidget()->layout());
+    if (m_view) {
+        layout->removeWidget(m_view);
+        m_view->deleteLater();
+    }
+    m_welcome->hide();
+    layout->addWidget(view, 1);
+    m_view = view;
+    m_summary->setText(view->summary());
+    setWindowTitle(tr("%1 - Waitscope explorer").arg(view->session().path()));
+    m_openMilliseconds = m_clock.elapsed();
+    statusBar()->showMessage(tr("Opened in %1 ms").arg(m_openMilliseconds), 5000);
+    emit reportOpened(true);
+}
+
+void MainWindow::showError(const QString& message) {
+    m_lastError = message;
+    m_banner->setText(tr("<b>Could not open the report.</b> %1").arg(message.toHtmlEscaped()));
+    m_banner->show();
+    statusBar()->showMessage(tr("error: %1").arg(message));
+    if (m_interactive) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not open the report"), message,
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // window-modal, non-blocking: the window stays usable behind it
+    }
+}
+
+} // namespace waitscope::gui

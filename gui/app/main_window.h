@@ -1,0 +1,60 @@
+// MainWindow: the explorer's window (opens reports in the background, shows a ReportView).
+#pragma once
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <memory>
+#include <waitscope/gui/report_session.h>
+
+class QLabel;
+class QProgressBar;
+
+namespace waitscope::gui {
+
+class ReportView;
+
+/// The top-level window. openReport() reads the report and builds its models on a worker
+/// thread while the window stays responsive (a busy progress bar in the status bar); a file
+/// that is not a valid report gives a message naming the problem and the previous report (or
+/// the welcome text) stays.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// `interactive` false suppresses message boxes (for --screenshot and tests).
+    explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Starts opening a report file or experiment directory in the background.
+    void openReport(const QString& fileOrDirectory);
+    /// The view of the report shown, or nullptr.
+    ReportView* reportView() const { return m_view; }
+    /// Milliseconds from openReport() to the report's models being ready and shown.
+    qint64 lastOpenMilliseconds() const { return m_openMilliseconds; }
+    /// The last error message, empty after a successful open.
+    const QString& lastError() const { return m_lastError; }
+
+signals:
+    /// Emitted when opening finished, successfully or not.
+    void reportOpened(bool ok);
+
+private:
+    using Opened = Result<std::unique_ptr<ReportSession>>;
+    void finishOpening();
+    void showError(const QString& message);
+    void chooseFile();
+
+    bool m_interactive;
+    ReportView* m_view = nullptr;
+    QLabel* m_banner = nullptr;
+    QLabel* m_welcome = nullptr;
+    QLabel* m_summary = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QFutureWatcher<std::shared_ptr<Opened>> m_watcher;
+    QString m_opening;
+    QElapsedTimer m_clock;
+    qint64 m_openMilliseconds = 0;
+    QString m_lastError;
+};
+
+} // namespace waitscope::gui

@@ -1,0 +1,490 @@
+// ReportView: the three coupled panes of one report with the information panels below them.
+#include "report_view.h"
+
+#include "colour_legend.h"
+#include "value_delegate.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace waitscope::gui {
+
+using namespace waitscope::report;
+
+namespace {
+
+// A pane: a bold title above its view.
+QWidget* titled(const QString& title, QWidget* content) {
+    auto* pane = new QWidget;
+    auto* layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(title));
+    label->setContentsMargins(4, 2, 0, 0);
+    layout->addWidget(label);
+    layout->addWidget(content);
+    return pane;
+}
+
+// The region's source file: as recorded, next to the report, or by name next to the report
+// (reports made elsewhere record paths of the machine they ran on).
+QString findSource(const QString& reportPath, const std::string& file) {
+    if (file.empty() || file == "MPI")
+        return {};
+    QString recorded = QString::fromStdString(file);
+    QDir reportDir = QFileInfo(reportPath).absoluteDir();
+    for (const QString& candidate : {recorded, reportDir.filePath(recorded),
+                                     reportDir.filePath(QFileInfo(recorded).fileName())})
+        if (QFileInfo(candidate).isFile())
+            return candidate;
+    return {};
+}
+
+} // namespace
+
+ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
+    : QWidget(parent), m_session(std::move(session)) {
+    ReportSession& s = *m_session;
+
+    // Tool row.
+    m_modeBox = new QComboBox;
+    m_modeBox->addItem(tr("Absolute"), QVariant::fromValue(int(ValueMode::Absolute)));
+    m_modeBox->addItem(tr("Percent of root"), QVariant::fromValue(int(ValueMode::PercentOfRoot)));
+    m_modeBox->addItem(tr("Percent of selection"),
+                       QVariant::fromValue(int(ValueMode::PercentOfSelection)));
+    m_modeBox->addItem(tr("Peer percent (system tree)"),
+                       QVariant::fromValue(int(ValueMode::PeerPercent)));
+    m_modeBox->setToolTip(tr("How the three trees show their values"));
+    connect(m_modeBox, &QComboBox::currentIndexChanged, this, [this](int row) {
+        m_session->selection()->setValueMode(
+            static_cast<ValueMode>(m_modeBox->itemData(row).toInt()));
+    });
+    m_searchEdit = new QLineEdit;
+    m_searchEdit->setPlaceholderText(tr("Search call tree (Ctrl+F)"));
+    m_searchEdit->setClearButtonEnabled(true);
+    auto* find = new QAction(this);
+    find->setShortcut(QKeySequence::Find);
+    connect(find, &QAction::triggered, m_searchEdit, [this] {
+        m_searchEdit->setFocus();
+        m_searchEdit->selectAll();
+    });
+    addAction(find);
+    m_searchEdit->setMinimumWidth(220);
+    connect(m_searchEdit, &QLineEdit::returnPressed, this,
+            [this] { search(m_searchEdit->text()); });
+    connect(m_searchEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
+        if (text.isEmpty())
+            search(text);
+    });
+    auto* hottest = new QPushButton(tr("Expand hottest path"));
+    hottest->setToolTip(tr("Follow the largest inclusive value from the root of the call tree"));
+    connect(hottest, &QPushButton::clicked, this, &ReportView::expandHottestPath);
+    m_sortBox = new QCheckBox(tr("Sort by value"));
+    connect(m_sortBox, &QCheckBox::toggled, this, &ReportView::setSortByValue);
+    m_flatBox = new QCheckBox(tr("Flat profile"));
+    m_flatBox->setToolTip(tr("One row per region instead of the call tree"));
+    connect(m_flatBox, &QCheckBox::toggled, this, &ReportView::showFlatProfile);
+
+    auto* tools = new QHBoxLayout;
+    tools->setContentsMargins(4, 4, 4, 0);
+    tools->addWidget(new QLabel(tr("Values:")));
+    tools->addWidget(m_modeBox);
+    tools->addSpacing(12);
+    tools->addWidget(m_searchEdit);
+    tools->addWidget(hottest);
+    tools->addSpacing(12);
+    tools->addWidget(m_sortBox);
+    tools->addWidget(m_flatBox);
+    tools->addStretch(1);
+    auto* legend = new ColourLegend;
+    tools->addWidget(legend);
+    connect(s.selection(), &SelectionState::valueModeChanged, legend, [this, legend] {
+        switch (m_session->selection()->valueMode()) {
+        case ValueMode::PercentOfSelection:
+            legend->setCaption(tr("share of selection"));
+            break;
+        case ValueMode::PeerPercent:
+            legend->setCaption(tr("share of largest peer"));
+            break;
+        case ValueMode::Absolute:
+        case ValueMode::PercentOfRoot:
+            legend->setCaption(tr("share of root"));
+            break;
+        }
+    });
+
+    // The three panes. Values of another metric over a big call tree are computed off the
+    // GUI thread.
+    s.callTree()->setAsynchronous(true);
+    connect(s.callTree(), &CallTreeModel::computingChanged, this, [this](bool computing) {
+        emit message(computing ? tr("computing the call-tree values of the selected metric ...")
+                               : QString());
+    });
+    m_metricView = makeTree(s.metricTree());
+    m_callView = makeTree(s.callTree());
+    m_systemView = makeTree(s.systemTree());
+    auto* flatProxy = new QSortFilterProxyModel(this);
+    flatProxy->setSourceModel(s.flatProfile());
+    flatProxy->setSortRole(FlatProfileModel::ValueRole);
+    m_flatView = new QTableView;
+    m_flatView->setModel(flatProxy);
+    m_flatView->setItemDelegate(new ValueDelegate(m_flatView));
+    m_flatView->setSortingEnabled(true);
+    m_flatView->sortByColumn(FlatProfileModel::ExclusiveColumn, Qt::DescendingOrder);
+    m_flatView->verticalHeader()->hide();
+    m_flatView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_flatView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_flatView->setShowGrid(false);
+    m_flatView->horizontalHeader()->setStretchLastSection(true);
+    m_flatView->setColumnWidth(
+        FlatProfileModel::ExclusiveColumn,
+        fontMetrics().horizontalAdvance(QStringLiteral("Exclusive 888.8 ms")));
+    m_flatView->setColumnWidth(
+        FlatProfileModel::InclusiveColumn,
+        fontMetrics().horizontalAdvance(QStringLiteral("Inclusive 888.8 ms")));
+    m_callStack = new QStackedWidget;
+    m_callStack->addWidget(m_callView);
+    m_callStack->addWidget(m_flatView);
+
+    auto* panes = new QSplitter(Qt::Horizontal);
+    panes->addWidget(titled(tr("Metric tree"), m_metricView));
+    panes->addWidget(titled(tr("Call tree"), m_callStack));
+    panes->addWidget(titled(tr("System tree"), m_systemView));
+    panes->setStretchFactor(0, 4);
+    panes->setStretchFactor(1, 5);
+    panes->setStretchFactor(2, 3);
+    panes->setChildrenCollapsible(false);
+
+    // Information tabs.
+    m_metricInfo = new QTextBrowser;
+    m_metricInfo->setOpenExternalLinks(true);
+    auto* callInfo = new QWidget;
+    auto* callLayout = new QVBoxLayout(callInfo);
+    callLayout->setContentsMargins(4, 4, 4, 4);
+    m_regionInfo = new QLabel;
+    m_regionInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_regionInfo->setWordWrap(true);
+    m_source = new QPlainTextEdit;
+    m_source->setReadOnly(true);
+    m_source->setLineWrapMode(QPlainTextEdit::NoWrap);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    m_source->setFont(mono);
+    callLayout->addWidget(m_regionInfo);
+    callLayout->addWidget(m_source, 1);
+    m_attributes = new QTableWidget(0, 2);
+    m_attributes->setHorizontalHeaderLabels({tr("Attribute"), tr("Value")});
+    m_attributes->horizontalHeader()->setStretchLastSection(true);
+    m_attributes->verticalHeader()->hide();
+    m_attributes->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_attributes->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(m_metricInfo, tr("Metric"));
+    m_tabs->addTab(callInfo, tr("Call path and source"));
+    m_tabs->addTab(m_attributes, tr("Report attributes"));
+    // A hidden editor cannot center a line: do it again when the source tab is shown.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int tab) {
+        if (m_tabs->widget(tab)->isAncestorOf(m_source))
+            m_source->centerCursor();
+    });
+
+    auto* vertical = new QSplitter(Qt::Vertical);
+    vertical->addWidget(panes);
+    vertical->addWidget(m_tabs);
+    vertical->setSizes({620, 210});
+    vertical->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(tools);
+    layout->addWidget(vertical, 1);
+
+    connect(m_metricView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &ReportView::onMetricCurrent);
+    connect(m_callView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &ReportView::onCallPathCurrent);
+    connect(m_systemView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &ReportView::onSystemCurrent);
+    connect(m_flatView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& index) {
+                auto region = index.data(FlatProfileModel::RegionIdRole).toUInt();
+                const auto& nodes = m_session->report().callNodes();
+                for (CallNodeId c = 0; c < nodes.size(); ++c)
+                    if (nodes[c].region == region) {
+                        reveal(m_callView, m_session->callTree(), c, true);
+                        break;
+                    }
+            });
+    connect(s.selection(), &SelectionState::metricChanged, this, &ReportView::updateMetricInfo);
+    connect(s.selection(), &SelectionState::callPathChanged, this, &ReportView::updateCallPathInfo);
+
+    // Start like Cube: the first metric, call path and system node selected.
+    m_metricView->setCurrentIndex(s.metricTree()->indexOfNode(s.selection()->metric()));
+    m_callView->setCurrentIndex(s.callTree()->indexOfNode(s.selection()->callPath()));
+    m_systemView->setCurrentIndex(s.systemTree()->indexOfNode(s.selection()->systemNode()));
+    updateMetricInfo();
+    updateCallPathInfo();
+    fillAttributes();
+}
+
+ReportView::~ReportView() {
+    // Views go before the models they show.
+    delete m_metricView;
+    delete m_callStack;
+    delete m_systemView;
+}
+
+QTreeView* ReportView::makeTree(ValueTreeModel* model) {
+    auto* view = new QTreeView;
+    view->setModel(model);
+    view->setItemDelegate(new ValueDelegate(view));
+    view->setHeaderHidden(true);
+    view->setUniformRowHeights(true); // lets big trees scroll without measuring every row
+    view->setAnimated(false);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setIndentation(fontMetrics().height());
+    // One column filling the pane: long names are elided, the tooltip has them in full.
+    view->header()->setStretchLastSection(true);
+    connect(view, &QTreeView::expanded, model,
+            [model](const QModelIndex& index) { model->setExpanded(index, true); });
+    connect(view, &QTreeView::collapsed, model,
+            [model](const QModelIndex& index) { model->setExpanded(index, false); });
+    return view;
+}
+
+void ReportView::onMetricCurrent(const QModelIndex& index) {
+    auto* model = m_session->metricTree();
+    std::uint32_t node = model->nodeOf(index);
+    if (node == ValueTreeModel::kNoNode)
+        return;
+    m_session->selection()->setMetric(node, model->isExpanded(node) ? MetricMode::Exclusive
+                                                                    : MetricMode::Inclusive);
+    updateMetricInfo();
+}
+
+void ReportView::onCallPathCurrent(const QModelIndex& index) {
+    auto* model = m_session->callTree();
+    std::uint32_t node = model->nodeOf(index);
+    if (node == ValueTreeModel::kNoNode)
+        return;
+    m_session->selection()->setCallPath(node, model->isExpanded(node) ? CallTreeMode::Exclusive
+                                                                      : CallTreeMode::Inclusive);
+}
+
+void ReportView::onSystemCurrent(const QModelIndex& index) {
+    std::uint32_t node = m_session->systemTree()->nodeOf(index);
+    if (node != ValueTreeModel::kNoNode)
+        m_session->selection()->setSystemNode(node);
+}
+
+void ReportView::updateMetricInfo() {
+    m_metricInfo->setHtml(m_session->metricTree()->description(m_session->selection()->metric()));
+    QString error = m_session->callTree()->lastError();
+    if (!error.isEmpty())
+        emit message(tr("error: %1").arg(error));
+}
+
+void ReportView::updateCallPathInfo() {
+    const Report& report = m_session->report();
+    CallNodeId cnode = m_session->selection()->callPath();
+    if (cnode >= report.callNodes().size())
+        return;
+    const Region& region = report.regions()[report.callNodes()[cnode].region];
+    QString text = QStringLiteral("<b>%1</b><br>%2")
+                       .arg(QString::fromStdString(report.callPath(cnode)).toHtmlEscaped(),
+                            m_session->callTree()->location(cnode).toHtmlEscaped());
+    QString sourcePath = findSource(m_session->path(), region.file);
+    if (sourcePath.isEmpty()) {
+        m_source->setPlainText(
+            region.file.empty() || region.file == "MPI"
+                ? tr("(no source file recorded for this region)")
+                : tr("(source file %1 not found)").arg(QString::fromStdString(region.file)));
+        m_regionInfo->setText(text);
+        return;
+    }
+    m_regionInfo->setText(text + QStringLiteral("<br>") + tr("source: %1").arg(sourcePath));
+    QFile file(sourcePath);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return;
+    // Line numbers in the text itself keep the view a plain, fast QPlainTextEdit.
+    QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+    QString numbered;
+    for (int i = 0; i < lines.size(); ++i)
+        numbered += QStringLiteral("%1  %2\n").arg(i + 1, 5).arg(lines[i]);
+    m_source->setPlainText(numbered);
+    if (region.beginLine < 1)
+        return;
+    QList<QTextEdit::ExtraSelection> marks;
+    int last = std::max(region.beginLine, region.endLine);
+    for (int line = region.beginLine; line <= last && line <= lines.size(); ++line) {
+        QTextEdit::ExtraSelection mark;
+        mark.cursor = QTextCursor(m_source->document()->findBlockByNumber(line - 1));
+        mark.format.setBackground(QColor(0xff, 0xf4, 0xc2));
+        mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+        marks.append(mark);
+    }
+    m_source->setExtraSelections(marks);
+    QTextCursor cursor(m_source->document()->findBlockByNumber(region.beginLine - 1));
+    m_source->setTextCursor(cursor);
+    m_source->centerCursor();
+}
+
+void ReportView::fillAttributes() {
+    const Report& report = m_session->report();
+    std::vector<std::pair<QString, QString>> rows;
+    for (const auto& [key, value] : report.attributes())
+        rows.emplace_back(QString::fromStdString(key), QString::fromStdString(value));
+    for (const std::string& mirror : report.mirrors())
+        rows.emplace_back(tr("mirror"), QString::fromStdString(mirror));
+    // The measurement's own overhead first: it says how much to trust the rest.
+    std::stable_partition(rows.begin(), rows.end(), [](const auto& row) {
+        return row.first.contains(QStringLiteral("overhead"), Qt::CaseInsensitive);
+    });
+    m_attributes->setRowCount(static_cast<int>(rows.size()));
+    for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+        auto* key = new QTableWidgetItem(rows[i].first);
+        if (rows[i].first.contains(QStringLiteral("overhead"), Qt::CaseInsensitive)) {
+            QFont bold = key->font();
+            bold.setBold(true);
+            key->setFont(bold);
+        }
+        m_attributes->setItem(i, 0, key);
+        m_attributes->setItem(i, 1, new QTableWidgetItem(rows[i].second));
+    }
+    m_attributes->resizeColumnToContents(0);
+}
+
+void ReportView::reveal(QTreeView* view, ValueTreeModel* model, std::uint32_t node, bool select) {
+    QModelIndex index = model->indexOfNode(node);
+    if (!index.isValid())
+        return;
+    for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
+        view->expand(up);
+    if (select)
+        view->setCurrentIndex(index);
+    view->scrollTo(index);
+}
+
+bool ReportView::selectMetric(const QString& name) {
+    const auto& metrics = m_session->report().metrics();
+    for (MetricId m = 0; m < metrics.size(); ++m)
+        if (QString::fromStdString(metrics[m].uniqueName) == name ||
+            QString::fromStdString(metrics[m].displayName) == name) {
+            reveal(m_metricView, m_session->metricTree(), m, true);
+            return true;
+        }
+    return false;
+}
+
+bool ReportView::selectCallPath(const QString& path) {
+    const Report& report = m_session->report();
+    std::optional<CallNodeId> cnode = report.findCallPath(path.toStdString());
+    bool isNumber = false;
+    uint id = path.toUInt(&isNumber);
+    if (!cnode && isNumber && id < report.callNodes().size())
+        cnode = id;
+    if (!cnode)
+        return false;
+    reveal(m_callView, m_session->callTree(), *cnode, true);
+    return true;
+}
+
+bool ReportView::selectRank(qint64 rank) {
+    std::optional<SystemNodeId> process = m_session->report().findProcess(rank);
+    if (!process)
+        return false;
+    reveal(m_systemView, m_session->systemTree(), *process, true);
+    return true;
+}
+
+void ReportView::setValueMode(ValueMode mode) {
+    m_modeBox->setCurrentIndex(m_modeBox->findData(QVariant::fromValue(int(mode))));
+}
+
+int ReportView::search(const QString& text) {
+    if (m_searchEdit->text() != text)
+        m_searchEdit->setText(text);
+    auto* model = m_session->callTree();
+    std::vector<std::uint32_t> matches = model->setSearchText(text);
+    // Reveal a bounded number of matches: expanding thousands of paths helps nobody.
+    constexpr std::size_t kRevealed = 200;
+    for (std::size_t i = 0; i < matches.size() && i < kRevealed; ++i)
+        reveal(m_callView, model, matches[i], false);
+    if (!matches.empty())
+        m_callView->scrollTo(model->indexOfNode(matches.front()));
+    if (!text.isEmpty())
+        emit message(matches.empty() ? tr("no call path matches \"%1\"").arg(text)
+                                     : tr("%n call path(s) match \"%1\"", nullptr,
+                                          static_cast<int>(matches.size()))
+                                           .arg(text));
+    return static_cast<int>(matches.size());
+}
+
+void ReportView::expandHottestPath() {
+    auto* model = m_session->callTree();
+    std::vector<std::uint32_t> path = model->hottestPath();
+    if (path.empty())
+        return;
+    for (std::size_t i = 0; i + 1 < path.size(); ++i)
+        m_callView->expand(model->indexOfNode(path[i]));
+    reveal(m_callView, model, path.back(), true);
+}
+
+void ReportView::showFlatProfile(bool flat) {
+    if (m_flatBox->isChecked() != flat)
+        m_flatBox->setChecked(flat);
+    m_callStack->setCurrentIndex(flat ? 1 : 0);
+}
+
+void ReportView::setSortByValue(bool byValue) {
+    if (m_sortBox->isChecked() != byValue)
+        m_sortBox->setChecked(byValue);
+    m_session->metricTree()->setSortByValue(byValue);
+    m_session->callTree()->setSortByValue(byValue);
+    m_session->systemTree()->setSortByValue(byValue);
+}
+
+bool ReportView::showTab(const QString& name) {
+    static const char* const kTabs[] = {"metric", "source", "attributes"};
+    for (int i = 0; i < 3; ++i)
+        if (name == QLatin1String(kTabs[i])) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString ReportView::summary() const {
+    const Report& report = m_session->report();
+    qsizetype ranks = 0;
+    for (const SystemNode& node : report.systemNodes())
+        ranks += node.kind == SystemKind::Process ? 1 : 0;
+    return tr("%1 ranks, %2 locations · %3 metrics · %4 call paths · %5")
+        .arg(ranks)
+        .arg(report.locations().size())
+        .arg(report.metrics().size())
+        .arg(report.callNodes().size())
+        .arg(QDir::toNativeSeparators(m_session->path()));
+}
+
+} // namespace waitscope::gui

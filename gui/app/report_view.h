@@ -1,0 +1,90 @@
+// ReportView: the three coupled panes of one report with the information panels below them.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <waitscope/gui/report_session.h>
+
+class QComboBox;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSplitter;
+class QStackedWidget;
+class QTableView;
+class QTableWidget;
+class QTabWidget;
+class QTextBrowser;
+class QTreeView;
+
+namespace waitscope::gui {
+
+/// Shows one ReportSession: metric tree, call tree (or flat profile) and system tree side by
+/// side, coupled through the session's SelectionState; a tool row (value mode, search, expand
+/// the hottest path, sort, flat profile, colour legend); and tabs with the selected metric's
+/// description, the selected region's location and source, and the report's attributes.
+class ReportView : public QWidget {
+    Q_OBJECT
+public:
+    /// Takes ownership of the session (whose objects must live in the GUI thread).
+    explicit ReportView(std::unique_ptr<ReportSession> session, QWidget* parent = nullptr);
+    ~ReportView() override;
+
+    ReportSession& session() const { return *m_session; }
+
+    /// Selects the metric with this unique or display name and expands its ancestors. Returns
+    /// false if there is none.
+    bool selectMetric(const QString& name);
+    /// Selects a call path ("a/b/c" or a call node id) and expands its ancestors. Returns
+    /// false if there is none.
+    bool selectCallPath(const QString& path);
+    /// Selects the process of an MPI rank and expands its ancestors. Returns false if none.
+    bool selectRank(qint64 rank);
+    /// Sets the value mode (also in the selector).
+    void setValueMode(ValueMode mode);
+    /// Searches the call tree by name, highlights and reveals the matches; returns how many.
+    int search(const QString& text);
+    /// Expands the call tree along its hottest path and selects the path's end.
+    void expandHottestPath();
+    /// Shows the flat profile instead of the call tree (or back).
+    void showFlatProfile(bool flat);
+    /// Orders the children of all three trees by value.
+    void setSortByValue(bool byValue);
+    /// Shows the information tab "metric", "source" or "attributes"; false if unknown.
+    bool showTab(const QString& name);
+    /// A one-line summary for the status bar: ranks, metrics, call paths.
+    QString summary() const;
+
+signals:
+    /// A message for the status bar.
+    void message(const QString& text);
+
+private:
+    QTreeView* makeTree(ValueTreeModel* model);
+    void onMetricCurrent(const QModelIndex& index);
+    void onCallPathCurrent(const QModelIndex& index);
+    void onSystemCurrent(const QModelIndex& index);
+    void updateMetricInfo();
+    void updateCallPathInfo();
+    void fillAttributes();
+    void reveal(QTreeView* view, ValueTreeModel* model, std::uint32_t node, bool select);
+
+    std::unique_ptr<ReportSession> m_session;
+    QTreeView* m_metricView = nullptr;
+    QTreeView* m_callView = nullptr;
+    QTableView* m_flatView = nullptr;
+    QTreeView* m_systemView = nullptr;
+    QStackedWidget* m_callStack = nullptr;
+    QComboBox* m_modeBox = nullptr;
+    QLineEdit* m_searchEdit = nullptr;
+    QCheckBox* m_sortBox = nullptr;
+    QCheckBox* m_flatBox = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QTextBrowser* m_metricInfo = nullptr;
+    QLabel* m_regionInfo = nullptr;
+    QPlainTextEdit* m_source = nullptr;
+    QTableWidget* m_attributes = nullptr;
+};
+
+} // namespace waitscope::gui

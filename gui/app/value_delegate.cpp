@@ -1,0 +1,89 @@
+// ValueDelegate: paints a value row as colour box, value and name.
+#include "value_delegate.h"
+
+#include "colour_scale.h"
+
+#include <QApplication>
+#include <QPainter>
+#include <waitscope/gui/flat_profile_model.h>
+#include <waitscope/gui/value_tree_model.h>
+
+namespace waitscope::gui {
+
+namespace {
+constexpr int kPadding = 4;
+}
+
+ValueDelegate::ValueDelegate(QObject* parent) : QStyledItemDelegate(parent) {}
+
+void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                          const QModelIndex& index) const {
+    QVariant fraction = index.data(ValueTreeModel::FractionRole);
+    if (!fraction.isValid()) {
+        QStyledItemDelegate::paint(painter, option, index);
+        return;
+    }
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    bool tree = index.data(ValueTreeModel::NameRole).isValid();
+    QString valueText = tree ? index.data(ValueTreeModel::ValueTextRole).toString() : opt.text;
+    QString name = tree ? index.data(ValueTreeModel::NameRole).toString() : QString();
+    bool match = index.data(ValueTreeModel::MatchRole).toBool();
+    opt.text.clear();
+    QStyle* style = opt.widget ? opt.widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, opt.widget);
+
+    painter->save();
+    QRect rect = opt.rect.adjusted(kPadding, 0, -kPadding, 0);
+    int box = std::min(rect.height() - 6, opt.fontMetrics.height() - 2);
+    QRect boxRect(rect.left(), rect.center().y() - box / 2, box, box);
+    painter->fillRect(boxRect, colourFor(fraction.toDouble()));
+    painter->setPen(QColor(0x60, 0x60, 0x60));
+    painter->drawRect(boxRect.adjusted(0, 0, -1, -1));
+    rect.setLeft(boxRect.right() + 2 * kPadding);
+
+    bool selected = opt.state & QStyle::State_Selected;
+    QColor text = opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Text);
+    painter->setPen(text);
+    if (!tree) {
+        painter->drawText(rect, Qt::AlignVCenter | Qt::AlignRight, valueText);
+        painter->restore();
+        return;
+    }
+    // A fixed-width value column keeps the names aligned, as in Cube.
+    int valueWidth = opt.fontMetrics.horizontalAdvance(QStringLiteral("-88.8 ms"));
+    QRect valueRect(rect.left(), rect.top(), valueWidth, rect.height());
+    painter->drawText(valueRect, Qt::AlignVCenter | Qt::AlignRight, valueText);
+    QRect nameRect = rect.adjusted(valueWidth + 2 * kPadding, 0, 0, 0);
+    if (match) {
+        QFont bold = opt.font;
+        bold.setBold(true);
+        painter->setFont(bold);
+        QRect used = QFontMetrics(bold).boundingRect(nameRect, Qt::AlignVCenter, name);
+        if (!selected)
+            painter->fillRect(used.adjusted(-2, 0, 2, 0), QColor(0xff, 0xe0, 0x4f));
+        painter->setPen(selected ? text : QColor(Qt::black));
+    }
+    painter->drawText(
+        nameRect, Qt::AlignVCenter | Qt::AlignLeft,
+        QFontMetrics(painter->font()).elidedText(name, Qt::ElideRight, nameRect.width()));
+    painter->restore();
+}
+
+QSize ValueDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    QSize size = QStyledItemDelegate::sizeHint(option, index);
+    if (index.data(ValueTreeModel::NameRole).isValid()) {
+        QFontMetrics metrics(option.font);
+        int width = 3 * kPadding + metrics.height() + 2 * kPadding +
+                    metrics.horizontalAdvance(QStringLiteral("-88.8 ms")) + 2 * kPadding +
+                    metrics.horizontalAdvance(index.data(ValueTreeModel::NameRole).toString()) +
+                    kPadding;
+        size.setWidth(width);
+    } else {
+        size.setWidth(size.width() + option.fontMetrics.height() + 2 * kPadding);
+    }
+    size.setHeight(std::max(size.height(), option.fontMetrics.height() + 6));
+    return size;
+}
+
+} // namespace waitscope::gui

@@ -1,0 +1,22 @@
+// loadReport: finds the report in a file or experiment directory and opens it (any thread).
+#pragma once
+
+#include <QString>
+#include <memory>
+#include <waitscope/base/result.h>
+#include <waitscope/report/report.h>
+
+namespace waitscope::gui {
+
+/// The report file to open for `fileOrDirectory`: the file itself, or in an experiment
+/// directory the first of trace.cubex, scout.cubex, summary.cubex, profile.cubex (Scalasca's
+/// order: the combined report first). Fails with a message naming the path when it does not
+/// exist or a directory holds no report.
+Result<QString> resolveReportPath(const QString& fileOrDirectory);
+
+/// Resolves and opens a report, then loads the first root metric's data so that the first
+/// values show without waiting. Safe to run on a worker thread. Fails with the reader's
+/// message (naming the file and the problem).
+Result<std::shared_ptr<const report::Report>> loadReport(const QString& fileOrDirectory);
+
+} // namespace waitscope::gui

@@ -1,0 +1,16 @@
+// Value formatting: numbers with scaled units (s / ms / us, B / KiB / MiB) and percentages.
+#pragma once
+
+#include <QString>
+#include <string_view>
+
+namespace waitscope::gui {
+
+/// Formats `value` of a metric in `unit` ("sec", "bytes", "occ", ...) with three significant
+/// digits and a scaled unit: "2.03 s", "12.4 ms", "350 us", "1.50 KiB", "42". NaN reads "n/a".
+QString formatValue(double value, std::string_view unit);
+
+/// Formats a percentage with three significant digits, e.g. "36.1 %"; NaN reads "n/a".
+QString formatPercent(double percent);
+
+} // namespace waitscope::gui

@@ -1,0 +1,135 @@
+// ValueTreeModel: the tree model shared by the metric, call and system trees (Cube's value
+// semantics: a collapsed node shows its inclusive value, an expanded one its exclusive value).
+#pragma once
+
+#include <QAbstractItemModel>
+#include <QString>
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <waitscope/gui/value_mode.h>
+
+namespace waitscope::gui {
+
+/// A read-only, one-column tree over a forest of dense node ids. Nodes live in contiguous
+/// vectors (parent, children, row) and values in separate vectors (inclusive, exclusive), which
+/// subclasses fill from the report. Indexes carry the node id, so the model is lazy: a view
+/// only asks for the rows it shows. Views tell the model which nodes they expanded
+/// (setExpanded), because the value a node shows depends on it.
+class ValueTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    /// Roles beyond Qt's. DisplayRole is "value  name".
+    enum Role {
+        NodeIdRole = Qt::UserRole + 1, ///< quint32 node id in the report
+        NameRole,                      ///< QString, the name alone
+        ValueRole,                     ///< double, the number shown (absolute or percent)
+        AbsoluteValueRole,             ///< double, the shown value in the metric's unit
+        ValueTextRole,                 ///< QString, the formatted number shown
+        FractionRole,                  ///< double in [0, 1] for the colour scale, or -1 if none
+        MatchRole,                     ///< bool, the name matches the search text
+        ExpandedRole,                  ///< bool, as set with setExpanded
+    };
+    static constexpr std::uint32_t kNoNode = 0xffffffffu;
+    /// Parent value for a node that is not shown (nor is its subtree).
+    static constexpr std::uint32_t kHiddenNode = 0xfffffffeu;
+
+    explicit ValueTreeModel(QObject* parent = nullptr);
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    bool hasChildren(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    /// Records that a view expanded or collapsed `index`; its shown value switches between
+    /// exclusive and inclusive.
+    void setExpanded(const QModelIndex& index, bool expanded);
+    bool isExpanded(std::uint32_t node) const;
+
+    /// Sets the value mode and refreshes the values shown.
+    void setValueMode(ValueMode mode);
+    ValueMode valueMode() const { return m_mode; }
+
+    /// Orders children by inclusive value, largest first (true), or in report order (false).
+    void setSortByValue(bool byValue);
+    bool sortByValue() const { return m_sortByValue; }
+
+    /// Marks nodes whose name contains `text` (case-insensitive; empty clears) and returns them
+    /// in pre-order. A view highlights rows with MatchRole and expands their ancestors.
+    std::vector<std::uint32_t> setSearchText(const QString& text);
+
+    /// The index of a node id (column 0), or an invalid index if out of range or hidden.
+    QModelIndex indexOfNode(std::uint32_t node) const;
+    /// The node id of an index, or kNoNode.
+    std::uint32_t nodeOf(const QModelIndex& index) const;
+    /// From the root with the largest inclusive value, follows the child with the largest
+    /// inclusive value down to a leaf (or a node whose children are all zero).
+    std::vector<std::uint32_t> hottestPath() const;
+
+    /// Number of nodes in the tree.
+    std::size_t nodeCount() const { return m_parent.size(); }
+    /// Inclusive, exclusive and currently shown absolute value of a node.
+    double inclusiveValue(std::uint32_t node) const { return m_inclusive[node]; }
+    double exclusiveValue(std::uint32_t node) const { return m_exclusive[node]; }
+    double shownAbsolute(std::uint32_t node) const;
+    /// The number shown for a node in the current mode (absolute or percent).
+    double shownValue(std::uint32_t node) const;
+    /// The message of the last failed value query, empty if none.
+    const QString& lastError() const { return m_lastError; }
+
+signals:
+    /// A node was expanded or collapsed with setExpanded.
+    void expansionChanged(quint32 node, bool expanded);
+    /// setValues replaced the values (e.g. another metric was selected).
+    void valuesReset();
+
+protected:
+    /// Replaces the forest; `parents[i]` is the parent of node i, kNoNode for a root, or
+    /// kHiddenNode to leave node i and its subtree out. Resets the model.
+    void setForest(const std::vector<std::uint32_t>& parents);
+    /// Replaces the values (both indexed by node id) and refreshes the view.
+    void setValues(std::vector<double> inclusive, std::vector<double> exclusive);
+    /// Sets the reference values of PercentOfRoot and PercentOfSelection.
+    void setReferences(double root, double selection);
+    void setLastError(QString message) { m_lastError = std::move(message); }
+    /// Tells views that every shown value may have changed (after a reference changed).
+    void refreshValues() { emitValuesChanged({}); }
+
+    /// The display name of a node.
+    virtual QString nodeName(std::uint32_t node) const = 0;
+    /// The metric unit of a node's values ("sec", "bytes", ...).
+    virtual std::string unitOf(std::uint32_t node) const = 0;
+    /// The reference (100 %) of a node's value in `mode`; 0 means "no percentage".
+    virtual double reference(std::uint32_t node, ValueMode mode) const;
+    /// Header of the single column.
+    virtual QString title() const = 0;
+    /// Whether sorting by value also reorders the roots (not when they have different units).
+    virtual bool sortsRoots() const { return true; }
+
+    double m_rootReference = 0.0;
+    double m_selectionReference = 0.0;
+
+private:
+    void sortChildren(std::vector<std::uint32_t>& ids) const;
+    void rebuildOrder();
+    void emitValuesChanged(const QModelIndex& parent);
+
+    std::vector<std::uint32_t> m_parent;
+    std::vector<std::vector<std::uint32_t>> m_children; // in display order
+    std::vector<std::uint32_t> m_roots;                 // in display order
+    std::vector<std::uint32_t> m_row;                   // row of each node below its parent
+    std::vector<double> m_inclusive;
+    std::vector<double> m_exclusive;
+    std::vector<char> m_expanded;
+    std::vector<char> m_match;
+    std::vector<char> m_hidden;
+    ValueMode m_mode = ValueMode::Absolute;
+    bool m_sortByValue = false;
+    QString m_lastError;
+};
+
+} // namespace waitscope::gui

@@ -1,0 +1,37 @@
+// loadReport: finds the report in a file or experiment directory and opens it.
+#include <QDir>
+#include <QFileInfo>
+#include <waitscope/gui/report_loader.h>
+#include <waitscope/report/cubex_reader.h>
+
+namespace waitscope::gui {
+
+Result<QString> resolveReportPath(const QString& fileOrDirectory) {
+    QFileInfo info(fileOrDirectory);
+    if (!info.exists())
+        return Error(fileOrDirectory.toStdString() + ": no such file or directory");
+    if (!info.isDir())
+        return info.filePath();
+    QDir dir(info.filePath());
+    for (const char* name : {"trace.cubex", "scout.cubex", "summary.cubex", "profile.cubex"})
+        if (dir.exists(QLatin1String(name)))
+            return dir.filePath(QLatin1String(name));
+    return Error(fileOrDirectory.toStdString() + ": directory holds no report (trace.cubex, "
+                                                 "scout.cubex, summary.cubex or profile.cubex)");
+}
+
+Result<std::shared_ptr<const report::Report>> loadReport(const QString& fileOrDirectory) {
+    Result<QString> path = resolveReportPath(fileOrDirectory);
+    if (!path)
+        return path.error();
+    Result<report::Report> report = report::readCubex(path->toStdString());
+    if (!report)
+        return report.error();
+    auto shared = std::make_shared<const report::Report>(std::move(*report));
+    if (auto roots = shared->rootMetrics(); !roots.empty())
+        if (Status loaded = shared->load(roots.front()); !loaded)
+            return loaded.error();
+    return shared;
+}
+
+} // namespace waitscope::gui

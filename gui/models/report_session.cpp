@@ -1,0 +1,41 @@
+// ReportSession: one opened report with its selection and the models of all panes.
+#include <QThread>
+#include <waitscope/gui/report_loader.h>
+#include <waitscope/gui/report_session.h>
+
+namespace waitscope::gui {
+
+Result<std::unique_ptr<ReportSession>> ReportSession::open(const QString& fileOrDirectory) {
+    Result<QString> path = resolveReportPath(fileOrDirectory);
+    if (!path)
+        return path.error();
+    auto report = loadReport(*path);
+    if (!report)
+        return report.error();
+    return std::make_unique<ReportSession>(std::move(*report), *path);
+}
+
+ReportSession::ReportSession(std::shared_ptr<const report::Report> report, QString path)
+    : m_path(std::move(path)), m_selection(std::make_unique<SelectionState>(std::move(report))),
+      m_metricTree(std::make_unique<MetricTreeModel>(m_selection.get())),
+      m_callTree(std::make_unique<CallTreeModel>(m_selection.get())),
+      m_systemTree(std::make_unique<SystemTreeModel>(m_selection.get())),
+      m_flatProfile(std::make_unique<FlatProfileModel>(m_selection.get(), m_callTree.get())) {}
+
+// Models go before the selection they point to.
+ReportSession::~ReportSession() {
+    m_flatProfile.reset();
+    m_systemTree.reset();
+    m_callTree.reset();
+    m_metricTree.reset();
+}
+
+void ReportSession::moveToThread(QThread* thread) {
+    m_selection->moveToThread(thread);
+    m_metricTree->moveToThread(thread);
+    m_callTree->moveToThread(thread);
+    m_systemTree->moveToThread(thread);
+    m_flatProfile->moveToThread(thread);
+}
+
+} // namespace waitscope::gui

@@ -1,0 +1,311 @@
+// ValueTreeModel: the tree model shared by the metric, call and system trees.
+#include <algorithm>
+#include <cmath>
+#include <waitscope/gui/value_format.h>
+#include <waitscope/gui/value_tree_model.h>
+
+namespace waitscope::gui {
+
+ValueTreeModel::ValueTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+QModelIndex ValueTreeModel::index(int row, int column, const QModelIndex& parent) const {
+    if (row < 0 || column != 0)
+        return {};
+    const std::vector<std::uint32_t>* ids = &m_roots;
+    if (parent.isValid()) {
+        if (parent.column() != 0)
+            return {};
+        ids = &m_children[nodeOf(parent)];
+    }
+    if (static_cast<std::size_t>(row) >= ids->size())
+        return {};
+    return createIndex(row, column, static_cast<quintptr>((*ids)[row]));
+}
+
+QModelIndex ValueTreeModel::parent(const QModelIndex& child) const {
+    std::uint32_t node = nodeOf(child);
+    if (node == kNoNode || m_parent[node] == kNoNode)
+        return {};
+    std::uint32_t up = m_parent[node];
+    return createIndex(static_cast<int>(m_row[up]), 0, static_cast<quintptr>(up));
+}
+
+int ValueTreeModel::rowCount(const QModelIndex& parent) const {
+    if (!parent.isValid())
+        return static_cast<int>(m_roots.size());
+    if (parent.column() != 0)
+        return 0;
+    return static_cast<int>(m_children[nodeOf(parent)].size());
+}
+
+int ValueTreeModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() && parent.column() != 0 ? 0 : 1;
+}
+
+bool ValueTreeModel::hasChildren(const QModelIndex& parent) const {
+    return rowCount(parent) > 0;
+}
+
+std::uint32_t ValueTreeModel::nodeOf(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this)
+        return kNoNode;
+    auto node = static_cast<std::uint32_t>(index.internalId());
+    return node < m_parent.size() ? node : kNoNode;
+}
+
+QModelIndex ValueTreeModel::indexOfNode(std::uint32_t node) const {
+    if (node >= m_parent.size() || m_hidden[node])
+        return {};
+    return createIndex(static_cast<int>(m_row[node]), 0, static_cast<quintptr>(node));
+}
+
+bool ValueTreeModel::isExpanded(std::uint32_t node) const {
+    return node < m_expanded.size() && m_expanded[node];
+}
+
+double ValueTreeModel::shownAbsolute(std::uint32_t node) const {
+    // Cube's rule: an expanded node shows only its own part, its children show the rest.
+    if (m_expanded[node] && !m_children[node].empty())
+        return m_exclusive[node];
+    return m_inclusive[node];
+}
+
+double ValueTreeModel::reference(std::uint32_t, ValueMode mode) const {
+    switch (mode) {
+    case ValueMode::PercentOfSelection:
+        return m_selectionReference;
+    case ValueMode::Absolute:
+    case ValueMode::PercentOfRoot:
+    case ValueMode::PeerPercent:
+        break;
+    }
+    return m_rootReference;
+}
+
+double ValueTreeModel::shownValue(std::uint32_t node) const {
+    double value = shownAbsolute(node);
+    if (m_mode == ValueMode::Absolute)
+        return value;
+    double ref = reference(node, m_mode);
+    if (ref == 0.0 || std::isnan(ref))
+        return value == 0.0 ? 0.0 : std::nan("");
+    return 100.0 * value / ref;
+}
+
+QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
+    std::uint32_t node = nodeOf(index);
+    if (node == kNoNode)
+        return {};
+    switch (role) {
+    case Qt::DisplayRole:
+        return data(index, ValueTextRole).toString() + QStringLiteral("  ") + nodeName(node);
+    case Qt::ToolTipRole:
+        return nodeName(node) + QStringLiteral("\ninclusive: ") +
+               formatValue(m_inclusive[node], unitOf(node)) + QStringLiteral("\nexclusive: ") +
+               formatValue(m_exclusive[node], unitOf(node));
+    case NodeIdRole:
+        return QVariant::fromValue<quint32>(node);
+    case NameRole:
+        return nodeName(node);
+    case ValueRole:
+        return shownValue(node);
+    case AbsoluteValueRole:
+        return shownAbsolute(node);
+    case ValueTextRole:
+        return m_mode == ValueMode::Absolute ? formatValue(shownAbsolute(node), unitOf(node))
+                                             : formatPercent(shownValue(node));
+    case FractionRole: {
+        ValueMode mode = m_mode == ValueMode::Absolute ? ValueMode::PercentOfRoot : m_mode;
+        double ref = reference(node, mode);
+        double value = shownAbsolute(node);
+        if (ref == 0.0 || std::isnan(ref) || std::isnan(value))
+            return -1.0;
+        return std::clamp(std::fabs(value / ref), 0.0, 1.0);
+    }
+    case MatchRole:
+        return node < m_match.size() && m_match[node] != 0;
+    case ExpandedRole:
+        return m_expanded[node] != 0;
+    default:
+        return {};
+    }
+}
+
+QVariant ValueTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (section == 0 && orientation == Qt::Horizontal && role == Qt::DisplayRole)
+        return title();
+    return {};
+}
+
+void ValueTreeModel::setExpanded(const QModelIndex& index, bool expanded) {
+    std::uint32_t node = nodeOf(index);
+    if (node == kNoNode || (m_expanded[node] != 0) == expanded)
+        return;
+    m_expanded[node] = expanded ? 1 : 0;
+    QModelIndex first = this->index(index.row(), 0, index.parent());
+    emit dataChanged(first, first);
+    emit expansionChanged(node, expanded);
+}
+
+void ValueTreeModel::setValueMode(ValueMode mode) {
+    if (mode == m_mode)
+        return;
+    m_mode = mode;
+    emitValuesChanged({});
+}
+
+void ValueTreeModel::sortChildren(std::vector<std::uint32_t>& ids) const {
+    if (m_sortByValue && m_inclusive.size() == m_parent.size()) {
+        std::stable_sort(ids.begin(), ids.end(), [this](std::uint32_t a, std::uint32_t b) {
+            double va = std::isnan(m_inclusive[a]) ? -INFINITY : m_inclusive[a];
+            double vb = std::isnan(m_inclusive[b]) ? -INFINITY : m_inclusive[b];
+            return va > vb;
+        });
+    } else {
+        std::sort(ids.begin(), ids.end());
+    }
+}
+
+void ValueTreeModel::rebuildOrder() {
+    if (sortsRoots())
+        sortChildren(m_roots);
+    else
+        std::sort(m_roots.begin(), m_roots.end());
+    for (auto& children : m_children)
+        sortChildren(children);
+    for (std::size_t i = 0; i < m_roots.size(); ++i)
+        m_row[m_roots[i]] = static_cast<std::uint32_t>(i);
+    for (auto& children : m_children)
+        for (std::size_t i = 0; i < children.size(); ++i)
+            m_row[children[i]] = static_cast<std::uint32_t>(i);
+}
+
+void ValueTreeModel::setSortByValue(bool byValue) {
+    if (byValue == m_sortByValue)
+        return;
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    m_sortByValue = byValue;
+    rebuildOrder();
+    // Persistent indexes follow their node to its new row.
+    const QModelIndexList old = persistentIndexList();
+    QModelIndexList moved;
+    moved.reserve(old.size());
+    for (const QModelIndex& index : old)
+        moved.append(indexOfNode(nodeOf(index)));
+    changePersistentIndexList(old, moved);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+std::vector<std::uint32_t> ValueTreeModel::setSearchText(const QString& text) {
+    std::vector<std::uint32_t> matches;
+    std::vector<char> match(m_parent.size(), 0);
+    if (!text.isEmpty()) {
+        // Pre-order walk so that matches come out in the order a user reads the tree.
+        std::vector<std::uint32_t> stack(m_roots.rbegin(), m_roots.rend());
+        while (!stack.empty()) {
+            std::uint32_t node = stack.back();
+            stack.pop_back();
+            if (nodeName(node).contains(text, Qt::CaseInsensitive)) {
+                match[node] = 1;
+                matches.push_back(node);
+            }
+            stack.insert(stack.end(), m_children[node].rbegin(), m_children[node].rend());
+        }
+    }
+    m_match = std::move(match);
+    emitValuesChanged({});
+    return matches;
+}
+
+std::vector<std::uint32_t> ValueTreeModel::hottestPath() const {
+    std::vector<std::uint32_t> path;
+    const std::vector<std::uint32_t>* candidates = &m_roots;
+    while (!candidates->empty()) {
+        std::uint32_t best = kNoNode;
+        for (std::uint32_t node : *candidates)
+            if (!std::isnan(m_inclusive[node]) &&
+                (best == kNoNode || std::fabs(m_inclusive[node]) > std::fabs(m_inclusive[best])))
+                best = node;
+        if (best == kNoNode || (m_inclusive[best] == 0.0 && !path.empty()))
+            break;
+        path.push_back(best);
+        candidates = &m_children[best];
+    }
+    return path;
+}
+
+void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
+    beginResetModel();
+    std::size_t n = parents.size();
+    m_parent.assign(n, kNoNode);
+    m_children.assign(n, {});
+    m_roots.clear();
+    m_row.assign(n, 0);
+    m_inclusive.assign(n, 0.0);
+    m_exclusive.assign(n, 0.0);
+    m_expanded.assign(n, 0);
+    m_match.assign(n, 0);
+    // A node is shown if it and all its ancestors are; parents may come after their children.
+    std::vector<char> hidden(n, 0);
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t up = i, steps = 0; up < n && steps <= n; up = parents[up], ++steps)
+            if (parents[up] == kHiddenNode) {
+                hidden[i] = 1;
+                break;
+            }
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (hidden[i])
+            continue;
+        if (parents[i] >= n) {
+            m_roots.push_back(i);
+        } else {
+            m_parent[i] = parents[i];
+            m_children[parents[i]].push_back(i);
+        }
+    }
+    m_hidden = std::move(hidden);
+    rebuildOrder();
+    endResetModel();
+}
+
+void ValueTreeModel::setValues(std::vector<double> inclusive, std::vector<double> exclusive) {
+    inclusive.resize(m_parent.size(), 0.0);
+    exclusive.resize(m_parent.size(), 0.0);
+    if (m_sortByValue) {
+        emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+        m_inclusive = std::move(inclusive);
+        m_exclusive = std::move(exclusive);
+        rebuildOrder();
+        const QModelIndexList old = persistentIndexList();
+        QModelIndexList moved;
+        moved.reserve(old.size());
+        for (const QModelIndex& index : old)
+            moved.append(indexOfNode(nodeOf(index)));
+        changePersistentIndexList(old, moved);
+        emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    } else {
+        m_inclusive = std::move(inclusive);
+        m_exclusive = std::move(exclusive);
+    }
+    emitValuesChanged({});
+    emit valuesReset();
+}
+
+void ValueTreeModel::setReferences(double root, double selection) {
+    m_rootReference = root;
+    m_selectionReference = selection;
+}
+
+void ValueTreeModel::emitValuesChanged(const QModelIndex& parent) {
+    // Only rows a view can show need the signal: the roots and the children of expanded nodes.
+    int rows = rowCount(parent);
+    if (rows == 0)
+        return;
+    emit dataChanged(index(0, 0, parent), index(rows - 1, 0, parent));
+    const std::vector<std::uint32_t>& ids = parent.isValid() ? m_children[nodeOf(parent)] : m_roots;
+    for (std::uint32_t node : ids)
+        if (m_expanded[node])
+            emitValuesChanged(indexOfNode(node));
+}
+
+} // namespace waitscope::gui

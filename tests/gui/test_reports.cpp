@@ -1,0 +1,112 @@
+// Test helpers: the reference reports, a report written by Waitscope, and model walking.
+#include "test_reports.h"
+
+#include <QDir>
+#include <catch2/catch.hpp>
+#include <waitscope/gui/value_tree_model.h>
+#include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/cubex_writer.h>
+
+namespace waitscope::gui::test {
+
+using namespace waitscope::report;
+
+std::string referenceReport(const std::string& program, const std::string& kind) {
+    return std::string(WAITSCOPE_REFERENCE_DIR) + "/" + program + "/" + kind + ".cubex";
+}
+
+std::vector<std::string> allReferenceReports() {
+    std::vector<std::string> paths;
+    QDir root(QStringLiteral(WAITSCOPE_REFERENCE_DIR));
+    for (const QString& program : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+        for (const QString& file :
+             QDir(root.filePath(program)).entryList({QStringLiteral("*.cubex")}, QDir::Files))
+            paths.push_back(root.filePath(program + QLatin1Char('/') + file).toStdString());
+    return paths;
+}
+
+std::shared_ptr<const Report> openReport(const std::string& path) {
+    Result<Report> report = readCubex(path);
+    INFO(path << ": " << (report ? std::string() : report.error().message()));
+    REQUIRE(report.ok());
+    return std::make_shared<const Report>(std::move(*report));
+}
+
+std::shared_ptr<const Report> writtenReport() {
+    Report report;
+    MetricId time = *report.addMetric("time");
+    MetricId mpi = *report.addMetric("mpi", time);
+    MetricId late = *report.addMetric("mpi_latesender", mpi);
+    RegionId mainRegion = *report.addRegion(
+        {.name = "main", .file = "prog.c", .beginLine = 3, .endLine = 40, .paradigm = "user"});
+    RegionId compute = *report.addRegion({.name = "compute", .paradigm = "user"});
+    RegionId recv = *report.addRegion({.name = "MPI_Recv", .file = "MPI", .paradigm = "mpi"});
+    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
+    CallNodeId work = *report.addCallNode(compute, root, 10);
+    CallNodeId call = *report.addCallNode(recv, root, 12);
+    SystemNodeId machine = *report.addMachine("cluster");
+    SystemNodeId node = *report.addNode(machine, "node0");
+    std::vector<LocationId> locations;
+    for (int r = 0; r < 2; ++r) {
+        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
+        SystemNodeId thread = *report.addThread(process, "Master thread", 0);
+        locations.push_back(report.systemNodes()[thread].location);
+    }
+    // Rank 0 computes 3 s and waits 1 s (late sender); rank 1 computes 1 s and receives 0.5 s.
+    REQUIRE(report.setSeverity(time, root, locations[0], 0.5));
+    REQUIRE(report.setSeverity(time, work, locations[0], 3.0));
+    REQUIRE(report.setSeverity(time, call, locations[0], 1.0));
+    REQUIRE(report.setSeverity(mpi, call, locations[0], 1.0));
+    REQUIRE(report.setSeverity(late, call, locations[0], 1.0));
+    REQUIRE(report.setSeverity(time, root, locations[1], 0.5));
+    REQUIRE(report.setSeverity(time, work, locations[1], 1.0));
+    REQUIRE(report.setSeverity(time, call, locations[1], 0.5));
+    REQUIRE(report.setSeverity(mpi, call, locations[1], 0.5));
+    report.setAttribute("waitscope.overhead.seconds", "0.01");
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/written.cubex";
+    Status written = writeCubex(report, path);
+    INFO((written ? std::string() : written.error().message()));
+    REQUIRE(written.ok());
+    return openReport(path);
+}
+
+std::unique_ptr<QAbstractItemModelTester> attachTester(QAbstractItemModel* model) {
+    return std::make_unique<QAbstractItemModelTester>(
+        model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+}
+
+int touchAll(const QAbstractItemModel& model, const QModelIndex& parent) {
+    int count = 0;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        for (int column = 0; column < model.columnCount(parent); ++column) {
+            QModelIndex index = model.index(row, column, parent);
+            REQUIRE(index.isValid());
+            REQUIRE(model.parent(index) == parent);
+            for (int role : {int(Qt::DisplayRole), int(Qt::ToolTipRole),
+                             int(ValueTreeModel::ValueRole), int(ValueTreeModel::FractionRole),
+                             int(ValueTreeModel::NameRole), int(ValueTreeModel::ValueTextRole)})
+                (void)model.data(index, role);
+            double fraction = model.data(index, ValueTreeModel::FractionRole).toDouble();
+            REQUIRE(fraction >= -1.0);
+            REQUIRE(fraction <= 1.0);
+            ++count;
+        }
+        count += touchAll(model, model.index(row, 0, parent));
+    }
+    return count;
+}
+
+QModelIndex findByName(const QAbstractItemModel& model, const QString& name,
+                       const QModelIndex& parent) {
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        QModelIndex index = model.index(row, 0, parent);
+        QVariant named = model.data(index, ValueTreeModel::NameRole);
+        if ((named.isValid() ? named : model.data(index)).toString() == name)
+            return index;
+        if (QModelIndex found = findByName(model, name, index); found.isValid())
+            return found;
+    }
+    return {};
+}
+
+} // namespace waitscope::gui::test

@@ -1,0 +1,31 @@
+// Test helpers: the reference reports, a report written by Waitscope, and model walking.
+#pragma once
+
+#include <QAbstractItemModel>
+#include <QAbstractItemModelTester>
+#include <memory>
+#include <string>
+#include <vector>
+#include <waitscope/gui/selection_state.h>
+#include <waitscope/report/report.h>
+
+namespace waitscope::gui::test {
+
+/// Path of a reference report, e.g. referenceReport("late_sender", "trace").
+std::string referenceReport(const std::string& program, const std::string& kind);
+/// Every .cubex file in the reference folder.
+std::vector<std::string> allReferenceReports();
+/// Opens a report and fails the test if it cannot.
+std::shared_ptr<const report::Report> openReport(const std::string& path);
+/// A small report built in memory, written with writeCubex and read back (one of ours):
+/// time > mpi > mpi_latesender over main / {compute, MPI_Recv} on 2 ranks.
+std::shared_ptr<const report::Report> writtenReport();
+/// Attaches a fatal QAbstractItemModelTester to `model` for the lifetime of the result.
+std::unique_ptr<QAbstractItemModelTester> attachTester(QAbstractItemModel* model);
+/// Calls data() for every role of interest on every index of the model (all levels).
+int touchAll(const QAbstractItemModel& model, const QModelIndex& parent = {});
+/// The index whose NameRole (or DisplayRole) equals `name` among the descendants of `parent`.
+QModelIndex findByName(const QAbstractItemModel& model, const QString& name,
+                       const QModelIndex& parent = {});
+
+} // namespace waitscope::gui::test
