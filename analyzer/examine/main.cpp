@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <waitscope/summary/experiment_summary.h>
 
@@ -89,9 +90,21 @@ int main(int argc, char** argv) {
     if (mode == Mode::Gui || (mode == Mode::Automatic && hasDisplay())) {
         const fs::path gui = binaryDirectory() / "waitscope-gui";
         if (access(gui.c_str(), X_OK) == 0) {
+            // Run the explorer as a child: if it cannot open the display (or fails otherwise),
+            // the user still gets the findings, as text.
             std::fflush(stdout);
-            execl(gui.c_str(), gui.c_str(), path.c_str(), static_cast<char*>(nullptr));
-            std::fprintf(stderr, "waitscope: cannot start %s; printing the summary\n", gui.c_str());
+            pid_t child = fork();
+            if (child == 0) {
+                execl(gui.c_str(), gui.c_str(), path.c_str(), static_cast<char*>(nullptr));
+                _exit(127);
+            }
+            int status = 0;
+            if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+                WEXITSTATUS(status) == 0)
+                return 0;
+            std::fprintf(stderr,
+                         "waitscope: the explorer (%s) could not run; printing the summary\n",
+                         gui.c_str());
         } else {
             std::fprintf(stderr,
                          "waitscope: the explorer (%s) is not installed; printing the summary\n",

@@ -8,7 +8,7 @@ set -euo pipefail
 build=${1:-build/dev}
 runs=${2:-5}
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-gui="$build/gui/app/waitscope-gui"
+gui="$build/bin/waitscope-gui"
 generator="$build/tests/formats/report/bench_report"
 data=${WAITSCOPE_BENCH_DIR:-/tmp/waitscope-gui-bench}
 mkdir -p "$data"

@@ -248,10 +248,11 @@ TEST_CASE("examine prints the summary without a display and writes HTML that ren
     r = run("env -u DISPLAY -u WAYLAND_DISPLAY " + kDriver + " examine exp", dir);
     REQUIRE(r.status == 0);
     CHECK(r.output.find("Top findings") != std::string::npos);
+    // A display that cannot be opened: the explorer (if built) fails, the text summary follows.
     r = run("DISPLAY=:99 " + kDriver + " examine exp/report.cubex", dir);
     REQUIRE(r.status == 0);
-    CHECK(r.output.find("waitscope-gui) is not installed; printing the summary") !=
-          std::string::npos);
+    CHECK(r.output.find("; printing the summary") != std::string::npos);
+    CHECK(r.output.find("Top findings") != std::string::npos);
     r = run(kDriver + " examine exp --html page.html", dir);
     REQUIRE(r.status == 0);
     REQUIRE(fs::exists(dir / "page.html"));
