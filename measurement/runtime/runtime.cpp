@@ -63,6 +63,7 @@ struct RuntimeState {
     std::string spillPath; ///< full buffers go here during the run, as raw records
     int spillFd = -1;
     std::uint64_t spilledBytes = 0;
+    std::uint64_t eventsAtLastFlush = 0;
     int rank = 0;
     int size = 1;
     bool started = false;     ///< recording (user regions at least) since runtimeStart
@@ -310,6 +311,16 @@ void adoptEarlySpill(RuntimeState& s) {
     s.spillFd = named;
 }
 
+/// Gives the rank its spill file (taking over records spilled before MPI_Init).
+Status openSpill(RuntimeState& s) {
+    adoptEarlySpill(s);
+    if (s.spillFd < 0)
+        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (s.spillFd < 0)
+        return Error("cannot create '" + s.spillPath + "': " + std::strerror(errno));
+    return Status::success();
+}
+
 /// Encodes the records spilled during the run into the OTF2 event file, reading them back in
 /// pieces through the (now idle) event buffer, then removes the spill file.
 void encodeSpilledRecords(RuntimeState& s) {
@@ -404,10 +415,11 @@ void flushEvents(bool recordRegion) noexcept {
             writeAll(s->spillFd, b.begin, b.usedBytes());
             s->spilledBytes += b.usedBytes();
         } else {
-            s->writer.write(b.begin, b.cursor); // no spill file: encode now, slower but lossless
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush; // nowhere to keep them
         }
     }
     b.clear();
+    s->eventsAtLastFlush = b.events;
     std::uint64_t end = now();
     ++g_diagnostics.flushes;
     g_diagnostics.flushTicks += end - start;
@@ -500,8 +512,9 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
     if (s->config.tracing)
         s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
-    Status opened = s->config.tracing ? s->writer.open(s->directory, s->rank, s->pool, s->comm)
-                                      : Status::success();
+    // During the run records go to the rank's spill file; the OTF2 archive is opened only at
+    // finalize (an OTF2 archive open during the run slows the program's own MPI operations).
+    Status opened = s->config.tracing ? openSpill(*s) : Status::success();
     int ok = opened.ok() ? 1 : 0;
     int allOk = 0;
     PMPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, s->comm);
@@ -514,7 +527,6 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     if (s->rank == 0)
         writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
     writeStatus(*s, "incomplete: running\n");
-    adoptEarlySpill(*s);
     measureClockOffset(*s);
     if (s->config.signalHandlers)
         installSignalHandlers();
@@ -557,6 +569,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
         kCountedCalls,
         kSkippedTests,
         kFilteredCalls,
+        kLostEvents,
         kFieldCount
     };
     static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
@@ -574,7 +587,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                                     "otf2_errors",
                                                     "counted_calls",
                                                     "skipped_tests",
-                                                    "filtered_calls"};
+                                                    "filtered_calls",
+                                                    "lost_events"};
     double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
                                 seconds(s.self.initHook),
                                 seconds(s.self.initMeasurement),
@@ -590,7 +604,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.otf2Errors),
                                 static_cast<double>(g_diagnostics.countedCalls),
                                 static_cast<double>(g_diagnostics.skippedTests),
-                                static_cast<double>(g_diagnostics.filteredCalls)};
+                                static_cast<double>(g_diagnostics.filteredCalls),
+                                static_cast<double>(g_diagnostics.lostEvents)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)
@@ -665,7 +680,18 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         s->profile->closeOpenRegions(leave);
     }
     std::uint64_t events = g_hot.buffer.events;
-    if (s->config.tracing) {
+    Status archive = Status::success();
+    bool writeTrace = s->config.tracing;
+    if (writeTrace) {
+        // Opening the archive is collective: every rank learns whether all could.
+        archive = s->writer.open(s->directory, s->rank, s->pool, s->comm);
+        int ok = archive.ok() ? 1 : 0, allOk = 0;
+        reduceToAll(&ok, &allOk, 1, MPI_INT, sizeof(int), MPI_MIN, s->comm);
+        writeTrace = allOk != 0;
+        if (!writeTrace && archive.ok())
+            archive = Error("another rank could not open the trace archive");
+    }
+    if (writeTrace) {
         encodeSpilledRecords(*s);
         s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
         events = s->writer.eventsWritten();
@@ -688,7 +714,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     Status local = Status::success();
     Status globalStatus = Status::success();
     bool unified = true;
-    if (s->config.tracing) {
+    if (writeTrace) {
         // Unify regions and communicators; each rank then maps its local ids to global ones.
         DefinitionSet regions, comms;
         std::vector<std::string> regionKeys, commKeys;
@@ -739,7 +765,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
                                      static_cast<double>(g_hot.clock.ticksPerSecond()), s->comm,
                                      hostNames, program);
     }
-    Status closed = s->config.tracing ? s->writer.close() : Status::success();
+    Status closed = s->writer.close(); // nothing to close without a trace
     struct stat info;
     std::string eventFile = s->directory + "/traces/" + std::to_string(s->rank) + ".evt";
     if (stat(eventFile.c_str(), &info) == 0)
@@ -748,7 +774,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     writeMeasurementRecord(*s, global);
 
     std::string status = "complete\n";
-    for (const Status* st : {&local, &globalStatus, &closed, &profiled})
+    for (const Status* st : {&archive, &local, &globalStatus, &closed, &profiled})
         if (!st->ok()) {
             status = "incomplete: " + st->error().message() + "\n";
             warn("rank " + std::to_string(s->rank) + ": " + st->error().message());
@@ -786,14 +812,13 @@ void finishSerialRunAtExit() {
     if (s->config.tracing)
         s->spillPath = s->directory + "/ranks/0.records";
     if (s->config.tracing) {
-        Status opened = s->writer.open(s->directory, 0, s->pool, MPI_COMM_NULL);
+        Status opened = openSpill(*s);
         if (!opened.ok()) {
             warn(opened.error().message() + "; nothing was written");
             return;
         }
     }
     writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
-    adoptEarlySpill(*s);
     s->measured = true;
     finishRun(*s, leave);
 }
@@ -813,11 +838,13 @@ void runtimeAbort(int errorCode) noexcept {
         return;
     g_hot.recordMask = 0;
     s->finalized = true;
-    // This rank leaves alone: what it recorded goes into its OTF2 event file, spilled part first.
-    encodeSpilledRecords(*s);
-    s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
+    // This rank leaves alone: everything it recorded stays in its spill file, in order.
+    if (s->spillFd >= 0) {
+        writeAll(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+        ::close(s->spillFd);
+        s->spillFd = -1;
+    }
     g_hot.buffer.clear();
-    s->writer.closeEventsAlone();
     writeStatus(*s, "incomplete: MPI_Abort with error code " + std::to_string(errorCode) + "\n");
 }
 

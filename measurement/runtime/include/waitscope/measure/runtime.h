@@ -46,6 +46,7 @@ struct Diagnostics {
     std::uint64_t skippedTests = 0;  ///< Test/Iprobe calls that completed nothing, not recorded
     std::uint64_t filteredCalls = 0; ///< user function calls excluded by the filter
     std::uint64_t clockMismatch = 0; ///< this rank's clock kind differed from rank 0's
+    std::uint64_t lostEvents = 0;    ///< events a full buffer could not be spilled with
 };
 extern Diagnostics g_diagnostics;
 
