@@ -6,6 +6,7 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#include <waitscope/base/executable_path.h>
 
 namespace {
 
@@ -25,18 +26,8 @@ constexpr Command kCommands[] = {
     {"score", "estimate trace size from a profile and suggest a filter"},
 };
 
-std::string ownDirectory() {
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-    if (n <= 0)
-        return ".";
-    path[n] = '\0';
-    std::string p(path);
-    return p.substr(0, p.find_last_of('/'));
-}
-
 std::string programFor(const std::string& command) {
-    return ownDirectory() + "/waitscope-" + command;
+    return waitscope::executableDirectory() + "/waitscope-" + command;
 }
 
 void usage(FILE* out) {

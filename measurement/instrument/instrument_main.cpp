@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
+#include <waitscope/base/executable_path.h>
 
 using namespace waitscope::measure;
 using waitscope::Result;
@@ -35,16 +36,6 @@ void usage(FILE* out) {
         "                              WAITSCOPE_FILTER=FILE for all of its rules\n"
         "  --dry-run                   print the command, do not run it\n"
         "  -v, --verbose               print the command, then run it\n");
-}
-
-std::string ownDirectory() {
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-    if (n <= 0)
-        return ".";
-    path[n] = '\0';
-    std::string p(path);
-    return p.substr(0, p.find_last_of('/'));
 }
 
 bool exists(const std::string& path) {
@@ -74,7 +65,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> command = parsed->second;
     // Installed: <prefix>/bin and <prefix>/{lib,include}; in the build tree the header comes
     // from the source folder.
-    std::string prefix = ownDirectory() + "/..";
+    std::string prefix = waitscope::executableDirectory() + "/..";
     options.libraryDir = absolute(prefix + "/lib");
     options.includeDir = exists(prefix + "/include/waitscope/user.h")
                              ? absolute(prefix + "/include")

@@ -26,6 +26,9 @@ public:
     Call(const Call&) = delete;
     Call& operator=(const Call&) = delete;
 
+    /// Records leaving the call's region now.
+    void leaveNow() noexcept { recordLeave(now(), m_region); }
+
 protected:
     void enter() noexcept { recordEnter(m_enter, m_region); }
     void leave(std::uint64_t time) noexcept { recordLeave(time, m_region); }

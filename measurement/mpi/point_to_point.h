@@ -144,22 +144,27 @@ protected:
     RequestInfo m_info;
 };
 
+/// The end of a persistent request's creation: tracked, inactive until MPI_Start.
+template <class CallType>
+inline void finishPersistentInit(bool active, int rc, MPI_Request* request, RequestInfo info,
+                                 CallType& call) noexcept {
+    if (!active)
+        return;
+    if (rc == MPI_SUCCESS && request) {
+        info.persistent = true;
+        info.active = false;
+        trackRequest(*request, info);
+    }
+    call.leaveNow();
+}
+
 /// Persistent send creation: tracked inactive until MPI_Start.
 class SendInit : public Isend {
 public:
     SendInit(std::uint32_t region, std::uint32_t group, int count, MPI_Datatype type, int dest,
              int tag, MPI_Comm comm, MPI_Request* request) noexcept
         : Isend(region, group, count, type, dest, tag, comm, request) {}
-    void finish(int rc) noexcept {
-        if (!m_active)
-            return;
-        if (rc == MPI_SUCCESS && m_request) {
-            m_info.persistent = true;
-            m_info.active = false;
-            trackRequest(*m_request, m_info);
-        }
-        leave(now());
-    }
+    void finish(int rc) noexcept { finishPersistentInit(m_active, rc, m_request, m_info, *this); }
 };
 
 /// Persistent receive creation: tracked inactive until MPI_Start.
@@ -168,16 +173,7 @@ public:
     RecvInit(std::uint32_t region, std::uint32_t group, int source, int tag, MPI_Comm comm,
              MPI_Request* request) noexcept
         : Irecv(region, group, source, tag, comm, request) {}
-    void finish(int rc) noexcept {
-        if (!m_active)
-            return;
-        if (rc == MPI_SUCCESS && m_request) {
-            m_info.persistent = true;
-            m_info.active = false;
-            trackRequest(*m_request, m_info);
-        }
-        leave(now());
-    }
+    void finish(int rc) noexcept { finishPersistentInit(m_active, rc, m_request, m_info, *this); }
 };
 
 /// MPI_Start and MPI_Startall: each started request records like a new Isend or Irecv.

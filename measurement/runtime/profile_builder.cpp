@@ -95,6 +95,17 @@ std::uint32_t ProfileBuilder::child(std::uint32_t parent, std::uint32_t region) 
     return id;
 }
 
+void ProfileBuilder::popFrame(std::uint64_t time) noexcept {
+    Frame f = m_stack.back();
+    m_stack.pop_back();
+    Node& n = m_nodes[f.node];
+    std::uint64_t d = time - f.enter;
+    ++n.visits;
+    n.inclusiveTicks += d;
+    n.minTicks = std::min(n.minTicks, d);
+    n.maxTicks = std::max(n.maxTicks, d);
+}
+
 void ProfileBuilder::consume(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
     RecordCursor cursor(begin, end, m_time);
     RecordHeader h;
@@ -110,14 +121,7 @@ void ProfileBuilder::consume(const std::uint64_t* begin, const std::uint64_t* en
                 ++m_unbalanced;
                 break;
             }
-            Frame f = m_stack.back();
-            m_stack.pop_back();
-            Node& n = m_nodes[f.node];
-            std::uint64_t d = h.time - f.enter;
-            ++n.visits;
-            n.inclusiveTicks += d;
-            n.minTicks = std::min(n.minTicks, d);
-            n.maxTicks = std::max(n.maxTicks, d);
+            popFrame(h.time);
             break;
         }
         case EventKind::ProgramBegin:
@@ -155,16 +159,8 @@ void ProfileBuilder::consume(const std::uint64_t* begin, const std::uint64_t* en
 }
 
 void ProfileBuilder::closeOpenRegions(std::uint64_t time) noexcept {
-    while (m_stack.size() > 1) {
-        Frame f = m_stack.back();
-        m_stack.pop_back();
-        Node& n = m_nodes[f.node];
-        std::uint64_t d = time - f.enter;
-        ++n.visits;
-        n.inclusiveTicks += d;
-        n.minTicks = std::min(n.minTicks, d);
-        n.maxTicks = std::max(n.maxTicks, d);
-    }
+    while (m_stack.size() > 1)
+        popFrame(time);
 }
 
 Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDefinition>& regions,

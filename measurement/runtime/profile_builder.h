@@ -54,6 +54,8 @@ private:
     };
 
     std::uint32_t child(std::uint32_t parent, std::uint32_t region);
+    /// Leaves the innermost open node at `time`, adding the visit to it.
+    void popFrame(std::uint64_t time) noexcept;
 
     std::vector<Node> m_nodes; ///< node 0 is the artificial root (the program)
     std::vector<Frame> m_stack;

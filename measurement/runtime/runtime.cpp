@@ -4,6 +4,7 @@
 #include "profile_builder.h"
 #include "trace_writer.h"
 #include "unification.h"
+#include "waitscope/base/executable_path.h"
 
 #include <algorithm>
 #include <atomic>
@@ -94,12 +95,8 @@ void warn(const std::string& text) {
 }
 
 std::string readExecutablePath() {
-    char buffer[4096];
-    ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-    if (n <= 0)
-        return "program";
-    buffer[n] = '\0';
-    return buffer;
+    std::string path = executablePath();
+    return path.empty() ? std::string("program") : path;
 }
 
 std::string hostName() {
