@@ -16,23 +16,20 @@
 
 #define VALUES 128
 
-static WS_NOINLINE void compute_contribution(double delay_ms, double *part, int rank)
-{
+static WS_NOINLINE void compute_contribution(double delay_ms, double* part, int rank) {
     ws_spin_ms(delay_ms);
     for (int i = 0; i < VALUES; ++i)
         part[i] = rank * i;
 }
 
-static WS_NOINLINE void reduce_to_root(const double *part, double *total)
-{
+static WS_NOINLINE void reduce_to_root(const double* part, double* total) {
     MPI_Reduce(part, total, VALUES, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
-    double part[VALUES] = { 0.0 }, total[VALUES] = { 0.0 };
+    double part[VALUES] = {0.0}, total[VALUES] = {0.0};
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

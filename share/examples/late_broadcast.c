@@ -17,23 +17,20 @@
 
 #define VALUES 128
 
-static WS_NOINLINE void prepare_input_on_root(double delay_ms, double *input, int it)
-{
+static WS_NOINLINE void prepare_input_on_root(double delay_ms, double* input, int it) {
     ws_spin_ms(delay_ms);
     for (int i = 0; i < VALUES; ++i)
         input[i] = it + i;
 }
 
-static WS_NOINLINE void distribute_input(double *input)
-{
+static WS_NOINLINE void distribute_input(double* input) {
     MPI_Bcast(input, VALUES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
-    double input[VALUES] = { 0.0 };
+    double input[VALUES] = {0.0};
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -20,24 +20,20 @@
 #define MSG_DOUBLES 1024
 #define TAG_BLOCK 12
 
-static WS_NOINLINE void send_synchronously(const double *block, int partner)
-{
+static WS_NOINLINE void send_synchronously(const double* block, int partner) {
     MPI_Ssend(block, MSG_DOUBLES, MPI_DOUBLE, partner, TAG_BLOCK, MPI_COMM_WORLD);
 }
 
-static WS_NOINLINE void compute_before_receive(double delay_ms, double *block)
-{
+static WS_NOINLINE void compute_before_receive(double delay_ms, double* block) {
     ws_spin_ms(delay_ms);
     block[0] += 1.0;
 }
 
-static WS_NOINLINE void receive_block(double *block, int partner)
-{
+static WS_NOINLINE void receive_block(double* block, int partner) {
     MPI_Recv(block, MSG_DOUBLES, MPI_DOUBLE, partner, TAG_BLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
     static double block[MSG_DOUBLES];

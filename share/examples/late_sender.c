@@ -19,28 +19,24 @@
 #define MSG_DOUBLES 256
 #define TAG_BLOCK 11
 
-static WS_NOINLINE void compute_before_send(double delay_ms, double *block)
-{
+static WS_NOINLINE void compute_before_send(double delay_ms, double* block) {
     ws_spin_ms(delay_ms);
     for (int i = 0; i < MSG_DOUBLES; ++i)
         block[i] += 1.0;
 }
 
-static WS_NOINLINE void send_block(const double *block, int partner)
-{
+static WS_NOINLINE void send_block(const double* block, int partner) {
     MPI_Send(block, MSG_DOUBLES, MPI_DOUBLE, partner, TAG_BLOCK, MPI_COMM_WORLD);
 }
 
-static WS_NOINLINE void receive_block(double *block, int partner)
-{
+static WS_NOINLINE void receive_block(double* block, int partner) {
     MPI_Recv(block, MSG_DOUBLES, MPI_DOUBLE, partner, TAG_BLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
-    double block[MSG_DOUBLES] = { 0.0 };
+    double block[MSG_DOUBLES] = {0.0};
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -90,16 +90,14 @@ typedef struct world {
 
 static int failures; /* consistency checks that did not hold */
 
-static void check(int ok, const char *what, int rank)
-{
+static void check(int ok, const char* what, int rank) {
     if (!ok) {
         ++failures;
         fprintf(stderr, "mixed: rank %d: check failed: %s\n", rank, what);
     }
 }
 
-static WS_NOINLINE void setup_communicators(world *w)
-{
+static WS_NOINLINE void setup_communicators(world* w) {
     const int color = w->rank < w->size / 2 ? 0 : 1;
     MPI_Comm_split(MPI_COMM_WORLD, color, w->rank, &w->half);
     MPI_Comm_dup(w->half, &w->half_dup);
@@ -108,8 +106,7 @@ static WS_NOINLINE void setup_communicators(world *w)
     MPI_Comm_size(w->half, &w->half_size);
 }
 
-static WS_NOINLINE void half_collectives(const world *w)
-{
+static WS_NOINLINE void half_collectives(const world* w) {
     int token = (w->half_rank == 0) ? 1000 + w->rank : -1;
     MPI_Bcast(&token, 1, MPI_INT, 0, w->half_dup);
     int one = 1, members = 0;
@@ -125,19 +122,17 @@ static WS_NOINLINE void half_collectives(const world *w)
     MPI_Comm_free(&scratch);
 }
 
-static WS_NOINLINE void ring_sendrecv(const world *w)
-{
+static WS_NOINLINE void ring_sendrecv(const world* w) {
     const int right = (w->rank + 1) % w->size, left = (w->rank + w->size - 1) % w->size;
     int out = w->rank, in = -1;
-    MPI_Sendrecv(&out, 1, MPI_INT, right, TAG_RING, &in, 1, MPI_INT, left, TAG_RING,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&out, 1, MPI_INT, right, TAG_RING, &in, 1, MPI_INT, left, TAG_RING, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
     counts.sends += 1;
     counts.recvs += 1;
     check(in == left, "sendrecv ring", w->rank);
 }
 
-static WS_NOINLINE void persistent_ring(const world *w)
-{
+static WS_NOINLINE void persistent_ring(const world* w) {
     const int right = (w->rank + 1) % w->size, left = (w->rank + w->size - 1) % w->size;
     int out = 0, in = -1;
     MPI_Request req[2];
@@ -155,8 +150,7 @@ static WS_NOINLINE void persistent_ring(const world *w)
     MPI_Request_free(&req[1]);
 }
 
-static WS_NOINLINE void collect_any_source(const world *w)
-{
+static WS_NOINLINE void collect_any_source(const world* w) {
     if (w->rank != 0) {
         MPI_Send(&w->rank, 1, MPI_INT, 0, TAG_ANY_SOURCE + w->rank, w->inbox);
         counts.sends += 1;
@@ -172,8 +166,7 @@ static WS_NOINLINE void collect_any_source(const world *w)
     check(sum == w->size * (w->size - 1) / 2, "any-source sum", w->rank);
 }
 
-static WS_NOINLINE void strided_message(const world *w)
-{
+static WS_NOINLINE void strided_message(const world* w) {
     MPI_Datatype strided;
     MPI_Type_vector(STRIDE_COUNT, STRIDE_BLOCK, STRIDE_STEP, MPI_DOUBLE, &strided);
     MPI_Type_commit(&strided);
@@ -185,8 +178,8 @@ static WS_NOINLINE void strided_message(const world *w)
         counts.sends += 1;
     } else if (w->rank == 1) {
         double packed[STRIDE_COUNT * STRIDE_BLOCK];
-        MPI_Recv(packed, STRIDE_COUNT * STRIDE_BLOCK, MPI_DOUBLE, 0, TAG_STRIDED,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(packed, STRIDE_COUNT * STRIDE_BLOCK, MPI_DOUBLE, 0, TAG_STRIDED, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
         counts.recvs += 1;
         /* element k of block b is matrix[b*STRIDE_STEP + k] */
         check(packed[STRIDE_BLOCK * 3 + 1] == 3 * STRIDE_STEP + 1, "strided payload", w->rank);
@@ -194,13 +187,11 @@ static WS_NOINLINE void strided_message(const world *w)
     MPI_Type_free(&strided);
 }
 
-static WS_NOINLINE void compute_between_polls(double delay_ms)
-{
+static WS_NOINLINE void compute_between_polls(double delay_ms) {
     ws_spin_ms(delay_ms);
 }
 
-static WS_NOINLINE void poll_for_control(const world *w, double delay_ms)
-{
+static WS_NOINLINE void poll_for_control(const world* w, double delay_ms) {
     if (w->rank == 1) {
         int command = 42;
         MPI_Send(&command, 1, MPI_INT, 0, TAG_CONTROL, MPI_COMM_WORLD);
@@ -222,8 +213,7 @@ static WS_NOINLINE void poll_for_control(const world *w, double delay_ms)
     }
 }
 
-static WS_NOINLINE void cancel_pending_receive(const world *w)
-{
+static WS_NOINLINE void cancel_pending_receive(const world* w) {
     int never = 0, cancelled = 0;
     MPI_Request req;
     MPI_Status status;
@@ -235,13 +225,12 @@ static WS_NOINLINE void cancel_pending_receive(const world *w)
     check(cancelled, "receive cancelled", w->rank);
 }
 
-static WS_NOINLINE void buffered_ring(const world *w)
-{
+static WS_NOINLINE void buffered_ring(const world* w) {
     const int right = (w->rank + 1) % w->size, left = (w->rank + w->size - 1) % w->size;
     int bytes = 0;
     MPI_Pack_size(1, MPI_INT, MPI_COMM_WORLD, &bytes);
     const int buffer_size = bytes + MPI_BSEND_OVERHEAD;
-    char *buffer = malloc((size_t)buffer_size);
+    char* buffer = malloc((size_t)buffer_size);
     if (buffer == NULL)
         MPI_Abort(MPI_COMM_WORLD, 3);
     MPI_Buffer_attach(buffer, buffer_size);
@@ -253,14 +242,13 @@ static WS_NOINLINE void buffered_ring(const world *w)
     counts.recvs += 1;
     check(in == 7 * left, "buffered ring", w->rank);
 
-    void *detached = NULL;
+    void* detached = NULL;
     int detached_size = 0;
     MPI_Buffer_detach(&detached, &detached_size); /* waits until the Bsend has left */
     free(detached);
 }
 
-static WS_NOINLINE void ready_pairs(const world *w)
-{
+static WS_NOINLINE void ready_pairs(const world* w) {
     const int is_receiver = (w->rank % 2 == 1);
     const int has_partner = is_receiver || w->rank + 1 < w->size;
     int value = -1;
@@ -281,13 +269,12 @@ static WS_NOINLINE void ready_pairs(const world *w)
     }
 }
 
-static WS_NOINLINE void world_collectives(const world *w)
-{
+static WS_NOINLINE void world_collectives(const world* w) {
     const int p = w->size, r = w->rank;
     int *cnt = calloc((size_t)p, sizeof(int)), *dsp = calloc((size_t)p, sizeof(int));
     int *rcnt = calloc((size_t)p, sizeof(int)), *rdsp = calloc((size_t)p, sizeof(int));
-    int *big = calloc((size_t)(p * (2 * p + 1)), sizeof(int));
-    int *mine = calloc((size_t)(3 * p + 1), sizeof(int));
+    int* big = calloc((size_t)(p * (2 * p + 1)), sizeof(int));
+    int* mine = calloc((size_t)(3 * p + 1), sizeof(int));
     if (!cnt || !dsp || !rcnt || !rdsp || !big || !mine)
         MPI_Abort(MPI_COMM_WORLD, 3);
 
@@ -316,7 +303,7 @@ static WS_NOINLINE void world_collectives(const world *w)
         rdsp[j] = roff;
         roff += rcnt[j];
     }
-    int *sendv = calloc((size_t)(p * (2 * p + 1)), sizeof(int));
+    int* sendv = calloc((size_t)(p * (2 * p + 1)), sizeof(int));
     if (!sendv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     for (int j = 0; j < p; ++j)
@@ -338,7 +325,7 @@ static WS_NOINLINE void world_collectives(const world *w)
     /* Reduce_scatter_block: 2 ints per rank. */
     for (int i = 0; i < 2 * p; ++i)
         mine[i] = i;
-    int block[2] = { 0, 0 };
+    int block[2] = {0, 0};
     MPI_Reduce_scatter_block(mine, block, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     check(block[1] == p * (2 * r + 1), "reduce_scatter_block", r);
 
@@ -356,9 +343,8 @@ static WS_NOINLINE void world_collectives(const world *w)
     free(mine);
 }
 
-static WS_NOINLINE void cartesian_rows(const world *w)
-{
-    int dims[2] = { 0, 0 }, periods[2] = { 1, 0 }, keep_columns[2] = { 0, 1 };
+static WS_NOINLINE void cartesian_rows(const world* w) {
+    int dims[2] = {0, 0}, periods[2] = {1, 0}, keep_columns[2] = {0, 1};
     MPI_Comm grid, row;
     MPI_Dims_create(w->size, 2, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
@@ -371,8 +357,7 @@ static WS_NOINLINE void cartesian_rows(const world *w)
     MPI_Comm_free(&grid);
 }
 
-static WS_NOINLINE void run_round(const world *w, double delay_ms)
-{
+static WS_NOINLINE void run_round(const world* w, double delay_ms) {
     half_collectives(w);
     ring_sendrecv(w);
     persistent_ring(w);
@@ -386,18 +371,16 @@ static WS_NOINLINE void run_round(const world *w, double delay_ms)
     cartesian_rows(w);
 }
 
-static WS_NOINLINE void release_communicators(world *w)
-{
+static WS_NOINLINE void release_communicators(world* w) {
     MPI_Comm_free(&w->inbox);
     MPI_Comm_free(&w->half_dup);
     MPI_Comm_free(&w->half);
 }
 
-static WS_NOINLINE void report_counts(const world *w, int rounds)
-{
+static WS_NOINLINE void report_counts(const world* w, int rounds) {
     counts.collectives += 1; /* the MPI_Gather below */
-    int mine[3] = { counts.sends, counts.recvs, counts.collectives };
-    int *all = NULL;
+    int mine[3] = {counts.sends, counts.recvs, counts.collectives};
+    int* all = NULL;
     if (w->rank == 0) {
         all = calloc((size_t)(3 * w->size), sizeof(int));
         if (all == NULL)
@@ -406,11 +389,11 @@ static WS_NOINLINE void report_counts(const world *w, int rounds)
     MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
     if (w->rank != 0)
         return;
-    long total[3] = { 0, 0, 0 };
+    long total[3] = {0, 0, 0};
     printf("mixed: ranks=%d rounds=%d\n", w->size, rounds);
     for (int r = 0; r < w->size; ++r) {
-        printf("mixed: rank=%d sends=%d recvs=%d collectives=%d\n", r, all[3 * r],
-               all[3 * r + 1], all[3 * r + 2]);
+        printf("mixed: rank=%d sends=%d recvs=%d collectives=%d\n", r, all[3 * r], all[3 * r + 1],
+               all[3 * r + 2]);
         for (int k = 0; k < 3; ++k)
             total[k] += all[3 * r + k];
     }
@@ -418,8 +401,7 @@ static WS_NOINLINE void report_counts(const world *w, int rounds)
     free(all);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     world w;
     ws_params par;
 

@@ -20,31 +20,27 @@
 #define MSG_DOUBLES 256
 #define TAG_BLOCK 17
 
-static WS_NOINLINE void compute_before_send(double delay_ms, double *block)
-{
+static WS_NOINLINE void compute_before_send(double delay_ms, double* block) {
     ws_spin_ms(delay_ms);
     block[0] += 1.0;
 }
 
-static WS_NOINLINE void send_nonblocking(const double *block, int partner)
-{
+static WS_NOINLINE void send_nonblocking(const double* block, int partner) {
     MPI_Request req;
     MPI_Isend(block, MSG_DOUBLES, MPI_DOUBLE, partner, TAG_BLOCK, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
-static WS_NOINLINE void receive_nonblocking(double *block, int partner)
-{
+static WS_NOINLINE void receive_nonblocking(double* block, int partner) {
     MPI_Request req[1];
     MPI_Irecv(block, MSG_DOUBLES, MPI_DOUBLE, partner, TAG_BLOCK, MPI_COMM_WORLD, &req[0]);
     MPI_Waitall(1, req, MPI_STATUSES_IGNORE);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
-    double block[MSG_DOUBLES] = { 0.0 };
+    double block[MSG_DOUBLES] = {0.0};
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -17,28 +17,24 @@
  */
 #include "ws_example.h"
 
-static WS_NOINLINE double compute_step(double delay_ms, int rank, int it)
-{
+static WS_NOINLINE double compute_step(double delay_ms, int rank, int it) {
     ws_spin_ms(delay_ms / 4.0);
     return (double)(rank + it);
 }
 
-static WS_NOINLINE void write_output(double delay_ms, double value)
-{
+static WS_NOINLINE void write_output(double delay_ms, double value) {
     /* Stands in for serial I/O on the root; nothing is actually written. */
     ws_spin_ms(delay_ms);
     ws_spin_sink += value;
 }
 
-static WS_NOINLINE double global_sum(double local)
-{
+static WS_NOINLINE double global_sum(double local) {
     double sum = 0.0;
     MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     return sum;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
     double sum = 0.0;

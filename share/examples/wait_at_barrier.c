@@ -15,18 +15,15 @@
  */
 #include "ws_example.h"
 
-static WS_NOINLINE void imbalanced_work(int rank, double delay_ms)
-{
+static WS_NOINLINE void imbalanced_work(int rank, double delay_ms) {
     ws_spin_ms(rank * delay_ms);
 }
 
-static WS_NOINLINE void reach_barrier(void)
-{
+static WS_NOINLINE void reach_barrier(void) {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
 

@@ -17,20 +17,17 @@
 
 #define VALUES 64
 
-static WS_NOINLINE void imbalanced_work(int rank, double delay_ms, double *local)
-{
+static WS_NOINLINE void imbalanced_work(int rank, double delay_ms, double* local) {
     ws_spin_ms(rank * delay_ms);
     for (int i = 0; i < VALUES; ++i)
         local[i] = rank + i;
 }
 
-static WS_NOINLINE void combine_results(const double *local, double *global)
-{
+static WS_NOINLINE void combine_results(const double* local, double* global) {
     MPI_Allreduce(local, global, VALUES, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
     double local[VALUES], global[VALUES];

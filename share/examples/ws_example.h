@@ -15,9 +15,8 @@
 #ifndef WS_EXAMPLE_H
 #define WS_EXAMPLE_H
 
-#include <mpi.h>
-
 #include <errno.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +30,7 @@ typedef struct ws_params {
 } ws_params;
 
 /* Wall-clock seconds from a monotonic clock. */
-static inline double ws_now(void)
-{
+static inline double ws_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
@@ -42,8 +40,7 @@ static inline double ws_now(void)
 static volatile double ws_spin_sink;
 
 /* Burn CPU until `ms` milliseconds of wall-clock time have elapsed. */
-static inline void ws_spin_ms(double ms)
-{
+static inline void ws_spin_ms(double ms) {
     const double deadline = ws_now() + ms * 1e-3;
     double acc = 0.5;
     do {
@@ -54,11 +51,10 @@ static inline void ws_spin_ms(double ms)
 }
 
 /* Parse one positive number; returns 0 on success. */
-static inline int ws_parse_number(const char *text, double lo, double hi, double *out)
-{
+static inline int ws_parse_number(const char* text, double lo, double hi, double* out) {
     if (text == NULL || *text == '\0')
         return -1;
-    char *end = NULL;
+    char* end = NULL;
     errno = 0;
     const double v = strtod(text, &end);
     if (errno != 0 || end == text || *end != '\0' || !(v >= lo && v <= hi))
@@ -72,11 +68,10 @@ static inline int ws_parse_number(const char *text, double lo, double hi, double
  * Returns 0 on success. On bad input rank 0 prints a usage line and the caller
  * should finalize and exit with status 2.
  */
-static inline int ws_get_params(int argc, char **argv, int rank, const char *name,
-                                int default_iterations, double default_delay_ms, ws_params *p)
-{
-    const char *iter_text = getenv("WS_ITERATIONS");
-    const char *delay_text = getenv("WS_DELAY_MS");
+static inline int ws_get_params(int argc, char** argv, int rank, const char* name,
+                                int default_iterations, double default_delay_ms, ws_params* p) {
+    const char* iter_text = getenv("WS_ITERATIONS");
+    const char* delay_text = getenv("WS_DELAY_MS");
     double iters = default_iterations, delay = default_delay_ms;
     int bad = 0;
 
@@ -106,8 +101,7 @@ static inline int ws_get_params(int argc, char **argv, int rank, const char *nam
 }
 
 /* Returns 0 if the communicator size is at least `min_ranks`; rank 0 complains otherwise. */
-static inline int ws_check_size(int size, int min_ranks, int rank, const char *name)
-{
+static inline int ws_check_size(int size, int min_ranks, int rank, const char* name) {
     if (size >= min_ranks)
         return 0;
     if (rank == 0)
@@ -120,8 +114,7 @@ static inline int ws_check_size(int size, int min_ranks, int rank, const char *n
  * (nearly) the same moment; skew from MPI_Init is absorbed here, on the
  * call path main/start_together/MPI_Barrier, not in the injected pattern.
  */
-static WS_NOINLINE void start_together(void)
-{
+static WS_NOINLINE void start_together(void) {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
