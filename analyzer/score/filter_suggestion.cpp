@@ -42,7 +42,15 @@ std::string filterFileText(const TraceSizeEstimate& estimate,
                       static_cast<unsigned long long>(r->visits), r->bytes,
                       r->timePerVisit() * 1e6);
         text += line;
-        text += "  EXCLUDE " + r->name + "\n";
+        // Filter patterns end at white space, so a name with blanks (a C++ signature such as
+        // "add(double, double)") is excluded by its mangled name, as scorep-score does.
+        if (r->name.find_first_of(" \t") == std::string::npos)
+            text += "  EXCLUDE " + r->name + "\n";
+        else if (!r->mangledName.empty() &&
+                 r->mangledName.find_first_of(" \t") == std::string::npos)
+            text += "  EXCLUDE MANGLED " + r->mangledName + "\n";
+        else
+            text += "  # (no pattern: the name has blanks and no mangled name is known)\n";
     }
     text += "SCOREP_REGION_NAMES_END\n";
     return text;

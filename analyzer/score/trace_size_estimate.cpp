@@ -164,6 +164,7 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         const double eventsPerVisit = e.enterLeave + e.pointToPoint + e.collective + e.other;
         RegionEstimate& r = byRegion[node.region];
         r.name = region.name;
+        r.mangledName = region.mangledName;
         r.kind = kindOf(region);
         r.filterable = r.kind == "USR" || r.kind == "COM";
         for (size_t loc = 0; loc < visits->size(); ++loc) {

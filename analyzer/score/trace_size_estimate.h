@@ -45,6 +45,7 @@ extern const EventSizes kScorePSizes;
 /// What one region (all its call paths) contributes to the trace.
 struct RegionEstimate {
     std::string name;
+    std::string mangledName;  ///< the linker name when the report has one, else empty
     std::string kind;         ///< "MPI", "USR", "COM" (compiler-instrumented), "MEASUREMENT"
     bool filterable = false;  ///< user or compiler regions; MPI calls cannot be filtered
     std::uint64_t visits = 0; ///< over all ranks

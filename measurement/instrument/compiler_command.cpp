@@ -207,9 +207,8 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
                 add.push_back("-finstrument-functions-after-inlining");
             } else {
                 // System headers' inline functions (the C++ library above all) stay untouched.
-                add.push_back(
-                    "-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/," +
-                    options.includeDir + "/waitscope/");
+                add.push_back("-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/," +
+                              options.includeDir + "/waitscope/");
                 if (!options.filter.empty()) {
                     Result<Filter> filter = Filter::load(options.filter);
                     if (!filter.ok())

@@ -298,3 +298,43 @@ TEST_CASE("a program without MPI (--nompi) is measured and written at exit", "[w
     CHECK(countEvents(events, "ENTER", 0) == countEvents(events, "LEAVE", 0));
     CHECK(countEvents(events, "PROGRAM_END", 0) == 1);
 }
+
+TEST_CASE("score proposes the filter that removes tiny functions, and it removes them", "[mpi]") {
+    std::string dir = freshDirectory("instrument_score_filter");
+    REQUIRE(runCommand("cd '" + dir + "' && " + kWaitscope + " instrument mpicxx -O2 -o tiny '" +
+                       WAITSCOPE_TEST_PROJECTS + "/tiny_functions.cpp'")
+                .exitCode == 0);
+    // A cheap profile first, as `waitscope analyze --profile` makes it.
+    CommandResult profile =
+        runCommand("cd '" + dir + "' && " +
+                   mpirunCommand(2,
+                                 {"WAITSCOPE_TRACING=false", "WAITSCOPE_PROFILING=true",
+                                  "WAITSCOPE_EXPERIMENT_DIRECTORY=profile"},
+                                 "./tiny", "10000", false));
+    INFO(profile.output);
+    REQUIRE(profile.exitCode == 0);
+    CommandResult score =
+        runCommand("cd '" + dir + "' && " + kWaitscope + " score profile -g suggested.filter");
+    INFO(score.output);
+    REQUIRE(score.exitCode == 0);
+    std::string filter = readFile(dir + "/suggested.filter");
+    INFO(filter);
+    CHECK_THAT(filter, Catch::Contains("EXCLUDE tiny_scale(double)"));
+    CHECK_THAT(filter, Catch::Contains("EXCLUDE MANGLED _Z8tiny_adddd"));
+    CHECK_THAT(filter, !Catch::Contains("main"));
+    // Applied at run time it removes every call of both: 10000 each per rank.
+    CommandResult traced = runCommand("cd '" + dir + "' && " +
+                                      mpirunCommand(2,
+                                                    {"WAITSCOPE_FILTER=suggested.filter",
+                                                     "WAITSCOPE_EXPERIMENT_DIRECTORY=traced"},
+                                                    "./tiny", "10000", false));
+    INFO(traced.output);
+    REQUIRE(traced.exitCode == 0);
+    auto measurement = readKeyValues(dir + "/traced/waitscope.measurement");
+    CHECK(measurement["rank.0.filtered_calls"] == "20000");
+    CHECK(std::stoi(measurement["rank.0.events"]) < 100);
+    std::vector<TraceEvent> events = readEvents(dir + "/traced/traces.otf2");
+    CHECK(countEvents(events, "ENTER", -1, "tiny_scale(double)") == 0);
+    CHECK(countEvents(events, "ENTER", -1, "tiny_add(double, double)") == 0);
+    CHECK(countEvents(events, "ENTER", 0, "main") == 1);
+}

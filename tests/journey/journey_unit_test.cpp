@@ -204,17 +204,20 @@ TEST_CASE("the suggested filter excludes only short, frequent user regions, in S
     estimate.eventBytes = 1e6;
     estimate.totalBytes = 1.1e6;
     estimate.regions = {
-        {"tiny_helper", "USR", true, 40000, 10000, 6.6e5, 0.04},
-        {"MPI_Send", "MPI", false, 40000, 10000, 3e5, 0.0004},
-        {"solve", "USR", true, 4, 1, 100, 8.0},
-        {"rare_short", "USR", true, 8, 2, 200, 1e-6},
+        {"tiny_helper", "", "USR", true, 40000, 10000, 6.6e5, 0.04},
+        {"add(double, double)", "_Z3adddd", "COM", true, 40000, 10000, 6.6e5, 0.04},
+        {"MPI_Send", "", "MPI", false, 40000, 10000, 3e5, 0.0004},
+        {"solve", "", "USR", true, 4, 1, 100, 8.0},
+        {"rare_short", "", "USR", true, 8, 2, 200, 1e-6},
     };
     const auto chosen = analysis::regionsToFilter(estimate);
-    REQUIRE(chosen.size() == 1);
+    REQUIRE(chosen.size() == 2);
     CHECK(chosen.front()->name == "tiny_helper");
     const std::string text = analysis::filterFileText(estimate, chosen);
     CHECK(text.find("SCOREP_REGION_NAMES_BEGIN\n") != std::string::npos);
     CHECK(text.find("  EXCLUDE tiny_helper\n") != std::string::npos);
+    // A name with blanks would split into two patterns: the mangled name stands for it.
+    CHECK(text.find("  EXCLUDE MANGLED _Z3adddd\n") != std::string::npos);
     CHECK(text.find("SCOREP_REGION_NAMES_END\n") != std::string::npos);
     CHECK(text.find("MPI_Send") == std::string::npos);
 }
