@@ -149,6 +149,14 @@ bool parseMpiGroups(const std::string& text, std::uint32_t& groups, std::string&
     return true;
 }
 
+std::string mpiGroupNames(std::uint32_t groups) {
+    std::string names;
+    for (const GroupName& g : kGroupNames)
+        if (g.bits != kGroupDefault && g.bits != kGroupAll && (groups & g.bits))
+            names += (names.empty() ? "" : ",") + std::string(g.name);
+    return names;
+}
+
 std::string defaultExperimentDirectory(const std::string& executable, int ranks) {
     std::string base = executable;
     size_t slash = base.find_last_of('/');

@@ -165,7 +165,7 @@ std::string configDump(const Config& c) {
     out += "WAITSCOPE_TRACING=" + std::string(c.tracing ? "true" : "false") + "\n";
     out += "WAITSCOPE_PROFILING=" + std::string(c.profiling ? "true" : "false") + "\n";
     out += "WAITSCOPE_TOTAL_MEMORY=" + std::to_string(c.totalMemory) + "\n";
-    out += "WAITSCOPE_MPI_GROUPS=" + std::to_string(c.mpiGroups) + "\n";
+    out += "WAITSCOPE_MPI_GROUPS=" + mpiGroupNames(c.mpiGroups) + "\n";
     out += "WAITSCOPE_CLOCK=" + std::string(g_hot.clock.name()) + "\n";
     return out;
 }

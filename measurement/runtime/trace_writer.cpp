@@ -30,8 +30,6 @@ struct ChunkPool {
     std::vector<void*> chunks;
     std::size_t used = 0;
 };
-ChunkPool* g_pool = nullptr;
-
 void* poolAllocate(void* user, OTF2_FileType, OTF2_LocationRef, void**, uint64_t chunkSize) {
     auto* pool = static_cast<ChunkPool*>(user);
     if (chunkSize != pool->chunkSize)
@@ -99,7 +97,6 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     static ChunkPool pool; // trivially destructible members aside from the vector: freed at close
     pool.chunkSize = kChunk;
     pool.chunkLimit = std::max<std::size_t>(2, poolBytes / kChunk);
-    g_pool = &pool;
     OTF2_Error_RegisterCallback(countError, nullptr);
     m_archive = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunk,
                                   OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,

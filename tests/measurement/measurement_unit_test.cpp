@@ -43,6 +43,9 @@ TEST_CASE("MPI group lists add, remove and reject unknown names", "[config]") {
     CHECK_FALSE(parseMpiGroups("p2p,rma", groups, bad));
     CHECK(bad == "rma");
     CHECK_FALSE(parseMpiGroups(" , ", groups, bad));
+    CHECK(mpiGroupNames(kGroupDefault) == "env,p2p,coll,cg,topo");
+    REQUIRE(parseMpiGroups(mpiGroupNames(kGroupP2p | kGroupReqTest), groups, bad));
+    CHECK(groups == (kGroupP2p | kGroupReqTest));
 }
 
 TEST_CASE("bad environment values become one warning each and keep defaults", "[config]") {

@@ -62,6 +62,9 @@ bool parseMemorySize(const std::string& text, std::uint64_t& bytes);
 /// false if a name is unknown (`bad` then names it).
 bool parseMpiGroups(const std::string& text, std::uint32_t& groups, std::string& bad);
 
+/// The group list in WAITSCOPE_MPI_GROUPS syntax ("env,p2p,coll,cg,topo").
+std::string mpiGroupNames(std::uint32_t groups);
+
 /// The default experiment directory for a program: "waitscope_<exe>_<ranks>".
 std::string defaultExperimentDirectory(const std::string& executable, int ranks);
 
