@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <memory>
 #include <unistd.h>
+#include <waitscope/base/markup_escape.h>
 #include <waitscope/report/cubex_writer.h>
 #include <waitscope/report/metric_catalog.h>
 
@@ -73,34 +74,7 @@ private:
 };
 
 std::string escapeXml(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&apos;";
-            break;
-        default:
-            // Control characters other than tab/newline/CR are not allowed in XML 1.0.
-            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                out += '?';
-            else
-                out += c;
-        }
-    }
-    return out;
+    return escapeMarkup(text);
 }
 
 // Indentation as CubeW writes it, capped so that very deep call trees do not make anchor.xml

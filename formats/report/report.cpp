@@ -79,10 +79,17 @@ Result<SystemNodeId> Report::addMachine(const std::string& name) {
     return appendSystemNodeUnchecked(std::move(node));
 }
 
+namespace {
+/// True when `id` is a machine or node, the system nodes that nodes and processes hang below.
+bool holdsNodes(const std::vector<SystemNode>& nodes, SystemNodeId id) {
+    return id < nodes.size() &&
+           (nodes[id].kind == SystemKind::Machine || nodes[id].kind == SystemKind::Node);
+}
+} // namespace
+
 Result<SystemNodeId> Report::addNode(SystemNodeId parent, const std::string& name,
                                      const std::string& className) {
-    if (parent >= m_systemNodes.size() || (m_systemNodes[parent].kind != SystemKind::Machine &&
-                                           m_systemNodes[parent].kind != SystemKind::Node))
+    if (!holdsNodes(m_systemNodes, parent))
         return Error("system node '" + name + "': parent " + std::to_string(parent) +
                      " is not a machine or node");
     SystemNode node;
@@ -95,8 +102,7 @@ Result<SystemNodeId> Report::addNode(SystemNodeId parent, const std::string& nam
 
 Result<SystemNodeId> Report::addProcess(SystemNodeId parent, const std::string& name,
                                         std::int64_t rank, const std::string& type) {
-    if (parent >= m_systemNodes.size() || (m_systemNodes[parent].kind != SystemKind::Machine &&
-                                           m_systemNodes[parent].kind != SystemKind::Node))
+    if (!holdsNodes(m_systemNodes, parent))
         return Error("process '" + name + "': parent " + std::to_string(parent) +
                      " is not a machine or node");
     SystemNode node;

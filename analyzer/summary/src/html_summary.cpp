@@ -3,31 +3,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <waitscope/base/markup_escape.h>
 
 namespace waitscope::summary {
 namespace {
 
 std::string escape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
+    return escapeMarkup(text);
 }
 
 /// Rank numbers in ascending order, at most `limit`, comma-separated.
