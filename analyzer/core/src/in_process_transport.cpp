@@ -148,6 +148,58 @@ public:
         return result;
     }
 
+    Status post(uint32_t comm, uint32_t destination, uint32_t tag,
+                const std::vector<double>& payload) override {
+        auto to = m_world.worldRankOf(comm, destination, m_rank);
+        if (!to) {
+            return to.error();
+        }
+        std::lock_guard<std::mutex> lock(m_world.m_mutex);
+        m_world.m_inboxes[*to].deliver(comm, m_rank, tag, payload);
+        m_world.m_changed.notify_all();
+        return Status::success();
+    }
+
+    Result<std::vector<double>> await(uint32_t comm, uint32_t source, uint32_t tag) override {
+        auto from = m_world.worldRankOf(comm, source, m_rank);
+        if (!from) {
+            return from.error();
+        }
+        std::unique_lock<std::mutex> lock(m_world.m_mutex);
+        PayloadQueues& inbox = m_world.m_inboxes[m_rank];
+        const uint32_t sender = *from;
+        const auto ready = [&inbox, comm, sender, tag] { return inbox.has(comm, sender, tag); };
+        if (Status status = m_world.waitUntil(lock, m_rank, ready,
+                                              "a message from rank " + std::to_string(sender) +
+                                                  " with tag " + std::to_string(tag) +
+                                                  " on communicator " + std::to_string(comm));
+            !status) {
+            return status.error();
+        }
+        return inbox.take(comm, sender, tag);
+    }
+
+    Result<std::vector<double>> awaitAll(uint32_t comm,
+                                         const std::vector<double>& values) override {
+        return allGather(comm, values);
+    }
+
+    Status finishPass() override {
+        if (auto done = allGather(kWorldComm, {}); !done) {
+            return done.error();
+        }
+        {
+            // Payloads nobody awaited are dropped; the second barrier keeps the next pass's
+            // payloads from being dropped with them.
+            std::lock_guard<std::mutex> lock(m_world.m_mutex);
+            m_world.m_inboxes[m_rank] = PayloadQueues();
+        }
+        if (auto cleared = allGather(kWorldComm, {}); !cleared) {
+            return cleared.error();
+        }
+        return Status::success();
+    }
+
 private:
     InProcessWorld& m_world;
     uint32_t m_rank;
@@ -156,7 +208,7 @@ private:
 
 InProcessWorld::InProcessWorld(const trace::Definitions& definitions, uint32_t ranks)
     : m_size(ranks), m_defs(definitions), m_outboxes(ranks), m_contributions(ranks),
-      m_sequence(ranks), m_waiting(ranks), m_finished(ranks, false) {
+      m_sequence(ranks), m_inboxes(ranks), m_waiting(ranks), m_finished(ranks, false) {
     for (uint32_t r = 0; r < ranks; ++r) {
         m_endpoints.push_back(std::make_unique<Endpoint>(*this, r));
     }

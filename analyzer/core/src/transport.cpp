@@ -28,6 +28,21 @@ Result<std::vector<double>> Deliveries::takeCollective(uint32_t self, uint32_t c
     return values;
 }
 
+std::vector<double> PayloadQueues::take(uint32_t comm, uint32_t source, uint32_t tag) {
+    auto& queue = m_queues.at({comm, source, tag});
+    std::vector<double> payload = std::move(queue.front());
+    queue.pop_front();
+    return payload;
+}
+
+size_t PayloadQueues::pending() const {
+    size_t count = 0;
+    for (const auto& [key, queue] : m_queues) {
+        count += queue.size();
+    }
+    return count;
+}
+
 Result<std::vector<uint32_t>> communicatorMembers(const trace::Definitions& definitions,
                                                   uint32_t comm, uint32_t self, uint32_t size) {
     if (comm == kWorldComm) {

@@ -27,6 +27,11 @@ Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definiti
     t->m_outbox.resize(t->m_size);
     MPI_Comm_dup(MPI_COMM_WORLD, &t->m_world);
     MPI_Comm_set_errhandler(t->m_world, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &t->m_messages);
+    MPI_Comm_set_errhandler(t->m_messages, MPI_ERRORS_RETURN);
+    t->m_batches.resize(t->m_size);
+    t->m_batchesSent.assign(t->m_size, 0);
+    t->m_batchesReceived.assign(t->m_size, 0);
     for (const trace::Communicator& comm : definitions.communicators) {
         MPI_Comm mirror = MPI_COMM_NULL;
         if (!comm.isSelf && !comm.worldRanks.empty()) {
@@ -51,6 +56,13 @@ MpiTransport::~MpiTransport() {
     }
     if (m_world != MPI_COMM_NULL) {
         MPI_Comm_free(&m_world);
+    }
+    for (SentBatch& batch : m_sent) {
+        MPI_Cancel(&batch.request);
+        MPI_Request_free(&batch.request);
+    }
+    if (m_messages != MPI_COMM_NULL) {
+        MPI_Comm_free(&m_messages);
     }
 }
 
@@ -258,6 +270,172 @@ Result<std::vector<uint64_t>> MpiTransport::allToAll(const std::vector<uint64_t>
         return mpiError(m_rank, "replay all-to-all failed", code);
     }
     return result;
+}
+
+// --- message-driven exchange ------------------------------------------------------------------
+
+namespace {
+constexpr int kBatchTag = 7;
+// A batch is sent once it holds this many values (512 KiB), to bound memory and latency.
+constexpr size_t kBatchValues = 64 * 1024;
+} // namespace
+
+Status MpiTransport::post(uint32_t comm, uint32_t destination, uint32_t tag,
+                          const std::vector<double>& payload) {
+    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    if (!members) {
+        return members.error();
+    }
+    if (destination >= members->size() || (*members)[destination] >= m_size) {
+        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
+                     " has no rank " + std::to_string(destination));
+    }
+    const uint32_t to = (*members)[destination];
+    std::vector<double>& batch = m_batches[to];
+    batch.push_back(comm);
+    batch.push_back(tag);
+    batch.push_back(static_cast<double>(payload.size()));
+    batch.insert(batch.end(), payload.begin(), payload.end());
+    return batch.size() >= kBatchValues ? sendBatch(to) : Status::success();
+}
+
+Status MpiTransport::sendBatch(uint32_t destination) {
+    std::vector<double>& batch = m_batches[destination];
+    if (batch.empty()) {
+        return Status::success();
+    }
+    if (batch.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+        return Error("rank " + std::to_string(m_rank) + ": replay batch too large");
+    }
+    SentBatch& sent = m_sent.emplace_back();
+    sent.buffer.swap(batch);
+    const int code = MPI_Isend(sent.buffer.data(), static_cast<int>(sent.buffer.size()), MPI_DOUBLE,
+                               static_cast<int>(destination), kBatchTag, m_messages, &sent.request);
+    if (code != MPI_SUCCESS) {
+        return mpiError(m_rank, "replay message failed", code);
+    }
+    ++m_batchesSent[destination];
+    reapSent();
+    return Status::success();
+}
+
+Status MpiTransport::sendAllBatches() {
+    for (uint32_t to = 0; to < m_size; ++to) {
+        if (Status s = sendBatch(to); !s) {
+            return s;
+        }
+    }
+    return Status::success();
+}
+
+void MpiTransport::reapSent() {
+    while (!m_sent.empty()) {
+        int done = 0;
+        MPI_Test(&m_sent.front().request, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            return;
+        }
+        m_sent.pop_front();
+    }
+}
+
+Status MpiTransport::receiveBatch() {
+    MPI_Status status;
+    int code = MPI_Probe(MPI_ANY_SOURCE, kBatchTag, m_messages, &status);
+    if (code != MPI_SUCCESS) {
+        return mpiError(m_rank, "replay message failed", code);
+    }
+    int count = 0;
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    std::vector<double> batch(static_cast<size_t>(count));
+    const int source = status.MPI_SOURCE;
+    code =
+        MPI_Recv(batch.data(), count, MPI_DOUBLE, source, kBatchTag, m_messages, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS) {
+        return mpiError(m_rank, "replay message failed", code);
+    }
+    ++m_batchesReceived[static_cast<size_t>(source)];
+    for (size_t k = 0; k + 3 <= batch.size();) {
+        const auto comm = static_cast<uint32_t>(batch[k]);
+        const auto tag = static_cast<uint32_t>(batch[k + 1]);
+        const auto length = static_cast<size_t>(batch[k + 2]);
+        k += 3;
+        if (k + length > batch.size()) {
+            return Error("rank " + std::to_string(m_rank) + ": malformed replay batch from rank " +
+                         std::to_string(source));
+        }
+        m_payloads.deliver(
+            comm, static_cast<uint32_t>(source), tag,
+            std::vector<double>(batch.begin() + static_cast<std::ptrdiff_t>(k),
+                                batch.begin() + static_cast<std::ptrdiff_t>(k + length)));
+        k += length;
+    }
+    return Status::success();
+}
+
+Result<std::vector<double>> MpiTransport::await(uint32_t comm, uint32_t source, uint32_t tag) {
+    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    if (!members) {
+        return members.error();
+    }
+    if (source >= members->size() || (*members)[source] >= m_size) {
+        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
+                     " has no rank " + std::to_string(source));
+    }
+    const uint32_t from = (*members)[source];
+    if (!m_payloads.has(comm, from, tag)) {
+        // About to block: whoever waits for this rank must get what it posted first.
+        if (Status s = sendAllBatches(); !s) {
+            return s.error();
+        }
+        while (!m_payloads.has(comm, from, tag)) {
+            if (Status s = receiveBatch(); !s) {
+                return s.error();
+            }
+        }
+    }
+    return m_payloads.take(comm, from, tag);
+}
+
+Result<std::vector<double>> MpiTransport::awaitAll(uint32_t comm,
+                                                   const std::vector<double>& values) {
+    // Blocking inside MPI_Allgather is safe once the own batches are out: MPI progresses
+    // their delivery while this rank waits.
+    if (Status s = sendAllBatches(); !s) {
+        return s.error();
+    }
+    return allGather(comm, values);
+}
+
+Status MpiTransport::finishPass() {
+    if (Status s = sendAllBatches(); !s) {
+        return s;
+    }
+    // Batches nobody awaited are still received (and dropped), so every send completes.
+    auto expected = allToAll(m_batchesSent);
+    if (!expected) {
+        return expected.error();
+    }
+    for (uint32_t source = 0; source < m_size; ++source) {
+        while (m_batchesReceived[source] < (*expected)[source]) {
+            if (Status s = receiveBatch(); !s) {
+                return s;
+            }
+        }
+    }
+    for (SentBatch& batch : m_sent) {
+        MPI_Wait(&batch.request, MPI_STATUS_IGNORE);
+    }
+    m_sent.clear();
+    m_payloads = PayloadQueues();
+    m_batchesSent.assign(m_size, 0);
+    m_batchesReceived.assign(m_size, 0);
+    // Nobody starts the next pass (and sends its batches) before all have drained this one.
+    const int code = MPI_Barrier(m_messages);
+    if (code != MPI_SUCCESS) {
+        return mpiError(m_rank, "replay barrier failed", code);
+    }
+    return Status::success();
 }
 
 } // namespace waitscope::analysis

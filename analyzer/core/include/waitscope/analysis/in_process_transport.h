@@ -61,6 +61,7 @@ private:
     std::condition_variable m_changed;
     std::map<std::pair<uint32_t, uint64_t>, Slot> m_slots;
     std::vector<std::map<uint32_t, uint64_t>> m_sequence; // per rank: comm -> collectives so far
+    std::vector<PayloadQueues> m_inboxes;                 // per rank: message-driven payloads
     std::vector<std::function<bool()>> m_waiting; // per rank: what it waits for, if anything
     std::vector<bool> m_finished;
     bool m_deadlock = false;

@@ -58,6 +58,49 @@ public:
                                                   const std::vector<double>& values) = 0;
     /// Immediate world exchange: element block d of `perRank` goes to rank d.
     virtual Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) = 0;
+
+    // Message-driven exchange, for passes in which what a rank sends depends on what it has
+    // received (the root-cause backward replay, the clock-correcting forward replay). A rank
+    // walks its events in order, post()s without blocking and await()s what it needs; before
+    // blocking it hands over everything it has posted, so a pass over a consistent trace
+    // cannot deadlock (the traced happens-before order is acyclic, in either direction).
+
+    /// Queues `payload` for communicator rank `destination` of traced communicator `comm`.
+    /// Payloads from one rank to another with one (comm, tag) arrive in posting order.
+    virtual Status post(uint32_t comm, uint32_t destination, uint32_t tag,
+                        const std::vector<double>& payload) = 0;
+    /// The next payload from communicator rank `source` of `comm` with `tag`, blocking until it
+    /// arrives; fails naming the ranks when it cannot arrive (in-process transport) or the
+    /// exchange fails.
+    virtual Result<std::vector<double>> await(uint32_t comm, uint32_t source, uint32_t tag) = 0;
+    /// Hands over `values` to all members of `comm` and returns the members' values in
+    /// communicator rank order (same count everywhere), within a message-driven pass.
+    virtual Result<std::vector<double>> awaitAll(uint32_t comm,
+                                                 const std::vector<double>& values) = 0;
+    /// Ends a message-driven pass: hands over what is still queued and waits until all ranks
+    /// have received everything they awaited. Collective over all ranks.
+    virtual Status finishPass() = 0;
+};
+
+/// Payloads of the message-driven exchange that arrived but were not awaited yet.
+class PayloadQueues {
+public:
+    /// Stores a payload from world rank `source`.
+    void deliver(uint32_t comm, uint32_t source, uint32_t tag, std::vector<double> payload) {
+        m_queues[{comm, source, tag}].push_back(std::move(payload));
+    }
+    /// Whether a payload from world rank `source` is waiting.
+    bool has(uint32_t comm, uint32_t source, uint32_t tag) const {
+        const auto it = m_queues.find({comm, source, tag});
+        return it != m_queues.end() && !it->second.empty();
+    }
+    /// Pops the next payload from world rank `source`; it must be there (see has()).
+    std::vector<double> take(uint32_t comm, uint32_t source, uint32_t tag);
+    /// Number of payloads waiting.
+    size_t pending() const;
+
+private:
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<std::vector<double>>> m_queues;
 };
 
 /// The receiving side shared by the transports: delivered records and gathered collectives.

@@ -4,6 +4,7 @@
 #include "waitscope/analysis/transport.h"
 #include "waitscope/trace/definitions.h"
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mpi.h>
@@ -37,6 +38,11 @@ public:
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override;
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override;
+    Status post(uint32_t comm, uint32_t destination, uint32_t tag,
+                const std::vector<double>& payload) override;
+    Result<std::vector<double>> await(uint32_t comm, uint32_t source, uint32_t tag) override;
+    Result<std::vector<double>> awaitAll(uint32_t comm, const std::vector<double>& values) override;
+    Status finishPass() override;
 
 private:
     /// A record on the wire: traced communicator and tag, then the sender's call times.
@@ -51,6 +57,12 @@ private:
     Result<MPI_Comm> mirror(uint32_t comm) const;
     Status exchangeRecords();
     Status exchangeCollectives();
+    // Message-driven exchange: payloads are batched per destination and a batch leaves when
+    // it is full or when this rank is about to block.
+    Status sendBatch(uint32_t destination);
+    Status sendAllBatches();
+    Status receiveBatch();
+    void reapSent();
 
     const trace::Definitions* m_defs = nullptr;
     uint32_t m_rank = 0;
@@ -64,6 +76,17 @@ private:
     std::vector<WireRecord> m_incoming;                      // records of the last exchange
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<size_t, size_t>>
         m_cursors; // (comm, source, tag) -> next and end in m_incoming
+
+    struct SentBatch {
+        std::vector<double> buffer;
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+    MPI_Comm m_messages = MPI_COMM_NULL;        // message-driven traffic only
+    std::vector<std::vector<double>> m_batches; // per destination: [comm, tag, count, values]...
+    std::deque<SentBatch> m_sent;               // batches whose sends may still be running
+    std::vector<uint64_t> m_batchesSent;        // per destination, this pass
+    std::vector<uint64_t> m_batchesReceived;    // per source, this pass
+    PayloadQueues m_payloads;
 };
 
 } // namespace waitscope::analysis
