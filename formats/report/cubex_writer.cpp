@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <memory>
+#include <optional>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <waitscope/base/markup_escape.h>
 #include <waitscope/report/cubex_writer.h>
@@ -18,12 +21,15 @@
 namespace waitscope::report {
 namespace {
 
-/// Where the archive bytes go: a string, or a file written through a large buffer.
+/// Where the archive bytes go: a string, or a file written with gathered writes.
 class Sink {
 public:
     virtual ~Sink() = default;
     virtual bool write(const void* data, std::size_t size) = 0;
     bool write(const std::string& text) { return write(text.data(), text.size()); }
+    /// Like write(), for bytes that stay unchanged until the archive is complete: a sink may
+    /// keep a pointer to them instead of copying (the big data rows).
+    virtual bool writeStable(const void* data, std::size_t size) { return write(data, size); }
 };
 
 class StringSink final : public Sink {
@@ -35,26 +41,64 @@ public:
     std::string m_out;
 };
 
-// Writes through its own large buffer with write(2): one copy less than stdio for the big
-// data members, which is what keeps writing close to disk speed.
+// Writes with writev(2): small pieces are copied into a buffer, stable rows are handed to the
+// kernel where they lie, so the only copy of the data is the kernel's.
 class FileSink final : public Sink {
 public:
-    explicit FileSink(int fd) : m_fd(fd) { m_buffer.reserve(kBufferSize); }
+    explicit FileSink(int fd) : m_fd(fd), m_buffer(new char[kBufferSize]) {}
     bool write(const void* data, std::size_t size) override {
-        if (m_buffer.size() + size > kBufferSize && !flush())
-            return false;
         if (size >= kBufferSize)
-            return writeAll(static_cast<const char*>(data), size);
-        m_buffer.append(static_cast<const char*>(data), size);
-        return true;
+            return flush() && writeAll(static_cast<const char*>(data), size);
+        if (m_used + size > kBufferSize && !flush())
+            return false;
+        char* at = m_buffer.get() + m_used;
+        std::memcpy(at, data, size);
+        m_used += size;
+        return add(at, size);
+    }
+    bool writeStable(const void* data, std::size_t size) override {
+        return add(static_cast<const char*>(data), size);
     }
     bool flush() {
-        bool ok = writeAll(m_buffer.data(), m_buffer.size());
-        m_buffer.clear();
+        std::size_t first = 0;
+        bool ok = true;
+        while (ok && first < m_pieces.size()) {
+            const int count =
+                static_cast<int>(std::min<std::size_t>(m_pieces.size() - first, 1024));
+            ssize_t written = ::writev(m_fd, m_pieces.data() + first, count);
+            if (written < 0 && errno == EINTR)
+                continue;
+            if (written <= 0) {
+                ok = false;
+                break;
+            }
+            // Skip what was written; a partial write leaves the rest of a piece.
+            auto left = static_cast<std::size_t>(written);
+            while (left > 0 && left >= m_pieces[first].iov_len)
+                left -= m_pieces[first++].iov_len;
+            if (left > 0) {
+                m_pieces[first].iov_base = static_cast<char*>(m_pieces[first].iov_base) + left;
+                m_pieces[first].iov_len -= left;
+            }
+        }
+        m_pieces.clear();
+        m_pending = 0;
+        m_used = 0;
         return ok;
     }
 
 private:
+    bool add(const char* data, std::size_t size) {
+        if (size == 0)
+            return true;
+        iovec* last = m_pieces.empty() ? nullptr : &m_pieces.back();
+        if (last && static_cast<char*>(last->iov_base) + last->iov_len == data)
+            last->iov_len += size;
+        else
+            m_pieces.push_back(iovec{const_cast<char*>(data), size});
+        m_pending += size;
+        return m_pending < kFlushBytes && m_pieces.size() < kMaxPieces ? true : flush();
+    }
     bool writeAll(const char* data, std::size_t size) {
         while (size > 0) {
             ssize_t written = ::write(m_fd, data, size);
@@ -68,9 +112,14 @@ private:
         return true;
     }
 
-    static constexpr std::size_t kBufferSize = 16 << 20;
+    static constexpr std::size_t kBufferSize = 4 << 20;
+    static constexpr std::size_t kFlushBytes = 16 << 20;
+    static constexpr std::size_t kMaxPieces = 8192;
     int m_fd;
-    std::string m_buffer;
+    std::unique_ptr<char[]> m_buffer;
+    std::size_t m_used = 0;
+    std::size_t m_pending = 0;
+    std::vector<iovec> m_pieces;
 };
 
 std::string escapeXml(std::string_view text) {
@@ -310,13 +359,29 @@ Status writeMember(Sink& sink, const std::string& name, const std::string& bytes
 }
 
 // Writes the index and data members of one stored metric.
-Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricId m,
-                   const std::string& base, std::int64_t mtime) {
+// Row order is a property of the tree shape and the metric kind: computed once per kind.
+class RowOrders {
+public:
+    explicit RowOrders(const Report& report) : m_report(report) {}
+    const std::vector<CallNodeId>& of(MetricKind kind) {
+        // With pre-order file ids, the order computed on our own ids lists the same call nodes
+        // (SIMPLE = file id order = pre-order).
+        const MetricKind orderKind = kind == MetricKind::Simple ? MetricKind::Exclusive : kind;
+        auto& order = m_orders[orderKind];
+        if (!order)
+            order = detail::rowOrder(m_report.callNodes(), orderKind);
+        return *order;
+    }
+
+private:
+    const Report& m_report;
+    std::map<MetricKind, std::optional<std::vector<CallNodeId>>> m_orders;
+};
+
+Status writeMetric(Sink& sink, const Report& report, const Numbering& n, RowOrders& orders,
+                   MetricId m, const std::string& base, std::int64_t mtime) {
     const Metric& metric = report.metrics()[m];
-    // Row order is a property of the tree shape; with pre-order file ids, the order computed
-    // on our own ids lists the same call nodes (SIMPLE = file id order = pre-order).
-    MetricKind orderKind = metric.kind == MetricKind::Simple ? MetricKind::Exclusive : metric.kind;
-    std::vector<CallNodeId> order = detail::rowOrder(report.callNodes(), orderKind);
+    const std::vector<CallNodeId>& order = orders.of(metric.kind);
     std::size_t width = report.locations().size();
     if (Status s = report.load(m); !s)
         return s;
@@ -378,7 +443,9 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricI
                 permuted[col] = out[n.locationOrder[col]];
             out = permuted.data();
         }
-        if (!sink.write(out, width * 8))
+        // Owned rows stay put while the archive is written; decoded or permuted ones do not.
+        const bool stable = identity && !rows.mapped;
+        if (!(stable ? sink.writeStable(out, width * 8) : sink.write(out, width * 8)))
             return Error("write failed");
     }
     std::string padding;
@@ -390,6 +457,7 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, MetricI
 
 Status writeArchive(Sink& sink, const Report& report, const WriteOptions& options) {
     Numbering n = number(report);
+    RowOrders orders(report);
     for (MetricId m : n.metricOrder) {
         const Metric& metric = report.metrics()[m];
         if (isDerived(metric.kind))
@@ -398,7 +466,7 @@ Status writeArchive(Sink& sink, const Report& report, const WriteOptions& option
             return Error("metric '" + metric.uniqueName +
                          "' is not available: " + metric.unavailableReason);
         std::string base = (metric.ghost ? "ghost_" : "") + std::to_string(n.metricFileId[m]);
-        if (Status s = writeMetric(sink, report, n, m, base, options.timestamp); !s)
+        if (Status s = writeMetric(sink, report, n, orders, m, base, options.timestamp); !s)
             return s.error().withContext("metric '" + metric.uniqueName + "'");
     }
     if (Status s = writeMember(sink, "anchor.xml", anchorXml(report, n), options.timestamp); !s)
