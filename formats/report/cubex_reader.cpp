@@ -64,8 +64,9 @@ constexpr const char* kUnsupportedTypes[] = {"RATE",      "COMPLEX",    "TAU_ATO
 
 class AnchorParser {
 public:
-    AnchorParser(Report& report, std::vector<FileMetric>& files, std::string where)
-        : m_report(report), m_files(files), m_where(std::move(where)) {}
+    AnchorParser(Report& report, std::vector<FileMetric>& files, std::string where,
+                 const ReadProgress& progress)
+        : m_report(report), m_files(files), m_where(std::move(where)), m_progress(progress) {}
 
     Status parse(std::string_view xml) {
         pugi::xml_document doc;
@@ -74,6 +75,7 @@ public:
         if (!parsed)
             return Error(m_where + ": malformed XML at offset " + std::to_string(parsed.offset) +
                          ": " + parsed.description());
+        tell("building call tree", kParsed);
         pugi::xml_node cube = doc.child("cube");
         if (!cube)
             return Error(m_where + ": no <cube> root element");
@@ -86,6 +88,7 @@ public:
             return s;
         if (Status s = parseProgram(cube.child("program")); !s)
             return s;
+        tell("building system tree", kCallTreeBuilt);
         if (Status s = parseSystem(cube.child("system")); !s)
             return s;
         resolveDerived();
@@ -93,7 +96,15 @@ public:
     }
 
 private:
+    // Fractions of the whole read at which the stages begin and end: the XML parse is most of it.
+    static constexpr double kParsed = 0.6;
+    static constexpr double kCallTreeBuilt = 0.95;
+
     Error error(const std::string& what) const { return Error(m_where + ": " + what); }
+    void tell(std::string_view stage, double fraction) const {
+        if (m_progress)
+            m_progress(stage, fraction);
+    }
 
     Status parseMetrics(pugi::xml_node metrics) {
         // Iterative pre-order walk: nesting depth comes from the file and must not overflow
@@ -221,6 +232,7 @@ private:
         }
         std::vector<CallNode> nodes(count);
         std::vector<bool> used(count, false);
+        std::size_t built = 0;
         for (auto it = order.rbegin(); it != order.rend(); ++it)
             stack.emplace_back(*it, std::nullopt);
         while (!stack.empty()) {
@@ -241,6 +253,9 @@ private:
                 return error("cnode " + std::to_string(id) + ": calleeId " +
                              std::to_string(callee) + " out of range (" +
                              std::to_string(regions.size()) + " regions)");
+            if (++built % 16384 == 0)
+                tell("building call tree",
+                     kParsed + (kCallTreeBuilt - kParsed) * double(built) / double(count));
             CallNode& cnode = nodes[id];
             cnode.region = static_cast<RegionId>(callee);
             cnode.parent = parent;
@@ -392,6 +407,7 @@ private:
     std::vector<FileMetric>& m_files;
     std::vector<std::int64_t> m_fileIds;
     std::string m_where;
+    const ReadProgress& m_progress;
 };
 
 std::uint32_t readU32(const unsigned char* p, bool swap) {
@@ -585,7 +601,10 @@ struct LoadContext {
     }
 };
 
-Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::string& name) {
+Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::string& name,
+                           const ReadProgress& progress) {
+    if (progress)
+        progress("indexing archive", 0.0);
     auto archive = detail::TarArchive::index(file, name);
     if (!archive)
         return archive.error();
@@ -594,7 +613,9 @@ Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::
         return Error(name + ": member 'anchor.xml' missing (not a CUBE4 report)");
     Report report;
     auto context = std::make_shared<LoadContext>();
-    AnchorParser parser(report, context->files, name + ": anchor.xml");
+    AnchorParser parser(report, context->files, name + ": anchor.xml", progress);
+    if (progress)
+        progress("parsing anchor.xml", 0.05);
     if (Status s = parser.parse(archive->bytes(*anchor)); !s)
         return s.error();
     for (const auto& [metric, why] : parser.m_unavailable) {
@@ -617,15 +638,15 @@ Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::
 
 } // namespace
 
-Result<Report> readCubex(const std::string& path) {
+Result<Report> readCubex(const std::string& path, const ReadProgress& progress) {
     auto file = detail::MappedFile::open(path);
     if (!file)
         return file.error();
-    return readArchive(*file, path);
+    return readArchive(*file, path, progress);
 }
 
 Result<Report> readCubexFromMemory(std::string bytes, const std::string& name) {
-    return readArchive(detail::MappedFile::fromBytes(std::move(bytes)), name);
+    return readArchive(detail::MappedFile::fromBytes(std::move(bytes)), name, {});
 }
 
 } // namespace waitscope::report

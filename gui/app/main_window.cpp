@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QThread>
@@ -48,7 +49,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     m_summary = new QLabel;
     statusBar()->addPermanentWidget(m_summary);
     m_progress = new QProgressBar;
-    m_progress->setRange(0, 0); // busy: the reader reports no fraction
+    m_progress->setRange(0, 100);
+    m_progress->setFormat(QStringLiteral("%p %"));
     m_progress->setMaximumWidth(160);
     m_progress->hide();
     statusBar()->addPermanentWidget(m_progress);
@@ -73,12 +75,33 @@ void MainWindow::openReport(const QString& fileOrDirectory) {
         m_watcher.waitForFinished();
     m_opening = fileOrDirectory;
     m_clock.start();
+    m_progress->setValue(0);
     m_progress->show();
     statusBar()->showMessage(tr("Opening %1 ...").arg(fileOrDirectory));
     QThread* guiThread = thread();
-    m_watcher.setFuture(QtConcurrent::run([fileOrDirectory, guiThread] {
+    QPointer<MainWindow> window(this);
+    m_watcher.setFuture(QtConcurrent::run([fileOrDirectory, guiThread, window] {
         // Reading and the first values happen here; the objects then move to the GUI thread.
-        auto opened = std::make_shared<Opened>(ReportSession::open(fileOrDirectory));
+        // Progress goes to the window through its event loop, only when the percentage moves.
+        int shown = -1;
+        auto progress = [&shown, window, fileOrDirectory](std::string_view stage, double fraction) {
+            const int percent = static_cast<int>(100 * fraction);
+            if (percent == shown)
+                return;
+            shown = percent;
+            const QString text = QString::fromUtf8(stage.data(), qsizetype(stage.size()));
+            QMetaObject::invokeMethod(
+                window,
+                [window, percent, text, fileOrDirectory] {
+                    if (!window || !window->m_progress->isVisible())
+                        return;
+                    window->m_progress->setValue(percent);
+                    window->statusBar()->showMessage(
+                        MainWindow::tr("Opening %1: %2 ...").arg(fileOrDirectory, text));
+                },
+                Qt::QueuedConnection);
+        };
+        auto opened = std::make_shared<Opened>(ReportSession::open(fileOrDirectory, progress));
         if (opened->ok())
             (*opened)->get()->moveToThread(guiThread);
         return opened;

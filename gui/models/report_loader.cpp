@@ -20,13 +20,22 @@ Result<QString> resolveReportPath(const QString& fileOrDirectory) {
                                                  "scout.cubex, summary.cubex or profile.cubex)");
 }
 
-Result<std::shared_ptr<const report::Report>> loadReport(const QString& fileOrDirectory) {
+Result<std::shared_ptr<const report::Report>> loadReport(const QString& fileOrDirectory,
+                                                         const report::ReadProgress& progress) {
     Result<QString> path = resolveReportPath(fileOrDirectory);
     if (!path)
         return path.error();
-    Result<report::Report> report = report::readCubex(path->toStdString());
+    // The reader's stages take the first 90 %; loading the first metric's values the rest.
+    report::ReadProgress scaled;
+    if (progress)
+        scaled = [&progress](std::string_view stage, double fraction) {
+            progress(stage, 0.9 * fraction);
+        };
+    Result<report::Report> report = report::readCubex(path->toStdString(), scaled);
     if (!report)
         return report.error();
+    if (progress)
+        progress("loading values", 0.9);
     auto shared = std::make_shared<const report::Report>(std::move(*report));
     if (auto roots = shared->rootMetrics(); !roots.empty())
         if (Status loaded = shared->load(roots.front()); !loaded)

@@ -5,11 +5,12 @@
 
 namespace waitscope::gui {
 
-Result<std::unique_ptr<ReportSession>> ReportSession::open(const QString& fileOrDirectory) {
+Result<std::unique_ptr<ReportSession>> ReportSession::open(const QString& fileOrDirectory,
+                                                           const report::ReadProgress& progress) {
     Result<QString> path = resolveReportPath(fileOrDirectory);
     if (!path)
         return path.error();
-    auto report = loadReport(*path);
+    auto report = loadReport(*path, progress);
     if (!report)
         return report.error();
     return std::make_unique<ReportSession>(std::move(*report), *path);

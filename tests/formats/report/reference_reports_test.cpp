@@ -250,3 +250,23 @@ TEST_CASE("printer views list call paths, ranks and attributes", "[report][print
     REQUIRE(!status);
     CHECK(status.error().message() == "no metric 'no_such_metric' in this report");
 }
+
+TEST_CASE("reading reports its stages in order with a growing fraction", "[report][reference]") {
+    std::vector<std::pair<std::string, double>> told;
+    auto report = readCubex(referenceDir() + "/late_sender/trace.cubex",
+                            [&told](std::string_view stage, double fraction) {
+                                told.emplace_back(std::string(stage), fraction);
+                            });
+    REQUIRE(report);
+    std::vector<std::string> stages;
+    for (std::size_t i = 0; i < told.size(); ++i) {
+        if (i > 0)
+            CHECK(told[i].second >= told[i - 1].second);
+        CHECK(told[i].second >= 0.0);
+        CHECK(told[i].second <= 1.0);
+        if (stages.empty() || stages.back() != told[i].first)
+            stages.push_back(told[i].first);
+    }
+    CHECK(stages == std::vector<std::string>{"indexing archive", "parsing anchor.xml",
+                                             "building call tree", "building system tree"});
+}

@@ -9,6 +9,7 @@
 #include <waitscope/gui/metric_tree_model.h>
 #include <waitscope/gui/selection_state.h>
 #include <waitscope/gui/system_tree_model.h>
+#include <waitscope/report/cubex_reader.h>
 
 class QThread;
 
@@ -22,7 +23,9 @@ class ReportSession {
 public:
     /// Opens `fileOrDirectory` (see loadReport) and builds the models with the first metric's
     /// values. Fails with the loader's message.
-    static Result<std::unique_ptr<ReportSession>> open(const QString& fileOrDirectory);
+    /// `progress` is told the loading stages (see loadReport).
+    static Result<std::unique_ptr<ReportSession>> open(const QString& fileOrDirectory,
+                                                       const report::ReadProgress& progress = {});
     /// Builds the models over an already opened report.
     explicit ReportSession(std::shared_ptr<const report::Report> report, QString path = {});
     ~ReportSession();
