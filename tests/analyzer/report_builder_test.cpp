@@ -83,3 +83,34 @@ TEST_CASE("report.cubex round-trips Scalasca's values for the reference traces",
         std::filesystem::remove(file);
     }
 }
+
+TEST_CASE("the report's system tree is the trace's: machine, node, then the ranks", "[report]") {
+    const std::string dir = std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender";
+    auto defs = trace::readDefinitions(dir + "/trace/traces.otf2");
+    REQUIRE(defs.ok());
+    auto result = analyzeArchiveInProcess(dir + "/trace");
+    REQUIRE(result.ok());
+    auto built = buildReport(*result, *defs, {});
+    REQUIRE(built.ok());
+    // Score-P recorded machine "Linux" with node "vm" holding the four ranks.
+    const auto& nodes = built->systemNodes();
+    const auto roots = built->rootSystemNodes();
+    REQUIRE(roots.size() == 1);
+    CHECK(nodes[roots[0]].name == "Linux");
+    CHECK(nodes[roots[0]].kind == report::SystemKind::Machine);
+    REQUIRE(nodes[roots[0]].children.size() == 1);
+    const report::SystemNode& node = nodes[nodes[roots[0]].children[0]];
+    CHECK(node.name == "vm");
+    CHECK(node.kind == report::SystemKind::Node);
+    CHECK(node.children.size() == 4);
+
+    // Without a system tree in the definitions, the ranks go below a plain machine and node.
+    defs->systemTreeNodes.clear();
+    for (auto& group : defs->locationGroups) {
+        group.systemTreeParent = trace::kUndefined;
+    }
+    auto plain = buildReport(*result, *defs, {});
+    REQUIRE(plain.ok());
+    REQUIRE(plain->rootSystemNodes().size() == 1);
+    CHECK(plain->systemNodes()[plain->rootSystemNodes()[0]].name == "machine");
+}

@@ -2,6 +2,7 @@
 #include "waitscope/analysis/report_builder.h"
 
 #include <map>
+#include <optional>
 
 namespace waitscope::analysis {
 namespace {
@@ -58,6 +59,64 @@ std::string roleName(trace::RegionRole role) {
         return "unknown";
     }
 }
+
+// Builds the report's machines and nodes from the trace's system tree on demand; ranks
+// without one (or traces without a system tree) go below a plain "machine" / "node".
+class SystemTreeBuilder {
+public:
+    SystemTreeBuilder(report::Report& out, const std::vector<trace::SystemTreeNode>& nodes)
+        : m_out(out), m_nodes(nodes), m_built(nodes.size()) {}
+
+    /// The report node for trace system tree node `node` (kUndefined: the fallback node).
+    Result<report::SystemNodeId> nodeOf(uint32_t node) {
+        if (node >= m_nodes.size()) {
+            return fallback();
+        }
+        // The chain up to an already built node or a root, then built top-down. The length
+        // bound guards against parent cycles in a damaged trace.
+        std::vector<uint32_t> chain;
+        for (uint32_t n = node; n < m_nodes.size() && !m_built[n]; n = m_nodes[n].parent) {
+            if (chain.size() > m_nodes.size()) {
+                return Error("system tree node " + std::to_string(node) +
+                             ": its parents form a cycle");
+            }
+            chain.push_back(n);
+        }
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            const trace::SystemTreeNode& def = m_nodes[*it];
+            const uint32_t parent = def.parent;
+            auto built = parent < m_nodes.size() && m_built[parent]
+                             ? m_out.addNode(*m_built[parent], def.name, def.className)
+                             : m_out.addMachine(def.name);
+            if (!built) {
+                return built.error();
+            }
+            m_built[*it] = *built;
+        }
+        return *m_built[node];
+    }
+
+private:
+    Result<report::SystemNodeId> fallback() {
+        if (!m_fallback) {
+            auto machine = m_out.addMachine("machine");
+            if (!machine) {
+                return machine.error();
+            }
+            auto node = m_out.addNode(*machine, "node");
+            if (!node) {
+                return node.error();
+            }
+            m_fallback = *node;
+        }
+        return *m_fallback;
+    }
+
+    report::Report& m_out;
+    const std::vector<trace::SystemTreeNode>& m_nodes;
+    std::vector<std::optional<report::SystemNodeId>> m_built;
+    std::optional<report::SystemNodeId> m_fallback;
+};
 
 } // namespace
 
@@ -123,21 +182,19 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
             return Error("report: call node " + std::to_string(n) + " could not be added");
         }
     }
-    // System tree: one process per rank, one thread each.
-    auto machine = out.addMachine("machine");
-    if (!machine) {
-        return machine.error();
-    }
-    auto node = out.addNode(*machine, "node");
-    if (!node) {
-        return node.error();
-    }
+    // System tree: the trace's machines and nodes, one process per rank, one thread each.
+    SystemTreeBuilder system(out, definitions.systemTreeNodes);
     std::vector<report::LocationId> locations;
     for (uint32_t rank = 0; rank < result.ranks(); ++rank) {
-        const std::string name = rank < definitions.locationGroups.size()
-                                     ? definitions.locationGroups[rank].name
-                                     : "MPI Rank " + std::to_string(rank);
-        auto process = out.addProcess(*node, name, rank);
+        const bool known = rank < definitions.locationGroups.size();
+        const std::string name =
+            known ? definitions.locationGroups[rank].name : "MPI Rank " + std::to_string(rank);
+        auto parent = system.nodeOf(known ? definitions.locationGroups[rank].systemTreeParent
+                                          : trace::kUndefined);
+        if (!parent) {
+            return parent.error();
+        }
+        auto process = out.addProcess(*parent, name, rank);
         if (!process) {
             return process.error();
         }

@@ -108,11 +108,21 @@ OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name,
 }
 
 OTF2_CallbackCode onLocationGroup(void* user, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef,
+                                  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
                                   OTF2_LocationGroupRef) {
     auto* defs = static_cast<Definitions*>(user);
     putAt(defs->locationGroups, self,
-          LocationGroup{stringAt(*defs, name), type == OTF2_LOCATION_GROUP_TYPE_PROCESS});
+          LocationGroup{stringAt(*defs, name), type == OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                        parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? kUndefined : parent});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onSystemTreeNode(void* user, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
+                                   OTF2_StringRef className, OTF2_SystemTreeNodeRef parent) {
+    auto* defs = static_cast<Definitions*>(user);
+    putAt(defs->systemTreeNodes, self,
+          SystemTreeNode{stringAt(*defs, name), stringAt(*defs, className),
+                         parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? kUndefined : parent});
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -386,6 +396,7 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, onString);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, onRegion);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, onLocationGroup);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(callbacks, onSystemTreeNode);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, onLocation);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, onGroup);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, onComm);

@@ -49,6 +49,15 @@ struct Region {
 struct LocationGroup {
     std::string name;
     bool isProcess = false;
+    uint32_t systemTreeParent = kUndefined; ///< the system tree node it runs on
+};
+
+/// A node of the system tree (a machine, a compute node, ...), with its class ("machine",
+/// "node", ...) and its parent node (kUndefined for a root).
+struct SystemTreeNode {
+    std::string name;
+    std::string className;
+    uint32_t parent = kUndefined;
 };
 
 /// A location (thread of execution) with the event count the archive announces.
@@ -99,6 +108,7 @@ public:
     std::vector<std::string> strings;
     std::vector<Region> regions;
     std::vector<LocationGroup> locationGroups;
+    std::vector<SystemTreeNode> systemTreeNodes;
     std::vector<Location> locations;
     std::vector<Group> groups;
     std::vector<Communicator> communicators;
