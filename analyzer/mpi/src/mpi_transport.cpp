@@ -25,6 +25,7 @@ Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definiti
     t->m_rank = static_cast<uint32_t>(rank);
     t->m_size = static_cast<uint32_t>(size);
     t->m_outbox.resize(t->m_size);
+    t->m_members.resize(definitions.communicators.size());
     MPI_Comm_dup(MPI_COMM_WORLD, &t->m_world);
     MPI_Comm_set_errhandler(t->m_world, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &t->m_messages);
@@ -77,17 +78,41 @@ Result<MPI_Comm> MpiTransport::mirror(uint32_t comm) const {
     return m_mirrors[comm];
 }
 
+Result<const std::vector<uint32_t>*> MpiTransport::membersOf(uint32_t comm) {
+    // Looked up per message: the lists are built once per communicator, not copied per call.
+    if (comm == kWorldComm) {
+        if (m_worldMembers.empty()) {
+            for (uint32_t r = 0; r < m_size; ++r) {
+                m_worldMembers.push_back(r);
+            }
+        }
+        return &m_worldMembers;
+    }
+    if (comm < m_members.size() && !m_members[comm]) {
+        auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+        if (!members) {
+            return members.error();
+        }
+        m_members[comm] = std::move(*members);
+    }
+    if (comm >= m_members.size()) {
+        return Error("rank " + std::to_string(m_rank) + ": unknown communicator " +
+                     std::to_string(comm));
+    }
+    return &*m_members[comm];
+}
+
 Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
                           const ReplayRecord& record) {
-    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    auto members = membersOf(comm);
     if (!members) {
         return members.error();
     }
-    if (destination >= members->size() || (*members)[destination] >= m_size) {
+    if (destination >= (*members)->size() || (**members)[destination] >= m_size) {
         return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
                      " has no rank " + std::to_string(destination));
     }
-    m_outbox[(*members)[destination]].push_back(WireRecord{comm, tag, record.enter, record.exit});
+    m_outbox[(**members)[destination]].push_back(WireRecord{comm, tag, record.enter, record.exit});
     return Status::success();
 }
 
@@ -112,6 +137,7 @@ Status MpiTransport::exchangeRecords() {
     // The records of the previous exchange have all been consumed by now.
     std::vector<WireRecord>().swap(m_incoming);
     m_cursors.clear();
+    m_lastCursor = nullptr;
     const int n = static_cast<int>(m_size);
     std::vector<int> sendCounts(n), receiveCounts(n), sendOffsets(n), receiveOffsets(n);
     size_t total = 0;
@@ -216,22 +242,28 @@ Status MpiTransport::exchangeCollectives() {
 }
 
 Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint32_t tag) {
-    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    auto members = membersOf(comm);
     if (!members) {
         return members.error();
     }
-    if (source >= members->size()) {
+    if (source >= (*members)->size()) {
         return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
                      " has no rank " + std::to_string(source));
     }
-    const uint32_t from = (*members)[source];
-    const auto it = m_cursors.find({comm, from, tag});
-    if (it == m_cursors.end() || it->second.first == it->second.second) {
+    const uint32_t from = (**members)[source];
+    // Receives often come in runs from one partner and tag: remember the last cursor.
+    const std::tuple<uint32_t, uint32_t, uint32_t> key{comm, from, tag};
+    if (m_lastCursor == nullptr || m_lastKey != key) {
+        const auto found = m_cursors.find(key);
+        m_lastCursor = found == m_cursors.end() ? nullptr : &found->second;
+        m_lastKey = key;
+    }
+    if (m_lastCursor == nullptr || m_lastCursor->first == m_lastCursor->second) {
         return Error("rank " + std::to_string(m_rank) + ": no message from rank " +
                      std::to_string(from) + " with tag " + std::to_string(tag) +
                      " on communicator " + std::to_string(comm));
     }
-    const WireRecord& w = m_incoming[it->second.first++];
+    const WireRecord& w = m_incoming[m_lastCursor->first++];
     return ReplayRecord{w.enter, w.exit};
 }
 
@@ -282,15 +314,15 @@ constexpr size_t kBatchValues = 64 * 1024;
 
 Status MpiTransport::post(uint32_t comm, uint32_t destination, uint32_t tag,
                           const std::vector<double>& payload) {
-    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    auto members = membersOf(comm);
     if (!members) {
         return members.error();
     }
-    if (destination >= members->size() || (*members)[destination] >= m_size) {
+    if (destination >= (*members)->size() || (**members)[destination] >= m_size) {
         return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
                      " has no rank " + std::to_string(destination));
     }
-    const uint32_t to = (*members)[destination];
+    const uint32_t to = (**members)[destination];
     std::vector<double>& batch = m_batches[to];
     batch.push_back(comm);
     batch.push_back(tag);
@@ -374,15 +406,15 @@ Status MpiTransport::receiveBatch() {
 }
 
 Result<std::vector<double>> MpiTransport::await(uint32_t comm, uint32_t source, uint32_t tag) {
-    auto members = communicatorMembers(*m_defs, comm, m_rank, m_size);
+    auto members = membersOf(comm);
     if (!members) {
         return members.error();
     }
-    if (source >= members->size() || (*members)[source] >= m_size) {
+    if (source >= (*members)->size() || (**members)[source] >= m_size) {
         return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
                      " has no rank " + std::to_string(source));
     }
-    const uint32_t from = (*members)[source];
+    const uint32_t from = (**members)[source];
     if (!m_payloads.has(comm, from, tag)) {
         // About to block: whoever waits for this rank must get what it posted first.
         if (Status s = sendAllBatches(); !s) {

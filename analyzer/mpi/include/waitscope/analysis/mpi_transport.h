@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mpi.h>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -55,6 +56,8 @@ private:
 
     MpiTransport() = default;
     Result<MPI_Comm> mirror(uint32_t comm) const;
+    /// World ranks of the members of traced communicator `comm`, cached.
+    Result<const std::vector<uint32_t>*> membersOf(uint32_t comm);
     Status exchangeRecords();
     Status exchangeCollectives();
     // Message-driven exchange: payloads are batched per destination and a batch leaves when
@@ -68,6 +71,8 @@ private:
     uint32_t m_rank = 0;
     uint32_t m_size = 0;
     MPI_Comm m_world = MPI_COMM_NULL;
+    std::vector<std::optional<std::vector<uint32_t>>> m_members; // per communicator
+    std::vector<uint32_t> m_worldMembers;
     std::vector<MPI_Comm> m_mirrors;
     std::vector<std::vector<WireRecord>> m_outbox;           // per destination world rank
     std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
@@ -76,6 +81,8 @@ private:
     std::vector<WireRecord> m_incoming;                      // records of the last exchange
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<size_t, size_t>>
         m_cursors; // (comm, source, tag) -> next and end in m_incoming
+    std::tuple<uint32_t, uint32_t, uint32_t> m_lastKey;
+    std::pair<size_t, size_t>* m_lastCursor = nullptr; // m_cursors[m_lastKey], if any
 
     struct SentBatch {
         std::vector<double> buffer;
