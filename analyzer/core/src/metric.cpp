@@ -117,6 +117,24 @@ const std::array<MetricInfo, kMetricCount> kMetrics = {{
      "wrong-order Late Sender instances of zero-byte messages", false},
     {M::MpiClswoCount, "mpi_clswo_count", "Wrong order communications", std::nullopt, kOcc,
      "wrong-order Late Sender instances of messages with payload", false},
+
+    {M::Imbalance, "imbalance", "Computational imbalance", std::nullopt, kSec,
+     "distance of a process's computation time from the average over all processes", false},
+    {M::ImbalanceAbove, "imbalance_above", "Overload", M::Imbalance, kSec,
+     "computation time above the average", false},
+    {M::ImbalanceAboveSingle, "imbalance_above_single", "Single participant", M::ImbalanceAbove,
+     kSec, "overload on call paths only one process visits", false},
+    {M::ImbalanceBelow, "imbalance_below", "Underload", M::Imbalance, kSec,
+     "computation time below the average", false},
+    {M::ImbalanceBelowBypass, "imbalance_below_bypass", "Non-participation", M::ImbalanceBelow,
+     kSec, "underload of processes that do not visit the call path", false},
+    {M::ImbalanceBelowSingularity, "imbalance_below_singularity", "Singularity",
+     M::ImbalanceBelowBypass, kSec, "non-participation on call paths only one process visits",
+     false},
+    {M::CriticalPath, "critical_path", "Critical path", std::nullopt, kSec,
+     "time on the chain of activities the end of the run waited for", false},
+    {M::CriticalPathImbalance, "critical_path_imbalance", "Imbalance", M::CriticalPath, kSec,
+     "critical-path time above the average time over the processes", false},
 }};
 
 } // namespace

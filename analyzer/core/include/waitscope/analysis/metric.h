@@ -71,6 +71,16 @@ enum class Metric : uint8_t {
     MpiClrCount,
     MpiSlswoCount,
     MpiClswoCount,
+
+    // Root causes: computational imbalance and the critical path.
+    Imbalance,
+    ImbalanceAbove,
+    ImbalanceAboveSingle,
+    ImbalanceBelow,
+    ImbalanceBelowBypass,
+    ImbalanceBelowSingularity,
+    CriticalPath,
+    CriticalPathImbalance,
     Count_, ///< number of metrics, not a metric
 };
 
