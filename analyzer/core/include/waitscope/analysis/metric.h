@@ -72,7 +72,7 @@ enum class Metric : uint8_t {
     MpiSlswoCount,
     MpiClswoCount,
 
-    // Root causes: computational imbalance and the critical path.
+    // Root causes: computational imbalance, critical path and its performance impact.
     Imbalance,
     ImbalanceAbove,
     ImbalanceAboveSingle,
@@ -81,6 +81,13 @@ enum class Metric : uint8_t {
     ImbalanceBelowSingularity,
     CriticalPath,
     CriticalPathImbalance,
+    PerformanceImpact,
+    PerformanceImpactCriticalPath,
+    CriticalPathActivities,
+    CriticalImbalanceImpact,
+    IntraPartitionImbalance,
+    InterPartitionImbalance,
+    NonCriticalPathActivities,
     Count_, ///< number of metrics, not a metric
 };
 
