@@ -56,6 +56,15 @@ def read_dump(path):
     return values
 
 
+def subtree_value(values, metric, path, rank):
+    """The value on `path`, or with a trailing '/*' the sum over the path and its callees."""
+    if not path.endswith("/*"):
+        return values.get((metric, path, rank), 0.0)
+    root = path[:-2]
+    return sum(v for (m, p, r), v in values.items()
+               if m == metric and r == rank and (p == root or p.startswith(root + "/")))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--instrument", required=True)
@@ -94,7 +103,7 @@ def main():
         injected = set()
         for r in records:
             for rank in r["ranks"]:
-                got = values.get((r["metric"], r["path"], rank), 0.0)
+                got = subtree_value(values, r["metric"], r["path"], rank)
                 injected.add((r["metric"], r["path"], rank))
                 deviation = abs(got - r["seconds"]) / r["seconds"]
                 status = "ok" if deviation <= 0.10 else "FAIL"

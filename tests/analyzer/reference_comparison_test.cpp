@@ -111,3 +111,77 @@ TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and
                   << worst.compared << "\n";
     }
 }
+
+TEST_CASE("the derived root-cause formulas reproduce Scalasca's values from Scalasca's own inputs",
+          "[reference][root-cause]") {
+    // Scalasca's time, computation, visits, wait states and critical path per call path and
+    // rank go in; imbalance, critical-path imbalance and performance impact, derived at merge
+    // time, must come out as in Scalasca's report. This checks the formulas apart from our
+    // replay (the test above checks both together).
+    const std::vector<Metric> inputs = {
+        Metric::Time,           Metric::Comp,          Metric::Visits,
+        Metric::CriticalPath,   Metric::MpiLateSender, Metric::MpiLateReceiver,
+        Metric::MpiBarrierWait, Metric::MpiWaitNxn,    Metric::MpiLateBroadcast,
+        Metric::MpiEarlyReduce, Metric::MpiEarlyScan,  Metric::MpiFinalizeWait};
+    const std::vector<Metric> derived = {Metric::Imbalance,
+                                         Metric::ImbalanceAbove,
+                                         Metric::ImbalanceAboveSingle,
+                                         Metric::ImbalanceBelow,
+                                         Metric::ImbalanceBelowBypass,
+                                         Metric::ImbalanceBelowSingularity,
+                                         Metric::CriticalPathImbalance,
+                                         Metric::PerformanceImpact,
+                                         Metric::PerformanceImpactCriticalPath,
+                                         Metric::CriticalPathActivities,
+                                         Metric::CriticalImbalanceImpact,
+                                         Metric::IntraPartitionImbalance,
+                                         Metric::InterPartitionImbalance,
+                                         Metric::NonCriticalPathActivities};
+    size_t compared = 0;
+    for (const std::string& name : kReferences) {
+        const testing::JsonValue reference = loadJson(referenceDir(name) + "/scalasca.json");
+        const auto& paths = reference.at("time").at("per_path_rank").object;
+        const size_t ranks = paths.begin()->second.object.size();
+        // One call tree for every rank, built from the path names.
+        std::map<std::string, uint32_t> regions;
+        std::vector<RankResult> results(ranks);
+        std::map<std::string, NodeId> nodes;
+        for (size_t r = 0; r < ranks; ++r) {
+            results[r].rank = static_cast<uint32_t>(r);
+            for (const auto& [path, values] : paths) {
+                NodeId node = kNoNode;
+                std::stringstream parts(path);
+                for (std::string part; std::getline(parts, part, '/');) {
+                    const uint32_t region =
+                        regions.emplace(part, static_cast<uint32_t>(regions.size())).first->second;
+                    node = results[r].tree.child(node, region);
+                }
+                nodes[path] = node;
+            }
+            for (Metric m : inputs) {
+                const auto& perPath =
+                    reference.at(std::string(metricInfo(m).uniqueName)).at("per_path_rank");
+                for (const auto& [path, values] : perPath.object) {
+                    results[r].severities.add(m, nodes.at(path),
+                                              values.at(std::to_string(r)).number);
+                }
+            }
+        }
+        const AnalysisResult merged = AnalysisResult::merge(std::move(results));
+        for (Metric m : derived) {
+            const MetricInfo& info = metricInfo(m);
+            const auto& perPath = reference.at(std::string(info.uniqueName)).at("per_path_rank");
+            for (const auto& [path, values] : perPath.object) {
+                for (const auto& [rankText, theirs] : values.object) {
+                    const double ours = merged.value(m, nodes.at(path),
+                                                     static_cast<uint32_t>(std::stoul(rankText)));
+                    INFO(name << " " << info.uniqueName << " " << path << " rank " << rankText
+                              << ": ours " << ours << " scalasca " << theirs.number);
+                    CHECK(agrees(info, ours, theirs.number));
+                    ++compared;
+                }
+            }
+        }
+    }
+    CHECK(compared > 7 * 14 * 4 * 5);
+}

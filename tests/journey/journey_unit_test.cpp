@@ -296,3 +296,55 @@ TEST_CASE("rank 0 computing alone while the others wait in MPI_Allreduce is name
     CHECK(s->waitingPerRank[0].seconds == 0.0);
     CHECK(s->waitingPerRank[3].seconds == Approx(3.0));
 }
+
+TEST_CASE("with root-cause metrics, rank 0's serial function is named with its time, the ranks "
+          "waiting for it and its share of the critical path") {
+    // The report of rankZeroSerialReport(), plus app/write_output visited by rank 0 alone
+    // (3.0 s, all on the critical path) and the imbalance and critical-path metrics.
+    report::Report r = rankZeroSerialReport();
+    const auto time = *r.findMetric("time");
+    const auto comp = *r.findMetric("comp");
+    const auto visits = *r.addMetric("visits");
+    const auto imbalance = *r.addMetric("imbalance");
+    const auto above = *r.addMetric("imbalance_above", imbalance);
+    const auto single = *r.addMetric("imbalance_above_single", above);
+    const auto critical = *r.addMetric("critical_path");
+    const auto write = *r.addRegion({.name = "write_output", .paradigm = "user"});
+    const auto app = r.rootCallNodes().front();
+    const auto serial = *r.addCallNode(write, app);
+    const std::vector<report::LocationId> locations = {0, 1, 2, 3}; // added in rank order
+    REQUIRE(r.locations().size() == 4);
+    for (int rank = 0; rank < 4; ++rank) {
+        REQUIRE(r.setSeverity(visits, app, locations[rank], 1).ok());
+    }
+    REQUIRE(r.setSeverity(visits, serial, locations[0], 5).ok());
+    REQUIRE(r.setSeverity(time, serial, locations[0], 3.0).ok());
+    REQUIRE(r.setSeverity(comp, serial, locations[0], 3.0).ok());
+    REQUIRE(r.setSeverity(single, serial, locations[0], 2.25).ok());
+    REQUIRE(r.setSeverity(critical, serial, locations[0], 3.0).ok());
+    const auto record = summary::MeasurementRecord::parse("ranks=4\nprogram=/bin/app\n");
+    auto s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    REQUIRE(!s->advice.empty());
+    CHECK(s->advice[0].text ==
+          "Rank 0 alone spends 3.00 s in `write_output` while ranks 1, 2 and 3 wait for it in "
+          "`MPI_Allreduce` (Wait at N x N, 46.4 % of the total time). This serial work is the "
+          "thing to fix: 3.00 s of it lies on the critical path, so the run waits for it; shared "
+          "among all 4 ranks it would take 0.75 s per rank.");
+    CHECK(s->advice[0].evidence ==
+          "imbalance_above_single at app/write_output: 2.25 s on rank 0; critical_path there: "
+          "3.00 s; mpi_wait_nxn at app/MPI_Allreduce: 9.00 s in total");
+
+    // Without the critical path the sentence leaves it out; work every rank does is not serial.
+    REQUIRE(r.setSeverity(critical, serial, locations[0], 0.0).ok());
+    s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    CHECK(s->advice[0].text.find("critical path") == std::string::npos);
+    CHECK(s->advice[0].text.find("Rank 0 alone spends 3.00 s in `write_output`") == 0);
+    for (int rank = 1; rank < 4; ++rank) {
+        REQUIRE(r.setSeverity(visits, serial, locations[rank], 5).ok());
+    }
+    s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    CHECK(s->advice[0].text.find("`write_output`") == std::string::npos);
+}

@@ -1,6 +1,8 @@
 // Merging rank results: call tree unification in rank order, then a dense severity cube.
 #include "waitscope/analysis/analysis_result.h"
 
+#include "derived_metrics.h"
+
 #include <algorithm>
 
 namespace waitscope::analysis {
@@ -39,6 +41,8 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
         merged.m_diagnostics.push_back(std::move(result.diagnostics));
         merged.m_events.push_back(result.events);
     }
+    deriveImbalance(merged);
+    derivePerformanceImpact(merged);
     return merged;
 }
 

@@ -17,6 +17,7 @@
 // without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
+#include "critical_path.h"
 #include "late_sender.h"
 #include "pattern_sink.h"
 #include "waitscope/analysis/region_class.h"
@@ -31,10 +32,7 @@ using trace::EventKind;
 constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
 
 // A communication event and the MPI call around it.
-struct Operation {
-    uint32_t event;
-    uint32_t span;
-};
+using Operation = CommunicationOperation;
 
 struct Frame {
     NodeId node;
@@ -64,6 +62,7 @@ public:
 
     Result<RankResult> run() {
         profile();
+        m_gaps.setEnd(m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0);
         if (m_timesDone) {
             m_timesDone();
         }
@@ -74,6 +73,12 @@ public:
             return status.error();
         }
         if (Status status = backward(); !status) {
+            return status.error();
+        }
+        if (Status status =
+                traceCriticalPath({m_defs, m_events, m_result.tree, m_spans, m_operations, m_gaps},
+                                  m_transport, m_sink);
+            !status) {
             return status.error();
         }
         return std::move(m_result);
@@ -205,6 +210,7 @@ private:
             if (!stack.empty() && now > last) {
                 addTime(stack.back().node, stack.back().region,
                         m_defs.seconds(now) - m_defs.seconds(last));
+                m_gaps.charge(stack.back().node, m_defs.seconds(now) - m_defs.seconds(last));
             }
             last = std::max(last, now);
         };
@@ -219,6 +225,7 @@ private:
             charge(now);
             if (stack.back().span != kNoSpan) {
                 m_spans[stack.back().span].exit = m_defs.seconds(now);
+                m_gaps.closeSpan();
             }
             stack.pop_back();
         };
@@ -311,6 +318,7 @@ private:
                     // The exit is filled in when the call is left.
                     m_spans.push_back(
                         CallSpan{stack.back().node, enterTimeOf(i), m_defs.seconds(t)});
+                    m_gaps.openSpan();
                 }
                 const CallSpan& span = m_spans[stack.back().span];
                 m_operations.push_back(Operation{static_cast<uint32_t>(i), stack.back().span});
@@ -676,6 +684,7 @@ private:
     std::vector<RegionClass> m_classes;
     std::vector<CallSpan> m_spans;
     std::vector<Operation> m_operations;
+    GapProfile m_gaps; ///< for the critical path: time between communicating calls
 };
 
 } // namespace

@@ -362,6 +362,99 @@ std::optional<ComputeHotspot> computeHotspot(const Report& report, Reader& reade
     return best;
 }
 
+/// Serial work found by the root-cause metrics: the topmost call path only one rank visits,
+/// with the largest Single participant imbalance (imbalance_above_single, summed over the
+/// path's subtree) of that rank.
+struct SerialWork {
+    report::CallNodeId cnode = 0;
+    std::int64_t rank = 0;
+    double single = 0.0;   ///< imbalance_above_single of the subtree
+    double seconds = 0.0;  ///< the rank's time in the subtree
+    double critical = 0.0; ///< the rank's critical-path time in the subtree (0 without it)
+};
+
+std::optional<SerialWork> serialWork(const Report& report, Reader& reader) {
+    const auto single = reader.metric("imbalance_above_single");
+    const auto visits = reader.metric("visits");
+    const auto time = reader.metric("time");
+    if (!single || !visits || !time) {
+        return std::nullopt;
+    }
+    const auto visitors = [&](report::CallNodeId n) {
+        return reader.ranksOf(reader.perLocation(*visits, n), 0.0);
+    };
+    std::optional<SerialWork> best;
+    for (report::CallNodeId n = 0; n < report.callNodes().size(); ++n) {
+        const auto here = visitors(n);
+        const auto parent = report.callNodes()[n].parent;
+        if (here.size() != 1 || (parent && visitors(*parent).size() == 1)) {
+            continue; // not visited by one rank alone, or not the topmost such call path
+        }
+        const std::int64_t rank = here.front().rank;
+        const auto valueOf = [&](MetricId id) {
+            for (const RankValue& r :
+                 reader.allRanks(reader.perLocation(id, n, CallTreeMode::Inclusive))) {
+                if (r.rank == rank) {
+                    return r.seconds;
+                }
+            }
+            return 0.0;
+        };
+        SerialWork work{n, rank, valueOf(*single), valueOf(*time), 0.0};
+        if (const auto critical = reader.metric("critical_path")) {
+            work.critical = valueOf(*critical);
+        }
+        if (work.single > 0.0 && (!best || work.single > best->single)) {
+            best = work;
+        }
+    }
+    return best;
+}
+
+/// Advice from the root-cause metrics when one rank's serial work is what the others wait
+/// for in the costliest wait state: "rank 0 alone spends 1.02 s in `write_output` while
+/// ranks 1, 2 and 3 wait for it in `MPI_Allreduce` ...".
+std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& report,
+                                       Reader& reader) {
+    const Finding& top = summary.findings.front();
+    const auto work = serialWork(report, reader);
+    // Only when the serial work can explain a good part of the longest wait.
+    if (!work || top.ranks.empty() || work->seconds < 0.3 * top.ranks.front().seconds) {
+        return std::nullopt;
+    }
+    std::vector<RankValue> waiters;
+    for (const RankValue& r : top.ranks) {
+        if (r.rank != work->rank) {
+            waiters.push_back(r);
+        }
+    }
+    if (waiters.empty()) {
+        return std::nullopt;
+    }
+    const std::string function = report.regions()[report.callNodes()[work->cnode].region].name;
+    const std::string waitCall = top.callPath.substr(top.callPath.rfind('/') + 1);
+    std::string text = "rank " + std::to_string(work->rank) + " alone spends " +
+                       formatSeconds(work->seconds) + " in `" + function + "` while " +
+                       rankList(waiters) + " wait for it in `" + waitCall + "` (" +
+                       top.displayName + ", " + formatPercent(top.share) +
+                       " of the total time). This serial work is the thing to fix";
+    if (work->critical >= 0.5 * work->seconds) {
+        text += ": " + formatSeconds(work->critical) +
+                " of it lies on the critical path, so the run waits for it";
+    }
+    const double ranks = summary.ranks > 0 ? summary.ranks : 1;
+    text += "; shared among all " + std::to_string(summary.ranks) + " ranks it would take " +
+            formatSeconds(work->seconds / ranks) + " per rank.";
+    const std::string path = displayPath(report, work->cnode, summary.program);
+    char evidence[512];
+    std::snprintf(evidence, sizeof evidence,
+                  "imbalance_above_single at %s: %.2f s on rank %lld; critical_path there: "
+                  "%.2f s; %s at %s: %.2f s in total",
+                  path.c_str(), work->single, static_cast<long long>(work->rank), work->critical,
+                  top.metric.c_str(), top.callPath.c_str(), top.seconds);
+    return Advice{text, evidence};
+}
+
 void addAdvice(Summary& summary, const Report& report, Reader& reader) {
     if (summary.findings.empty()) {
         summary.advice.push_back(
@@ -386,7 +479,9 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
         }
     }
     const std::string waitCall = top.callPath.substr(top.callPath.rfind('/') + 1);
-    if (heavyAreNotWaiting && hotspot->excess > 0.3 * top.seconds) {
+    if (auto serial = serialWorkAdvice(summary, report, reader)) {
+        summary.advice.push_back(std::move(*serial));
+    } else if (heavyAreNotWaiting && hotspot->excess > 0.3 * top.seconds) {
         const std::string path = displayPath(report, hotspot->cnode, summary.program);
         const double share =
             summary.wallSeconds > 0 ? hotspot->heavySeconds / summary.wallSeconds : 0.0;

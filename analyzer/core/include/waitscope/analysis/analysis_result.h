@@ -36,6 +36,12 @@ public:
     /// Events replayed per rank.
     const std::vector<uint64_t>& events() const { return m_events; }
 
+    /// Adds `amount` to `metric` on `node` for `rank`: for the metrics derived from the merged
+    /// values (imbalance, performance impact). `node` and `rank` must exist.
+    void add(Metric metric, NodeId node, uint32_t rank, double amount) {
+        m_values[(static_cast<size_t>(metric) * m_tree.size() + node) * m_ranks + rank] += amount;
+    }
+
 private:
     uint32_t m_ranks = 0;
     CallTree m_tree;

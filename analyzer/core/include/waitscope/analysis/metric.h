@@ -71,6 +71,23 @@ enum class Metric : uint8_t {
     MpiClrCount,
     MpiSlswoCount,
     MpiClswoCount,
+
+    // Root causes: computational imbalance, critical path and its performance impact.
+    Imbalance,
+    ImbalanceAbove,
+    ImbalanceAboveSingle,
+    ImbalanceBelow,
+    ImbalanceBelowBypass,
+    ImbalanceBelowSingularity,
+    CriticalPath,
+    CriticalPathImbalance,
+    PerformanceImpact,
+    PerformanceImpactCriticalPath,
+    CriticalPathActivities,
+    CriticalImbalanceImpact,
+    IntraPartitionImbalance,
+    InterPartitionImbalance,
+    NonCriticalPathActivities,
     Count_, ///< number of metrics, not a metric
 };
 

@@ -1,0 +1,330 @@
+// The critical path: the chain of activities, across ranks, that the end of the run waited for.
+//
+// Overview (Böhme et al., "Scalable critical-path based performance analysis", IPDPS 2012, as
+// Scalasca computes it). The path is traced backwards in time; one rank holds it at a time:
+//
+//   rank 0  ..busy......|send|..........                   path: rank 1 from the end back to
+//   rank 1  ..|recv  waiting   |..busy..|  <- end           the receive's wait, then rank 0
+//                        ^ the path jumps to the sender     from the send's enter backwards.
+//
+//   - It starts on the rank that entered MPI_Finalize last, at that enter (without a traced
+//     MPI_Finalize: the rank whose last event is latest, at that event).
+//   - Walking back on the holder, all time is on the path (charged as critical_path to the call
+//     path it was spent on), except the waiting the holder did for others:
+//       Late Sender:  at a receive completed after the latest sender entered its send later
+//                     than the receive began, the holder keeps [send enter, receive exit] and
+//                     the path moves to the sender at its send's enter.
+//       barrier, n-to-n, scan: the holder keeps [last enter, own exit]; the path moves to the
+//                     member that entered last (lowest rank on ties), at its enter.
+//       1-to-n:       a non-root holder that entered before the root keeps [root enter, exit];
+//                     the path moves to the root.
+//       n-to-1:       the root, when it entered before the last member, keeps
+//                     [last enter, exit]; the path moves to that member.
+//     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
+//     A blocking send that waits for a late receiver keeps the path (the backward pass only
+//     hands the path from receivers to senders, against the direction of the messages).
+//   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
+// The pass is sequential across ranks by nature, so it runs as a message-driven replay
+// backwards: receivers post to their senders whether the path moves to them, collectives
+// exchange (enter, holds the path) among their members, senders await their receivers. Time
+// outside the communicating MPI calls comes from the gap profile recorded in the profile pass.
+#include "critical_path.h"
+
+#include "waitscope/analysis/region_class.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace waitscope::analysis {
+
+void GapProfile::charge(NodeId node, double seconds) {
+    if (m_inSpan) {
+        return;
+    }
+    if (node >= m_slot.size()) {
+        m_slot.resize(node + 1, 0);
+        m_slotGap.resize(node + 1, 0);
+    }
+    const auto gap = static_cast<uint32_t>(m_begin.size());
+    if (m_slotGap[node] == gap) {
+        m_seconds[m_slot[node]] += seconds;
+        return;
+    }
+    m_slotGap[node] = gap;
+    m_slot[node] = static_cast<uint32_t>(m_nodes.size());
+    m_nodes.push_back(node);
+    m_seconds.push_back(seconds);
+}
+
+void GapProfile::openSpan() {
+    m_begin.push_back(static_cast<uint32_t>(m_nodes.size()));
+    m_inSpan = true;
+}
+
+namespace {
+
+using trace::EventKind;
+
+enum class Sync : uint8_t { None, LastEnter, Root, RootWaits };
+
+Sync syncOf(trace::CollectiveOp op) {
+    using Op = trace::CollectiveOp;
+    switch (op) {
+    case Op::Barrier:
+    case Op::Allgather:
+    case Op::Allgatherv:
+    case Op::Alltoall:
+    case Op::Alltoallv:
+    case Op::Alltoallw:
+    case Op::Allreduce:
+    case Op::ReduceScatter:
+    case Op::ReduceScatterBlock:
+    case Op::Scan:
+    case Op::Exscan:
+        return Sync::LastEnter;
+    case Op::Bcast:
+    case Op::Scatter:
+    case Op::Scatterv:
+        return Sync::Root;
+    case Op::Reduce:
+    case Op::Gather:
+    case Op::Gatherv:
+        return Sync::RootWaits;
+    default:
+        return Sync::None;
+    }
+}
+
+class CriticalPathPass {
+public:
+    CriticalPathPass(const CriticalPathInput& input, Transport& transport, PatternSink& sink)
+        : m_in(input), m_transport(transport), m_sink(sink) {}
+
+    Status run() {
+        if (Status s = learnSendEnters(); !s) {
+            return s;
+        }
+        const size_t spans = m_in.spans.size();
+        const bool finalize = spans > 0 && classOfSpan(spans - 1) == RegionClass::MpiFinalize;
+        const bool init = spans > 0 && classOfSpan(0) == RegionClass::MpiInit;
+        const double start = finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end();
+        auto starts = m_transport.awaitAll(kWorldComm, {start});
+        if (!starts) {
+            return starts.error();
+        }
+        const size_t first = std::max_element(starts->begin(), starts->end()) - starts->begin();
+        m_holder = first == m_transport.rank();
+        // Gaps before MPI_Init and everything from MPI_Finalize on are off the path.
+        const size_t firstGap = init ? 1 : 0;
+        size_t s = finalize ? spans - 1 : spans;
+        chargeGap(s, firstGap);
+        size_t opEnd = m_in.operations.size();
+        while (s-- > 0) {
+            while (opEnd > 0 && m_in.operations[opEnd - 1].span > s) {
+                --opEnd; // the operations of MPI_Finalize, off the path
+            }
+            size_t opBegin = opEnd;
+            while (opBegin > 0 && m_in.operations[opBegin - 1].span == s) {
+                --opBegin;
+            }
+            if (Status st = replaySpan(s, opBegin, opEnd); !st) {
+                return st;
+            }
+            opEnd = opBegin;
+            chargeGap(s, firstGap);
+        }
+        return m_transport.finishPass();
+    }
+
+private:
+    RegionClass classOfSpan(size_t s) const {
+        const uint32_t region = m_in.tree.node(m_in.spans[s].node).region;
+        return region < m_in.definitions.regions.size()
+                   ? classifyRegion(m_in.definitions.regions[region])
+                   : RegionClass::Computation;
+    }
+
+    bool isSelf(uint32_t comm) const {
+        return comm < m_in.definitions.communicators.size() &&
+               m_in.definitions.communicators[comm].isSelf;
+    }
+
+    uint32_t commRankOf(uint32_t comm) const {
+        if (comm < m_in.definitions.communicators.size()) {
+            const auto& ranks = m_in.definitions.communicators[comm].worldRanks;
+            const auto it = std::find(ranks.begin(), ranks.end(), m_transport.rank());
+            if (it != ranks.end()) {
+                return static_cast<uint32_t>(it - ranks.begin());
+            }
+        }
+        return 0;
+    }
+
+    static bool isSend(EventKind kind) {
+        return kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
+    }
+    static bool isReceive(EventKind kind) {
+        return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
+    }
+
+    // Receivers need the enter of each matching send: one bulk forward exchange.
+    Status learnSendEnters() {
+        const auto& ops = m_in.operations;
+        for (const CommunicationOperation& op : ops) {
+            if (isSend(m_in.events.kind(op.event))) {
+                const trace::MessageRecord& m = m_in.events.message(op.event);
+                const CallSpan& span = m_in.spans[op.span];
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
+                                                ReplayRecord{span.enter, span.exit});
+                    !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        m_sendEnter.assign(ops.size(), 0.0);
+        for (size_t k = 0; k < ops.size(); ++k) {
+            if (isReceive(m_in.events.kind(ops[k].event))) {
+                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                m_sendEnter[k] = record->enter;
+            }
+        }
+        return Status::success();
+    }
+
+    void charge(NodeId node, double seconds) {
+        if (seconds > 0.0) {
+            m_sink.add(Metric::CriticalPath, node, seconds);
+        }
+    }
+
+    void chargeGap(size_t g, size_t firstGap) {
+        if (m_holder && g >= firstGap) {
+            m_in.gaps.forEach(g, [&](NodeId node, double seconds) { charge(node, seconds); });
+        }
+    }
+
+    // One communicating MPI call, walked backwards: decides whether the path leaves this rank
+    // inside it (and from when), or arrives here at its enter.
+    Status replaySpan(size_t s, size_t opBegin, size_t opEnd) {
+        const CallSpan& span = m_in.spans[s];
+        const bool held = m_holder;
+        double leaveAt = std::numeric_limits<double>::quiet_NaN();
+        bool arrives = false;
+        // Receives: the latest sender takes the path if it was late.
+        size_t latest = opEnd;
+        for (size_t k = opBegin; k < opEnd; ++k) {
+            if (isReceive(m_in.events.kind(m_in.operations[k].event)) &&
+                (latest == opEnd || m_sendEnter[k] > m_sendEnter[latest])) {
+                latest = k;
+            }
+        }
+        const bool lateSender = latest != opEnd && m_sendEnter[latest] > span.enter;
+        if (held && lateSender) {
+            leaveAt = m_sendEnter[latest];
+        }
+        for (size_t k = opEnd; k-- > opBegin;) {
+            const CommunicationOperation& op = m_in.operations[k];
+            const EventKind kind = m_in.events.kind(op.event);
+            if (isReceive(kind)) {
+                const trace::MessageRecord& m = m_in.events.message(op.event);
+                const double moves = held && lateSender && k == latest ? 1.0 : 0.0;
+                if (Status st = m_transport.post(m.comm, m.partner, m.tag, {moves}); !st) {
+                    return st;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                if (Status st = replayCollective(op, span, held, leaveAt, arrives); !st) {
+                    return st;
+                }
+            }
+        }
+        for (size_t k = opEnd; k-- > opBegin;) {
+            const CommunicationOperation& op = m_in.operations[k];
+            if (isSend(m_in.events.kind(op.event))) {
+                const trace::MessageRecord& m = m_in.events.message(op.event);
+                auto payload = m_transport.await(m.comm, m.partner, m.tag);
+                if (!payload) {
+                    return payload.error();
+                }
+                arrives = arrives || (!payload->empty() && (*payload)[0] != 0.0);
+            }
+        }
+        if (held) {
+            const double from = std::isnan(leaveAt) ? span.enter : std::max(leaveAt, span.enter);
+            charge(span.node, span.exit - from);
+        }
+        m_holder = (held && std::isnan(leaveAt)) || arrives;
+        return Status::success();
+    }
+
+    Status replayCollective(const CommunicationOperation& op, const CallSpan& span, bool held,
+                            double& leaveAt, bool& arrives) {
+        const trace::CollectiveRecord& c = m_in.events.collective(op.event);
+        const Sync sync = syncOf(c.op);
+        if (isSelf(c.comm) || sync == Sync::None) {
+            return Status::success();
+        }
+        auto all = m_transport.awaitAll(c.comm, {span.enter, held ? 1.0 : 0.0});
+        if (!all) {
+            return all.error();
+        }
+        const size_t members = all->size() / 2;
+        const uint32_t self = commRankOf(c.comm);
+        size_t holder = members;
+        size_t last = 0;
+        for (size_t m = 0; m < members; ++m) {
+            if ((*all)[2 * m + 1] != 0.0) {
+                holder = m;
+            }
+            if ((*all)[2 * m] > (*all)[2 * last]) {
+                last = m;
+            }
+        }
+        if (holder == members) {
+            return Status::success();
+        }
+        const double holderEnter = (*all)[2 * holder];
+        // The member the holder waited for, if any.
+        size_t target = members;
+        if (sync == Sync::LastEnter) {
+            target = last;
+        } else if (sync == Sync::Root && c.root < members && holder != c.root &&
+                   (*all)[2 * c.root] > holderEnter) {
+            target = c.root;
+        } else if (sync == Sync::RootWaits && holder == c.root && (*all)[2 * last] > holderEnter) {
+            target = last;
+        }
+        if (target == members || target == holder) {
+            return Status::success();
+        }
+        if (holder == self) {
+            leaveAt = (*all)[2 * target];
+        }
+        if (target == self) {
+            arrives = true;
+        }
+        return Status::success();
+    }
+
+    const CriticalPathInput& m_in;
+    Transport& m_transport;
+    PatternSink& m_sink;
+    std::vector<double> m_sendEnter; ///< per operation: the matching send's enter (receives)
+    bool m_holder = false;
+};
+
+} // namespace
+
+Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink) {
+    CriticalPathPass pass(input, transport, sink);
+    return pass.run();
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,135 @@
+// The critical path's imbalance and the performance impact of activities on and off the path.
+//
+// Overview (Böhme et al., IPDPS 2012; Böhme's thesis, as Scalasca's report gives it). With
+//   C(cp)     = sum over ranks of critical_path(cp, r)          (the path's time on cp)
+//   L         = sum over cp of C(cp)                              (the path's length)
+//   own(cp,r) = max(0, time(cp, r) - waiting of r on cp)          (Late Sender, Late Receiver,
+//               Wait at Barrier, Wait at N x N, Late Broadcast, Early Reduce, Early Scan and
+//               Wait at Finalize: the rank's time without its wait states)
+// the metrics are, per call path cp and rank r:
+//   critical_path_imbalance = max(0, C - mean over all ranks of own) * critical_path(cp,r) / C
+//   critical_path_activities     = min(C, own)            where C > 0
+//   non_critical_path_activities = max(0, own - C)
+//   critical_imbalance_impact: the waiting of each rank, W_r = L - sum over cp of own(cp, r),
+//       is mapped onto the call paths on which r spends less than the path does, in
+//       proportion to the shortfall E_r(cp) = max(0, C - own): cost(cp) = sum over r of
+//       W_r * E_r(cp) / sum E_r; it is shared among the ranks that carried the path on cp
+//       (critical_path(cp, r) / C). A rank that falls short nowhere (sum E_r = 0) leaves the
+//       scaling undefined: then there is no imbalance impact at all, as in Scalasca's report.
+//   inter_partition_imbalance: the same mapping of "headroom": each rank's time not explained
+//       by the call paths it runs, L - sum over its call paths of max(own, C), goes to the
+//       path's call paths it does not run at all, in proportion to C; undefined (none) when a
+//       rank runs all of them. It is part of the imbalance impact; the rest is
+//       intra_partition_imbalance.
+//   performance_impact_criticalpath = activities + imbalance impact;
+//   performance_impact = that + non-critical-path activities.
+#include "derived_metrics.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace waitscope::analysis {
+namespace {
+
+constexpr Metric kWaitStates[] = {Metric::MpiLateSender,    Metric::MpiLateReceiver,
+                                  Metric::MpiBarrierWait,   Metric::MpiWaitNxn,
+                                  Metric::MpiLateBroadcast, Metric::MpiEarlyReduce,
+                                  Metric::MpiEarlyScan,     Metric::MpiFinalizeWait};
+
+double ownTime(const AnalysisResult& result, NodeId node, uint32_t rank) {
+    double waiting = 0.0;
+    for (Metric wait : kWaitStates) {
+        waiting += result.value(wait, node, rank);
+    }
+    return std::max(0.0, result.value(Metric::Time, node, rank) - waiting);
+}
+
+// Differences below a nanosecond (no trace clock resolves less) are rounding: the critical
+// path and the time profile add up the same intervals in a different order.
+constexpr double kNegligible = 1e-9;
+
+double shortfall(double critical, double own) {
+    return critical - own > kNegligible ? critical - own : 0.0;
+}
+
+void addPositive(AnalysisResult& result, Metric metric, NodeId node, uint32_t rank, double v) {
+    if (v > 0.0) {
+        result.add(metric, node, rank, v);
+    }
+}
+
+} // namespace
+
+void derivePerformanceImpact(AnalysisResult& result) {
+    const uint32_t ranks = result.ranks();
+    const size_t nodes = result.tree().size();
+    if (ranks == 0 || nodes == 0) {
+        return;
+    }
+    std::vector<double> critical(nodes, 0.0); // C per node
+    std::vector<double> own(nodes * ranks, 0.0);
+    double length = 0.0;
+    for (NodeId n = 0; n < nodes; ++n) {
+        for (uint32_t r = 0; r < ranks; ++r) {
+            critical[n] += result.value(Metric::CriticalPath, n, r);
+            own[n * ranks + r] = ownTime(result, n, r);
+        }
+        length += critical[n];
+    }
+    // Per rank: its waiting mapped onto its shortfalls, its headroom onto paths it skips.
+    std::vector<double> cost(nodes, 0.0), headroom(nodes, 0.0);
+    bool costDefined = true, headroomDefined = true;
+    for (uint32_t r = 0; r < ranks; ++r) {
+        double ownSum = 0.0, shortfallSum = 0.0, covered = 0.0, skipped = 0.0;
+        for (NodeId n = 0; n < nodes; ++n) {
+            const double o = own[n * ranks + r];
+            ownSum += o;
+            shortfallSum += shortfall(critical[n], o);
+            if (o > kNegligible) {
+                covered += std::max(o, critical[n]);
+            } else {
+                skipped += critical[n];
+            }
+        }
+        costDefined = costDefined && shortfallSum > 0.0;
+        headroomDefined = headroomDefined && skipped > 0.0;
+        for (NodeId n = 0; n < nodes; ++n) {
+            const double o = own[n * ranks + r];
+            if (shortfallSum > 0.0) {
+                cost[n] += (length - ownSum) * shortfall(critical[n], o) / shortfallSum;
+            }
+            if (skipped > 0.0 && o <= kNegligible) {
+                headroom[n] += (length - covered) * critical[n] / skipped;
+            }
+        }
+    }
+    for (NodeId n = 0; n < nodes; ++n) {
+        double meanOwn = 0.0;
+        for (uint32_t r = 0; r < ranks; ++r) {
+            meanOwn += own[n * ranks + r];
+        }
+        meanOwn /= ranks;
+        for (uint32_t r = 0; r < ranks; ++r) {
+            const double o = own[n * ranks + r];
+            const double activities = critical[n] > 0.0 ? std::min(critical[n], o) : 0.0;
+            const double nonCritical = std::max(0.0, o - critical[n]);
+            const double share =
+                critical[n] > 0.0 ? result.value(Metric::CriticalPath, n, r) / critical[n] : 0.0;
+            // critical_path already holds its imbalance (inclusive along the metric tree).
+            addPositive(result, Metric::CriticalPathImbalance, n, r,
+                        std::max(0.0, critical[n] - meanOwn) * share);
+            const double impact = costDefined ? std::max(0.0, share * cost[n]) : 0.0;
+            const double inter =
+                headroomDefined ? std::clamp(share * headroom[n], 0.0, impact) : 0.0;
+            addPositive(result, Metric::CriticalPathActivities, n, r, activities);
+            addPositive(result, Metric::InterPartitionImbalance, n, r, inter);
+            addPositive(result, Metric::IntraPartitionImbalance, n, r, impact - inter);
+            addPositive(result, Metric::CriticalImbalanceImpact, n, r, impact);
+            addPositive(result, Metric::PerformanceImpactCriticalPath, n, r, activities + impact);
+            addPositive(result, Metric::NonCriticalPathActivities, n, r, nonCritical);
+            addPositive(result, Metric::PerformanceImpact, n, r, activities + impact + nonCritical);
+        }
+    }
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,178 @@
+// Root causes on tiny traces: computational imbalance and the critical path, with values
+// worked out by hand from the timelines drawn in each test (times in milliseconds).
+#include "tiny_trace.h"
+#include "waitscope/analysis/serial_analysis.h"
+
+#include <catch2/catch.hpp>
+
+using namespace waitscope;
+using namespace waitscope::analysis;
+using testing::TinyTrace;
+using Op = trace::CollectiveOp;
+
+namespace {
+
+// The value of `metric` on the call path `path` (e.g. "main/work") for `rank`; -1 when the
+// path does not exist.
+double valueOf(const AnalysisResult& result, const trace::Definitions& defs, Metric metric,
+               const std::string& path, uint32_t rank) {
+    for (NodeId n = 0; n < result.tree().size(); ++n) {
+        if (result.tree().path(n, defs) == path) {
+            return result.value(metric, n, rank);
+        }
+    }
+    return -1.0;
+}
+
+} // namespace
+
+TEST_CASE("imbalance: work only rank 0 does is Single participant there and Singularity "
+          "on the others",
+          "[root-cause][imbalance]") {
+    // rank 0: main |write_output 10..40| Allreduce 40..41 | main
+    // rank 1/2: main | Allreduce 10..41 (waiting for rank 0)            | main
+    TinyTrace t(3);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(10, "write_output")
+        .leave(40, "write_output")
+        .collective(40, 41, "MPI_Allreduce", Op::Allreduce)
+        .leave(50, "main");
+    for (uint32_t r = 1; r < 3; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .collective(10, 41, "MPI_Allreduce", Op::Allreduce)
+            .leave(50, "main");
+    }
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, m, path, rank);
+    };
+    // Mean over all 3 ranks: 10 ms; rank 0 is 20 ms above it, ranks 1 and 2 10 ms below.
+    CHECK(v(Metric::ImbalanceAbove, "main/write_output", 0) == Approx(0.020));
+    CHECK(v(Metric::ImbalanceAboveSingle, "main/write_output", 0) == Approx(0.020));
+    CHECK(v(Metric::Imbalance, "main/write_output", 0) == Approx(0.020));
+    for (uint32_t r = 1; r < 3; ++r) {
+        CHECK(v(Metric::ImbalanceBelow, "main/write_output", r) == Approx(0.010));
+        CHECK(v(Metric::ImbalanceBelowBypass, "main/write_output", r) == Approx(0.010));
+        CHECK(v(Metric::ImbalanceBelowSingularity, "main/write_output", r) == Approx(0.010));
+        CHECK(v(Metric::ImbalanceAbove, "main/write_output", r) == 0.0);
+    }
+    // Equal computation in main on all ranks: no imbalance; MPI time is not computation.
+    for (uint32_t r = 0; r < 3; ++r) {
+        CHECK(v(Metric::Imbalance, "main", r) == Approx(0.0).margin(1e-12));
+        CHECK(v(Metric::Imbalance, "main/MPI_Allreduce", r) == 0.0);
+    }
+    CHECK(result->total(Metric::Imbalance) == Approx(0.040));
+}
+
+TEST_CASE("imbalance: uneven work all ranks do is overload and underload, not participation",
+          "[root-cause][imbalance]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(30, "work").leave(40, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(10, "work").leave(40, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    CHECK(valueOf(*result, t.defs, Metric::ImbalanceAbove, "main/work", 0) == Approx(0.010));
+    CHECK(valueOf(*result, t.defs, Metric::ImbalanceBelow, "main/work", 1) == Approx(0.010));
+    CHECK(valueOf(*result, t.defs, Metric::ImbalanceAboveSingle, "main/work", 0) == 0.0);
+    CHECK(valueOf(*result, t.defs, Metric::ImbalanceBelowBypass, "main/work", 1) == 0.0);
+}
+
+TEST_CASE("critical path: a Late Sender moves the path to the sender at its send",
+          "[root-cause][critical-path]") {
+    // rank 0: main | work 5..60              | Send 60..61 |         main .. 70
+    // rank 1: main | Recv 10..62 (waits until 60) | post 62..90 | main .. 100
+    // Backwards from rank 1's end (100): main 90..100, post, the Recv from the send's enter
+    // (60..62), then rank 0 from 60: work 5..60, main 0..5. Rank 0's send and rank 1's
+    // waiting are not on the path; the path is as long as the run.
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(5, "work")
+        .leave(60, "work")
+        .send(60, 61, 1, 7)
+        .leave(70, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .recv(10, 61, 62, 0, 7)
+        .enter(62, "post")
+        .leave(90, "post")
+        .leave(100, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
+    };
+    CHECK(v("main", 1) == Approx(0.010));
+    CHECK(v("main/post", 1) == Approx(0.028));
+    CHECK(v("main/MPI_Recv", 1) == Approx(0.002));
+    CHECK(v("main/MPI_Send", 0) == 0.0);
+    CHECK(v("main/work", 0) == Approx(0.055));
+    CHECK(v("main", 0) == Approx(0.005));
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+}
+
+TEST_CASE("critical path: at an n-to-n call it moves to the last member to enter, and runs "
+          "from MPI_Init to the last MPI_Finalize",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Init 1..10 | work 10..20 | Allreduce 20..45 | main | Finalize 53..55
+    // rank 1: main | Init 2..10 | work 10..40 | Allreduce 40..45 | main | Finalize 52..56
+    // rank 2: main | Init 3..11 | work 11..30 | Allreduce 30..45 | main | Finalize 51..55
+    // The path ends where rank 0 enters MPI_Finalize last (53): main 45..53 and the Allreduce
+    // after the last member entered (40..45) on rank 0, then rank 1 (entered last) from 40:
+    // work 10..40 and MPI_Init 2..10. Before MPI_Init nothing is on the path.
+    TinyTrace t(3);
+    const uint64_t init[] = {1, 2, 3}, worked[] = {10, 10, 11}, reduce[] = {20, 40, 30},
+                   finalize[] = {53, 52, 51}, finalized[] = {55, 56, 55};
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .collective(init[r], 10 + (r == 2), "MPI_Init", Op::CreateHandle)
+            .enter(worked[r], "work")
+            .leave(reduce[r], "work")
+            .collective(reduce[r], 45, "MPI_Allreduce", Op::Allreduce)
+            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
+            .leave(60, "main");
+    }
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, m, path, rank);
+    };
+    CHECK(v(Metric::CriticalPath, "main", 0) == Approx(0.008));
+    CHECK(v(Metric::CriticalPath, "main/MPI_Allreduce", 0) == Approx(0.005));
+    CHECK(v(Metric::CriticalPath, "main/work", 1) == Approx(0.030));
+    CHECK(v(Metric::CriticalPath, "main/MPI_Init", 1) == Approx(0.008));
+    CHECK(v(Metric::CriticalPath, "main", 1) == 0.0);
+    CHECK(v(Metric::CriticalPath, "main/MPI_Finalize", 0) == 0.0);
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.051));
+    // work lasts 30 ms on the path but 19.67 ms on average: the excess is rank 1's.
+    CHECK(v(Metric::CriticalPathImbalance, "main/work", 1) == Approx(0.030 - 0.059 / 3));
+    CHECK(v(Metric::CriticalPathImbalance, "main/MPI_Init", 1) == 0.0);
+}
+
+TEST_CASE("critical path: a late root of a broadcast takes the path from a waiting receiver",
+          "[root-cause][critical-path]") {
+    // rank 0 (root): main | work 0..30 | Bcast 30..31 | main .. 40
+    // rank 1:        main | Bcast 5..32 | main .. 50 (the end of the run)
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "work")
+        .leave(30, "work")
+        .collective(30, 31, "MPI_Bcast", Op::Bcast, 0, 0)
+        .leave(40, "main");
+    t.rank(1).enter(0, "main").collective(5, 32, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
+    };
+    CHECK(v("main", 1) == Approx(0.018));
+    CHECK(v("main/MPI_Bcast", 1) == Approx(0.002));
+    CHECK(v("main/MPI_Bcast", 0) == 0.0);
+    CHECK(v("main/work", 0) == Approx(0.030));
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.050));
+}
