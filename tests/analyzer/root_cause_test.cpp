@@ -268,3 +268,37 @@ TEST_CASE("performance impact: imbalance among ranks doing the same work is intr
     CHECK(v(Metric::CriticalPathActivities, "main/work", 1) == Approx(0.010));
     CHECK(v(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.010));
 }
+
+TEST_CASE("critical path: a blocking send waiting for a late receiver moves the path to the "
+          "receiver",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Send 10..52 (waits until rank 1 receives at 50) | post 52..60 | main .. 100
+    // rank 1: main | work 0..50 | Recv 50..52 | main .. 80
+    // Backwards from rank 0's end: main 60..100, post, the Send from the receive's enter
+    // (50..52), then rank 1's work 0..50.
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .send(10, 52, 1, 7)
+        .enter(52, "post")
+        .leave(60, "post")
+        .leave(100, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .enter(0, "work")
+        .leave(50, "work")
+        .recv(50, 51, 52, 0, 7)
+        .leave(80, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
+    };
+    CHECK(valueOf(*result, t.defs, Metric::MpiLateReceiver, "main/MPI_Send", 0) == Approx(0.040));
+    CHECK(v("main", 0) == Approx(0.040));
+    CHECK(v("main/post", 0) == Approx(0.008));
+    CHECK(v("main/MPI_Send", 0) == Approx(0.002));
+    CHECK(v("main/work", 1) == Approx(0.050));
+    CHECK(v("main/MPI_Recv", 1) == 0.0);
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+}

@@ -21,15 +21,16 @@
 //       n-to-1:       the root, when it entered before the last member, keeps
 //                     [last enter, exit]; the path moves to that member.
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
-//     A blocking send that waits for a late receiver keeps the path (the backward pass only
-//     hands the path from receivers to senders, against the direction of the messages).
+//       Late Receiver: at a blocking send still running when its receive began, the holder
+//                     keeps [receive enter, send exit]; the path moves to the receiver.
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
 // The pass is sequential across ranks by nature, so it runs as a message-driven replay
 // backwards. A bulk exchange first tells both ends of each message the other's call enter and
 // all members of each collective every member's enter, so everyone knows where the path may
 // move; then only those that may receive it wait: a receiver of a Late Sender message posts
-// to its sender whether the path moves to it, the sender awaits that; at a collective the
-// members post to the member the holder would wait for, which awaits them. Time
+// to its sender whether the path moves to it and the sender awaits that (the other way round
+// for a Late Receiver); at a collective the members post to the member the holder would wait
+// for, which awaits them. Time
 // outside the communicating MPI calls comes from the gap profile recorded in the profile pass.
 #include "critical_path.h"
 
@@ -184,8 +185,10 @@ private:
                 const trace::MessageRecord& m = m_in.events.message(op.event);
                 const CallSpan& span = m_in.spans[op.span];
                 const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
-                if (Status s = m_transport.send(m.comm, m.partner, tag,
-                                                ReplayRecord{span.enter, span.exit});
+                // A nonblocking send cannot wait for its receiver: it reports no time to wait.
+                const double exit = kind == EventKind::MpiIsend ? span.enter : span.exit;
+                if (Status s =
+                        m_transport.send(m.comm, m.partner, tag, ReplayRecord{span.enter, exit});
                     !s) {
                     return s;
                 }
@@ -203,6 +206,7 @@ private:
             return s;
         }
         m_partnerEnter.assign(ops.size(), 0.0);
+        m_partnerExit.assign(ops.size(), 0.0);
         for (size_t k = 0; k < ops.size(); ++k) {
             const EventKind kind = m_in.events.kind(ops[k].event);
             if (isSend(kind) || isReceive(kind)) {
@@ -213,6 +217,7 @@ private:
                     return record.error();
                 }
                 m_partnerEnter[k] = record->enter;
+                m_partnerExit[k] = record->exit;
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
                 auto enters = m_transport.collected(c.comm);
@@ -251,6 +256,18 @@ private:
                                                   : m_partnerEnter[k] > own;
     }
 
+    // Whether message operation `k` is a Late Receiver: a blocking send still waiting when the
+    // receive began (the receive's enter lies inside the send), computed alike on both ends.
+    bool lateReceiver(size_t k) const {
+        const CommunicationOperation& op = m_in.operations[k];
+        const CallSpan& span = m_in.spans[op.span];
+        if (m_in.events.kind(op.event) == EventKind::MpiSend) {
+            return m_partnerEnter[k] > span.enter && m_partnerEnter[k] < span.exit;
+        }
+        return isReceive(m_in.events.kind(op.event)) && span.enter > m_partnerEnter[k] &&
+               span.enter < m_partnerExit[k];
+    }
+
     void charge(NodeId node, double seconds) {
         if (seconds > 0.0) {
             m_sink.add(Metric::CriticalPath, node, seconds);
@@ -281,6 +298,17 @@ private:
         if (held && latest != opEnd) {
             leaveAt = m_partnerEnter[latest];
         }
+        // A blocking send waiting for a late receiver hands the path to the receiver (unless
+        // a late sender of the same call already took it).
+        size_t lateReceive = opEnd;
+        for (size_t k = opBegin; k < opEnd && latest == opEnd; ++k) {
+            if (isSend(m_in.events.kind(m_in.operations[k].event)) && lateReceiver(k)) {
+                lateReceive = k;
+            }
+        }
+        if (held && lateReceive != opEnd) {
+            leaveAt = m_partnerEnter[lateReceive];
+        }
         for (size_t k = opEnd; k-- > opBegin;) {
             const CommunicationOperation& op = m_in.operations[k];
             const EventKind kind = m_in.events.kind(op.event);
@@ -288,6 +316,13 @@ private:
                 const trace::MessageRecord& m = m_in.events.message(op.event);
                 const double moves = held && k == latest ? 1.0 : 0.0;
                 if (Status st = m_transport.post(m.comm, m.partner, m.tag, {moves}); !st) {
+                    return st;
+                }
+            } else if (isSend(kind) && lateReceiver(k)) {
+                const trace::MessageRecord& m = m_in.events.message(op.event);
+                const double moves = held && k == lateReceive ? 1.0 : 0.0;
+                if (Status st = m_transport.post(m.comm, m.partner, m.tag | kReceiptTag, {moves});
+                    !st) {
                     return st;
                 }
             } else if (kind == EventKind::MpiCollectiveEnd) {
@@ -298,9 +333,13 @@ private:
         }
         for (size_t k = opEnd; k-- > opBegin;) {
             const CommunicationOperation& op = m_in.operations[k];
-            if (isSend(m_in.events.kind(op.event)) && lateSender(k)) {
+            const EventKind kind = m_in.events.kind(op.event);
+            const bool fromReceiver = isSend(kind) && lateSender(k);
+            const bool fromSender = isReceive(kind) && lateReceiver(k);
+            if (fromReceiver || fromSender) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
-                auto payload = m_transport.await(m.comm, m.partner, m.tag);
+                auto payload =
+                    m_transport.await(m.comm, m.partner, fromSender ? m.tag | kReceiptTag : m.tag);
                 if (!payload) {
                     return payload.error();
                 }
@@ -385,6 +424,7 @@ private:
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
     static constexpr uint32_t kPathTag = 0xFFFFFFF0u;    ///< path moves at collectives
     std::vector<double> m_partnerEnter; ///< per message operation: the partner call's enter
+    std::vector<double> m_partnerExit;  ///< ... and exit (a nonblocking send's: its enter)
     std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
     bool m_holder = false;
 };
