@@ -14,6 +14,8 @@
 //       Late Sender:  at a receive completed after the latest sender entered its send later
 //                     than the receive began, the holder keeps [send enter, receive exit] and
 //                     the path moves to the sender at its send's enter.
+//       Late Receiver: at a blocking send still running when its receive began, the holder
+//                     keeps [receive enter, send exit]; the path moves to the receiver.
 //       barrier, n-to-n, scan: the holder keeps [last enter, own exit]; the path moves to the
 //                     member that entered last (lowest rank on ties), at its enter.
 //       1-to-n:       a non-root holder that entered before the root keeps [root enter, exit];
@@ -21,8 +23,6 @@
 //       n-to-1:       the root, when it entered before the last member, keeps
 //                     [last enter, exit]; the path moves to that member.
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
-//       Late Receiver: at a blocking send still running when its receive began, the holder
-//                     keeps [receive enter, send exit]; the path moves to the receiver.
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
 // The pass is sequential across ranks by nature, so it runs as a message-driven replay
 // backwards. A bulk exchange first tells both ends of each message the other's call enter and
@@ -30,8 +30,8 @@
 // move; then only those that may receive it wait: a receiver of a Late Sender message posts
 // to its sender whether the path moves to it and the sender awaits that (the other way round
 // for a Late Receiver); at a collective the members post to the member the holder would wait
-// for, which awaits them. Time
-// outside the communicating MPI calls comes from the gap profile recorded in the profile pass.
+// for, which awaits them. Time outside the communicating MPI calls comes from the gap profile
+// recorded in the profile pass (see GapProfile for its memory).
 #include "critical_path.h"
 
 #include "waitscope/analysis/region_class.h"
