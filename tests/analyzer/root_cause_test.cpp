@@ -176,3 +176,129 @@ TEST_CASE("critical path: a late root of a broadcast takes the path from a waiti
     CHECK(v("main/work", 0) == Approx(0.030));
     CHECK(result->total(Metric::CriticalPath) == Approx(0.050));
 }
+
+TEST_CASE("performance impact: imbalance between ranks doing different work is inter-partition",
+          "[root-cause][performance-impact]") {
+    // Two partitions (MPMD style): rank 0 only runs A, rank 1 only runs B.
+    // rank 0: A 0..30  | Allreduce 30..31 | A 31..41 | Allreduce 41..62 (waits) | main .. 70
+    // rank 1: B 0..10  | Allreduce 10..31 (waits) | B 31..61 | Allreduce 61..62 | main .. 70
+    // Critical path (70 ms): main 62..70 and the Allreduce 61..62 on rank 0, B 31..61 on
+    // rank 1, the Allreduce 30..31 on rank 1, A 0..30 on rank 0.
+    // Each rank waits 20 ms; its only shortfall against the path is the other partition's
+    // work (30 ms of it), so all 20 ms go there: 20 ms imbalance impact on A (rank 0) and on B
+    // (rank 1), all of it inter-partition, since the waiting rank never runs that work.
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "A")
+        .leave(30, "A")
+        .collective(30, 31, "MPI_Allreduce", Op::Allreduce)
+        .enter(31, "A")
+        .leave(41, "A")
+        .collective(41, 62, "MPI_Allreduce", Op::Allreduce)
+        .leave(70, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .enter(0, "B")
+        .leave(10, "B")
+        .collective(10, 31, "MPI_Allreduce", Op::Allreduce)
+        .enter(31, "B")
+        .leave(61, "B")
+        .collective(61, 62, "MPI_Allreduce", Op::Allreduce)
+        .leave(70, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, m, path, rank);
+    };
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.070));
+    CHECK(v(Metric::CriticalPath, "main/A", 0) == Approx(0.030));
+    CHECK(v(Metric::CriticalPath, "main/B", 1) == Approx(0.030));
+    for (const auto& [path, rank] : {std::pair{"main/A", 0u}, std::pair{"main/B", 1u}}) {
+        CHECK(v(Metric::CriticalPathActivities, path, rank) == Approx(0.030));
+        CHECK(v(Metric::NonCriticalPathActivities, path, rank) == Approx(0.010));
+        CHECK(v(Metric::CriticalImbalanceImpact, path, rank) == Approx(0.020));
+        CHECK(v(Metric::InterPartitionImbalance, path, rank) == Approx(0.020));
+        CHECK(v(Metric::IntraPartitionImbalance, path, rank) == Approx(0.0).margin(1e-9));
+        CHECK(v(Metric::PerformanceImpactCriticalPath, path, rank) == Approx(0.050));
+        CHECK(v(Metric::PerformanceImpact, path, rank) == Approx(0.060));
+    }
+    // The Allreduce is on the path for 1 ms per rank and its own time (without waiting) is
+    // 2 ms per rank: activity impact 2 ms per rank, no imbalance impact.
+    CHECK(v(Metric::CriticalPathActivities, "main/MPI_Allreduce", 0) == Approx(0.002));
+    CHECK(v(Metric::CriticalImbalanceImpact, "main/MPI_Allreduce", 0) == 0.0);
+    // Everything is accounted for: all ranks' time = impact (waiting mapped onto A and B).
+    CHECK(result->total(Metric::PerformanceImpact) == Approx(result->total(Metric::Time)));
+}
+
+TEST_CASE("performance impact: imbalance among ranks doing the same work is intra-partition",
+          "[root-cause][performance-impact]") {
+    // rank 0: work 0..30 | Barrier 30..31 | main .. 40
+    // rank 1: work 0..10 | Barrier 10..31 (waits 20) | tail 31..45 | main .. 50 (the end)
+    // Path (50 ms): rank 1 main 45..50, tail, Barrier 30..31, then rank 0's work 0..30.
+    // Rank 1 waits 20 ms and falls short of the path only on work (20 of 30 ms), which it runs
+    // too: 20 ms of intra-partition imbalance impact on rank 0's work. Rank 0 waits nowhere
+    // but lacks the path's 10 ms beyond its own 40: that goes to tail, its only shortfall.
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "work")
+        .leave(30, "work")
+        .collective(30, 31, "MPI_Barrier", Op::Barrier)
+        .leave(40, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .enter(0, "work")
+        .leave(10, "work")
+        .collective(10, 31, "MPI_Barrier", Op::Barrier)
+        .enter(31, "tail")
+        .leave(45, "tail")
+        .leave(50, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, m, path, rank);
+    };
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.050));
+    CHECK(v(Metric::CriticalPath, "main/work", 0) == Approx(0.030));
+    CHECK(v(Metric::CriticalImbalanceImpact, "main/work", 0) == Approx(0.020));
+    CHECK(v(Metric::IntraPartitionImbalance, "main/work", 0) == Approx(0.020));
+    CHECK(v(Metric::InterPartitionImbalance, "main/work", 0) == 0.0);
+    CHECK(v(Metric::CriticalImbalanceImpact, "main/tail", 1) == Approx(0.010));
+    CHECK(v(Metric::CriticalPathActivities, "main/work", 1) == Approx(0.010));
+    CHECK(v(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.010));
+}
+
+TEST_CASE("critical path: a blocking send waiting for a late receiver moves the path to the "
+          "receiver",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Send 10..52 (waits until rank 1 receives at 50) | post 52..60 | main .. 100
+    // rank 1: main | work 0..50 | Recv 50..52 | main .. 80
+    // Backwards from rank 0's end: main 60..100, post, the Send from the receive's enter
+    // (50..52), then rank 1's work 0..50.
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .send(10, 52, 1, 7)
+        .enter(52, "post")
+        .leave(60, "post")
+        .leave(100, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .enter(0, "work")
+        .leave(50, "work")
+        .recv(50, 51, 52, 0, 7)
+        .leave(80, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
+    };
+    CHECK(valueOf(*result, t.defs, Metric::MpiLateReceiver, "main/MPI_Send", 0) == Approx(0.040));
+    CHECK(v("main", 0) == Approx(0.040));
+    CHECK(v("main/post", 0) == Approx(0.008));
+    CHECK(v("main/MPI_Send", 0) == Approx(0.002));
+    CHECK(v("main/work", 1) == Approx(0.050));
+    CHECK(v("main/MPI_Recv", 1) == 0.0);
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+}

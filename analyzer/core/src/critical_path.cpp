@@ -14,6 +14,8 @@
 //       Late Sender:  at a receive completed after the latest sender entered its send later
 //                     than the receive began, the holder keeps [send enter, receive exit] and
 //                     the path moves to the sender at its send's enter.
+//       Late Receiver: at a blocking send still running when its receive began, the holder
+//                     keeps [receive enter, send exit]; the path moves to the receiver.
 //       barrier, n-to-n, scan: the holder keeps [last enter, own exit]; the path moves to the
 //                     member that entered last (lowest rank on ties), at its enter.
 //       1-to-n:       a non-root holder that entered before the root keeps [root enter, exit];
@@ -21,13 +23,15 @@
 //       n-to-1:       the root, when it entered before the last member, keeps
 //                     [last enter, exit]; the path moves to that member.
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
-//     A blocking send that waits for a late receiver keeps the path (the backward pass only
-//     hands the path from receivers to senders, against the direction of the messages).
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
 // The pass is sequential across ranks by nature, so it runs as a message-driven replay
-// backwards: receivers post to their senders whether the path moves to them, collectives
-// exchange (enter, holds the path) among their members, senders await their receivers. Time
-// outside the communicating MPI calls comes from the gap profile recorded in the profile pass.
+// backwards. A bulk exchange first tells both ends of each message the other's call enter and
+// all members of each collective every member's enter, so everyone knows where the path may
+// move; then only those that may receive it wait: a receiver of a Late Sender message posts
+// to its sender whether the path moves to it and the sender awaits that (the other way round
+// for a Late Receiver); at a collective the members post to the member the holder would wait
+// for, which awaits them. Time outside the communicating MPI calls comes from the gap profile
+// recorded in the profile pass (see GapProfile for its memory).
 #include "critical_path.h"
 
 #include "waitscope/analysis/region_class.h"
@@ -35,6 +39,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace waitscope::analysis {
 
@@ -102,7 +107,7 @@ public:
         : m_in(input), m_transport(transport), m_sink(sink) {}
 
     Status run() {
-        if (Status s = learnSendEnters(); !s) {
+        if (Status s = learnPartnerEnters(); !s) {
             return s;
         }
         const size_t spans = m_in.spans.size();
@@ -168,16 +173,31 @@ private:
         return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
     }
 
-    // Receivers need the enter of each matching send: one bulk forward exchange.
-    Status learnSendEnters() {
+    // Both ends of each message learn the other's call enter in one bulk exchange: senders
+    // tell receivers, receivers tell senders (under the tag with the high bit set, which no
+    // MPI tag has). With both, each end knows whether the message is a Late Sender, the only
+    // case in which the path can move along it, and only such messages are replayed below.
+    Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
         for (const CommunicationOperation& op : ops) {
-            if (isSend(m_in.events.kind(op.event))) {
+            const EventKind kind = m_in.events.kind(op.event);
+            if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
                 const CallSpan& span = m_in.spans[op.span];
-                if (Status s = m_transport.send(m.comm, m.partner, m.tag,
-                                                ReplayRecord{span.enter, span.exit});
+                const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
+                // A nonblocking send cannot wait for its receiver: it reports no time to wait.
+                const double exit = kind == EventKind::MpiIsend ? span.enter : span.exit;
+                if (Status s =
+                        m_transport.send(m.comm, m.partner, tag, ReplayRecord{span.enter, exit});
                     !s) {
+                    return s;
+                }
+            }
+        }
+        for (const CommunicationOperation& op : ops) {
+            if (synchronizes(op)) {
+                const uint32_t comm = m_in.events.collective(op.event).comm;
+                if (Status s = m_transport.contribute(comm, {m_in.spans[op.span].enter}); !s) {
                     return s;
                 }
             }
@@ -185,18 +205,67 @@ private:
         if (Status s = m_transport.exchange(); !s) {
             return s;
         }
-        m_sendEnter.assign(ops.size(), 0.0);
+        m_partnerEnter.assign(ops.size(), 0.0);
+        m_partnerExit.assign(ops.size(), 0.0);
         for (size_t k = 0; k < ops.size(); ++k) {
-            if (isReceive(m_in.events.kind(ops[k].event))) {
+            const EventKind kind = m_in.events.kind(ops[k].event);
+            if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(ops[k].event);
-                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                const uint32_t tag = isReceive(kind) ? m.tag : m.tag | kReceiptTag;
+                auto record = m_transport.receive(m.comm, m.partner, tag);
                 if (!record) {
                     return record.error();
                 }
-                m_sendEnter[k] = record->enter;
+                m_partnerEnter[k] = record->enter;
+                m_partnerExit[k] = record->exit;
+            } else if (synchronizes(ops[k])) {
+                const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
+                auto enters = m_transport.collected(c.comm);
+                if (!enters) {
+                    return enters.error();
+                }
+                CollectiveTimes t;
+                t.members = static_cast<uint32_t>(enters->size());
+                for (uint32_t m = 0; m < t.members; ++m) {
+                    if ((*enters)[m] > (*enters)[t.last]) {
+                        t.last = m;
+                    }
+                }
+                t.lastEnter = t.members > 0 ? (*enters)[t.last] : 0.0;
+                t.rootEnter = c.root < t.members ? (*enters)[c.root] : 0.0;
+                m_collectives.emplace(k, t);
             }
         }
         return Status::success();
+    }
+
+    bool synchronizes(const CommunicationOperation& op) const {
+        if (m_in.events.kind(op.event) != EventKind::MpiCollectiveEnd) {
+            return false;
+        }
+        const trace::CollectiveRecord& c = m_in.events.collective(op.event);
+        return !isSelf(c.comm) && syncOf(c.op) != Sync::None;
+    }
+
+    // Whether message operation `k` is a Late Sender (the send began after the receiving
+    // call), computed alike on both ends.
+    bool lateSender(size_t k) const {
+        const CommunicationOperation& op = m_in.operations[k];
+        const double own = m_in.spans[op.span].enter;
+        return isSend(m_in.events.kind(op.event)) ? own > m_partnerEnter[k]
+                                                  : m_partnerEnter[k] > own;
+    }
+
+    // Whether message operation `k` is a Late Receiver: a blocking send still waiting when the
+    // receive began (the receive's enter lies inside the send), computed alike on both ends.
+    bool lateReceiver(size_t k) const {
+        const CommunicationOperation& op = m_in.operations[k];
+        const CallSpan& span = m_in.spans[op.span];
+        if (m_in.events.kind(op.event) == EventKind::MpiSend) {
+            return m_partnerEnter[k] > span.enter && m_partnerEnter[k] < span.exit;
+        }
+        return isReceive(m_in.events.kind(op.event)) && span.enter > m_partnerEnter[k] &&
+               span.enter < m_partnerExit[k];
     }
 
     void charge(NodeId node, double seconds) {
@@ -221,35 +290,56 @@ private:
         // Receives: the latest sender takes the path if it was late.
         size_t latest = opEnd;
         for (size_t k = opBegin; k < opEnd; ++k) {
-            if (isReceive(m_in.events.kind(m_in.operations[k].event)) &&
-                (latest == opEnd || m_sendEnter[k] > m_sendEnter[latest])) {
+            if (isReceive(m_in.events.kind(m_in.operations[k].event)) && lateSender(k) &&
+                (latest == opEnd || m_partnerEnter[k] > m_partnerEnter[latest])) {
                 latest = k;
             }
         }
-        const bool lateSender = latest != opEnd && m_sendEnter[latest] > span.enter;
-        if (held && lateSender) {
-            leaveAt = m_sendEnter[latest];
+        if (held && latest != opEnd) {
+            leaveAt = m_partnerEnter[latest];
+        }
+        // A blocking send waiting for a late receiver hands the path to the receiver (unless
+        // a late sender of the same call already took it).
+        size_t lateReceive = opEnd;
+        for (size_t k = opBegin; k < opEnd && latest == opEnd; ++k) {
+            if (isSend(m_in.events.kind(m_in.operations[k].event)) && lateReceiver(k)) {
+                lateReceive = k;
+            }
+        }
+        if (held && lateReceive != opEnd) {
+            leaveAt = m_partnerEnter[lateReceive];
         }
         for (size_t k = opEnd; k-- > opBegin;) {
             const CommunicationOperation& op = m_in.operations[k];
             const EventKind kind = m_in.events.kind(op.event);
-            if (isReceive(kind)) {
+            if (isReceive(kind) && lateSender(k)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
-                const double moves = held && lateSender && k == latest ? 1.0 : 0.0;
+                const double moves = held && k == latest ? 1.0 : 0.0;
                 if (Status st = m_transport.post(m.comm, m.partner, m.tag, {moves}); !st) {
                     return st;
                 }
+            } else if (isSend(kind) && lateReceiver(k)) {
+                const trace::MessageRecord& m = m_in.events.message(op.event);
+                const double moves = held && k == lateReceive ? 1.0 : 0.0;
+                if (Status st = m_transport.post(m.comm, m.partner, m.tag | kReceiptTag, {moves});
+                    !st) {
+                    return st;
+                }
             } else if (kind == EventKind::MpiCollectiveEnd) {
-                if (Status st = replayCollective(op, span, held, leaveAt, arrives); !st) {
+                if (Status st = replayCollective(k, span, held, leaveAt, arrives); !st) {
                     return st;
                 }
             }
         }
         for (size_t k = opEnd; k-- > opBegin;) {
             const CommunicationOperation& op = m_in.operations[k];
-            if (isSend(m_in.events.kind(op.event))) {
+            const EventKind kind = m_in.events.kind(op.event);
+            const bool fromReceiver = isSend(kind) && lateSender(k);
+            const bool fromSender = isReceive(kind) && lateReceiver(k);
+            if (fromReceiver || fromSender) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
-                auto payload = m_transport.await(m.comm, m.partner, m.tag);
+                auto payload =
+                    m_transport.await(m.comm, m.partner, fromSender ? m.tag | kReceiptTag : m.tag);
                 if (!payload) {
                     return payload.error();
                 }
@@ -264,59 +354,78 @@ private:
         return Status::success();
     }
 
-    Status replayCollective(const CommunicationOperation& op, const CallSpan& span, bool held,
-                            double& leaveAt, bool& arrives) {
+    // A synchronizing collective: the member the holder may have waited for (the target) is
+    // known to all members from the bulk exchange; the others tell it, without blocking,
+    // whether the path moves to it, and only the target waits for their word.
+    Status replayCollective(size_t k, const CallSpan& span, bool held, double& leaveAt,
+                            bool& arrives) {
+        const CommunicationOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
-        const Sync sync = syncOf(c.op);
-        if (isSelf(c.comm) || sync == Sync::None) {
-            return Status::success();
+        const auto found = m_collectives.find(k);
+        if (found == m_collectives.end()) {
+            return Status::success(); // does not synchronize
         }
-        auto all = m_transport.awaitAll(c.comm, {span.enter, held ? 1.0 : 0.0});
-        if (!all) {
-            return all.error();
-        }
-        const size_t members = all->size() / 2;
+        const CollectiveTimes& t = found->second;
         const uint32_t self = commRankOf(c.comm);
-        size_t holder = members;
-        size_t last = 0;
-        for (size_t m = 0; m < members; ++m) {
-            if ((*all)[2 * m + 1] != 0.0) {
-                holder = m;
-            }
-            if ((*all)[2 * m] > (*all)[2 * last]) {
-                last = m;
-            }
-        }
-        if (holder == members) {
-            return Status::success();
-        }
-        const double holderEnter = (*all)[2 * holder];
-        // The member the holder waited for, if any.
-        size_t target = members;
+        const Sync sync = syncOf(c.op);
+        // Who may tell the target that the path moves to it, and at which enter it arrives.
+        uint32_t target = t.members;
+        double targetEnter = 0.0;
+        bool fromAll = true; // the target hears from all other members, or from the root only
         if (sync == Sync::LastEnter) {
-            target = last;
-        } else if (sync == Sync::Root && c.root < members && holder != c.root &&
-                   (*all)[2 * c.root] > holderEnter) {
+            target = t.last;
+            targetEnter = t.lastEnter;
+        } else if (sync == Sync::Root && c.root < t.members) {
             target = c.root;
-        } else if (sync == Sync::RootWaits && holder == c.root && (*all)[2 * last] > holderEnter) {
-            target = last;
+            targetEnter = t.rootEnter;
+        } else if (sync == Sync::RootWaits && c.root < t.members && t.last != c.root) {
+            target = t.last;
+            targetEnter = t.lastEnter;
+            fromAll = false;
         }
-        if (target == members || target == holder) {
+        if (target == t.members) {
             return Status::success();
         }
-        if (holder == self) {
-            leaveAt = (*all)[2 * target];
+        if (self == target) {
+            for (uint32_t m = 0; m < t.members; ++m) {
+                if (m == self || (!fromAll && m != c.root)) {
+                    continue;
+                }
+                auto payload = m_transport.await(c.comm, m, kPathTag);
+                if (!payload) {
+                    return payload.error();
+                }
+                arrives = arrives || (!payload->empty() && (*payload)[0] != 0.0);
+            }
+            return Status::success();
         }
-        if (target == self) {
-            arrives = true;
+        if (!fromAll && self != c.root) {
+            return Status::success();
         }
-        return Status::success();
+        // The holder waited for the target if the target entered after it.
+        const bool moves = held && targetEnter > span.enter;
+        if (moves) {
+            leaveAt = targetEnter;
+        }
+        return m_transport.post(c.comm, target, kPathTag, {moves ? 1.0 : 0.0});
     }
+
+    /// What every member knows of a synchronizing collective after the bulk exchange.
+    struct CollectiveTimes {
+        uint32_t members = 0;
+        uint32_t last = 0; ///< the member that entered last (the lowest on ties)
+        double lastEnter = 0.0;
+        double rootEnter = 0.0;
+    };
 
     const CriticalPathInput& m_in;
     Transport& m_transport;
     PatternSink& m_sink;
-    std::vector<double> m_sendEnter; ///< per operation: the matching send's enter (receives)
+    static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
+    static constexpr uint32_t kPathTag = 0xFFFFFFF0u;    ///< path moves at collectives
+    std::vector<double> m_partnerEnter; ///< per message operation: the partner call's enter
+    std::vector<double> m_partnerExit;  ///< ... and exit (a nonblocking send's: its enter)
+    std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
     bool m_holder = false;
 };
 

@@ -64,8 +64,9 @@ struct CriticalPathInput {
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
-/// `critical_path` in `sink`. Collective over all ranks (message-driven exchange of
-/// `transport`); fails when the transport fails.
+/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange, then a
+/// message-driven pass of `transport`); fails when the transport fails. Memory beyond the gap
+/// profile: 16 bytes per message operation and about 80 per synchronizing collective.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 } // namespace waitscope::analysis

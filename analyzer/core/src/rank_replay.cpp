@@ -12,6 +12,8 @@
 //                Sender and collectives run their pattern on all members' times.
 //   4. backward: roles swapped, each receive passes its call's times back to the sender;
 //                blocking sends find Late Receiver.
+//   5. critical path: traced backwards from the end of the run (critical_path.cpp), from
+//                the call spans and the time between them recorded by the profile.
 // The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
 // posting them all before consuming any yields what a message-by-message replay yields,
 // without waiting on the network per message.
@@ -75,12 +77,14 @@ public:
         if (Status status = backward(); !status) {
             return status.error();
         }
+        report("critical path", 0, 1);
         if (Status status =
                 traceCriticalPath({m_defs, m_events, m_result.tree, m_spans, m_operations, m_gaps},
                                   m_transport, m_sink);
             !status) {
             return status.error();
         }
+        report("critical path", 1, 1);
         return std::move(m_result);
     }
 
