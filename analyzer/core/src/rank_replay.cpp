@@ -17,6 +17,7 @@
 // without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
+#include "clock_condition.h"
 #include "late_sender.h"
 #include "pattern_sink.h"
 #include "waitscope/analysis/region_class.h"
@@ -573,8 +574,8 @@ private:
             return times.error();
         }
         CollectiveView view{span, &*times, commRankOf(c.comm), c.root};
-        // Timestamps that put the end of a collective before the last member entered it.
-        if (span.exit < view.maxEnter()) {
+        // Timestamps that put the end of a collective before an enter it waits for.
+        if (exitPrecedesBindingEnter(c.op, view)) {
             m_sink.diagnose("clock_violations_collective");
         }
         using Op = trace::CollectiveOp;
