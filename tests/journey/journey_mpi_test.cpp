@@ -203,6 +203,12 @@ TEST_CASE("analyze -n prints the measurement and analysis commands without runni
           std::string::npos);
     CHECK_FALSE(fs::exists(dir / "waitscope_example_late_sender_4"));
 
+    r = run(analyzeCommand("-n --time-correct", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("waitscope-replay --time-correct " + dir.string() +
+                        "/waitscope_example_late_sender_4") != std::string::npos);
+
     r = run(analyzeCommand("-n --profile", "late_sender"), dir);
     INFO(r.output);
     REQUIRE(r.status == 0);

@@ -87,7 +87,8 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
                             Transport& transport) {
     const uint32_t n = transport.size();
     const uint32_t self = transport.rank();
-    std::vector<uint64_t> sent(n, 0), received(n, 0);
+    // Per peer: the count of messages and a checksum of their communicators and tags.
+    std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
     std::vector<double> mine(defs.communicators.size() + 1, 0.0);
     double& problem = mine.back();
     problem = events == nullptr ? 1.0 : 0.0;
@@ -99,7 +100,10 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
             if (peer >= n) {
                 problem = 1.0;
             } else {
-                ++(isSend(kind) ? sent : received)[peer];
+                auto& table = isSend(kind) ? sent : received;
+                table[2 * peer] += 1;
+                table[2 * peer + 1] +=
+                    (static_cast<uint64_t>(m.comm) * 1000003u + m.tag) & 0xFFFFFFu;
             }
         } else if (kind == EventKind::MpiCollectiveEnd) {
             const uint32_t comm = events->collective(i).comm;
@@ -112,7 +116,7 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
     if (!incoming) {
         return incoming.error();
     }
-    for (uint32_t peer = 0; peer < n; ++peer) {
+    for (uint32_t peer = 0; peer < 2 * n; ++peer) {
         if ((*incoming)[peer] != received[peer]) {
             problem = 1.0;
         }
