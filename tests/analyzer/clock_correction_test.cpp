@@ -147,6 +147,22 @@ TEST_CASE("clock correction: a barrier is not left before the last member entere
     CHECK(c.counters[2].at("clock_corrected_collective") == 1);
 }
 
+TEST_CASE("clock correction: an inconsistent trace is left alone and refused by the replay, "
+          "without hanging",
+          "[clock-correction]") {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(50, 52, 1, 7).leave(100, "main");
+    t.rank(1).enter(0, "main").leave(100, "main");
+    const Corrected c = correct(t);
+    CHECK(c.errors == std::vector<std::string>{"", ""});
+    CHECK(c.counters[0] == Diagnostics{{"clock_correction_skipped", 1}});
+    CHECK(c.counters[1] == Diagnostics{{"clock_correction_skipped", 1}});
+    CHECK(timesOf(c.streams[0]) == timesOf(t.streams()[0]));
+    auto result = analyzeInProcess(t.defs, t.streams(), ClockCorrectionOptions{});
+    REQUIRE_FALSE(result);
+    CHECK(result.error().message() == "rank 1: receives 0 messages from rank 0 but rank 0 sends 1");
+}
+
 TEST_CASE("clock violations: counted per rank as each collective defines them",
           "[clock-correction]") {
     using Op = trace::CollectiveOp;

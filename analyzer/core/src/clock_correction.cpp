@@ -133,12 +133,19 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
     }
     for (uint32_t comm = 0; comm < defs.communicators.size(); ++comm) {
         const trace::Communicator& c = defs.communicators[comm];
-        for (const uint32_t member : c.worldRanks) {
-            if (c.isSelf) {
-                break;
+        if (c.isSelf) {
+            continue;
+        }
+        // Members take part in as many collectives, the others in none.
+        std::vector<bool> member(n, false);
+        for (const uint32_t r : c.worldRanks) {
+            if (r >= n || (*all)[r * width + comm] != (*all)[c.worldRanks[0] * width + comm]) {
+                return false;
             }
-            if (member >= n ||
-                (*all)[member * width + comm] != (*all)[c.worldRanks[0] * width + comm]) {
+            member[r] = true;
+        }
+        for (uint32_t r = 0; r < n; ++r) {
+            if (!member[r] && (*all)[r * width + comm] != 0.0) {
                 return false;
             }
         }
