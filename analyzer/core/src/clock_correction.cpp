@@ -19,9 +19,10 @@
 //    lies before send + mu the receive jumps there and the shift grows by the jump. A
 //    collective hands its members the corrected enter; an exit jumps to the latest enter that
 //    binds it (clock_condition.h) + mu.
-// 2. limits (only when some rank jumped): each receive tells its sender its corrected time,
-//    each collective exit its members; a send-like event (send, enter of a collective whose
-//    enter binds others) may later move to at most that partner's time - mu.
+// 2. limits (only when some rank jumped; one bulk exchange, as every time is known): each
+//    receive tells its sender its corrected time, each collective exit its members; a
+//    send-like event (send, enter of a collective whose enter binds others) may later move to
+//    at most that partner's time - mu.
 // 3. backward amortization (local): for each jump of delta at event R, whose time was r before
 //    the jump, the events in (l, R) with l = r - delta / m (at the earliest the first event)
 //    move by g(t) = delta (t - l) / (r - l): intervals before the jump stretch by at most m
@@ -199,9 +200,6 @@ public:
         if (Status status = exchangeLimits(); !status) {
             return status.error();
         }
-        if (Status status = m_transport.finishPass(); !status) {
-            return status.error();
-        }
         amortize();
         return m_counters;
     }
@@ -286,16 +284,28 @@ private:
     // --- 2. limits --------------------------------------------------------------------------
 
     Status exchangeLimits() {
-        // All receive times first: nothing below blocks before everything is posted.
+        // Every time is known now: one bulk exchange instead of message-driven steps.
         for (size_t i = 0; i < m_events.size(); ++i) {
-            if (isReceive(m_events.kind(i))) {
+            const EventKind kind = m_events.kind(i);
+            if (isReceive(kind)) {
                 const trace::MessageRecord& m = m_events.message(i);
-                if (Status s = m_transport.post(m.comm, m.partner, m.tag,
-                                                {static_cast<double>(relative(i))});
-                    !s) {
+                const double t = static_cast<double>(relative(i));
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag, ReplayRecord{t, t}); !s) {
                     return s;
                 }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
+                    if (Status s =
+                            m_transport.contribute(c.comm, {static_cast<double>(relative(i))});
+                        !s) {
+                        return s;
+                    }
+                }
             }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
         }
         const double latency = static_cast<double>(m_latency);
         size_t collective = 0;
@@ -303,17 +313,17 @@ private:
             const EventKind kind = m_events.kind(i);
             if (isSend(kind)) {
                 const trace::MessageRecord& m = m_events.message(i);
-                auto receive = m_transport.await(m.comm, m.partner, m.tag);
+                auto receive = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!receive) {
                     return receive.error();
                 }
-                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->at(0) - latency});
+                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter - latency});
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = m_events.collective(i);
                 if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
                     continue;
                 }
-                auto exits = m_transport.awaitAll(c.comm, {static_cast<double>(relative(i))});
+                auto exits = m_transport.collected(c.comm);
                 if (!exits) {
                     return exits.error();
                 }
