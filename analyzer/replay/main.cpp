@@ -47,7 +47,7 @@ const char* const kUsage =
     "  --time-correct     correct clock condition violations (receives before their send,\n"
     "                     collectives left before they could be) with the controlled logical\n"
     "                     clock before the analysis\n"
-    "  --min-latency SEC  the least time a message takes, for --time-correct (default 1e-6)\n"
+    "  --min-latency SEC  the least time a message takes (default 1e-6; implies --time-correct)\n"
     "  --quiet            no progress on stderr\n";
 
 bool parse(int argc, char** argv, Options& options) {
