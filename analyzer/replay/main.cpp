@@ -114,12 +114,14 @@ void reportClockViolations(const Options& options, const analysis::AnalysisResul
         return;
     }
     if (p2p + collective > 0) {
-        std::fprintf(stderr,
-                     "waitscope-replay: the timestamps violate the clock condition %llu times "
-                     "(%llu receives end before their send began, %llu collectives are left "
-                     "before the last enter they wait for): the clocks of the ranks were not "
-                     "synchronized, and waiting times are wrong; rerun with --time-correct\n",
-                     p2p + collective, p2p, collective);
+        std::fprintf(
+            stderr,
+            "waitscope-replay: the timestamps violate the clock condition %llu times "
+            "(%llu receives end before their send began, %llu collectives are left "
+            "before the last enter they wait for): the clocks of the ranks were not "
+            "synchronized, and waiting times are wrong; rerun with --time-correct (waitscope "
+            "analyze --time-correct -a <experiment dir>)\n",
+            p2p + collective, p2p, collective);
     }
 }
 

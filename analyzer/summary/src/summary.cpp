@@ -595,7 +595,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
             "the timestamps violate the clock condition " + std::to_string(clockViolations) +
             " times (a message received before it was sent, or a collective left before a "
             "member entered it), so waiting times are unreliable: analyze again with "
-            "`waitscope analyze -a <experiment dir> --time-correct`");
+            "`waitscope analyze --time-correct -a <experiment dir>`");
     }
     if (Status status = reader.status(); !status) {
         return status.error();
