@@ -232,11 +232,7 @@ WaitTotals totalsOf(const AnalysisResult& r) {
     return totals;
 }
 
-} // namespace
-
-namespace {
-
-// The late_sender reference trace (4 ranks, nanosecond ticks) read into memory.
+// A reference trace (4 ranks, nanosecond ticks) read into memory.
 struct ReferenceTrace {
     trace::Definitions defs;
     std::vector<trace::EventStream> streams;
@@ -315,7 +311,7 @@ Comparison compare(const std::string& name, const std::vector<int64_t>& offsetUs
 }
 
 // Within 5 % of the clean value.
-bool close(double got, double want) {
+bool withinFivePercent(double got, double want) {
     return std::abs(got - want) <= 0.05 * std::abs(want);
 }
 
@@ -339,14 +335,16 @@ TEST_CASE("clock correction: offsets of 150 ms and 80 ms in real traces are dete
         CHECK(c.remaining == 0);
         const double clean = c.clean.at(metric);
         CHECK(clean > 1.0); // 5 or 10 injected waits of 200 ms or more
-        CHECK_FALSE(close(c.skewed.at(metric), clean));
-        CHECK(close(c.corrected.at(metric), clean));
+        CHECK_FALSE(withinFivePercent(c.skewed.at(metric), clean));
+        CHECK(withinFivePercent(c.corrected.at(metric), clean));
     }
     // Swapped signs: rank 1 ahead, rank 3 behind.
     const Comparison c = compare("late_sender", {0, 150000, 0, -80000});
     CHECK(c.remaining == 0);
-    CHECK_FALSE(close(c.skewed.at(Metric::MpiLateSender), c.clean.at(Metric::MpiLateSender)));
-    CHECK(close(c.corrected.at(Metric::MpiLateSender), c.clean.at(Metric::MpiLateSender)));
+    CHECK_FALSE(
+        withinFivePercent(c.skewed.at(Metric::MpiLateSender), c.clean.at(Metric::MpiLateSender)));
+    CHECK(withinFivePercent(c.corrected.at(Metric::MpiLateSender),
+                            c.clean.at(Metric::MpiLateSender)));
 }
 
 TEST_CASE("clock correction: millisecond offsets in the reference traces are detected and the "
@@ -365,7 +363,7 @@ TEST_CASE("clock correction: millisecond offsets in the reference traces are det
         CHECK(c.violations > 0);
         CHECK(c.remaining == 0);
         CHECK(c.clean.at(metric) > 0.5);
-        CHECK(close(c.corrected.at(metric), c.clean.at(metric)));
-        CHECK(close(c.corrected.at(Metric::Mpi), c.clean.at(Metric::Mpi)));
+        CHECK(withinFivePercent(c.corrected.at(metric), c.clean.at(metric)));
+        CHECK(withinFivePercent(c.corrected.at(Metric::Mpi), c.clean.at(Metric::Mpi)));
     }
 }
