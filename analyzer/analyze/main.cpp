@@ -37,6 +37,8 @@ const char* const kUsage =
     "  --profile   only a runtime profile: no trace, no analysis\n"
     "  -a          analyze an existing experiment again (nothing is measured)\n"
     "  -n          print what would run, run nothing\n"
+    "  --time-correct  correct clock condition violations before the analysis (suggested\n"
+    "              when the traces violate the clock condition; with -a to redo an analysis)\n"
     "  -q          quiet: no phase lines, no summary on the terminal\n";
 
 struct Options {
@@ -46,6 +48,7 @@ struct Options {
     bool again = false;
     bool dryRun = false;
     bool quiet = false;
+    bool timeCorrect = false;
     std::vector<std::string> command;
 };
 
@@ -73,6 +76,8 @@ bool parseOptions(int argc, char** argv, Options& options) {
             options.dryRun = true;
         } else if (arg == "-q") {
             options.quiet = true;
+        } else if (arg == "--time-correct") {
+            options.timeCorrect = true;
         } else if (arg == "-h" || arg == "--help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
@@ -302,6 +307,9 @@ private:
         std::vector<std::string> arguments;
         if (m_options.quiet) {
             arguments.push_back("--quiet");
+        }
+        if (m_options.timeCorrect) {
+            arguments.push_back("--time-correct");
         }
         arguments.push_back(m_directory);
         const auto command = m_launch.commandLine({}, replayPath(), arguments);

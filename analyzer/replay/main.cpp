@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mpi.h>
+#include <optional>
 #include <string>
 #include <sys/resource.h>
 #include <tuple>
@@ -31,6 +33,7 @@ struct Options {
     std::string dumpText;
     bool serial = false;
     bool quiet = false;
+    std::optional<analysis::ClockCorrectionOptions> correction;
 };
 
 const char* const kUsage =
@@ -41,6 +44,10 @@ const char* const kUsage =
     "  --output-dir DIR   where report.cubex and trace.stat go (default: the experiment "
     "directory)\n"
     "  --dump-text FILE   also write every value as canonical text (for comparisons)\n"
+    "  --time-correct     correct clock condition violations (receives before their send,\n"
+    "                     collectives left before they could be) with the controlled logical\n"
+    "                     clock before the analysis\n"
+    "  --min-latency SEC  the least time a message takes (default 1e-6; implies --time-correct)\n"
     "  --quiet            no progress on stderr\n";
 
 bool parse(int argc, char** argv, Options& options) {
@@ -50,6 +57,22 @@ bool parse(int argc, char** argv, Options& options) {
             options.serial = true;
         } else if (arg == "--quiet") {
             options.quiet = true;
+        } else if (arg == "--time-correct") {
+            if (!options.correction) {
+                options.correction.emplace();
+            }
+        } else if (arg == "--min-latency" && i + 1 < argc) {
+            char* end = nullptr;
+            const double latency = std::strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(latency >= 0.0)) {
+                std::fprintf(stderr, "error: --min-latency: %s is not a time in seconds\n",
+                             argv[i]);
+                return false;
+            }
+            if (!options.correction) {
+                options.correction.emplace();
+            }
+            options.correction->minLatency = latency;
         } else if ((arg == "--output-dir" || arg == "--dump-text") && i + 1 < argc) {
             (arg == "--output-dir" ? options.outputDir : options.dumpText) = argv[++i];
         } else if (!arg.empty() && arg[0] != '-' && options.path.empty()) {
@@ -63,6 +86,43 @@ bool parse(int argc, char** argv, Options& options) {
 
 double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Tells what the clock correction did, or suggests it when the timestamps violate the clock
+// condition (their waiting times are then wrong: too long, too short or missing).
+void reportClockViolations(const Options& options, const analysis::AnalysisResult& result) {
+    const auto count = [&result](const char* name) {
+        return static_cast<unsigned long long>(result.diagnostic(name));
+    };
+    const unsigned long long p2p = count("clock_violations_p2p");
+    const unsigned long long collective = count("clock_violations_collective");
+    if (options.correction) {
+        uint64_t largest = 0;
+        for (const analysis::Diagnostics& rank : result.diagnostics()) {
+            const auto it = rank.find("clock_correction_max_shift_ns");
+            largest = std::max(largest, it == rank.end() ? 0 : it->second);
+        }
+        std::fprintf(stderr,
+                     "waitscope-replay: --time-correct moved receives forward %llu times and "
+                     "collective exits %llu times (largest jump %.3f us)",
+                     count("clock_corrected_p2p"), count("clock_corrected_collective"),
+                     static_cast<double>(largest) / 1e3);
+        if (p2p + collective > 0) {
+            std::fprintf(stderr, "; %llu violations remain", p2p + collective);
+        }
+        std::fputc('\n', stderr);
+        return;
+    }
+    if (p2p + collective > 0) {
+        std::fprintf(
+            stderr,
+            "waitscope-replay: the timestamps violate the clock condition %llu times "
+            "(%llu receives end before their send began, %llu collectives are left "
+            "before the last enter they wait for): the clocks of the ranks were not "
+            "synchronized, and waiting times are wrong; rerun with --time-correct (waitscope "
+            "analyze --time-correct -a <experiment dir>)\n",
+            p2p + collective, p2p, collective);
+    }
 }
 
 // Writes report.cubex, trace.stat (and the optional text dump); returns false after printing an
@@ -110,6 +170,7 @@ bool writeOutputs(const Options& options, const std::string& anchor,
                          static_cast<unsigned long long>(count));
         }
     }
+    reportClockViolations(options, result);
     return true;
 }
 
@@ -208,7 +269,7 @@ int runSerial(const Options& options) {
         std::fprintf(stderr, "error: %s\n", definitions.error().message().c_str());
         return 1;
     }
-    auto result = analysis::analyzeArchiveInProcess(*anchor);
+    auto result = analysis::analyzeArchiveInProcess(*anchor, options.correction);
     if (!result) {
         std::fprintf(stderr, "error: %s\n", result.error().message().c_str());
         return 1;
@@ -232,7 +293,7 @@ int runParallel(const Options& options) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const auto start = Clock::now();
     PhaseLog phases(rank == 0 && !options.quiet);
-    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback());
+    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), options.correction);
     if (!analysis) {
         std::fprintf(stderr, "error: %s\n", analysis.error().message().c_str());
         return 1;

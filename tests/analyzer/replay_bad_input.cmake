@@ -19,6 +19,20 @@ if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missi
   message(FATAL_ERROR "missing event file not refused (${status}): ${errors}")
 endif()
 
+# 2b. The same with --time-correct: the correction stands aside and the replay refuses alike.
+execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet --time-correct "${WORK}/trace"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missing")
+  message(FATAL_ERROR "missing event file not refused with --time-correct (${status}): ${errors}")
+endif()
+
+# 2c. A minimum latency that is not a time.
+execute_process(COMMAND "${REPLAY}" --serial --min-latency soon "${REFERENCE}"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(NOT status EQUAL 2 OR NOT errors MATCHES "error: --min-latency: soon is not a time in seconds")
+  message(FATAL_ERROR "bad --min-latency not refused (${status}): ${errors}")
+endif()
+
 # 3. A truncated event file.
 file(COPY "${REFERENCE}/traces/2.evt" DESTINATION "${WORK}/trace/traces")
 file(READ "${WORK}/trace/traces/3.evt" bytes HEX)

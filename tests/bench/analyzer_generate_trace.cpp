@@ -2,9 +2,11 @@
 // computation, point-to-point messages with Late Senders, and periodic barriers.
 //
 // DIR is replaced if it exists.
-// usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived]]
+// usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived] [offset=T]]
 // With "derived", the odd ranks also reduce on a communicator of their own (communicator 1)
 // where the even ranks synchronize in the barrier, to exercise derived communicators.
+// With "offset=T", the clocks of the even ranks other than 0 run T ticks ahead (their sends
+// then seem to happen after the receives: clock condition violations).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,12 +26,18 @@ const OTF2_FlushCallbacks kFlush = {preFlush, postFlush};
 
 enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce, kRegionCount };
 bool g_derived = false;
+uint64_t g_offset = 0;
 constexpr uint32_t kTicksPerIteration = 1000;
+
+// How far the clock of `rank` runs ahead.
+uint64_t clockOffset(uint32_t rank) {
+    return rank % 2 == 0 && rank > 0 ? g_offset : 0;
+}
 
 // Events one rank writes for one iteration (and its share of barriers).
 uint64_t writeIteration(OTF2_EvtWriter* w, uint32_t rank, uint32_t ranks, uint64_t it,
                         uint32_t barrierEvery) {
-    const uint64_t base = 1000 + it * kTicksPerIteration;
+    const uint64_t base = 1000 + it * kTicksPerIteration + clockOffset(rank);
     uint64_t events = 0;
     OTF2_EvtWriter_Enter(w, nullptr, base + 10, kCompute);
     OTF2_EvtWriter_Leave(w, nullptr, base + 100 + (rank % 2 == 0 ? 100 : 0), kCompute);
@@ -76,7 +84,17 @@ int main(int argc, char** argv) {
     const auto ranks = static_cast<uint32_t>(std::atoi(argv[2]));
     const auto target = static_cast<uint64_t>(std::atoll(argv[3]));
     const auto barrierEvery = static_cast<uint32_t>(argc > 4 ? std::atoi(argv[4]) : 8);
-    g_derived = argc > 5 && std::string(argv[5]) == "derived";
+    for (int a = 5; a < argc; ++a) {
+        const std::string option = argv[a];
+        if (option == "derived") {
+            g_derived = true;
+        } else if (option.rfind("offset=", 0) == 0) {
+            g_offset = std::strtoull(option.c_str() + 7, nullptr, 10);
+        } else {
+            std::fprintf(stderr, "error: unknown option %s\n", option.c_str());
+            return 2;
+        }
+    }
     // Iterations so that the busiest rank writes about `target` events.
     const uint64_t perIteration = 5 + (barrierEvery > 0 ? 4.0 / barrierEvery : 0);
     const uint64_t iterations = target / perIteration;
@@ -95,13 +113,13 @@ int main(int argc, char** argv) {
     uint64_t end = 0;
     for (uint32_t r = 0; r < ranks; ++r) {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, r);
-        OTF2_EvtWriter_Enter(w, nullptr, 1, kMain);
+        OTF2_EvtWriter_Enter(w, nullptr, 1 + clockOffset(r), kMain);
         counts[r] = 2;
         for (uint64_t it = 0; it < iterations; ++it) {
             counts[r] += writeIteration(w, r, ranks, it, barrierEvery);
         }
         end = 1000 + iterations * kTicksPerIteration + 10;
-        OTF2_EvtWriter_Leave(w, nullptr, end, kMain);
+        OTF2_EvtWriter_Leave(w, nullptr, end + clockOffset(r), kMain);
         OTF2_Archive_CloseEvtWriter(archive, w);
     }
     OTF2_Archive_CloseEvtFiles(archive);
@@ -112,7 +130,8 @@ int main(int argc, char** argv) {
     OTF2_Archive_CloseDefFiles(archive);
 
     OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, end + 1, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, end + 1 + g_offset,
+                                              OTF2_UNDEFINED_TIMESTAMP);
     const char* strings[] = {"",
                              "main",
                              "compute",

@@ -171,6 +171,14 @@ TEST_CASE("analyze -a analyzes an existing experiment again and -e chooses the d
     REQUIRE(r.status == 0);
     const std::string summary = readFile(dir / "exp/summary.txt");
     CHECK(firstFinding(summary).find("Wait at N x N") != std::string::npos);
+    // Again with the timestamps corrected: the run's clocks agree, the finding stays.
+    r = run(kEnv + " " + kDriver + " analyze --time-correct -a -q exp", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("waitscope-replay: --time-correct moved receives forward") !=
+          std::string::npos);
+    CHECK(firstFinding(readFile(dir / "exp/summary.txt")).find("Wait at N x N") !=
+          std::string::npos);
     r = run(kDriver + " analyze -a missing_exp", dir);
     CHECK(r.status == 1);
     CHECK(r.output.find("error: experiment directory 'missing_exp' not found") !=
@@ -202,6 +210,12 @@ TEST_CASE("analyze -n prints the measurement and analysis commands without runni
     CHECK(r.output.find("waitscope-replay " + dir.string() + "/waitscope_example_late_sender_4") !=
           std::string::npos);
     CHECK_FALSE(fs::exists(dir / "waitscope_example_late_sender_4"));
+
+    r = run(analyzeCommand("-n --time-correct", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("waitscope-replay --time-correct " + dir.string() +
+                        "/waitscope_example_late_sender_4") != std::string::npos);
 
     r = run(analyzeCommand("-n --profile", "late_sender"), dir);
     INFO(r.output);

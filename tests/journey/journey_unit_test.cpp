@@ -222,6 +222,34 @@ TEST_CASE("the suggested filter excludes only short, frequent user regions, in S
     CHECK(text.find("MPI_Send") == std::string::npos);
 }
 
+TEST_CASE("a report with clock condition violations tells how to correct them, a corrected "
+          "one does not") {
+    auto report = report::readCubex(kReference + "/late_sender/trace.cubex");
+    REQUIRE(report);
+    const auto hasAdvice = [](const summary::Summary& s) {
+        for (const std::string& note : s.notes) {
+            if (note.find("violate the clock condition 7 times") != std::string::npos &&
+                note.find("--time-correct") != std::string::npos) {
+                return true;
+            }
+        }
+        return false;
+    };
+    auto clean = summary::summarize(*report, nullptr);
+    REQUIRE(clean);
+    CHECK_FALSE(hasAdvice(*clean));
+    report->setAttribute("waitscope::diagnostic::clock_violations_p2p", "5");
+    report->setAttribute("waitscope::diagnostic::clock_violations_collective", "2");
+    auto violated = summary::summarize(*report, nullptr);
+    REQUIRE(violated);
+    CHECK(hasAdvice(*violated));
+    CHECK(summary::renderText(*violated).find("--time-correct") != std::string::npos);
+    report->setAttribute("waitscope::diagnostic::clock_corrected_p2p", "5");
+    auto corrected = summary::summarize(*report, nullptr);
+    REQUIRE(corrected);
+    CHECK_FALSE(hasAdvice(*corrected));
+}
+
 TEST_CASE("the measurement record is read back from a report's attributes") {
     report::Report r;
     r.setAttribute("creator", "waitscope-replay");

@@ -19,6 +19,7 @@
 // without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
+#include "clock_condition.h"
 #include "critical_path.h"
 #include "late_sender.h"
 #include "pattern_sink.h"
@@ -585,8 +586,8 @@ private:
             return times.error();
         }
         CollectiveView view{span, &*times, commRankOf(c.comm), c.root};
-        // Timestamps that put the end of a collective before the last member entered it.
-        if (span.exit < view.maxEnter()) {
+        // Timestamps that put the end of a collective before an enter it waits for.
+        if (exitPrecedesBindingEnter(c.op, view)) {
             m_sink.diagnose("clock_violations_collective");
         }
         using Op = trace::CollectiveOp;

@@ -11,17 +11,36 @@
 namespace waitscope::analysis {
 namespace {
 
+// Replays `streams` (null: the rank could not be read), first correcting their timestamps
+// when `correction` is given; then `streams` must be modifiable.
 Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
-                                  const std::vector<const trace::EventStream*>& streams,
-                                  std::vector<std::optional<Error>> errors) {
+                                  const std::vector<trace::EventStream*>& streams,
+                                  std::vector<std::optional<Error>> errors,
+                                  const std::optional<ClockCorrectionOptions>& correction) {
     const auto ranks = static_cast<uint32_t>(streams.size());
     InProcessWorld world(definitions, ranks);
     std::vector<std::optional<RankResult>> results(ranks);
     std::vector<std::thread> threads;
     for (uint32_t r = 0; r < ranks; ++r) {
         threads.emplace_back([&, r] {
+            Diagnostics corrected;
+            if (correction) {
+                auto counters =
+                    correctClocks(definitions, streams[r], world.endpoint(r), *correction);
+                if (!counters) {
+                    if (!errors[r]) {
+                        errors[r] = counters.error();
+                    }
+                    world.finish(r);
+                    return;
+                }
+                corrected = std::move(*counters);
+            }
             auto result = replayRank(definitions, streams[r], world.endpoint(r));
             if (result) {
+                for (const auto& [name, count] : corrected) {
+                    result->diagnostics[name] += count;
+                }
                 results[r] = std::move(*result);
             } else if (!errors[r]) {
                 errors[r] = result.error();
@@ -48,15 +67,24 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
 } // namespace
 
 Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
-                                        const std::vector<trace::EventStream>& streams) {
-    std::vector<const trace::EventStream*> pointers;
-    for (const auto& stream : streams) {
-        pointers.push_back(&stream);
+                                        const std::vector<trace::EventStream>& streams,
+                                        const std::optional<ClockCorrectionOptions>& correction) {
+    std::vector<trace::EventStream*> pointers;
+    // Only a correction writes: it gets copies, the replay alone reads the caller's streams.
+    std::vector<trace::EventStream> copies;
+    if (correction) {
+        copies = streams;
     }
-    return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()));
+    for (size_t r = 0; r < streams.size(); ++r) {
+        pointers.push_back(correction ? &copies[r] : const_cast<trace::EventStream*>(&streams[r]));
+    }
+    return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()),
+                      correction);
 }
 
-Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path) {
+Result<AnalysisResult>
+analyzeArchiveInProcess(const std::string& path,
+                        const std::optional<ClockCorrectionOptions>& correction) {
     auto anchor = trace::findAnchorFile(path);
     if (!anchor) {
         return anchor.error();
@@ -70,7 +98,7 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path) {
         return Error(*anchor + ": the trace defines no mpi ranks");
     }
     std::vector<trace::EventStream> streams(ranks);
-    std::vector<const trace::EventStream*> pointers(ranks, nullptr);
+    std::vector<trace::EventStream*> pointers(ranks, nullptr);
     std::vector<std::optional<Error>> errors(ranks);
     for (uint32_t r = 0; r < ranks; ++r) {
         auto events = trace::readRankEvents(*anchor, *definitions, r);
@@ -81,7 +109,7 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path) {
             errors[r] = events.error();
         }
     }
-    return runThreads(*definitions, pointers, std::move(errors));
+    return runThreads(*definitions, pointers, std::move(errors), correction);
 }
 
 } // namespace waitscope::analysis

@@ -21,7 +21,8 @@ bool anyFailed(bool failed) {
 
 } // namespace
 
-Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress) {
+Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,
+                                        const std::optional<ClockCorrectionOptions>& correction) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -53,6 +54,25 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     if (!transport) {
         return transport.error();
     }
+    Diagnostics corrected;
+    if (correction) {
+        if (progress) {
+            progress("clock correction", 0);
+        }
+        auto counters = correctClocks(analysis.definitions, events ? &*events : nullptr,
+                                      **transport, *correction);
+        // Every rank stops here together when one failed, before the replay's exchanges.
+        if (anyFailed(!counters)) {
+            transport.value().reset();
+            return counters ? Error("rank " + std::to_string(rank) +
+                                    ": clock correction stopped because another rank failed")
+                            : counters.error();
+        }
+        corrected = std::move(*counters);
+        if (progress) {
+            progress("clock correction", 100);
+        }
+    }
     // The profile pass is the last reader of the timestamps: free them before the exchanges.
     std::function<void()> releaseTimes;
     if (events) {
@@ -61,6 +81,11 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     auto replayed = replayRank(analysis.definitions, events ? &*events : nullptr, **transport,
                                progress, releaseTimes);
     transport.value().reset(); // frees the mirrored communicators while every rank is here
+    if (replayed) {
+        for (const auto& [name, count] : corrected) {
+            replayed->diagnostics[name] += count;
+        }
+    }
     const bool failed = !events || !replayed;
     if (anyFailed(failed)) {
         if (!events) {

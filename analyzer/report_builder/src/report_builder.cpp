@@ -1,6 +1,7 @@
 // Report building: metrics, regions, call nodes, system tree, severities, attributes.
 #include "waitscope/analysis/report_builder.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -227,7 +228,10 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
     std::map<std::string, uint64_t> totals;
     for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
         for (const auto& [name, count] : result.diagnostics()[rank]) {
-            totals[name] += count;
+            // Maxima (such as clock_correction_max_shift_ns) combine by maximum, counts by sum.
+            uint64_t& total = totals[name];
+            total =
+                name.find("_max_") != std::string::npos ? std::max(total, count) : total + count;
             out.setAttribute("waitscope::diagnostic::" + name + "::rank" + std::to_string(rank),
                              std::to_string(count));
         }

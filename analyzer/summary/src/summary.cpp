@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -670,11 +671,26 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
         }
     }
 
+    uint64_t clockViolations = 0;
+    bool corrected = false;
     for (const auto& [key, value] : report.attributes()) {
         const std::string prefix = "waitscope::diagnostic::";
         if (key.rfind(prefix, 0) == 0 && key.find("::rank") == std::string::npos) {
-            summary.notes.push_back(key.substr(prefix.size()) + ": " + value);
+            const std::string name = key.substr(prefix.size());
+            summary.notes.push_back(name + ": " + value);
+            if (name == "clock_violations_p2p" || name == "clock_violations_collective") {
+                clockViolations += std::strtoull(value.c_str(), nullptr, 10);
+            }
+            corrected = corrected || name.rfind("clock_correct", 0) == 0;
         }
+    }
+    // Waiting times measured across unsynchronized clocks are wrong: say how to fix them.
+    if (clockViolations > 0 && !corrected) {
+        summary.notes.push_back(
+            "the timestamps violate the clock condition " + std::to_string(clockViolations) +
+            " times (a message received before it was sent, or a collective left before a "
+            "member entered it), so waiting times are unreliable: analyze again with "
+            "`waitscope analyze --time-correct -a <experiment dir>`");
     }
     if (Status status = reader.status(); !status) {
         return status.error();

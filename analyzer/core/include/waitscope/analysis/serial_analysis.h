@@ -2,21 +2,29 @@
 #pragma once
 
 #include "waitscope/analysis/analysis_result.h"
+#include "waitscope/analysis/clock_correction.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace waitscope::analysis {
 
-/// Replays `streams` (one per rank, in rank order) with the in-process transport.
+/// Replays `streams` (one per rank, in rank order) with the in-process transport, after
+/// correcting copies of their timestamps when `correction` is given (correctClocks()).
 /// Fails with the first rank's error when any rank fails; never hangs on inconsistent input.
-Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
-                                        const std::vector<trace::EventStream>& streams);
+Result<AnalysisResult>
+analyzeInProcess(const trace::Definitions& definitions,
+                 const std::vector<trace::EventStream>& streams,
+                 const std::optional<ClockCorrectionOptions>& correction = std::nullopt);
 
-/// Reads the archive at `path` (experiment directory or anchor file) and analyzes it in process.
-Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path);
+/// Reads the archive at `path` (experiment directory or anchor file) and analyzes it in process,
+/// correcting the timestamps first when `correction` is given.
+Result<AnalysisResult>
+analyzeArchiveInProcess(const std::string& path,
+                        const std::optional<ClockCorrectionOptions>& correction = std::nullopt);
 
 } // namespace waitscope::analysis

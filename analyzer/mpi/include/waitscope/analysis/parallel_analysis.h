@@ -2,6 +2,7 @@
 #pragma once
 
 #include "waitscope/analysis/analysis_result.h"
+#include "waitscope/analysis/clock_correction.h"
 #include "waitscope/analysis/rank_replay.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
@@ -19,8 +20,10 @@ struct ParallelAnalysis {
 
 /// Reads the global definitions and this rank's events, replays them over MPI and merges all
 /// ranks' results on rank 0. Collective over MPI_COMM_WORLD; fails on every rank alike (for
-/// example when the trace's rank count differs from the job's).
-Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
-                                        const ProgressCallback& progress = {});
+/// example when the trace's rank count differs from the job's). With `correction`, the
+/// timestamps are corrected first (correctClocks()).
+Result<ParallelAnalysis>
+analyzeWithMpi(const std::string& path, const ProgressCallback& progress = {},
+               const std::optional<ClockCorrectionOptions>& correction = std::nullopt);
 
 } // namespace waitscope::analysis

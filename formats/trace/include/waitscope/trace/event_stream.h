@@ -94,6 +94,9 @@ public:
     size_t size() const { return m_kinds.size(); }
     EventKind kind(size_t i) const { return m_kinds[i]; }
     uint64_t time(size_t i) const { return m_times[i]; }
+    /// Replaces the timestamp of event `i` in place (timestamp correction); the caller keeps
+    /// the events in order.
+    void setTime(size_t i, uint64_t time) { m_times[i] = time; }
     uint32_t ref(size_t i) const { return m_refs[i]; }
     const MessageRecord& message(size_t i) const {
         const uint32_t m = m_refs[i];

@@ -1,0 +1,65 @@
+// The clock condition of a collective: which members' enters the exit of a member must follow.
+#pragma once
+
+#include "pattern_sink.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <cstdint>
+
+namespace waitscope::analysis {
+
+/// Whether the exit of communicator rank `self` must follow the enter of rank `member` in a
+/// collective `op` with `root` (a communicator rank or kUndefined): everyone's in N-to-N
+/// operations and barriers, the root's for a non-root in 1-to-N, everyone's for the root in
+/// N-to-1, the lower ranks' in a scan (the own one too for an inclusive scan). Operations that
+/// do not synchronize (communicator creation, MPI_Init, ...) bind nothing.
+inline bool enterBindsExit(trace::CollectiveOp op, uint32_t member, uint32_t self, uint32_t root) {
+    using Op = trace::CollectiveOp;
+    switch (op) {
+    case Op::Barrier:
+    case Op::Allgather:
+    case Op::Allgatherv:
+    case Op::Alltoall:
+    case Op::Alltoallv:
+    case Op::Alltoallw:
+    case Op::Allreduce:
+    case Op::ReduceScatter:
+    case Op::ReduceScatterBlock:
+        return true;
+    case Op::Bcast:
+    case Op::Scatter:
+    case Op::Scatterv:
+        return member == root && self != root;
+    case Op::Reduce:
+    case Op::Gather:
+    case Op::Gatherv:
+        return self == root;
+    case Op::Scan:
+        return member <= self;
+    case Op::Exscan:
+        return member < self;
+    default:
+        return false;
+    }
+}
+
+/// Whether `op` binds any exit to any enter (then a clock correction exchanges its times).
+inline bool synchronizes(trace::CollectiveOp op) {
+    // Member 0 binds member 1's exit in every synchronizing operation except a 1-to-N one
+    // rooted elsewhere, and 1-to-N binds the non-root's exit to the root's enter.
+    return enterBindsExit(op, 0, 1, 0) || enterBindsExit(op, 0, 1, 1);
+}
+
+/// Whether the own exit in `view` comes before the enter of a member that binds it (a clock
+/// condition violation of collective `op`).
+inline bool exitPrecedesBindingEnter(trace::CollectiveOp op, const CollectiveView& view) {
+    for (uint32_t member = 0; member < view.members(); ++member) {
+        if (enterBindsExit(op, member, view.self, view.root) &&
+            view.span.exit < view.enterOf(member)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace waitscope::analysis

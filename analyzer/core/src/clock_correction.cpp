@@ -1,0 +1,444 @@
+// Timestamp correction with the controlled logical clock.
+//
+// Source: D. Becker, R. Rabenseifner, F. Wolf, J. Linford, "Scalable timestamp synchronization
+// for event traces of message-passing applications", Parallel Computing 35(12), 2009, as
+// Scalasca's clc_synchronize applies it (with the controller's gamma at 1: a jump is kept, not
+// decayed, so a rank whose clock is behind stays corrected).
+//
+//   sender     ------------s-----------------------          s: send event
+//                           \  >= mu
+//   receiver   --a-----b--r  \                                r recorded before s + mu:
+//                              r'--x'---y'                    forward: r' = s + mu, the events
+//                                                             after keep their spacing
+//   amortized  ---a'----b'---r'--x'---y'                      backward: the events before r
+//                                                             move by a ramp rising to the jump
+//
+// 1. forward (message-driven, every rank walks its events in order at once): an event's
+//    corrected time is its original time plus the rank's shift, never before the previous
+//    event. A send posts its corrected time to the receiver; a receive awaits it, and when it
+//    lies before send + mu the receive jumps there and the shift grows by the jump. A
+//    collective hands its members the corrected enter; an exit jumps to the latest enter that
+//    binds it (clock_condition.h) + mu.
+// 2. limits (only when some rank jumped; one bulk exchange, as every time is known): each
+//    receive tells its sender its corrected time, each collective exit its members; a
+//    send-like event (send, enter of a collective whose enter binds others) may later move to
+//    at most that partner's time - mu.
+// 3. backward amortization (local): for each jump of delta at event R, whose time was r before
+//    the jump, the events in (l, R) with l = r - delta / m (at the earliest the first event)
+//    move by g(t) = delta (t - l) / (r - l): intervals before the jump stretch by at most m
+//    instead of a gap opening in front of R. When g would carry a send-like event s past its
+//    limit (headroom h), the ramp runs from s instead, g(t) = h + (delta - h)(t - s)/(r - s)
+//    with the steepest such slope, and the events before s are amortized again with h as the
+//    jump (the paper's piecewise linear interpolation).
+// Times are kept in ticks relative to the clock's global offset, so the doubles that travel
+// between ranks hold them exactly (up to 2^53 ticks).
+#include "waitscope/analysis/clock_correction.h"
+
+#include "clock_condition.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace waitscope::analysis {
+namespace {
+
+using trace::EventKind;
+
+bool isSend(EventKind kind) {
+    return kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
+}
+
+bool isReceive(EventKind kind) {
+    return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
+}
+
+bool isSelf(const trace::Definitions& defs, uint32_t comm) {
+    return comm < defs.communicators.size() && defs.communicators[comm].isSelf;
+}
+
+// World rank of communicator rank `commRank` seen from `self`, or kUndefined.
+uint32_t worldRankOf(const trace::Definitions& defs, uint32_t comm, uint32_t commRank,
+                     uint32_t self) {
+    if (comm >= defs.communicators.size()) {
+        return trace::kUndefined;
+    }
+    const trace::Communicator& c = defs.communicators[comm];
+    if (c.isSelf) {
+        return commRank == 0 ? self : trace::kUndefined;
+    }
+    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
+}
+
+uint32_t commRankOf(const trace::Definitions& defs, uint32_t comm, uint32_t self) {
+    if (comm < defs.communicators.size()) {
+        const auto& ranks = defs.communicators[comm].worldRanks;
+        const auto it = std::find(ranks.begin(), ranks.end(), self);
+        if (it != ranks.end()) {
+            return static_cast<uint32_t>(it - ranks.begin());
+        }
+    }
+    return 0;
+}
+
+// Whether every rank has events and the ranks' messages and collectives match (counts per
+// rank pair and per communicator), so that the message-driven passes cannot stall. The same
+// answer on every rank. The replay's own check names the problem.
+Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventStream* events,
+                            Transport& transport) {
+    const uint32_t n = transport.size();
+    const uint32_t self = transport.rank();
+    // Per peer: the count of messages and a checksum of their communicators and tags.
+    std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
+    std::vector<double> mine(defs.communicators.size() + 1, 0.0);
+    double& problem = mine.back();
+    problem = events == nullptr ? 1.0 : 0.0;
+    for (size_t i = 0; events != nullptr && i < events->size(); ++i) {
+        const EventKind kind = events->kind(i);
+        if (isSend(kind) || isReceive(kind)) {
+            const trace::MessageRecord& m = events->message(i);
+            const uint32_t peer = worldRankOf(defs, m.comm, m.partner, self);
+            if (peer >= n) {
+                problem = 1.0;
+            } else {
+                auto& table = isSend(kind) ? sent : received;
+                table[2 * peer] += 1;
+                table[2 * peer + 1] +=
+                    (static_cast<uint64_t>(m.comm) * 1000003u + m.tag) & 0xFFFFFFu;
+            }
+        } else if (kind == EventKind::MpiCollectiveEnd) {
+            const uint32_t comm = events->collective(i).comm;
+            if (comm < defs.communicators.size()) {
+                mine[comm] += 1.0;
+            }
+        }
+    }
+    auto incoming = transport.allToAll(sent);
+    if (!incoming) {
+        return incoming.error();
+    }
+    for (uint32_t peer = 0; peer < 2 * n; ++peer) {
+        if ((*incoming)[peer] != received[peer]) {
+            problem = 1.0;
+        }
+    }
+    auto all = transport.allGather(kWorldComm, mine);
+    if (!all) {
+        return all.error();
+    }
+    const size_t width = mine.size();
+    for (uint32_t r = 0; r < n; ++r) {
+        if ((*all)[r * width + width - 1] != 0.0) {
+            return false;
+        }
+    }
+    for (uint32_t comm = 0; comm < defs.communicators.size(); ++comm) {
+        const trace::Communicator& c = defs.communicators[comm];
+        if (c.isSelf) {
+            continue;
+        }
+        // Members take part in as many collectives, the others in none.
+        std::vector<bool> member(n, false);
+        for (const uint32_t r : c.worldRanks) {
+            if (r >= n || (*all)[r * width + comm] != (*all)[c.worldRanks[0] * width + comm]) {
+                return false;
+            }
+            member[r] = true;
+        }
+        for (uint32_t r = 0; r < n; ++r) {
+            if (!member[r] && (*all)[r * width + comm] != 0.0) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// A forward jump: `event` moved by `delta` ticks from `before`.
+struct Jump {
+    uint32_t event;
+    int64_t before;
+    int64_t delta;
+};
+
+// The latest time (ticks) a send-like event may move to.
+struct Limit {
+    uint32_t event;
+    double latest;
+};
+
+class ClockCorrection {
+public:
+    ClockCorrection(const trace::Definitions& definitions, trace::EventStream& events,
+                    Transport& transport, const ClockCorrectionOptions& options)
+        : m_defs(definitions), m_events(events), m_transport(transport), m_self(transport.rank()),
+          m_maxSlope(options.maxSlope) {
+        // Whole ticks, rounded up: mu is a lower bound.
+        m_latency = static_cast<int64_t>(
+            std::ceil(options.minLatency * static_cast<double>(definitions.clock.ticksPerSecond)));
+        m_latency = std::max<int64_t>(m_latency, 0);
+    }
+
+    Result<Diagnostics> run() {
+        if (Status status = forward(); !status) {
+            return status.error();
+        }
+        if (Status status = m_transport.finishPass(); !status) {
+            return status.error();
+        }
+        auto jumps = m_transport.allGather(kWorldComm, {static_cast<double>(m_jumps.size())});
+        if (!jumps) {
+            return jumps.error();
+        }
+        double total = 0.0;
+        for (const double count : *jumps) {
+            total += count;
+        }
+        if (total == 0.0) {
+            return m_counters;
+        }
+        if (Status status = exchangeLimits(); !status) {
+            return status.error();
+        }
+        amortize();
+        return m_counters;
+    }
+
+private:
+    int64_t relative(size_t event) const {
+        return static_cast<int64_t>(m_events.time(event) - m_defs.clock.globalOffset);
+    }
+    void setRelative(size_t event, int64_t ticks) {
+        m_events.setTime(event, static_cast<uint64_t>(ticks) + m_defs.clock.globalOffset);
+    }
+
+    void jump(uint32_t event, int64_t before, int64_t delta, const char* counter) {
+        m_jumps.push_back(Jump{event, before, delta});
+        m_counters[counter] += 1;
+        const auto ns = static_cast<uint64_t>(std::llround(
+            1e9 * static_cast<double>(delta) / static_cast<double>(m_defs.clock.ticksPerSecond)));
+        uint64_t& largest = m_counters["clock_correction_max_shift_ns"];
+        largest = std::max(largest, ns);
+    }
+
+    // --- 1. forward -------------------------------------------------------------------------
+
+    Status forward() {
+        int64_t shift = 0;
+        int64_t previous = std::numeric_limits<int64_t>::min();
+        int64_t enter = 0;
+        uint32_t enterEvent = 0;
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            int64_t t = std::max(relative(i) + shift, previous);
+            const EventKind kind = m_events.kind(i);
+            const auto event = static_cast<uint32_t>(i);
+            if (kind == EventKind::Enter || kind == EventKind::MpiCollectiveBegin) {
+                enter = t;
+                enterEvent = event;
+            } else if (isSend(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                if (Status s = m_transport.post(m.comm, m.partner, m.tag, {static_cast<double>(t)});
+                    !s) {
+                    return s;
+                }
+            } else if (isReceive(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                auto send = m_transport.await(m.comm, m.partner, m.tag);
+                if (!send) {
+                    return send.error();
+                }
+                const int64_t bound = static_cast<int64_t>(send->at(0)) + m_latency;
+                if (t < bound) {
+                    jump(event, t, bound - t, "clock_corrected_p2p");
+                    shift += bound - t;
+                    t = bound;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
+                    m_collectiveEnters.push_back(enterEvent);
+                    auto enters = m_transport.awaitAll(c.comm, {static_cast<double>(enter)});
+                    if (!enters) {
+                        return enters.error();
+                    }
+                    const uint32_t me = commRankOf(m_defs, c.comm, m_self);
+                    int64_t latest = std::numeric_limits<int64_t>::min();
+                    for (uint32_t member = 0; member < enters->size(); ++member) {
+                        if (enterBindsExit(c.op, member, me, c.root)) {
+                            latest = std::max(latest, static_cast<int64_t>((*enters)[member]));
+                        }
+                    }
+                    if (latest != std::numeric_limits<int64_t>::min() && t < latest + m_latency) {
+                        jump(event, t, latest + m_latency - t, "clock_corrected_collective");
+                        shift += latest + m_latency - t;
+                        t = latest + m_latency;
+                    }
+                }
+            }
+            setRelative(i, t);
+            previous = t;
+        }
+        return Status::success();
+    }
+
+    // --- 2. limits --------------------------------------------------------------------------
+
+    Status exchangeLimits() {
+        // Every time is known now: one bulk exchange instead of message-driven steps.
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (isReceive(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                const double t = static_cast<double>(relative(i));
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag, ReplayRecord{t, t}); !s) {
+                    return s;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
+                    if (Status s =
+                            m_transport.contribute(c.comm, {static_cast<double>(relative(i))});
+                        !s) {
+                        return s;
+                    }
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        const double latency = static_cast<double>(m_latency);
+        size_t collective = 0;
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (isSend(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                auto receive = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!receive) {
+                    return receive.error();
+                }
+                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter - latency});
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
+                    continue;
+                }
+                auto exits = m_transport.collected(c.comm);
+                if (!exits) {
+                    return exits.error();
+                }
+                const uint32_t me = commRankOf(m_defs, c.comm, m_self);
+                double latest = std::numeric_limits<double>::infinity();
+                for (uint32_t member = 0; member < exits->size(); ++member) {
+                    if (member != me && enterBindsExit(c.op, me, member, c.root)) {
+                        latest = std::min(latest, (*exits)[member] - latency);
+                    }
+                }
+                if (latest != std::numeric_limits<double>::infinity() &&
+                    collective < m_collectiveEnters.size()) {
+                    m_limits.push_back(Limit{m_collectiveEnters[collective], latest});
+                }
+                ++collective;
+            }
+        }
+        std::sort(m_limits.begin(), m_limits.end(),
+                  [](const Limit& a, const Limit& b) { return a.event < b.event; });
+        return Status::success();
+    }
+
+    // --- 3. backward amortization -----------------------------------------------------------
+
+    void amortize() {
+        if (m_events.size() == 0) {
+            return;
+        }
+        const double first = static_cast<double>(relative(0));
+        for (const Jump& jump : m_jumps) {
+            amortizeBefore(jump, first);
+        }
+    }
+
+    // Moves the events before jump.event by the ramp described in the overview.
+    void amortizeBefore(const Jump& jump, double first) {
+        uint32_t right = jump.event;
+        double before = static_cast<double>(jump.before);
+        double delta = static_cast<double>(jump.delta);
+        double left = before - delta / m_maxSlope;
+        if (left < first) {
+            left = first;
+        }
+        while (delta > 0.0 && before > left) {
+            double slope = delta / (before - left);
+            // The send-like event in (left, right) that needs the steepest ramp to stay
+            // within its limit.
+            const Limit* steepest = nullptr;
+            double headroom = 0.0;
+            auto it = std::lower_bound(m_limits.begin(), m_limits.end(), right,
+                                       [](const Limit& l, uint32_t e) { return l.event < e; });
+            while (it != m_limits.begin()) {
+                --it;
+                const double s = static_cast<double>(relative(it->event));
+                if (s <= left) {
+                    break;
+                }
+                const double room = std::max(0.0, it->latest - s);
+                const double needed = (delta - room) / std::max(before - s, 1.0);
+                if (needed > slope) {
+                    slope = needed;
+                    steepest = &*it;
+                    headroom = room;
+                }
+            }
+            if (steepest == nullptr) {
+                for (size_t j = right; j-- > 0;) {
+                    const double t = static_cast<double>(relative(j));
+                    if (t <= left) {
+                        break;
+                    }
+                    shiftBy(j, slope * (t - left));
+                }
+                return;
+            }
+            const double s = static_cast<double>(relative(steepest->event));
+            for (size_t j = right; j-- > steepest->event;) {
+                shiftBy(j, headroom + slope * (static_cast<double>(relative(j)) - s));
+            }
+            // Amortize the send's own move over the events before it.
+            right = steepest->event;
+            before = s;
+            delta = headroom;
+        }
+    }
+
+    void shiftBy(size_t event, double ticks) {
+        setRelative(event, relative(event) + static_cast<int64_t>(std::floor(ticks)));
+    }
+
+    const trace::Definitions& m_defs;
+    trace::EventStream& m_events;
+    Transport& m_transport;
+    uint32_t m_self;
+    double m_maxSlope;
+    int64_t m_latency = 0;
+    std::vector<Jump> m_jumps;
+    std::vector<uint32_t> m_collectiveEnters; ///< enter event of each exchanged collective
+    std::vector<Limit> m_limits;              ///< by event index
+    Diagnostics m_counters;
+};
+
+} // namespace
+
+Result<Diagnostics> correctClocks(const trace::Definitions& definitions, trace::EventStream* events,
+                                  Transport& transport, const ClockCorrectionOptions& options) {
+    auto match = exchangesMatch(definitions, events, transport);
+    if (!match) {
+        return match.error();
+    }
+    if (!*match) {
+        return Diagnostics{{"clock_correction_skipped", 1}};
+    }
+    ClockCorrection correction(definitions, *events, transport, options);
+    return correction.run();
+}
+
+} // namespace waitscope::analysis
