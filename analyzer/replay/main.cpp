@@ -31,6 +31,7 @@ struct Options {
     std::string dumpText;
     bool serial = false;
     bool quiet = false;
+    analysis::ReplayOptions replay;
 };
 
 const char* const kUsage =
@@ -41,7 +42,8 @@ const char* const kUsage =
     "  --output-dir DIR   where report.cubex and trace.stat go (default: the experiment "
     "directory)\n"
     "  --dump-text FILE   also write every value as canonical text (for comparisons)\n"
-    "  --quiet            no progress on stderr\n";
+    "  --quiet            no progress on stderr\n"
+    "  --no-root-cause    skip delay costs and wait-state classification (faster)\n";
 
 bool parse(int argc, char** argv, Options& options) {
     for (int i = 1; i < argc; ++i) {
@@ -50,6 +52,8 @@ bool parse(int argc, char** argv, Options& options) {
             options.serial = true;
         } else if (arg == "--quiet") {
             options.quiet = true;
+        } else if (arg == "--no-root-cause") {
+            options.replay.rootCause = false;
         } else if ((arg == "--output-dir" || arg == "--dump-text") && i + 1 < argc) {
             (arg == "--output-dir" ? options.outputDir : options.dumpText) = argv[++i];
         } else if (!arg.empty() && arg[0] != '-' && options.path.empty()) {
@@ -208,7 +212,7 @@ int runSerial(const Options& options) {
         std::fprintf(stderr, "error: %s\n", definitions.error().message().c_str());
         return 1;
     }
-    auto result = analysis::analyzeArchiveInProcess(*anchor);
+    auto result = analysis::analyzeArchiveInProcess(*anchor, options.replay);
     if (!result) {
         std::fprintf(stderr, "error: %s\n", result.error().message().c_str());
         return 1;
@@ -232,7 +236,7 @@ int runParallel(const Options& options) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const auto start = Clock::now();
     PhaseLog phases(rank == 0 && !options.quiet);
-    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback());
+    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), options.replay);
     if (!analysis) {
         std::fprintf(stderr, "error: %s\n", analysis.error().message().c_str());
         return 1;

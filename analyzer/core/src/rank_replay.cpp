@@ -12,16 +12,21 @@
 //                Sender and collectives run their pattern on all members' times.
 //   4. backward: roles swapped, each receive passes its call's times back to the sender;
 //                blocking sends find Late Receiver.
+//   5. root causes (unless turned off): delay costs and wait-state classification, a
+//                message-driven backward replay of its own (delay_analysis.cpp), fed with
+//                the time profile between operations (pass 1) and the wait states (3, 4).
 // The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
 // posting them all before consuming any yields what a message-by-message replay yields,
 // without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
+#include "delay_analysis.h"
 #include "late_sender.h"
 #include "pattern_sink.h"
 #include "waitscope/analysis/region_class.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace waitscope::analysis {
 namespace {
@@ -31,10 +36,7 @@ using trace::EventKind;
 constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
 
 // A communication event and the MPI call around it.
-struct Operation {
-    uint32_t event;
-    uint32_t span;
-};
+using Operation = ReplayOperation;
 
 struct Frame {
     NodeId node;
@@ -51,9 +53,12 @@ class RankReplay {
 public:
     RankReplay(const trace::Definitions& definitions, const trace::EventStream& events,
                Transport& transport, const ProgressCallback& progress,
-               const std::function<void()>& timesDone)
+               const std::function<void()>& timesDone, const ReplayOptions& options)
         : m_defs(definitions), m_events(events), m_transport(transport), m_progress(progress),
           m_timesDone(timesDone), m_sink(m_result) {
+        if (options.rootCause) {
+            m_delay = std::make_unique<DelayAnalysis>(definitions, events, transport, m_result);
+        }
         m_result.rank = transport.rank();
         m_result.events = events.size();
         m_classes.reserve(definitions.regions.size());
@@ -76,6 +81,13 @@ public:
         if (Status status = backward(); !status) {
             return status.error();
         }
+        if (m_delay) {
+            report("root causes", 0, 1);
+            if (Status status = m_delay->run(m_operations, m_spans); !status) {
+                return status.error();
+            }
+            report("root causes", 1, 1);
+        }
         return std::move(m_result);
     }
 
@@ -93,6 +105,9 @@ private:
     // --- 1. profile -------------------------------------------------------------------------
 
     void addTime(NodeId node, uint32_t region, double seconds) {
+        if (m_delay) {
+            m_delay->profile().add(node, seconds);
+        }
         SeverityRows& s = m_result.severities;
         s.add(Metric::Time, node, seconds);
         const RegionClass cls = classOf(region);
@@ -314,6 +329,9 @@ private:
                 }
                 const CallSpan& span = m_spans[stack.back().span];
                 m_operations.push_back(Operation{static_cast<uint32_t>(i), stack.back().span});
+                if (m_delay) {
+                    m_delay->profile().closeSegment();
+                }
                 const EventKind kind = m_events.kind(i);
                 if (kind == EventKind::MpiCollectiveEnd) {
                     const trace::CollectiveRecord& c = m_events.collective(i);
@@ -530,7 +548,13 @@ private:
         }
         report("forward replay", total / 2, total);
         // Consume in event order: receives find Late Sender, collectives their patterns.
-        LateSender lateSender(m_sink);
+        LateSender::Listener onLateSender;
+        if (m_delay) {
+            onLateSender = [this](uint32_t op, double wait, double completion) {
+                m_delay->onLateSender(op, wait, completion);
+            };
+        }
+        LateSender lateSender(m_sink, onLateSender);
         uint32_t openRecvSpan = kNoSpan;
         for (size_t k = 0; k < total; ++k) {
             const Operation& op = m_operations[k];
@@ -546,7 +570,8 @@ private:
                 if (!record) {
                     return record.error();
                 }
-                lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length);
+                lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length,
+                                     static_cast<uint32_t>(k));
                 openRecvSpan = op.span;
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 if (Status s = replayCollective(op, span); !s) {
@@ -619,6 +644,9 @@ private:
             }
             break;
         }
+        if (m_delay) {
+            m_delay->onCollective(static_cast<uint32_t>(&op - m_operations.data()), view, cls, c);
+        }
         return Status::success();
     }
 
@@ -658,7 +686,14 @@ private:
                 }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
-                    detectLateReceiver(m_spans[op.span], *record, m.length, m_sink);
+                    const CallSpan& span = m_spans[op.span];
+                    const double wait = detectLateReceiver(span, *record, m.length, m_sink);
+                    // A synchronization only when the send lasted until the receive began
+                    // (else the message was buffered and the receive cannot delay it).
+                    if (m_delay && wait > 0.0 && record->enter <= span.exit) {
+                        m_delay->onLateReceiver(static_cast<uint32_t>(&op - m_operations.data()),
+                                                wait, std::max(0.0, span.exit - record->exit));
+                    }
                 }
             }
         }
@@ -676,6 +711,7 @@ private:
     std::vector<RegionClass> m_classes;
     std::vector<CallSpan> m_spans;
     std::vector<Operation> m_operations;
+    std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
 };
 
 } // namespace
@@ -683,7 +719,8 @@ private:
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
                               const ProgressCallback& progress,
-                              const std::function<void()>& timesDone) {
+                              const std::function<void()>& timesDone,
+                              const ReplayOptions& options) {
     if (events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
         // stop there instead of waiting forever.
@@ -695,7 +732,7 @@ Result<RankResult> replayRank(const trace::Definitions& definitions,
         (void)all;
         return Error(rankText(transport.rank()) + ": no events to replay");
     }
-    RankReplay replay(definitions, *events, transport, progress, timesDone);
+    RankReplay replay(definitions, *events, transport, progress, timesDone, options);
     return replay.run();
 }
 

@@ -13,14 +13,15 @@ namespace {
 
 Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
                                   const std::vector<const trace::EventStream*>& streams,
-                                  std::vector<std::optional<Error>> errors) {
+                                  std::vector<std::optional<Error>> errors,
+                                  const ReplayOptions& options) {
     const auto ranks = static_cast<uint32_t>(streams.size());
     InProcessWorld world(definitions, ranks);
     std::vector<std::optional<RankResult>> results(ranks);
     std::vector<std::thread> threads;
     for (uint32_t r = 0; r < ranks; ++r) {
         threads.emplace_back([&, r] {
-            auto result = replayRank(definitions, streams[r], world.endpoint(r));
+            auto result = replayRank(definitions, streams[r], world.endpoint(r), {}, {}, options);
             if (result) {
                 results[r] = std::move(*result);
             } else if (!errors[r]) {
@@ -48,15 +49,18 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
 } // namespace
 
 Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
-                                        const std::vector<trace::EventStream>& streams) {
+                                        const std::vector<trace::EventStream>& streams,
+                                        const ReplayOptions& options) {
     std::vector<const trace::EventStream*> pointers;
     for (const auto& stream : streams) {
         pointers.push_back(&stream);
     }
-    return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()));
+    return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()),
+                      options);
 }
 
-Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path) {
+Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
+                                               const ReplayOptions& options) {
     auto anchor = trace::findAnchorFile(path);
     if (!anchor) {
         return anchor.error();
@@ -81,7 +85,7 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path) {
             errors[r] = events.error();
         }
     }
-    return runThreads(*definitions, pointers, std::move(errors));
+    return runThreads(*definitions, pointers, std::move(errors), options);
 }
 
 } // namespace waitscope::analysis

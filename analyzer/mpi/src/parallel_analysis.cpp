@@ -21,7 +21,8 @@ bool anyFailed(bool failed) {
 
 } // namespace
 
-Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress) {
+Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,
+                                        const ReplayOptions& options) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -59,7 +60,7 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         releaseTimes = [&events] { events->releaseTimes(); };
     }
     auto replayed = replayRank(analysis.definitions, events ? &*events : nullptr, **transport,
-                               progress, releaseTimes);
+                               progress, releaseTimes, options);
     transport.value().reset(); // frees the mirrored communicators while every rank is here
     const bool failed = !events || !replayed;
     if (anyFailed(failed)) {

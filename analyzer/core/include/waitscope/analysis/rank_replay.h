@@ -12,6 +12,12 @@
 
 namespace waitscope::analysis {
 
+/// What the replay computes beyond the wait states.
+struct ReplayOptions {
+    /// Delay costs and wait-state classification (a third, message-driven replay).
+    bool rootCause = true;
+};
+
 /// Called with a phase name and its progress in percent (0..100).
 using ProgressCallback = std::function<void(std::string_view phase, int percent)>;
 
@@ -25,6 +31,7 @@ using ProgressCallback = std::function<void(std::string_view phase, int percent)
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
                               const ProgressCallback& progress = {},
-                              const std::function<void()>& timesDone = {});
+                              const std::function<void()>& timesDone = {},
+                              const ReplayOptions& options = {});
 
 } // namespace waitscope::analysis

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "waitscope/analysis/analysis_result.h"
+#include "waitscope/analysis/rank_replay.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
@@ -14,9 +15,11 @@ namespace waitscope::analysis {
 /// Replays `streams` (one per rank, in rank order) with the in-process transport.
 /// Fails with the first rank's error when any rank fails; never hangs on inconsistent input.
 Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
-                                        const std::vector<trace::EventStream>& streams);
+                                        const std::vector<trace::EventStream>& streams,
+                                        const ReplayOptions& options = {});
 
 /// Reads the archive at `path` (experiment directory or anchor file) and analyzes it in process.
-Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path);
+Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
+                                               const ReplayOptions& options = {});
 
 } // namespace waitscope::analysis

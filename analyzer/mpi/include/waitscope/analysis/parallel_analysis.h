@@ -21,6 +21,7 @@ struct ParallelAnalysis {
 /// ranks' results on rank 0. Collective over MPI_COMM_WORLD; fails on every rank alike (for
 /// example when the trace's rank count differs from the job's).
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
-                                        const ProgressCallback& progress = {});
+                                        const ProgressCallback& progress = {},
+                                        const ReplayOptions& options = {});
 
 } // namespace waitscope::analysis
