@@ -42,6 +42,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace waitscope::analysis {
 namespace {
@@ -50,11 +51,11 @@ using trace::CollectiveOp;
 using trace::EventKind;
 
 // Tag spaces of the message-driven exchange next to the traced tags (below 2^29).
-constexpr uint32_t kLateReceiverTag = 0x80000000u;     ///< sender to receiver
-constexpr uint32_t kLsIndirectTag = 0x40000000u;       ///< delayer (sender) back to waiter
-constexpr uint32_t kLrIndirectTag = 0x20000000u;       ///< delayer (receiver) back to waiter
-constexpr uint32_t kCollectiveDown = 0xFFFFFF01u;      ///< latecomer to member
-constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;        ///< member to latecomer
+constexpr uint32_t kLateReceiverTag = 0x80000000u; ///< sender to receiver
+constexpr uint32_t kIndirectTag = 0xFFFFFF03u;     ///< delayer to waiter, at the end
+constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;
+constexpr uint32_t kCollectiveUpEarly =
+    0xFFFFFF04u; ///< member to latecomer, before the walk        ///< member to latecomer
 constexpr uint64_t kKeyMask = (uint64_t{1} << 53) - 1; // keys travel exactly as doubles
 
 constexpr Metric kShortTerm[DelayAnalysis::kKinds] = {
@@ -190,12 +191,6 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
         m_lastGroupNode == view.span.node && m_lastGroupEnter == view.span.enter) {
         return;
     }
-    const size_t members = view.members();
-    std::vector<double> enters(members);
-    for (size_t m = 0; m < members; ++m) {
-        enters[m] = view.enterOf(m);
-    }
-    const std::vector<bool> everyone(members, true);
     const auto groupPoint = [&](double wait, double completion, uint32_t set) {
         addSyncPoint(operation, Role::Group, wait, completion, set);
         m_lastGroupNode = view.span.node;
@@ -212,81 +207,77 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
         return;
     }
     const Kind kind = kindOf(record.op);
-    if (kind == kKinds || members < 2) {
+    const size_t members = view.members();
+    if (kind == kKinds || members < 2 || record.comm >= m_defs.communicators.size()) {
         return;
     }
-    const uint32_t comm = record.comm;
-    const auto& world = m_defs.communicators[comm].worldRanks;
+    // Who synchronizes follows from the members' call times alone, so that every member
+    // comes to the same conclusion (Scalasca also looks at the bytes moved).
+    std::vector<double> enters(members);
+    for (size_t m = 0; m < members; ++m) {
+        enters[m] = view.enterOf(m);
+    }
+    const auto& world = m_defs.communicators[record.comm].worldRanks;
     const auto worldOf = [&](size_t m) { return m < world.size() ? world[m] : 0u; };
     const double maxEnter = view.maxEnter();
+    size_t late = latest(enters, std::vector<bool>(members, true));
+    std::vector<bool> synchronizes(members, false);
+    double wait = 0.0;
+    double completion = 0.0;
+    std::vector<uint32_t> partners; // world ranks this rank synchronizes with
     switch (kind) {
     case kBarrier:
     case kNxn: {
-        if (kind == kNxn && record.sent == 0 && record.received == 0) {
-            return;
-        }
-        const double wait = std::clamp(maxEnter - view.span.enter, 0.0, duration);
-        const double completion = std::clamp(view.span.exit - view.minExit(), 0.0, duration - wait);
-        if (kind == kBarrier || view.minExit() > maxEnter) {
-            groupPoint(wait, completion, memberSet(comm));
-            return;
-        }
-        // Partial overlap: only the members that entered before the last one and the last one.
-        const size_t last = latest(enters, everyone);
-        std::vector<uint32_t> set;
+        wait = std::clamp(maxEnter - view.span.enter, 0.0, duration);
+        completion = std::clamp(view.span.exit - view.minExit(), 0.0, duration - wait);
+        const bool overlap = kind == kBarrier || view.minExit() > maxEnter;
         for (size_t m = 0; m < members; ++m) {
-            if (enters[m] < enters[last] || m == last) {
-                set.push_back(worldOf(m));
+            // Partial overlap: only who entered before the last one, and the last one.
+            synchronizes[m] = overlap || enters[m] < enters[late] || m == late;
+        }
+        for (size_t m = 0; m < members; ++m) {
+            if (synchronizes[m]) {
+                partners.push_back(worldOf(m));
             }
         }
-        if ((record.received > 0 && view.span.enter < enters[last]) || view.self == last) {
-            groupPoint(wait, completion, rankSet(std::move(set)));
-        }
-        return;
+        break;
     }
     case kOneToN: {
         if (view.root >= members) {
             return;
         }
+        late = view.root;
         const double rootEnter = enters[view.root];
         // Completion: the time after the first waiting receiver left.
         double earliestEnd = std::numeric_limits<double>::infinity();
         for (size_t m = 0; m < members; ++m) {
             if (m != view.root && enters[m] < rootEnter) {
+                synchronizes[m] = synchronizes[view.root] = true;
                 earliestEnd = std::min(earliestEnd, view.exitOf(m));
             }
         }
-        const double completion = std::clamp(view.span.exit - earliestEnd, 0.0, duration);
+        completion = std::clamp(view.span.exit - earliestEnd, 0.0, duration);
         if (view.self != view.root) {
-            if (record.received > 0 && view.span.enter < rootEnter) {
-                const double wait = std::clamp(rootEnter - view.span.enter, 0.0, duration);
-                groupPoint(wait, std::min(completion, duration - wait),
-                           rankSet({worldOf(view.root)}));
-            }
-            return;
-        }
-        std::vector<uint32_t> set;
-        for (size_t m = 0; m < members; ++m) {
-            if (m != view.root && enters[m] < rootEnter) {
-                set.push_back(worldOf(m));
+            wait = std::clamp(rootEnter - view.span.enter, 0.0, duration);
+            completion = std::min(completion, duration - wait);
+            partners.push_back(worldOf(view.root));
+        } else {
+            for (size_t m = 0; m < members; ++m) {
+                if (m != view.root && synchronizes[m]) {
+                    partners.push_back(worldOf(m));
+                }
             }
         }
-        if (record.sent > 0 && !set.empty()) {
-            groupPoint(0.0, completion, rankSet(std::move(set)));
-        }
-        return;
+        break;
     }
     case kNToOne: {
-        if (view.root >= members) {
+        if (view.root >= members || !(enters[view.root] < enters[late])) {
             return;
         }
-        const size_t last = latest(enters, everyone);
-        if (!(enters[view.root] < enters[last])) {
-            return;
-        }
+        synchronizes[view.root] = synchronizes[late] = true;
         // Completion: the time after the first of the two synchronizing ranks left.
-        const double completion = std::clamp(
-            view.span.exit - std::min(view.exitOf(view.root), view.exitOf(last)), 0.0, duration);
+        completion = std::clamp(
+            view.span.exit - std::min(view.exitOf(view.root), view.exitOf(late)), 0.0, duration);
         if (view.self == view.root) {
             double lastSender = -std::numeric_limits<double>::infinity();
             for (size_t m = 0; m < members; ++m) {
@@ -294,15 +285,53 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
                     lastSender = std::max(lastSender, enters[m]);
                 }
             }
-            const double wait = std::clamp(lastSender - view.span.enter, 0.0, duration);
-            groupPoint(wait, std::min(completion, duration - wait), rankSet({worldOf(last)}));
-        } else if (view.self == last) {
-            groupPoint(0.0, completion, rankSet({worldOf(view.root)}));
+            wait = std::clamp(lastSender - view.span.enter, 0.0, duration);
+            completion = std::min(completion, duration - wait);
+            partners.push_back(worldOf(late));
+        } else {
+            partners.push_back(worldOf(view.root));
         }
-        return;
+        break;
     }
     default:
         return;
+    }
+    if (!synchronizes[late]) {
+        return;
+    }
+    // A member that synchronizes here with every other rank can never be inside a later
+    // synchronization interval, so its wait state here takes on no costs: its share is known
+    // before the walk and posted then, sparing the latecomer a wait for it.
+    const auto postsEarly = [&](size_t m) {
+        size_t others = 0;
+        if (kind == kBarrier || kind == kNxn) {
+            for (size_t o = 0; o < members; ++o) {
+                others += o != m && synchronizes[o];
+            }
+        } else {
+            others = 1; // the root or the latecomer
+        }
+        return others + 1 >= m_transport.size();
+    };
+    Collective collective;
+    collective.operation = operation;
+    collective.late = static_cast<uint32_t>(late);
+    collective.postEarly = view.self != late && synchronizes[view.self] && postsEarly(view.self);
+    if (view.self == late) {
+        std::vector<uint32_t> waiting, early;
+        for (size_t m = 0; m < members; ++m) {
+            if (m != late && synchronizes[m]) {
+                (postsEarly(m) ? early : waiting).push_back(static_cast<uint32_t>(m));
+            }
+        }
+        collective.waiting = rankSet(std::move(waiting));
+        collective.early = rankSet(std::move(early));
+    }
+    m_collectives.push_back(collective);
+    if (synchronizes[view.self]) {
+        groupPoint(wait, completion,
+                   kind == kBarrier || partners.size() == world.size() ? memberSet(record.comm)
+                                                                       : rankSet(partners));
     }
 }
 
@@ -377,7 +406,8 @@ DelayAnalysis::Interval DelayAnalysis::interval(int from, int to) {
     if (m_denseWait.size() < m_dense.size()) {
         m_denseWait.resize(m_dense.size(), 0.0);
     }
-    std::vector<NodeId> waited;
+    std::vector<NodeId>& waited = m_waited;
+    waited.clear();
     for (int k = from + 1; k < to; ++k) {
         const SyncPoint& sp = m_points[static_cast<size_t>(k)];
         if (sp.wait > 0.0) {
@@ -452,7 +482,7 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, double scale) {
     for (int k = span.from + 1; k < span.to; ++k) {
         const double wait = m_points[static_cast<size_t>(k)].wait;
         if (wait > 0.0) {
-            m_costs[static_cast<size_t>(k)][kind] += scale * wait;
+            m_costs[k][kind] += scale * wait;
         }
     }
 }
@@ -469,7 +499,7 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& sc
         }
         const double wait = m_points[static_cast<size_t>(k)].wait;
         if (scale > 0.0 && wait > 0.0) {
-            m_costs[static_cast<size_t>(k)][kind] += scale * wait;
+            m_costs[k][kind] += scale * wait;
         }
     }
 }
@@ -532,7 +562,7 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
         for (int k = own.from + 1; k < own.to; ++k) {
             const double w = m_points[static_cast<size_t>(k)].wait;
             if (w > 0.0) {
-                double& pw = m_propagating[static_cast<size_t>(k)];
+                double& pw = m_propagating[k];
                 pw = std::max(pw, scale * w);
             }
         }
@@ -565,16 +595,41 @@ uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
 }
 
 // Receivers tell senders whether they waited (Late Sender), senders tell receivers (Late
-// Receiver), so that both partners of a wait state know their operation is an SP.
+// Receiver), so that both partners of a wait state know their operation is an SP. A direction
+// no rank needs is skipped.
 Status DelayAnalysis::findPartnerSyncPoints() {
     const auto& ops = *m_operations;
+    // The SPs so far: the forward pass's in operation order, then the backward pass's.
+    const auto byOperation = [](const SyncPoint& a, const SyncPoint& b) {
+        return a.operation < b.operation;
+    };
+    const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
+        return p.role == Role::LateReceiver;
+    });
+    std::inplace_merge(m_points.begin(), backward, m_points.end(), byOperation);
     std::vector<char> waited(ops.size(), 0);
+    double lateSenders = 0.0, lateReceivers = 0.0;
     for (const SyncPoint& sp : m_points) {
-        waited[sp.operation] = sp.role == Role::LateSender || sp.role == Role::LateReceiver;
+        if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+            waited[sp.operation] = 1;
+            (sp.role == Role::LateSender ? lateSenders : lateReceivers) += 1.0;
+        }
+    }
+    auto anywhere = m_transport.allGather(kWorldComm, {lateSenders, lateReceivers});
+    if (!anywhere) {
+        return anywhere.error();
+    }
+    bool tellSenders = false, tellReceivers = false;
+    for (size_t r = 0; r + 1 < anywhere->size(); r += 2) {
+        tellSenders = tellSenders || (*anywhere)[r] > 0.0;
+        tellReceivers = tellReceivers || (*anywhere)[r + 1] > 0.0;
+    }
+    if (!tellSenders && !tellReceivers) {
+        return Status::success();
     }
     for (size_t k = 0; k < ops.size(); ++k) {
         const EventKind kind = m_events.kind(ops[k].event);
-        if (!isSend(kind) && !isReceive(kind)) {
+        if (!(isSend(kind) ? tellReceivers : isReceive(kind) && tellSenders)) {
             continue;
         }
         const trace::MessageRecord& m = m_events.message(ops[k].event);
@@ -590,7 +645,7 @@ Status DelayAnalysis::findPartnerSyncPoints() {
     std::vector<SyncPoint> found;
     for (size_t k = 0; k < ops.size(); ++k) {
         const EventKind kind = m_events.kind(ops[k].event);
-        if (!isSend(kind) && !isReceive(kind)) {
+        if (!(isSend(kind) ? tellSenders : isReceive(kind) && tellReceivers)) {
             continue;
         }
         const trace::MessageRecord& m = m_events.message(ops[k].event);
@@ -608,21 +663,16 @@ Status DelayAnalysis::findPartnerSyncPoints() {
             found.push_back(sp);
         }
     }
+    const size_t before = m_points.size();
     m_points.insert(m_points.end(), found.begin(), found.end());
-    std::stable_sort(m_points.begin(), m_points.end(), [](const SyncPoint& a, const SyncPoint& b) {
-        return a.operation < b.operation;
-    });
-    // Partners and call durations, now that every SP is known.
-    for (SyncPoint& sp : m_points) {
-        const ReplayOperation& op = ops[sp.operation];
-        const CallSpan& span = (*m_spans)[op.span];
-        sp.total = span.exit - span.enter;
-        if (sp.role != Role::Group) {
-            const trace::MessageRecord& m = m_events.message(op.event);
-            sp.partner = worldRankOf(m.comm, m.partner);
-        }
-    }
+    std::inplace_merge(m_points.begin(), m_points.begin() + static_cast<std::ptrdiff_t>(before),
+                       m_points.end(), byOperation);
     return Status::success();
+}
+
+DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
+    const auto it = m_costs.find(point);
+    return it == m_costs.end() ? Costs{} : it->second;
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
@@ -643,81 +693,97 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     if (Status s = findPartnerSyncPoints(); !s) {
         return s;
     }
-    m_costs.assign(m_points.size(), Costs{});
-    m_propagating.assign(m_points.size(), 0.0);
+    // Partners and call durations, now that every SP is known.
+    for (SyncPoint& sp : m_points) {
+        const ReplayOperation& op = operations[sp.operation];
+        const CallSpan& span = spans[op.span];
+        sp.total = span.exit - span.enter;
+        if (sp.role != Role::Group) {
+            const trace::MessageRecord& m = m_events.message(op.event);
+            sp.partner = worldRankOf(m.comm, m.partner);
+        }
+    }
 
-    // Backward over the operations; the indirect shares come back at the end.
-    struct Pending {
-        uint32_t comm, partner, tag;
-        NodeId node;
-        bool lateSender;
-    };
-    std::vector<Pending> pending;
+    // Backward over the operations. Indirect shares owed to waiters are collected per waiter
+    // rank and settled at the end, each with its channel and position on it.
+    std::map<uint32_t, std::vector<Owed>> owed;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
+    {
+        int p = static_cast<int>(m_points.size()) - 1;
+        for (size_t k = m_collectives.size(); k-- > 0;) {
+            const Collective& early = m_collectives[k];
+            while (p >= 0 && m_points[static_cast<size_t>(p)].operation > early.operation) {
+                --p;
+            }
+            if (!early.postEarly || p < 0 ||
+                m_points[static_cast<size_t>(p)].operation != early.operation) {
+                continue;
+            }
+            const ReplayOperation& op = operations[early.operation];
+            const uint32_t comm = m_events.collective(op.event).comm;
+            const SyncPoint& sp = m_points[static_cast<size_t>(p)];
+            const Interval own =
+                interval(previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p);
+            if (Status s = m_transport.post(comm, early.late, kCollectiveUpEarly,
+                                            timesPayload(std::max(sp.wait, 0.0), Costs{}, own));
+                !s) {
+                return s;
+            }
+        }
+    }
+    int point = static_cast<int>(m_points.size()) - 1;
+    int collective = static_cast<int>(m_collectives.size()) - 1;
     for (size_t k = operations.size(); k-- > 0;) {
-        const ReplayOperation& op = operations[k];
-        const EventKind kind = m_events.kind(op.event);
-        if (kind == EventKind::MpiCollectiveEnd) {
-            if (Status s = collectiveDelay(static_cast<int>(k)); !s) {
+        while (point >= 0 && m_points[static_cast<size_t>(point)].operation > k) {
+            --point;
+        }
+        while (collective >= 0 && m_collectives[static_cast<size_t>(collective)].operation > k) {
+            --collective;
+        }
+        const bool isPoint = point >= 0 && m_points[static_cast<size_t>(point)].operation == k;
+        if (collective >= 0 && m_collectives[static_cast<size_t>(collective)].operation == k) {
+            if (Status s = collectiveDelay(m_collectives[static_cast<size_t>(collective)],
+                                           isPoint ? point : -1);
+                !s) {
                 return s;
             }
             continue;
         }
-        if (!isSend(kind) && !isReceive(kind)) {
-            continue;
-        }
-        const int point = syncPointAt(static_cast<uint32_t>(k));
-        if (point < 0) {
+        if (!isPoint) {
             continue;
         }
         const SyncPoint& sp = m_points[static_cast<size_t>(point)];
+        if (sp.role == Role::Group) {
+            continue;
+        }
+        const ReplayOperation& op = operations[k];
         const trace::MessageRecord& m = m_events.message(op.event);
-        const NodeId node = spans[op.span].node;
-        switch (sp.role) {
-        case Role::LateSender:
-        case Role::LateReceiver: {
+        const bool lateSender = sp.role == Role::LateSender || sp.role == Role::SenderOfLate;
+        const uint32_t tag = lateSender ? m.tag : m.tag | kLateReceiverTag;
+        if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
             // The waiter: its interval since it last synchronized with the delayer.
             const Interval own = interval(previousWith(point, sp.partner), point);
-            const bool ls = sp.role == Role::LateSender;
-            const uint32_t tag = ls ? m.tag : m.tag | kLateReceiverTag;
-            if (Status s = m_transport.post(
-                    m.comm, m.partner, tag,
-                    timesPayload(sp.wait, m_costs[static_cast<size_t>(point)], own));
+            if (Status s = m_transport.post(m.comm, m.partner, tag,
+                                            timesPayload(sp.wait, costsOf(point), own));
                 !s) {
                 return s;
             }
-            pending.push_back(Pending{
-                m.comm, m.partner, ls ? m.tag | kLsIndirectTag : m.tag | kLrIndirectTag, node, ls});
-            break;
+            continue;
         }
-        case Role::SenderOfLate:
-        case Role::ReceiverOfLate: {
-            const bool ls = sp.role == Role::SenderOfLate;
-            auto payload =
-                m_transport.await(m.comm, m.partner, ls ? m.tag : m.tag | kLateReceiverTag);
-            if (!payload) {
-                return payload.error();
-            }
-            const double indirect =
-                delayAtPartner(point, ls ? kLateSender : kLateReceiver, sp.partner, *payload);
-            if (Status s = m_transport.post(m.comm, m.partner,
-                                            ls ? m.tag | kLsIndirectTag : m.tag | kLrIndirectTag,
-                                            {indirect});
-                !s) {
-                return s;
-            }
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    for (const Pending& p : pending) {
-        auto payload = m_transport.await(p.comm, p.partner, p.tag);
+        auto payload = m_transport.await(m.comm, m.partner, tag);
         if (!payload) {
             return payload.error();
         }
-        (p.lateSender ? m_indirectLs : m_indirectLr)[p.node] +=
-            payload->empty() ? 0.0 : (*payload)[0];
+        const Kind kind = lateSender ? kLateSender : kLateReceiver;
+        const double indirect = delayAtPartner(point, kind, sp.partner, *payload);
+        uint32_t& position = sequence[{sp.partner, m.comm, m.tag, kind}];
+        if (indirect > 0.0) {
+            owed[sp.partner].push_back(Owed{m.comm, m.tag, kind, position, indirect});
+        }
+        ++position;
+    }
+    if (Status s = settleIndirect(owed); !s) {
+        return s;
     }
     if (Status s = m_transport.finishPass(); !s) {
         return s;
@@ -726,116 +792,91 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     return Status::success();
 }
 
-// Latecomer and members of one collective; see the overview for the roles.
-Status DelayAnalysis::collectiveDelay(int operation) {
-    const ReplayOperation& op = (*m_operations)[static_cast<size_t>(operation)];
+// Every delayer sends each of its waiters one payload with the nonzero indirect shares; the
+// waiters find the wait state of each by its channel and position, counted the same way.
+Status DelayAnalysis::settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed) {
+    std::map<uint32_t, bool> delayers, waiters;
+    for (const SyncPoint& sp : m_points) {
+        if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
+            waiters[sp.partner] = true;
+        } else if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+            delayers[sp.partner] = true;
+        }
+    }
+    for (const auto& [waiter, unused] : waiters) {
+        std::vector<double> payload;
+        const auto it = owed.find(waiter);
+        if (it != owed.end()) {
+            for (const Owed& o : it->second) {
+                payload.insert(payload.end(),
+                               {static_cast<double>(o.comm), static_cast<double>(o.tag),
+                                static_cast<double>(o.kind), static_cast<double>(o.sequence),
+                                o.value});
+            }
+        }
+        if (Status s = m_transport.post(kWorldComm, waiter, kIndirectTag, payload); !s) {
+            return s;
+        }
+    }
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, double> shares;
+    for (const auto& [delayer, unused] : delayers) {
+        auto payload = m_transport.await(kWorldComm, delayer, kIndirectTag);
+        if (!payload) {
+            return payload.error();
+        }
+        for (size_t i = 0; i + 5 <= payload->size(); i += 5) {
+            const auto field = [&](size_t f) { return static_cast<uint32_t>((*payload)[i + f]); };
+            shares[std::make_tuple(delayer, field(0), field(1), field(2), field(3))] =
+                (*payload)[i + 4];
+        }
+    }
+    if (shares.empty()) {
+        return Status::success();
+    }
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
+    for (size_t k = m_points.size(); k-- > 0;) {
+        const SyncPoint& sp = m_points[k];
+        if (sp.role != Role::LateSender && sp.role != Role::LateReceiver) {
+            continue;
+        }
+        const trace::MessageRecord& m = m_events.message((*m_operations)[sp.operation].event);
+        const uint32_t kind = sp.role == Role::LateSender ? kLateSender : kLateReceiver;
+        const uint32_t position = sequence[{sp.partner, m.comm, m.tag, kind}]++;
+        const auto it = shares.find(std::make_tuple(sp.partner, m.comm, m.tag, kind, position));
+        if (it != shares.end()) {
+            (kind == kLateSender ? m_indirectLs : m_indirectLr)[nodeOf(static_cast<int>(k))] +=
+                it->second;
+        }
+    }
+    return Status::success();
+}
+
+// The latecomer of one collective (as found in the forward pass) gets each waiting member's
+// inputs and interval; the members do not wait for anything. See the overview for the roles.
+Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
+    const ReplayOperation& op = (*m_operations)[collective.operation];
     const trace::CollectiveRecord& c = m_events.collective(op.event);
     const Kind kind = kindOf(c.op);
-    if (kind == kKinds || c.comm >= m_defs.communicators.size() ||
-        m_defs.communicators[c.comm].isSelf || m_defs.communicators[c.comm].worldRanks.size() < 2) {
-        return Status::success();
-    }
-    const int point = syncPointAt(static_cast<uint32_t>(operation));
-    const CallSpan& span = (*m_spans)[op.span];
-    std::array<double, kInputs> inputs{};
-    if (point >= 0) {
-        inputs[0] = std::max(m_points[static_cast<size_t>(point)].wait, 0.0);
-        for (size_t x = 0; x < kKinds; ++x) {
-            inputs[1 + x] = m_costs[static_cast<size_t>(point)][x];
-        }
-    }
-    bool anyInput = false;
-    for (double v : inputs) {
-        anyInput = anyInput || v > 0.0;
-    }
-    constexpr size_t kWidth = 5;
-    auto all = m_transport.awaitAll(c.comm, {span.enter, static_cast<double>(c.sent),
-                                             static_cast<double>(c.received),
-                                             point >= 0 ? 1.0 : 0.0, anyInput ? 1.0 : 0.0});
-    if (!all) {
-        return all.error();
-    }
-    const size_t members = all->size() / kWidth;
-    const auto value = [&](size_t m, size_t field) { return (*all)[m * kWidth + field]; };
-    std::vector<double> enters(members);
-    std::vector<bool> use(members, true);
-    bool someoneWaits = false;
-    for (size_t m = 0; m < members; ++m) {
-        enters[m] = value(m, 0);
-        someoneWaits = someoneWaits || value(m, 4) > 0.0;
-    }
-    size_t late = members;
-    if (kind == kOneToN || kind == kNToOne) {
-        if (c.root >= members) {
+    const auto& world = m_defs.communicators[c.comm].worldRanks;
+    const uint32_t self = commRankOf(c.comm);
+    const uint32_t late = collective.late;
+    if (self != late) {
+        if (point < 0 || collective.postEarly) {
             return Status::success();
         }
-        if (kind == kOneToN) {
-            late = value(c.root, 1) > 0.0 ? c.root : members;
-        } else if (value(c.root, 2) > 0.0) {
-            for (size_t m = 0; m < members; ++m) {
-                use[m] = value(m, 1) > 0.0;
-            }
-            late = latest(enters, use);
-        }
-    } else if (kind == kBarrier || value(commRankOf(c.comm), 1) > 0.0 ||
-               value(commRankOf(c.comm), 2) > 0.0) {
-        late = latest(enters, use);
+        const SyncPoint& sp = m_points[static_cast<size_t>(point)];
+        const Interval own = interval(previousWith(point, world[late]), point);
+        return m_transport.post(c.comm, late, kCollectiveUp,
+                                timesPayload(std::max(sp.wait, 0.0), costsOf(point), own));
     }
-    if (late >= members || value(late, 3) == 0.0 || !someoneWaits) {
-        return Status::success();
-    }
-    const uint32_t self = commRankOf(c.comm);
-    const auto& world = m_defs.communicators[c.comm].worldRanks;
-    const auto scalesFor = [&](double delaySum, double propagatingWait) {
-        std::array<double, kInputs> scales{};
-        const double denominator = delaySum + propagatingWait;
-        for (size_t j = 0; j < kInputs; ++j) {
-            scales[j] = denominator > 0.0 ? inputs[j] / denominator : 0.0;
-        }
-        return scales;
-    };
-    if (self != late) {
-        auto down = m_transport.await(c.comm, static_cast<uint32_t>(late), kCollectiveDown);
-        if (!down) {
-            return down.error();
-        }
-        const std::vector<double>& d = *down;
-        const double propagatingWait = d.at(0);
-        const size_t count = static_cast<size_t>(d.at(1));
-        std::vector<double> delay(count, 0.0);
-        double delaySum = 0.0;
-        if (point >= 0) {
-            const Interval own = interval(previousWith(point, world[late]), point);
-            std::vector<std::pair<uint64_t, double>> mine;
-            for (const auto& [node, t] : own.times) {
-                mine.emplace_back(m_keys[node], t);
-            }
-            std::sort(mine.begin(), mine.end());
-            for (size_t i = 0; i < count; ++i) {
-                const auto key = static_cast<uint64_t>(d.at(2 + i));
-                const auto it =
-                    std::lower_bound(mine.begin(), mine.end(),
-                                     std::make_pair(key, -std::numeric_limits<double>::infinity()));
-                const double t = it != mine.end() && it->first == key ? it->second : 0.0;
-                delay[i] = std::max(d.at(2 + count + i) - t, 0.0);
-                delaySum += delay[i];
-            }
-        }
-        const auto scales = scalesFor(delaySum, propagatingWait);
-        std::vector<double> up(scales.begin(), scales.end());
-        up.reserve(kInputs + kInputs * count);
-        for (size_t j = 0; j < kInputs; ++j) {
-            for (size_t i = 0; i < count; ++i) {
-                up.push_back(delay[i] * scales[j]);
-            }
-        }
-        return m_transport.post(c.comm, static_cast<uint32_t>(late), kCollectiveUp, up);
+    if (point < 0) {
+        return Status::success(); // cannot happen: the latecomer is an SP
     }
 
     // The latecomer: its interval since it last synchronized with all others, and shorter
     // ones for the members it synchronized with since.
     std::vector<uint32_t> others;
-    for (size_t m = 0; m < members; ++m) {
+    for (size_t m = 0; m < world.size(); ++m) {
         if (m != self) {
             others.push_back(world[m]);
         }
@@ -845,74 +886,101 @@ Status DelayAnalysis::collectiveDelay(int operation) {
     const Interval group = interval(groupStart, point);
     const size_t count = group.times.size();
     std::vector<double> sums(kInputs * count, 0.0);
-    std::vector<std::array<double, kInputs>> memberScales(members);
-    for (size_t m = 0; m < members; ++m) {
-        if (m == self) {
-            continue;
-        }
-        std::vector<double> down{group.waiting, static_cast<double>(count)};
-        for (const auto& [node, t] : group.times) {
-            down.push_back(static_cast<double>(m_keys[node]));
-        }
-        const auto found = intermediate.find(world[m]);
-        if (found == intermediate.end()) {
-            for (const auto& entry : group.times) {
-                down.push_back(entry.second);
-            }
-        } else {
-            const Interval since = interval(found->second, point);
-            down[0] = since.waiting;
-            for (const auto& [node, t] : group.times) {
-                const auto it = std::lower_bound(
-                    since.times.begin(), since.times.end(),
-                    std::make_pair(node, -std::numeric_limits<double>::infinity()));
-                down.push_back(it != since.times.end() && it->first == node ? it->second : 0.0);
+    const auto addShare = [&](const std::vector<double>& delay, double delaySum,
+                              double propagatingWait, const std::array<double, kInputs>& inputs) {
+        std::array<double, kInputs> scales{};
+        const double denominator = delaySum + propagatingWait;
+        for (size_t j = 0; j < kInputs; ++j) {
+            scales[j] = denominator > 0.0 ? inputs[j] / denominator : 0.0;
+            for (size_t i = 0; i < count; ++i) {
+                sums[j * count + i] += delay[i] * scales[j];
             }
         }
-        if (Status s = m_transport.post(c.comm, static_cast<uint32_t>(m), kCollectiveDown, down);
-            !s) {
-            return s;
-        }
-    }
+        return scales;
+    };
+    std::vector<std::array<double, kInputs>> memberScales(world.size());
     {
         // The latecomer's own share: all of its time is excess against nobody.
-        double own = 0.0;
-        for (const auto& entry : group.times) {
-            own += std::max(entry.second, 0.0);
+        std::vector<double> delay(count);
+        double delaySum = 0.0;
+        for (size_t i = 0; i < count; ++i) {
+            delay[i] = std::max(group.times[i].second, 0.0);
+            delaySum += delay[i];
         }
-        const auto scales = scalesFor(own, group.waiting);
-        memberScales[self] = scales;
-        for (size_t j = 0; j < kInputs; ++j) {
-            for (size_t i = 0; i < count; ++i) {
-                sums[j * count + i] += std::max(group.times[i].second, 0.0) * scales[j];
-            }
-        }
+        std::array<double, kInputs> inputs{};
+        inputs[0] = std::max(m_points[static_cast<size_t>(point)].wait, 0.0);
+        const Costs costs = costsOf(point);
+        std::copy(costs.begin(), costs.end(), inputs.begin() + 1);
+        memberScales[self] = addShare(delay, delaySum, group.waiting, inputs);
     }
-    for (size_t m = 0; m < members; ++m) {
-        if (m == self) {
-            continue;
-        }
-        auto up = m_transport.await(c.comm, static_cast<uint32_t>(m), kCollectiveUp);
+    std::vector<std::pair<uint32_t, uint32_t>> shares; // member, tag
+    for (uint32_t m : m_rankSets[collective.waiting]) {
+        shares.emplace_back(m, kCollectiveUp);
+    }
+    for (uint32_t m : m_rankSets[collective.early]) {
+        shares.emplace_back(m, kCollectiveUpEarly);
+    }
+    for (const auto& [m, tag] : shares) {
+        auto up = m_transport.await(c.comm, m, tag);
         if (!up) {
             return up.error();
         }
+        const std::vector<double>& u = *up;
+        std::array<double, kInputs> inputs{};
         for (size_t j = 0; j < kInputs; ++j) {
-            memberScales[m][j] = up->at(j);
+            inputs[j] = u.at(j);
+        }
+        const size_t theirCount = static_cast<size_t>(u.at(kInputs));
+        std::vector<std::pair<uint64_t, double>> theirs;
+        theirs.reserve(theirCount);
+        for (size_t i = 0; i < theirCount; ++i) {
+            theirs.emplace_back(static_cast<uint64_t>(u.at(kInputs + 1 + 2 * i)),
+                                u.at(kInputs + 2 + 2 * i));
+        }
+        std::sort(theirs.begin(), theirs.end());
+        // The latecomer's times over the member's interval: since the group SP, or since a
+        // later SP with this member (on the group's call paths).
+        std::vector<double> mine(count);
+        double propagatingWait = group.waiting;
+        const auto found = intermediate.find(world[m]);
+        if (found == intermediate.end()) {
             for (size_t i = 0; i < count; ++i) {
-                sums[j * count + i] += up->at(kInputs + j * count + i);
+                mine[i] = group.times[i].second;
+            }
+        } else {
+            const Interval since = interval(found->second, point);
+            propagatingWait = since.waiting;
+            for (size_t i = 0; i < count; ++i) {
+                const auto it = std::lower_bound(
+                    since.times.begin(), since.times.end(),
+                    std::make_pair(group.times[i].first, -std::numeric_limits<double>::infinity()));
+                mine[i] =
+                    it != since.times.end() && it->first == group.times[i].first ? it->second : 0.0;
             }
         }
+        std::vector<double> delay(count);
+        double delaySum = 0.0;
+        for (size_t i = 0; i < count; ++i) {
+            const uint64_t key = m_keys[group.times[i].first];
+            const auto it =
+                std::lower_bound(theirs.begin(), theirs.end(),
+                                 std::make_pair(key, -std::numeric_limits<double>::infinity()));
+            const double t = it != theirs.end() && it->first == key ? it->second : 0.0;
+            delay[i] = std::max(mine[i] - t, 0.0);
+            delaySum += delay[i];
+        }
+        memberScales[m] = addShare(delay, delaySum, propagatingWait, inputs);
     }
     // Scales for the waiting inside the interval: all members' before the first member met
     // in between, Scalasca's way of growing them at each such meeting afterwards.
     std::array<ScaleMap, kInputs> scaleMaps;
     for (size_t j = 0; j < kInputs; ++j) {
         double sum = 0.0;
-        for (size_t m = 0; m < members; ++m) {
+        for (size_t m = 0; m < world.size(); ++m) {
             sum += memberScales[m][j];
         }
         std::map<int, double> increments;
-        for (size_t m = 0; m < members; ++m) {
+        for (size_t m = 0; m < world.size(); ++m) {
             const auto found = intermediate.find(world[m]);
             if (found != intermediate.end()) {
                 sum -= memberScales[m][j];
@@ -943,15 +1011,12 @@ Status DelayAnalysis::collectiveDelay(int operation) {
 void DelayAnalysis::classify() {
     const size_t nodes = m_result.tree.size();
     std::vector<double> propagatingLs(nodes, 0.0), propagatingLr(nodes, 0.0);
-    for (size_t k = 0; k < m_points.size(); ++k) {
-        const SyncPoint& sp = m_points[k];
-        if (m_propagating[k] <= 0.0) {
-            continue;
-        }
-        if (sp.role == Role::LateSender) {
-            propagatingLs[nodeOf(static_cast<int>(k))] += m_propagating[k];
-        } else if (sp.role == Role::LateReceiver) {
-            propagatingLr[nodeOf(static_cast<int>(k))] += m_propagating[k];
+    for (const auto& [k, value] : m_propagating) {
+        const Role role = m_points[static_cast<size_t>(k)].role;
+        if (role == Role::LateSender) {
+            propagatingLs[nodeOf(k)] += value;
+        } else if (role == Role::LateReceiver) {
+            propagatingLr[nodeOf(k)] += value;
         }
     }
     const SeverityRows& rows = m_result.severities;

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -66,6 +67,21 @@ private:
         double waiting = 0.0; ///< wait time of the synchronization points inside
     };
 
+    /// A collective this rank takes part in where the latecomer is an SP.
+    struct Collective {
+        uint32_t operation = 0;
+        uint32_t late = 0;      ///< communicator rank of the latecomer
+        uint32_t waiting = 0;   ///< index into m_rankSets: the other members that are SPs
+        uint32_t early = 0;     ///< index into m_rankSets: those of them that post up early
+        bool postEarly = false; ///< this member posts its share before the walk
+    };
+
+    /// An indirect share owed to a waiter: its channel, position on it, and value.
+    struct Owed {
+        uint32_t comm, tag, kind, sequence;
+        double value;
+    };
+
     using Costs = std::array<double, kKinds>;
     using ScaleMap = std::map<int, double>;
 
@@ -87,7 +103,9 @@ private:
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                           const std::vector<double>& payload);
     Status findPartnerSyncPoints();
-    Status collectiveDelay(int operation);
+    Status collectiveDelay(const Collective& collective, int point);
+    Status settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed);
+    Costs costsOf(int point) const;
     void classify();
     uint32_t commRankOf(uint32_t comm) const;
     uint32_t worldRankOf(uint32_t comm, uint32_t commRank) const;
@@ -100,14 +118,16 @@ private:
     const std::vector<ReplayOperation>* m_operations = nullptr;
     const std::vector<CallSpan>* m_spans = nullptr;
     std::vector<SyncPoint> m_points;
-    std::vector<Costs> m_costs;        ///< per synchronization point: waiting it caused later
-    std::vector<double> m_propagating; ///< per synchronization point
+    std::vector<Collective> m_collectives;
+    std::unordered_map<int, Costs> m_costs;        ///< per waiting SP: waiting it caused later
+    std::unordered_map<int, double> m_propagating; ///< per waiting SP
     std::vector<std::vector<uint32_t>> m_rankSets;
     std::map<uint32_t, uint32_t> m_memberSets;
     std::vector<uint64_t> m_keys;                   ///< per node: a rank-independent call-path key
     std::vector<double> m_dense;                    ///< scratch, indexed by node
     std::vector<NodeId> m_touched;                  ///< scratch
     std::vector<double> m_denseWait;                ///< scratch, indexed by node
+    std::vector<NodeId> m_waited;                   ///< scratch
     std::vector<double> m_indirectLs, m_indirectLr; ///< per node
     NodeId m_lastGroupNode = kNoNode;               ///< call of the last collective SP
     double m_lastGroupEnter = 0.0;
