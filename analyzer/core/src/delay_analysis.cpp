@@ -26,17 +26,22 @@
 // last sender of n-to-1) plays the delayer against every waiting member, with interval
 // starts per member when it synchronized with some members since the last SP with all.
 //
-// Classification: a point-to-point wait state is indirect in the share s·Σwait/ω... that the
-// delayer's own waiting explains (the rest is direct), and propagating in the largest share
-// s·ω_k any later delay computation assigned to it (the rest is terminal).
+// Classification (point-to-point wait states only, as in Scalasca): of a wait ω whose delayer
+// itself waited Σwait inside the interval, s·Σwait is indirect (propagated to it) and the
+// rest direct; a wait state ω_k of the delayer inside such an interval is propagating in the
+// largest share s·ω_k any later point-to-point delay computation gave it, the rest terminal.
 //
-// Passes: (1) the profile pass records the exclusive time per call path between operations
-// (OperationProfile); (2) the forward and backward replays report Late Sender, collective and
-// Late Receiver SPs; (3) one bulk exchange tells the partners of p2p wait states that their
-// send or receive is an SP; (4) a message-driven backward replay: each waiter posts
-// [wait, costs per type, its interval's times by call-path key] to its delayer, which awaits
-// it at the matching operation, computes the delay and posts back the indirect share;
-// collectives exchange through the latecomer (awaitAll, then one payload each way).
+// Passes: (1) the profile pass records the exclusive time per call path between consecutive
+// operations (OperationProfile: one (node, seconds) pair per call path touched between two
+// operations, kept after the timestamps are freed); (2) the forward and backward replays
+// report Late Sender, collective and Late Receiver SPs; (3) one bulk exchange tells the
+// partners of point-to-point wait states that their send or receive is an SP (a direction no
+// rank needs is skipped); (4) a message-driven backward replay. There each waiter posts
+// [wait, its costs per type, its interval's times by call-path key] to its delayer, which
+// awaits it at the matching operation; each waiting member of a collective posts the same to
+// the latecomer (before the walk when it synchronized with every rank there, since such a
+// wait state can take on no costs). Indirect shares travel back once per waiter at the end,
+// each with its channel (communicator, tag, type) and position on it.
 #include "delay_analysis.h"
 
 #include <algorithm>
