@@ -191,17 +191,17 @@ void DelayAnalysis::onLateReceiver(uint32_t operation, double wait, double compl
 void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                                  const trace::CollectiveRecord& record) {
     const double duration = view.span.exit - view.span.enter;
-    // One SP per MPI call (MPI_Init may hold several communicator creations).
-    if (!m_points.empty() && m_points.back().role == Role::Group &&
-        m_lastGroupNode == view.span.node && m_lastGroupEnter == view.span.enter) {
-        return;
-    }
     const auto groupPoint = [&](double wait, double completion, uint32_t set) {
         addSyncPoint(operation, Role::Group, wait, completion, set);
         m_lastGroupNode = view.span.node;
         m_lastGroupEnter = view.span.enter;
     };
     if (cls == RegionClass::MpiInit || cls == RegionClass::MpiFinalize) {
+        // One SP per call: MPI_Init may hold several communicator creations.
+        if (!m_points.empty() && m_points.back().role == Role::Group &&
+            m_lastGroupNode == view.span.node && m_lastGroupEnter == view.span.enter) {
+            return;
+        }
         double completion = 0.0;
         if (cls == RegionClass::MpiInit) {
             const double latestBegin = std::min(view.maxEnter(), view.span.exit);
