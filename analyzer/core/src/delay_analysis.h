@@ -24,6 +24,9 @@ namespace waitscope::analysis {
 /// (profile()), the forward pass reports Late Sender instances and collectives, the backward
 /// pass Late Receiver instances. run() then finds the remaining synchronization points with
 /// one bulk exchange and replays backward, message-driven, over the transport.
+/// Memory: the time profile between operations (16 bytes per call path touched between two
+/// operations), 40 bytes per synchronization point, and costs only for wait states that
+/// caused further waiting.
 class DelayAnalysis {
 public:
     DelayAnalysis(const trace::Definitions& definitions, const trace::EventStream& events,
