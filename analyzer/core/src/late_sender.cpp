@@ -55,7 +55,9 @@ void LateSender::completeCall() {
     m_sink.record(Metric::MpiLateSender, m_current.span, m_current.severity);
     m_sink.add(m_current.payload ? Metric::MpiClsCount : Metric::MpiSlsCount, m_current.span.node,
                1.0);
-    if (m_listener) {
+    // A send that began after the receive ended (a clock condition violation) is no
+    // synchronization the root-cause replay could follow backward.
+    if (m_listener && m_current.sendEnter <= m_current.span.exit) {
         m_listener(m_current.operation, m_current.severity,
                    std::max(0.0, m_current.span.exit - m_current.sendExit));
     }

@@ -15,8 +15,9 @@ public:
     /// How many recent Late Sender instances stay candidates for wrong order.
     static constexpr size_t kWrongOrderWindow = 100;
 
-    /// Told about each instance: the receive operation of the latest sender, the waiting time
-    /// and the completion time (receive exit after the send's exit).
+    /// Told about each instance without a clock condition violation: the receive operation of
+    /// the latest sender, the waiting time and the completion time (receive exit after the
+    /// send's exit).
     using Listener = std::function<void(uint32_t operation, double wait, double completion)>;
 
     explicit LateSender(PatternSink& sink, Listener listener = {})
