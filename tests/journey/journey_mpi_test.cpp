@@ -111,8 +111,10 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     const size_t causeAt = first.find("caused by:");
     REQUIRE(causeAt != std::string::npos);
     const std::string cause = first.substr(causeAt, first.find('\n', causeAt) - causeAt);
-    CHECK(cause.find("ranks 0 (") != std::string::npos);
+    CHECK(cause.find(" 0 (") != std::string::npos);
     CHECK(cause.find(" 2 (") != std::string::npos);
+    CHECK(cause.find(" 1 (") == std::string::npos);
+    CHECK(cause.find(" 3 (") == std::string::npos);
     CHECK(cause.find("delay_latesender") != std::string::npos);
     CHECK(summary.find("verdict:     the measurement did not noticeably disturb the run") !=
           std::string::npos);
