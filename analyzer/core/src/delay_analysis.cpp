@@ -55,12 +55,11 @@ namespace {
 using trace::CollectiveOp;
 using trace::EventKind;
 
-// Tag spaces of the message-driven exchange next to the traced tags (below 2^29).
-constexpr uint32_t kLateReceiverTag = 0x80000000u; ///< sender to receiver
-constexpr uint32_t kIndirectTag = 0xFFFFFF03u;     ///< delayer to waiter, at the end
-constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;
-constexpr uint32_t kCollectiveUpEarly =
-    0xFFFFFF04u; ///< member to latecomer, before the walk        ///< member to latecomer
+// Tags of the message-driven exchange next to the traced ones (assumed below 0x7FFFFF00).
+constexpr uint32_t kLateReceiverTag = 0x80000000u;   ///< ORed in: Late Receiver, sender to receiver
+constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;      ///< member to latecomer, in the walk
+constexpr uint32_t kIndirectTag = 0xFFFFFF03u;       ///< delayer to waiter, after the walk
+constexpr uint32_t kCollectiveUpEarly = 0xFFFFFF04u; ///< member to latecomer, before the walk
 constexpr uint64_t kKeyMask = (uint64_t{1} << 53) - 1; // keys travel exactly as doubles
 
 constexpr Metric kShortTerm[DelayAnalysis::kKinds] = {
