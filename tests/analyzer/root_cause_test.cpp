@@ -135,6 +135,52 @@ TEST_CASE("a chain of late senders: short- and long-term delay, propagating and 
     CHECK(waiting == Approx(0.096).margin(1e-12));
 }
 
+// A chain of Late Receivers: rank 2 computes, so rank 1 waits in MPI_Ssend, so rank 0 waits
+// in its MPI_Ssend to rank 1 (times in ms; the message records sit at the call's start):
+//
+//   rank 0  work 0-5  | Ssend 5-44 to 1                    waits 42-5 = 37
+//   rank 1  work 0-10 | Ssend 10-42 to 2 | Recv 42-44      waits 40-10 = 30
+//   rank 2  work 0-40 | Recv 40-42
+//
+// Backward, each receiver (the delayer) compares its interval with the sender's:
+//  - rank 1 for rank 0: work 10 and MPI_Ssend 32-30 = 2 (own wait removed) vs work 5: delay
+//    {work 5, MPI_Ssend 2}, own waiting 30, s = min(37 / (7+30), 1) = 1: short-term 5 and 2
+//    on rank 1; its wait state takes on cost 30 and propagates with 30; indirect share of
+//    rank 0's wait 30, direct 7.
+//  - rank 2 for rank 1: work 40 vs 10: delay 30, s = 1: short-term 30, long-term
+//    (cost 30)/30 * 30 = 30 on rank 2's work. Rank 1's wait is direct.
+// Short-term 37 + long-term 30 = 67, all of the waiting.
+TEST_CASE("a chain of late receivers: short- and long-term delay, propagating and indirect",
+          "[root-cause][late-receiver]") {
+    TinyTrace t(3);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(5, "work");
+    t.rank(0).send(5, 44, 1, 7, 8, 0, "MPI_Ssend").leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(10, "work");
+    t.rank(1).send(10, 42, 2, 7, 8, 0, "MPI_Ssend").recv(42, 43, 44, 0, 7).leave(100, "main");
+    t.rank(2).enter(0, "main").enter(0, "work").leave(40, "work").recv(40, 41, 42, 1, 7);
+    t.rank(2).leave(100, "main");
+    checkValues(valuesOf(t, {"delay_latereceiver", "mpi_wait_"}),
+                {
+                    {"delay_latereceiver main/work 1", 5},
+                    {"delay_latereceiver main/MPI_Ssend 1", 2},
+                    {"delay_latereceiver main/work 2", 30},
+                    {"delay_latereceiver_longterm main/work 2", 30},
+                    {"delay_latereceiver_aggregate main/work 1", 5},
+                    {"delay_latereceiver_aggregate main/MPI_Ssend 1", 2},
+                    {"delay_latereceiver_aggregate main/work 2", 60},
+                    {"mpi_wait_propagating main/MPI_Ssend 1", 30},
+                    {"mpi_wait_propagating_lr main/MPI_Ssend 1", 30},
+                    {"mpi_wait_terminal main/MPI_Ssend 0", 37},
+                    {"mpi_wait_terminal_lr main/MPI_Ssend 0", 37},
+                    {"mpi_wait_direct main/MPI_Ssend 0", 7},
+                    {"mpi_wait_direct main/MPI_Ssend 1", 30},
+                    {"mpi_wait_direct_latereceiver main/MPI_Ssend 0", 7},
+                    {"mpi_wait_direct_latereceiver main/MPI_Ssend 1", 30},
+                    {"mpi_wait_indirect main/MPI_Ssend 0", 30},
+                    {"mpi_wait_indirect_latereceiver main/MPI_Ssend 0", 30},
+                });
+}
+
 // A Late Sender that makes the receiver late for a barrier (times in ms; MPI_Init 0-1 on all
 // ranks opens the first synchronization interval):
 //
