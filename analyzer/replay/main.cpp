@@ -33,7 +33,7 @@ struct Options {
     std::string dumpText;
     bool serial = false;
     bool quiet = false;
-    std::optional<analysis::ClockCorrectionOptions> correction;
+    analysis::ReplayOptions replay;
 };
 
 const char* const kUsage =
@@ -48,6 +48,8 @@ const char* const kUsage =
     "                     collectives left before they could be) with the controlled logical\n"
     "                     clock before the analysis\n"
     "  --min-latency SEC  the least time a message takes (default 1e-6; implies --time-correct)\n"
+    "  --no-root-cause    skip the root-cause passes (critical path, delay costs, wait-state\n"
+    "                     classification): faster\n"
     "  --quiet            no progress on stderr\n";
 
 bool parse(int argc, char** argv, Options& options) {
@@ -58,8 +60,8 @@ bool parse(int argc, char** argv, Options& options) {
         } else if (arg == "--quiet") {
             options.quiet = true;
         } else if (arg == "--time-correct") {
-            if (!options.correction) {
-                options.correction.emplace();
+            if (!options.replay.correction) {
+                options.replay.correction.emplace();
             }
         } else if (arg == "--min-latency" && i + 1 < argc) {
             char* end = nullptr;
@@ -69,10 +71,12 @@ bool parse(int argc, char** argv, Options& options) {
                              argv[i]);
                 return false;
             }
-            if (!options.correction) {
-                options.correction.emplace();
+            if (!options.replay.correction) {
+                options.replay.correction.emplace();
             }
-            options.correction->minLatency = latency;
+            options.replay.correction->minLatency = latency;
+        } else if (arg == "--no-root-cause") {
+            options.replay.rootCause = false;
         } else if ((arg == "--output-dir" || arg == "--dump-text") && i + 1 < argc) {
             (arg == "--output-dir" ? options.outputDir : options.dumpText) = argv[++i];
         } else if (!arg.empty() && arg[0] != '-' && options.path.empty()) {
@@ -96,7 +100,7 @@ void reportClockViolations(const Options& options, const analysis::AnalysisResul
     };
     const unsigned long long p2p = count("clock_violations_p2p");
     const unsigned long long collective = count("clock_violations_collective");
-    if (options.correction) {
+    if (options.replay.correction) {
         uint64_t largest = 0;
         for (const analysis::Diagnostics& rank : result.diagnostics()) {
             const auto it = rank.find("clock_correction_max_shift_ns");
@@ -269,7 +273,7 @@ int runSerial(const Options& options) {
         std::fprintf(stderr, "error: %s\n", definitions.error().message().c_str());
         return 1;
     }
-    auto result = analysis::analyzeArchiveInProcess(*anchor, options.correction);
+    auto result = analysis::analyzeArchiveInProcess(*anchor, options.replay);
     if (!result) {
         std::fprintf(stderr, "error: %s\n", result.error().message().c_str());
         return 1;
@@ -293,7 +297,7 @@ int runParallel(const Options& options) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const auto start = Clock::now();
     PhaseLog phases(rank == 0 && !options.quiet);
-    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), options.correction);
+    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), options.replay);
     if (!analysis) {
         std::fprintf(stderr, "error: %s\n", analysis.error().message().c_str());
         return 1;

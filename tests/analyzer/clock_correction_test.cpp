@@ -19,6 +19,13 @@ using testing::TinyTrace;
 
 namespace {
 
+// Replay options that correct the timestamps first.
+ReplayOptions withCorrection(ClockCorrectionOptions correction) {
+    ReplayOptions options;
+    options.correction = correction;
+    return options;
+}
+
 struct Corrected {
     std::vector<trace::EventStream> streams;
     std::vector<Diagnostics> counters;
@@ -158,7 +165,7 @@ TEST_CASE("clock correction: an inconsistent trace is left alone and refused by 
     CHECK(c.counters[0] == Diagnostics{{"clock_correction_skipped", 1}});
     CHECK(c.counters[1] == Diagnostics{{"clock_correction_skipped", 1}});
     CHECK(timesOf(c.streams[0]) == timesOf(t.streams()[0]));
-    auto result = analyzeInProcess(t.defs, t.streams(), ClockCorrectionOptions{});
+    auto result = analyzeInProcess(t.defs, t.streams(), withCorrection({}));
     REQUIRE_FALSE(result);
     CHECK(result.error().message() == "rank 1: receives 0 messages from rank 0 but rank 0 sends 1");
 }
@@ -177,7 +184,7 @@ TEST_CASE("clock violations: counted per rank as each collective defines them",
     CHECK(result->diagnostics()[0].count("clock_violations_collective") == 0);
     CHECK(result->diagnostics()[1].count("clock_violations_collective") == 0);
     CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
-    auto corrected = analyzeInProcess(t.defs, t.streams(), ClockCorrectionOptions{0.001, 0.01});
+    auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(corrected);
     CHECK(corrected->diagnostic("clock_violations_collective") == 0);
     CHECK(corrected->diagnostic("clock_corrected_collective") == 1);
@@ -193,7 +200,7 @@ TEST_CASE("clock correction: the corrected trace has no violations, its late sen
     auto raw = analyzeInProcess(t.defs, t.streams());
     REQUIRE(raw);
     CHECK(raw->diagnostic("clock_violations_p2p") == 1);
-    auto result = analyzeInProcess(t.defs, t.streams(), ClockCorrectionOptions{0.001, 0.01});
+    auto result = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(result);
     CHECK(result->diagnostic("clock_violations_p2p") == 0);
     CHECK(result->diagnostic("clock_corrected_p2p") == 1);
@@ -278,7 +285,7 @@ Comparison compare(const std::string& name, const std::vector<int64_t>& offsetUs
     const auto skewed = withOffsets(t, offsetUs);
     auto clean = analyzeInProcess(t.defs, t.streams);
     auto broken = analyzeInProcess(t.defs, skewed);
-    auto corrected = analyzeInProcess(t.defs, skewed, ClockCorrectionOptions{});
+    auto corrected = analyzeInProcess(t.defs, skewed, withCorrection({}));
     REQUIRE(clean);
     REQUIRE(broken);
     REQUIRE(corrected);

@@ -185,3 +185,55 @@ TEST_CASE("the derived root-cause formulas reproduce Scalasca's values from Scal
     }
     CHECK(compared > 7 * 14 * 4 * 5);
 }
+
+TEST_CASE("every reference trace reproduces Scalasca's root-cause totals",
+          "[reference][root-cause]") {
+    // Delay costs and wait-state classification, summed over call paths and ranks; the test
+    // above compares them per call path and rank as well.
+    const std::vector<Metric> rootCause = {
+        Metric::Delay,
+        Metric::DelayLateSender,
+        Metric::DelayLateSenderLongterm,
+        Metric::DelayLateReceiver,
+        Metric::DelayLateReceiverLongterm,
+        Metric::DelayBarrier,
+        Metric::DelayBarrierLongterm,
+        Metric::DelayN2n,
+        Metric::DelayN2nLongterm,
+        Metric::Delay12n,
+        Metric::Delay12nLongterm,
+        Metric::DelayN21,
+        Metric::DelayN21Longterm,
+        Metric::MpiWaitPropagatingLs,
+        Metric::MpiWaitPropagatingLr,
+        Metric::MpiWaitTerminalLs,
+        Metric::MpiWaitTerminalLr,
+        Metric::MpiWaitDirectLateSender,
+        Metric::MpiWaitDirectLateReceiver,
+        Metric::MpiWaitIndirectLateSender,
+        Metric::MpiWaitIndirectLateReceiver,
+    };
+    double delayOverall = 0.0;
+    for (const std::string& name : kReferences) {
+        auto result = analyzeArchiveInProcess(referenceDir(name) + "/trace");
+        REQUIRE(result.ok());
+        const testing::JsonValue reference = loadJson(referenceDir(name) + "/scalasca.json");
+        for (Metric metric : rootCause) {
+            const MetricInfo& info = metricInfo(metric);
+            double ours = 0.0;
+            for (NodeId n = 0; n < result->tree().size(); ++n) {
+                for (uint32_t r = 0; r < result->ranks(); ++r) {
+                    ours += result->value(metric, n, r);
+                }
+            }
+            const double theirs = reference.at(std::string(info.uniqueName)).at("total").number;
+            INFO(name << " " << info.uniqueName << ": ours " << ours << " scalasca " << theirs);
+            CHECK(agrees(info, ours, theirs));
+            if (metric == Metric::Delay) {
+                delayOverall += ours;
+            }
+        }
+    }
+    // The references do inject wait states: the comparison is not one of zeros.
+    CHECK(delayOverall > 10.0);
+}

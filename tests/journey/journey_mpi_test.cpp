@@ -101,11 +101,21 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     INFO(summary);
     CHECK(first.find("Late Sender (mpi_latesender)") != std::string::npos);
     CHECK(first.find("call path: example_late_sender/MPI_Recv") != std::string::npos);
-    const std::string ranks = first.substr(first.find("ranks:"));
+    const size_t ranksAt = first.find("ranks:");
+    const std::string ranks = first.substr(ranksAt, first.find('\n', ranksAt) - ranksAt);
     CHECK(ranks.find(" 1 (") != std::string::npos);
     CHECK(ranks.find(" 3 (") != std::string::npos);
     CHECK(ranks.find(" 0 (") == std::string::npos);
     CHECK(ranks.find(" 2 (") == std::string::npos);
+    // The root causes: the senders' computation (delay costs).
+    const size_t causeAt = first.find("caused by:");
+    REQUIRE(causeAt != std::string::npos);
+    const std::string cause = first.substr(causeAt, first.find('\n', causeAt) - causeAt);
+    CHECK(cause.find(" 0 (") != std::string::npos);
+    CHECK(cause.find(" 2 (") != std::string::npos);
+    CHECK(cause.find(" 1 (") == std::string::npos);
+    CHECK(cause.find(" 3 (") == std::string::npos);
+    CHECK(cause.find("delay_latesender") != std::string::npos);
     CHECK(summary.find("verdict:     the measurement did not noticeably disturb the run") !=
           std::string::npos);
     CHECK(summary.find("command:     mpirun -np 4 ") != std::string::npos);

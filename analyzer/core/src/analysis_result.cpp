@@ -42,7 +42,17 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
         merged.m_events.push_back(result.events);
     }
     deriveImbalance(merged);
-    derivePerformanceImpact(merged);
+    // Performance impact splits time by the critical path: only when one was traced (the
+    // root-cause passes can be turned off).
+    bool critical = false;
+    for (NodeId n = 0; n < nodes && !critical; ++n) {
+        for (uint32_t r = 0; r < merged.m_ranks && !critical; ++r) {
+            critical = merged.value(Metric::CriticalPath, n, r) != 0.0;
+        }
+    }
+    if (critical) {
+        derivePerformanceImpact(merged);
+    }
     return merged;
 }
 

@@ -179,7 +179,7 @@ private:
     // case in which the path can move along it, and only such messages are replayed below.
     Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
-        for (const CommunicationOperation& op : ops) {
+        for (const ReplayOperation& op : ops) {
             const EventKind kind = m_in.events.kind(op.event);
             if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
@@ -194,7 +194,7 @@ private:
                 }
             }
         }
-        for (const CommunicationOperation& op : ops) {
+        for (const ReplayOperation& op : ops) {
             if (synchronizes(op)) {
                 const uint32_t comm = m_in.events.collective(op.event).comm;
                 if (Status s = m_transport.contribute(comm, {m_in.spans[op.span].enter}); !s) {
@@ -239,7 +239,7 @@ private:
         return Status::success();
     }
 
-    bool synchronizes(const CommunicationOperation& op) const {
+    bool synchronizes(const ReplayOperation& op) const {
         if (m_in.events.kind(op.event) != EventKind::MpiCollectiveEnd) {
             return false;
         }
@@ -250,7 +250,7 @@ private:
     // Whether message operation `k` is a Late Sender (the send began after the receiving
     // call), computed alike on both ends.
     bool lateSender(size_t k) const {
-        const CommunicationOperation& op = m_in.operations[k];
+        const ReplayOperation& op = m_in.operations[k];
         const double own = m_in.spans[op.span].enter;
         return isSend(m_in.events.kind(op.event)) ? own > m_partnerEnter[k]
                                                   : m_partnerEnter[k] > own;
@@ -259,7 +259,7 @@ private:
     // Whether message operation `k` is a Late Receiver: a blocking send still waiting when the
     // receive began (the receive's enter lies inside the send), computed alike on both ends.
     bool lateReceiver(size_t k) const {
-        const CommunicationOperation& op = m_in.operations[k];
+        const ReplayOperation& op = m_in.operations[k];
         const CallSpan& span = m_in.spans[op.span];
         if (m_in.events.kind(op.event) == EventKind::MpiSend) {
             return m_partnerEnter[k] > span.enter && m_partnerEnter[k] < span.exit;
@@ -310,7 +310,7 @@ private:
             leaveAt = m_partnerEnter[lateReceive];
         }
         for (size_t k = opEnd; k-- > opBegin;) {
-            const CommunicationOperation& op = m_in.operations[k];
+            const ReplayOperation& op = m_in.operations[k];
             const EventKind kind = m_in.events.kind(op.event);
             if (isReceive(kind) && lateSender(k)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
@@ -332,7 +332,7 @@ private:
             }
         }
         for (size_t k = opEnd; k-- > opBegin;) {
-            const CommunicationOperation& op = m_in.operations[k];
+            const ReplayOperation& op = m_in.operations[k];
             const EventKind kind = m_in.events.kind(op.event);
             const bool fromReceiver = isSend(kind) && lateSender(k);
             const bool fromSender = isReceive(kind) && lateReceiver(k);
@@ -359,7 +359,7 @@ private:
     // whether the path moves to it, and only the target waits for their word.
     Status replayCollective(size_t k, const CallSpan& span, bool held, double& leaveAt,
                             bool& arrives) {
-        const CommunicationOperation& op = m_in.operations[k];
+        const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
         const auto found = m_collectives.find(k);
         if (found == m_collectives.end()) {

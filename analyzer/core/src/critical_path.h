@@ -12,12 +12,6 @@
 
 namespace waitscope::analysis {
 
-/// A communication event and the MPI call (index into the call spans) around it.
-struct CommunicationOperation {
-    uint32_t event;
-    uint32_t span;
-};
-
 /// Exclusive time per call node between consecutive communicating MPI calls ("gaps"), recorded
 /// during the profile pass so that the critical path needs no event timestamps later.
 /// Gap g is the time before call span g; the last gap follows the last span. Memory: one
@@ -59,7 +53,7 @@ struct CriticalPathInput {
     const trace::EventStream& events; ///< kinds and records only: timestamps may be freed
     const CallTree& tree;
     const std::vector<CallSpan>& spans;
-    const std::vector<CommunicationOperation>& operations;
+    const std::vector<ReplayOperation>& operations;
     const GapProfile& gaps;
 };
 

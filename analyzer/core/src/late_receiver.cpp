@@ -12,17 +12,18 @@
 
 namespace waitscope::analysis {
 
-void detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
-                        PatternSink& sink) {
+double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
+                          PatternSink& sink) {
     if (receive.enter <= send.enter) {
-        return;
+        return 0.0;
     }
     const double severity = std::min(receive.enter, send.exit) - send.enter;
     if (severity <= 0.0) {
-        return;
+        return 0.0;
     }
     sink.record(Metric::MpiLateReceiver, send, severity);
     sink.add(length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, send.node, 1.0);
+    return severity;
 }
 
 } // namespace waitscope::analysis

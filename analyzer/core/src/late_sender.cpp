@@ -18,7 +18,7 @@
 namespace waitscope::analysis {
 
 void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send,
-                           uint64_t length) {
+                           uint64_t length, uint32_t operation) {
     // A later message that was sent before an earlier Late Sender began waiting.
     for (auto it = m_recent.begin(); it != m_recent.end();) {
         if (send.enter < it->span.enter) {
@@ -37,7 +37,7 @@ void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRe
         m_sink.diagnose("clock_violations_p2p");
     }
     if (!m_open || send.enter > m_current.sendEnter) {
-        m_current = Candidate{span, source, send.enter, 0.0, length > 0};
+        m_current = Candidate{span, source, send.enter, 0.0, length > 0, operation, send.exit};
     }
     m_open = true;
 }
@@ -55,6 +55,12 @@ void LateSender::completeCall() {
     m_sink.record(Metric::MpiLateSender, m_current.span, m_current.severity);
     m_sink.add(m_current.payload ? Metric::MpiClsCount : Metric::MpiSlsCount, m_current.span.node,
                1.0);
+    // A send that began after the receive ended (a clock condition violation) is no
+    // synchronization the root-cause replay could follow backward.
+    if (m_listener && m_current.sendEnter <= m_current.span.exit) {
+        m_listener(m_current.operation, m_current.severity,
+                   std::max(0.0, m_current.span.exit - m_current.sendExit));
+    }
     m_recent.push_back(m_current);
     if (m_recent.size() > kWrongOrderWindow) {
         m_recent.pop_front();

@@ -4,6 +4,7 @@
 #include "pattern_sink.h"
 
 #include <deque>
+#include <functional>
 
 namespace waitscope::analysis {
 
@@ -14,12 +15,19 @@ public:
     /// How many recent Late Sender instances stay candidates for wrong order.
     static constexpr size_t kWrongOrderWindow = 100;
 
-    explicit LateSender(PatternSink& sink) : m_sink(sink) {}
+    /// Told about each instance without a clock condition violation: the receive operation of
+    /// the latest sender, the waiting time and the completion time (receive exit after the
+    /// send's exit).
+    using Listener = std::function<void(uint32_t operation, double wait, double completion)>;
 
-    /// A message arrived in the call `span` from communicator-independent sender `source`.
-    /// All messages completed by one call are handed in before `completeCall`.
-    void onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send,
-                   uint64_t length);
+    explicit LateSender(PatternSink& sink, Listener listener = {})
+        : m_sink(sink), m_listener(std::move(listener)) {}
+
+    /// A message arrived in the call `span` from communicator-independent sender `source`,
+    /// recorded as the replay's operation `operation`. All messages completed by one call are
+    /// handed in before `completeCall`.
+    void onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send, uint64_t length,
+                   uint32_t operation = 0);
     /// Evaluates the call whose messages were handed in (the latest sender counts).
     void completeCall();
 
@@ -30,9 +38,12 @@ private:
         double sendEnter = 0.0;
         double severity = 0.0;
         bool payload = false;
+        uint32_t operation = 0;
+        double sendExit = 0.0;
     };
 
     PatternSink& m_sink;
+    Listener m_listener;
     bool m_open = false;
     Candidate m_current;
     std::deque<Candidate> m_recent;

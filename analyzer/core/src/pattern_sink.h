@@ -16,6 +16,12 @@ struct CallSpan {
     double exit = 0.0;
 };
 
+/// A communication event of the replayed rank and the index of the MPI call around it.
+struct ReplayOperation {
+    uint32_t event;
+    uint32_t span;
+};
+
 /// Records severities and instances of one rank.
 class PatternSink {
 public:
@@ -67,7 +73,8 @@ void detectEarlyScan(const CollectiveView& view, bool exclusive, PatternSink& si
 void detectInitCompletion(const CollectiveView& view, PatternSink& sink);
 void detectFinalizeWait(const CollectiveView& view, PatternSink& sink);
 /// Late Receiver at a blocking send, seen in the backward replay with the receive's call times.
-void detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
-                        PatternSink& sink);
+/// Returns the waiting time found (0 when none).
+double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
+                          PatternSink& sink);
 
 } // namespace waitscope::analysis

@@ -12,8 +12,10 @@
 //                Sender and collectives run their pattern on all members' times.
 //   4. backward: roles swapped, each receive passes its call's times back to the sender;
 //                blocking sends find Late Receiver.
-//   5. critical path: traced backwards from the end of the run (critical_path.cpp), from
-//                the call spans and the time between them recorded by the profile.
+//   5. root causes (unless turned off), two message-driven backward replays of their own:
+//                the critical path, traced from the end of the run (critical_path.cpp), and
+//                delay costs with the wait-state classification (delay_analysis.cpp), both
+//                fed with the time profiles between operations recorded by pass 1.
 // The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
 // posting them all before consuming any yields what a message-by-message replay yields,
 // without waiting on the network per message.
@@ -21,11 +23,13 @@
 
 #include "clock_condition.h"
 #include "critical_path.h"
+#include "delay_analysis.h"
 #include "late_sender.h"
 #include "pattern_sink.h"
 #include "waitscope/analysis/region_class.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace waitscope::analysis {
 namespace {
@@ -35,7 +39,7 @@ using trace::EventKind;
 constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
 
 // A communication event and the MPI call around it.
-using Operation = CommunicationOperation;
+using Operation = ReplayOperation;
 
 struct Frame {
     NodeId node;
@@ -52,9 +56,12 @@ class RankReplay {
 public:
     RankReplay(const trace::Definitions& definitions, const trace::EventStream& events,
                Transport& transport, const ProgressCallback& progress,
-               const std::function<void()>& timesDone)
+               const std::function<void()>& timesDone, const ReplayOptions& options)
         : m_defs(definitions), m_events(events), m_transport(transport), m_progress(progress),
           m_timesDone(timesDone), m_sink(m_result) {
+        if (options.rootCause) {
+            m_delay = std::make_unique<DelayAnalysis>(definitions, events, transport, m_result);
+        }
         m_result.rank = transport.rank();
         m_result.events = events.size();
         m_classes.reserve(definitions.regions.size());
@@ -78,14 +85,21 @@ public:
         if (Status status = backward(); !status) {
             return status.error();
         }
-        report("critical path", 0, 1);
-        if (Status status =
-                traceCriticalPath({m_defs, m_events, m_result.tree, m_spans, m_operations, m_gaps},
-                                  m_transport, m_sink);
-            !status) {
-            return status.error();
+        if (m_delay) {
+            report("critical path", 0, 1);
+            if (Status status = traceCriticalPath(
+                    {m_defs, m_events, m_result.tree, m_spans, m_operations, m_gaps}, m_transport,
+                    m_sink);
+                !status) {
+                return status.error();
+            }
+            report("critical path", 1, 1);
+            report("root causes", 0, 1);
+            if (Status status = m_delay->run(m_operations, m_spans); !status) {
+                return status.error();
+            }
+            report("root causes", 1, 1);
         }
-        report("critical path", 1, 1);
         return std::move(m_result);
     }
 
@@ -103,6 +117,9 @@ private:
     // --- 1. profile -------------------------------------------------------------------------
 
     void addTime(NodeId node, uint32_t region, double seconds) {
+        if (m_delay) {
+            m_delay->profile().add(node, seconds);
+        }
         SeverityRows& s = m_result.severities;
         s.add(Metric::Time, node, seconds);
         const RegionClass cls = classOf(region);
@@ -327,6 +344,9 @@ private:
                 }
                 const CallSpan& span = m_spans[stack.back().span];
                 m_operations.push_back(Operation{static_cast<uint32_t>(i), stack.back().span});
+                if (m_delay) {
+                    m_delay->profile().closeSegment();
+                }
                 const EventKind kind = m_events.kind(i);
                 if (kind == EventKind::MpiCollectiveEnd) {
                     const trace::CollectiveRecord& c = m_events.collective(i);
@@ -543,7 +563,13 @@ private:
         }
         report("forward replay", total / 2, total);
         // Consume in event order: receives find Late Sender, collectives their patterns.
-        LateSender lateSender(m_sink);
+        LateSender::Listener onLateSender;
+        if (m_delay) {
+            onLateSender = [this](uint32_t op, double wait, double completion) {
+                m_delay->onLateSender(op, wait, completion);
+            };
+        }
+        LateSender lateSender(m_sink, onLateSender);
         uint32_t openRecvSpan = kNoSpan;
         for (size_t k = 0; k < total; ++k) {
             const Operation& op = m_operations[k];
@@ -559,7 +585,8 @@ private:
                 if (!record) {
                     return record.error();
                 }
-                lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length);
+                lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length,
+                                     static_cast<uint32_t>(k));
                 openRecvSpan = op.span;
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 if (Status s = replayCollective(op, span); !s) {
@@ -632,6 +659,9 @@ private:
             }
             break;
         }
+        if (m_delay) {
+            m_delay->onCollective(static_cast<uint32_t>(&op - m_operations.data()), view, cls, c);
+        }
         return Status::success();
     }
 
@@ -671,7 +701,14 @@ private:
                 }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
-                    detectLateReceiver(m_spans[op.span], *record, m.length, m_sink);
+                    const CallSpan& span = m_spans[op.span];
+                    const double wait = detectLateReceiver(span, *record, m.length, m_sink);
+                    // A synchronization only when the send lasted until the receive began
+                    // (else the message was buffered and the receive cannot delay it).
+                    if (m_delay && wait > 0.0 && record->enter <= span.exit) {
+                        m_delay->onLateReceiver(static_cast<uint32_t>(&op - m_operations.data()),
+                                                wait, std::max(0.0, span.exit - record->exit));
+                    }
                 }
             }
         }
@@ -690,6 +727,7 @@ private:
     std::vector<CallSpan> m_spans;
     std::vector<Operation> m_operations;
     GapProfile m_gaps; ///< for the critical path: time between communicating calls
+    std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
 };
 
 } // namespace
@@ -697,7 +735,8 @@ private:
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
                               const ProgressCallback& progress,
-                              const std::function<void()>& timesDone) {
+                              const std::function<void()>& timesDone,
+                              const ReplayOptions& options) {
     if (events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
         // stop there instead of waiting forever.
@@ -709,7 +748,7 @@ Result<RankResult> replayRank(const trace::Definitions& definitions,
         (void)all;
         return Error(rankText(transport.rank()) + ": no events to replay");
     }
-    RankReplay replay(definitions, *events, transport, progress, timesDone);
+    RankReplay replay(definitions, *events, transport, progress, timesDone, options);
     return replay.run();
 }
 

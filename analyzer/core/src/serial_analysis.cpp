@@ -12,11 +12,11 @@ namespace waitscope::analysis {
 namespace {
 
 // Replays `streams` (null: the rank could not be read), first correcting their timestamps
-// when `correction` is given; then `streams` must be modifiable.
+// when `options.correction` is given; then `streams` must be modifiable.
 Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
                                   const std::vector<trace::EventStream*>& streams,
                                   std::vector<std::optional<Error>> errors,
-                                  const std::optional<ClockCorrectionOptions>& correction) {
+                                  const ReplayOptions& options) {
     const auto ranks = static_cast<uint32_t>(streams.size());
     InProcessWorld world(definitions, ranks);
     std::vector<std::optional<RankResult>> results(ranks);
@@ -24,9 +24,9 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
     for (uint32_t r = 0; r < ranks; ++r) {
         threads.emplace_back([&, r] {
             Diagnostics corrected;
-            if (correction) {
+            if (options.correction) {
                 auto counters =
-                    correctClocks(definitions, streams[r], world.endpoint(r), *correction);
+                    correctClocks(definitions, streams[r], world.endpoint(r), *options.correction);
                 if (!counters) {
                     if (!errors[r]) {
                         errors[r] = counters.error();
@@ -36,7 +36,7 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
                 }
                 corrected = std::move(*counters);
             }
-            auto result = replayRank(definitions, streams[r], world.endpoint(r));
+            auto result = replayRank(definitions, streams[r], world.endpoint(r), {}, {}, options);
             if (result) {
                 for (const auto& [name, count] : corrected) {
                     result->diagnostics[name] += count;
@@ -68,8 +68,9 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
 
 Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
                                         const std::vector<trace::EventStream>& streams,
-                                        const std::optional<ClockCorrectionOptions>& correction) {
+                                        const ReplayOptions& options) {
     std::vector<trace::EventStream*> pointers;
+    const bool correction = options.correction.has_value();
     // Only a correction writes: it gets copies, the replay alone reads the caller's streams.
     std::vector<trace::EventStream> copies;
     if (correction) {
@@ -79,12 +80,11 @@ Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
         pointers.push_back(correction ? &copies[r] : const_cast<trace::EventStream*>(&streams[r]));
     }
     return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()),
-                      correction);
+                      options);
 }
 
-Result<AnalysisResult>
-analyzeArchiveInProcess(const std::string& path,
-                        const std::optional<ClockCorrectionOptions>& correction) {
+Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
+                                               const ReplayOptions& options) {
     auto anchor = trace::findAnchorFile(path);
     if (!anchor) {
         return anchor.error();
@@ -109,7 +109,7 @@ analyzeArchiveInProcess(const std::string& path,
             errors[r] = events.error();
         }
     }
-    return runThreads(*definitions, pointers, std::move(errors), correction);
+    return runThreads(*definitions, pointers, std::move(errors), options);
 }
 
 } // namespace waitscope::analysis

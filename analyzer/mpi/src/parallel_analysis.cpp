@@ -22,7 +22,7 @@ bool anyFailed(bool failed) {
 } // namespace
 
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,
-                                        const std::optional<ClockCorrectionOptions>& correction) {
+                                        const ReplayOptions& options) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -55,12 +55,12 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         return transport.error();
     }
     Diagnostics corrected;
-    if (correction) {
+    if (options.correction) {
         if (progress) {
             progress("clock correction", 0);
         }
         auto counters = correctClocks(analysis.definitions, events ? &*events : nullptr,
-                                      **transport, *correction);
+                                      **transport, *options.correction);
         // Every rank stops here together when one failed, before the replay's exchanges.
         if (anyFailed(!counters)) {
             transport.value().reset();
@@ -79,7 +79,7 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         releaseTimes = [&events] { events->releaseTimes(); };
     }
     auto replayed = replayRank(analysis.definitions, events ? &*events : nullptr, **transport,
-                               progress, releaseTimes);
+                               progress, releaseTimes, options);
     transport.value().reset(); // frees the mirrored communicators while every rank is here
     if (replayed) {
         for (const auto& [name, count] : corrected) {

@@ -1,6 +1,7 @@
 // The replay of one rank: profile, consistency check, forward and backward passes.
 #pragma once
 
+#include "waitscope/analysis/clock_correction.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/analysis/transport.h"
 #include "waitscope/base/result.h"
@@ -8,9 +9,19 @@
 #include "waitscope/trace/event_stream.h"
 
 #include <functional>
+#include <optional>
 #include <string_view>
 
 namespace waitscope::analysis {
+
+/// What the replay computes beyond the wait states.
+struct ReplayOptions {
+    /// Root causes: the critical path, delay costs and the wait-state classification
+    /// (message-driven backward replays after the basic ones).
+    bool rootCause = true;
+    /// Timestamp correction before the replay (--time-correct), if wanted.
+    std::optional<ClockCorrectionOptions> correction;
+};
 
 /// Called with a phase name and its progress in percent (0..100).
 using ProgressCallback = std::function<void(std::string_view phase, int percent)>;
@@ -25,6 +36,7 @@ using ProgressCallback = std::function<void(std::string_view phase, int percent)
 Result<RankResult> replayRank(const trace::Definitions& definitions,
                               const trace::EventStream* events, Transport& transport,
                               const ProgressCallback& progress = {},
-                              const std::function<void()>& timesDone = {});
+                              const std::function<void()>& timesDone = {},
+                              const ReplayOptions& options = {});
 
 } // namespace waitscope::analysis

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "waitscope/analysis/analysis_result.h"
-#include "waitscope/analysis/clock_correction.h"
+#include "waitscope/analysis/rank_replay.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
@@ -14,17 +14,15 @@
 namespace waitscope::analysis {
 
 /// Replays `streams` (one per rank, in rank order) with the in-process transport, after
-/// correcting copies of their timestamps when `correction` is given (correctClocks()).
+/// correcting copies of their timestamps when `options.correction` is given (correctClocks()).
 /// Fails with the first rank's error when any rank fails; never hangs on inconsistent input.
-Result<AnalysisResult>
-analyzeInProcess(const trace::Definitions& definitions,
-                 const std::vector<trace::EventStream>& streams,
-                 const std::optional<ClockCorrectionOptions>& correction = std::nullopt);
+Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
+                                        const std::vector<trace::EventStream>& streams,
+                                        const ReplayOptions& options = {});
 
 /// Reads the archive at `path` (experiment directory or anchor file) and analyzes it in process,
-/// correcting the timestamps first when `correction` is given.
-Result<AnalysisResult>
-analyzeArchiveInProcess(const std::string& path,
-                        const std::optional<ClockCorrectionOptions>& correction = std::nullopt);
+/// correcting the timestamps first when `options.correction` is given.
+Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
+                                               const ReplayOptions& options = {});
 
 } // namespace waitscope::analysis

@@ -20,10 +20,10 @@ struct ParallelAnalysis {
 
 /// Reads the global definitions and this rank's events, replays them over MPI and merges all
 /// ranks' results on rank 0. Collective over MPI_COMM_WORLD; fails on every rank alike (for
-/// example when the trace's rank count differs from the job's). With `correction`, the
-/// timestamps are corrected first (correctClocks()).
-Result<ParallelAnalysis>
-analyzeWithMpi(const std::string& path, const ProgressCallback& progress = {},
-               const std::optional<ClockCorrectionOptions>& correction = std::nullopt);
+/// example when the trace's rank count differs from the job's). With `options.correction`,
+/// the timestamps are corrected first (correctClocks()).
+Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
+                                        const ProgressCallback& progress = {},
+                                        const ReplayOptions& options = {});
 
 } // namespace waitscope::analysis

@@ -1,0 +1,1049 @@
+// Delay costs and wait-state classification.
+//
+// Source: Böhme, Geimer, Wolf, Arnold, "Identifying the root causes of wait states in
+// large-scale parallel applications" (ICPP 2010; TOPC 3(2), 2016), as Scalasca 2.6 computes it.
+//
+// Synchronization points (SPs) are the operations at which a rank synchronized with others:
+// Late Sender receives and the sends they waited for, Late Receiver sends and the receives
+// they waited for, barriers, n-to-n operations, 1-to-n and n-to-1 operations where someone
+// waited, MPI_Init and MPI_Finalize. A synchronization interval runs from the previous SP
+// that synchronized with the partner to the current one:
+//
+//   waiter    ..SP|----- work w_c ------|--enter......wait ω......|exit
+//   delayer   ..SP|----- work t_c (own waits removed) ----------|--enter-----|
+//                 <--------------- synchronization interval --------------->
+//
+//   delay d_c      = max(t_c - w_c, 0)        per call path c (the delayer's excess work)
+//   short-term     += s * d_c,   s = min(ω / (Σd + Σwait), 1)
+//   long-term(X)   += (γ_X / (Σd + Σwait)) * d_c
+//
+// where Σwait is the waiting time of the delayer's own SPs inside the interval and γ_X the
+// waiting of type X that the waiter's wait state caused later on (its costs, accumulated by
+// the replay so far). The delayer's own wait states inside the interval take on costs
+// s·ω_k (same type) and γ_X/(Σd+Σwait)·ω_k: this is how long-term costs travel backward.
+// The interval's times exclude the waiting of inner SPs and the non-completion part of the
+// opening SP's call. For collectives the latecomer (last to enter; the root of 1-to-n; the
+// last sender of n-to-1) plays the delayer against every waiting member, with interval
+// starts per member when it synchronized with some members since the last SP with all.
+//
+// Classification (point-to-point wait states only, as in Scalasca): of a wait ω whose delayer
+// itself waited Σwait inside the interval, s·Σwait is indirect (propagated to it) and the
+// rest direct; a wait state ω_k of the delayer inside such an interval is propagating in the
+// largest share s·ω_k any later point-to-point delay computation gave it, the rest terminal.
+//
+// Passes: (1) the profile pass records the exclusive time per call path between consecutive
+// operations (OperationProfile: one (node, seconds) pair per call path touched between two
+// operations, kept after the timestamps are freed); (2) the forward and backward replays
+// report Late Sender, collective and Late Receiver SPs; (3) one bulk exchange tells the
+// partners of point-to-point wait states that their send or receive is an SP (a direction no
+// rank needs is skipped); (4) a message-driven backward replay. There each waiter posts
+// [wait, its costs per type, its interval's times by call-path key] to its delayer, which
+// awaits it at the matching operation; each waiting member of a collective posts the same to
+// the latecomer (before the walk when it synchronized with every rank there, since such a
+// wait state can take on no costs). Indirect shares travel back once per waiter at the end,
+// each with its channel (communicator, tag, type) and position on it.
+#include "delay_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+namespace waitscope::analysis {
+namespace {
+
+using trace::CollectiveOp;
+using trace::EventKind;
+
+// Tags of the message-driven exchange next to the traced ones (assumed below 0x7FFFFF00).
+constexpr uint32_t kLateReceiverTag = 0x80000000u;   ///< ORed in: Late Receiver, sender to receiver
+constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;      ///< member to latecomer, in the walk
+constexpr uint32_t kIndirectTag = 0xFFFFFF03u;       ///< delayer to waiter, after the walk
+constexpr uint32_t kCollectiveUpEarly = 0xFFFFFF04u; ///< member to latecomer, before the walk
+constexpr uint64_t kKeyMask = (uint64_t{1} << 53) - 1; // keys travel exactly as doubles
+
+constexpr Metric kShortTerm[DelayAnalysis::kKinds] = {
+    Metric::DelayLateSender, Metric::DelayLateReceiver, Metric::DelayBarrier,
+    Metric::DelayN2n,        Metric::Delay12n,          Metric::DelayN21};
+constexpr Metric kLongTerm[DelayAnalysis::kKinds] = {
+    Metric::DelayLateSenderLongterm, Metric::DelayLateReceiverLongterm,
+    Metric::DelayBarrierLongterm,    Metric::DelayN2nLongterm,
+    Metric::Delay12nLongterm,        Metric::DelayN21Longterm};
+
+// Inputs of a collective delay computation: the member's wait, then its costs per type.
+constexpr size_t kInputs = 1 + DelayAnalysis::kKinds;
+
+uint64_t mixKey(uint64_t parent, uint32_t region) {
+    uint64_t x = parent ^ (0x9E3779B97F4A7C15ull + region + (parent << 6) + (parent >> 2));
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x & kKeyMask;
+}
+
+bool isSend(EventKind kind) {
+    return kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
+}
+bool isReceive(EventKind kind) {
+    return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
+}
+
+// The delay type of a collective operation, or kKinds when it synchronizes no one.
+DelayAnalysis::Kind kindOf(CollectiveOp op) {
+    switch (op) {
+    case CollectiveOp::Barrier:
+        return DelayAnalysis::kBarrier;
+    case CollectiveOp::Bcast:
+    case CollectiveOp::Scatter:
+    case CollectiveOp::Scatterv:
+        return DelayAnalysis::kOneToN;
+    case CollectiveOp::Reduce:
+    case CollectiveOp::Gather:
+    case CollectiveOp::Gatherv:
+        return DelayAnalysis::kNToOne;
+    case CollectiveOp::Allgather:
+    case CollectiveOp::Allgatherv:
+    case CollectiveOp::Alltoall:
+    case CollectiveOp::Allreduce:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::ReduceScatterBlock:
+        // Alltoallv/w may hide any pattern of pairwise exchange: not a synchronization.
+        return DelayAnalysis::kNxn;
+    default:
+        return DelayAnalysis::kKinds;
+    }
+}
+
+// Index of the largest value (the lowest index among equals), over members where `use` holds.
+size_t latest(const std::vector<double>& enters, const std::vector<bool>& use) {
+    size_t best = enters.size();
+    for (size_t m = 0; m < enters.size(); ++m) {
+        if (use[m] && (best == enters.size() || enters[m] > enters[best])) {
+            best = m;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+DelayAnalysis::DelayAnalysis(const trace::Definitions& definitions,
+                             const trace::EventStream& events, Transport& transport,
+                             RankResult& result)
+    : m_defs(definitions), m_events(events), m_transport(transport), m_result(result) {}
+
+// --- synchronization points ------------------------------------------------------------------
+
+void DelayAnalysis::addSyncPoint(uint32_t operation, Role role, double wait, double completion,
+                                 uint32_t partner) {
+    SyncPoint point;
+    point.operation = operation;
+    point.role = role;
+    point.wait = wait;
+    point.completion = completion;
+    point.partner = partner;
+    m_points.push_back(point);
+}
+
+uint32_t DelayAnalysis::rankSet(std::vector<uint32_t> worldRanks) {
+    std::sort(worldRanks.begin(), worldRanks.end());
+    m_rankSets.push_back(std::move(worldRanks));
+    return static_cast<uint32_t>(m_rankSets.size() - 1);
+}
+
+uint32_t DelayAnalysis::memberSet(uint32_t comm) {
+    const auto it = m_memberSets.find(comm);
+    if (it != m_memberSets.end()) {
+        return it->second;
+    }
+    std::vector<uint32_t> ranks;
+    if (comm == kWorldComm) {
+        for (uint32_t r = 0; r < m_transport.size(); ++r) {
+            ranks.push_back(r);
+        }
+    } else {
+        ranks = m_defs.communicators[comm].worldRanks;
+    }
+    const uint32_t set = rankSet(std::move(ranks));
+    m_memberSets[comm] = set;
+    return set;
+}
+
+bool DelayAnalysis::contains(const SyncPoint& point, uint32_t worldRank) const {
+    if (point.role != Role::Group) {
+        return point.partner == worldRank;
+    }
+    const auto& ranks = m_rankSets[point.partner];
+    return std::binary_search(ranks.begin(), ranks.end(), worldRank);
+}
+
+void DelayAnalysis::onLateSender(uint32_t operation, double wait, double completion) {
+    addSyncPoint(operation, Role::LateSender, wait, completion, 0);
+}
+
+void DelayAnalysis::onLateReceiver(uint32_t operation, double wait, double completion) {
+    addSyncPoint(operation, Role::LateReceiver, wait, completion, 0);
+}
+
+void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
+                                 const trace::CollectiveRecord& record) {
+    const double duration = view.span.exit - view.span.enter;
+    const auto groupPoint = [&](double wait, double completion, uint32_t set) {
+        addSyncPoint(operation, Role::Group, wait, completion, set);
+        m_lastGroupNode = view.span.node;
+        m_lastGroupEnter = view.span.enter;
+    };
+    if (cls == RegionClass::MpiInit || cls == RegionClass::MpiFinalize) {
+        // One SP per call: MPI_Init may hold several communicator creations.
+        if (!m_points.empty() && m_points.back().role == Role::Group &&
+            m_lastGroupNode == view.span.node && m_lastGroupEnter == view.span.enter) {
+            return;
+        }
+        double completion = 0.0;
+        if (cls == RegionClass::MpiInit) {
+            const double latestBegin = std::min(view.maxEnter(), view.span.exit);
+            const double earliestEnd = std::max(view.minExit(), latestBegin);
+            completion = std::max(0.0, view.span.exit - earliestEnd);
+        }
+        groupPoint(0.0, completion, memberSet(kWorldComm));
+        return;
+    }
+    const Kind kind = kindOf(record.op);
+    const size_t members = view.members();
+    if (kind == kKinds || members < 2 || record.comm >= m_defs.communicators.size()) {
+        return;
+    }
+    // Who synchronizes follows from the members' call times alone, so that every member
+    // comes to the same conclusion (Scalasca also looks at the bytes moved).
+    std::vector<double> enters(members);
+    for (size_t m = 0; m < members; ++m) {
+        enters[m] = view.enterOf(m);
+    }
+    const auto& world = m_defs.communicators[record.comm].worldRanks;
+    const auto worldOf = [&](size_t m) { return m < world.size() ? world[m] : 0u; };
+    const double maxEnter = view.maxEnter();
+    size_t late = latest(enters, std::vector<bool>(members, true));
+    std::vector<bool> synchronizes(members, false);
+    double wait = 0.0;
+    double completion = 0.0;
+    std::vector<uint32_t> partners; // world ranks this rank synchronizes with
+    switch (kind) {
+    case kBarrier:
+    case kNxn: {
+        wait = std::clamp(maxEnter - view.span.enter, 0.0, duration);
+        completion = std::clamp(view.span.exit - view.minExit(), 0.0, duration - wait);
+        const bool overlap = kind == kBarrier || view.minExit() > maxEnter;
+        for (size_t m = 0; m < members; ++m) {
+            // Partial overlap: only who entered before the last one, and the last one.
+            synchronizes[m] = overlap || enters[m] < enters[late] || m == late;
+        }
+        for (size_t m = 0; m < members; ++m) {
+            if (synchronizes[m]) {
+                partners.push_back(worldOf(m));
+            }
+        }
+        break;
+    }
+    case kOneToN: {
+        if (view.root >= members) {
+            return;
+        }
+        late = view.root;
+        const double rootEnter = enters[view.root];
+        // Completion: the time after the first waiting receiver left.
+        double earliestEnd = std::numeric_limits<double>::infinity();
+        for (size_t m = 0; m < members; ++m) {
+            if (m != view.root && enters[m] < rootEnter) {
+                synchronizes[m] = synchronizes[view.root] = true;
+                earliestEnd = std::min(earliestEnd, view.exitOf(m));
+            }
+        }
+        completion = std::clamp(view.span.exit - earliestEnd, 0.0, duration);
+        if (view.self != view.root) {
+            wait = std::clamp(rootEnter - view.span.enter, 0.0, duration);
+            completion = std::min(completion, duration - wait);
+            partners.push_back(worldOf(view.root));
+        } else {
+            for (size_t m = 0; m < members; ++m) {
+                if (m != view.root && synchronizes[m]) {
+                    partners.push_back(worldOf(m));
+                }
+            }
+        }
+        break;
+    }
+    case kNToOne: {
+        if (view.root >= members || !(enters[view.root] < enters[late])) {
+            return;
+        }
+        synchronizes[view.root] = synchronizes[late] = true;
+        // Completion: the time after the first of the two synchronizing ranks left.
+        completion = std::clamp(
+            view.span.exit - std::min(view.exitOf(view.root), view.exitOf(late)), 0.0, duration);
+        if (view.self == view.root) {
+            double lastSender = -std::numeric_limits<double>::infinity();
+            for (size_t m = 0; m < members; ++m) {
+                if (m != view.root) {
+                    lastSender = std::max(lastSender, enters[m]);
+                }
+            }
+            wait = std::clamp(lastSender - view.span.enter, 0.0, duration);
+            completion = std::min(completion, duration - wait);
+            partners.push_back(worldOf(late));
+        } else {
+            partners.push_back(worldOf(view.root));
+        }
+        break;
+    }
+    default:
+        return;
+    }
+    if (!synchronizes[late]) {
+        return;
+    }
+    // A member that synchronizes here with every other rank can never be inside a later
+    // synchronization interval, so its wait state here takes on no costs: its share is known
+    // before the walk and posted then, sparing the latecomer a wait for it.
+    const auto postsEarly = [&](size_t m) {
+        size_t others = 0;
+        if (kind == kBarrier || kind == kNxn) {
+            for (size_t o = 0; o < members; ++o) {
+                others += o != m && synchronizes[o];
+            }
+        } else {
+            others = 1; // the root or the latecomer
+        }
+        return others + 1 >= m_transport.size();
+    };
+    Collective collective;
+    collective.operation = operation;
+    collective.late = static_cast<uint32_t>(late);
+    collective.postEarly = view.self != late && synchronizes[view.self] && postsEarly(view.self);
+    if (view.self == late) {
+        std::vector<uint32_t> waiting, early;
+        for (size_t m = 0; m < members; ++m) {
+            if (m != late && synchronizes[m]) {
+                (postsEarly(m) ? early : waiting).push_back(static_cast<uint32_t>(m));
+            }
+        }
+        collective.waiting = rankSet(std::move(waiting));
+        collective.early = rankSet(std::move(early));
+    }
+    m_collectives.push_back(collective);
+    if (synchronizes[view.self]) {
+        groupPoint(wait, completion,
+                   kind == kBarrier || partners.size() == world.size() ? memberSet(record.comm)
+                                                                       : rankSet(partners));
+    }
+}
+
+int DelayAnalysis::syncPointAt(uint32_t operation) const {
+    const auto it =
+        std::lower_bound(m_points.begin(), m_points.end(), operation,
+                         [](const SyncPoint& point, uint32_t op) { return point.operation < op; });
+    return it != m_points.end() && it->operation == operation
+               ? static_cast<int>(it - m_points.begin())
+               : -1;
+}
+
+int DelayAnalysis::previousWith(int point, uint32_t worldRank) const {
+    for (int k = point - 1; k >= 0; --k) {
+        if (contains(m_points[static_cast<size_t>(k)], worldRank)) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+// The last SP before `point` at which this rank had synchronized with all of `remaining`
+// (walking back, an SP covering all still missing ends the walk); members met on the way at
+// later SPs are returned in `intermediate` with that SP.
+int DelayAnalysis::previousGroup(int point, std::vector<uint32_t> remaining,
+                                 std::map<uint32_t, int>& intermediate) const {
+    intermediate.clear();
+    int k = point - 1;
+    int last = -1;
+    for (; k >= 0 && !remaining.empty(); --k) {
+        const SyncPoint& sp = m_points[static_cast<size_t>(k)];
+        last = k;
+        bool all = true;
+        for (uint32_t r : remaining) {
+            if (!contains(sp, r)) {
+                all = false;
+                break;
+            }
+        }
+        if (all) {
+            remaining.clear();
+            break;
+        }
+        std::vector<uint32_t> left;
+        for (uint32_t r : remaining) {
+            if (contains(sp, r)) {
+                intermediate[r] = k;
+            } else {
+                left.push_back(r);
+            }
+        }
+        remaining.swap(left);
+    }
+    return last;
+}
+
+NodeId DelayAnalysis::nodeOf(int point) const {
+    const ReplayOperation& op = (*m_operations)[m_points[static_cast<size_t>(point)].operation];
+    return (*m_spans)[op.span].node;
+}
+
+// The interval's exclusive times per call path without the waiting of the SPs inside and
+// without the part of the opening SP's call before its completion.
+DelayAnalysis::Interval DelayAnalysis::interval(int from, int to) {
+    Interval result;
+    result.from = from;
+    result.to = to;
+    const size_t first = from < 0 ? 0 : m_points[static_cast<size_t>(from)].operation + size_t{1};
+    const size_t last = m_points[static_cast<size_t>(to)].operation + size_t{1};
+    m_touched.clear();
+    m_profile.sum(first, last, m_dense, m_touched);
+    if (m_denseWait.size() < m_dense.size()) {
+        m_denseWait.resize(m_dense.size(), 0.0);
+    }
+    std::vector<NodeId>& waited = m_waited;
+    waited.clear();
+    for (int k = from + 1; k < to; ++k) {
+        const SyncPoint& sp = m_points[static_cast<size_t>(k)];
+        if (sp.wait > 0.0) {
+            const NodeId node = nodeOf(k);
+            if (node >= m_denseWait.size()) {
+                m_denseWait.resize(node + 1, 0.0);
+            }
+            m_denseWait[node] += sp.wait;
+            waited.push_back(node);
+            result.waiting += sp.wait;
+        }
+    }
+    for (NodeId node : m_touched) {
+        const double t = m_dense[node];
+        if (t == 0.0) {
+            continue; // listed twice
+        }
+        m_dense[node] = 0.0;
+        const double d = t - (node < m_denseWait.size() ? m_denseWait[node] : 0.0);
+        if (d > 0.0) {
+            result.times.emplace_back(node, d);
+            result.sum += d;
+        }
+    }
+    for (NodeId node : waited) {
+        m_denseWait[node] = 0.0;
+    }
+    std::sort(result.times.begin(), result.times.end());
+    if (from >= 0) {
+        const SyncPoint& opening = m_points[static_cast<size_t>(from)];
+        const NodeId node = nodeOf(from);
+        auto it = std::lower_bound(result.times.begin(), result.times.end(),
+                                   std::make_pair(node, -std::numeric_limits<double>::infinity()));
+        if (it == result.times.end() || it->first != node) {
+            it = result.times.insert(it, {node, 0.0});
+        }
+        const double t = it->second;
+        const double before = opening.total - opening.completion;
+        it->second = std::max(t - before, 0.0);
+        result.sum -= std::min(before, t);
+    }
+    return result;
+}
+
+std::vector<double> DelayAnalysis::timesPayload(double wait, const Costs& costs,
+                                                const Interval& times) const {
+    std::vector<double> payload;
+    payload.reserve(2 + kKinds + 2 * times.times.size());
+    payload.push_back(wait);
+    payload.insert(payload.end(), costs.begin(), costs.end());
+    payload.push_back(static_cast<double>(times.times.size()));
+    for (const auto& [node, t] : times.times) {
+        payload.push_back(static_cast<double>(m_keys[node]));
+        payload.push_back(t);
+    }
+    return payload;
+}
+
+void DelayAnalysis::addUp(Metric metric, NodeId node, double value) {
+    if (value == 0.0) {
+        return;
+    }
+    for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
+        m_result.severities.add(*m, node, value);
+    }
+}
+
+void DelayAnalysis::addCosts(const Interval& span, Kind kind, double scale) {
+    if (!(scale > 0.0)) {
+        return;
+    }
+    for (int k = span.from + 1; k < span.to; ++k) {
+        const double wait = m_points[static_cast<size_t>(k)].wait;
+        if (wait > 0.0) {
+            m_costs[k][kind] += scale * wait;
+        }
+    }
+}
+
+void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& scales) {
+    if (scales.empty()) {
+        return;
+    }
+    double scale = scales.begin()->second;
+    for (int k = span.from + 1; k < span.to; ++k) {
+        const auto it = scales.find(k);
+        if (it != scales.end()) {
+            scale = it->second;
+        }
+        const double wait = m_points[static_cast<size_t>(k)].wait;
+        if (scale > 0.0 && wait > 0.0) {
+            m_costs[k][kind] += scale * wait;
+        }
+    }
+}
+
+// The delayer's side of a point-to-point wait state of type `kind` at SP `point`: `payload`
+// is what the waiter (world rank `waiterRank`) posted. Returns the indirect share of the wait.
+double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
+                                     const std::vector<double>& payload) {
+    const double wait = payload.at(0);
+    Costs costs{};
+    for (size_t x = 0; x < kKinds; ++x) {
+        costs[x] = payload.at(1 + x);
+    }
+    const size_t count = static_cast<size_t>(payload.at(1 + kKinds));
+    std::vector<std::pair<uint64_t, double>> remote;
+    remote.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        remote.emplace_back(static_cast<uint64_t>(payload.at(2 + kKinds + 2 * i)),
+                            payload.at(3 + kKinds + 2 * i));
+    }
+    std::sort(remote.begin(), remote.end());
+    if (!(wait > 0.0)) {
+        return 0.0;
+    }
+    const Interval own = interval(previousWith(point, waiterRank), point);
+    std::vector<std::pair<NodeId, double>> delay;
+    double delaySum = 0.0;
+    for (const auto& [node, t] : own.times) {
+        const uint64_t key = m_keys[node];
+        const auto it =
+            std::lower_bound(remote.begin(), remote.end(),
+                             std::make_pair(key, -std::numeric_limits<double>::infinity()));
+        const double theirs = it != remote.end() && it->first == key ? it->second : 0.0;
+        const double d = t - theirs;
+        if (d > 0.0) {
+            delay.emplace_back(node, d);
+            delaySum += d;
+        }
+    }
+    const double denominator = delaySum + own.waiting;
+    if (!(denominator > 0.0)) {
+        return 0.0;
+    }
+    const double scale = std::min(wait / denominator, 1.0);
+    if (delaySum > 0.0) {
+        for (const auto& [node, d] : delay) {
+            addUp(kShortTerm[kind], node, scale * d);
+        }
+    }
+    for (size_t x = 0; x < kKinds; ++x) {
+        const double longScale = costs[x] / denominator;
+        if (longScale > 0.0) {
+            for (const auto& [node, d] : delay) {
+                addUp(kLongTerm[x], node, longScale * d);
+            }
+        }
+        addCosts(own, static_cast<Kind>(x), longScale + (x == kind ? scale : 0.0));
+    }
+    if (own.waiting > 0.0 && scale > 0.0) {
+        for (int k = own.from + 1; k < own.to; ++k) {
+            const double w = m_points[static_cast<size_t>(k)].wait;
+            if (w > 0.0) {
+                double& pw = m_propagating[k];
+                pw = std::max(pw, scale * w);
+            }
+        }
+    }
+    return own.waiting > 0.0 ? scale * own.waiting : 0.0;
+}
+
+// --- the passes --------------------------------------------------------------------------------
+
+uint32_t DelayAnalysis::commRankOf(uint32_t comm) const {
+    if (comm < m_defs.communicators.size()) {
+        const auto& ranks = m_defs.communicators[comm].worldRanks;
+        const auto it = std::find(ranks.begin(), ranks.end(), m_transport.rank());
+        if (it != ranks.end()) {
+            return static_cast<uint32_t>(it - ranks.begin());
+        }
+    }
+    return 0;
+}
+
+uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
+    if (comm >= m_defs.communicators.size()) {
+        return trace::kUndefined;
+    }
+    const trace::Communicator& c = m_defs.communicators[comm];
+    if (c.isSelf) {
+        return commRank == 0 ? m_transport.rank() : trace::kUndefined;
+    }
+    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
+}
+
+// Receivers tell senders whether they waited (Late Sender), senders tell receivers (Late
+// Receiver), so that both partners of a wait state know their operation is an SP. A direction
+// no rank needs is skipped.
+Status DelayAnalysis::findPartnerSyncPoints() {
+    const auto& ops = *m_operations;
+    // The SPs so far: the forward pass's in operation order, then the backward pass's.
+    const auto byOperation = [](const SyncPoint& a, const SyncPoint& b) {
+        return a.operation < b.operation;
+    };
+    const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
+        return p.role == Role::LateReceiver;
+    });
+    std::inplace_merge(m_points.begin(), backward, m_points.end(), byOperation);
+    std::vector<char> waited(ops.size(), 0);
+    double lateSenders = 0.0, lateReceivers = 0.0;
+    for (const SyncPoint& sp : m_points) {
+        if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+            waited[sp.operation] = 1;
+            (sp.role == Role::LateSender ? lateSenders : lateReceivers) += 1.0;
+        }
+    }
+    auto anywhere = m_transport.allGather(kWorldComm, {lateSenders, lateReceivers});
+    if (!anywhere) {
+        return anywhere.error();
+    }
+    bool tellSenders = false, tellReceivers = false;
+    for (size_t r = 0; r + 1 < anywhere->size(); r += 2) {
+        tellSenders = tellSenders || (*anywhere)[r] > 0.0;
+        tellReceivers = tellReceivers || (*anywhere)[r + 1] > 0.0;
+    }
+    if (!tellSenders && !tellReceivers) {
+        return Status::success();
+    }
+    for (size_t k = 0; k < ops.size(); ++k) {
+        const EventKind kind = m_events.kind(ops[k].event);
+        if (!(isSend(kind) ? tellReceivers : isReceive(kind) && tellSenders)) {
+            continue;
+        }
+        const trace::MessageRecord& m = m_events.message(ops[k].event);
+        const ReplayRecord record{waited[k] ? 1.0 : 0.0, (*m_spans)[ops[k].span].exit};
+        const uint32_t tag = isSend(kind) ? m.tag | kLateReceiverTag : m.tag;
+        if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
+            return s;
+        }
+    }
+    if (Status s = m_transport.exchange(); !s) {
+        return s;
+    }
+    std::vector<SyncPoint> found;
+    for (size_t k = 0; k < ops.size(); ++k) {
+        const EventKind kind = m_events.kind(ops[k].event);
+        if (!(isSend(kind) ? tellSenders : isReceive(kind) && tellReceivers)) {
+            continue;
+        }
+        const trace::MessageRecord& m = m_events.message(ops[k].event);
+        const uint32_t tag = isSend(kind) ? m.tag : m.tag | kLateReceiverTag;
+        auto record = m_transport.receive(m.comm, m.partner, tag);
+        if (!record) {
+            return record.error();
+        }
+        if (record->enter > 0.0 && !waited[k]) {
+            const CallSpan& span = (*m_spans)[ops[k].span];
+            SyncPoint sp;
+            sp.operation = static_cast<uint32_t>(k);
+            sp.role = isSend(kind) ? Role::SenderOfLate : Role::ReceiverOfLate;
+            sp.completion = std::max(0.0, span.exit - record->exit);
+            found.push_back(sp);
+        }
+    }
+    const size_t before = m_points.size();
+    m_points.insert(m_points.end(), found.begin(), found.end());
+    std::inplace_merge(m_points.begin(), m_points.begin() + static_cast<std::ptrdiff_t>(before),
+                       m_points.end(), byOperation);
+    return Status::success();
+}
+
+DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
+    const auto it = m_costs.find(point);
+    return it == m_costs.end() ? Costs{} : it->second;
+}
+
+Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
+                          const std::vector<CallSpan>& spans) {
+    m_operations = &operations;
+    m_spans = &spans;
+    m_profile.finish();
+    const CallTree& tree = m_result.tree;
+    m_keys.resize(tree.size());
+    for (NodeId n = 0; n < tree.size(); ++n) {
+        const NodeId parent = tree.node(n).parent;
+        m_keys[n] = mixKey(parent == kNoNode ? 0x5EED : m_keys[parent], tree.node(n).region);
+    }
+    m_dense.assign(tree.size(), 0.0);
+    m_denseWait.assign(tree.size(), 0.0);
+    m_indirectLs.assign(tree.size(), 0.0);
+    m_indirectLr.assign(tree.size(), 0.0);
+    if (Status s = findPartnerSyncPoints(); !s) {
+        return s;
+    }
+    // Partners and call durations, now that every SP is known.
+    for (SyncPoint& sp : m_points) {
+        const ReplayOperation& op = operations[sp.operation];
+        const CallSpan& span = spans[op.span];
+        sp.total = span.exit - span.enter;
+        if (sp.role != Role::Group) {
+            const trace::MessageRecord& m = m_events.message(op.event);
+            sp.partner = worldRankOf(m.comm, m.partner);
+        }
+    }
+
+    // Backward over the operations. Indirect shares owed to waiters are collected per waiter
+    // rank and settled at the end, each with its channel and position on it.
+    std::map<uint32_t, std::vector<Owed>> owed;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
+    {
+        int p = static_cast<int>(m_points.size()) - 1;
+        for (size_t k = m_collectives.size(); k-- > 0;) {
+            const Collective& early = m_collectives[k];
+            while (p >= 0 && m_points[static_cast<size_t>(p)].operation > early.operation) {
+                --p;
+            }
+            if (!early.postEarly || p < 0 ||
+                m_points[static_cast<size_t>(p)].operation != early.operation) {
+                continue;
+            }
+            const ReplayOperation& op = operations[early.operation];
+            const uint32_t comm = m_events.collective(op.event).comm;
+            const SyncPoint& sp = m_points[static_cast<size_t>(p)];
+            const Interval own =
+                interval(previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p);
+            if (Status s = m_transport.post(comm, early.late, kCollectiveUpEarly,
+                                            timesPayload(std::max(sp.wait, 0.0), Costs{}, own));
+                !s) {
+                return s;
+            }
+        }
+    }
+    int point = static_cast<int>(m_points.size()) - 1;
+    int collective = static_cast<int>(m_collectives.size()) - 1;
+    for (size_t k = operations.size(); k-- > 0;) {
+        while (point >= 0 && m_points[static_cast<size_t>(point)].operation > k) {
+            --point;
+        }
+        while (collective >= 0 && m_collectives[static_cast<size_t>(collective)].operation > k) {
+            --collective;
+        }
+        const bool isPoint = point >= 0 && m_points[static_cast<size_t>(point)].operation == k;
+        if (collective >= 0 && m_collectives[static_cast<size_t>(collective)].operation == k) {
+            if (Status s = collectiveDelay(m_collectives[static_cast<size_t>(collective)],
+                                           isPoint ? point : -1);
+                !s) {
+                return s;
+            }
+            continue;
+        }
+        if (!isPoint) {
+            continue;
+        }
+        const SyncPoint& sp = m_points[static_cast<size_t>(point)];
+        if (sp.role == Role::Group) {
+            continue;
+        }
+        const ReplayOperation& op = operations[k];
+        const trace::MessageRecord& m = m_events.message(op.event);
+        const bool lateSender = sp.role == Role::LateSender || sp.role == Role::SenderOfLate;
+        const uint32_t tag = lateSender ? m.tag : m.tag | kLateReceiverTag;
+        if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+            // The waiter: its interval since it last synchronized with the delayer.
+            const Interval own = interval(previousWith(point, sp.partner), point);
+            if (Status s = m_transport.post(m.comm, m.partner, tag,
+                                            timesPayload(sp.wait, costsOf(point), own));
+                !s) {
+                return s;
+            }
+            continue;
+        }
+        auto payload = m_transport.await(m.comm, m.partner, tag);
+        if (!payload) {
+            return payload.error();
+        }
+        const Kind kind = lateSender ? kLateSender : kLateReceiver;
+        const double indirect = delayAtPartner(point, kind, sp.partner, *payload);
+        uint32_t& position = sequence[{sp.partner, m.comm, m.tag, kind}];
+        if (indirect > 0.0) {
+            owed[sp.partner].push_back(Owed{m.comm, m.tag, kind, position, indirect});
+        }
+        ++position;
+    }
+    if (Status s = settleIndirect(owed); !s) {
+        return s;
+    }
+    if (Status s = m_transport.finishPass(); !s) {
+        return s;
+    }
+    classify();
+    return Status::success();
+}
+
+// Every delayer sends each of its waiters one payload with the nonzero indirect shares; the
+// waiters find the wait state of each by its channel and position, counted the same way.
+Status DelayAnalysis::settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed) {
+    std::map<uint32_t, bool> delayers, waiters;
+    for (const SyncPoint& sp : m_points) {
+        if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
+            waiters[sp.partner] = true;
+        } else if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+            delayers[sp.partner] = true;
+        }
+    }
+    for (const auto& [waiter, unused] : waiters) {
+        std::vector<double> payload;
+        const auto it = owed.find(waiter);
+        if (it != owed.end()) {
+            for (const Owed& o : it->second) {
+                payload.insert(payload.end(),
+                               {static_cast<double>(o.comm), static_cast<double>(o.tag),
+                                static_cast<double>(o.kind), static_cast<double>(o.sequence),
+                                o.value});
+            }
+        }
+        if (Status s = m_transport.post(kWorldComm, waiter, kIndirectTag, payload); !s) {
+            return s;
+        }
+    }
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, double> shares;
+    for (const auto& [delayer, unused] : delayers) {
+        auto payload = m_transport.await(kWorldComm, delayer, kIndirectTag);
+        if (!payload) {
+            return payload.error();
+        }
+        for (size_t i = 0; i + 5 <= payload->size(); i += 5) {
+            const auto field = [&](size_t f) { return static_cast<uint32_t>((*payload)[i + f]); };
+            shares[std::make_tuple(delayer, field(0), field(1), field(2), field(3))] =
+                (*payload)[i + 4];
+        }
+    }
+    if (shares.empty()) {
+        return Status::success();
+    }
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
+    for (size_t k = m_points.size(); k-- > 0;) {
+        const SyncPoint& sp = m_points[k];
+        if (sp.role != Role::LateSender && sp.role != Role::LateReceiver) {
+            continue;
+        }
+        const trace::MessageRecord& m = m_events.message((*m_operations)[sp.operation].event);
+        const uint32_t kind = sp.role == Role::LateSender ? kLateSender : kLateReceiver;
+        const uint32_t position = sequence[{sp.partner, m.comm, m.tag, kind}]++;
+        const auto it = shares.find(std::make_tuple(sp.partner, m.comm, m.tag, kind, position));
+        if (it != shares.end()) {
+            (kind == kLateSender ? m_indirectLs : m_indirectLr)[nodeOf(static_cast<int>(k))] +=
+                it->second;
+        }
+    }
+    return Status::success();
+}
+
+// The latecomer of one collective (as found in the forward pass) gets each waiting member's
+// inputs and interval; the members do not wait for anything. See the overview for the roles.
+Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
+    const ReplayOperation& op = (*m_operations)[collective.operation];
+    const trace::CollectiveRecord& c = m_events.collective(op.event);
+    const Kind kind = kindOf(c.op);
+    const auto& world = m_defs.communicators[c.comm].worldRanks;
+    const uint32_t self = commRankOf(c.comm);
+    const uint32_t late = collective.late;
+    if (self != late) {
+        if (point < 0 || collective.postEarly) {
+            return Status::success();
+        }
+        const SyncPoint& sp = m_points[static_cast<size_t>(point)];
+        const Interval own = interval(previousWith(point, world[late]), point);
+        return m_transport.post(c.comm, late, kCollectiveUp,
+                                timesPayload(std::max(sp.wait, 0.0), costsOf(point), own));
+    }
+    if (point < 0) {
+        return Status::success(); // cannot happen: the latecomer is an SP
+    }
+
+    // The latecomer: its interval since it last synchronized with all others, and shorter
+    // ones for the members it synchronized with since.
+    std::vector<uint32_t> others;
+    for (size_t m = 0; m < world.size(); ++m) {
+        if (m != self) {
+            others.push_back(world[m]);
+        }
+    }
+    std::map<uint32_t, int> intermediate; // world rank -> SP
+    const int groupStart = previousGroup(point, others, intermediate);
+    const Interval group = interval(groupStart, point);
+    const size_t count = group.times.size();
+    std::vector<double> sums(kInputs * count, 0.0);
+    const auto addShare = [&](const std::vector<double>& delay, double delaySum,
+                              double propagatingWait, const std::array<double, kInputs>& inputs) {
+        std::array<double, kInputs> scales{};
+        const double denominator = delaySum + propagatingWait;
+        for (size_t j = 0; j < kInputs; ++j) {
+            scales[j] = denominator > 0.0 ? inputs[j] / denominator : 0.0;
+            for (size_t i = 0; i < count; ++i) {
+                sums[j * count + i] += delay[i] * scales[j];
+            }
+        }
+        return scales;
+    };
+    std::vector<std::array<double, kInputs>> memberScales(world.size());
+    {
+        // The latecomer's own share: all of its time is excess against nobody.
+        std::vector<double> delay(count);
+        double delaySum = 0.0;
+        for (size_t i = 0; i < count; ++i) {
+            delay[i] = std::max(group.times[i].second, 0.0);
+            delaySum += delay[i];
+        }
+        std::array<double, kInputs> inputs{};
+        inputs[0] = std::max(m_points[static_cast<size_t>(point)].wait, 0.0);
+        const Costs costs = costsOf(point);
+        std::copy(costs.begin(), costs.end(), inputs.begin() + 1);
+        memberScales[self] = addShare(delay, delaySum, group.waiting, inputs);
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> shares; // member, tag
+    for (uint32_t m : m_rankSets[collective.waiting]) {
+        shares.emplace_back(m, kCollectiveUp);
+    }
+    for (uint32_t m : m_rankSets[collective.early]) {
+        shares.emplace_back(m, kCollectiveUpEarly);
+    }
+    for (const auto& [m, tag] : shares) {
+        auto up = m_transport.await(c.comm, m, tag);
+        if (!up) {
+            return up.error();
+        }
+        const std::vector<double>& u = *up;
+        std::array<double, kInputs> inputs{};
+        for (size_t j = 0; j < kInputs; ++j) {
+            inputs[j] = u.at(j);
+        }
+        const size_t theirCount = static_cast<size_t>(u.at(kInputs));
+        std::vector<std::pair<uint64_t, double>> theirs;
+        theirs.reserve(theirCount);
+        for (size_t i = 0; i < theirCount; ++i) {
+            theirs.emplace_back(static_cast<uint64_t>(u.at(kInputs + 1 + 2 * i)),
+                                u.at(kInputs + 2 + 2 * i));
+        }
+        std::sort(theirs.begin(), theirs.end());
+        // The latecomer's times over the member's interval: since the group SP, or since a
+        // later SP with this member (on the group's call paths).
+        std::vector<double> mine(count);
+        double propagatingWait = group.waiting;
+        const auto found = intermediate.find(world[m]);
+        if (found == intermediate.end()) {
+            for (size_t i = 0; i < count; ++i) {
+                mine[i] = group.times[i].second;
+            }
+        } else {
+            const Interval since = interval(found->second, point);
+            propagatingWait = since.waiting;
+            for (size_t i = 0; i < count; ++i) {
+                const auto it = std::lower_bound(
+                    since.times.begin(), since.times.end(),
+                    std::make_pair(group.times[i].first, -std::numeric_limits<double>::infinity()));
+                mine[i] =
+                    it != since.times.end() && it->first == group.times[i].first ? it->second : 0.0;
+            }
+        }
+        std::vector<double> delay(count);
+        double delaySum = 0.0;
+        for (size_t i = 0; i < count; ++i) {
+            const uint64_t key = m_keys[group.times[i].first];
+            const auto it =
+                std::lower_bound(theirs.begin(), theirs.end(),
+                                 std::make_pair(key, -std::numeric_limits<double>::infinity()));
+            const double t = it != theirs.end() && it->first == key ? it->second : 0.0;
+            delay[i] = std::max(mine[i] - t, 0.0);
+            delaySum += delay[i];
+        }
+        memberScales[m] = addShare(delay, delaySum, propagatingWait, inputs);
+    }
+    // Scales for the waiting inside the interval: all members' before the first member met
+    // in between, Scalasca's way of growing them at each such meeting afterwards.
+    std::array<ScaleMap, kInputs> scaleMaps;
+    for (size_t j = 0; j < kInputs; ++j) {
+        double sum = 0.0;
+        for (size_t m = 0; m < world.size(); ++m) {
+            sum += memberScales[m][j];
+        }
+        std::map<int, double> increments;
+        for (size_t m = 0; m < world.size(); ++m) {
+            const auto found = intermediate.find(world[m]);
+            if (found != intermediate.end()) {
+                sum -= memberScales[m][j];
+                increments[found->second] += memberScales[m][j];
+            }
+        }
+        scaleMaps[j].emplace(groupStart, sum);
+        for (const auto& [sp, s] : increments) {
+            scaleMaps[j].emplace(sp, sum);
+            sum += s;
+        }
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const NodeId node = group.times[i].first;
+        addUp(kShortTerm[kind], node, sums[i]);
+        for (size_t x = 0; x < kKinds; ++x) {
+            addUp(kLongTerm[x], node, sums[(1 + x) * count + i]);
+        }
+    }
+    for (size_t x = 0; x < kKinds; ++x) {
+        addCosts(group, static_cast<Kind>(x), scaleMaps[1 + x]);
+    }
+    addCosts(group, kind, scaleMaps[0]);
+    return Status::success();
+}
+
+// Propagating/terminal and direct/indirect shares of the point-to-point wait states.
+void DelayAnalysis::classify() {
+    const size_t nodes = m_result.tree.size();
+    std::vector<double> propagatingLs(nodes, 0.0), propagatingLr(nodes, 0.0);
+    for (const auto& [k, value] : m_propagating) {
+        const Role role = m_points[static_cast<size_t>(k)].role;
+        if (role == Role::LateSender) {
+            propagatingLs[nodeOf(k)] += value;
+        } else if (role == Role::LateReceiver) {
+            propagatingLr[nodeOf(k)] += value;
+        }
+    }
+    const SeverityRows& rows = m_result.severities;
+    for (NodeId n = 0; n < nodes; ++n) {
+        const double ls = rows.get(Metric::MpiLateSender, n);
+        const double lr = rows.get(Metric::MpiLateReceiver, n);
+        if (ls > 0.0) {
+            const double propagating = std::min(propagatingLs[n], ls);
+            const double indirect = std::min(m_indirectLs[n], ls);
+            addUp(Metric::MpiWaitPropagatingLs, n, propagating);
+            addUp(Metric::MpiWaitTerminalLs, n, ls - propagating);
+            addUp(Metric::MpiWaitIndirectLateSender, n, indirect);
+            addUp(Metric::MpiWaitDirectLateSender, n, ls - indirect);
+        }
+        if (lr > 0.0) {
+            const double propagating = std::min(propagatingLr[n], lr);
+            const double indirect = std::min(m_indirectLr[n], lr);
+            addUp(Metric::MpiWaitPropagatingLr, n, propagating);
+            addUp(Metric::MpiWaitTerminalLr, n, lr - propagating);
+            addUp(Metric::MpiWaitIndirectLateReceiver, n, indirect);
+            addUp(Metric::MpiWaitDirectLateReceiver, n, lr - indirect);
+        }
+    }
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,139 @@
+// The root-cause pass: delay costs and the classification of wait states, replayed backward.
+#pragma once
+
+#include "operation_profile.h"
+#include "pattern_sink.h"
+#include "waitscope/analysis/region_class.h"
+#include "waitscope/analysis/transport.h"
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// Delay costs (short- and long-term, per wait-state type) and the propagating/terminal and
+/// direct/indirect split of point-to-point wait states for one rank (see delay_analysis.cpp).
+///
+/// The replay feeds it while it runs: the profile pass charges exclusive time per call path
+/// (profile()), the forward pass reports Late Sender instances and collectives, the backward
+/// pass Late Receiver instances. run() then finds the remaining synchronization points with
+/// one bulk exchange and replays backward, message-driven, over the transport.
+/// Memory: the time profile between operations (16 bytes per call path touched between two
+/// operations), 40 bytes per synchronization point, and costs only for wait states that
+/// caused further waiting.
+class DelayAnalysis {
+public:
+    DelayAnalysis(const trace::Definitions& definitions, const trace::EventStream& events,
+                  Transport& transport, RankResult& result);
+
+    /// Where the profile pass charges time and closes a segment at each operation.
+    OperationProfile& profile() { return m_profile; }
+    /// A Late Sender instance at receive operation `operation` (forward pass).
+    void onLateSender(uint32_t operation, double wait, double completion);
+    /// A Late Receiver instance at blocking send operation `operation` (backward pass).
+    void onLateReceiver(uint32_t operation, double wait, double completion);
+    /// A replayed collective at operation `operation` with all members' call times.
+    void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
+                      const trace::CollectiveRecord& record);
+    /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls).
+    /// Collective over all ranks; fails when the transport fails.
+    Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans);
+
+    /// Wait-state types, each with a short-term and a long-term delay metric.
+    enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };
+
+private:
+    enum class Role : uint8_t { LateSender, SenderOfLate, LateReceiver, ReceiverOfLate, Group };
+
+    /// A synchronization point: an operation at which this rank synchronized with others.
+    struct SyncPoint {
+        uint32_t operation = 0;
+        Role role = Role::Group;
+        double wait = 0.0;
+        double total = 0.0;
+        double completion = 0.0;
+        uint32_t partner = 0; ///< world rank (point-to-point) or index into m_rankSets
+    };
+
+    /// A pruned time profile of a synchronization interval.
+    struct Interval {
+        int from = -1; ///< synchronization point that opens it (-1: the trace start)
+        int to = -1;   ///< the one that closes it
+        std::vector<std::pair<NodeId, double>> times;
+        double sum = 0.0;
+        double waiting = 0.0; ///< wait time of the synchronization points inside
+    };
+
+    /// A collective this rank takes part in where the latecomer is an SP.
+    struct Collective {
+        uint32_t operation = 0;
+        uint32_t late = 0;      ///< communicator rank of the latecomer
+        uint32_t waiting = 0;   ///< index into m_rankSets: the other members that are SPs
+        uint32_t early = 0;     ///< index into m_rankSets: those of them that post up early
+        bool postEarly = false; ///< this member posts its share before the walk
+    };
+
+    /// An indirect share owed to a waiter: its channel, position on it, and value.
+    struct Owed {
+        uint32_t comm, tag, kind, sequence;
+        double value;
+    };
+
+    using Costs = std::array<double, kKinds>;
+    using ScaleMap = std::map<int, double>;
+
+    void addSyncPoint(uint32_t operation, Role role, double wait, double completion,
+                      uint32_t partner);
+    uint32_t rankSet(std::vector<uint32_t> worldRanks);
+    uint32_t memberSet(uint32_t comm);
+    bool contains(const SyncPoint& point, uint32_t worldRank) const;
+    int syncPointAt(uint32_t operation) const;
+    int previousWith(int point, uint32_t worldRank) const;
+    int previousGroup(int point, std::vector<uint32_t> remaining,
+                      std::map<uint32_t, int>& intermediate) const;
+    Interval interval(int from, int to);
+    NodeId nodeOf(int point) const;
+    std::vector<double> timesPayload(double wait, const Costs& costs, const Interval& times) const;
+    void addUp(Metric metric, NodeId node, double value);
+    void addCosts(const Interval& span, Kind kind, double scale);
+    void addCosts(const Interval& span, Kind kind, const ScaleMap& scales);
+    double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
+                          const std::vector<double>& payload);
+    Status findPartnerSyncPoints();
+    Status collectiveDelay(const Collective& collective, int point);
+    Status settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed);
+    Costs costsOf(int point) const;
+    void classify();
+    uint32_t commRankOf(uint32_t comm) const;
+    uint32_t worldRankOf(uint32_t comm, uint32_t commRank) const;
+
+    const trace::Definitions& m_defs;
+    const trace::EventStream& m_events;
+    Transport& m_transport;
+    RankResult& m_result;
+    OperationProfile m_profile;
+    const std::vector<ReplayOperation>* m_operations = nullptr;
+    const std::vector<CallSpan>* m_spans = nullptr;
+    std::vector<SyncPoint> m_points;
+    std::vector<Collective> m_collectives;
+    std::unordered_map<int, Costs> m_costs;        ///< per waiting SP: waiting it caused later
+    std::unordered_map<int, double> m_propagating; ///< per waiting SP
+    std::vector<std::vector<uint32_t>> m_rankSets;
+    std::map<uint32_t, uint32_t> m_memberSets;
+    std::vector<uint64_t> m_keys;                   ///< per node: a rank-independent call-path key
+    std::vector<double> m_dense;                    ///< scratch, indexed by node
+    std::vector<NodeId> m_touched;                  ///< scratch
+    std::vector<double> m_denseWait;                ///< scratch, indexed by node
+    std::vector<NodeId> m_waited;                   ///< scratch
+    std::vector<double> m_indirectLs, m_indirectLr; ///< per node
+    NodeId m_lastGroupNode = kNoNode;               ///< call of the last collective SP
+    double m_lastGroupEnter = 0.0;
+};
+
+} // namespace waitscope::analysis
