@@ -58,7 +58,7 @@ public:
                Transport& transport, const ProgressCallback& progress,
                const std::function<void()>& timesDone, const ReplayOptions& options)
         : m_defs(definitions), m_events(events), m_transport(transport), m_progress(progress),
-          m_timesDone(timesDone), m_sink(m_result) {
+          m_timesDone(timesDone), m_sink(m_result), m_rootCause(options.rootCause) {
         if (options.rootCause) {
             m_delay = std::make_unique<DelayAnalysis>(definitions, events, transport, m_result);
         }
@@ -72,7 +72,9 @@ public:
 
     Result<RankResult> run() {
         profile();
-        m_gaps.setEnd(m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0);
+        if (m_rootCause) {
+            m_gaps.setEnd(m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0);
+        }
         if (m_timesDone) {
             m_timesDone();
         }
@@ -232,7 +234,9 @@ private:
             if (!stack.empty() && now > last) {
                 addTime(stack.back().node, stack.back().region,
                         m_defs.seconds(now) - m_defs.seconds(last));
-                m_gaps.charge(stack.back().node, m_defs.seconds(now) - m_defs.seconds(last));
+                if (m_rootCause) {
+                    m_gaps.charge(stack.back().node, m_defs.seconds(now) - m_defs.seconds(last));
+                }
             }
             last = std::max(last, now);
         };
@@ -247,7 +251,9 @@ private:
             charge(now);
             if (stack.back().span != kNoSpan) {
                 m_spans[stack.back().span].exit = m_defs.seconds(now);
-                m_gaps.closeSpan();
+                if (m_rootCause) {
+                    m_gaps.closeSpan();
+                }
             }
             stack.pop_back();
         };
@@ -340,7 +346,9 @@ private:
                     // The exit is filled in when the call is left.
                     m_spans.push_back(
                         CallSpan{stack.back().node, enterTimeOf(i), m_defs.seconds(t)});
-                    m_gaps.openSpan();
+                    if (m_rootCause) {
+                        m_gaps.openSpan();
+                    }
                 }
                 const CallSpan& span = m_spans[stack.back().span];
                 m_operations.push_back(Operation{static_cast<uint32_t>(i), stack.back().span});
@@ -726,6 +734,7 @@ private:
     std::vector<RegionClass> m_classes;
     std::vector<CallSpan> m_spans;
     std::vector<Operation> m_operations;
+    bool m_rootCause;  ///< the root-cause passes run (and their profiles are recorded)
     GapProfile m_gaps; ///< for the critical path: time between communicating calls
     std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
 };
