@@ -65,6 +65,46 @@ def subtree_value(values, metric, path, rank):
                if m == metric and r == rank and (p == root or p.startswith(root + "/")))
 
 
+def check_program(program, records, args, env):
+    """Builds, runs and analyzes one example; returns what disagrees with expected.txt."""
+    problems = []
+    work = os.path.join(args.work, program)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    binary = os.path.join(work, "example_" + program)
+    try:
+        run([args.instrument, "mpicc"] + FLAGS + ["-I", args.examples,
+             os.path.join(args.examples, program + ".c"), "-o", binary], work, env)
+        run([args.mpirun, "-np", "4", "--oversubscribe", binary], work, env)
+        experiment = os.path.join(work, "waitscope_example_%s_4" % program)
+        dump = os.path.join(work, "values.txt")
+        run([args.mpirun, "-np", "4", "--oversubscribe", args.replay, "--quiet", "--dump-text", dump,
+             experiment], work, env)
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        problems.append("%s: %s" % (program, error))
+        return problems
+    values = read_dump(dump)
+    injected = set()
+    for r in records:
+        for rank in r["ranks"]:
+            got = subtree_value(values, r["metric"], r["path"], rank)
+            injected.add((r["metric"], r["path"], rank))
+            deviation = abs(got - r["seconds"]) / r["seconds"]
+            status = "ok" if deviation <= 0.10 else "FAIL"
+            print("%-15s %-18s %-40s rank %d: %.4f s (expected %.4f, %+.1f %%) %s" % (
+                program, r["metric"], r["path"], rank, got, r["seconds"],
+                100 * (got - r["seconds"]) / r["seconds"], status))
+            if status != "ok":
+                problems.append("%s: %s at %s rank %d is %.4f s, expected %.4f s" % (
+                    program, r["metric"], r["path"], rank, got, r["seconds"]))
+    smallest = min(r["seconds"] for r in records)
+    for (metric, call_path, rank), value in sorted(values.items()):
+        if metric in PATTERNS and (metric, call_path, rank) not in injected and value > 0.1 * smallest:
+            problems.append("%s: %s at %s rank %d is %.4f s where nothing was injected" % (
+                program, metric, call_path, rank, value))
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--instrument", required=True)
@@ -84,40 +124,14 @@ def main():
     for record in expected:
         by_program.setdefault(record["program"], []).append(record)
     for program, records in by_program.items():
-        work = os.path.join(args.work, program)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
-        binary = os.path.join(work, "example_" + program)
-        try:
-            run([args.instrument, "mpicc"] + FLAGS + ["-I", args.examples,
-                 os.path.join(args.examples, program + ".c"), "-o", binary], work, env)
-            run([args.mpirun, "-np", "4", "--oversubscribe", binary], work, env)
-            experiment = os.path.join(work, "waitscope_example_%s_4" % program)
-            dump = os.path.join(work, "values.txt")
-            run([args.mpirun, "-np", "4", "--oversubscribe", args.replay, "--quiet", "--dump-text", dump,
-                 experiment], work, env)
-        except (RuntimeError, subprocess.TimeoutExpired) as error:
-            failures.append("%s: %s" % (program, error))
-            continue
-        values = read_dump(dump)
-        injected = set()
-        for r in records:
-            for rank in r["ranks"]:
-                got = subtree_value(values, r["metric"], r["path"], rank)
-                injected.add((r["metric"], r["path"], rank))
-                deviation = abs(got - r["seconds"]) / r["seconds"]
-                status = "ok" if deviation <= 0.10 else "FAIL"
-                print("%-15s %-18s %-40s rank %d: %.4f s (expected %.4f, %+.1f %%) %s" % (
-                    program, r["metric"], r["path"], rank, got, r["seconds"],
-                    100 * (got - r["seconds"]) / r["seconds"], status))
-                if status != "ok":
-                    failures.append("%s: %s at %s rank %d is %.4f s, expected %.4f s" % (
-                        program, r["metric"], r["path"], rank, got, r["seconds"]))
-        smallest = min(r["seconds"] for r in records)
-        for (metric, call_path, rank), value in sorted(values.items()):
-            if metric in PATTERNS and (metric, call_path, rank) not in injected and value > 0.1 * smallest:
-                failures.append("%s: %s at %s rank %d is %.4f s where nothing was injected" % (
-                    program, metric, call_path, rank, value))
+        problems = check_program(program, records, args, env)
+        if problems:
+            # The injected waits are wall-clock busy loops of 4 ranks on few cores: a busy
+            # machine can stretch one of them. A second run must then agree.
+            print("%s: %d value(s) off, measuring once more: %s" % (program, len(problems),
+                                                                     "; ".join(problems)))
+            problems = check_program(program, records, args, env)
+        failures.extend(problems)
     for failure in failures:
         print("FAILED: " + failure)
     return 1 if failures else 0
