@@ -21,6 +21,7 @@
 #include "waitscope/measure/symbol_resolver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <ctime>
@@ -87,6 +88,7 @@ void drainSamples() noexcept {
     if (s.ring.empty())
         return;
     g_busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst); // the handler keeps off from here on
     const std::string* stop = stopName();
     s.ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
         std::uint32_t context =
