@@ -1,4 +1,5 @@
 // waitscope-analyze: measures an MPI run through its launcher, analyzes the traces, summarizes.
+#include "compiler_instrumented.h"
 #include "elf_needed.h"
 #include "launch_command.h"
 
@@ -262,6 +263,12 @@ private:
             }
             variables.emplace_back("LD_PRELOAD", library.string());
         }
+        // Without compiler instrumentation, call paths come from unwinding at MPI calls and
+        // sampling (hybrid measurement); the user's own setting wins.
+        if (const char* sampling = std::getenv("WAITSCOPE_SAMPLING"); sampling && *sampling)
+            variables.emplace_back("WAITSCOPE_SAMPLING", sampling);
+        else if (!analysis::isCompilerInstrumented(*program))
+            variables.emplace_back("WAITSCOPE_SAMPLING", "true");
         const auto command = m_launch.commandLine(m_launch.exportOptions(variables),
                                                   m_launch.program, m_launch.programArguments);
         if (m_options.dryRun) {

@@ -2,6 +2,7 @@
 #include "trace_size_estimate.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 namespace waitscope::analysis {
@@ -20,7 +21,9 @@ const EventSizes kWaitscopeSizes = {.format = "waitscope",
                                     .defsPerRank = 303.0,
                                     .defsPerRegion = 40.4,
                                     .defsFixed = 81.0,
-                                    .mpiRegionsAlwaysDefined = 118.0};
+                                    .mpiRegionsAlwaysDefined = 118.0,
+                                    // late_sender with WAITSCOPE_SAMPLING=true, 4 ranks
+                                    .contextRecord = 14.7};
 // Score-P 8.4: least-squares fit over the 28 event files of tests/data/reference/*/trace
 // (largest error 1.5 %); 11150-11180 bytes of global definitions for 237 regions, 128 bytes of
 // local definitions per rank and a 283-byte anchor.
@@ -35,7 +38,8 @@ const EventSizes kScorePSizes = {.format = "scorep",
                                  .defsPerRank = 128.0,
                                  .defsPerRegion = 47.1,
                                  .defsFixed = 283.0,
-                                 .mpiRegionsAlwaysDefined = 0.0};
+                                 .mpiRegionsAlwaysDefined = 0.0,
+                                 .contextRecord = 14.7};
 
 namespace {
 
@@ -55,6 +59,12 @@ VisitEvents eventsPerVisit(const report::Region& region, bool isRoot) {
     VisitEvents e;
     if (isRoot) {
         // The program itself: ProgramBegin/ProgramEnd, counted per rank in otherPerRank.
+        e.enterLeave = 0.0;
+        return e;
+    }
+    if (region.paradigm == "sampling") {
+        // Unwound and sampled call paths: their calling-context records are counted apart
+        // (contextRecords), not per visit.
         e.enterLeave = 0.0;
         return e;
     }
@@ -179,6 +189,25 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         r.time += n < timePerNode.size() ? timePerNode[n] : 0.0;
     }
     estimate.eventBytes += static_cast<double>(ranks) * sizes.otherPerRank * sizes.other;
+    // Hybrid measurement: the calling-context records (samples, MPI call paths) each rank
+    // wrote, as its self-measurement carried into the report counts them.
+    for (const auto& [key, value] : profile.attributes()) {
+        static const std::string kPrefix = "waitscope::measurement::rank.";
+        static const std::string kSuffix = ".context_records";
+        if (key.size() <= kPrefix.size() + kSuffix.size() ||
+            key.compare(0, kPrefix.size(), kPrefix) != 0 ||
+            key.compare(key.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+            continue;
+        }
+        const double records = std::strtod(value.c_str(), nullptr);
+        const std::int64_t rank = std::strtoll(key.c_str() + kPrefix.size(), nullptr, 10);
+        const auto it = rankIndex.find(rank);
+        if (it != rankIndex.end()) {
+            estimate.bytesPerRank[it->second] += records * sizes.contextRecord;
+        }
+        estimate.eventBytes += records * sizes.contextRecord;
+        estimate.events += records;
+    }
     double mpiRegions = 0.0;
     for (const report::Region& region : profile.regions()) {
         mpiRegions += region.paradigm == "mpi" ? 1.0 : 0.0;

@@ -35,6 +35,8 @@ struct EventSizes {
     /// MPI regions the measurement defines whether or not the program calls them (a profile
     /// that lists only the visited ones undercounts them).
     double mpiRegionsAlwaysDefined;
+    /// A calling-context record (sample or unwound MPI call path) with its own timestamp.
+    double contextRecord;
 };
 
 /// Waitscope's own OTF2 traces (libwaitscope), measured on the examples with 4 ranks.

@@ -3,10 +3,10 @@
 //
 // Fast path per call: the record mask, a thread check, one hash lookup by function address;
 // a filtered function stops there (its decision is cached as kFiltered).
-#include "symbol_resolver.h"
 #include "waitscope/measure/filter.h"
 #include "waitscope/measure/handle_map.h"
 #include "waitscope/measure/runtime.h"
+#include "waitscope/measure/symbol_resolver.h"
 #include "waitscope/user.h"
 
 #include <cstdio>

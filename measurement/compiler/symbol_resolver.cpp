@@ -1,5 +1,5 @@
 // Function names, files and lines for instrumented addresses, through elfutils' libdwfl.
-#include "symbol_resolver.h"
+#include "waitscope/measure/symbol_resolver.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,15 +38,59 @@ std::string demangle(const char* mangled) {
     return result;
 }
 
-} // namespace
-
-SymbolInfo resolveSymbol(std::uintptr_t address) noexcept {
-    SymbolInfo info;
+Dwfl_Module* moduleOf(std::uintptr_t address) {
     if (!g_dwfl)
         reportModules();
     Dwfl_Module* module = g_dwfl ? dwfl_addrmodule(g_dwfl, address) : nullptr;
     if (!module && reportModules())
         module = dwfl_addrmodule(g_dwfl, address);
+    return module;
+}
+
+} // namespace
+
+namespace {
+SymbolInfo resolve(std::uintptr_t address, bool lines) noexcept;
+} // namespace
+
+std::uintptr_t functionStart(std::uintptr_t address, bool& known) noexcept {
+    known = false;
+    Dwfl_Module* module = moduleOf(address);
+    if (!module)
+        return 0;
+    GElf_Off offset = 0;
+    GElf_Sym symbol;
+    if (dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr) &&
+        offset <= address) {
+        known = true;
+        return address - offset;
+    }
+    Dwarf_Addr base = 0;
+    dwfl_module_info(module, nullptr, &base, nullptr, nullptr, nullptr, nullptr, nullptr);
+    return static_cast<std::uintptr_t>(base);
+}
+
+std::string moduleName(std::uintptr_t address) noexcept {
+    Dwfl_Module* module = moduleOf(address);
+    const char* name = module ? dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr,
+                                                 nullptr, nullptr, nullptr)
+                              : nullptr;
+    return name ? name : "?";
+}
+
+SymbolInfo resolveSymbolName(std::uintptr_t address) noexcept {
+    return resolve(address, false);
+}
+
+SymbolInfo resolveSymbol(std::uintptr_t address) noexcept {
+    return resolve(address, true);
+}
+
+namespace {
+
+SymbolInfo resolve(std::uintptr_t address, bool lines) noexcept {
+    SymbolInfo info;
+    Dwfl_Module* module = moduleOf(address);
     const char* moduleName = nullptr;
     if (module)
         moduleName =
@@ -60,7 +104,7 @@ SymbolInfo resolveSymbol(std::uintptr_t address) noexcept {
         std::snprintf(text, sizeof(text), "0x%lx", static_cast<unsigned long>(address));
         info.name = info.mangled = std::string(text) + "@" + (moduleName ? moduleName : "?");
     }
-    if (Dwfl_Line* line = module ? dwfl_module_getsrc(module, address) : nullptr) {
+    if (Dwfl_Line* line = module && lines ? dwfl_module_getsrc(module, address) : nullptr) {
         int lineNumber = 0;
         if (const char* file =
                 dwfl_lineinfo(line, nullptr, &lineNumber, nullptr, nullptr, nullptr)) {
@@ -72,5 +116,7 @@ SymbolInfo resolveSymbol(std::uintptr_t address) noexcept {
         info.file = moduleName;
     return info;
 }
+
+} // namespace
 
 } // namespace waitscope::measure

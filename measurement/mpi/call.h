@@ -19,9 +19,16 @@ public:
          std::size_t words = 2 * kMaxRecordWords) noexcept
         : m_region(region), m_active(isRecording(group)) {
         if (m_active) {
+            g_hot.insideMpi = g_hot.insideMpi + 1; // samples from here on land inside MPI
+            if (g_hot.sampling)
+                g_hot.sampling->callSite();
             ensureRoom(words);
             m_enter = now();
         }
+    }
+    ~Call() {
+        if (m_active)
+            g_hot.insideMpi = g_hot.insideMpi - 1;
     }
     Call(const Call&) = delete;
     Call& operator=(const Call&) = delete;

@@ -84,6 +84,17 @@ const std::vector<ConfigVariable>& configVariables() {
          "on SIGSEGV/SIGBUS/SIGFPE/SIGABRT/SIGTERM save what is buffered before the process goes"},
         {"WAITSCOPE_FILTER", "(none)", "a filter file in Score-P syntax",
          "user functions to leave out at run time (REGION and FILE blocks, INCLUDE/EXCLUDE)"},
+        {"WAITSCOPE_SAMPLING",
+         "false (true under 'waitscope analyze' for programs without "
+         "compiler instrumentation)",
+         "true, false",
+         "hybrid call paths: unwind the stack at every recorded MPI call and sample the time "
+         "outside MPI with a per-thread timer"},
+        {"WAITSCOPE_SAMPLING_FREQUENCY", "100", "samples per second, 1 to 100000",
+         "how often the sampling timer fires (wall-clock time, main thread)"},
+        {"WAITSCOPE_UNWIND_CACHE", "true", "true, false",
+         "cache function starts by return address and regions by function start; false "
+         "resolves every frame anew (only to measure what the caches save)"},
         {"WAITSCOPE_VERBOSE", "false", "true, false",
          "rank 0 prints where the experiment went and the measurement's own cost"},
     };
@@ -181,6 +192,17 @@ Config configFromEnvironment() {
     readBool("WAITSCOPE_OVERWRITE", config.overwrite);
     readBool("WAITSCOPE_SIGNAL_HANDLERS", config.signalHandlers);
     readBool("WAITSCOPE_VERBOSE", config.verbose);
+    readBool("WAITSCOPE_SAMPLING", config.sampling);
+    readBool("WAITSCOPE_UNWIND_CACHE", config.unwindCache);
+    if (const char* v = variable("WAITSCOPE_SAMPLING_FREQUENCY")) {
+        char* end = nullptr;
+        unsigned long hz = std::strtoul(v, &end, 10);
+        if (end && *trim(end).c_str() == '\0' && hz >= 1 && hz <= 100000)
+            config.samplingFrequency = static_cast<std::uint32_t>(hz);
+        else
+            rejectValue(config, "WAITSCOPE_SAMPLING_FREQUENCY", v,
+                        "samples per second, 1 to 100000", "100");
+    }
     if (const char* v = variable("WAITSCOPE_EXPERIMENT_DIRECTORY"))
         config.experimentDirectory = v;
     if (const char* v = variable("WAITSCOPE_TOTAL_MEMORY")) {

@@ -62,6 +62,17 @@ std::uint32_t Definitions::addComm(CommDefinition comm) {
     return static_cast<std::uint32_t>(m_comms.size() - 1);
 }
 
+std::uint32_t Definitions::callingContext(std::uint32_t region, std::uint32_t parent) {
+    std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32) | region;
+    auto it = m_contextIds.find(key);
+    if (it != m_contextIds.end())
+        return it->second;
+    m_contexts.push_back({region, parent});
+    std::uint32_t id = static_cast<std::uint32_t>(m_contexts.size() - 1);
+    m_contextIds.emplace(key, id);
+    return id;
+}
+
 void DefinitionSet::add(std::string key, std::string value) {
     auto it = std::lower_bound(entries.begin(), entries.end(), key, keyLess);
     if (it != entries.end() && it->first == key) {
@@ -150,6 +161,26 @@ RegionDefinition regionFromKey(const std::string& key) {
     region.role = static_cast<RegionRole>(kinds & 0xff);
     region.paradigm = static_cast<Paradigm>((kinds >> 8) & 0xff);
     return region;
+}
+
+std::string callingContextKey(const Definitions& defs, std::uint32_t context) {
+    std::vector<std::uint32_t> path;
+    const auto& contexts = defs.callingContexts();
+    for (std::uint32_t c = context; c < contexts.size(); c = contexts[c].parent)
+        path.push_back(contexts[c].region);
+    std::string key;
+    for (auto it = path.rbegin(); it != path.rend(); ++it)
+        putString(key, regionKey(defs.regions()[*it]));
+    return key;
+}
+
+std::vector<std::string> splitCallingContextKey(const std::string& key) {
+    std::vector<std::string> parts;
+    ByteReader reader(key);
+    std::string part;
+    while (!reader.atEnd() && reader.string(part))
+        parts.push_back(part);
+    return parts;
 }
 
 std::string commKeyBytes(CommKey key) {

@@ -65,6 +65,8 @@ std::string regionParadigm(Paradigm p) {
         return "mpi";
     case Paradigm::Compiler:
         return "compiler";
+    case Paradigm::Sampling:
+        return "sampling";
     case Paradigm::MeasurementSystem:
         return "measurement";
     default:
@@ -106,18 +108,55 @@ void ProfileBuilder::popFrame(std::uint64_t time) noexcept {
     n.maxTicks = std::max(n.maxTicks, d);
 }
 
+void ProfileBuilder::syncContext(std::uint32_t context, std::uint64_t time) noexcept {
+    // The context frames on top of the stack are made equal to the context's path, keeping
+    // the common prefix (as the analyzer does; see rank_replay.cpp).
+    const std::vector<CallingContextDefinition>& contexts = definitions().callingContexts();
+    m_path.clear();
+    for (std::uint32_t c = context; c < contexts.size() && m_path.size() < 4096;
+         c = contexts[c].parent)
+        m_path.push_back(contexts[c].region);
+    std::reverse(m_path.begin(), m_path.end());
+    size_t base = m_stack.size();
+    while (base > 1 && m_stack[base - 1].context)
+        --base;
+    size_t common = 0;
+    while (base + common < m_stack.size() && common < m_path.size() &&
+           m_nodes[m_stack[base + common].node].region == m_path[common])
+        ++common;
+    while (m_stack.size() > base + common)
+        popFrame(time);
+    for (size_t k = common; k < m_path.size(); ++k)
+        m_stack.push_back({child(m_stack.back().node, m_path[k]), time, true});
+}
+
 void ProfileBuilder::consume(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
     RecordCursor cursor(begin, end, m_time);
     RecordHeader h;
     const std::uint64_t* x = nullptr;
     while (cursor.next(h, x)) {
+        const std::uint64_t previous = m_previousTime;
+        m_previousTime = h.time;
         Node& current = m_nodes[m_stack.back().node];
         switch (static_cast<EventKind>(h.kind)) {
         case EventKind::Enter:
             m_stack.push_back({child(m_stack.back().node, h.a), h.time});
             break;
+        case EventKind::CallingContextEnter:
+            syncContext(h.a, h.time);
+            break;
+        case EventKind::CallingContextSample:
+            // A sample names the path that ran since the previous record (its weight).
+            syncContext(h.a, previous);
+            break;
+        case EventKind::CallingContextLeave: {
+            const auto& contexts = definitions().callingContexts();
+            syncContext(h.a < contexts.size() ? contexts[h.a].parent : kNoContext, h.time);
+            break;
+        }
         case EventKind::Leave: {
-            if (m_stack.size() <= 1 || m_nodes[m_stack.back().node].region != h.a) {
+            if (m_stack.size() <= 1 || m_stack.back().context ||
+                m_nodes[m_stack.back().node].region != h.a) {
                 ++m_unbalanced;
                 break;
             }
@@ -229,6 +268,10 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
     std::vector<double> all(rank == 0 ? mine.size() * static_cast<size_t>(size) : 0);
     gatherToRoot(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, sizeof(double),
                  comm);
+    // Hybrid measurement writes calling-context records a trace would hold too (for score).
+    double contextRecords = static_cast<double>(g_diagnostics.contextRecords);
+    std::vector<double> allContextRecords(rank == 0 ? static_cast<size_t>(size) : 0);
+    gatherToRoot(&contextRecords, allContextRecords.data(), 1, MPI_DOUBLE, sizeof(double), comm);
     if (rank != 0)
         return unified ? Status::success()
                        : Status(Error("profile call paths could not be unified"));
@@ -239,6 +282,12 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
     Report report;
     report.setAttribute("Creator", "Waitscope");
     report.setAttribute("CUBE_CT_AGGR", "SUM");
+    for (int r = 0; r < size; ++r)
+        if (allContextRecords[static_cast<size_t>(r)] > 0)
+            report.setAttribute(
+                "waitscope::measurement::rank." + std::to_string(r) + ".context_records",
+                std::to_string(
+                    static_cast<std::uint64_t>(allContextRecords[static_cast<size_t>(r)])));
     auto metric = [&](const char* name, const char* display, DataType type, const char* unit,
                       const char* description) {
         Metric m;

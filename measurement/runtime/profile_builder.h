@@ -51,15 +51,20 @@ private:
     struct Frame {
         std::uint32_t node;
         std::uint64_t enter;
+        bool context = false; ///< pushed by a calling-context record, not by Enter
     };
 
     std::uint32_t child(std::uint32_t parent, std::uint32_t region);
     /// Leaves the innermost open node at `time`, adding the visit to it.
     void popFrame(std::uint64_t time) noexcept;
+    /// Makes the calling-context frames on top of the stack the path of `context` at `time`.
+    void syncContext(std::uint32_t context, std::uint64_t time) noexcept;
 
     std::vector<Node> m_nodes; ///< node 0 is the artificial root (the program)
     std::vector<Frame> m_stack;
-    std::uint64_t m_time = 0; ///< decoding state of the record stream
+    std::uint64_t m_time = 0;          ///< decoding state of the record stream
+    std::uint64_t m_previousTime = 0;  ///< time of the record before the current one
+    std::vector<std::uint32_t> m_path; ///< scratch for syncContext
     std::uint64_t m_unbalanced = 0;
 };
 

@@ -167,6 +167,9 @@ std::string configDump(const Config& c) {
     out += "WAITSCOPE_TOTAL_MEMORY=" + std::to_string(c.totalMemory) + "\n";
     out += "WAITSCOPE_MPI_GROUPS=" + mpiGroupNames(c.mpiGroups) + "\n";
     out += "WAITSCOPE_CLOCK=" + std::string(g_hot.clock.name()) + "\n";
+    out += "WAITSCOPE_SAMPLING=" + std::string(c.sampling ? "true" : "false") + "\n";
+    if (c.sampling)
+        out += "WAITSCOPE_SAMPLING_FREQUENCY=" + std::to_string(c.samplingFrequency) + "\n";
     return out;
 }
 
@@ -540,6 +543,8 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     recordLeave(leave, initRegion);
     s->measured = true;
     g_hot.recordMask = s->config.mpiGroups | kGroupUser;
+    if (s->config.sampling && samplingStart && !samplingStart(s->config) && s->rank == 0)
+        warn("the sampling timer could not be set up; MPI call paths are still unwound");
     if (s->config.verbose && s->rank == 0)
         std::fprintf(stderr, "waitscope: measuring %d ranks into '%s' (clock %s)\n", s->size,
                      s->directory.c_str(), g_hot.clock.name());
@@ -567,6 +572,12 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
         kSkippedTests,
         kFilteredCalls,
         kLostEvents,
+        kSamples,
+        kSamplesInMpi,
+        kFailedUnwinds,
+        kLostSamples,
+        kUnwoundCalls,
+        kContextRecords,
         kFieldCount
     };
     static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
@@ -585,7 +596,13 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                                     "counted_calls",
                                                     "skipped_tests",
                                                     "filtered_calls",
-                                                    "lost_events"};
+                                                    "lost_events",
+                                                    "samples",
+                                                    "samples_in_mpi",
+                                                    "failed_unwinds",
+                                                    "lost_samples",
+                                                    "unwound_calls",
+                                                    "context_records"};
     double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
                                 seconds(s.self.initHook),
                                 seconds(s.self.initMeasurement),
@@ -602,7 +619,13 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.countedCalls),
                                 static_cast<double>(g_diagnostics.skippedTests),
                                 static_cast<double>(g_diagnostics.filteredCalls),
-                                static_cast<double>(g_diagnostics.lostEvents)};
+                                static_cast<double>(g_diagnostics.lostEvents),
+                                static_cast<double>(g_diagnostics.samples),
+                                static_cast<double>(g_diagnostics.samplesInMpi),
+                                static_cast<double>(g_diagnostics.failedUnwinds),
+                                static_cast<double>(g_diagnostics.lostSamples),
+                                static_cast<double>(g_diagnostics.unwoundCalls),
+                                static_cast<double>(g_diagnostics.contextRecords)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)
@@ -640,6 +663,10 @@ void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept
     RuntimeState* s = g_state;
     if (!s || !s->measured || s->finalized)
         return;
+    if (samplingStop)
+        samplingStop();
+    // Samples recorded just now may be later than the enter time taken in the wrapper.
+    enter = std::max(enter, g_hot.buffer.lastTime);
     s->self.finalizeEnter = enter;
     // MPI_Finalize as Score-P records it; the barrier is where ranks wait for the last one.
     ensureRoom(6 * kMaxRecordWords);
@@ -660,6 +687,13 @@ namespace {
 /// the self-measurement and the status. Collective on s.comm (none without MPI).
 void finishRun(RuntimeState& state, std::uint64_t leave) {
     RuntimeState* s = &state;
+    // The unwound call path still open ends before the user regions around it.
+    if (g_hot.sampling) {
+        ensureRoom(kMaxRecordWords);
+        g_hot.sampling->beforeUserEvent();
+        g_hot.sampling = nullptr;
+        leave = std::max(leave, g_hot.buffer.lastTime);
+    }
     // User regions still open (main, and what called MPI_Finalize) end here: the trace ends.
     for (std::uint32_t d = std::min(g_hot.userDepth, kUserStackDepth); d > 0; --d) {
         ensureRoom(kMaxRecordWords);
@@ -723,10 +757,18 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             commKeys.push_back(commKeyBytes(c.key));
             comms.add(commKeys.back(), commDescription(c));
         }
+        DefinitionSet contexts;
+        std::vector<std::string> contextKeys;
+        for (std::uint32_t c = 0; c < s->defs.callingContexts().size(); ++c) {
+            contextKeys.push_back(callingContextKey(s->defs, c));
+            contexts.add(contextKeys.back(), {});
+        }
         unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
         unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
-        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
-                                                mapIds(comms, commKeys), s->offsets);
+        unified = unifyDefinitionSet(contexts, s->comm, kUnifyTag) && unified;
+        local =
+            s->writer.writeLocalDefinitions(mapIds(regions, regionKeys), mapIds(comms, commKeys),
+                                            mapIds(contexts, contextKeys), s->offsets);
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;
@@ -752,6 +794,9 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             }
             global.regions = std::move(regions);
             global.comms = std::move(comms);
+            global.contexts = std::move(contexts);
+            if (s->config.sampling)
+                global.samplingPeriodNs = 1000000000ull / s->config.samplingFrequency;
             globalStatus = s->writer.writeGlobalDefinitions(global);
         }
     }

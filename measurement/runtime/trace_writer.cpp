@@ -18,6 +18,7 @@ namespace waitscope::measure {
 static_assert(static_cast<int>(Paradigm::Mpi) == OTF2_PARADIGM_MPI);
 static_assert(static_cast<int>(Paradigm::MeasurementSystem) == OTF2_PARADIGM_MEASUREMENT_SYSTEM);
 static_assert(static_cast<int>(Paradigm::Compiler) == OTF2_PARADIGM_COMPILER);
+static_assert(static_cast<int>(Paradigm::Sampling) == OTF2_PARADIGM_SAMPLING);
 static_assert(static_cast<int>(RegionRole::Point2Point) == OTF2_REGION_ROLE_POINT2POINT);
 static_assert(static_cast<int>(RegionRole::FileIoMetadata) == OTF2_REGION_ROLE_FILE_IO_METADATA);
 
@@ -202,6 +203,16 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
                                             h.a == kUnknownExit ? OTF2_UNDEFINED_INT64
                                                                 : static_cast<int64_t>(h.a)));
             break;
+        case EventKind::CallingContextEnter:
+            count(OTF2_EvtWriter_CallingContextEnter(w, nullptr, t, h.a, 0));
+            break;
+        case EventKind::CallingContextLeave:
+            count(OTF2_EvtWriter_CallingContextLeave(w, nullptr, t, h.a));
+            break;
+        case EventKind::CallingContextSample:
+            // Interrupt generator 0 is the sampling timer (see writeGlobalDefinitions).
+            count(OTF2_EvtWriter_CallingContextSample(w, nullptr, t, h.a, 0, 0));
+            break;
         case EventKind::TimeBase: // consumed by the cursor
         case EventKind::Count:
             break;
@@ -218,6 +229,7 @@ std::uint64_t TraceWriter::eventsWritten() const {
 
 Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regionMap,
                                           const std::vector<std::uint32_t>& commMap,
+                                          const std::vector<std::uint32_t>& contextMap,
                                           const std::vector<ClockOffset>& offsets) {
     if (m_events) {
         OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(m_archive, m_events);
@@ -254,6 +266,8 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     rc = writeMap(OTF2_MAPPING_REGION, regionMap);
     if (rc == OTF2_SUCCESS)
         rc = writeMap(OTF2_MAPPING_COMM, commMap);
+    if (rc == OTF2_SUCCESS)
+        rc = writeMap(OTF2_MAPPING_CALLING_CONTEXT, contextMap);
     for (const ClockOffset& o : offsets)
         if (rc == OTF2_SUCCESS)
             rc = OTF2_DefWriter_WriteClockOffset(defs, o.localTime, o.offset, o.deviation);
@@ -316,6 +330,26 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
             g, static_cast<uint32_t>(i), name, canonical, str(""),
             static_cast<OTF2_RegionRole>(region.role), static_cast<OTF2_Paradigm>(region.paradigm),
             OTF2_REGION_FLAG_NONE, file, region.beginLine, region.endLine);
+    }
+    // Calling contexts (sampling, unwinding): a parent's key is a prefix of its children's, so
+    // in the sorted set parents come first; a context's region is the last one on its path.
+    if (!d.contexts.entries.empty() && rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefWriter_WriteInterruptGenerator(
+            g, 0, str("sampling timer"), OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9,
+            d.samplingPeriodNs);
+    for (size_t i = 0; i < d.contexts.entries.size() && rc == OTF2_SUCCESS; ++i) {
+        const std::string& key = d.contexts.entries[i].first;
+        std::vector<std::string> path = splitCallingContextKey(key);
+        if (path.empty())
+            continue;
+        long region = d.regions.find(path.back());
+        size_t parentLength = key.size() - 4 - path.back().size();
+        long parent = path.size() > 1 ? d.contexts.find(key.substr(0, parentLength)) : -1;
+        rc = OTF2_GlobalDefWriter_WriteCallingContext(
+            g, static_cast<uint32_t>(i),
+            region < 0 ? OTF2_UNDEFINED_REGION : static_cast<uint32_t>(region),
+            OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+            parent < 0 ? OTF2_UNDEFINED_CALLING_CONTEXT : static_cast<uint32_t>(parent));
     }
     // Groups: 0 lists every location (communicator ranks index it); then one per communicator.
     std::vector<uint64_t> locations(d.ranks.size());

@@ -34,8 +34,10 @@ struct GlobalDefinitions {
     std::string programPath;
     std::vector<std::string> nodeNames;
     std::vector<RankSummary> ranks;
-    DefinitionSet regions; ///< keys from regionKey()
-    DefinitionSet comms;   ///< keys from commKeyBytes(), descriptions from commDescription()
+    DefinitionSet regions;  ///< keys from regionKey()
+    DefinitionSet comms;    ///< keys from commKeyBytes(), descriptions from commDescription()
+    DefinitionSet contexts; ///< keys from callingContextKey()
+    std::uint64_t samplingPeriodNs = 0; ///< the sampling timer's period (0: no sampling)
 };
 
 /// One rank's OTF2 archive handle: event writer, local and global definition writers.
@@ -56,6 +58,7 @@ public:
     /// Writes the local definitions: id mappings to global ids and the clock offsets.
     Status writeLocalDefinitions(const std::vector<std::uint32_t>& regionMap,
                                  const std::vector<std::uint32_t>& commMap,
+                                 const std::vector<std::uint32_t>& contextMap,
                                  const std::vector<ClockOffset>& offsets);
 
     /// Writes the global definitions (rank 0 only).

@@ -100,7 +100,9 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     const std::string first = firstFinding(summary);
     INFO(summary);
     CHECK(first.find("Late Sender (mpi_latesender)") != std::string::npos);
-    CHECK(first.find("call path: example_late_sender/MPI_Recv") != std::string::npos);
+    // No compiler instrumentation: analyze unwinds the user's call path to each MPI call.
+    CHECK(first.find("call path: example_late_sender/main/receive_block/MPI_Recv") !=
+          std::string::npos);
     const size_t ranksAt = first.find("ranks:");
     const std::string ranks = first.substr(ranksAt, first.find('\n', ranksAt) - ranksAt);
     CHECK(ranks.find(" 1 (") != std::string::npos);
@@ -147,7 +149,8 @@ TEST_CASE("analyze of rank0_serial names Wait at N x N on ranks 1-3 and rank 0's
     INFO(summary);
     const std::string first = firstFinding(summary);
     CHECK(first.find("Wait at N x N (mpi_wait_nxn)") != std::string::npos);
-    CHECK(first.find("call path: example_rank0_serial/MPI_Allreduce") != std::string::npos);
+    CHECK(first.find("call path: example_rank0_serial/main/global_sum/MPI_Allreduce") !=
+          std::string::npos);
     for (const char* rank : {" 1 (", " 2 (", " 3 ("}) {
         CHECK(first.find(rank) != std::string::npos);
     }
@@ -214,8 +217,8 @@ TEST_CASE("analyze -n prints the measurement and analysis commands without runni
     CHECK(r.output.find("measure:   mpirun -x WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir.string() +
                         "/waitscope_example_late_sender_4 -x WAITSCOPE_FILTER=" + dir.string() +
                         "/my.filter -x LD_PRELOAD=") != std::string::npos);
-    CHECK(r.output.find("/lib/libwaitscope.so -np 4 " + kExamples + "/example_late_sender") !=
-          std::string::npos);
+    CHECK(r.output.find("/lib/libwaitscope.so -x WAITSCOPE_SAMPLING=true -np 4 " + kExamples +
+                        "/example_late_sender") != std::string::npos);
     CHECK(r.output.find("analyze:   mpirun -np 4 ") != std::string::npos);
     CHECK(r.output.find("waitscope-replay " + dir.string() + "/waitscope_example_late_sender_4") !=
           std::string::npos);

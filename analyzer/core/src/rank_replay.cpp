@@ -314,8 +314,13 @@ private:
                 push(m_events.ref(i), t);
                 break;
             case EventKind::CallingContextEnter:
-            case EventKind::CallingContextSample:
                 syncContext(m_events.ref(i), t);
+                break;
+            case EventKind::CallingContextSample:
+                // A sample names the path that ran since the previous event: its weight is that
+                // interval (outside MPI, which ends in its own events), so sampled time and
+                // measured MPI time add up to the run's time.
+                syncContext(m_events.ref(i), i > 0 ? std::min(m_events.time(i - 1), t) : t);
                 break;
             case EventKind::CallingContextLeave:
                 syncContext(parentContext(m_events.ref(i)), t);

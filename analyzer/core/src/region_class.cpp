@@ -18,7 +18,8 @@ bool contains(std::string_view text, std::string_view part) {
 RegionClass classifyRegion(const trace::Region& region) {
     using trace::RegionRole;
     if (region.paradigm != trace::Paradigm::Mpi) {
-        if (region.name == "TRACE BUFFER FLUSH" || region.name == "WAITSCOPE BUFFER FLUSH") {
+        if (region.name == "TRACE BUFFER FLUSH" || region.name == "WAITSCOPE BUFFER FLUSH" ||
+            region.name == "WAITSCOPE SYMBOL RESOLUTION") {
             return RegionClass::Overhead;
         }
         return RegionClass::Computation;

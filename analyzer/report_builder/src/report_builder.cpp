@@ -18,6 +18,8 @@ std::string paradigmName(trace::Paradigm paradigm) {
         return "mpi";
     case trace::Paradigm::MeasurementSystem:
         return "measurement";
+    case trace::Paradigm::Sampling:
+        return "sampling";
     default:
         return "unknown";
     }

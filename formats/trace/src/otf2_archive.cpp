@@ -72,6 +72,8 @@ Paradigm toParadigm(OTF2_Paradigm paradigm) {
         return Paradigm::Mpi;
     case OTF2_PARADIGM_MEASUREMENT_SYSTEM:
         return Paradigm::MeasurementSystem;
+    case OTF2_PARADIGM_SAMPLING:
+        return Paradigm::Sampling;
     case OTF2_PARADIGM_UNKNOWN:
         return Paradigm::Unknown;
     default:

@@ -32,7 +32,7 @@ enum class RegionRole : uint8_t {
 };
 
 /// The programming model a region belongs to.
-enum class Paradigm : uint8_t { Unknown, User, Compiler, Mpi, MeasurementSystem, Other };
+enum class Paradigm : uint8_t { Unknown, User, Compiler, Mpi, MeasurementSystem, Other, Sampling };
 
 /// One source region (function, MPI call, artificial measurement region).
 struct Region {

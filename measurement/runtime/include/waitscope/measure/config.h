@@ -38,6 +38,9 @@ struct Config {
     ClockKind clock = ClockKind::Auto;       ///< WAITSCOPE_CLOCK
     bool signalHandlers = true;              ///< WAITSCOPE_SIGNAL_HANDLERS
     bool verbose = false;                    ///< WAITSCOPE_VERBOSE
+    bool sampling = false;                   ///< WAITSCOPE_SAMPLING
+    std::uint32_t samplingFrequency = 100;   ///< WAITSCOPE_SAMPLING_FREQUENCY, per second
+    bool unwindCache = true;                 ///< WAITSCOPE_UNWIND_CACHE
     std::vector<std::string> warnings;       ///< one line per rejected value
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace waitscope::measure {
@@ -53,6 +54,7 @@ enum class Paradigm : std::uint8_t {
     Unknown = 0,
     User = 1,
     Compiler = 2,
+    Sampling = 21,
     Mpi = 4,
     MeasurementSystem = 6
 };
@@ -85,19 +87,33 @@ struct CommDefinition {
     bool describes = false; ///< this rank holds the full description (rank 0 of the communicator)
 };
 
+/// A node of the calling-context tree (sampling and unwinding): a region called from the
+/// context `parent` (kNoContext at the top).
+struct CallingContextDefinition {
+    std::uint32_t region = 0;
+    std::uint32_t parent = 0;
+};
+inline constexpr std::uint32_t kNoContext = ~0u;
+
 /// Everything a rank defines while it runs. Ids are dense indices ("local ids") that events
 /// use; unification maps them to global ids at finalize.
 class Definitions {
 public:
     std::uint32_t addRegion(RegionDefinition region);
     std::uint32_t addComm(CommDefinition comm);
+    /// The calling context of `region` called from `parent` (kNoContext: a top-level one),
+    /// defined on first use. Not for signal context (it may allocate).
+    std::uint32_t callingContext(std::uint32_t region, std::uint32_t parent);
 
     const std::vector<RegionDefinition>& regions() const { return m_regions; }
     const std::vector<CommDefinition>& comms() const { return m_comms; }
+    const std::vector<CallingContextDefinition>& callingContexts() const { return m_contexts; }
 
 private:
     std::vector<RegionDefinition> m_regions;
     std::vector<CommDefinition> m_comms;
+    std::vector<CallingContextDefinition> m_contexts;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_contextIds; ///< by parent << 32 | region
 };
 
 /// A set of definitions keyed by their identity, merged across ranks during unification.
@@ -122,6 +138,11 @@ std::string regionKey(const RegionDefinition& region);
 RegionDefinition regionFromKey(const std::string& key);
 /// The identity bytes of a communicator (its CommKey) and its description bytes.
 std::string commKeyBytes(CommKey key);
+/// The identity bytes of a calling context: the region keys on its path, outermost first,
+/// each prefixed by its length. A parent's key is a prefix of its children's.
+std::string callingContextKey(const Definitions& defs, std::uint32_t context);
+/// Splits a calling-context key into its regions' keys, outermost first.
+std::vector<std::string> splitCallingContextKey(const std::string& key);
 std::string commDescription(const CommDefinition& comm);
 CommDefinition commFromEntry(const std::string& key, const std::string& description);
 

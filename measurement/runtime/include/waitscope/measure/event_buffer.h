@@ -34,11 +34,14 @@ enum class EventKind : std::uint32_t {
     ProgramBegin,   ///< no operands
     ProgramEnd,     ///< a = exit status (kUnknownExit: unknown)
     TimeBase,       ///< w0 = absolute time of the next record
+    CallingContextEnter,  ///< a = calling context (the call path of an MPI call, unwound)
+    CallingContextLeave,  ///< a = calling context (its whole path is left)
+    CallingContextSample, ///< a = calling context (a sample: the path ran since the last record)
     Count
 };
 
-inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1,
-                                               0, 2, 3, 1, 4, 0, 0, 0, 0, 1};
+inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 2,
+                                               3, 1, 4, 0, 0, 0, 0, 1, 0, 0, 0};
 static_assert(sizeof(kExtraWords) == static_cast<std::size_t>(EventKind::Count));
 
 /// The most words one record takes, with the TimeBase that may precede it.

@@ -19,6 +19,17 @@ namespace waitscope::measure {
 /// How many nested user regions finalize can close (deeper ones are counted, not closed).
 inline constexpr std::uint32_t kUserStackDepth = 256;
 
+/// What the sampling part (measurement/sampling) does at the points where the main thread
+/// records, when it runs. Every hook runs on the main thread outside signal context.
+struct SamplingHooks {
+    /// At an MPI call that is recorded, before its first record: records the samples taken
+    /// since the last record, then the call path of the call (a CallingContextEnter).
+    void (*callSite)() noexcept;
+    /// Before a user region's Enter/Leave: records pending samples and leaves the open
+    /// calling context, so instrumented regions nest correctly with unwound paths.
+    void (*beforeUserEvent)() noexcept;
+};
+
 /// The state read on every wrapped call.
 struct HotState {
     std::uint32_t recordMask = 0; ///< groups being recorded; 0 outside MPI_Init..MPI_Finalize
@@ -27,6 +38,10 @@ struct HotState {
     Clock clock;
     std::uint32_t userDepth = 0; ///< open user regions; finalize closes them
     std::uint32_t userStack[kUserStackDepth] = {};
+    const SamplingHooks* sampling = nullptr; ///< set while sampling runs
+    /// Recorded MPI calls in progress on the main thread; the sampling signal handler ignores
+    /// samples while it is not 0.
+    volatile std::uint32_t insideMpi = 0;
 };
 extern HotState g_hot;
 
@@ -43,10 +58,16 @@ struct Diagnostics {
     std::uint64_t unknownComms = 0;       ///< communicators used that the wrappers never saw
     std::uint64_t otf2Errors = 0;         ///< OTF2 calls that failed
     std::uint64_t countedCalls = 0;       ///< calls counted but not recorded (rank/size queries)
-    std::uint64_t skippedTests = 0;  ///< Test/Iprobe calls that completed nothing, not recorded
-    std::uint64_t filteredCalls = 0; ///< user function calls excluded by the filter
-    std::uint64_t clockMismatch = 0; ///< this rank's clock kind differed from rank 0's
-    std::uint64_t lostEvents = 0;    ///< events a full buffer could not be spilled with
+    std::uint64_t skippedTests = 0;   ///< Test/Iprobe calls that completed nothing, not recorded
+    std::uint64_t filteredCalls = 0;  ///< user function calls excluded by the filter
+    std::uint64_t clockMismatch = 0;  ///< this rank's clock kind differed from rank 0's
+    std::uint64_t lostEvents = 0;     ///< events a full buffer could not be spilled with
+    std::uint64_t samples = 0;        ///< timer samples recorded with their call path
+    std::uint64_t samplesInMpi = 0;   ///< samples that landed inside MPI or the measurement
+    std::uint64_t failedUnwinds = 0;  ///< samples and call sites recorded as "failed unwind"
+    std::uint64_t lostSamples = 0;    ///< samples dropped: no room to keep them until recorded
+    std::uint64_t unwoundCalls = 0;   ///< MPI calls whose call path was unwound
+    std::uint64_t contextRecords = 0; ///< calling-context records (samples, call paths) written
 };
 extern Diagnostics g_diagnostics;
 
@@ -126,6 +147,8 @@ bool runtimeStart() noexcept;
 
 /// Records entering / leaving a user region (compiler hooks, annotations). Main thread only.
 inline void enterUserRegion(std::uint32_t region) noexcept {
+    if (__builtin_expect(g_hot.sampling != nullptr, 0))
+        g_hot.sampling->beforeUserEvent();
     std::uint32_t depth = g_hot.userDepth++;
     if (depth < kUserStackDepth)
         g_hot.userStack[depth] = region;
@@ -135,10 +158,19 @@ inline void enterUserRegion(std::uint32_t region) noexcept {
 inline void leaveUserRegion(std::uint32_t region) noexcept {
     if (g_hot.userDepth == 0)
         return; // entered before the measurement started: nothing to close
+    if (__builtin_expect(g_hot.sampling != nullptr, 0))
+        g_hot.sampling->beforeUserEvent();
     --g_hot.userDepth;
     ensureRoom(kMaxRecordWords);
     recordLeave(now(), region);
 }
+
+/// Starts sampling and call-path unwinding (WAITSCOPE_SAMPLING) at the end of runtimeInit,
+/// when the sampling part is linked in. Returns false if the timer could not be set up.
+bool samplingStart(const Config& config) noexcept __attribute__((weak));
+/// Stops the timer and records the pending samples and the path to MPI_Finalize, at the start
+/// of runtimeFinalize. The open path is left before ProgramEnd (SamplingHooks::beforeUserEvent).
+void samplingStop() noexcept __attribute__((weak));
 
 /// Starts the measurement right after PMPI_Init(_thread) succeeded: reads the configuration,
 /// creates the experiment directory (or decides to run unmeasured), opens the trace.

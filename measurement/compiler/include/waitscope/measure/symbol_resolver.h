@@ -18,4 +18,16 @@ struct SymbolInfo {
 /// signal context. Called once per function: results are cached by the caller.
 SymbolInfo resolveSymbol(std::uintptr_t address) noexcept;
 
+/// As resolveSymbol, without the source line: file is the binary's path. Much cheaper for code
+/// whose debug information is large (reading a line table loads a whole unit's lines).
+SymbolInfo resolveSymbolName(std::uintptr_t address) noexcept;
+
+/// Where the code at `address` starts: its function's entry from the symbol table, or, when no
+/// symbol covers it, the base of its module (`known` false). 0 for an address in no module.
+/// Not thread-safe; not for signal context.
+std::uintptr_t functionStart(std::uintptr_t address, bool& known) noexcept;
+
+/// The file name of the module holding `address` ("?" if none).
+std::string moduleName(std::uintptr_t address) noexcept;
+
 } // namespace waitscope::measure

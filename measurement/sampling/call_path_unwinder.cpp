@@ -1,0 +1,164 @@
+// Unwinding with libunwind's local-only fast path and the frame-to-context caches.
+#define UNW_LOCAL_ONLY
+#include "waitscope/measure/call_path_unwinder.h"
+
+#include "waitscope/measure/definitions.h"
+#include "waitscope/measure/runtime.h"
+#include "waitscope/measure/symbol_resolver.h"
+
+#include <libunwind.h>
+#include <unistd.h>
+
+namespace waitscope::measure {
+
+namespace {
+constexpr std::uintptr_t kUnknownBit = std::uintptr_t{1} << 63;
+} // namespace
+
+void CallPathUnwinder::init(bool cached) noexcept {
+    m_cached = cached;
+    m_own.find();
+    char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (length > 0)
+        m_program.assign(path, static_cast<size_t>(length));
+    m_path.reserve(256);
+    // libunwind's global cache takes a lock; the per-thread one does not, which is what a
+    // signal handler that may interrupt an unwind needs.
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    std::uintptr_t frames[8];
+    unwindHere(frames, 8);
+    unw_context_t context;
+    unw_getcontext(&context);
+    unwindInterrupted(&context, frames, 8);
+}
+
+int CallPathUnwinder::unwindHere(std::uintptr_t* frames, int max) noexcept {
+    int depth = unw_backtrace(reinterpret_cast<void**>(frames), max);
+    return depth > 0 ? depth : 0;
+}
+
+int CallPathUnwinder::unwindInterrupted(void* ucontext, std::uintptr_t* frames, int max) noexcept {
+    unw_cursor_t cursor;
+    // On x86-64 and aarch64 Linux, unw_context_t is the ucontext_t a handler receives.
+    if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) < 0)
+        return -1;
+    int depth = 0;
+    while (depth < max) {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+            break;
+        frames[depth++] = static_cast<std::uintptr_t>(ip);
+        int step = unw_step(&cursor);
+        if (step == 0)
+            break;
+        if (step < 0)
+            return -1;
+    }
+    return depth > 0 ? depth : -1;
+}
+
+CallPathUnwinder::Function CallPathUnwinder::defineFunction(std::uintptr_t start, bool known,
+                                                            std::uintptr_t address) noexcept {
+    RegionDefinition region;
+    if (known) {
+        // Source lines only for the program's own functions: the line tables of libraries
+        // (libc with its debug information installed, MPI) take long to load.
+        SymbolInfo symbol =
+            moduleName(start) == m_program ? resolveSymbol(start) : resolveSymbolName(start);
+        region.name = symbol.name;
+        region.canonicalName = symbol.mangled;
+        region.file = symbol.file;
+        region.beginLine = symbol.line;
+    } else {
+        // No symbol covers the address: one region per module keeps the tree small.
+        std::string module = moduleName(address);
+        region.name = "[unknown]@" + module.substr(module.find_last_of('/') + 1);
+        region.canonicalName = region.name;
+        region.file = module;
+    }
+    region.role = RegionRole::Function;
+    region.paradigm = Paradigm::Sampling;
+    Function f;
+    f.isMain = region.canonicalName == "main" || region.canonicalName == "MAIN__";
+    if (!m_cached) {
+        auto it = m_functionByName.find(region.canonicalName + '\n' + region.file);
+        if (it != m_functionByName.end())
+            return it->second;
+        std::string key = region.canonicalName + '\n' + region.file;
+        f.region = definitions().addRegion(std::move(region));
+        m_functionByName.emplace(std::move(key), f);
+        return f;
+    }
+    f.region = definitions().addRegion(std::move(region));
+    return f;
+}
+
+CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bool isPc) noexcept {
+    // A return address points after its call, maybe past the end of the calling function.
+    std::uintptr_t address = isPc ? frame : frame - 1;
+    if (!m_cached) {
+        bool known = false;
+        std::uintptr_t start = functionStart(address, known);
+        return defineFunction(start, known, address);
+    }
+    std::uint64_t returnKey = handleKey(address);
+    std::uintptr_t start = 0;
+    bool known = true;
+    if (std::uintptr_t* cached = m_startByReturn.find(returnKey)) {
+        start = *cached;
+    } else {
+        start = functionStart(address, known);
+        // Unknown code is keyed by its module's base with the top bit set, apart from symbols
+        // (user-space addresses never have it).
+        if (!known)
+            start |= kUnknownBit;
+        m_startByReturn.insert(returnKey, start);
+    }
+    if (Function* f = m_functionByStart.find(handleKey(start)))
+        return *f;
+    Function f = defineFunction(start & ~kUnknownBit, (start & kUnknownBit) == 0, address);
+    m_functionByStart.insert(handleKey(start), f);
+    return f;
+}
+
+std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
+                                          const std::string* stopName) noexcept {
+    int first = 0;
+    while (first < depth && m_own.contains(frames[first]))
+        ++first;
+    if (first >= depth)
+        return failedContext();
+    m_path.clear();
+    for (int i = first; i < depth; ++i) {
+        Function f = functionAt(frames[i], firstIsPc && i == 0);
+        if (stopName && definitions().regions()[f.region].name == *stopName)
+            break;
+        m_path.push_back(f);
+    }
+    if (m_path.empty())
+        return stopName ? kNoContext : failedContext();
+    // The path starts at the outermost main; what calls main (libc start-up) is left out.
+    size_t top = m_path.size() - 1;
+    for (size_t k = m_path.size(); k-- > 0;)
+        if (m_path[k].isMain) {
+            top = k;
+            break;
+        }
+    std::uint32_t context = kNoContext;
+    for (size_t k = top + 1; k-- > 0;)
+        context = definitions().callingContext(m_path[k].region, context);
+    return context;
+}
+
+std::uint32_t CallPathUnwinder::failedContext() noexcept {
+    if (m_failed == ~0u) {
+        std::uint32_t region =
+            definitions().addRegion({"failed unwind", "failed unwind", "", 0, 0,
+                                     RegionRole::Artificial, Paradigm::MeasurementSystem});
+        m_failed = definitions().callingContext(region, kNoContext);
+    }
+    return m_failed;
+}
+
+} // namespace waitscope::measure

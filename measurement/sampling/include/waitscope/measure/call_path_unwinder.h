@@ -1,0 +1,67 @@
+// Unwinds stacks (libunwind, local only) and turns them into calling contexts, with the caches
+// that make unwinding at every MPI call cheap.
+#pragma once
+
+#include "waitscope/measure/handle_map.h"
+#include "waitscope/measure/own_code.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace waitscope::measure {
+
+/// Frames to calling contexts. Function start addresses are cached by return address and
+/// regions by function start, so a call site seen before costs two hash lookups per frame and
+/// no symbol lookup. Main thread only, never in signal context (except the unwind functions
+/// marked so).
+class CallPathUnwinder {
+public:
+    /// Finds the measurement's own code, sets libunwind's per-thread cache and unwinds once so
+    /// its lazily set-up state exists before a signal handler needs it. `cached` false resolves
+    /// every frame anew (to measure what the caches save).
+    void init(bool cached) noexcept;
+
+    /// Unwinds the calling thread's stack from here, innermost first (return addresses; the
+    /// measurement's frames included). Returns the depth; 0 when unwinding failed.
+    static int unwindHere(std::uintptr_t* frames, int max) noexcept;
+
+    /// Signal context (async-signal-safe): unwinds the stack interrupted by a signal from the
+    /// handler's `ucontext`; frames[0] is the interrupted program counter, the others return
+    /// addresses. Returns the depth, or -1 when a step failed or nothing was found.
+    static int unwindInterrupted(void* ucontext, std::uintptr_t* frames, int max) noexcept;
+
+    /// The calling context of a stack, frames innermost first (`firstIsPc`: frames[0] is a
+    /// program counter, not a return address). The measurement's frames are dropped from the
+    /// inside and the frames that call main from the outside. `stopName` (when instrumented
+    /// regions are open: the innermost one's name) ends the path below that function.
+    /// kNoContext when nothing is left below `stopName`; failedContext() when nothing is left.
+    std::uint32_t contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
+                            const std::string* stopName) noexcept;
+
+    /// The context "failed unwind": samples and calls whose stack could not be unwound.
+    std::uint32_t failedContext() noexcept;
+    /// True for the "failed unwind" context (without defining it).
+    bool isFailed(std::uint32_t context) const noexcept { return context == m_failed; }
+
+private:
+    struct Function {
+        std::uint32_t region = 0;
+        bool isMain = false; ///< main or MAIN__: paths start there
+    };
+    Function functionAt(std::uintptr_t returnAddress, bool isPc) noexcept;
+    Function defineFunction(std::uintptr_t start, bool known, std::uintptr_t address) noexcept;
+
+    OwnCode m_own;
+    std::string m_program; ///< the executable's path (its functions get source lines)
+    bool m_cached = true;
+    HandleMap<std::uintptr_t>
+        m_startByReturn; ///< looked-up address -> function start (top bit: no symbol)
+    HandleMap<Function> m_functionByStart;
+    std::unordered_map<std::string, Function> m_functionByName; ///< uncached mode only
+    std::vector<Function> m_path;
+    std::uint32_t m_failed = ~0u;
+};
+
+} // namespace waitscope::measure

@@ -1,0 +1,264 @@
+// Hybrid call-path measurement: the sampling timer and its signal handler, and the hooks that
+// record samples and MPI call paths as calling-context records.
+//
+// Design (after Szebenyi et al., "Reconciling Sampling and Direct Instrumentation for
+// Unintrusive Call-Path Profiling of MPI Programs"):
+//   - MPI calls are recorded directly; at every recorded call the stack is unwound and the call
+//     path recorded as a CallingContextEnter before the call's Enter.
+//   - A per-thread CLOCK_MONOTONIC timer interrupts the main thread. Outside MPI the handler
+//     unwinds the interrupted stack into a preallocated ring (no allocation, no locks); inside
+//     MPI or the measurement it only counts. At the next record point (MPI call, instrumented
+//     region, finalize) the main thread turns the raw frames into calling contexts and
+//     records CallingContextSample records, in time order.
+//   - A sample stands for the time since the record before it. Since MPI calls end in their
+//     own records, that is the time since the previous sample outside MPI minus the MPI time in
+//     between (the paper's effective interval), and sampled plus measured time add up.
+//   - Stacks that cannot be unwound (and samples with no room to keep frames) go to the
+//     context "failed unwind", and are counted.
+#include "waitscope/measure/call_path_unwinder.h"
+#include "waitscope/measure/runtime.h"
+#include "waitscope/measure/sample_ring.h"
+#include "waitscope/measure/symbol_resolver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+#include <sys/auxv.h>
+#include <unistd.h>
+#include <vector>
+
+namespace waitscope::measure {
+
+namespace {
+
+/// Room for raw samples between two record points: 2 MiB, about 10 000 samples of 24 frames.
+constexpr std::size_t kRingWords = 1u << 18;
+constexpr int kSignal = SIGPROF;
+
+struct SamplingState {
+    CallPathUnwinder unwinder;
+    SampleRing ring;
+    std::vector<std::uint64_t> ringMemory;
+    timer_t timer{};
+    bool timerArmed = false;
+    std::uint32_t openContext = kNoContext; ///< the context on top of the recorded stack
+    std::uint32_t openBase = kNoContext;    ///< its outermost frame (what a leave names)
+    std::uint32_t resolutionRegion = 0;     ///< "WAITSCOPE SYMBOL RESOLUTION" (overhead)
+};
+
+SamplingState* g_sampling = nullptr;
+/// Set while the main thread reads the ring or the timer is being stopped: the handler keeps
+/// off. Only the main thread and its own signal handler touch it.
+volatile sig_atomic_t g_busy = 0;
+volatile sig_atomic_t g_active = 0;
+
+/// The innermost open instrumented region's name: unwound paths end below it.
+const std::string* stopName() noexcept {
+    std::uint32_t depth = g_hot.userDepth;
+    if (depth == 0 || depth > kUserStackDepth)
+        return nullptr;
+    return &definitions().regions()[g_hot.userStack[depth - 1]].name;
+}
+
+std::uint32_t outermost(std::uint32_t context) noexcept {
+    const std::vector<CallingContextDefinition>& contexts = definitions().callingContexts();
+    while (context < contexts.size() && contexts[context].parent != kNoContext)
+        context = contexts[context].parent;
+    return context;
+}
+
+/// Appends a calling-context record that must not go back in time.
+void appendContextRecord(std::uint64_t time, EventKind kind, std::uint32_t context) noexcept {
+    ensureRoom(kMaxRecordWords);
+    appendRecord(std::max(time, g_hot.buffer.lastTime), kind, context & kOperandMask);
+    ++g_diagnostics.contextRecords;
+}
+
+void setOpen(std::uint32_t context) noexcept {
+    SamplingState& s = *g_sampling;
+    s.openContext = context;
+    s.openBase = context == kNoContext ? kNoContext : outermost(context);
+}
+
+/// Records the samples the handler kept since the last record point. Main thread.
+void drainSamples() noexcept {
+    SamplingState& s = *g_sampling;
+    if (s.ring.empty())
+        return;
+    g_busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst); // the handler keeps off from here on
+    const std::string* stop = stopName();
+    s.ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
+        std::uint32_t context =
+            depth == SampleRing::kNotUnwound
+                ? s.unwinder.failedContext()
+                : s.unwinder.contextOf(frames, static_cast<int>(depth), true, stop);
+        if (s.unwinder.isFailed(context))
+            ++g_diagnostics.failedUnwinds;
+        ++g_diagnostics.samples;
+        if (context == kNoContext)
+            return; // inside the innermost instrumented function: it is on the stack already
+        appendContextRecord(time, EventKind::CallingContextSample, context);
+        setOpen(context);
+    });
+    g_busy = 0;
+}
+
+/// Leaves the open call path at `time` (recorded stacks then end at the instrumented regions).
+void leaveOpenContext(std::uint64_t time) noexcept {
+    SamplingState& s = *g_sampling;
+    if (s.openContext == kNoContext)
+        return;
+    appendContextRecord(time, EventKind::CallingContextLeave, s.openBase);
+    setOpen(kNoContext);
+}
+
+/// Looking up the symbols of functions seen for the first time takes long (the first lookup
+/// reads every module's symbol table): when a record point defined new functions, the time
+/// since `reached` is recorded as the measurement's overhead, outside the program's call paths.
+void noteResolution(std::uint64_t reached, std::size_t regionsBefore) noexcept {
+    if (definitions().regions().size() == regionsBefore)
+        return;
+    leaveOpenContext(reached);
+    ensureRoom(2 * kMaxRecordWords);
+    recordEnter(std::max(reached, g_hot.buffer.lastTime), g_sampling->resolutionRegion);
+    recordLeave(now(), g_sampling->resolutionRegion);
+}
+
+/// MPI call (recorded, main thread, insideMpi already set): samples, then the call's path.
+void onCallSite() noexcept {
+    SamplingState& s = *g_sampling;
+    const std::uint64_t reached = now();
+    const std::size_t regionsBefore = definitions().regions().size();
+    drainSamples();
+    std::uintptr_t frames[kMaxFrames];
+    int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
+    std::uint32_t context = depth > 0 ? s.unwinder.contextOf(frames, depth, false, stopName())
+                                      : s.unwinder.failedContext();
+    ++g_diagnostics.unwoundCalls;
+    if (s.unwinder.isFailed(context))
+        ++g_diagnostics.failedUnwinds;
+    noteResolution(reached, regionsBefore);
+    if (context == s.openContext)
+        return; // the recorded stack shows this path already (a loop around one call site)
+    if (context == kNoContext) {
+        leaveOpenContext(now()); // called straight from the innermost instrumented function
+        return;
+    }
+    appendContextRecord(now(), EventKind::CallingContextEnter, context);
+    setOpen(context);
+}
+
+void onUserEvent() noexcept {
+    const std::uint64_t reached = now();
+    const std::size_t regionsBefore = definitions().regions().size();
+    drainSamples();
+    noteResolution(reached, regionsBefore);
+    leaveOpenContext(now());
+}
+
+constexpr SamplingHooks kHooks = {onCallSite, onUserEvent};
+
+/// The timer's signal handler. Async-signal-safe: reads flags, the clock, unwinds into the
+/// preallocated ring; errno is kept.
+void onTimer(int, siginfo_t*, void* ucontext) {
+    if (!g_active || !t_onMainThread)
+        return;
+    int savedErrno = errno;
+    if (g_hot.insideMpi != 0 || g_busy) {
+        ++g_diagnostics.samplesInMpi;
+        errno = savedErrno;
+        return;
+    }
+    g_busy = 1; // guarded entry: nothing below runs twice at once
+    SamplingState& s = *g_sampling;
+    bool kept = false;
+    std::uintptr_t* frames = s.ring.begin(now(), kept);
+    if (!kept) {
+        ++g_diagnostics.lostSamples;
+    } else if (!frames) {
+        s.ring.commit(SampleRing::kNotUnwound);
+    } else {
+        int depth = CallPathUnwinder::unwindInterrupted(ucontext, frames, kMaxFrames);
+        s.ring.commit(depth < 0 ? SampleRing::kNotUnwound : static_cast<std::uint64_t>(depth));
+    }
+    g_busy = 0;
+    errno = savedErrno;
+}
+
+bool startTimer(SamplingState& s, std::uint32_t frequency) {
+    struct sigaction action {};
+    action.sa_sigaction = onTimer;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(kSignal, &action, nullptr) != 0)
+        return false;
+    sigevent event{};
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = kSignal;
+    event._sigev_un._tid = static_cast<pid_t>(gettid());
+    if (timer_create(CLOCK_MONOTONIC, &event, &s.timer) != 0)
+        return false;
+    const long period = std::max(1000L, 1000000000L / static_cast<long>(frequency));
+    itimerspec spec{};
+    spec.it_interval.tv_sec = period / 1000000000L;
+    spec.it_interval.tv_nsec = period % 1000000000L;
+    spec.it_value = spec.it_interval;
+    if (timer_settime(s.timer, 0, &spec, nullptr) != 0) {
+        timer_delete(s.timer);
+        return false;
+    }
+    s.timerArmed = true;
+    return true;
+}
+
+} // namespace
+
+bool samplingStart(const Config& config) noexcept {
+    if (g_sampling)
+        return true;
+    auto* s = new SamplingState();
+    s->resolutionRegion =
+        definitions().addRegion({"WAITSCOPE SYMBOL RESOLUTION", "WAITSCOPE SYMBOL RESOLUTION", "",
+                                 0, 0, RegionRole::Artificial, Paradigm::MeasurementSystem});
+    s->unwinder.init(config.unwindCache);
+    {
+        // Resolving the path to MPI_Init now reads the module list and the symbols of the
+        // program and libc during MPI_Init (the measurement's setup), not at the first call.
+        std::uintptr_t frames[kMaxFrames];
+        int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
+        if (depth > 0)
+            s->unwinder.contextOf(frames, depth, false, nullptr);
+        // Samples land in the vDSO (clock_gettime) often; its symbols are read now too.
+        if (std::uintptr_t vdso = getauxval(AT_SYSINFO_EHDR)) {
+            bool known = false;
+            functionStart(vdso + 1, known);
+        }
+    }
+    s->ringMemory.resize(kRingWords);
+    s->ring.reset(s->ringMemory.data(), s->ringMemory.size());
+    g_sampling = s;
+    g_hot.sampling = &kHooks; // MPI call paths are unwound even without the timer
+    g_active = 1;
+    return startTimer(*s, config.samplingFrequency);
+}
+
+void samplingStop() noexcept {
+    SamplingState* s = g_sampling;
+    if (!s || !g_hot.sampling)
+        return;
+    g_busy = 1;
+    g_active = 0;
+    if (s->timerArmed)
+        timer_delete(s->timer);
+    s->timerArmed = false;
+    // The handler stays installed: a signal already on its way must not meet SIGPROF's
+    // default action, which ends the process.
+    g_busy = 0;
+    onCallSite(); // the samples so far, and the path to MPI_Finalize
+    // g_hot.sampling stays set: finalize leaves the open path through it before ProgramEnd.
+}
+
+} // namespace waitscope::measure

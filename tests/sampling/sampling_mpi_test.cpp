@@ -1,0 +1,232 @@
+// End-to-end tests of hybrid measurement (libwaitscope.so with WAITSCOPE_SAMPLING): MPI call
+// paths by unwinding and sampled computation, checked in the analyzer's report, the runtime
+// profile and the trace.
+#include "trace_text.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/report.h>
+
+using namespace waitscope::test;
+using namespace waitscope::report;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Runs `program` preloaded (or linked) into `dir`/exp with sampling on; returns the result.
+CommandResult measureSampled(const std::string& dir, const std::string& program, int ranks,
+                             const std::string& args, std::vector<std::string> env,
+                             bool preload = true) {
+    env.push_back("WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir + "/exp");
+    env.push_back("WAITSCOPE_SAMPLING=true");
+    return runCommand(mpirunCommand(ranks, env, program, args, preload));
+}
+
+void requireComplete(const std::string& exp, int ranks) {
+    for (int r = 0; r < ranks; ++r)
+        REQUIRE(readFile(exp + "/ranks/" + std::to_string(r) + ".status").rfind("complete\n", 0) ==
+                0);
+}
+
+/// Analyzes the experiment in this process and returns the report.
+Report analyze(const std::string& exp) {
+    CommandResult replay =
+        runCommand(std::string(WAITSCOPE_TEST_REPLAY) + " --serial --quiet '" + exp + "'");
+    INFO(replay.output);
+    REQUIRE(replay.exitCode == 0);
+    // Calling-context records that left regions open or unbalanced would be named here.
+    CHECK(replay.output.find("regions_left_open") == std::string::npos);
+    CHECK(replay.output.find("mismatched_leave") == std::string::npos);
+    CHECK(replay.output.find("unknown_calling_context") == std::string::npos);
+    waitscope::Result<Report> report = readCubex(exp + "/report.cubex");
+    REQUIRE(report.ok());
+    return std::move(report.value());
+}
+
+MetricId metricOf(const Report& report, const char* name) {
+    auto id = report.findMetric(name);
+    REQUIRE(id);
+    return *id;
+}
+
+/// Per-rank values of `metric` at call path `path` (inclusive or exclusive).
+std::vector<double> perRank(const Report& report, const char* metric, const std::string& path,
+                            CallTreeMode mode = CallTreeMode::Inclusive) {
+    auto node = report.findCallPath(path);
+    INFO("call path " << path);
+    REQUIRE(node);
+    auto values = report.locationValues(metricOf(report, metric), *node, mode);
+    REQUIRE(values.ok());
+    return *values;
+}
+
+/// Sum over ranks of `metric` (inclusive) at the call nodes whose region name starts with
+/// `prefix` and that have no ancestor of that name (recursion is not counted twice).
+double inclusiveByName(const Report& report, const char* metric, const std::string& prefix) {
+    auto values = report.callNodeValues(metricOf(report, metric), CallTreeMode::Inclusive);
+    REQUIRE(values.ok());
+    double total = 0;
+    const auto& nodes = report.callNodes();
+    auto named = [&](CallNodeId n) {
+        return report.regions()[nodes[n].region].name.rfind(prefix, 0) == 0;
+    };
+    for (CallNodeId n = 0; n < nodes.size(); ++n) {
+        if (!named(n))
+            continue;
+        bool nested = false;
+        for (auto p = nodes[n].parent; p && !nested; p = nodes[*p].parent)
+            nested = named(*p);
+        if (!nested)
+            total += (*values)[n];
+    }
+    return total;
+}
+
+} // namespace
+
+TEST_CASE("a preloaded uninstrumented late sender shows its user call paths and sampled work",
+          "[mpi][sampling]") {
+    std::string dir = freshDirectory("sampling_late_sender");
+    // 4 iterations of 400 ms of computation on the senders (ranks 0 and 2) before each send.
+    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_EXAMPLE_LATE_SENDER, 4, "4 400",
+                                       {"WAITSCOPE_PROFILING=true"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 4);
+    Report report = analyze(exp);
+
+    // The MPI calls sit on the user's call paths, unwound in the preloaded library.
+    const std::string root = "example_late_sender/main/";
+    std::vector<double> waited =
+        perRank(report, "mpi_latesender", root + "receive_block/MPI_Recv", CallTreeMode::Exclusive);
+    std::vector<double> visits =
+        perRank(report, "visits", root + "send_block/MPI_Send", CallTreeMode::Exclusive);
+    CHECK(visits == std::vector<double>{4, 0, 4, 0});
+    CHECK(waited[1] > 1.2);
+    CHECK(waited[3] > 1.2);
+    REQUIRE(report.findCallPath(root + "start_together/MPI_Barrier"));
+
+    // The computation that causes the wait is sampled within 10 % of its injected 1.6 s.
+    std::vector<double> computed = perRank(report, "time", root + "compute_before_send");
+    for (int r : {0, 2}) {
+        INFO("rank " << r << " computed " << computed[r] << " s");
+        CHECK(computed[r] > 1.6 * 0.9);
+        CHECK(computed[r] < 1.6 * 1.1);
+    }
+    CHECK(computed[1] == 0.0);
+
+    // The runtime profile of the same run sees the same call paths and sampled time.
+    waitscope::Result<Report> profile = readCubex(exp + "/profile.cubex");
+    REQUIRE(profile.ok());
+    std::vector<double> profiled = perRank(*profile, "time", root + "compute_before_send");
+    for (int r : {0, 2})
+        CHECK(profiled[r] == Approx(computed[r]).epsilon(0.01));
+    REQUIRE(profile->findCallPath(root + "receive_block/MPI_Recv"));
+
+    // Samples are counted (160 expected in 1.6 s at 100 Hz; on a loaded machine timer
+    // expirations merge, which the weights make up for, so the counts are checked loosely).
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(std::stod(record["rank.0.samples"]) > 40);
+    CHECK(std::stod(record["rank.1.samples_in_mpi"]) > 40);
+    CHECK(std::stod(record["rank.0.unwound_calls"]) >= 6);
+    auto mainNode = report.findCallPath("example_late_sender/main");
+    REQUIRE(mainNode);
+    std::vector<double> total = perRank(report, "time", "example_late_sender");
+    std::vector<double> inMain = perRank(report, "time", "example_late_sender/main");
+    for (int r = 0; r < 4; ++r) {
+        CHECK(inMain[r] > 1.6);
+        CHECK(inMain[r] < total[r]);
+    }
+}
+
+TEST_CASE("hybrid measurement of tiny C++ functions finds the hot spots instrumentation finds",
+          "[mpi][sampling]") {
+    // The same program, sampled at the default 100 Hz (preloaded, not instrumented; a longer
+    // run for enough samples) and fully instrumented (slow: every tiny call is recorded).
+    std::string sampledDir = freshDirectory("sampling_tiny_sampled");
+    CommandResult sampled = measureSampled(sampledDir, WAITSCOPE_TEST_TINY_PLAIN, 2, "12000000",
+                                           {"WAITSCOPE_PROFILING=true", "WAITSCOPE_TRACING=false"});
+    INFO(sampled.output);
+    REQUIRE(sampled.exitCode == 0);
+    std::string instrumentedDir = freshDirectory("sampling_tiny_instrumented");
+    CommandResult instrumented =
+        runCommand(mpirunCommand(2,
+                                 {"WAITSCOPE_EXPERIMENT_DIRECTORY=" + instrumentedDir + "/exp",
+                                  "WAITSCOPE_PROFILING=true", "WAITSCOPE_TRACING=false"},
+                                 WAITSCOPE_TEST_TINY_INSTRUMENTED, "3000000", false));
+    INFO(instrumented.output);
+    REQUIRE(instrumented.exitCode == 0);
+
+    auto shares = [](const std::string& exp) {
+        waitscope::Result<Report> profile = readCubex(exp + "/profile.cubex");
+        REQUIRE(profile.ok());
+        double hot = inclusiveByName(*profile, "time", "hot_loop");
+        double warm = inclusiveByName(*profile, "time", "warm_loop");
+        INFO(exp << ": hot_loop " << hot << " s, warm_loop " << warm << " s");
+        REQUIRE(hot > 0);
+        REQUIRE(warm > 0);
+        return hot / (hot + warm);
+    };
+    double sampledShare = shares(sampledDir + "/exp");
+    double instrumentedShare = shares(instrumentedDir + "/exp");
+    INFO("hot_loop's share: sampled " << sampledShare << ", instrumented " << instrumentedShare);
+    // hot_loop does three quarters of the work; both measurements must see it as the hot spot.
+    CHECK(sampledShare > 0.6);
+    CHECK(instrumentedShare > 0.6);
+    CHECK(sampledShare == Approx(instrumentedShare).margin(0.1));
+
+    // The sampled profile names the tiny functions on their call paths too.
+    waitscope::Result<Report> profile = readCubex(sampledDir + "/exp/profile.cubex");
+    REQUIRE(profile.ok());
+    CHECK(inclusiveByName(*profile, "time", "(anonymous namespace)::square") > 0);
+}
+
+TEST_CASE("a stress run with many MPI calls sampled at 2000 Hz completes intact",
+          "[mpi][sampling]") {
+    std::string dir = freshDirectory("sampling_stress");
+    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_STRESS, 3, "20000",
+                                       {"WAITSCOPE_SAMPLING_FREQUENCY=2000"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 3);
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    double samples = 0, inMpi = 0, unwound = 0, lost = 0;
+    for (int r = 0; r < 3; ++r) {
+        std::string prefix = "rank." + std::to_string(r) + ".";
+        samples += std::stod(record[prefix + "samples"]);
+        inMpi += std::stod(record[prefix + "samples_in_mpi"]);
+        unwound += std::stod(record[prefix + "unwound_calls"]);
+        lost += std::stod(record[prefix + "lost_samples"]);
+        CHECK(std::stod(record[prefix + "counted_calls"]) >= 20000); // MPI_Comm_rank
+    }
+    INFO("samples " << samples << ", in MPI " << inMpi << ", unwound calls " << unwound);
+    CHECK(samples > 100);
+    CHECK(inMpi > 0);
+    CHECK(lost == 0);
+    CHECK(unwound >= 3 * 20000);
+
+    // Every rank's events are in time order, and the analyzer finds the call paths.
+    std::vector<TraceEvent> events = readEvents(exp + "/traces.otf2");
+    REQUIRE(!events.empty());
+    std::map<int, std::uint64_t> last;
+    std::size_t backwards = 0;
+    for (const TraceEvent& e : events) {
+        auto it = last.find(e.location);
+        backwards += it != last.end() && e.time < it->second;
+        last[e.location] = e.time;
+    }
+    CHECK(backwards == 0);
+    Report report = analyze(exp);
+    const std::string root = "sampling_stress/main/";
+    std::vector<double> visits =
+        perRank(report, "visits", root + "exchange/MPI_Sendrecv", CallTreeMode::Exclusive);
+    CHECK(visits == std::vector<double>{20000, 20000, 20000});
+    CHECK(report.findCallPath(root + "nonblocking/MPI_Waitall"));
+    CHECK(inclusiveByName(report, "time", "churn") > 0);
+}
