@@ -1,6 +1,7 @@
 // The clock condition of a collective: which members' enters the exit of a member must follow.
 #pragma once
 
+#include "collective_shape.h"
 #include "pattern_sink.h"
 #include "waitscope/trace/event_stream.h"
 
@@ -14,33 +15,22 @@ namespace waitscope::analysis {
 /// N-to-1, the lower ranks' in a scan (the own one too for an inclusive scan). Operations that
 /// do not synchronize (communicator creation, MPI_Init, ...) bind nothing.
 inline bool enterBindsExit(trace::CollectiveOp op, uint32_t member, uint32_t self, uint32_t root) {
-    using Op = trace::CollectiveOp;
-    switch (op) {
-    case Op::Barrier:
-    case Op::Allgather:
-    case Op::Allgatherv:
-    case Op::Alltoall:
-    case Op::Alltoallv:
-    case Op::Alltoallw:
-    case Op::Allreduce:
-    case Op::ReduceScatter:
-    case Op::ReduceScatterBlock:
+    switch (collectiveShape(op)) {
+    case CollectiveShape::Barrier:
+    case CollectiveShape::NToN:
         return true;
-    case Op::Bcast:
-    case Op::Scatter:
-    case Op::Scatterv:
+    case CollectiveShape::OneToN:
         return member == root && self != root;
-    case Op::Reduce:
-    case Op::Gather:
-    case Op::Gatherv:
+    case CollectiveShape::NToOne:
         return self == root;
-    case Op::Scan:
+    case CollectiveShape::Scan:
         return member <= self;
-    case Op::Exscan:
+    case CollectiveShape::Exscan:
         return member < self;
-    default:
+    case CollectiveShape::None:
         return false;
     }
+    return false;
 }
 
 /// Whether `op` binds any exit to any enter (then a clock correction exchanges its times).

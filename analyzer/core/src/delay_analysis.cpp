@@ -44,6 +44,8 @@
 // each with its channel (communicator, tag, type) and position on it.
 #include "delay_analysis.h"
 
+#include "collective_shape.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -92,25 +94,16 @@ bool isReceive(EventKind kind) {
 
 // The delay type of a collective operation, or kKinds when it synchronizes no one.
 DelayAnalysis::Kind kindOf(CollectiveOp op) {
-    switch (op) {
-    case CollectiveOp::Barrier:
+    switch (collectiveShape(op)) {
+    case CollectiveShape::Barrier:
         return DelayAnalysis::kBarrier;
-    case CollectiveOp::Bcast:
-    case CollectiveOp::Scatter:
-    case CollectiveOp::Scatterv:
+    case CollectiveShape::OneToN:
         return DelayAnalysis::kOneToN;
-    case CollectiveOp::Reduce:
-    case CollectiveOp::Gather:
-    case CollectiveOp::Gatherv:
+    case CollectiveShape::NToOne:
         return DelayAnalysis::kNToOne;
-    case CollectiveOp::Allgather:
-    case CollectiveOp::Allgatherv:
-    case CollectiveOp::Alltoall:
-    case CollectiveOp::Allreduce:
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::ReduceScatterBlock:
+    case CollectiveShape::NToN:
         // Alltoallv/w may hide any pattern of pairwise exchange: not a synchronization.
-        return DelayAnalysis::kNxn;
+        return isPairwiseVariant(op) ? DelayAnalysis::kKinds : DelayAnalysis::kNxn;
     default:
         return DelayAnalysis::kKinds;
     }

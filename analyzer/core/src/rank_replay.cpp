@@ -22,6 +22,7 @@
 #include "waitscope/analysis/rank_replay.h"
 
 #include "clock_condition.h"
+#include "collective_shape.h"
 #include "critical_path.h"
 #include "delay_analysis.h"
 #include "late_sender.h"
@@ -211,11 +212,10 @@ private:
             s.add(Metric::SyncsColl, span.node, 1);
             return;
         }
-        using Op = trace::CollectiveOp;
         const bool rooted = c.root != trace::kUndefined;
         Metric kind = Metric::CommsCxch;
         if (rooted && commRank != c.root) {
-            const bool oneToAll = c.op == Op::Bcast || c.op == Op::Scatter || c.op == Op::Scatterv;
+            const bool oneToAll = collectiveShape(c.op) == CollectiveShape::OneToN;
             kind = oneToAll ? Metric::CommsCdst : Metric::CommsCsrc;
         }
         s.add(Metric::Comms, span.node, 1);
@@ -630,39 +630,27 @@ private:
         if (exitPrecedesBindingEnter(c.op, view)) {
             m_sink.diagnose("clock_violations_collective");
         }
-        using Op = trace::CollectiveOp;
         const RegionClass cls = classOf(regionOfSpan(op));
-        switch (c.op) {
-        case Op::Barrier:
+        switch (collectiveShape(c.op)) {
+        case CollectiveShape::Barrier:
             detectWaitAtBarrier(view, m_sink);
             break;
-        case Op::Bcast:
-        case Op::Scatter:
-        case Op::Scatterv:
+        case CollectiveShape::OneToN:
             detectLateBroadcast(view, m_sink);
             break;
-        case Op::Reduce:
-        case Op::Gather:
-        case Op::Gatherv:
+        case CollectiveShape::NToOne:
             detectEarlyReduce(view, m_sink);
             break;
-        case Op::Scan:
+        case CollectiveShape::Scan:
             detectEarlyScan(view, false, m_sink);
             break;
-        case Op::Exscan:
+        case CollectiveShape::Exscan:
             detectEarlyScan(view, true, m_sink);
             break;
-        case Op::Allgather:
-        case Op::Allgatherv:
-        case Op::Alltoall:
-        case Op::Alltoallv:
-        case Op::Alltoallw:
-        case Op::Allreduce:
-        case Op::ReduceScatter:
-        case Op::ReduceScatterBlock:
+        case CollectiveShape::NToN:
             detectWaitAtNxn(view, m_sink);
             break;
-        default:
+        case CollectiveShape::None:
             // Communicator creation and destruction do not synchronize; only the waiting
             // around MPI_Init and MPI_Finalize is attributed.
             if (cls == RegionClass::MpiInit) {
