@@ -102,17 +102,25 @@ Result<const std::vector<uint32_t>*> MpiTransport::membersOf(uint32_t comm) {
     return &*m_members[comm];
 }
 
-Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
-                          const ReplayRecord& record) {
+Result<uint32_t> MpiTransport::worldRankOf(uint32_t comm, uint32_t commRank) {
     auto members = membersOf(comm);
     if (!members) {
         return members.error();
     }
-    if (destination >= (*members)->size() || (**members)[destination] >= m_size) {
+    if (commRank >= (*members)->size() || (**members)[commRank] >= m_size) {
         return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
-                     " has no rank " + std::to_string(destination));
+                     " has no rank " + std::to_string(commRank));
     }
-    m_outbox[(**members)[destination]].push_back(WireRecord{comm, tag, record.enter, record.exit});
+    return (**members)[commRank];
+}
+
+Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
+                          const ReplayRecord& record) {
+    auto world = worldRankOf(comm, destination);
+    if (!world) {
+        return world.error();
+    }
+    m_outbox[*world].push_back(WireRecord{comm, tag, record.enter, record.exit});
     return Status::success();
 }
 
@@ -242,15 +250,11 @@ Status MpiTransport::exchangeCollectives() {
 }
 
 Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint32_t tag) {
-    auto members = membersOf(comm);
-    if (!members) {
-        return members.error();
+    auto world = worldRankOf(comm, source);
+    if (!world) {
+        return world.error();
     }
-    if (source >= (*members)->size()) {
-        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
-                     " has no rank " + std::to_string(source));
-    }
-    const uint32_t from = (**members)[source];
+    const uint32_t from = *world;
     // Receives often come in runs from one partner and tag: remember the last cursor.
     const std::tuple<uint32_t, uint32_t, uint32_t> key{comm, from, tag};
     if (m_lastCursor == nullptr || m_lastKey != key) {
@@ -314,15 +318,11 @@ constexpr size_t kBatchValues = 64 * 1024;
 
 Status MpiTransport::post(uint32_t comm, uint32_t destination, uint32_t tag,
                           const std::vector<double>& payload) {
-    auto members = membersOf(comm);
-    if (!members) {
-        return members.error();
+    auto world = worldRankOf(comm, destination);
+    if (!world) {
+        return world.error();
     }
-    if (destination >= (*members)->size() || (**members)[destination] >= m_size) {
-        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
-                     " has no rank " + std::to_string(destination));
-    }
-    const uint32_t to = (**members)[destination];
+    const uint32_t to = *world;
     std::vector<double>& batch = m_batches[to];
     batch.push_back(comm);
     batch.push_back(tag);
@@ -406,15 +406,11 @@ Status MpiTransport::receiveBatch() {
 }
 
 Result<std::vector<double>> MpiTransport::await(uint32_t comm, uint32_t source, uint32_t tag) {
-    auto members = membersOf(comm);
-    if (!members) {
-        return members.error();
+    auto world = worldRankOf(comm, source);
+    if (!world) {
+        return world.error();
     }
-    if (source >= (*members)->size() || (**members)[source] >= m_size) {
-        return Error("rank " + std::to_string(m_rank) + ": communicator " + std::to_string(comm) +
-                     " has no rank " + std::to_string(source));
-    }
-    const uint32_t from = (**members)[source];
+    const uint32_t from = *world;
     if (!m_payloads.has(comm, from, tag)) {
         // About to block: whoever waits for this rank must get what it posted first.
         if (Status s = sendAllBatches(); !s) {

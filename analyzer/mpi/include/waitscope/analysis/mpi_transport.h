@@ -58,6 +58,8 @@ private:
     Result<MPI_Comm> mirror(uint32_t comm) const;
     /// World ranks of the members of traced communicator `comm`, cached.
     Result<const std::vector<uint32_t>*> membersOf(uint32_t comm);
+    /// World rank of communicator rank `commRank` of `comm`; fails naming both.
+    Result<uint32_t> worldRankOf(uint32_t comm, uint32_t commRank);
     Status exchangeRecords();
     Status exchangeCollectives();
     // Message-driven exchange: payloads are batched per destination and a batch leaves when
