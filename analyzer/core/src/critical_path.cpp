@@ -25,10 +25,10 @@
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
 // The path is one backward chain, so it is joined by pointer jumping rather than handed from
-// rank to rank. A bulk exchange first tells both ends of each message the other's call enter,
-// exit, world rank and span, and all members of each collective every member's enter, world
-// rank and span. Then each rank knows, for every span, whether a holder would leave it there
-// (an exit: from when, and the span of which rank the path lands on). Entering a rank before
+// rank to rank. Bulk exchanges first tell both ends of each message the other's call enter
+// (and where the path would land on the partner) and all members of each collective every
+// member's enter and span. Then each rank knows, for every span, whether a holder would leave it
+// there (an exit: from when, and the span of which rank the path lands on). Entering a rank before
 // gap g, the path leaves again at its latest exit before span g. All ranks gather all exits
 // (two gathers), follow the chain from the end of the run (O(exits on the path)) and each
 // charges its own segments. Time outside the communicating MPI calls comes from the gap
@@ -117,6 +117,11 @@ public:
         // Spans from MPI_Finalize on are off the path, and so are their operations.
         m_endSpan = finalize ? spans - 1 : spans;
         findExits();
+        // The partners' times are no longer needed: free them before gathering the exits.
+        m_partnerEnter = {};
+        m_partnerExit = {};
+        m_partner = {};
+        m_collectives = {};
         if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end()); !s) {
             return s;
         }
@@ -174,31 +179,27 @@ private:
         return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
     }
 
-    // Both ends of each message learn the other's call enter and exit, world rank and span in
-    // one bulk exchange: senders tell receivers, receivers tell senders (under the tag with
-    // the high bit set, which no MPI tag has), two records each in posting order. With both,
-    // each end knows whether the message is a Late Sender or Late Receiver, the only cases in
-    // which the path can move along it, and where on the partner it lands. The members of each
-    // synchronizing collective learn every member's enter, world rank and span alike.
+    // Both ends of each message learn the other's call enter in one bulk exchange: senders
+    // tell receivers their enter and exit, receivers tell senders their enter and span (under
+    // the tag with the high bit set, which no MPI tag has). With both, each end knows whether
+    // the message is a Late Sender or a Late Receiver, the only cases in which the path can
+    // move along it; a second, smaller exchange tells the receivers of Late Sender messages
+    // the sender's span, where the path lands. The members of each synchronizing collective
+    // learn every member's enter and span alike; world ranks come from the definitions.
     Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
-        const auto self = static_cast<double>(m_transport.rank());
         for (const ReplayOperation& op : ops) {
             const EventKind kind = m_in.events.kind(op.event);
             if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
                 const CallSpan& span = m_in.spans[op.span];
-                const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
                 // A nonblocking send cannot wait for its receiver: it reports no time to wait.
-                const double exit = kind == EventKind::MpiIsend ? span.enter : span.exit;
-                if (Status s =
-                        m_transport.send(m.comm, m.partner, tag, ReplayRecord{span.enter, exit});
-                    !s) {
-                    return s;
-                }
-                if (Status s = m_transport.send(m.comm, m.partner, tag,
-                                                ReplayRecord{static_cast<double>(op.span), self});
-                    !s) {
+                const ReplayRecord record =
+                    kind == EventKind::MpiIsend ? ReplayRecord{span.enter, span.enter}
+                    : isSend(kind)              ? ReplayRecord{span.enter, span.exit}
+                                   : ReplayRecord{span.enter, static_cast<double>(op.span)};
+                const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
+                if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
                     return s;
                 }
             }
@@ -207,7 +208,7 @@ private:
             if (synchronizes(op)) {
                 const uint32_t comm = m_in.events.collective(op.event).comm;
                 if (Status s = m_transport.contribute(
-                        comm, {m_in.spans[op.span].enter, static_cast<double>(op.span), self});
+                        comm, {m_in.spans[op.span].enter, static_cast<double>(op.span)});
                     !s) {
                     return s;
                 }
@@ -228,14 +229,13 @@ private:
                 if (!record) {
                     return record.error();
                 }
-                auto where = m_transport.receive(m.comm, m.partner, tag);
-                if (!where) {
-                    return where.error();
-                }
                 m_partnerEnter[k] = record->enter;
-                m_partnerExit[k] = record->exit;
-                m_partner[k] = Landing{static_cast<uint32_t>(where->enter),
-                                       static_cast<uint32_t>(where->exit)};
+                if (isSend(kind)) {
+                    m_partner[k] = Landing{static_cast<uint32_t>(record->exit),
+                                           worldRankOf(m.comm, m.partner)};
+                } else {
+                    m_partnerExit[k] = record->exit;
+                }
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
                 auto values = m_transport.collected(c.comm);
@@ -246,7 +246,7 @@ private:
                 const auto enter = [&](uint32_t m) { return (*values)[m * kCollectiveWidth]; };
                 const auto landing = [&](uint32_t m) {
                     return Landing{static_cast<uint32_t>((*values)[m * kCollectiveWidth + 1]),
-                                   static_cast<uint32_t>((*values)[m * kCollectiveWidth + 2])};
+                                   worldRankOf(c.comm, m)};
                 };
                 CollectiveTimes t;
                 t.members = members;
@@ -266,7 +266,44 @@ private:
                 m_collectives.emplace(k, t);
             }
         }
+        // Senders of Late Sender messages tell the receivers their span.
+        for (size_t k = 0; k < ops.size(); ++k) {
+            const EventKind kind = m_in.events.kind(ops[k].event);
+            if (isSend(kind) && lateSender(k)) {
+                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
+                const ReplayRecord record{static_cast<double>(ops[k].span), 0.0};
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag, record); !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        for (size_t k = 0; k < ops.size(); ++k) {
+            const EventKind kind = m_in.events.kind(ops[k].event);
+            if (isReceive(kind) && lateSender(k)) {
+                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                m_partner[k] =
+                    Landing{static_cast<uint32_t>(record->enter), worldRankOf(m.comm, m.partner)};
+            }
+        }
         return Status::success();
+    }
+
+    // The world rank of communicator rank `member` of `comm` (kNone when unknown).
+    uint32_t worldRankOf(uint32_t comm, uint32_t member) {
+        if (comm != m_membersComm) {
+            auto members =
+                communicatorMembers(m_in.definitions, comm, m_transport.rank(), m_transport.size());
+            m_members = members ? std::move(*members) : std::vector<uint32_t>{};
+            m_membersComm = comm;
+        }
+        return member < m_members.size() ? m_members[member] : kNone;
     }
 
     bool synchronizes(const ReplayOperation& op) const {
@@ -398,7 +435,7 @@ private:
     }
 
     // Joins the exits of all ranks into the path. Every rank gathers every rank's exits
-    // (span, landing rank, landing span: 24 bytes each, padded to the most any rank has) and
+    // (span, landing rank and span: 16 bytes each, padded to the most any rank has) and
     // follows the path from the rank that ended last: on a rank entered before gap `entry`, the
     // path leaves at its latest exit before `entry` and enters the landing rank before the gap
     // of the landing span. A landing on MPI_Finalize or later ends the path, as no one
@@ -418,20 +455,28 @@ private:
         for (uint32_t r = 0; r < size; ++r) {
             width = std::max(width, static_cast<size_t>((*heads)[r * 3 + 1]));
         }
-        std::vector<double> mine(width * 3, 0.0);
+        // Two exact integers per exit: its span, and the landing rank and span in one double
+        // (the rank above bit 32; doubles hold integers up to 2^53, so up to 2^21 ranks).
+        constexpr double kRankUnit = 4294967296.0;
+        std::vector<double> mine(width * 2, 0.0);
         for (size_t i = 0; i < m_exitSpan.size(); ++i) {
-            mine[i * 3] = m_exitSpan[i];
-            mine[i * 3 + 1] = m_exitTo[i].rank;
-            mine[i * 3 + 2] = m_exitTo[i].span;
+            const uint32_t to = std::min(m_exitTo[i].rank, size);
+            mine[i * 2] = m_exitSpan[i];
+            mine[i * 2 + 1] = to * kRankUnit + m_exitTo[i].span;
         }
+        m_exitTo = {};
         auto all = m_transport.allGather(kWorldComm, mine);
         if (!all) {
             return all.error();
         }
         mine = {};
         const auto exitsOf = [&](uint32_t r) { return static_cast<size_t>((*heads)[r * 3 + 1]); };
-        const auto field = [&](uint32_t r, size_t i, size_t f) {
-            return static_cast<uint32_t>((*all)[(r * width + i) * 3 + f]);
+        const auto spanOf = [&](uint32_t r, size_t i) {
+            return static_cast<uint32_t>((*all)[(r * width + i) * 2]);
+        };
+        const auto landingOf = [&](uint32_t r, size_t i) {
+            const auto packed = static_cast<uint64_t>((*all)[(r * width + i) * 2 + 1]);
+            return Landing{static_cast<uint32_t>(packed), static_cast<uint32_t>(packed >> 32)};
         };
         uint32_t rank = 0;
         for (uint32_t r = 1; r < size; ++r) {
@@ -440,14 +485,14 @@ private:
             }
         }
         auto entry = static_cast<uint32_t>((*heads)[rank * 3 + 2]);
-        size_t steps = all->size() / 3 + size + 1; // a consistent trace visits each exit once
+        size_t steps = all->size() / 2 + size + 1; // a consistent trace visits each exit once
         while (steps-- > 0) {
             // The latest exit of `rank` before `entry`.
             size_t lo = 0;
             size_t hi = exitsOf(rank);
             while (lo < hi) {
                 const size_t mid = (lo + hi) / 2;
-                if (field(rank, mid, 0) < entry) {
+                if (spanOf(rank, mid) < entry) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -460,13 +505,12 @@ private:
             if (exit == kNone) {
                 break;
             }
-            const uint32_t next = field(rank, exit, 1);
-            const uint32_t landing = field(rank, exit, 2);
-            if (next >= size || landing >= static_cast<uint32_t>((*heads)[next * 3 + 2])) {
+            const Landing to = landingOf(rank, exit);
+            if (to.rank >= size || to.span >= static_cast<uint32_t>((*heads)[to.rank * 3 + 2])) {
                 break;
             }
-            rank = next;
-            entry = landing;
+            rank = to.rank;
+            entry = to.span;
         }
         return Status::success();
     }
@@ -513,10 +557,12 @@ private:
     Transport& m_transport;
     PatternSink& m_sink;
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
-    static constexpr size_t kCollectiveWidth = 3;        ///< enter, span, world rank
+    static constexpr size_t kCollectiveWidth = 2;        ///< enter, span
     std::vector<double> m_partnerEnter; ///< per message operation: the partner call's enter
     std::vector<double> m_partnerExit;  ///< ... and exit (a nonblocking send's: its enter)
-    std::vector<Landing> m_partner;     ///< ... and its span and world rank
+    std::vector<Landing> m_partner;     ///< ... and its span and world rank (where known)
+    uint32_t m_membersComm = kNone;     ///< the communicator m_members lists
+    std::vector<uint32_t> m_members;    ///< its members' world ranks
     std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
     std::vector<uint32_t> m_exitSpan;                ///< the spans where a holder leaves, ascending
     std::vector<double> m_exitAt;                    ///< ... from when

@@ -60,9 +60,9 @@ struct CriticalPathInput {
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
 /// `critical_path` in `sink`. Collective over all ranks (one bulk exchange, then two gathers of
 /// `transport`); fails when the transport fails. Memory beyond the gap profile: 24 bytes per
-/// message operation, about 100 per synchronizing collective, 24 per local exit (a span where
-/// a holder would hand the path on) and, while joining, 24 per exit of the rank with the most
-/// times the rank count.
+/// message operation and about 100 per synchronizing collective (freed before the gathers),
+/// 20 per local exit (a span where a holder would hand the path on) and, while joining, 16 per
+/// exit of the rank with the most exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 } // namespace waitscope::analysis
