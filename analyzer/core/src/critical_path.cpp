@@ -120,7 +120,6 @@ public:
         // The partners' times are no longer needed: free them before gathering the exits.
         m_partnerEnter = {};
         m_partnerExit = {};
-        m_partner = {};
         m_collectives = {};
         if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end()); !s) {
             return s;
@@ -219,7 +218,6 @@ private:
         }
         m_partnerEnter.assign(ops.size(), 0.0);
         m_partnerExit.assign(ops.size(), 0.0);
-        m_partner.assign(ops.size(), Landing{});
         for (size_t k = 0; k < ops.size(); ++k) {
             const EventKind kind = m_in.events.kind(ops[k].event);
             if (isSend(kind) || isReceive(kind)) {
@@ -230,12 +228,7 @@ private:
                     return record.error();
                 }
                 m_partnerEnter[k] = record->enter;
-                if (isSend(kind)) {
-                    m_partner[k] = Landing{static_cast<uint32_t>(record->exit),
-                                           worldRankOf(m.comm, m.partner)};
-                } else {
-                    m_partnerExit[k] = record->exit;
-                }
+                m_partnerExit[k] = record->exit;
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
                 auto values = m_transport.collected(c.comm);
@@ -288,15 +281,21 @@ private:
                 if (!record) {
                     return record.error();
                 }
-                m_partner[k] =
-                    Landing{static_cast<uint32_t>(record->enter), worldRankOf(m.comm, m.partner)};
+                m_partnerExit[k] = record->enter; // a Late Receiver it cannot be: exit unused
             }
         }
         return Status::success();
     }
 
+    // Where the path lands on the partner of message operation `k` (a send, or a receive of a
+    // Late Sender message).
+    Landing landingOf(size_t k) const {
+        const trace::MessageRecord& m = m_in.events.message(m_in.operations[k].event);
+        return Landing{static_cast<uint32_t>(m_partnerExit[k]), worldRankOf(m.comm, m.partner)};
+    }
+
     // The world rank of communicator rank `member` of `comm` (kNone when unknown).
-    uint32_t worldRankOf(uint32_t comm, uint32_t member) {
+    uint32_t worldRankOf(uint32_t comm, uint32_t member) const {
         if (comm != m_membersComm) {
             auto members =
                 communicatorMembers(m_in.definitions, comm, m_transport.rank(), m_transport.size());
@@ -338,8 +337,13 @@ private:
     // For every span before MPI_Finalize: would a holder of the path leave this rank inside
     // it, from when, and where does the path land? Independent of whether this rank holds the
     // path there, so computed locally for all spans; the spans where it leaves are the exits.
+    //
+    // Only the exits the path can reach are kept: the latest exit before a span the path may
+    // enter this rank at (where another rank may hand it over) or before the end. Entered at
+    // span t, the path leaves at the latest exit before t, so the others are never looked up.
     void findExits() {
         size_t opEnd = m_in.operations.size();
+        bool reachable = true; // an entry (at first: the end) lies after the span, no exit between
         for (size_t s = m_endSpan; s-- > 0;) {
             while (opEnd > 0 && m_in.operations[opEnd - 1].span > s) {
                 --opEnd;
@@ -350,12 +354,17 @@ private:
             }
             double leaveAt = std::numeric_limits<double>::quiet_NaN();
             Landing to;
-            exitOf(s, opBegin, opEnd, leaveAt, to);
+            bool entry = false;
+            exitOf(s, opBegin, opEnd, leaveAt, to, entry);
             if (!std::isnan(leaveAt)) {
-                m_exitSpan.push_back(static_cast<uint32_t>(s));
-                m_exitAt.push_back(leaveAt);
-                m_exitTo.push_back(to);
+                if (reachable) {
+                    m_exitSpan.push_back(static_cast<uint32_t>(s));
+                    m_exitAt.push_back(leaveAt);
+                    m_exitTo.push_back(to);
+                }
+                reachable = false;
             }
+            reachable = reachable || entry;
             opEnd = opBegin;
         }
         std::reverse(m_exitSpan.begin(), m_exitSpan.end());
@@ -365,7 +374,9 @@ private:
 
     // One communicating MPI call: where a holder waited for another rank (the last such
     // decision in the order of the message-driven replay wins).
-    void exitOf(size_t s, size_t opBegin, size_t opEnd, double& leaveAt, Landing& to) const {
+    // `entry`: whether another rank's holder may hand the path over at this call.
+    void exitOf(size_t s, size_t opBegin, size_t opEnd, double& leaveAt, Landing& to,
+                bool& entry) const {
         const CallSpan& span = m_in.spans[s];
         // Receives: the latest sender takes the path if it was late.
         size_t latest = opEnd;
@@ -377,19 +388,22 @@ private:
         }
         if (latest != opEnd) {
             leaveAt = m_partnerEnter[latest];
-            to = m_partner[latest];
+            to = landingOf(latest);
         }
         // A blocking send waiting for a late receiver hands the path to the receiver (unless
         // a late sender of the same call already took it).
         for (size_t k = opBegin; k < opEnd && latest == opEnd; ++k) {
             if (isSend(m_in.events.kind(m_in.operations[k].event)) && lateReceiver(k)) {
                 leaveAt = m_partnerEnter[k];
-                to = m_partner[k];
+                to = landingOf(k);
             }
         }
         for (size_t k = opEnd; k-- > opBegin;) {
-            if (m_in.events.kind(m_in.operations[k].event) == EventKind::MpiCollectiveEnd) {
-                exitOfCollective(k, span, leaveAt, to);
+            const EventKind kind = m_in.events.kind(m_in.operations[k].event);
+            if (kind == EventKind::MpiCollectiveEnd) {
+                exitOfCollective(k, span, leaveAt, to, entry);
+            } else if ((isSend(kind) && lateSender(k)) || (isReceive(kind) && lateReceiver(k))) {
+                entry = true;
             }
         }
     }
@@ -397,7 +411,8 @@ private:
     // A synchronizing collective: the holder waited for the member that entered last (n-to-n),
     // for the root (1-to-n, non-root holders) or, as the root, for the last member (n-to-1),
     // if that member entered after it.
-    void exitOfCollective(size_t k, const CallSpan& span, double& leaveAt, Landing& to) const {
+    void exitOfCollective(size_t k, const CallSpan& span, double& leaveAt, Landing& to,
+                          bool& entry) const {
         const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
         const auto found = m_collectives.find(k);
@@ -424,6 +439,9 @@ private:
             targetEnter = t.lastEnter;
             targetAt = t.lastAt;
             fromAll = false;
+        }
+        if (target != t.members && self == target) {
+            entry = true;
         }
         if (target == t.members || self == target || (!fromAll && self != c.root)) {
             return;
@@ -559,10 +577,11 @@ private:
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
     static constexpr size_t kCollectiveWidth = 2;        ///< enter, span
     std::vector<double> m_partnerEnter; ///< per message operation: the partner call's enter
-    std::vector<double> m_partnerExit;  ///< ... and exit (a nonblocking send's: its enter)
-    std::vector<Landing> m_partner;     ///< ... and its span and world rank (where known)
-    uint32_t m_membersComm = kNone;     ///< the communicator m_members lists
-    std::vector<uint32_t> m_members;    ///< its members' world ranks
+    /// ... per receive: the send's exit (a nonblocking send's: its enter), or the send's span
+    /// for a Late Sender message; per send: the receive's span
+    std::vector<double> m_partnerExit;
+    mutable uint32_t m_membersComm = kNone;          ///< the communicator m_members lists
+    mutable std::vector<uint32_t> m_members;         ///< its members' world ranks
     std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
     std::vector<uint32_t> m_exitSpan;                ///< the spans where a holder leaves, ascending
     std::vector<double> m_exitAt;                    ///< ... from when

@@ -58,11 +58,12 @@ struct CriticalPathInput {
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
-/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange, then two gathers of
-/// `transport`); fails when the transport fails. Memory beyond the gap profile: 24 bytes per
-/// message operation and about 100 per synchronizing collective (freed before the gathers),
-/// 20 per local exit (a span where a holder would hand the path on) and, while joining, 16 per
-/// exit of the rank with the most exits times the rank count.
+/// `critical_path` in `sink`. Collective over all ranks (two bulk exchanges, then two gathers of
+/// `transport`); fails when the transport fails. Memory beyond the gap profile: 16 bytes per
+/// message operation and about 90 per synchronizing collective (freed before the gathers),
+/// 20 per reachable local exit (the latest span before a possible entry where a holder would
+/// hand the path on) and, while joining, 16 per reachable exit of the rank with the most such
+/// exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 } // namespace waitscope::analysis
