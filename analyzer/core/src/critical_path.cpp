@@ -68,6 +68,14 @@ void GapProfile::openSpan() {
     m_inSpan = true;
 }
 
+void GapProfile::finish() {
+    m_slot = {};
+    m_slotGap = {};
+    m_begin.shrink_to_fit();
+    m_nodes.shrink_to_fit();
+    m_seconds.shrink_to_fit();
+}
+
 namespace {
 
 using trace::EventKind;

@@ -24,6 +24,9 @@ public:
     void openSpan();
     /// The communicating MPI call was left: what follows belongs to the next gap.
     void closeSpan() { m_inSpan = false; }
+    /// Frees the scratch space of the recording and the spare capacity once the profile pass
+    /// is over.
+    void finish();
     /// The time of the rank's last event.
     void setEnd(double seconds) { m_end = seconds; }
     double end() const { return m_end; }
