@@ -29,10 +29,11 @@
 // (and where the path would land on the partner) and all members of each collective every
 // member's enter and span. Then each rank knows, for every span, whether a holder would leave it
 // there (an exit: from when, and the span of which rank the path lands on). Entering a rank before
-// gap g, the path leaves again at its latest exit before span g. All ranks gather all exits
-// (two gathers), follow the chain from the end of the run (O(exits on the path)) and each
-// charges its own segments. Time outside the communicating MPI calls comes from the gap
-// profile recorded in the profile pass (see GapProfile for its memory).
+// gap g, the path leaves again at its latest exit before span g, so only the latest exit
+// before each possible entry is kept. All ranks gather these exits (two gathers), follow the
+// chain from the end of the run (O(exits on the path) binary searches) and each charges its
+// own segments, in the order of the backward walk. Time outside the communicating MPI calls comes
+// from the gap profile recorded in the profile pass (see GapProfile for its memory).
 #include "critical_path.h"
 
 #include "waitscope/analysis/region_class.h"
