@@ -24,14 +24,16 @@
 //                     [last enter, exit]; the path moves to that member.
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
-// The pass is sequential across ranks by nature, so it runs as a message-driven replay
-// backwards. A bulk exchange first tells both ends of each message the other's call enter and
-// all members of each collective every member's enter, so everyone knows where the path may
-// move; then only those that may receive it wait: a receiver of a Late Sender message posts
-// to its sender whether the path moves to it and the sender awaits that (the other way round
-// for a Late Receiver); at a collective the members post to the member the holder would wait
-// for, which awaits them. Time outside the communicating MPI calls comes from the gap profile
-// recorded in the profile pass (see GapProfile for its memory).
+// The path is one backward chain, so it is joined by pointer jumping rather than handed from
+// rank to rank. Bulk exchanges first tell both ends of each message the other's call enter
+// (and where the path would land on the partner) and all members of each collective every
+// member's enter and span. Then each rank knows, for every span, whether a holder would leave it
+// there (an exit: from when, and the span of which rank the path lands on). Entering a rank before
+// gap g, the path leaves again at its latest exit before span g, so only the latest exit
+// before each possible entry is kept. All ranks gather these exits (two gathers), follow the
+// chain from the end of the run (O(exits on the path) binary searches) and each charges its
+// own segments, in the order of the backward walk. Time outside the communicating MPI calls comes
+// from the gap profile recorded in the profile pass (see GapProfile for its memory).
 #include "critical_path.h"
 
 #include "waitscope/analysis/region_class.h"
@@ -65,6 +67,14 @@ void GapProfile::charge(NodeId node, double seconds) {
 void GapProfile::openSpan() {
     m_begin.push_back(static_cast<uint32_t>(m_nodes.size()));
     m_inSpan = true;
+}
+
+void GapProfile::finish() {
+    m_slot = {};
+    m_slotGap = {};
+    m_begin.shrink_to_fit();
+    m_nodes.shrink_to_fit();
+    m_seconds.shrink_to_fit();
 }
 
 namespace {
@@ -112,37 +122,41 @@ public:
         }
         const size_t spans = m_in.spans.size();
         const bool finalize = spans > 0 && classOfSpan(spans - 1) == RegionClass::MpiFinalize;
-        const bool init = spans > 0 && classOfSpan(0) == RegionClass::MpiInit;
-        const double start = finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end();
-        auto starts = m_transport.awaitAll(kWorldComm, {start});
-        if (!starts) {
-            return starts.error();
+        m_firstGap = spans > 0 && classOfSpan(0) == RegionClass::MpiInit ? 1 : 0;
+        // Spans from MPI_Finalize on are off the path, and so are their operations.
+        m_endSpan = finalize ? spans - 1 : spans;
+        findExits();
+        // The partners' times are no longer needed: free them before gathering the exits.
+        m_partnerEnter = {};
+        m_partnerExit = {};
+        m_collectives = {};
+        if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end()); !s) {
+            return s;
         }
-        const size_t first = std::max_element(starts->begin(), starts->end()) - starts->begin();
-        m_holder = first == m_transport.rank();
-        // Gaps before MPI_Init and everything from MPI_Finalize on are off the path.
-        const size_t firstGap = init ? 1 : 0;
-        size_t s = finalize ? spans - 1 : spans;
-        chargeGap(s, firstGap);
-        size_t opEnd = m_in.operations.size();
-        while (s-- > 0) {
-            while (opEnd > 0 && m_in.operations[opEnd - 1].span > s) {
-                --opEnd; // the operations of MPI_Finalize, off the path
-            }
-            size_t opBegin = opEnd;
-            while (opBegin > 0 && m_in.operations[opBegin - 1].span == s) {
-                --opBegin;
-            }
-            if (Status st = replaySpan(s, opBegin, opEnd); !st) {
-                return st;
-            }
-            opEnd = opBegin;
-            chargeGap(s, firstGap);
+        // The holder's charges in the order of a backward walk, segment after segment.
+        std::sort(m_segments.begin(), m_segments.end(),
+                  [](const Segment& a, const Segment& b) { return a.entry > b.entry; });
+        for (const Segment& segment : m_segments) {
+            chargeSegment(segment);
         }
-        return m_transport.finishPass();
+        return Status::success();
     }
 
 private:
+    /// Where the path is on this rank from one entry until it leaves: it holds the path from
+    /// before gap `entry` back to the exit span `m_exitSpan[exit]` (or to the start of the run
+    /// when `exit` is kNone).
+    struct Segment {
+        uint32_t entry = 0;
+        uint32_t exit = 0;
+    };
+    static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    /// Where the path lands on another rank: the span whose enter it arrives at.
+    struct Landing {
+        uint32_t span = 0;
+        uint32_t rank = kNone;
+    };
+
     RegionClass classOfSpan(size_t s) const {
         const uint32_t region = m_in.tree.node(m_in.spans[s].node).region;
         return region < m_in.definitions.regions.size()
@@ -174,9 +188,12 @@ private:
     }
 
     // Both ends of each message learn the other's call enter in one bulk exchange: senders
-    // tell receivers, receivers tell senders (under the tag with the high bit set, which no
-    // MPI tag has). With both, each end knows whether the message is a Late Sender, the only
-    // case in which the path can move along it, and only such messages are replayed below.
+    // tell receivers their enter and exit, receivers tell senders their enter and span (under
+    // the tag with the high bit set, which no MPI tag has). With both, each end knows whether
+    // the message is a Late Sender or a Late Receiver, the only cases in which the path can
+    // move along it; a second, smaller exchange tells the receivers of Late Sender messages
+    // the sender's span, where the path lands. The members of each synchronizing collective
+    // learn every member's enter and span alike; world ranks come from the definitions.
     Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
         for (const ReplayOperation& op : ops) {
@@ -184,12 +201,13 @@ private:
             if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
                 const CallSpan& span = m_in.spans[op.span];
-                const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
                 // A nonblocking send cannot wait for its receiver: it reports no time to wait.
-                const double exit = kind == EventKind::MpiIsend ? span.enter : span.exit;
-                if (Status s =
-                        m_transport.send(m.comm, m.partner, tag, ReplayRecord{span.enter, exit});
-                    !s) {
+                const ReplayRecord record =
+                    kind == EventKind::MpiIsend ? ReplayRecord{span.enter, span.enter}
+                    : isSend(kind)              ? ReplayRecord{span.enter, span.exit}
+                                   : ReplayRecord{span.enter, static_cast<double>(op.span)};
+                const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
+                if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
                     return s;
                 }
             }
@@ -197,7 +215,9 @@ private:
         for (const ReplayOperation& op : ops) {
             if (synchronizes(op)) {
                 const uint32_t comm = m_in.events.collective(op.event).comm;
-                if (Status s = m_transport.contribute(comm, {m_in.spans[op.span].enter}); !s) {
+                if (Status s = m_transport.contribute(
+                        comm, {m_in.spans[op.span].enter, static_cast<double>(op.span)});
+                    !s) {
                     return s;
                 }
             }
@@ -220,23 +240,78 @@ private:
                 m_partnerExit[k] = record->exit;
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
-                auto enters = m_transport.collected(c.comm);
-                if (!enters) {
-                    return enters.error();
+                auto values = m_transport.collected(c.comm);
+                if (!values) {
+                    return values.error();
                 }
+                const auto members = static_cast<uint32_t>(values->size() / kCollectiveWidth);
+                const auto enter = [&](uint32_t m) { return (*values)[m * kCollectiveWidth]; };
+                const auto landing = [&](uint32_t m) {
+                    return Landing{static_cast<uint32_t>((*values)[m * kCollectiveWidth + 1]),
+                                   worldRankOf(c.comm, m)};
+                };
                 CollectiveTimes t;
-                t.members = static_cast<uint32_t>(enters->size());
-                for (uint32_t m = 0; m < t.members; ++m) {
-                    if ((*enters)[m] > (*enters)[t.last]) {
+                t.members = members;
+                for (uint32_t m = 0; m < members; ++m) {
+                    if (enter(m) > enter(t.last)) {
                         t.last = m;
                     }
                 }
-                t.lastEnter = t.members > 0 ? (*enters)[t.last] : 0.0;
-                t.rootEnter = c.root < t.members ? (*enters)[c.root] : 0.0;
+                t.lastEnter = members > 0 ? enter(t.last) : 0.0;
+                t.rootEnter = c.root < members ? enter(c.root) : 0.0;
+                if (members > 0) {
+                    t.lastAt = landing(t.last);
+                }
+                if (c.root < members) {
+                    t.rootAt = landing(c.root);
+                }
                 m_collectives.emplace(k, t);
             }
         }
+        // Senders of Late Sender messages tell the receivers their span.
+        for (size_t k = 0; k < ops.size(); ++k) {
+            const EventKind kind = m_in.events.kind(ops[k].event);
+            if (isSend(kind) && lateSender(k)) {
+                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
+                const ReplayRecord record{static_cast<double>(ops[k].span), 0.0};
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag, record); !s) {
+                    return s;
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        for (size_t k = 0; k < ops.size(); ++k) {
+            const EventKind kind = m_in.events.kind(ops[k].event);
+            if (isReceive(kind) && lateSender(k)) {
+                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                m_partnerExit[k] = record->enter; // a Late Receiver it cannot be: exit unused
+            }
+        }
         return Status::success();
+    }
+
+    // Where the path lands on the partner of message operation `k` (a send, or a receive of a
+    // Late Sender message).
+    Landing landingOf(size_t k) const {
+        const trace::MessageRecord& m = m_in.events.message(m_in.operations[k].event);
+        return Landing{static_cast<uint32_t>(m_partnerExit[k]), worldRankOf(m.comm, m.partner)};
+    }
+
+    // The world rank of communicator rank `member` of `comm` (kNone when unknown).
+    uint32_t worldRankOf(uint32_t comm, uint32_t member) const {
+        if (comm != m_membersComm) {
+            auto members =
+                communicatorMembers(m_in.definitions, comm, m_transport.rank(), m_transport.size());
+            m_members = members ? std::move(*members) : std::vector<uint32_t>{};
+            m_membersComm = comm;
+        }
+        return member < m_members.size() ? m_members[member] : kNone;
     }
 
     bool synchronizes(const ReplayOperation& op) const {
@@ -268,25 +343,50 @@ private:
                span.enter < m_partnerExit[k];
     }
 
-    void charge(NodeId node, double seconds) {
-        if (seconds > 0.0) {
-            m_sink.add(Metric::CriticalPath, node, seconds);
+    // For every span before MPI_Finalize: would a holder of the path leave this rank inside
+    // it, from when, and where does the path land? Independent of whether this rank holds the
+    // path there, so computed locally for all spans; the spans where it leaves are the exits.
+    //
+    // Only the exits the path can reach are kept: the latest exit before a span the path may
+    // enter this rank at (where another rank may hand it over) or before the end. Entered at
+    // span t, the path leaves at the latest exit before t, so the others are never looked up.
+    void findExits() {
+        size_t opEnd = m_in.operations.size();
+        bool reachable = true; // an entry (at first: the end) lies after the span, no exit between
+        for (size_t s = m_endSpan; s-- > 0;) {
+            while (opEnd > 0 && m_in.operations[opEnd - 1].span > s) {
+                --opEnd;
+            }
+            size_t opBegin = opEnd;
+            while (opBegin > 0 && m_in.operations[opBegin - 1].span == s) {
+                --opBegin;
+            }
+            double leaveAt = std::numeric_limits<double>::quiet_NaN();
+            Landing to;
+            bool entry = false;
+            exitOf(s, opBegin, opEnd, leaveAt, to, entry);
+            if (!std::isnan(leaveAt)) {
+                if (reachable) {
+                    m_exitSpan.push_back(static_cast<uint32_t>(s));
+                    m_exitAt.push_back(leaveAt);
+                    m_exitTo.push_back(to);
+                }
+                reachable = false;
+            }
+            reachable = reachable || entry;
+            opEnd = opBegin;
         }
+        std::reverse(m_exitSpan.begin(), m_exitSpan.end());
+        std::reverse(m_exitAt.begin(), m_exitAt.end());
+        std::reverse(m_exitTo.begin(), m_exitTo.end());
     }
 
-    void chargeGap(size_t g, size_t firstGap) {
-        if (m_holder && g >= firstGap) {
-            m_in.gaps.forEach(g, [&](NodeId node, double seconds) { charge(node, seconds); });
-        }
-    }
-
-    // One communicating MPI call, walked backwards: decides whether the path leaves this rank
-    // inside it (and from when), or arrives here at its enter.
-    Status replaySpan(size_t s, size_t opBegin, size_t opEnd) {
+    // One communicating MPI call: where a holder waited for another rank (the last such
+    // decision in the order of the message-driven replay wins).
+    // `entry`: whether another rank's holder may hand the path over at this call.
+    void exitOf(size_t s, size_t opBegin, size_t opEnd, double& leaveAt, Landing& to,
+                bool& entry) const {
         const CallSpan& span = m_in.spans[s];
-        const bool held = m_holder;
-        double leaveAt = std::numeric_limits<double>::quiet_NaN();
-        bool arrives = false;
         // Receives: the latest sender takes the path if it was late.
         size_t latest = opEnd;
         for (size_t k = opBegin; k < opEnd; ++k) {
@@ -295,119 +395,179 @@ private:
                 latest = k;
             }
         }
-        if (held && latest != opEnd) {
+        if (latest != opEnd) {
             leaveAt = m_partnerEnter[latest];
+            to = landingOf(latest);
         }
         // A blocking send waiting for a late receiver hands the path to the receiver (unless
         // a late sender of the same call already took it).
-        size_t lateReceive = opEnd;
         for (size_t k = opBegin; k < opEnd && latest == opEnd; ++k) {
             if (isSend(m_in.events.kind(m_in.operations[k].event)) && lateReceiver(k)) {
-                lateReceive = k;
-            }
-        }
-        if (held && lateReceive != opEnd) {
-            leaveAt = m_partnerEnter[lateReceive];
-        }
-        for (size_t k = opEnd; k-- > opBegin;) {
-            const ReplayOperation& op = m_in.operations[k];
-            const EventKind kind = m_in.events.kind(op.event);
-            if (isReceive(kind) && lateSender(k)) {
-                const trace::MessageRecord& m = m_in.events.message(op.event);
-                const double moves = held && k == latest ? 1.0 : 0.0;
-                if (Status st = m_transport.post(m.comm, m.partner, m.tag, {moves}); !st) {
-                    return st;
-                }
-            } else if (isSend(kind) && lateReceiver(k)) {
-                const trace::MessageRecord& m = m_in.events.message(op.event);
-                const double moves = held && k == lateReceive ? 1.0 : 0.0;
-                if (Status st = m_transport.post(m.comm, m.partner, m.tag | kReceiptTag, {moves});
-                    !st) {
-                    return st;
-                }
-            } else if (kind == EventKind::MpiCollectiveEnd) {
-                if (Status st = replayCollective(k, span, held, leaveAt, arrives); !st) {
-                    return st;
-                }
+                leaveAt = m_partnerEnter[k];
+                to = landingOf(k);
             }
         }
         for (size_t k = opEnd; k-- > opBegin;) {
-            const ReplayOperation& op = m_in.operations[k];
-            const EventKind kind = m_in.events.kind(op.event);
-            const bool fromReceiver = isSend(kind) && lateSender(k);
-            const bool fromSender = isReceive(kind) && lateReceiver(k);
-            if (fromReceiver || fromSender) {
-                const trace::MessageRecord& m = m_in.events.message(op.event);
-                auto payload =
-                    m_transport.await(m.comm, m.partner, fromSender ? m.tag | kReceiptTag : m.tag);
-                if (!payload) {
-                    return payload.error();
-                }
-                arrives = arrives || (!payload->empty() && (*payload)[0] != 0.0);
+            const EventKind kind = m_in.events.kind(m_in.operations[k].event);
+            if (kind == EventKind::MpiCollectiveEnd) {
+                exitOfCollective(k, span, leaveAt, to, entry);
+            } else if ((isSend(kind) && lateSender(k)) || (isReceive(kind) && lateReceiver(k))) {
+                entry = true;
             }
         }
-        if (held) {
-            const double from = std::isnan(leaveAt) ? span.enter : std::max(leaveAt, span.enter);
-            charge(span.node, span.exit - from);
-        }
-        m_holder = (held && std::isnan(leaveAt)) || arrives;
-        return Status::success();
     }
 
-    // A synchronizing collective: the member the holder may have waited for (the target) is
-    // known to all members from the bulk exchange; the others tell it, without blocking,
-    // whether the path moves to it, and only the target waits for their word.
-    Status replayCollective(size_t k, const CallSpan& span, bool held, double& leaveAt,
-                            bool& arrives) {
+    // A synchronizing collective: the holder waited for the member that entered last (n-to-n),
+    // for the root (1-to-n, non-root holders) or, as the root, for the last member (n-to-1),
+    // if that member entered after it.
+    void exitOfCollective(size_t k, const CallSpan& span, double& leaveAt, Landing& to,
+                          bool& entry) const {
         const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
         const auto found = m_collectives.find(k);
         if (found == m_collectives.end()) {
-            return Status::success(); // does not synchronize
+            return; // does not synchronize
         }
         const CollectiveTimes& t = found->second;
         const uint32_t self = commRankOf(c.comm);
         const Sync sync = syncOf(c.op);
-        // Who may tell the target that the path moves to it, and at which enter it arrives.
         uint32_t target = t.members;
         double targetEnter = 0.0;
-        bool fromAll = true; // the target hears from all other members, or from the root only
+        Landing targetAt;
+        bool fromAll = true; // any member may wait for the target, or the root only
         if (sync == Sync::LastEnter) {
             target = t.last;
             targetEnter = t.lastEnter;
+            targetAt = t.lastAt;
         } else if (sync == Sync::Root && c.root < t.members) {
             target = c.root;
             targetEnter = t.rootEnter;
+            targetAt = t.rootAt;
         } else if (sync == Sync::RootWaits && c.root < t.members && t.last != c.root) {
             target = t.last;
             targetEnter = t.lastEnter;
+            targetAt = t.lastAt;
             fromAll = false;
         }
-        if (target == t.members) {
-            return Status::success();
+        if (target != t.members && self == target) {
+            entry = true;
         }
-        if (self == target) {
-            for (uint32_t m = 0; m < t.members; ++m) {
-                if (m == self || (!fromAll && m != c.root)) {
-                    continue;
-                }
-                auto payload = m_transport.await(c.comm, m, kPathTag);
-                if (!payload) {
-                    return payload.error();
-                }
-                arrives = arrives || (!payload->empty() && (*payload)[0] != 0.0);
-            }
-            return Status::success();
+        if (target == t.members || self == target || (!fromAll && self != c.root)) {
+            return;
         }
-        if (!fromAll && self != c.root) {
-            return Status::success();
-        }
-        // The holder waited for the target if the target entered after it.
-        const bool moves = held && targetEnter > span.enter;
-        if (moves) {
+        if (targetEnter > span.enter) {
             leaveAt = targetEnter;
+            to = targetAt;
         }
-        return m_transport.post(c.comm, target, kPathTag, {moves ? 1.0 : 0.0});
+    }
+
+    // Joins the exits of all ranks into the path. Every rank gathers every rank's exits
+    // (span, landing rank and span: 16 bytes each, padded to the most any rank has) and
+    // follows the path from the rank that ended last: on a rank entered before gap `entry`, the
+    // path leaves at its latest exit before `entry` and enters the landing rank before the gap
+    // of the landing span. A landing on MPI_Finalize or later ends the path, as no one
+    // there takes it. Two gathers instead of one round trip per hand-off.
+    Status joinLinks(double start) {
+        const uint32_t size = m_transport.size();
+        if (size == 0) {
+            return Status::success();
+        }
+        auto heads =
+            m_transport.allGather(kWorldComm, {start, static_cast<double>(m_exitSpan.size()),
+                                               static_cast<double>(m_endSpan)});
+        if (!heads) {
+            return heads.error();
+        }
+        size_t width = 0;
+        for (uint32_t r = 0; r < size; ++r) {
+            width = std::max(width, static_cast<size_t>((*heads)[r * 3 + 1]));
+        }
+        // Two exact integers per exit: its span, and the landing rank and span in one double
+        // (the rank above bit 32; doubles hold integers up to 2^53, so up to 2^21 ranks).
+        constexpr double kRankUnit = 4294967296.0;
+        std::vector<double> mine(width * 2, 0.0);
+        for (size_t i = 0; i < m_exitSpan.size(); ++i) {
+            const uint32_t to = std::min(m_exitTo[i].rank, size);
+            mine[i * 2] = m_exitSpan[i];
+            mine[i * 2 + 1] = to * kRankUnit + m_exitTo[i].span;
+        }
+        m_exitTo = {};
+        auto all = m_transport.allGather(kWorldComm, mine);
+        if (!all) {
+            return all.error();
+        }
+        mine = {};
+        const auto exitsOf = [&](uint32_t r) { return static_cast<size_t>((*heads)[r * 3 + 1]); };
+        const auto spanOf = [&](uint32_t r, size_t i) {
+            return static_cast<uint32_t>((*all)[(r * width + i) * 2]);
+        };
+        const auto landingOf = [&](uint32_t r, size_t i) {
+            const auto packed = static_cast<uint64_t>((*all)[(r * width + i) * 2 + 1]);
+            return Landing{static_cast<uint32_t>(packed), static_cast<uint32_t>(packed >> 32)};
+        };
+        uint32_t rank = 0;
+        for (uint32_t r = 1; r < size; ++r) {
+            if ((*heads)[r * 3] > (*heads)[rank * 3]) {
+                rank = r;
+            }
+        }
+        auto entry = static_cast<uint32_t>((*heads)[rank * 3 + 2]);
+        size_t steps = all->size() / 2 + size + 1; // a consistent trace visits each exit once
+        while (steps-- > 0) {
+            // The latest exit of `rank` before `entry`.
+            size_t lo = 0;
+            size_t hi = exitsOf(rank);
+            while (lo < hi) {
+                const size_t mid = (lo + hi) / 2;
+                if (spanOf(rank, mid) < entry) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            const uint32_t exit = lo == 0 ? kNone : static_cast<uint32_t>(lo - 1);
+            if (rank == m_transport.rank()) {
+                m_segments.push_back({entry, exit});
+            }
+            if (exit == kNone) {
+                break;
+            }
+            const Landing to = landingOf(rank, exit);
+            if (to.rank >= size || to.span >= static_cast<uint32_t>((*heads)[to.rank * 3 + 2])) {
+                break;
+            }
+            rank = to.rank;
+            entry = to.span;
+        }
+        return Status::success();
+    }
+
+    void charge(NodeId node, double seconds) {
+        if (seconds > 0.0) {
+            m_sink.add(Metric::CriticalPath, node, seconds);
+        }
+    }
+
+    void chargeGap(size_t g) {
+        if (g >= m_firstGap) {
+            m_in.gaps.forEach(g, [&](NodeId node, double seconds) { charge(node, seconds); });
+        }
+    }
+
+    // The holder's share from before gap `entry` back to the exit: all gaps and spans, the exit
+    // span from when the path left it.
+    void chargeSegment(const Segment& segment) {
+        const size_t last = segment.exit == kNone ? 0 : m_exitSpan[segment.exit] + size_t{1};
+        chargeGap(segment.entry);
+        for (size_t s = segment.entry; s-- > last;) {
+            const CallSpan& span = m_in.spans[s];
+            charge(span.node, span.exit - span.enter);
+            chargeGap(s);
+        }
+        if (segment.exit != kNone) {
+            const CallSpan& span = m_in.spans[m_exitSpan[segment.exit]];
+            charge(span.node, span.exit - std::max(m_exitAt[segment.exit], span.enter));
+        }
     }
 
     /// What every member knows of a synchronizing collective after the bulk exchange.
@@ -416,17 +576,28 @@ private:
         uint32_t last = 0; ///< the member that entered last (the lowest on ties)
         double lastEnter = 0.0;
         double rootEnter = 0.0;
+        Landing lastAt;
+        Landing rootAt;
     };
 
     const CriticalPathInput& m_in;
     Transport& m_transport;
     PatternSink& m_sink;
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
-    static constexpr uint32_t kPathTag = 0xFFFFFFF0u;    ///< path moves at collectives
+    static constexpr size_t kCollectiveWidth = 2;        ///< enter, span
     std::vector<double> m_partnerEnter; ///< per message operation: the partner call's enter
-    std::vector<double> m_partnerExit;  ///< ... and exit (a nonblocking send's: its enter)
+    /// ... per receive: the send's exit (a nonblocking send's: its enter), or the send's span
+    /// for a Late Sender message; per send: the receive's span
+    std::vector<double> m_partnerExit;
+    mutable uint32_t m_membersComm = kNone;          ///< the communicator m_members lists
+    mutable std::vector<uint32_t> m_members;         ///< its members' world ranks
     std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
-    bool m_holder = false;
+    std::vector<uint32_t> m_exitSpan;                ///< the spans where a holder leaves, ascending
+    std::vector<double> m_exitAt;                    ///< ... from when
+    std::vector<Landing> m_exitTo;                   ///< ... and where the path lands
+    std::vector<Segment> m_segments;                 ///< this rank's share of the path
+    size_t m_endSpan = 0;                            ///< the first span off the path (MPI_Finalize)
+    size_t m_firstGap = 0;                           ///< the first gap on the path (after MPI_Init)
 };
 
 } // namespace

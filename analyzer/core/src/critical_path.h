@@ -1,4 +1,4 @@
-// The critical path of the run, traced backwards across ranks in a message-driven pass.
+// The critical path of the run, traced backwards across ranks by joining per-rank links.
 #pragma once
 
 #include "pattern_sink.h"
@@ -24,6 +24,9 @@ public:
     void openSpan();
     /// The communicating MPI call was left: what follows belongs to the next gap.
     void closeSpan() { m_inSpan = false; }
+    /// Frees the scratch space of the recording and the spare capacity once the profile pass
+    /// is over.
+    void finish();
     /// The time of the rank's last event.
     void setEnd(double seconds) { m_end = seconds; }
     double end() const { return m_end; }
@@ -58,9 +61,12 @@ struct CriticalPathInput {
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
-/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange, then a
-/// message-driven pass of `transport`); fails when the transport fails. Memory beyond the gap
-/// profile: 16 bytes per message operation and about 80 per synchronizing collective.
+/// `critical_path` in `sink`. Collective over all ranks (two bulk exchanges, then two gathers of
+/// `transport`); fails when the transport fails. Memory beyond the gap profile: 16 bytes per
+/// message operation and about 90 per synchronizing collective (freed before the gathers),
+/// 20 per reachable local exit (the latest span before a possible entry where a holder would
+/// hand the path on) and, while joining, 16 per reachable exit of the rank with the most such
+/// exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 } // namespace waitscope::analysis

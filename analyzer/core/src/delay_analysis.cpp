@@ -32,7 +32,7 @@
 // largest share s·ω_k any later point-to-point delay computation gave it, the rest terminal.
 //
 // Passes: (1) the profile pass records the exclusive time per call path between consecutive
-// operations (OperationProfile: one (node, seconds) pair per call path touched between two
+// operations (OperationProfile: one node and its seconds per call path touched between two
 // operations, kept after the timestamps are freed); (2) the forward and backward replays
 // report Late Sender, collective and Late Receiver SPs; (3) one bulk exchange tells the
 // partners of point-to-point wait states that their send or receive is an SP (a direction no

@@ -14,7 +14,8 @@ namespace waitscope::analysis {
 /// interval after the event timestamps are gone. Segment k holds the exclusive time charged
 /// (at Enter and Leave events) after operation k-1 and up to operation k; an MPI call's own
 /// duration is charged at its Leave, so it lands in the segment of the next operation.
-/// Memory: one (node, seconds) pair per call path touched between two operations.
+/// Memory: 12 bytes (node and seconds, in two arrays) per call path touched between two
+/// operations, 4 per operation.
 class OperationProfile {
 public:
     /// Charges `seconds` of exclusive time to `node` in the open segment.
@@ -29,12 +30,13 @@ public:
     }
     /// Closes the open segment as the one of the next operation.
     void closeSegment() {
-        m_starts.push_back(static_cast<uint32_t>(m_entries.size()));
+        m_starts.push_back(static_cast<uint32_t>(m_nodes.size()));
         // A node may be listed twice when its time summed to zero in between; the second
         // listing finds zero and is skipped.
         for (NodeId node : m_touched) {
             if (m_open[node] != 0.0) {
-                m_entries.emplace_back(node, m_open[node]);
+                m_nodes.push_back(node);
+                m_seconds.push_back(m_open[node]);
                 m_open[node] = 0.0;
             }
         }
@@ -46,10 +48,11 @@ public:
     /// (possibly twice: the reader takes a value and zeroes it).
     void sum(size_t first, size_t last, std::vector<double>& dense,
              std::vector<NodeId>& touched) const {
-        const size_t begin = first < m_starts.size() ? m_starts[first] : m_entries.size();
-        const size_t end = last < m_starts.size() ? m_starts[last] : m_entries.size();
+        const size_t begin = first < m_starts.size() ? m_starts[first] : m_nodes.size();
+        const size_t end = last < m_starts.size() ? m_starts[last] : m_nodes.size();
         for (size_t e = begin; e < end; ++e) {
-            const auto& [node, seconds] = m_entries[e];
+            const NodeId node = m_nodes[e];
+            const double seconds = m_seconds[e];
             if (node >= dense.size()) {
                 dense.resize(node + 1, 0.0);
             }
@@ -63,15 +66,19 @@ public:
     void finish() {
         m_open = {};
         m_touched = {};
-        m_entries.shrink_to_fit();
+        m_nodes.shrink_to_fit();
+        m_seconds.shrink_to_fit();
     }
     /// Bytes held by the recorded segments.
     size_t bytes() const {
-        return m_entries.capacity() * sizeof(m_entries[0]) + m_starts.capacity() * sizeof(uint32_t);
+        return m_nodes.capacity() * sizeof(NodeId) + m_seconds.capacity() * sizeof(double) +
+               m_starts.capacity() * sizeof(uint32_t);
     }
 
 private:
-    std::vector<std::pair<NodeId, double>> m_entries;
+    // Two arrays rather than one of pairs: a pair pads to 16 bytes.
+    std::vector<NodeId> m_nodes;
+    std::vector<double> m_seconds;
     std::vector<uint32_t> m_starts;
     std::vector<double> m_open;
     std::vector<NodeId> m_touched;

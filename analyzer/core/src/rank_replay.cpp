@@ -79,6 +79,9 @@ public:
         if (m_timesDone) {
             m_timesDone();
         }
+        if (m_rootCause) {
+            m_gaps.finish(); // after the timestamps are freed, where its copies find room
+        }
         if (Status status = checkConsistency(); !status) {
             return status.error();
         }
