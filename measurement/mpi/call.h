@@ -11,17 +11,23 @@
 
 namespace waitscope::measure::mpi {
 
+/// When a sampled call path is taken for a call: at once, or only once the call turns out to be
+/// recorded (polls like MPI_Test and MPI_Iprobe, which are mostly left out: unwinding each of
+/// them would cost more than the poll).
+enum class CallSite { Now, WhenRecorded };
+
 /// A wrapped call in progress. Constructed before the PMPI call (takes the enter time),
 /// finished after it. `words` is the buffer room the call's records need at most.
 class Call {
 public:
-    Call(std::uint32_t region, std::uint32_t group,
-         std::size_t words = 2 * kMaxRecordWords) noexcept
-        : m_region(region), m_active(isRecording(group)) {
+    Call(std::uint32_t region, std::uint32_t group, std::size_t words = 2 * kMaxRecordWords,
+         CallSite site = CallSite::Now) noexcept
+        : m_region(region), m_active(isRecording(group)), m_words(words) {
         if (m_active) {
             g_hot.insideMpi = g_hot.insideMpi + 1; // samples from here on land inside MPI
-            if (g_hot.sampling)
-                g_hot.sampling->callSite();
+            m_siteDeferred = site == CallSite::WhenRecorded && g_hot.sampling;
+            if (g_hot.sampling && !m_siteDeferred)
+                g_hot.sampling->callSite(0);
             ensureRoom(words);
             m_enter = now();
         }
@@ -37,11 +43,21 @@ public:
     void leaveNow() noexcept { recordLeave(now(), m_region); }
 
 protected:
-    void enter() noexcept { recordEnter(m_enter, m_region); }
+    void enter() noexcept {
+        if (m_siteDeferred) {
+            // Still inside the wrapper: the stack is the call's; its path is timed at the enter.
+            m_siteDeferred = false;
+            g_hot.sampling->callSite(m_enter);
+            ensureRoom(m_words);
+        }
+        recordEnter(m_enter, m_region);
+    }
     void leave(std::uint64_t time) noexcept { recordLeave(time, m_region); }
 
     std::uint32_t m_region;
     bool m_active;
+    bool m_siteDeferred = false;
+    std::size_t m_words;
     std::uint64_t m_enter = 0;
 };
 

@@ -22,6 +22,12 @@ template <class T> T* scratch(std::vector<T>*& store, int count) {
     return store->data();
 }
 
+// Tests and *some calls may complete nothing: then they are polls, mostly left out.
+bool isPoll(Completion::Kind kind) {
+    return kind == Completion::kTest || kind == Completion::kTestAll ||
+           kind == Completion::kTestAny || kind == Completion::kSome;
+}
+
 bool isArrayKind(Completion::Kind kind) {
     return kind == Completion::kWaitAll || kind == Completion::kTestAll ||
            kind == Completion::kSome;
@@ -32,7 +38,8 @@ bool isArrayKind(Completion::Kind kind) {
 Completion::Completion(std::uint32_t region, std::uint32_t group, Kind kind, int count,
                        MPI_Request* requests, int* flag, int* index, int* indices,
                        MPI_Status* statuses) noexcept
-    : Call(region, group, 2 * kMaxRecordWords + (count > 0 ? count : 0) * kMaxRecordWords),
+    : Call(region, group, 2 * kMaxRecordWords + (count > 0 ? count : 0) * kMaxRecordWords,
+           isPoll(kind) ? CallSite::WhenRecorded : CallSite::Now),
       m_kind(kind), m_count(count > 0 ? count : 0), m_flag(flag), m_index(index),
       m_indices(indices), m_statusArg(statuses) {
     if (!m_active)
@@ -75,8 +82,7 @@ void Completion::finish(int rc) noexcept {
         }
     }
     // A test (or a *some call) that completed nothing is a poll, not a completion.
-    bool testing = m_kind == kTest || m_kind == kTestAll || m_kind == kTestAny || m_kind == kSome;
-    if (completed == 0 && testing) {
+    if (completed == 0 && isPoll(m_kind)) {
         if (!(g_hot.recordMask & kGroupReqTest)) {
             ++g_diagnostics.skippedTests;
             return;

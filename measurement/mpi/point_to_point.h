@@ -219,7 +219,7 @@ private:
 class Iprobe : public Call {
 public:
     Iprobe(std::uint32_t region, std::uint32_t group, int* flag) noexcept
-        : Call(region, group), m_flag(flag) {}
+        : Call(region, group, 2 * kMaxRecordWords, CallSite::WhenRecorded), m_flag(flag) {}
     void finish(int rc) noexcept {
         if (!m_active)
             return;

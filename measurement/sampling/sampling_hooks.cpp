@@ -128,9 +128,11 @@ void noteResolution(std::uint64_t reached, std::size_t regionsBefore) noexcept {
 }
 
 /// MPI call (recorded, main thread, insideMpi already set): samples, then the call's path.
-void onCallSite() noexcept {
+/// `enter` (non-zero): the call already returned; its records are timed at its enter.
+void onCallSite(std::uint64_t enter) noexcept {
     SamplingState& s = *g_sampling;
-    const std::uint64_t reached = now();
+    const bool after = enter != 0;
+    const std::uint64_t reached = after ? enter : now();
     const std::size_t regionsBefore = definitions().regions().size();
     drainSamples();
     std::uintptr_t frames[kMaxFrames];
@@ -140,14 +142,18 @@ void onCallSite() noexcept {
     ++g_diagnostics.unwoundCalls;
     if (s.unwinder.isFailed(context))
         ++g_diagnostics.failedUnwinds;
-    noteResolution(reached, regionsBefore);
+    // After the call, a lookup's time lies inside it: counted as the call's, not as overhead
+    // (a region there would break the records' time order).
+    if (!after)
+        noteResolution(reached, regionsBefore);
+    const std::uint64_t at = after ? enter : now();
     if (context == s.openContext)
         return; // the recorded stack shows this path already (a loop around one call site)
     if (context == kNoContext) {
-        leaveOpenContext(now()); // called straight from the innermost instrumented function
+        leaveOpenContext(at); // called straight from the innermost instrumented function
         return;
     }
-    appendContextRecord(now(), EventKind::CallingContextEnter, context);
+    appendContextRecord(at, EventKind::CallingContextEnter, context);
     setOpen(context);
 }
 
@@ -257,7 +263,7 @@ void samplingStop() noexcept {
     // The handler stays installed: a signal already on its way must not meet SIGPROF's
     // default action, which ends the process.
     g_busy = 0;
-    onCallSite(); // the samples so far, and the path to MPI_Finalize
+    onCallSite(0); // the samples so far, and the path to MPI_Finalize
     // g_hot.sampling stays set: finalize leaves the open path through it before ProgramEnd.
 }
 

@@ -23,8 +23,9 @@ inline constexpr std::uint32_t kUserStackDepth = 256;
 /// records, when it runs. Every hook runs on the main thread outside signal context.
 struct SamplingHooks {
     /// At an MPI call that is recorded, before its first record: records the samples taken
-    /// since the last record, then the call path of the call (a CallingContextEnter).
-    void (*callSite)() noexcept;
+    /// since the last record, then the call path of the call (a CallingContextEnter), timed
+    /// at `enter` when non-zero (a call whose records are written after it returned), else now.
+    void (*callSite)(std::uint64_t enter) noexcept;
     /// Before a user region's Enter/Leave: records pending samples and leaves the open
     /// calling context, so instrumented regions nest correctly with unwound paths.
     void (*beforeUserEvent)() noexcept;
