@@ -36,6 +36,7 @@
 // from the gap profile recorded in the profile pass (see GapProfile for its memory).
 #include "critical_path.h"
 
+#include "collective_shape.h"
 #include "waitscope/analysis/region_class.h"
 
 #include <algorithm>
@@ -83,32 +84,23 @@ using trace::EventKind;
 
 enum class Sync : uint8_t { None, LastEnter, Root, RootWaits };
 
+// How the path runs through a collective: barriers, n-to-n operations and scans hand it to
+// the last member to enter, 1-to-n ones to the root, n-to-1 ones from a waiting root onwards.
 Sync syncOf(trace::CollectiveOp op) {
-    using Op = trace::CollectiveOp;
-    switch (op) {
-    case Op::Barrier:
-    case Op::Allgather:
-    case Op::Allgatherv:
-    case Op::Alltoall:
-    case Op::Alltoallv:
-    case Op::Alltoallw:
-    case Op::Allreduce:
-    case Op::ReduceScatter:
-    case Op::ReduceScatterBlock:
-    case Op::Scan:
-    case Op::Exscan:
+    switch (collectiveShape(op)) {
+    case CollectiveShape::Barrier:
+    case CollectiveShape::NToN:
+    case CollectiveShape::Scan:
+    case CollectiveShape::Exscan:
         return Sync::LastEnter;
-    case Op::Bcast:
-    case Op::Scatter:
-    case Op::Scatterv:
+    case CollectiveShape::OneToN:
         return Sync::Root;
-    case Op::Reduce:
-    case Op::Gather:
-    case Op::Gatherv:
+    case CollectiveShape::NToOne:
         return Sync::RootWaits;
-    default:
+    case CollectiveShape::None:
         return Sync::None;
     }
+    return Sync::None;
 }
 
 class CriticalPathPass {
