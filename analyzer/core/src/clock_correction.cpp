@@ -57,30 +57,6 @@ bool isSelf(const trace::Definitions& defs, uint32_t comm) {
     return comm < defs.communicators.size() && defs.communicators[comm].isSelf;
 }
 
-// World rank of communicator rank `commRank` seen from `self`, or kUndefined.
-uint32_t worldRankOf(const trace::Definitions& defs, uint32_t comm, uint32_t commRank,
-                     uint32_t self) {
-    if (comm >= defs.communicators.size()) {
-        return trace::kUndefined;
-    }
-    const trace::Communicator& c = defs.communicators[comm];
-    if (c.isSelf) {
-        return commRank == 0 ? self : trace::kUndefined;
-    }
-    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
-}
-
-uint32_t commRankOf(const trace::Definitions& defs, uint32_t comm, uint32_t self) {
-    if (comm < defs.communicators.size()) {
-        const auto& ranks = defs.communicators[comm].worldRanks;
-        const auto it = std::find(ranks.begin(), ranks.end(), self);
-        if (it != ranks.end()) {
-            return static_cast<uint32_t>(it - ranks.begin());
-        }
-    }
-    return 0;
-}
-
 // Whether every rank has events and the ranks' messages and collectives match (counts per
 // rank pair and per communicator), so that the message-driven passes cannot stall. The same
 // answer on every rank. The replay's own check names the problem.

@@ -162,14 +162,7 @@ private:
     }
 
     uint32_t commRankOf(uint32_t comm) const {
-        if (comm < m_in.definitions.communicators.size()) {
-            const auto& ranks = m_in.definitions.communicators[comm].worldRanks;
-            const auto it = std::find(ranks.begin(), ranks.end(), m_transport.rank());
-            if (it != ranks.end()) {
-                return static_cast<uint32_t>(it - ranks.begin());
-            }
-        }
-        return 0;
+        return analysis::commRankOf(m_in.definitions, comm, m_transport.rank());
     }
 
     static bool isSend(EventKind kind) {

@@ -570,25 +570,11 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
 // --- the passes --------------------------------------------------------------------------------
 
 uint32_t DelayAnalysis::commRankOf(uint32_t comm) const {
-    if (comm < m_defs.communicators.size()) {
-        const auto& ranks = m_defs.communicators[comm].worldRanks;
-        const auto it = std::find(ranks.begin(), ranks.end(), m_transport.rank());
-        if (it != ranks.end()) {
-            return static_cast<uint32_t>(it - ranks.begin());
-        }
-    }
-    return 0;
+    return analysis::commRankOf(m_defs, comm, m_transport.rank());
 }
 
 uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
-    if (comm >= m_defs.communicators.size()) {
-        return trace::kUndefined;
-    }
-    const trace::Communicator& c = m_defs.communicators[comm];
-    if (c.isSelf) {
-        return commRank == 0 ? m_transport.rank() : trace::kUndefined;
-    }
-    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
+    return analysis::worldRankOf(m_defs, comm, commRank, m_transport.rank());
 }
 
 // Receivers tell senders whether they waited (Late Sender), senders tell receivers (Late

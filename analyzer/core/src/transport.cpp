@@ -1,6 +1,7 @@
 // Delivered records and collectives, and communicator membership, shared by the transports.
 #include "waitscope/analysis/transport.h"
 
+#include <algorithm>
 #include <string>
 
 namespace waitscope::analysis {
@@ -41,6 +42,29 @@ size_t PayloadQueues::pending() const {
         count += queue.size();
     }
     return count;
+}
+
+uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t self) {
+    if (comm < definitions.communicators.size()) {
+        const auto& ranks = definitions.communicators[comm].worldRanks;
+        const auto it = std::find(ranks.begin(), ranks.end(), self);
+        if (it != ranks.end()) {
+            return static_cast<uint32_t>(it - ranks.begin());
+        }
+    }
+    return 0;
+}
+
+uint32_t worldRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t commRank,
+                     uint32_t self) {
+    if (comm >= definitions.communicators.size()) {
+        return trace::kUndefined;
+    }
+    const trace::Communicator& c = definitions.communicators[comm];
+    if (c.isSelf) {
+        return commRank == 0 ? self : trace::kUndefined;
+    }
+    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
 }
 
 Result<std::vector<uint32_t>> communicatorMembers(const trace::Definitions& definitions,
