@@ -1,7 +1,10 @@
-// MPI transport: bulk Alltoallv of replay records, Allgather per mirrored communicator.
+// MPI transport: bulk point-to-point exchange of replay records, Allgather per mirrored
+// communicator, and batched message-driven payloads.
 #include "waitscope/analysis/mpi_transport.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <limits>
 
 namespace waitscope::analysis {
@@ -14,7 +17,21 @@ Error mpiError(uint32_t rank, const std::string& what, int code) {
     return Error("rank " + std::to_string(rank) + ": " + what + ": " + std::string(text, length));
 }
 
+constexpr int kRecordTag = 5;
+// Records per outbox chunk and per message of the bulk exchange (1 MiB).
+constexpr size_t kChunkRecords = 64 * 1024;
+constexpr uint32_t kEnd = 0xFFFFFFFFu;
+
 } // namespace
+
+void MpiTransport::Outbox::push(const WireRecord& record) {
+    if (count % kChunkRecords == 0) {
+        chunks.emplace_back();
+        chunks.back().reserve(kChunkRecords);
+    }
+    chunks.back().push_back(record);
+    ++count;
+}
 
 Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definitions& definitions) {
     std::unique_ptr<MpiTransport> t(new MpiTransport());
@@ -120,7 +137,15 @@ Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
     if (!world) {
         return world.error();
     }
-    m_outbox[*world].push_back(WireRecord{comm, tag, record.enter, record.exit});
+    Outbox& box = m_outbox[*world];
+    if (!box.keyed || box.comm != comm || box.tag != tag) {
+        const uint64_t key = static_cast<uint64_t>(comm) << 32 | tag;
+        box.push(WireRecord{std::numeric_limits<double>::quiet_NaN(), std::bit_cast<double>(key)});
+        box.keyed = true;
+        box.comm = comm;
+        box.tag = tag;
+    }
+    box.push(WireRecord{record.enter, record.exit});
     return Status::success();
 }
 
@@ -142,77 +167,113 @@ Status MpiTransport::exchange() {
 }
 
 Status MpiTransport::exchangeRecords() {
-    // The records of the previous exchange have all been consumed by now.
-    std::vector<WireRecord>().swap(m_incoming);
-    m_cursors.clear();
-    m_lastCursor = nullptr;
+    releaseIncoming(); // all consumed by now
     const int n = static_cast<int>(m_size);
-    std::vector<int> sendCounts(n), receiveCounts(n), sendOffsets(n), receiveOffsets(n);
-    size_t total = 0;
+    std::vector<uint64_t> sendCounts(n), receiveCounts(n);
     for (int r = 0; r < n; ++r) {
-        const size_t bytes = m_outbox[r].size() * sizeof(WireRecord);
-        if (bytes > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-            total + bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
-            return Error("rank " + std::to_string(m_rank) +
-                         ": more than 2 GiB of replay records in one exchange");
-        }
-        sendCounts[r] = static_cast<int>(bytes);
-        sendOffsets[r] = static_cast<int>(total);
-        total += bytes;
+        sendCounts[r] = m_outbox[r].count;
     }
-    std::vector<WireRecord> outgoing;
-    outgoing.reserve(total / sizeof(WireRecord));
-    for (auto& box : m_outbox) {
-        outgoing.insert(outgoing.end(), box.begin(), box.end());
-        std::vector<WireRecord>().swap(box);
-    }
-    int code =
-        MPI_Alltoall(sendCounts.data(), 1, MPI_INT, receiveCounts.data(), 1, MPI_INT, m_world);
+    int code = MPI_Alltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(), 1,
+                            MPI_UINT64_T, m_world);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay exchange failed", code);
     }
-    size_t incomingBytes = 0;
+    std::vector<uint64_t> receiveOffsets(n + 1, 0);
     for (int r = 0; r < n; ++r) {
-        receiveOffsets[r] = static_cast<int>(incomingBytes);
-        incomingBytes += static_cast<size_t>(receiveCounts[r]);
+        receiveOffsets[r + 1] = receiveOffsets[r] + receiveCounts[r];
     }
-    if (incomingBytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
-        return Error("rank " + std::to_string(m_rank) +
-                     ": more than 2 GiB of replay records in one exchange");
+    const uint64_t total = receiveOffsets[n];
+    if (total >= kEnd) {
+        return Error("rank " + std::to_string(m_rank) + ": more than " + std::to_string(kEnd) +
+                     " replay records in one exchange");
     }
-    std::vector<WireRecord> incoming(incomingBytes / sizeof(WireRecord));
-    code = MPI_Alltoallv(outgoing.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE,
-                         incoming.data(), receiveCounts.data(), receiveOffsets.data(), MPI_BYTE,
-                         m_world);
-    if (code != MPI_SUCCESS) {
-        return mpiError(m_rank, "replay exchange failed", code);
-    }
-    std::vector<WireRecord>().swap(outgoing);
-    // Records stay in the receive buffer: within each source's block they are ordered by
-    // (communicator, tag) keeping posting order, and every (communicator, source, tag) gets a
-    // cursor into its run. No per-record copies.
-    m_cursors.clear();
+    // Chunks go out as they were queued and land in place: no copy on either side, so the
+    // exchange holds this rank's outgoing and incoming records once each.
+    std::vector<WireRecord> incoming(total);
+    std::vector<MPI_Request> requests;
     for (int source = 0; source < n; ++source) {
-        const size_t first = static_cast<size_t>(receiveOffsets[source]) / sizeof(WireRecord);
-        const size_t count = static_cast<size_t>(receiveCounts[source]) / sizeof(WireRecord);
-        const auto begin = incoming.begin() + static_cast<std::ptrdiff_t>(first);
-        const auto end = begin + static_cast<std::ptrdiff_t>(count);
-        std::stable_sort(begin, end, [](const WireRecord& a, const WireRecord& b) {
-            return a.comm != b.comm ? a.comm < b.comm : a.tag < b.tag;
-        });
-        for (size_t k = first; k < first + count;) {
-            size_t stop = k;
-            while (stop < first + count && incoming[stop].comm == incoming[k].comm &&
-                   incoming[stop].tag == incoming[k].tag) {
-                ++stop;
+        if (source == static_cast<int>(m_rank)) {
+            continue;
+        }
+        for (uint64_t done = 0; done < receiveCounts[source]; done += kChunkRecords) {
+            const uint64_t count = std::min<uint64_t>(kChunkRecords, receiveCounts[source] - done);
+            requests.emplace_back();
+            code = MPI_Irecv(incoming.data() + receiveOffsets[source] + done,
+                             static_cast<int>(count * sizeof(WireRecord)), MPI_BYTE, source,
+                             kRecordTag, m_world, &requests.back());
+            if (code != MPI_SUCCESS) {
+                return mpiError(m_rank, "replay exchange failed", code);
             }
-            m_cursors[{incoming[k].comm, static_cast<uint32_t>(source), incoming[k].tag}] = {k,
-                                                                                             stop};
-            k = stop;
+        }
+    }
+    for (int destination = 0; destination < n; ++destination) {
+        uint64_t done = 0;
+        for (const std::vector<WireRecord>& chunk : m_outbox[destination].chunks) {
+            if (destination == static_cast<int>(m_rank)) {
+                std::copy(chunk.begin(), chunk.end(),
+                          incoming.begin() +
+                              static_cast<std::ptrdiff_t>(receiveOffsets[destination] + done));
+            } else {
+                requests.emplace_back();
+                code = MPI_Isend(chunk.data(), static_cast<int>(chunk.size() * sizeof(WireRecord)),
+                                 MPI_BYTE, destination, kRecordTag, m_world, &requests.back());
+                if (code != MPI_SUCCESS) {
+                    return mpiError(m_rank, "replay exchange failed", code);
+                }
+            }
+            done += chunk.size();
+        }
+    }
+    code = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (code != MPI_SUCCESS) {
+        return mpiError(m_rank, "replay exchange failed", code);
+    }
+    for (Outbox& box : m_outbox) {
+        box = Outbox();
+    }
+    // Chain every source's records per (communicator, tag), in arrival (= posting) order.
+    std::vector<uint32_t> next(total, kEnd);
+    for (int source = 0; source < n; ++source) {
+        Cursor* cursor = nullptr;
+        for (uint64_t k = receiveOffsets[source]; k < receiveOffsets[source + 1]; ++k) {
+            const WireRecord& w = incoming[k];
+            if (std::isnan(w.enter)) {
+                const auto key = std::bit_cast<uint64_t>(w.exit);
+                const auto inserted = m_cursors.try_emplace({static_cast<uint32_t>(key >> 32),
+                                                             static_cast<uint32_t>(source),
+                                                             static_cast<uint32_t>(key)},
+                                                            Cursor{kEnd, kEnd});
+                cursor = &inserted.first->second;
+                continue;
+            }
+            if (cursor == nullptr) {
+                return Error("rank " + std::to_string(m_rank) + ": replay records from rank " +
+                             std::to_string(source) + " without communicator and tag");
+            }
+            const auto index = static_cast<uint32_t>(k);
+            if (cursor->tail == kEnd) {
+                cursor->head = index;
+            } else {
+                next[cursor->tail] = index;
+            }
+            cursor->tail = index;
+            ++m_unconsumed;
         }
     }
     m_incoming = std::move(incoming);
+    m_next = std::move(next);
+    if (m_unconsumed == 0) {
+        releaseIncoming();
+    }
     return Status::success();
+}
+
+void MpiTransport::releaseIncoming() {
+    std::vector<WireRecord>().swap(m_incoming);
+    std::vector<uint32_t>().swap(m_next);
+    m_cursors.clear();
+    m_lastCursor = nullptr;
+    m_unconsumed = 0;
 }
 
 Status MpiTransport::exchangeCollectives() {
@@ -262,13 +323,18 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
         m_lastCursor = found == m_cursors.end() ? nullptr : &found->second;
         m_lastKey = key;
     }
-    if (m_lastCursor == nullptr || m_lastCursor->first == m_lastCursor->second) {
+    if (m_lastCursor == nullptr || m_lastCursor->head == kEnd) {
         return Error("rank " + std::to_string(m_rank) + ": no message from rank " +
                      std::to_string(from) + " with tag " + std::to_string(tag) +
                      " on communicator " + std::to_string(comm));
     }
-    const WireRecord& w = m_incoming[m_lastCursor->first++];
-    return ReplayRecord{w.enter, w.exit};
+    const uint32_t index = m_lastCursor->head;
+    m_lastCursor->head = m_next[index];
+    const ReplayRecord record{m_incoming[index].enter, m_incoming[index].exit};
+    if (--m_unconsumed == 0) {
+        releaseIncoming(); // the last record of the exchange: its memory goes back now
+    }
+    return record;
 }
 
 Result<std::vector<double>> MpiTransport::collected(uint32_t comm) {

@@ -16,10 +16,10 @@
 namespace waitscope::analysis {
 
 /// Mirrors every traced MPI communicator (same members, same rank order) with
-/// MPI_Comm_split. An exchange moves all queued records with one MPI_Alltoallv (records keep
-/// their traced communicator and tag and arrive in posting order, which reproduces the traced
-/// matching) and each communicator's collective contributions with one MPI_Allgather on its
-/// mirror. Collective over MPI_COMM_WORLD.
+/// MPI_Comm_split. An exchange moves all queued records point to point, in chunks straight
+/// from where they were queued (records keep their traced communicator and tag and arrive in
+/// posting order, which reproduces the traced matching), and each communicator's collective
+/// contributions with one MPI_Allgather on its mirror. Collective over MPI_COMM_WORLD.
 class MpiTransport final : public Transport {
 public:
     /// Builds the mirrors; every rank must call it with the same definitions.
@@ -46,12 +46,27 @@ public:
     Status finishPass() override;
 
 private:
-    /// A record on the wire: traced communicator and tag, then the sender's call times.
+    /// A record on the wire: the sender's call times, 16 bytes. A record whose enter is NaN is
+    /// a key record instead: its exit carries the traced communicator and tag of the records
+    /// that follow it (a sender writes one whenever they change), so runs of messages with one
+    /// communicator and tag, the common case, cost no more than their times.
     struct WireRecord {
-        uint32_t comm;
-        uint32_t tag;
         double enter;
         double exit;
+    };
+    /// Records queued for one destination, in fixed-size chunks that are sent as they are.
+    struct Outbox {
+        std::vector<std::vector<WireRecord>> chunks;
+        uint64_t count = 0;
+        bool keyed = false;
+        uint32_t comm = 0;
+        uint32_t tag = 0;
+        void push(const WireRecord& record);
+    };
+    /// The unconsumed records of one (communicator, source, tag): a chain through m_next.
+    struct Cursor {
+        uint32_t head;
+        uint32_t tail;
     };
 
     MpiTransport() = default;
@@ -61,6 +76,8 @@ private:
     /// World rank of communicator rank `commRank` of `comm`; fails naming both.
     Result<uint32_t> worldRankOf(uint32_t comm, uint32_t commRank);
     Status exchangeRecords();
+    /// Frees the records of the last exchange and their index.
+    void releaseIncoming();
     Status exchangeCollectives();
     // Message-driven exchange: payloads are batched per destination and a batch leaves when
     // it is full or when this rank is about to block.
@@ -76,15 +93,16 @@ private:
     std::vector<std::optional<std::vector<uint32_t>>> m_members; // per communicator
     std::vector<uint32_t> m_worldMembers;
     std::vector<MPI_Comm> m_mirrors;
-    std::vector<std::vector<WireRecord>> m_outbox;           // per destination world rank
+    std::vector<Outbox> m_outbox;                            // per destination world rank
     std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
     std::map<uint32_t, size_t> m_contributionWidth;          // values per contribution
     Deliveries m_deliveries;                                 // collectives
     std::vector<WireRecord> m_incoming;                      // records of the last exchange
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<size_t, size_t>>
-        m_cursors; // (comm, source, tag) -> next and end in m_incoming
+    std::vector<uint32_t> m_next; // per incoming record: the next one of its key, or kEnd
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Cursor> m_cursors; // (comm, source, tag)
     std::tuple<uint32_t, uint32_t, uint32_t> m_lastKey;
-    std::pair<size_t, size_t>* m_lastCursor = nullptr; // m_cursors[m_lastKey], if any
+    Cursor* m_lastCursor = nullptr; // m_cursors[m_lastKey], if any
+    uint64_t m_unconsumed = 0;      // incoming records not yet received; at 0 they are freed
 
     struct SentBatch {
         std::vector<double> buffer;

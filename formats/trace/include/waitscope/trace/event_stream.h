@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace waitscope::trace {
@@ -76,32 +77,36 @@ struct CollectiveRecord {
     CollectiveOp op = CollectiveOp::Other;
 };
 
-/// Events of one location in timestamp order. Enter/Leave cost 13 bytes each; messages and
-/// collectives keep their payload in side tables that `ref` indexes.
+/// Events of one location in timestamp order, stored compactly: an event costs 9 bytes (kind,
+/// a 32-bit time offset from its block's first time, a reference), a blocking message 16 more,
+/// a nonblocking one 24, a request-only event 8. Timestamps that do not fit their block's
+/// offset range, and message lengths of 4 GiB or more, go to small sorted side tables.
 class EventStream {
 public:
     /// Appends an event; `ref` is a region, calling context or side-table index.
     void append(EventKind kind, uint64_t time, uint32_t ref) {
         m_kinds.push_back(kind);
-        m_times.push_back(time);
+        appendTime(time);
         m_refs.push_back(ref);
     }
-    /// Appends a point-to-point event and its payload.
+    /// Appends a point-to-point or request event and its payload (request-only events keep
+    /// only `request`).
     void appendMessage(EventKind kind, uint64_t time, const MessageRecord& message);
     /// Appends a collective end event and its payload.
     void appendCollective(uint64_t time, const CollectiveRecord& collective);
 
     size_t size() const { return m_kinds.size(); }
     EventKind kind(size_t i) const { return m_kinds[i]; }
-    uint64_t time(size_t i) const { return m_times[i]; }
+    uint64_t time(size_t i) const {
+        const uint32_t offset = m_timeOffsets[i];
+        return offset != kFarTime ? m_timeBases[i >> kTimeBlockBits] + offset : farTime(i);
+    }
     /// Replaces the timestamp of event `i` in place (timestamp correction); the caller keeps
     /// the events in order.
-    void setTime(size_t i, uint64_t time) { m_times[i] = time; }
+    void setTime(size_t i, uint64_t time);
     uint32_t ref(size_t i) const { return m_refs[i]; }
-    const MessageRecord& message(size_t i) const {
-        const uint32_t m = m_refs[i];
-        return m_messages[m >> kChunkBits][m & (kChunkSize - 1)];
-    }
+    /// The payload of a point-to-point or request event (fields the event does not carry are 0).
+    MessageRecord message(size_t i) const;
     const CollectiveRecord& collective(size_t i) const { return m_collectives[m_refs[i]]; }
 
     /// Events read from the archive that are not stored (communicator creation, metrics, ...).
@@ -119,25 +124,97 @@ public:
         // and one element too many would double the largest arrays.
         const size_t room = events + events / 1024 + 64;
         m_kinds.reserve(room);
-        m_times.reserve(room);
+        m_timeOffsets.reserve(room);
+        m_timeBases.reserve((room >> kTimeBlockBits) + 1);
         m_refs.reserve(room);
     }
     /// Frees the timestamps (time() must not be called afterwards): for consumers that have
     /// taken what they need from them and want the memory back.
-    void releaseTimes() { std::vector<uint64_t>().swap(m_times); }
+    void releaseTimes() {
+        std::vector<uint32_t>().swap(m_timeOffsets);
+        std::vector<uint64_t>().swap(m_timeBases);
+        std::vector<std::pair<uint64_t, uint64_t>>().swap(m_farTimes);
+    }
     /// Releases spare capacity of the small tables after reading.
     void shrink();
 
 private:
+    // Times: one 64-bit base per block of 2^kTimeBlockBits events (the block's first time)
+    // and a 32-bit offset per event. kFarTime marks a time stored in m_farTimes instead:
+    // earlier than its base, or more than 2^32 ticks after it (a sparse stretch of the trace).
+    static constexpr uint32_t kTimeBlockBits = 10;
+    static constexpr uint32_t kFarTime = 0xFFFFFFFFu;
+    void appendTime(uint64_t time) {
+        const size_t i = m_timeOffsets.size();
+        if ((i & ((size_t{1} << kTimeBlockBits) - 1)) == 0) {
+            m_timeBases.push_back(time);
+        }
+        const uint64_t base = m_timeBases.back();
+        if (time >= base && time - base < kFarTime) {
+            m_timeOffsets.push_back(static_cast<uint32_t>(time - base));
+        } else {
+            m_timeOffsets.push_back(kFarTime);
+            m_farTimes.emplace_back(i, time);
+        }
+    }
+    uint64_t farTime(size_t i) const;
+
+    // A message's length as stored: kLongLength marks one kept in m_longLengths.
+    static constexpr uint32_t kLongLength = 0xFFFFFFFFu;
+    struct BlockingMessage {
+        uint32_t partner;
+        uint32_t comm;
+        uint32_t tag;
+        uint32_t length;
+    };
+    struct NonblockingMessage {
+        BlockingMessage message;
+        uint64_t request;
+    };
+    uint32_t storedLength(uint64_t length, bool nonblocking);
+    uint64_t lengthOf(const BlockingMessage& m, bool nonblocking, uint32_t index) const;
+
+    // Side tables grow in fixed-size chunks: growing never copies them, so reading peaks at
+    // the size of the data rather than twice that.
+    template <typename T> class ChunkedTable {
+    public:
+        uint32_t push(const T& value) {
+            if ((m_count & (kChunkSize - 1)) == 0) {
+                m_chunks.emplace_back();
+                m_chunks.back().reserve(kChunkSize);
+            }
+            m_chunks.back().push_back(value);
+            return m_count++;
+        }
+        const T& operator[](uint32_t i) const {
+            return m_chunks[i >> kChunkBits][i & (kChunkSize - 1)];
+        }
+        uint32_t size() const { return m_count; }
+        size_t bytes() const { return m_chunks.size() * kChunkSize * sizeof(T); }
+        void shrink() {
+            if (!m_chunks.empty()) {
+                m_chunks.back().shrink_to_fit();
+            }
+        }
+
+    private:
+        static constexpr uint32_t kChunkBits = 16;
+        static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+        std::vector<std::vector<T>> m_chunks;
+        uint32_t m_count = 0;
+    };
+
     std::vector<EventKind> m_kinds;
-    std::vector<uint64_t> m_times;
+    std::vector<uint32_t> m_timeOffsets;
+    std::vector<uint64_t> m_timeBases;
+    std::vector<std::pair<uint64_t, uint64_t>> m_farTimes; ///< (event, time), sorted by event
     std::vector<uint32_t> m_refs;
-    // Messages in fixed-size chunks: growing never copies them, so reading peaks at the size
-    // of the data rather than twice that.
-    static constexpr uint32_t kChunkBits = 16;
-    static constexpr uint32_t kChunkSize = 1u << kChunkBits;
-    std::vector<std::vector<MessageRecord>> m_messages;
-    uint32_t m_messageCount = 0;
+    ChunkedTable<BlockingMessage> m_blocking;       ///< MpiSend, MpiRecv
+    ChunkedTable<NonblockingMessage> m_nonblocking; ///< MpiIsend, MpiIrecv
+    ChunkedTable<uint64_t> m_requests;              ///< request-only events
+    /// (index in m_blocking or m_nonblocking, length) of lengths >= kLongLength; one table per
+    /// kind of message, each sorted by index.
+    std::vector<std::pair<uint32_t, uint64_t>> m_longLengths[2];
     std::vector<CollectiveRecord> m_collectives;
     uint64_t m_skipped = 0;
     uint64_t m_nonMonotonic = 0;
