@@ -295,16 +295,9 @@ Status MpiTransport::exchangeCollectives() {
         if (code != MPI_SUCCESS) {
             return mpiError(m_rank, "replay collective exchange failed", code);
         }
-        const size_t collectives = width == 0 ? 0 : mine.size() / width;
-        for (size_t k = 0; k < collectives; ++k) {
-            std::vector<double> values;
-            values.reserve(width * static_cast<size_t>(members));
-            for (int m = 0; m < members; ++m) {
-                const double* part = all.data() + static_cast<size_t>(m) * mine.size() + k * width;
-                values.insert(values.end(), part, part + width);
-            }
-            m_deliveries.deliverCollective(comm, std::move(values));
-        }
+        // Kept as gathered; collected() cuts out one collective at a time.
+        m_gathered[comm] =
+            Gathered{std::move(all), width, static_cast<size_t>(members), mine.size(), 0};
     }
     m_contributions.clear();
     return Status::success();
@@ -338,7 +331,23 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
 }
 
 Result<std::vector<double>> MpiTransport::collected(uint32_t comm) {
-    return m_deliveries.takeCollective(m_rank, comm);
+    const auto found = m_gathered.find(comm);
+    if (found == m_gathered.end() ||
+        found->second.next * found->second.width >= found->second.perMember) {
+        return Error("rank " + std::to_string(m_rank) +
+                     ": no collective delivered on communicator " + std::to_string(comm));
+    }
+    Gathered& g = found->second;
+    std::vector<double> values;
+    values.reserve(g.width * g.members);
+    for (size_t m = 0; m < g.members; ++m) {
+        const double* part = g.values.data() + m * g.perMember + g.next * g.width;
+        values.insert(values.end(), part, part + g.width);
+    }
+    if (++g.next * g.width >= g.perMember) {
+        m_gathered.erase(found); // the last one: the memory goes back now
+    }
+    return values;
 }
 
 Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,

@@ -96,9 +96,18 @@ private:
     std::vector<Outbox> m_outbox;                            // per destination world rank
     std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
     std::map<uint32_t, size_t> m_contributionWidth;          // values per contribution
-    Deliveries m_deliveries;                                 // collectives
-    std::vector<WireRecord> m_incoming;                      // records of the last exchange
-    std::vector<uint32_t> m_next; // per incoming record: the next one of its key, or kEnd
+    /// One exchange's collectives on one communicator: every member's contributions as
+    /// gathered (member-major), consumed one collective at a time.
+    struct Gathered {
+        std::vector<double> values;
+        size_t width = 0; // values per contribution
+        size_t members = 0;
+        size_t perMember = 0; // values per member
+        size_t next = 0;      // the next collective to hand out
+    };
+    std::map<uint32_t, Gathered> m_gathered;
+    std::vector<WireRecord> m_incoming; // records of the last exchange
+    std::vector<uint32_t> m_next;       // per incoming record: the next one of its key, or kEnd
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Cursor> m_cursors; // (comm, source, tag)
     std::tuple<uint32_t, uint32_t, uint32_t> m_lastKey;
     Cursor* m_lastCursor = nullptr; // m_cursors[m_lastKey], if any
