@@ -326,11 +326,31 @@ int runParallel(const Options& options) {
 
 } // namespace
 
+// Creates the output directory before the analysis, so that a bad one fails at once rather
+// than after minutes of replay.
+bool prepareOutputDir(const Options& options) {
+    if (options.outputDir.empty()) {
+        return true;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(options.outputDir, ec);
+    if (ec || !std::filesystem::is_directory(options.outputDir)) {
+        std::fprintf(stderr, "error: %s: cannot create the output directory: %s\n",
+                     options.outputDir.c_str(),
+                     ec ? ec.message().c_str() : "a file of that name exists");
+        return false;
+    }
+    return true;
+}
+
 int main(int argc, char** argv) {
     Options options;
     if (!parse(argc, argv, options)) {
         std::fputs(kUsage, stderr);
         return 2;
+    }
+    if (!prepareOutputDir(options)) {
+        return 1;
     }
     if (options.serial) {
         return runSerial(options);

@@ -33,6 +33,20 @@ if(NOT status EQUAL 2 OR NOT errors MATCHES "error: --min-latency: soon is not a
   message(FATAL_ERROR "bad --min-latency not refused (${status}): ${errors}")
 endif()
 
+# 2d. An output directory that cannot be made (a file stands in its way): refused before the
+# analysis; one that does not exist yet is made, and the report lands in it.
+file(WRITE "${WORK}/not_a_directory" "")
+execute_process(COMMAND "${REPLAY}" --serial --quiet --output-dir "${WORK}/not_a_directory/out" "${REFERENCE}"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "error: [^\n]*not_a_directory/out: cannot create the output directory")
+  message(FATAL_ERROR "impossible output directory not refused (${status}): ${errors}")
+endif()
+execute_process(COMMAND "${REPLAY}" --serial --quiet --output-dir "${WORK}/new/reports" "${REFERENCE}"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(NOT status EQUAL 0 OR NOT EXISTS "${WORK}/new/reports/report.cubex")
+  message(FATAL_ERROR "missing output directory not made (${status}): ${errors}")
+endif()
+
 # 3. A truncated event file.
 file(COPY "${REFERENCE}/traces/2.evt" DESTINATION "${WORK}/trace/traces")
 file(READ "${WORK}/trace/traces/3.evt" bytes HEX)
