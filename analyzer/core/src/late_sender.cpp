@@ -14,13 +14,15 @@
 #include "late_sender.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace waitscope::analysis {
 
 void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send,
                            uint64_t length, uint32_t operation) {
-    // A later message that was sent before an earlier Late Sender began waiting.
-    for (auto it = m_recent.begin(); it != m_recent.end();) {
+    // A later message that was sent before an earlier Late Sender began waiting. Usually the
+    // send began after all of them did, which one comparison with their latest enter tells.
+    for (auto it = m_recent.begin(); send.enter < m_recentEnterBound && it != m_recent.end();) {
         if (send.enter < it->span.enter) {
             const bool same = it->source == source;
             m_sink.record(Metric::MpiLateSenderWrongOrder, it->span, it->severity);
@@ -61,7 +63,11 @@ void LateSender::completeCall() {
         m_listener(m_current.operation, m_current.severity,
                    std::max(0.0, m_current.span.exit - m_current.sendExit));
     }
+    if (m_recent.empty()) {
+        m_recentEnterBound = -std::numeric_limits<double>::infinity();
+    }
     m_recent.push_back(m_current);
+    m_recentEnterBound = std::max(m_recentEnterBound, m_current.span.enter);
     if (m_recent.size() > kWrongOrderWindow) {
         m_recent.pop_front();
     }

@@ -47,6 +47,8 @@ private:
     bool m_open = false;
     Candidate m_current;
     std::deque<Candidate> m_recent;
+    /// At least the latest call enter in m_recent (recomputed only when m_recent empties).
+    double m_recentEnterBound = 0.0;
 };
 
 } // namespace waitscope::analysis
