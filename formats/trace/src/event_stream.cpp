@@ -22,28 +22,28 @@ template <typename Table> auto findIndex(Table& table, uint64_t index) {
 } // namespace
 
 uint64_t EventStream::farTime(size_t i) const {
+    if (!m_movedFarTimes.empty()) {
+        const auto moved = m_movedFarTimes.find(i);
+        if (moved != m_movedFarTimes.end()) {
+            return moved->second;
+        }
+    }
     const auto found = findIndex(m_farTimes, i);
     return found != m_farTimes.end() && found->first == i ? found->second : 0;
 }
 
 void EventStream::setTime(size_t i, uint64_t time) {
+    // A time read as far may stay listed in m_farTimes after it moved near: its offset no
+    // longer sends a lookup there, and a later far time of the event goes to m_movedFarTimes,
+    // which is looked up first. So no call costs more than a map update, whatever the order.
     const uint64_t base = m_timeBases[i >> kTimeBlockBits];
-    const bool near = time >= base && time - base < kFarTime;
-    const auto found = findIndex(m_farTimes, i);
-    const bool wasFar = found != m_farTimes.end() && found->first == i;
-    if (near) {
+    if (time >= base && time - base < kFarTime) {
         m_timeOffsets[i] = static_cast<uint32_t>(time - base);
-        if (wasFar) {
-            m_farTimes.erase(found);
-        }
+        m_movedFarTimes.erase(i);
         return;
     }
     m_timeOffsets[i] = kFarTime;
-    if (wasFar) {
-        found->second = time;
-    } else {
-        m_farTimes.insert(found, {i, time});
-    }
+    m_movedFarTimes[i] = time;
 }
 
 uint32_t EventStream::storedLength(uint64_t length, bool nonblocking) {
@@ -101,7 +101,8 @@ void EventStream::appendCollective(uint64_t time, const CollectiveRecord& collec
 size_t EventStream::memoryBytes() const {
     return m_kinds.capacity() * sizeof(EventKind) + m_timeOffsets.capacity() * sizeof(uint32_t) +
            m_timeBases.capacity() * sizeof(uint64_t) +
-           m_farTimes.capacity() * sizeof(m_farTimes[0]) + m_refs.capacity() * sizeof(uint32_t) +
+           m_farTimes.capacity() * sizeof(m_farTimes[0]) +
+           m_movedFarTimes.size() * 48 /* a map node */ + m_refs.capacity() * sizeof(uint32_t) +
            m_blocking.bytes() + m_nonblocking.bytes() + m_requests.bytes() +
            (m_longLengths[0].capacity() + m_longLengths[1].capacity()) *
                sizeof(m_longLengths[0][0]) +

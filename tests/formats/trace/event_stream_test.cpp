@@ -48,6 +48,28 @@ TEST_CASE("timestamps replaced in place move between the near and the far table"
     REQUIRE(stream.time(7) == 100 + 10 * 7);
 }
 
+TEST_CASE("a whole stream shifted far and back, in either order, keeps every time",
+          "[event_stream]") {
+    EventStream stream;
+    const size_t n = 200000;
+    for (uint64_t i = 0; i < n; ++i) {
+        stream.append(EventKind::Enter, 1000 + 7 * i, 0);
+    }
+    const uint64_t shift = 6'000'000'000ull; // beyond every block's 32-bit offsets
+    for (size_t i = n; i-- > 0;) {
+        stream.setTime(i, stream.time(i) + shift);
+    }
+    for (size_t i = 0; i < n; i += 997) {
+        REQUIRE(stream.time(i) == 1000 + 7 * i + shift);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        stream.setTime(i, stream.time(i) - shift);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        REQUIRE(stream.time(i) == 1000 + 7 * i);
+    }
+}
+
 TEST_CASE("message payloads come back exact for every kind of point-to-point event",
           "[event_stream]") {
     EventStream stream;

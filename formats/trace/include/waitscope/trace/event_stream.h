@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -134,6 +135,7 @@ public:
         std::vector<uint32_t>().swap(m_timeOffsets);
         std::vector<uint64_t>().swap(m_timeBases);
         std::vector<std::pair<uint64_t, uint64_t>>().swap(m_farTimes);
+        m_movedFarTimes.clear();
     }
     /// Releases spare capacity of the small tables after reading.
     void shrink();
@@ -207,7 +209,8 @@ private:
     std::vector<EventKind> m_kinds;
     std::vector<uint32_t> m_timeOffsets;
     std::vector<uint64_t> m_timeBases;
-    std::vector<std::pair<uint64_t, uint64_t>> m_farTimes; ///< (event, time), sorted by event
+    std::vector<std::pair<uint64_t, uint64_t>> m_farTimes; ///< (event, time) as read, sorted
+    std::map<uint64_t, uint64_t> m_movedFarTimes;          ///< far times set by setTime()
     std::vector<uint32_t> m_refs;
     ChunkedTable<BlockingMessage> m_blocking;       ///< MpiSend, MpiRecv
     ChunkedTable<NonblockingMessage> m_nonblocking; ///< MpiIsend, MpiIrecv
