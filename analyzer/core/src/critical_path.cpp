@@ -42,7 +42,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <utility>
 
 namespace waitscope::analysis {
 
@@ -250,7 +250,7 @@ private:
                 if (c.root < members) {
                     t.rootAt = landing(c.root);
                 }
-                m_collectives.emplace(k, t);
+                m_collectives.emplace_back(k, t);
             }
         }
         // Senders of Late Sender messages tell the receivers their span.
@@ -409,8 +409,10 @@ private:
                           bool& entry) const {
         const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
-        const auto found = m_collectives.find(k);
-        if (found == m_collectives.end()) {
+        const auto found = std::lower_bound(m_collectives.begin(), m_collectives.end(), k,
+                                            [](const std::pair<size_t, CollectiveTimes>& item,
+                                               size_t at) { return item.first < at; });
+        if (found == m_collectives.end() || found->first != k) {
             return; // does not synchronize
         }
         const CollectiveTimes& t = found->second;
@@ -574,15 +576,17 @@ private:
     /// ... per receive: the send's exit (a nonblocking send's: its enter), or the send's span
     /// for a Late Sender message; per send: the receive's span
     std::vector<double> m_partnerExit;
-    mutable uint32_t m_membersComm = kNone;          ///< the communicator m_members lists
-    mutable std::vector<uint32_t> m_members;         ///< its members' world ranks
-    std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
-    std::vector<uint32_t> m_exitSpan;                ///< the spans where a holder leaves, ascending
-    std::vector<double> m_exitAt;                    ///< ... from when
-    std::vector<Landing> m_exitTo;                   ///< ... and where the path lands
-    std::vector<Segment> m_segments;                 ///< this rank's share of the path
-    size_t m_endSpan = 0;                            ///< the first span off the path (MPI_Finalize)
-    size_t m_firstGap = 0;                           ///< the first gap on the path (after MPI_Init)
+    mutable uint32_t m_membersComm = kNone;  ///< the communicator m_members lists
+    mutable std::vector<uint32_t> m_members; ///< its members' world ranks
+    /// Per synchronizing collective operation, ascending: a sorted list rather than a tree
+    /// of one allocation per collective.
+    std::vector<std::pair<size_t, CollectiveTimes>> m_collectives;
+    std::vector<uint32_t> m_exitSpan; ///< the spans where a holder leaves, ascending
+    std::vector<double> m_exitAt;     ///< ... from when
+    std::vector<Landing> m_exitTo;    ///< ... and where the path lands
+    std::vector<Segment> m_segments;  ///< this rank's share of the path
+    size_t m_endSpan = 0;             ///< the first span off the path (MPI_Finalize)
+    size_t m_firstGap = 0;            ///< the first gap on the path (after MPI_Init)
 };
 
 } // namespace

@@ -142,8 +142,13 @@ void DelayAnalysis::addSyncPoint(uint32_t operation, Role role, double wait, dou
 
 uint32_t DelayAnalysis::rankSet(std::vector<uint32_t> worldRanks) {
     std::sort(worldRanks.begin(), worldRanks.end());
-    m_rankSets.push_back(std::move(worldRanks));
-    return static_cast<uint32_t>(m_rankSets.size() - 1);
+    // Collectives repeat the same few sets: one copy each instead of one per collective.
+    const auto [it, added] =
+        m_rankSetIds.emplace(std::move(worldRanks), static_cast<uint32_t>(m_rankSets.size()));
+    if (added) {
+        m_rankSets.push_back(it->first);
+    }
+    return it->second;
 }
 
 uint32_t DelayAnalysis::memberSet(uint32_t comm) {
@@ -392,10 +397,12 @@ NodeId DelayAnalysis::nodeOf(int point) const {
 
 // The interval's exclusive times per call path without the waiting of the SPs inside and
 // without the part of the opening SP's call before its completion.
-DelayAnalysis::Interval DelayAnalysis::interval(int from, int to) {
-    Interval result;
+void DelayAnalysis::interval(int from, int to, Interval& result) {
     result.from = from;
     result.to = to;
+    result.times.clear();
+    result.sum = 0.0;
+    result.waiting = 0.0;
     const size_t first = from < 0 ? 0 : m_points[static_cast<size_t>(from)].operation + size_t{1};
     const size_t last = m_points[static_cast<size_t>(to)].operation + size_t{1};
     m_touched.clear();
@@ -446,13 +453,12 @@ DelayAnalysis::Interval DelayAnalysis::interval(int from, int to) {
         it->second = std::max(t - before, 0.0);
         result.sum -= std::min(before, t);
     }
-    return result;
 }
 
-std::vector<double> DelayAnalysis::timesPayload(double wait, const Costs& costs,
-                                                const Interval& times) const {
-    std::vector<double> payload;
-    payload.reserve(2 + kKinds + 2 * times.times.size());
+const std::vector<double>& DelayAnalysis::timesPayload(double wait, const Costs& costs,
+                                                       const Interval& times) {
+    std::vector<double>& payload = m_payload;
+    payload.clear();
     payload.push_back(wait);
     payload.insert(payload.end(), costs.begin(), costs.end());
     payload.push_back(static_cast<double>(times.times.size()));
@@ -511,8 +517,8 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
         costs[x] = payload.at(1 + x);
     }
     const size_t count = static_cast<size_t>(payload.at(1 + kKinds));
-    std::vector<std::pair<uint64_t, double>> remote;
-    remote.reserve(count);
+    std::vector<std::pair<uint64_t, double>>& remote = m_remote;
+    remote.clear();
     for (size_t i = 0; i < count; ++i) {
         remote.emplace_back(static_cast<uint64_t>(payload.at(2 + kKinds + 2 * i)),
                             payload.at(3 + kKinds + 2 * i));
@@ -521,8 +527,10 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
     if (!(wait > 0.0)) {
         return 0.0;
     }
-    const Interval own = interval(previousWith(point, waiterRank), point);
-    std::vector<std::pair<NodeId, double>> delay;
+    Interval& own = m_own;
+    interval(previousWith(point, waiterRank), point, own);
+    std::vector<std::pair<NodeId, double>>& delay = m_delays;
+    delay.clear();
     double delaySum = 0.0;
     for (const auto& [node, t] : own.times) {
         const uint64_t key = m_keys[node];
@@ -583,13 +591,10 @@ uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
 Status DelayAnalysis::findPartnerSyncPoints() {
     const auto& ops = *m_operations;
     // The SPs so far: the forward pass's in operation order, then the backward pass's.
-    const auto byOperation = [](const SyncPoint& a, const SyncPoint& b) {
-        return a.operation < b.operation;
-    };
     const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
         return p.role == Role::LateReceiver;
     });
-    std::inplace_merge(m_points.begin(), backward, m_points.end(), byOperation);
+    mergeTail(static_cast<size_t>(backward - m_points.begin()));
     std::vector<char> waited(ops.size(), 0);
     double lateSenders = 0.0, lateReceivers = 0.0;
     for (const SyncPoint& sp : m_points) {
@@ -625,7 +630,7 @@ Status DelayAnalysis::findPartnerSyncPoints() {
     if (Status s = m_transport.exchange(); !s) {
         return s;
     }
-    std::vector<SyncPoint> found;
+    const size_t before = m_points.size();
     for (size_t k = 0; k < ops.size(); ++k) {
         const EventKind kind = m_events.kind(ops[k].event);
         if (!(isSend(kind) ? tellSenders : isReceive(kind) && tellReceivers)) {
@@ -643,14 +648,33 @@ Status DelayAnalysis::findPartnerSyncPoints() {
             sp.operation = static_cast<uint32_t>(k);
             sp.role = isSend(kind) ? Role::SenderOfLate : Role::ReceiverOfLate;
             sp.completion = std::max(0.0, span.exit - record->exit);
-            found.push_back(sp);
+            m_points.push_back(sp);
         }
     }
-    const size_t before = m_points.size();
-    m_points.insert(m_points.end(), found.begin(), found.end());
-    std::inplace_merge(m_points.begin(), m_points.begin() + static_cast<std::ptrdiff_t>(before),
-                       m_points.end(), byOperation);
+    mergeTail(before);
     return Status::success();
+}
+
+// Merges the SPs from `first` on (in operation order) into those before (in operation order,
+// none at the same operation), from the back: only the tail is copied, and std::inplace_merge's
+// buffer of the whole list is not needed.
+void DelayAnalysis::mergeTail(size_t first) {
+    if (first == m_points.size() || first == 0 ||
+        m_points[first - 1].operation < m_points[first].operation) {
+        return;
+    }
+    const std::vector<SyncPoint> tail(m_points.begin() + static_cast<std::ptrdiff_t>(first),
+                                      m_points.end());
+    size_t head = first;
+    size_t rest = tail.size();
+    for (size_t out = m_points.size(); rest > 0;) {
+        // Ties keep the head's SP first, as a stable merge does.
+        if (head > 0 && m_points[head - 1].operation > tail[rest - 1].operation) {
+            m_points[--out] = m_points[--head];
+        } else {
+            m_points[--out] = tail[--rest];
+        }
+    }
 }
 
 DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
@@ -705,8 +729,8 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
             const ReplayOperation& op = operations[early.operation];
             const uint32_t comm = m_events.collective(op.event).comm;
             const SyncPoint& sp = m_points[static_cast<size_t>(p)];
-            const Interval own =
-                interval(previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p);
+            Interval& own = m_own;
+            interval(previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p, own);
             if (Status s = m_transport.post(comm, early.late, kCollectiveUpEarly,
                                             timesPayload(std::max(sp.wait, 0.0), Costs{}, own));
                 !s) {
@@ -745,7 +769,8 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
         const uint32_t tag = lateSender ? m.tag : m.tag | kLateReceiverTag;
         if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
             // The waiter: its interval since it last synchronized with the delayer.
-            const Interval own = interval(previousWith(point, sp.partner), point);
+            Interval& own = m_own;
+            interval(previousWith(point, sp.partner), point, own);
             if (Status s = m_transport.post(m.comm, m.partner, tag,
                                             timesPayload(sp.wait, costsOf(point), own));
                 !s) {
@@ -848,7 +873,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
             return Status::success();
         }
         const SyncPoint& sp = m_points[static_cast<size_t>(point)];
-        const Interval own = interval(previousWith(point, world[late]), point);
+        Interval& own = m_own;
+        interval(previousWith(point, world[late]), point, own);
         return m_transport.post(c.comm, late, kCollectiveUp,
                                 timesPayload(std::max(sp.wait, 0.0), costsOf(point), own));
     }
@@ -866,7 +892,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
     }
     std::map<uint32_t, int> intermediate; // world rank -> SP
     const int groupStart = previousGroup(point, others, intermediate);
-    const Interval group = interval(groupStart, point);
+    Interval& group = m_group;
+    interval(groupStart, point, group);
     const size_t count = group.times.size();
     std::vector<double> sums(kInputs * count, 0.0);
     const auto addShare = [&](const std::vector<double>& delay, double delaySum,
@@ -931,7 +958,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
                 mine[i] = group.times[i].second;
             }
         } else {
-            const Interval since = interval(found->second, point);
+            Interval& since = m_since;
+            interval(found->second, point, since);
             propagatingWait = since.waiting;
             for (size_t i = 0; i < count; ++i) {
                 const auto it = std::lower_bound(

@@ -34,6 +34,9 @@ public:
 
     /// Where the profile pass charges time and closes a segment at each operation.
     OperationProfile& profile() { return m_profile; }
+    /// Makes room for the synchronization points of `operations` operations (at most one
+    /// each), so that the list grows without copies; only the part used takes up memory.
+    void reserve(size_t operations) { m_points.reserve(operations); }
     /// A Late Sender instance at receive operation `operation` (forward pass).
     void onLateSender(uint32_t operation, double wait, double completion);
     /// A Late Receiver instance at blocking send operation `operation` (backward pass).
@@ -97,15 +100,16 @@ private:
     int previousWith(int point, uint32_t worldRank) const;
     int previousGroup(int point, std::vector<uint32_t> remaining,
                       std::map<uint32_t, int>& intermediate) const;
-    Interval interval(int from, int to);
+    void interval(int from, int to, Interval& result);
     NodeId nodeOf(int point) const;
-    std::vector<double> timesPayload(double wait, const Costs& costs, const Interval& times) const;
+    const std::vector<double>& timesPayload(double wait, const Costs& costs, const Interval& times);
     void addUp(Metric metric, NodeId node, double value);
     void addCosts(const Interval& span, Kind kind, double scale);
     void addCosts(const Interval& span, Kind kind, const ScaleMap& scales);
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                           const std::vector<double>& payload);
     Status findPartnerSyncPoints();
+    void mergeTail(size_t first);
     Status collectiveDelay(const Collective& collective, int point);
     Status settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed);
     Costs costsOf(int point) const;
@@ -125,14 +129,20 @@ private:
     std::unordered_map<int, Costs> m_costs;        ///< per waiting SP: waiting it caused later
     std::unordered_map<int, double> m_propagating; ///< per waiting SP
     std::vector<std::vector<uint32_t>> m_rankSets;
+    std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
     std::map<uint32_t, uint32_t> m_memberSets;
-    std::vector<uint64_t> m_keys;                   ///< per node: a rank-independent call-path key
-    std::vector<double> m_dense;                    ///< scratch, indexed by node
-    std::vector<NodeId> m_touched;                  ///< scratch
-    std::vector<double> m_denseWait;                ///< scratch, indexed by node
-    std::vector<NodeId> m_waited;                   ///< scratch
-    std::vector<double> m_indirectLs, m_indirectLr; ///< per node
-    NodeId m_lastGroupNode = kNoNode;               ///< call of the last collective SP
+    std::vector<uint64_t> m_keys;    ///< per node: a rank-independent call-path key
+    std::vector<double> m_dense;     ///< scratch, indexed by node
+    std::vector<NodeId> m_touched;   ///< scratch
+    std::vector<double> m_denseWait; ///< scratch, indexed by node
+    std::vector<NodeId> m_waited;    ///< scratch
+    // Reused per synchronization point, so that the walk allocates nothing per point.
+    Interval m_own, m_group, m_since;                  ///< scratch intervals
+    std::vector<double> m_payload;                     ///< scratch: the payload being posted
+    std::vector<std::pair<uint64_t, double>> m_remote; ///< scratch: a partner's times by key
+    std::vector<std::pair<NodeId, double>> m_delays;   ///< scratch: excess time per call path
+    std::vector<double> m_indirectLs, m_indirectLr;    ///< per node
+    NodeId m_lastGroupNode = kNoNode;                  ///< call of the last collective SP
     double m_lastGroupEnter = 0.0;
 };
 

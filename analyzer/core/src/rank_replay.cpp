@@ -73,6 +73,9 @@ public:
 
     Result<RankResult> run() {
         profile();
+        if (m_delay) {
+            m_delay->reserve(m_operations.size());
+        }
         if (m_rootCause) {
             m_gaps.setEnd(m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0);
         }
