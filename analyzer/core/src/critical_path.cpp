@@ -33,7 +33,7 @@
 // before each possible entry is kept. All ranks gather these exits (two gathers), follow the
 // chain from the end of the run (O(exits on the path) binary searches) and each charges its
 // own segments, in the order of the backward walk. Time outside the communicating MPI calls comes
-// from the gap profile recorded in the profile pass (see GapProfile for its memory).
+// from the time profile recorded in the profile pass (see OperationProfile for its memory).
 #include "critical_path.h"
 
 #include "collective_shape.h"
@@ -45,38 +45,6 @@
 #include <utility>
 
 namespace waitscope::analysis {
-
-void GapProfile::charge(NodeId node, double seconds) {
-    if (m_inSpan) {
-        return;
-    }
-    if (node >= m_slot.size()) {
-        m_slot.resize(node + 1, 0);
-        m_slotGap.resize(node + 1, 0);
-    }
-    const auto gap = static_cast<uint32_t>(m_begin.size());
-    if (m_slotGap[node] == gap) {
-        m_seconds[m_slot[node]] += seconds;
-        return;
-    }
-    m_slotGap[node] = gap;
-    m_slot[node] = static_cast<uint32_t>(m_nodes.size());
-    m_nodes.push_back(node);
-    m_seconds.push_back(seconds);
-}
-
-void GapProfile::openSpan() {
-    m_begin.push_back(static_cast<uint32_t>(m_nodes.size()));
-    m_inSpan = true;
-}
-
-void GapProfile::finish() {
-    m_slot = {};
-    m_slotGap = {};
-    m_begin.shrink_to_fit();
-    m_nodes.shrink_to_fit();
-    m_seconds.shrink_to_fit();
-}
 
 namespace {
 
@@ -122,7 +90,7 @@ public:
         m_partnerEnter = {};
         m_partnerExit = {};
         m_collectives = {};
-        if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end()); !s) {
+        if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.end); !s) {
             return s;
         }
         // The holder's charges in the order of a backward walk, segment after segment.
@@ -537,7 +505,8 @@ private:
 
     void chargeGap(size_t g) {
         if (g >= m_firstGap) {
-            m_in.gaps.forEach(g, [&](NodeId node, double seconds) { charge(node, seconds); });
+            m_in.profile.forEachInGap(g,
+                                      [&](NodeId node, double seconds) { charge(node, seconds); });
         }
     }
 

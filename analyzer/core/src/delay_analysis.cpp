@@ -406,7 +406,7 @@ void DelayAnalysis::interval(int from, int to, Interval& result) {
     const size_t first = from < 0 ? 0 : m_points[static_cast<size_t>(from)].operation + size_t{1};
     const size_t last = m_points[static_cast<size_t>(to)].operation + size_t{1};
     m_touched.clear();
-    m_profile.sum(first, last, m_dense, m_touched);
+    m_profile->sum(first, last, m_dense, m_touched);
     if (m_denseWait.size() < m_dense.size()) {
         m_denseWait.resize(m_dense.size(), 0.0);
     }
@@ -683,10 +683,10 @@ DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
-                          const std::vector<CallSpan>& spans) {
+                          const std::vector<CallSpan>& spans, const OperationProfile& profile) {
     m_operations = &operations;
     m_spans = &spans;
-    m_profile.finish();
+    m_profile = &profile;
     const CallTree& tree = m_result.tree;
     m_keys.resize(tree.size());
     for (NodeId n = 0; n < tree.size(); ++n) {

@@ -20,20 +20,17 @@ namespace waitscope::analysis {
 /// Delay costs (short- and long-term, per wait-state type) and the propagating/terminal and
 /// direct/indirect split of point-to-point wait states for one rank (see delay_analysis.cpp).
 ///
-/// The replay feeds it while it runs: the profile pass charges exclusive time per call path
-/// (profile()), the forward pass reports Late Sender instances and collectives, the backward
-/// pass Late Receiver instances. run() then finds the remaining synchronization points with
-/// one bulk exchange and replays backward, message-driven, over the transport.
-/// Memory: the time profile between operations (16 bytes per call path touched between two
-/// operations), 40 bytes per synchronization point, and costs only for wait states that
-/// caused further waiting.
+/// The replay feeds it while it runs: the forward pass reports Late Sender instances and
+/// collectives, the backward pass Late Receiver instances. run() then finds the remaining
+/// synchronization points with one bulk exchange and replays backward, message-driven, over
+/// the transport, summing the time profile between operations that the profile pass recorded
+/// (shared with the critical path). Memory beyond that profile: 40 bytes per synchronization
+/// point, and costs only for wait states that caused further waiting.
 class DelayAnalysis {
 public:
     DelayAnalysis(const trace::Definitions& definitions, const trace::EventStream& events,
                   Transport& transport, RankResult& result);
 
-    /// Where the profile pass charges time and closes a segment at each operation.
-    OperationProfile& profile() { return m_profile; }
     /// Makes room for the synchronization points of `operations` operations (at most one
     /// each), so that the list grows without copies; only the part used takes up memory.
     void reserve(size_t operations) { m_points.reserve(operations); }
@@ -44,9 +41,11 @@ public:
     /// A replayed collective at operation `operation` with all members' call times.
     void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                       const trace::CollectiveRecord& record);
-    /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls).
+    /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
+    /// `profile` the time between them, as recorded by the profile pass and finished).
     /// Collective over all ranks; fails when the transport fails.
-    Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans);
+    Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
+               const OperationProfile& profile);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
     enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };
@@ -121,7 +120,7 @@ private:
     const trace::EventStream& m_events;
     Transport& m_transport;
     RankResult& m_result;
-    OperationProfile m_profile;
+    const OperationProfile* m_profile = nullptr;
     const std::vector<ReplayOperation>* m_operations = nullptr;
     const std::vector<CallSpan>* m_spans = nullptr;
     std::vector<SyncPoint> m_points;
