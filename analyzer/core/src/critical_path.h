@@ -22,15 +22,18 @@ struct CriticalPathInput {
     const std::vector<ReplayOperation>& operations;
     const OperationProfile& profile; ///< finished: its gaps are read
     double end = 0.0;                ///< the time of the rank's last event
+    /// Per operation: the partner call's enter and exit for a receive (the send's, from the
+    /// forward replay) and for a send (the receive's, from the backward replay)
+    const std::vector<ReplayRecord>& partners;
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
-/// `critical_path` in `sink`. Collective over all ranks (two bulk exchanges, then two gathers of
-/// `transport`); fails when the transport fails. Memory beyond the time profile: 16 bytes per
-/// message operation and about 90 per synchronizing collective (freed before the gathers),
-/// 20 per reachable local exit (the latest span before a possible entry where a holder would
-/// hand the path on) and, while joining, 16 per reachable exit of the rank with the most such
-/// exits times the rank count.
+/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange, then two gathers of
+/// `transport`); fails when the transport fails. Memory beyond the time profile and the
+/// partners' times: 8 bytes per message operation and about 90 per synchronizing collective (freed
+/// before the gathers), 20 per reachable local exit (the latest span before a possible entry where
+/// a holder would hand the path on) and, while joining, 16 per reachable exit of the rank with the
+/// most such exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 } // namespace waitscope::analysis

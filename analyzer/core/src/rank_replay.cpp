@@ -97,13 +97,14 @@ public:
         }
         if (m_delay) {
             report("critical path", 0, 1);
-            if (Status status = traceCriticalPath(
-                    {m_defs, m_events, m_result.tree, m_spans, m_operations, m_profile, m_end},
-                    m_transport, m_sink);
+            if (Status status = traceCriticalPath({m_defs, m_events, m_result.tree, m_spans,
+                                                   m_operations, m_profile, m_end, m_partners},
+                                                  m_transport, m_sink);
                 !status) {
                 return status.error();
             }
             report("critical path", 1, 1);
+            m_partners = {};
             report("root causes", 0, 1);
             if (Status status = m_delay->run(m_operations, m_spans, m_profile); !status) {
                 return status.error();
@@ -577,6 +578,9 @@ private:
             };
         }
         LateSender lateSender(m_sink, onLateSender);
+        if (m_rootCause) {
+            m_partners.assign(total, ReplayRecord{});
+        }
         uint32_t openRecvSpan = kNoSpan;
         for (size_t k = 0; k < total; ++k) {
             const Operation& op = m_operations[k];
@@ -591,6 +595,9 @@ private:
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
                     return record.error();
+                }
+                if (m_rootCause) {
+                    m_partners[k] = *record;
                 }
                 lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length,
                                      static_cast<uint32_t>(k));
@@ -694,6 +701,9 @@ private:
                 if (!record) {
                     return record.error();
                 }
+                if (m_rootCause) {
+                    m_partners[&op - m_operations.data()] = *record;
+                }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
                     const CallSpan& span = m_spans[op.span];
@@ -724,7 +734,10 @@ private:
     bool m_rootCause; ///< the root-cause passes run (and their profile is recorded)
     /// For both root-cause passes: time between operations, and between communicating calls
     OperationProfile m_profile;
-    double m_end = 0.0;                     ///< the time of the last event
+    double m_end = 0.0; ///< the time of the last event
+    /// For the root-cause passes, per operation: the partner call's times (see
+    /// CriticalPathInput::partners)
+    std::vector<ReplayRecord> m_partners;
     std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
 };
 
