@@ -146,7 +146,8 @@ private:
     // exchange adds what those replays did not carry: senders tell receivers their span (where
     // the path lands) and whether the send was nonblocking (it cannot wait for its receiver:
     // it reports no time to wait), receivers tell senders their span (under the tag with the
-    // high bit set, which no MPI tag has). The members of each synchronizing collective learn
+    // high bit set, which no MPI tag has); both tell whether they waited there, for the delay
+    // pass (CriticalPathInput::partnerWaited). The members of each synchronizing collective learn
     // every member's enter and span alike; world ranks come from the definitions.
     Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
@@ -154,8 +155,9 @@ private:
             const EventKind kind = m_in.events.kind(op.event);
             if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
-                const ReplayRecord record{static_cast<double>(op.span),
-                                          kind == EventKind::MpiIsend ? 1.0 : 0.0};
+                const double flags = (kind == EventKind::MpiIsend ? kNonblocking : 0.0) +
+                                     (m_in.waited[&op - ops.data()] ? kWaited : 0.0);
+                const ReplayRecord record{static_cast<double>(op.span), flags};
                 const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
                 if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
                     return s;
@@ -176,6 +178,7 @@ private:
             return s;
         }
         m_partnerExit.assign(ops.size(), 0.0);
+        m_in.partnerWaited.assign(ops.size(), 0);
         for (size_t k = 0; k < ops.size(); ++k) {
             const EventKind kind = m_in.events.kind(ops[k].event);
             if (isSend(kind) || isReceive(kind)) {
@@ -185,14 +188,15 @@ private:
                 if (!record) {
                     return record.error();
                 }
+                const auto flags = static_cast<uint32_t>(record->exit);
+                m_in.partnerWaited[k] = (flags & 2) != 0 ? 1 : 0;
                 if (isSend(kind)) {
                     m_partnerExit[k] = record->enter; // the receive's span
                 } else if (lateSender(k)) {
                     // A Late Receiver it cannot be: the send's exit is not needed.
                     m_partnerExit[k] = record->enter; // the send's span
                 } else {
-                    m_partnerExit[k] =
-                        record->exit != 0.0 ? partnerEnter(k) : m_in.partners[k].exit;
+                    m_partnerExit[k] = (flags & 1) != 0 ? partnerEnter(k) : m_in.partners[k].exit;
                 }
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
@@ -521,6 +525,8 @@ private:
     PatternSink& m_sink;
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
     static constexpr size_t kCollectiveWidth = 2;        ///< enter, span
+    static constexpr double kNonblocking = 1.0; ///< flag of a bulk record: a nonblocking send
+    static constexpr double kWaited = 2.0;      ///< flag of a bulk record: the sender waited there
     /// Per message operation: per receive, the send's exit (a nonblocking send's: its enter),
     /// or the send's span for a Late Sender message; per send, the receive's span
 

@@ -25,6 +25,10 @@ struct CriticalPathInput {
     /// Per operation: the partner call's enter and exit for a receive (the send's, from the
     /// forward replay) and for a send (the receive's, from the backward replay)
     const std::vector<ReplayRecord>& partners;
+    /// Per operation: 1 where this rank waited (see DelayAnalysis::waitStates())
+    const std::vector<uint8_t>& waited;
+    /// Filled per operation, for the delay pass: 1 where the message partner waited
+    std::vector<uint8_t>& partnerWaited;
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to

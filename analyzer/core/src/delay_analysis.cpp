@@ -34,9 +34,10 @@
 // Passes: (1) the profile pass records the exclusive time per call path between consecutive
 // operations (OperationProfile: one node and its seconds per call path touched between two
 // operations, kept after the timestamps are freed); (2) the forward and backward replays
-// report Late Sender, collective and Late Receiver SPs; (3) one bulk exchange tells the
-// partners of point-to-point wait states that their send or receive is an SP (a direction no
-// rank needs is skipped); (4) a message-driven backward replay. There each waiter posts
+// report Late Sender, collective and Late Receiver SPs; (3) the critical path's bulk exchange
+// tells the partners of point-to-point wait states that their send or receive is an SP (their
+// call times came with the forward and backward replays); (4) a message-driven backward
+// replay. There each waiter posts
 // [wait, its costs per type, its interval's times by call-path key] to its delayer, which
 // awaits it at the matching operation; each waiting member of a collective posts the same to
 // the latecomer (before the walk when it synchronized with every rank there, since such a
@@ -585,74 +586,53 @@ uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
     return analysis::worldRankOf(m_defs, comm, commRank, m_transport.rank());
 }
 
-// Receivers tell senders whether they waited (Late Sender), senders tell receivers (Late
-// Receiver), so that both partners of a wait state know their operation is an SP. A direction
-// no rank needs is skipped.
-Status DelayAnalysis::findPartnerSyncPoints() {
-    const auto& ops = *m_operations;
+std::vector<uint8_t> DelayAnalysis::waitStates(size_t operations) {
     // The SPs so far: the forward pass's in operation order, then the backward pass's.
     const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
         return p.role == Role::LateReceiver;
     });
     mergeTail(static_cast<size_t>(backward - m_points.begin()));
-    std::vector<char> waited(ops.size(), 0);
-    double lateSenders = 0.0, lateReceivers = 0.0;
+    std::vector<uint8_t> waited(operations, 0);
     for (const SyncPoint& sp : m_points) {
         if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
             waited[sp.operation] = 1;
-            (sp.role == Role::LateSender ? lateSenders : lateReceivers) += 1.0;
         }
     }
-    auto anywhere = m_transport.allGather(kWorldComm, {lateSenders, lateReceivers});
-    if (!anywhere) {
-        return anywhere.error();
-    }
-    bool tellSenders = false, tellReceivers = false;
-    for (size_t r = 0; r + 1 < anywhere->size(); r += 2) {
-        tellSenders = tellSenders || (*anywhere)[r] > 0.0;
-        tellReceivers = tellReceivers || (*anywhere)[r + 1] > 0.0;
-    }
-    if (!tellSenders && !tellReceivers) {
-        return Status::success();
-    }
-    for (size_t k = 0; k < ops.size(); ++k) {
-        const EventKind kind = m_events.kind(ops[k].event);
-        if (!(isSend(kind) ? tellReceivers : isReceive(kind) && tellSenders)) {
-            continue;
-        }
-        const trace::MessageRecord& m = m_events.message(ops[k].event);
-        const ReplayRecord record{waited[k] ? 1.0 : 0.0, (*m_spans)[ops[k].span].exit};
-        const uint32_t tag = isSend(kind) ? m.tag | kLateReceiverTag : m.tag;
-        if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
-            return s;
-        }
-    }
-    if (Status s = m_transport.exchange(); !s) {
-        return s;
-    }
+    return waited;
+}
+
+// The partners of point-to-point wait states learned in the critical path's exchange that
+// their send or receive is an SP; their call times came with the forward and backward replays.
+void DelayAnalysis::findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
+                                          const std::vector<uint8_t>& partnerWaited) {
+    const auto& ops = *m_operations;
     const size_t before = m_points.size();
+    size_t own = 0; // the first SP at or after operation k
     for (size_t k = 0; k < ops.size(); ++k) {
-        const EventKind kind = m_events.kind(ops[k].event);
-        if (!(isSend(kind) ? tellSenders : isReceive(kind) && tellReceivers)) {
+        while (own < before && m_points[own].operation < k) {
+            ++own;
+        }
+        if (k >= partnerWaited.size() || !partnerWaited[k]) {
             continue;
         }
-        const trace::MessageRecord& m = m_events.message(ops[k].event);
-        const uint32_t tag = isSend(kind) ? m.tag : m.tag | kLateReceiverTag;
-        auto record = m_transport.receive(m.comm, m.partner, tag);
-        if (!record) {
-            return record.error();
+        // Not when this rank waited there itself (the SP is already listed).
+        bool waited = false;
+        for (size_t j = own; j < before && m_points[j].operation == k; ++j) {
+            waited = waited || m_points[j].role == Role::LateSender ||
+                     m_points[j].role == Role::LateReceiver;
         }
-        if (record->enter > 0.0 && !waited[k]) {
-            const CallSpan& span = (*m_spans)[ops[k].span];
-            SyncPoint sp;
-            sp.operation = static_cast<uint32_t>(k);
-            sp.role = isSend(kind) ? Role::SenderOfLate : Role::ReceiverOfLate;
-            sp.completion = std::max(0.0, span.exit - record->exit);
-            m_points.push_back(sp);
+        const EventKind kind = m_events.kind(ops[k].event);
+        if (waited || !(isSend(kind) || isReceive(kind))) {
+            continue;
         }
+        const CallSpan& span = (*m_spans)[ops[k].span];
+        SyncPoint sp;
+        sp.operation = static_cast<uint32_t>(k);
+        sp.role = isSend(kind) ? Role::SenderOfLate : Role::ReceiverOfLate;
+        sp.completion = std::max(0.0, span.exit - partners[k].exit);
+        m_points.push_back(sp);
     }
     mergeTail(before);
-    return Status::success();
 }
 
 // Merges the SPs from `first` on (in operation order) into those before (in operation order,
@@ -683,7 +663,9 @@ DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
-                          const std::vector<CallSpan>& spans, const OperationProfile& profile) {
+                          const std::vector<CallSpan>& spans, const OperationProfile& profile,
+                          const std::vector<ReplayRecord>& partners,
+                          const std::vector<uint8_t>& partnerWaited) {
     m_operations = &operations;
     m_spans = &spans;
     m_profile = &profile;
@@ -697,9 +679,7 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     m_denseWait.assign(tree.size(), 0.0);
     m_indirectLs.assign(tree.size(), 0.0);
     m_indirectLr.assign(tree.size(), 0.0);
-    if (Status s = findPartnerSyncPoints(); !s) {
-        return s;
-    }
+    findPartnerSyncPoints(partners, partnerWaited);
     // Partners and call durations, now that every SP is known.
     for (SyncPoint& sp : m_points) {
         const ReplayOperation& op = operations[sp.operation];

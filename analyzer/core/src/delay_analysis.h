@@ -21,11 +21,12 @@ namespace waitscope::analysis {
 /// direct/indirect split of point-to-point wait states for one rank (see delay_analysis.cpp).
 ///
 /// The replay feeds it while it runs: the forward pass reports Late Sender instances and
-/// collectives, the backward pass Late Receiver instances. run() then finds the remaining
-/// synchronization points with one bulk exchange and replays backward, message-driven, over
-/// the transport, summing the time profile between operations that the profile pass recorded
-/// (shared with the critical path). Memory beyond that profile: 40 bytes per synchronization
-/// point, and costs only for wait states that caused further waiting.
+/// collectives, the backward pass Late Receiver instances; the critical path's exchange tells
+/// the partners of those wait states. run() then adds the remaining synchronization points and
+/// replays backward, message-driven, over the transport, summing the time profile between
+/// operations that the profile pass recorded (shared with the critical path). Memory beyond that
+/// profile: 40 bytes per synchronization point, and costs only for wait states that caused further
+/// waiting.
 class DelayAnalysis {
 public:
     DelayAnalysis(const trace::Definitions& definitions, const trace::EventStream& events,
@@ -41,11 +42,17 @@ public:
     /// A replayed collective at operation `operation` with all members' call times.
     void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                       const trace::CollectiveRecord& record);
+    /// Per operation, after the backward pass: 1 where this rank waited (a Late Sender receive,
+    /// a Late Receiver send), for its partner to learn (see traceCriticalPath()).
+    std::vector<uint8_t> waitStates(size_t operations);
     /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
-    /// `profile` the time between them, as recorded by the profile pass and finished).
-    /// Collective over all ranks; fails when the transport fails.
+    /// `profile` the time between them, as recorded by the profile pass and finished;
+    /// `partners` the partner calls' times and `partnerWaited` whether the partner waited,
+    /// per message operation). Needs waitStates() first. Collective over all ranks; fails when
+    /// the transport fails.
     Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
-               const OperationProfile& profile);
+               const OperationProfile& profile, const std::vector<ReplayRecord>& partners,
+               const std::vector<uint8_t>& partnerWaited);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
     enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };
@@ -107,7 +114,8 @@ private:
     void addCosts(const Interval& span, Kind kind, const ScaleMap& scales);
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                           const std::vector<double>& payload);
-    Status findPartnerSyncPoints();
+    void findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
+                               const std::vector<uint8_t>& partnerWaited);
     void mergeTail(size_t first);
     Status collectiveDelay(const Collective& collective, int point);
     Status settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed);

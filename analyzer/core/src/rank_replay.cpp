@@ -97,16 +97,22 @@ public:
         }
         if (m_delay) {
             report("critical path", 0, 1);
-            if (Status status = traceCriticalPath({m_defs, m_events, m_result.tree, m_spans,
-                                                   m_operations, m_profile, m_end, m_partners},
-                                                  m_transport, m_sink);
+            // The critical path's exchange also tells the partners of wait states, for the
+            // delay pass.
+            const std::vector<uint8_t> waited = m_delay->waitStates(m_operations.size());
+            std::vector<uint8_t> partnerWaited;
+            if (Status status =
+                    traceCriticalPath({m_defs, m_events, m_result.tree, m_spans, m_operations,
+                                       m_profile, m_end, m_partners, waited, partnerWaited},
+                                      m_transport, m_sink);
                 !status) {
                 return status.error();
             }
             report("critical path", 1, 1);
-            m_partners = {};
             report("root causes", 0, 1);
-            if (Status status = m_delay->run(m_operations, m_spans, m_profile); !status) {
+            if (Status status =
+                    m_delay->run(m_operations, m_spans, m_profile, m_partners, partnerWaited);
+                !status) {
                 return status.error();
             }
             report("root causes", 1, 1);
