@@ -606,13 +606,16 @@ std::vector<uint8_t> DelayAnalysis::waitStates(size_t operations) {
 void DelayAnalysis::findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
                                           const std::vector<uint8_t>& partnerWaited) {
     const auto& ops = *m_operations;
+    // The operations that become SPs, in order; then a merge from the back into the list in
+    // place (its room is reserved), instead of a second list of SPs.
+    std::vector<uint32_t> found;
     const size_t before = m_points.size();
     size_t own = 0; // the first SP at or after operation k
-    for (size_t k = 0; k < ops.size(); ++k) {
+    for (size_t k = 0; k < ops.size() && k < partnerWaited.size(); ++k) {
         while (own < before && m_points[own].operation < k) {
             ++own;
         }
-        if (k >= partnerWaited.size() || !partnerWaited[k]) {
+        if (!partnerWaited[k]) {
             continue;
         }
         // Not when this rank waited there itself (the SP is already listed).
@@ -622,17 +625,25 @@ void DelayAnalysis::findPartnerSyncPoints(const std::vector<ReplayRecord>& partn
                      m_points[j].role == Role::LateReceiver;
         }
         const EventKind kind = m_events.kind(ops[k].event);
-        if (waited || !(isSend(kind) || isReceive(kind))) {
+        if (!waited && (isSend(kind) || isReceive(kind))) {
+            found.push_back(static_cast<uint32_t>(k));
+        }
+    }
+    m_points.resize(before + found.size());
+    size_t head = before;
+    for (size_t out = m_points.size(), rest = found.size(); rest > 0;) {
+        if (head > 0 && m_points[head - 1].operation > found[rest - 1]) {
+            m_points[--out] = m_points[--head];
             continue;
         }
+        const uint32_t k = found[--rest];
         const CallSpan& span = (*m_spans)[ops[k].span];
         SyncPoint sp;
-        sp.operation = static_cast<uint32_t>(k);
-        sp.role = isSend(kind) ? Role::SenderOfLate : Role::ReceiverOfLate;
+        sp.operation = k;
+        sp.role = isSend(m_events.kind(ops[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
         sp.completion = std::max(0.0, span.exit - partners[k].exit);
-        m_points.push_back(sp);
+        m_points[--out] = sp;
     }
-    mergeTail(before);
 }
 
 // Merges the SPs from `first` on (in operation order) into those before (in operation order,
