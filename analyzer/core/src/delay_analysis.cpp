@@ -474,8 +474,15 @@ void DelayAnalysis::addUp(Metric metric, NodeId node, double value) {
     if (value == 0.0) {
         return;
     }
-    for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
-        m_result.severities.add(*m, node, value);
+    // The metric and its ancestors, looked up once per metric rather than once per value.
+    std::vector<Metric>& chain = m_chains[static_cast<size_t>(metric)];
+    if (chain.empty()) {
+        for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
+            chain.push_back(*m);
+        }
+    }
+    for (Metric m : chain) {
+        m_result.severities.add(m, node, value);
     }
 }
 
@@ -562,7 +569,9 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                 addUp(kLongTerm[x], node, longScale * d);
             }
         }
-        addCosts(own, static_cast<Kind>(x), longScale + (x == kind ? scale : 0.0));
+        if (own.to - own.from > 1) { // SPs inside the interval take on costs
+            addCosts(own, static_cast<Kind>(x), longScale + (x == kind ? scale : 0.0));
+        }
     }
     if (own.waiting > 0.0 && scale > 0.0) {
         for (int k = own.from + 1; k < own.to; ++k) {

@@ -144,12 +144,13 @@ private:
     std::vector<double> m_denseWait; ///< scratch, indexed by node
     std::vector<NodeId> m_waited;    ///< scratch
     // Reused per synchronization point, so that the walk allocates nothing per point.
-    Interval m_own, m_group, m_since;                  ///< scratch intervals
-    std::vector<double> m_payload;                     ///< scratch: the payload being posted
-    std::vector<std::pair<uint64_t, double>> m_remote; ///< scratch: a partner's times by key
-    std::vector<std::pair<NodeId, double>> m_delays;   ///< scratch: excess time per call path
-    std::vector<double> m_indirectLs, m_indirectLr;    ///< per node
-    NodeId m_lastGroupNode = kNoNode;                  ///< call of the last collective SP
+    Interval m_own, m_group, m_since;                       ///< scratch intervals
+    std::vector<double> m_payload;                          ///< scratch: the payload being posted
+    std::vector<std::pair<uint64_t, double>> m_remote;      ///< scratch: a partner's times by key
+    std::vector<std::pair<NodeId, double>> m_delays;        ///< scratch: excess time per call path
+    std::vector<double> m_indirectLs, m_indirectLr;         ///< per node
+    std::array<std::vector<Metric>, kMetricCount> m_chains; ///< per metric: it and its parents
+    NodeId m_lastGroupNode = kNoNode;                       ///< call of the last collective SP
     double m_lastGroupEnter = 0.0;
 };
 
