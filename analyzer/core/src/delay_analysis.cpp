@@ -110,11 +110,11 @@ DelayAnalysis::Kind kindOf(CollectiveOp op) {
     }
 }
 
-// Index of the largest value (the lowest index among equals), over members where `use` holds.
-size_t latest(const std::vector<double>& enters, const std::vector<bool>& use) {
+// Index of the largest value (the lowest index among equals).
+size_t latest(const std::vector<double>& enters) {
     size_t best = enters.size();
     for (size_t m = 0; m < enters.size(); ++m) {
-        if (use[m] && (best == enters.size() || enters[m] > enters[best])) {
+        if (best == enters.size() || enters[m] > enters[best]) {
             best = m;
         }
     }
@@ -141,15 +141,17 @@ void DelayAnalysis::addSyncPoint(uint32_t operation, Role role, double wait, dou
     m_points.push_back(point);
 }
 
-uint32_t DelayAnalysis::rankSet(std::vector<uint32_t> worldRanks) {
+uint32_t DelayAnalysis::rankSet(std::vector<uint32_t>& worldRanks) {
     std::sort(worldRanks.begin(), worldRanks.end());
     // Collectives repeat the same few sets: one copy each instead of one per collective.
-    const auto [it, added] =
-        m_rankSetIds.emplace(std::move(worldRanks), static_cast<uint32_t>(m_rankSets.size()));
-    if (added) {
-        m_rankSets.push_back(it->first);
+    const auto found = m_rankSetIds.find(worldRanks);
+    if (found != m_rankSetIds.end()) {
+        return found->second;
     }
-    return it->second;
+    const auto set = static_cast<uint32_t>(m_rankSets.size());
+    m_rankSetIds.emplace(worldRanks, set);
+    m_rankSets.push_back(worldRanks);
+    return set;
 }
 
 uint32_t DelayAnalysis::memberSet(uint32_t comm) {
@@ -165,7 +167,7 @@ uint32_t DelayAnalysis::memberSet(uint32_t comm) {
     } else {
         ranks = m_defs.communicators[comm].worldRanks;
     }
-    const uint32_t set = rankSet(std::move(ranks));
+    const uint32_t set = rankSet(ranks);
     m_memberSets[comm] = set;
     return set;
 }
@@ -216,18 +218,22 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     }
     // Who synchronizes follows from the members' call times alone, so that every member
     // comes to the same conclusion (Scalasca also looks at the bytes moved).
-    std::vector<double> enters(members);
+    // Scratch lists reused per collective (the forward pass calls this for each one).
+    std::vector<double>& enters = m_enters;
+    enters.resize(members);
     for (size_t m = 0; m < members; ++m) {
         enters[m] = view.enterOf(m);
     }
     const auto& world = m_defs.communicators[record.comm].worldRanks;
     const auto worldOf = [&](size_t m) { return m < world.size() ? world[m] : 0u; };
     const double maxEnter = view.maxEnter();
-    size_t late = latest(enters, std::vector<bool>(members, true));
-    std::vector<bool> synchronizes(members, false);
+    size_t late = latest(enters);
+    std::vector<char>& synchronizes = m_synchronizes;
+    synchronizes.assign(members, 0);
     double wait = 0.0;
     double completion = 0.0;
-    std::vector<uint32_t> partners; // world ranks this rank synchronizes with
+    std::vector<uint32_t>& partners = m_partnerRanks; // world ranks this rank synchronizes with
+    partners.clear();
     switch (kind) {
     case kBarrier:
     case kNxn: {
@@ -321,14 +327,17 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     collective.late = static_cast<uint32_t>(late);
     collective.postEarly = view.self != late && synchronizes[view.self] && postsEarly(view.self);
     if (view.self == late) {
-        std::vector<uint32_t> waiting, early;
+        std::vector<uint32_t>& waiting = m_waitingMembers;
+        std::vector<uint32_t>& early = m_earlyMembers;
+        waiting.clear();
+        early.clear();
         for (size_t m = 0; m < members; ++m) {
             if (m != late && synchronizes[m]) {
                 (postsEarly(m) ? early : waiting).push_back(static_cast<uint32_t>(m));
             }
         }
-        collective.waiting = rankSet(std::move(waiting));
-        collective.early = rankSet(std::move(early));
+        collective.waiting = rankSet(waiting);
+        collective.early = rankSet(early);
     }
     m_collectives.push_back(collective);
     if (synchronizes[view.self]) {

@@ -99,7 +99,7 @@ private:
 
     void addSyncPoint(uint32_t operation, Role role, double wait, double completion,
                       uint32_t partner);
-    uint32_t rankSet(std::vector<uint32_t> worldRanks);
+    uint32_t rankSet(std::vector<uint32_t>& worldRanks);
     uint32_t memberSet(uint32_t comm);
     bool contains(const SyncPoint& point, uint32_t worldRank) const;
     int syncPointAt(uint32_t operation) const;
@@ -150,6 +150,10 @@ private:
     std::vector<std::pair<NodeId, double>> m_delays;        ///< scratch: excess time per call path
     std::vector<double> m_indirectLs, m_indirectLr;         ///< per node
     std::array<std::vector<Metric>, kMetricCount> m_chains; ///< per metric: it and its parents
+    std::vector<double> m_enters;         ///< scratch of onCollective(): members' enters
+    std::vector<char> m_synchronizes;     ///< ... whether each member synchronizes
+    std::vector<uint32_t> m_partnerRanks; ///< ... the world ranks this rank synchronizes with
+    std::vector<uint32_t> m_waitingMembers, m_earlyMembers; ///< ... the latecomer's waiters
     NodeId m_lastGroupNode = kNoNode;                       ///< call of the last collective SP
     double m_lastGroupEnter = 0.0;
 };
