@@ -693,8 +693,7 @@ DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
                           const std::vector<CallSpan>& spans, const OperationProfile& profile,
-                          const std::vector<ReplayRecord>& partners,
-                          const std::vector<uint8_t>& partnerWaited) {
+                          std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited) {
     m_operations = &operations;
     m_spans = &spans;
     m_profile = &profile;
@@ -709,6 +708,9 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     m_indirectLs.assign(tree.size(), 0.0);
     m_indirectLr.assign(tree.size(), 0.0);
     findPartnerSyncPoints(partners, partnerWaited);
+    // Not needed in the walk: freed before it.
+    partners = {};
+    partnerWaited = {};
     // Partners and call durations, now that every SP is known.
     for (SyncPoint& sp : m_points) {
         const ReplayOperation& op = operations[sp.operation];

@@ -48,11 +48,11 @@ public:
     /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
     /// `profile` the time between them, as recorded by the profile pass and finished;
     /// `partners` the partner calls' times and `partnerWaited` whether the partner waited,
-    /// per message operation). Needs waitStates() first. Collective over all ranks; fails when
-    /// the transport fails.
+    /// per message operation; freed once read). Needs waitStates() first. Collective over all
+    /// ranks; fails when the transport fails.
     Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
-               const OperationProfile& profile, const std::vector<ReplayRecord>& partners,
-               const std::vector<uint8_t>& partnerWaited);
+               const OperationProfile& profile, std::vector<ReplayRecord> partners,
+               std::vector<uint8_t> partnerWaited);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
     enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 namespace waitscope::analysis {
 namespace {
@@ -110,8 +111,8 @@ public:
             }
             report("critical path", 1, 1);
             report("root causes", 0, 1);
-            if (Status status =
-                    m_delay->run(m_operations, m_spans, m_profile, m_partners, partnerWaited);
+            if (Status status = m_delay->run(m_operations, m_spans, m_profile,
+                                             std::move(m_partners), std::move(partnerWaited));
                 !status) {
                 return status.error();
             }
