@@ -459,7 +459,8 @@ void DelayAnalysis::interval(int from, int to, Interval& result) {
             it = result.times.insert(it, {node, 0.0});
         }
         const double t = it->second;
-        const double before = opening.total - opening.completion;
+        const CallSpan& call = (*m_spans)[(*m_operations)[opening.operation].span];
+        const double before = (call.exit - call.enter) - opening.completion;
         it->second = std::max(t - before, 0.0);
         result.sum -= std::min(before, t);
     }
@@ -711,11 +712,9 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     // Not needed in the walk: freed before it.
     partners = {};
     partnerWaited = {};
-    // Partners and call durations, now that every SP is known.
+    // Partners, now that every SP is known.
     for (SyncPoint& sp : m_points) {
         const ReplayOperation& op = operations[sp.operation];
-        const CallSpan& span = spans[op.span];
-        sp.total = span.exit - span.enter;
         if (sp.role != Role::Group) {
             const trace::MessageRecord& m = m_events.message(op.event);
             sp.partner = worldRankOf(m.comm, m.partner);

@@ -25,7 +25,7 @@ namespace waitscope::analysis {
 /// the partners of those wait states. run() then adds the remaining synchronization points and
 /// replays backward, message-driven, over the transport, summing the time profile between
 /// operations that the profile pass recorded (shared with the critical path). Memory beyond that
-/// profile: 40 bytes per synchronization point, and costs only for wait states that caused further
+/// profile: 32 bytes per synchronization point, and costs only for wait states that caused further
 /// waiting.
 class DelayAnalysis {
 public:
@@ -61,13 +61,13 @@ private:
     enum class Role : uint8_t { LateSender, SenderOfLate, LateReceiver, ReceiverOfLate, Group };
 
     /// A synchronization point: an operation at which this rank synchronized with others.
+    /// 32 bytes (the call's duration comes from its span).
     struct SyncPoint {
         uint32_t operation = 0;
         Role role = Role::Group;
-        double wait = 0.0;
-        double total = 0.0;
-        double completion = 0.0;
         uint32_t partner = 0; ///< world rank (point-to-point) or index into m_rankSets
+        double wait = 0.0;
+        double completion = 0.0;
     };
 
     /// A pruned time profile of a synchronization interval.
