@@ -114,6 +114,42 @@ TEST_CASE("critical path: a Late Sender moves the path to the sender at its send
     CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
 }
 
+TEST_CASE("critical path: an MPI call without a message after a wait counts only its own time",
+          "[root-cause][critical-path]") {
+    // As above, but rank 1 calls MPI_Recv again without a message (MPI_PROC_NULL) 62..64:
+    // the same call path as the waiting receive, once inside the communicating call and once
+    // in the time after it, before the next operation. Only the 2 ms of the second call and
+    // the receive from the send's enter (60..62) are on the path, not the receive's waiting.
+    // rank 0: main | work 5..60              | Send 60..61 |                      main .. 70
+    // rank 1: main | Recv 10..62 (waits until 60) | Recv 62..64 | post 64..90 | main .. 100
+    TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(5, "work")
+        .leave(60, "work")
+        .send(60, 61, 1, 7)
+        .leave(70, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .recv(10, 61, 62, 0, 7)
+        .enter(62, "MPI_Recv")
+        .leave(64, "MPI_Recv")
+        .enter(64, "post")
+        .leave(90, "post")
+        .leave(100, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result.ok());
+    const auto v = [&](const std::string& path, uint32_t rank) {
+        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
+    };
+    CHECK(v("main", 1) == Approx(0.010));
+    CHECK(v("main/post", 1) == Approx(0.026));
+    CHECK(v("main/MPI_Recv", 1) == Approx(0.004));
+    CHECK(v("main/work", 0) == Approx(0.055));
+    CHECK(v("main", 0) == Approx(0.005));
+    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+}
+
 TEST_CASE("critical path: at an n-to-n call it moves to the last member to enter, and runs "
           "from MPI_Init to the last MPI_Finalize",
           "[root-cause][critical-path]") {

@@ -25,15 +25,16 @@
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
 // The path is one backward chain, so it is joined by pointer jumping rather than handed from
-// rank to rank. Bulk exchanges first tell both ends of each message the other's call enter
-// (and where the path would land on the partner) and all members of each collective every
-// member's enter and span. Then each rank knows, for every span, whether a holder would leave it
-// there (an exit: from when, and the span of which rank the path lands on). Entering a rank before
-// gap g, the path leaves again at its latest exit before span g, so only the latest exit
-// before each possible entry is kept. All ranks gather these exits (two gathers), follow the
-// chain from the end of the run (O(exits on the path) binary searches) and each charges its
-// own segments, in the order of the backward walk. Time outside the communicating MPI calls comes
-// from the gap profile recorded in the profile pass (see GapProfile for its memory).
+// rank to rank. Both ends of each message know the other's call times from the forward and
+// backward replays; one bulk exchange adds where the path would land on the partner, and tells
+// all members of each collective every member's enter and span. Then each rank knows, for every
+// span, whether a holder would leave it there (an exit: from when, and the span of which rank the
+// path lands on). Entering a rank before gap g, the path leaves again at its latest exit before
+// span g, so only the latest exit before each possible entry is kept. All ranks gather these exits
+// (two gathers), follow the chain from the end of the run (O(exits on the path) binary searches)
+// and each charges its own segments, in the order of the backward walk. Time outside the
+// communicating MPI calls comes from the time profile recorded in the profile pass (see
+// OperationProfile for its memory).
 #include "critical_path.h"
 
 #include "collective_shape.h"
@@ -42,41 +43,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <utility>
 
 namespace waitscope::analysis {
-
-void GapProfile::charge(NodeId node, double seconds) {
-    if (m_inSpan) {
-        return;
-    }
-    if (node >= m_slot.size()) {
-        m_slot.resize(node + 1, 0);
-        m_slotGap.resize(node + 1, 0);
-    }
-    const auto gap = static_cast<uint32_t>(m_begin.size());
-    if (m_slotGap[node] == gap) {
-        m_seconds[m_slot[node]] += seconds;
-        return;
-    }
-    m_slotGap[node] = gap;
-    m_slot[node] = static_cast<uint32_t>(m_nodes.size());
-    m_nodes.push_back(node);
-    m_seconds.push_back(seconds);
-}
-
-void GapProfile::openSpan() {
-    m_begin.push_back(static_cast<uint32_t>(m_nodes.size()));
-    m_inSpan = true;
-}
-
-void GapProfile::finish() {
-    m_slot = {};
-    m_slotGap = {};
-    m_begin.shrink_to_fit();
-    m_nodes.shrink_to_fit();
-    m_seconds.shrink_to_fit();
-}
 
 namespace {
 
@@ -119,10 +88,9 @@ public:
         m_endSpan = finalize ? spans - 1 : spans;
         findExits();
         // The partners' times are no longer needed: free them before gathering the exits.
-        m_partnerEnter = {};
         m_partnerExit = {};
         m_collectives = {};
-        if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.gaps.end()); !s) {
+        if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.end); !s) {
             return s;
         }
         // The holder's charges in the order of a backward walk, segment after segment.
@@ -172,25 +140,24 @@ private:
         return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
     }
 
-    // Both ends of each message learn the other's call enter in one bulk exchange: senders
-    // tell receivers their enter and exit, receivers tell senders their enter and span (under
-    // the tag with the high bit set, which no MPI tag has). With both, each end knows whether
-    // the message is a Late Sender or a Late Receiver, the only cases in which the path can
-    // move along it; a second, smaller exchange tells the receivers of Late Sender messages
-    // the sender's span, where the path lands. The members of each synchronizing collective
-    // learn every member's enter and span alike; world ranks come from the definitions.
+    // Both ends of each message know the other's call times from the forward and backward
+    // replays (CriticalPathInput::partners), so each end knows whether the message is a Late
+    // Sender or a Late Receiver, the only cases in which the path can move along it. One bulk
+    // exchange adds what those replays did not carry: senders tell receivers their span (where
+    // the path lands) and whether the send was nonblocking (it cannot wait for its receiver:
+    // it reports no time to wait), receivers tell senders their span (under the tag with the
+    // high bit set, which no MPI tag has); both tell whether they waited there, for the delay
+    // pass (CriticalPathInput::partnerWaited). The members of each synchronizing collective learn
+    // every member's enter and span alike; world ranks come from the definitions.
     Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
         for (const ReplayOperation& op : ops) {
             const EventKind kind = m_in.events.kind(op.event);
             if (isSend(kind) || isReceive(kind)) {
                 const trace::MessageRecord& m = m_in.events.message(op.event);
-                const CallSpan& span = m_in.spans[op.span];
-                // A nonblocking send cannot wait for its receiver: it reports no time to wait.
-                const ReplayRecord record =
-                    kind == EventKind::MpiIsend ? ReplayRecord{span.enter, span.enter}
-                    : isSend(kind)              ? ReplayRecord{span.enter, span.exit}
-                                   : ReplayRecord{span.enter, static_cast<double>(op.span)};
+                const double flags = (kind == EventKind::MpiIsend ? kNonblocking : 0.0) +
+                                     (m_in.waited[&op - ops.data()] ? kWaited : 0.0);
+                const ReplayRecord record{static_cast<double>(op.span), flags};
                 const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
                 if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
                     return s;
@@ -210,8 +177,8 @@ private:
         if (Status s = m_transport.exchange(); !s) {
             return s;
         }
-        m_partnerEnter.assign(ops.size(), 0.0);
         m_partnerExit.assign(ops.size(), 0.0);
+        m_in.partnerWaited.assign(ops.size(), 0);
         for (size_t k = 0; k < ops.size(); ++k) {
             const EventKind kind = m_in.events.kind(ops[k].event);
             if (isSend(kind) || isReceive(kind)) {
@@ -221,8 +188,16 @@ private:
                 if (!record) {
                     return record.error();
                 }
-                m_partnerEnter[k] = record->enter;
-                m_partnerExit[k] = record->exit;
+                const auto flags = static_cast<uint32_t>(record->exit);
+                m_in.partnerWaited[k] = (flags & 2) != 0 ? 1 : 0;
+                if (isSend(kind)) {
+                    m_partnerExit[k] = record->enter; // the receive's span
+                } else if (lateSender(k)) {
+                    // A Late Receiver it cannot be: the send's exit is not needed.
+                    m_partnerExit[k] = record->enter; // the send's span
+                } else {
+                    m_partnerExit[k] = (flags & 1) != 0 ? partnerEnter(k) : m_in.partners[k].exit;
+                }
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
                 auto values = m_transport.collected(c.comm);
@@ -250,36 +225,14 @@ private:
                 if (c.root < members) {
                     t.rootAt = landing(c.root);
                 }
-                m_collectives.emplace(k, t);
-            }
-        }
-        // Senders of Late Sender messages tell the receivers their span.
-        for (size_t k = 0; k < ops.size(); ++k) {
-            const EventKind kind = m_in.events.kind(ops[k].event);
-            if (isSend(kind) && lateSender(k)) {
-                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
-                const ReplayRecord record{static_cast<double>(ops[k].span), 0.0};
-                if (Status s = m_transport.send(m.comm, m.partner, m.tag, record); !s) {
-                    return s;
-                }
-            }
-        }
-        if (Status s = m_transport.exchange(); !s) {
-            return s;
-        }
-        for (size_t k = 0; k < ops.size(); ++k) {
-            const EventKind kind = m_in.events.kind(ops[k].event);
-            if (isReceive(kind) && lateSender(k)) {
-                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
-                auto record = m_transport.receive(m.comm, m.partner, m.tag);
-                if (!record) {
-                    return record.error();
-                }
-                m_partnerExit[k] = record->enter; // a Late Receiver it cannot be: exit unused
+                m_collectives.emplace_back(k, t);
             }
         }
         return Status::success();
     }
+
+    // The enter of the partner call of message operation `k`.
+    double partnerEnter(size_t k) const { return m_in.partners[k].enter; }
 
     // Where the path lands on the partner of message operation `k` (a send, or a receive of a
     // Late Sender message).
@@ -312,8 +265,7 @@ private:
     bool lateSender(size_t k) const {
         const ReplayOperation& op = m_in.operations[k];
         const double own = m_in.spans[op.span].enter;
-        return isSend(m_in.events.kind(op.event)) ? own > m_partnerEnter[k]
-                                                  : m_partnerEnter[k] > own;
+        return isSend(m_in.events.kind(op.event)) ? own > partnerEnter(k) : partnerEnter(k) > own;
     }
 
     // Whether message operation `k` is a Late Receiver: a blocking send still waiting when the
@@ -322,9 +274,9 @@ private:
         const ReplayOperation& op = m_in.operations[k];
         const CallSpan& span = m_in.spans[op.span];
         if (m_in.events.kind(op.event) == EventKind::MpiSend) {
-            return m_partnerEnter[k] > span.enter && m_partnerEnter[k] < span.exit;
+            return partnerEnter(k) > span.enter && partnerEnter(k) < span.exit;
         }
-        return isReceive(m_in.events.kind(op.event)) && span.enter > m_partnerEnter[k] &&
+        return isReceive(m_in.events.kind(op.event)) && span.enter > partnerEnter(k) &&
                span.enter < m_partnerExit[k];
     }
 
@@ -376,19 +328,19 @@ private:
         size_t latest = opEnd;
         for (size_t k = opBegin; k < opEnd; ++k) {
             if (isReceive(m_in.events.kind(m_in.operations[k].event)) && lateSender(k) &&
-                (latest == opEnd || m_partnerEnter[k] > m_partnerEnter[latest])) {
+                (latest == opEnd || partnerEnter(k) > partnerEnter(latest))) {
                 latest = k;
             }
         }
         if (latest != opEnd) {
-            leaveAt = m_partnerEnter[latest];
+            leaveAt = partnerEnter(latest);
             to = landingOf(latest);
         }
         // A blocking send waiting for a late receiver hands the path to the receiver (unless
         // a late sender of the same call already took it).
         for (size_t k = opBegin; k < opEnd && latest == opEnd; ++k) {
             if (isSend(m_in.events.kind(m_in.operations[k].event)) && lateReceiver(k)) {
-                leaveAt = m_partnerEnter[k];
+                leaveAt = partnerEnter(k);
                 to = landingOf(k);
             }
         }
@@ -409,8 +361,10 @@ private:
                           bool& entry) const {
         const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
-        const auto found = m_collectives.find(k);
-        if (found == m_collectives.end()) {
+        const auto found = std::lower_bound(m_collectives.begin(), m_collectives.end(), k,
+                                            [](const std::pair<size_t, CollectiveTimes>& item,
+                                               size_t at) { return item.first < at; });
+        if (found == m_collectives.end() || found->first != k) {
             return; // does not synchronize
         }
         const CollectiveTimes& t = found->second;
@@ -535,7 +489,8 @@ private:
 
     void chargeGap(size_t g) {
         if (g >= m_firstGap) {
-            m_in.gaps.forEach(g, [&](NodeId node, double seconds) { charge(node, seconds); });
+            m_in.profile.forEachInGap(g,
+                                      [&](NodeId node, double seconds) { charge(node, seconds); });
         }
     }
 
@@ -570,19 +525,23 @@ private:
     PatternSink& m_sink;
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
     static constexpr size_t kCollectiveWidth = 2;        ///< enter, span
-    std::vector<double> m_partnerEnter; ///< per message operation: the partner call's enter
-    /// ... per receive: the send's exit (a nonblocking send's: its enter), or the send's span
-    /// for a Late Sender message; per send: the receive's span
+    static constexpr double kNonblocking = 1.0; ///< flag of a bulk record: a nonblocking send
+    static constexpr double kWaited = 2.0;      ///< flag of a bulk record: the sender waited there
+    /// Per message operation: per receive, the send's exit (a nonblocking send's: its enter),
+    /// or the send's span for a Late Sender message; per send, the receive's span
+
     std::vector<double> m_partnerExit;
-    mutable uint32_t m_membersComm = kNone;          ///< the communicator m_members lists
-    mutable std::vector<uint32_t> m_members;         ///< its members' world ranks
-    std::map<size_t, CollectiveTimes> m_collectives; ///< per synchronizing collective operation
-    std::vector<uint32_t> m_exitSpan;                ///< the spans where a holder leaves, ascending
-    std::vector<double> m_exitAt;                    ///< ... from when
-    std::vector<Landing> m_exitTo;                   ///< ... and where the path lands
-    std::vector<Segment> m_segments;                 ///< this rank's share of the path
-    size_t m_endSpan = 0;                            ///< the first span off the path (MPI_Finalize)
-    size_t m_firstGap = 0;                           ///< the first gap on the path (after MPI_Init)
+    mutable uint32_t m_membersComm = kNone;  ///< the communicator m_members lists
+    mutable std::vector<uint32_t> m_members; ///< its members' world ranks
+    /// Per synchronizing collective operation, ascending: a sorted list rather than a tree
+    /// of one allocation per collective.
+    std::vector<std::pair<size_t, CollectiveTimes>> m_collectives;
+    std::vector<uint32_t> m_exitSpan; ///< the spans where a holder leaves, ascending
+    std::vector<double> m_exitAt;     ///< ... from when
+    std::vector<Landing> m_exitTo;    ///< ... and where the path lands
+    std::vector<Segment> m_segments;  ///< this rank's share of the path
+    size_t m_endSpan = 0;             ///< the first span off the path (MPI_Finalize)
+    size_t m_firstGap = 0;            ///< the first gap on the path (after MPI_Init)
 };
 
 } // namespace

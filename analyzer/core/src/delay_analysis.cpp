@@ -34,9 +34,10 @@
 // Passes: (1) the profile pass records the exclusive time per call path between consecutive
 // operations (OperationProfile: one node and its seconds per call path touched between two
 // operations, kept after the timestamps are freed); (2) the forward and backward replays
-// report Late Sender, collective and Late Receiver SPs; (3) one bulk exchange tells the
-// partners of point-to-point wait states that their send or receive is an SP (a direction no
-// rank needs is skipped); (4) a message-driven backward replay. There each waiter posts
+// report Late Sender, collective and Late Receiver SPs; (3) the critical path's bulk exchange
+// tells the partners of point-to-point wait states that their send or receive is an SP (their
+// call times came with the forward and backward replays); (4) a message-driven backward
+// replay. There each waiter posts
 // [wait, its costs per type, its interval's times by call-path key] to its delayer, which
 // awaits it at the matching operation; each waiting member of a collective posts the same to
 // the latecomer (before the walk when it synchronized with every rank there, since such a
@@ -109,11 +110,11 @@ DelayAnalysis::Kind kindOf(CollectiveOp op) {
     }
 }
 
-// Index of the largest value (the lowest index among equals), over members where `use` holds.
-size_t latest(const std::vector<double>& enters, const std::vector<bool>& use) {
+// Index of the largest value (the lowest index among equals).
+size_t latest(const std::vector<double>& enters) {
     size_t best = enters.size();
     for (size_t m = 0; m < enters.size(); ++m) {
-        if (use[m] && (best == enters.size() || enters[m] > enters[best])) {
+        if (best == enters.size() || enters[m] > enters[best]) {
             best = m;
         }
     }
@@ -140,10 +141,17 @@ void DelayAnalysis::addSyncPoint(uint32_t operation, Role role, double wait, dou
     m_points.push_back(point);
 }
 
-uint32_t DelayAnalysis::rankSet(std::vector<uint32_t> worldRanks) {
+uint32_t DelayAnalysis::rankSet(std::vector<uint32_t>& worldRanks) {
     std::sort(worldRanks.begin(), worldRanks.end());
-    m_rankSets.push_back(std::move(worldRanks));
-    return static_cast<uint32_t>(m_rankSets.size() - 1);
+    // Collectives repeat the same few sets: one copy each instead of one per collective.
+    const auto found = m_rankSetIds.find(worldRanks);
+    if (found != m_rankSetIds.end()) {
+        return found->second;
+    }
+    const auto set = static_cast<uint32_t>(m_rankSets.size());
+    m_rankSetIds.emplace(worldRanks, set);
+    m_rankSets.push_back(worldRanks);
+    return set;
 }
 
 uint32_t DelayAnalysis::memberSet(uint32_t comm) {
@@ -159,7 +167,7 @@ uint32_t DelayAnalysis::memberSet(uint32_t comm) {
     } else {
         ranks = m_defs.communicators[comm].worldRanks;
     }
-    const uint32_t set = rankSet(std::move(ranks));
+    const uint32_t set = rankSet(ranks);
     m_memberSets[comm] = set;
     return set;
 }
@@ -210,18 +218,22 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     }
     // Who synchronizes follows from the members' call times alone, so that every member
     // comes to the same conclusion (Scalasca also looks at the bytes moved).
-    std::vector<double> enters(members);
+    // Scratch lists reused per collective (the forward pass calls this for each one).
+    std::vector<double>& enters = m_enters;
+    enters.resize(members);
     for (size_t m = 0; m < members; ++m) {
         enters[m] = view.enterOf(m);
     }
     const auto& world = m_defs.communicators[record.comm].worldRanks;
     const auto worldOf = [&](size_t m) { return m < world.size() ? world[m] : 0u; };
     const double maxEnter = view.maxEnter();
-    size_t late = latest(enters, std::vector<bool>(members, true));
-    std::vector<bool> synchronizes(members, false);
+    size_t late = latest(enters);
+    std::vector<char>& synchronizes = m_synchronizes;
+    synchronizes.assign(members, 0);
     double wait = 0.0;
     double completion = 0.0;
-    std::vector<uint32_t> partners; // world ranks this rank synchronizes with
+    std::vector<uint32_t>& partners = m_partnerRanks; // world ranks this rank synchronizes with
+    partners.clear();
     switch (kind) {
     case kBarrier:
     case kNxn: {
@@ -315,14 +327,17 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     collective.late = static_cast<uint32_t>(late);
     collective.postEarly = view.self != late && synchronizes[view.self] && postsEarly(view.self);
     if (view.self == late) {
-        std::vector<uint32_t> waiting, early;
+        std::vector<uint32_t>& waiting = m_waitingMembers;
+        std::vector<uint32_t>& early = m_earlyMembers;
+        waiting.clear();
+        early.clear();
         for (size_t m = 0; m < members; ++m) {
             if (m != late && synchronizes[m]) {
                 (postsEarly(m) ? early : waiting).push_back(static_cast<uint32_t>(m));
             }
         }
-        collective.waiting = rankSet(std::move(waiting));
-        collective.early = rankSet(std::move(early));
+        collective.waiting = rankSet(waiting);
+        collective.early = rankSet(early);
     }
     m_collectives.push_back(collective);
     if (synchronizes[view.self]) {
@@ -392,14 +407,16 @@ NodeId DelayAnalysis::nodeOf(int point) const {
 
 // The interval's exclusive times per call path without the waiting of the SPs inside and
 // without the part of the opening SP's call before its completion.
-DelayAnalysis::Interval DelayAnalysis::interval(int from, int to) {
-    Interval result;
+void DelayAnalysis::interval(int from, int to, Interval& result) {
     result.from = from;
     result.to = to;
+    result.times.clear();
+    result.sum = 0.0;
+    result.waiting = 0.0;
     const size_t first = from < 0 ? 0 : m_points[static_cast<size_t>(from)].operation + size_t{1};
     const size_t last = m_points[static_cast<size_t>(to)].operation + size_t{1};
     m_touched.clear();
-    m_profile.sum(first, last, m_dense, m_touched);
+    m_profile->sum(first, last, m_dense, m_touched);
     if (m_denseWait.size() < m_dense.size()) {
         m_denseWait.resize(m_dense.size(), 0.0);
     }
@@ -442,17 +459,17 @@ DelayAnalysis::Interval DelayAnalysis::interval(int from, int to) {
             it = result.times.insert(it, {node, 0.0});
         }
         const double t = it->second;
-        const double before = opening.total - opening.completion;
+        const CallSpan& call = (*m_spans)[(*m_operations)[opening.operation].span];
+        const double before = (call.exit - call.enter) - opening.completion;
         it->second = std::max(t - before, 0.0);
         result.sum -= std::min(before, t);
     }
-    return result;
 }
 
-std::vector<double> DelayAnalysis::timesPayload(double wait, const Costs& costs,
-                                                const Interval& times) const {
-    std::vector<double> payload;
-    payload.reserve(2 + kKinds + 2 * times.times.size());
+const std::vector<double>& DelayAnalysis::timesPayload(double wait, const Costs& costs,
+                                                       const Interval& times) {
+    std::vector<double>& payload = m_payload;
+    payload.clear();
     payload.push_back(wait);
     payload.insert(payload.end(), costs.begin(), costs.end());
     payload.push_back(static_cast<double>(times.times.size()));
@@ -467,8 +484,15 @@ void DelayAnalysis::addUp(Metric metric, NodeId node, double value) {
     if (value == 0.0) {
         return;
     }
-    for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
-        m_result.severities.add(*m, node, value);
+    // The metric and its ancestors, looked up once per metric rather than once per value.
+    std::vector<Metric>& chain = m_chains[static_cast<size_t>(metric)];
+    if (chain.empty()) {
+        for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
+            chain.push_back(*m);
+        }
+    }
+    for (Metric m : chain) {
+        m_result.severities.add(m, node, value);
     }
 }
 
@@ -511,8 +535,8 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
         costs[x] = payload.at(1 + x);
     }
     const size_t count = static_cast<size_t>(payload.at(1 + kKinds));
-    std::vector<std::pair<uint64_t, double>> remote;
-    remote.reserve(count);
+    std::vector<std::pair<uint64_t, double>>& remote = m_remote;
+    remote.clear();
     for (size_t i = 0; i < count; ++i) {
         remote.emplace_back(static_cast<uint64_t>(payload.at(2 + kKinds + 2 * i)),
                             payload.at(3 + kKinds + 2 * i));
@@ -521,8 +545,10 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
     if (!(wait > 0.0)) {
         return 0.0;
     }
-    const Interval own = interval(previousWith(point, waiterRank), point);
-    std::vector<std::pair<NodeId, double>> delay;
+    Interval& own = m_own;
+    interval(previousWith(point, waiterRank), point, own);
+    std::vector<std::pair<NodeId, double>>& delay = m_delays;
+    delay.clear();
     double delaySum = 0.0;
     for (const auto& [node, t] : own.times) {
         const uint64_t key = m_keys[node];
@@ -553,7 +579,9 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                 addUp(kLongTerm[x], node, longScale * d);
             }
         }
-        addCosts(own, static_cast<Kind>(x), longScale + (x == kind ? scale : 0.0));
+        if (own.to - own.from > 1) { // SPs inside the interval take on costs
+            addCosts(own, static_cast<Kind>(x), longScale + (x == kind ? scale : 0.0));
+        }
     }
     if (own.waiting > 0.0 && scale > 0.0) {
         for (int k = own.from + 1; k < own.to; ++k) {
@@ -577,80 +605,86 @@ uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
     return analysis::worldRankOf(m_defs, comm, commRank, m_transport.rank());
 }
 
-// Receivers tell senders whether they waited (Late Sender), senders tell receivers (Late
-// Receiver), so that both partners of a wait state know their operation is an SP. A direction
-// no rank needs is skipped.
-Status DelayAnalysis::findPartnerSyncPoints() {
-    const auto& ops = *m_operations;
+std::vector<uint8_t> DelayAnalysis::waitStates(size_t operations) {
     // The SPs so far: the forward pass's in operation order, then the backward pass's.
-    const auto byOperation = [](const SyncPoint& a, const SyncPoint& b) {
-        return a.operation < b.operation;
-    };
     const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
         return p.role == Role::LateReceiver;
     });
-    std::inplace_merge(m_points.begin(), backward, m_points.end(), byOperation);
-    std::vector<char> waited(ops.size(), 0);
-    double lateSenders = 0.0, lateReceivers = 0.0;
+    mergeTail(static_cast<size_t>(backward - m_points.begin()));
+    std::vector<uint8_t> waited(operations, 0);
     for (const SyncPoint& sp : m_points) {
         if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
             waited[sp.operation] = 1;
-            (sp.role == Role::LateSender ? lateSenders : lateReceivers) += 1.0;
         }
     }
-    auto anywhere = m_transport.allGather(kWorldComm, {lateSenders, lateReceivers});
-    if (!anywhere) {
-        return anywhere.error();
-    }
-    bool tellSenders = false, tellReceivers = false;
-    for (size_t r = 0; r + 1 < anywhere->size(); r += 2) {
-        tellSenders = tellSenders || (*anywhere)[r] > 0.0;
-        tellReceivers = tellReceivers || (*anywhere)[r + 1] > 0.0;
-    }
-    if (!tellSenders && !tellReceivers) {
-        return Status::success();
-    }
-    for (size_t k = 0; k < ops.size(); ++k) {
-        const EventKind kind = m_events.kind(ops[k].event);
-        if (!(isSend(kind) ? tellReceivers : isReceive(kind) && tellSenders)) {
-            continue;
-        }
-        const trace::MessageRecord& m = m_events.message(ops[k].event);
-        const ReplayRecord record{waited[k] ? 1.0 : 0.0, (*m_spans)[ops[k].span].exit};
-        const uint32_t tag = isSend(kind) ? m.tag | kLateReceiverTag : m.tag;
-        if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
-            return s;
-        }
-    }
-    if (Status s = m_transport.exchange(); !s) {
-        return s;
-    }
-    std::vector<SyncPoint> found;
-    for (size_t k = 0; k < ops.size(); ++k) {
-        const EventKind kind = m_events.kind(ops[k].event);
-        if (!(isSend(kind) ? tellSenders : isReceive(kind) && tellReceivers)) {
-            continue;
-        }
-        const trace::MessageRecord& m = m_events.message(ops[k].event);
-        const uint32_t tag = isSend(kind) ? m.tag : m.tag | kLateReceiverTag;
-        auto record = m_transport.receive(m.comm, m.partner, tag);
-        if (!record) {
-            return record.error();
-        }
-        if (record->enter > 0.0 && !waited[k]) {
-            const CallSpan& span = (*m_spans)[ops[k].span];
-            SyncPoint sp;
-            sp.operation = static_cast<uint32_t>(k);
-            sp.role = isSend(kind) ? Role::SenderOfLate : Role::ReceiverOfLate;
-            sp.completion = std::max(0.0, span.exit - record->exit);
-            found.push_back(sp);
-        }
-    }
+    return waited;
+}
+
+// The partners of point-to-point wait states learned in the critical path's exchange that
+// their send or receive is an SP; their call times came with the forward and backward replays.
+void DelayAnalysis::findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
+                                          const std::vector<uint8_t>& partnerWaited) {
+    const auto& ops = *m_operations;
+    // The operations that become SPs, in order; then a merge from the back into the list in
+    // place (its room is reserved), instead of a second list of SPs.
+    std::vector<uint32_t> found;
     const size_t before = m_points.size();
-    m_points.insert(m_points.end(), found.begin(), found.end());
-    std::inplace_merge(m_points.begin(), m_points.begin() + static_cast<std::ptrdiff_t>(before),
-                       m_points.end(), byOperation);
-    return Status::success();
+    size_t own = 0; // the first SP at or after operation k
+    for (size_t k = 0; k < ops.size() && k < partnerWaited.size(); ++k) {
+        while (own < before && m_points[own].operation < k) {
+            ++own;
+        }
+        if (!partnerWaited[k]) {
+            continue;
+        }
+        // Not when this rank waited there itself (the SP is already listed).
+        bool waited = false;
+        for (size_t j = own; j < before && m_points[j].operation == k; ++j) {
+            waited = waited || m_points[j].role == Role::LateSender ||
+                     m_points[j].role == Role::LateReceiver;
+        }
+        const EventKind kind = m_events.kind(ops[k].event);
+        if (!waited && (isSend(kind) || isReceive(kind))) {
+            found.push_back(static_cast<uint32_t>(k));
+        }
+    }
+    m_points.resize(before + found.size());
+    size_t head = before;
+    for (size_t out = m_points.size(), rest = found.size(); rest > 0;) {
+        if (head > 0 && m_points[head - 1].operation > found[rest - 1]) {
+            m_points[--out] = m_points[--head];
+            continue;
+        }
+        const uint32_t k = found[--rest];
+        const CallSpan& span = (*m_spans)[ops[k].span];
+        SyncPoint sp;
+        sp.operation = k;
+        sp.role = isSend(m_events.kind(ops[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
+        sp.completion = std::max(0.0, span.exit - partners[k].exit);
+        m_points[--out] = sp;
+    }
+}
+
+// Merges the SPs from `first` on (in operation order) into those before (in operation order,
+// none at the same operation), from the back: only the tail is copied, and std::inplace_merge's
+// buffer of the whole list is not needed.
+void DelayAnalysis::mergeTail(size_t first) {
+    if (first == m_points.size() || first == 0 ||
+        m_points[first - 1].operation < m_points[first].operation) {
+        return;
+    }
+    const std::vector<SyncPoint> tail(m_points.begin() + static_cast<std::ptrdiff_t>(first),
+                                      m_points.end());
+    size_t head = first;
+    size_t rest = tail.size();
+    for (size_t out = m_points.size(); rest > 0;) {
+        // Ties keep the head's SP first, as a stable merge does.
+        if (head > 0 && m_points[head - 1].operation > tail[rest - 1].operation) {
+            m_points[--out] = m_points[--head];
+        } else {
+            m_points[--out] = tail[--rest];
+        }
+    }
 }
 
 DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
@@ -659,10 +693,11 @@ DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
-                          const std::vector<CallSpan>& spans) {
+                          const std::vector<CallSpan>& spans, const OperationProfile& profile,
+                          std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited) {
     m_operations = &operations;
     m_spans = &spans;
-    m_profile.finish();
+    m_profile = &profile;
     const CallTree& tree = m_result.tree;
     m_keys.resize(tree.size());
     for (NodeId n = 0; n < tree.size(); ++n) {
@@ -673,14 +708,13 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     m_denseWait.assign(tree.size(), 0.0);
     m_indirectLs.assign(tree.size(), 0.0);
     m_indirectLr.assign(tree.size(), 0.0);
-    if (Status s = findPartnerSyncPoints(); !s) {
-        return s;
-    }
-    // Partners and call durations, now that every SP is known.
+    findPartnerSyncPoints(partners, partnerWaited);
+    // Not needed in the walk: freed before it.
+    partners = {};
+    partnerWaited = {};
+    // Partners, now that every SP is known.
     for (SyncPoint& sp : m_points) {
         const ReplayOperation& op = operations[sp.operation];
-        const CallSpan& span = spans[op.span];
-        sp.total = span.exit - span.enter;
         if (sp.role != Role::Group) {
             const trace::MessageRecord& m = m_events.message(op.event);
             sp.partner = worldRankOf(m.comm, m.partner);
@@ -705,8 +739,8 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
             const ReplayOperation& op = operations[early.operation];
             const uint32_t comm = m_events.collective(op.event).comm;
             const SyncPoint& sp = m_points[static_cast<size_t>(p)];
-            const Interval own =
-                interval(previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p);
+            Interval& own = m_own;
+            interval(previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p, own);
             if (Status s = m_transport.post(comm, early.late, kCollectiveUpEarly,
                                             timesPayload(std::max(sp.wait, 0.0), Costs{}, own));
                 !s) {
@@ -745,7 +779,8 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
         const uint32_t tag = lateSender ? m.tag : m.tag | kLateReceiverTag;
         if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
             // The waiter: its interval since it last synchronized with the delayer.
-            const Interval own = interval(previousWith(point, sp.partner), point);
+            Interval& own = m_own;
+            interval(previousWith(point, sp.partner), point, own);
             if (Status s = m_transport.post(m.comm, m.partner, tag,
                                             timesPayload(sp.wait, costsOf(point), own));
                 !s) {
@@ -848,7 +883,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
             return Status::success();
         }
         const SyncPoint& sp = m_points[static_cast<size_t>(point)];
-        const Interval own = interval(previousWith(point, world[late]), point);
+        Interval& own = m_own;
+        interval(previousWith(point, world[late]), point, own);
         return m_transport.post(c.comm, late, kCollectiveUp,
                                 timesPayload(std::max(sp.wait, 0.0), costsOf(point), own));
     }
@@ -866,7 +902,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
     }
     std::map<uint32_t, int> intermediate; // world rank -> SP
     const int groupStart = previousGroup(point, others, intermediate);
-    const Interval group = interval(groupStart, point);
+    Interval& group = m_group;
+    interval(groupStart, point, group);
     const size_t count = group.times.size();
     std::vector<double> sums(kInputs * count, 0.0);
     const auto addShare = [&](const std::vector<double>& delay, double delaySum,
@@ -931,7 +968,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
                 mine[i] = group.times[i].second;
             }
         } else {
-            const Interval since = interval(found->second, point);
+            Interval& since = m_since;
+            interval(found->second, point, since);
             propagatingWait = since.waiting;
             for (size_t i = 0; i < count; ++i) {
                 const auto it = std::lower_bound(

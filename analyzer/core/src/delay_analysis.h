@@ -20,20 +20,21 @@ namespace waitscope::analysis {
 /// Delay costs (short- and long-term, per wait-state type) and the propagating/terminal and
 /// direct/indirect split of point-to-point wait states for one rank (see delay_analysis.cpp).
 ///
-/// The replay feeds it while it runs: the profile pass charges exclusive time per call path
-/// (profile()), the forward pass reports Late Sender instances and collectives, the backward
-/// pass Late Receiver instances. run() then finds the remaining synchronization points with
-/// one bulk exchange and replays backward, message-driven, over the transport.
-/// Memory: the time profile between operations (16 bytes per call path touched between two
-/// operations), 40 bytes per synchronization point, and costs only for wait states that
-/// caused further waiting.
+/// The replay feeds it while it runs: the forward pass reports Late Sender instances and
+/// collectives, the backward pass Late Receiver instances; the critical path's exchange tells
+/// the partners of those wait states. run() then adds the remaining synchronization points and
+/// replays backward, message-driven, over the transport, summing the time profile between
+/// operations that the profile pass recorded (shared with the critical path). Memory beyond that
+/// profile: 32 bytes per synchronization point, and costs only for wait states that caused further
+/// waiting.
 class DelayAnalysis {
 public:
     DelayAnalysis(const trace::Definitions& definitions, const trace::EventStream& events,
                   Transport& transport, RankResult& result);
 
-    /// Where the profile pass charges time and closes a segment at each operation.
-    OperationProfile& profile() { return m_profile; }
+    /// Makes room for the synchronization points of `operations` operations (at most one
+    /// each), so that the list grows without copies; only the part used takes up memory.
+    void reserve(size_t operations) { m_points.reserve(operations); }
     /// A Late Sender instance at receive operation `operation` (forward pass).
     void onLateSender(uint32_t operation, double wait, double completion);
     /// A Late Receiver instance at blocking send operation `operation` (backward pass).
@@ -41,9 +42,17 @@ public:
     /// A replayed collective at operation `operation` with all members' call times.
     void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                       const trace::CollectiveRecord& record);
-    /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls).
-    /// Collective over all ranks; fails when the transport fails.
-    Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans);
+    /// Per operation, after the backward pass: 1 where this rank waited (a Late Sender receive,
+    /// a Late Receiver send), for its partner to learn (see traceCriticalPath()).
+    std::vector<uint8_t> waitStates(size_t operations);
+    /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
+    /// `profile` the time between them, as recorded by the profile pass and finished;
+    /// `partners` the partner calls' times and `partnerWaited` whether the partner waited,
+    /// per message operation; freed once read). Needs waitStates() first. Collective over all
+    /// ranks; fails when the transport fails.
+    Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
+               const OperationProfile& profile, std::vector<ReplayRecord> partners,
+               std::vector<uint8_t> partnerWaited);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
     enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };
@@ -52,13 +61,13 @@ private:
     enum class Role : uint8_t { LateSender, SenderOfLate, LateReceiver, ReceiverOfLate, Group };
 
     /// A synchronization point: an operation at which this rank synchronized with others.
+    /// 32 bytes (the call's duration comes from its span).
     struct SyncPoint {
         uint32_t operation = 0;
         Role role = Role::Group;
-        double wait = 0.0;
-        double total = 0.0;
-        double completion = 0.0;
         uint32_t partner = 0; ///< world rank (point-to-point) or index into m_rankSets
+        double wait = 0.0;
+        double completion = 0.0;
     };
 
     /// A pruned time profile of a synchronization interval.
@@ -90,22 +99,24 @@ private:
 
     void addSyncPoint(uint32_t operation, Role role, double wait, double completion,
                       uint32_t partner);
-    uint32_t rankSet(std::vector<uint32_t> worldRanks);
+    uint32_t rankSet(std::vector<uint32_t>& worldRanks);
     uint32_t memberSet(uint32_t comm);
     bool contains(const SyncPoint& point, uint32_t worldRank) const;
     int syncPointAt(uint32_t operation) const;
     int previousWith(int point, uint32_t worldRank) const;
     int previousGroup(int point, std::vector<uint32_t> remaining,
                       std::map<uint32_t, int>& intermediate) const;
-    Interval interval(int from, int to);
+    void interval(int from, int to, Interval& result);
     NodeId nodeOf(int point) const;
-    std::vector<double> timesPayload(double wait, const Costs& costs, const Interval& times) const;
+    const std::vector<double>& timesPayload(double wait, const Costs& costs, const Interval& times);
     void addUp(Metric metric, NodeId node, double value);
     void addCosts(const Interval& span, Kind kind, double scale);
     void addCosts(const Interval& span, Kind kind, const ScaleMap& scales);
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                           const std::vector<double>& payload);
-    Status findPartnerSyncPoints();
+    void findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
+                               const std::vector<uint8_t>& partnerWaited);
+    void mergeTail(size_t first);
     Status collectiveDelay(const Collective& collective, int point);
     Status settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed);
     Costs costsOf(int point) const;
@@ -117,7 +128,7 @@ private:
     const trace::EventStream& m_events;
     Transport& m_transport;
     RankResult& m_result;
-    OperationProfile m_profile;
+    const OperationProfile* m_profile = nullptr;
     const std::vector<ReplayOperation>* m_operations = nullptr;
     const std::vector<CallSpan>* m_spans = nullptr;
     std::vector<SyncPoint> m_points;
@@ -125,14 +136,25 @@ private:
     std::unordered_map<int, Costs> m_costs;        ///< per waiting SP: waiting it caused later
     std::unordered_map<int, double> m_propagating; ///< per waiting SP
     std::vector<std::vector<uint32_t>> m_rankSets;
+    std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
     std::map<uint32_t, uint32_t> m_memberSets;
-    std::vector<uint64_t> m_keys;                   ///< per node: a rank-independent call-path key
-    std::vector<double> m_dense;                    ///< scratch, indexed by node
-    std::vector<NodeId> m_touched;                  ///< scratch
-    std::vector<double> m_denseWait;                ///< scratch, indexed by node
-    std::vector<NodeId> m_waited;                   ///< scratch
-    std::vector<double> m_indirectLs, m_indirectLr; ///< per node
-    NodeId m_lastGroupNode = kNoNode;               ///< call of the last collective SP
+    std::vector<uint64_t> m_keys;    ///< per node: a rank-independent call-path key
+    std::vector<double> m_dense;     ///< scratch, indexed by node
+    std::vector<NodeId> m_touched;   ///< scratch
+    std::vector<double> m_denseWait; ///< scratch, indexed by node
+    std::vector<NodeId> m_waited;    ///< scratch
+    // Reused per synchronization point, so that the walk allocates nothing per point.
+    Interval m_own, m_group, m_since;                       ///< scratch intervals
+    std::vector<double> m_payload;                          ///< scratch: the payload being posted
+    std::vector<std::pair<uint64_t, double>> m_remote;      ///< scratch: a partner's times by key
+    std::vector<std::pair<NodeId, double>> m_delays;        ///< scratch: excess time per call path
+    std::vector<double> m_indirectLs, m_indirectLr;         ///< per node
+    std::array<std::vector<Metric>, kMetricCount> m_chains; ///< per metric: it and its parents
+    std::vector<double> m_enters;         ///< scratch of onCollective(): members' enters
+    std::vector<char> m_synchronizes;     ///< ... whether each member synchronizes
+    std::vector<uint32_t> m_partnerRanks; ///< ... the world ranks this rank synchronizes with
+    std::vector<uint32_t> m_waitingMembers, m_earlyMembers; ///< ... the latecomer's waiters
+    NodeId m_lastGroupNode = kNoNode;                       ///< call of the last collective SP
     double m_lastGroupEnter = 0.0;
 };
 

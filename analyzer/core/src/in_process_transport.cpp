@@ -231,6 +231,14 @@ Result<std::vector<uint32_t>> InProcessWorld::members(uint32_t comm, uint32_t se
 }
 Result<uint32_t> InProcessWorld::worldRankOf(uint32_t comm, uint32_t commRank,
                                              uint32_t self) const {
+    // Fast path, looked up per record and payload: a traced communicator's members without
+    // copying the list.
+    if (comm < m_defs.communicators.size() && !m_defs.communicators[comm].isSelf) {
+        const std::vector<uint32_t>& ranks = m_defs.communicators[comm].worldRanks;
+        if (commRank < ranks.size() && ranks[commRank] < m_size) {
+            return ranks[commRank];
+        }
+    }
     auto list = members(comm, self);
     if (!list) {
         return list.error();

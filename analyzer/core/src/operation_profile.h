@@ -1,8 +1,10 @@
-// Exclusive time per call path between consecutive communication operations of one rank.
+// Exclusive time per call path between consecutive communication operations of one rank, with
+// the gaps between communicating MPI calls marked in it.
 #pragma once
 
 #include "waitscope/analysis/call_tree.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -10,48 +12,73 @@
 namespace waitscope::analysis {
 
 /// The time profile of every stretch between two communication operations, recorded during
-/// the profile pass so that the root-cause pass can sum the profile of any synchronization
-/// interval after the event timestamps are gone. Segment k holds the exclusive time charged
-/// (at Enter and Leave events) after operation k-1 and up to operation k; an MPI call's own
-/// duration is charged at its Leave, so it lands in the segment of the next operation.
+/// the profile pass so that both root-cause passes can sum profiles after the event timestamps
+/// are gone. One recording serves both:
+///
+///   - Segment k holds the exclusive time charged (at Enter and Leave events) after operation
+///     k-1 and up to operation k; an MPI call's own duration is charged at its Leave, so it
+///     lands in the segment of the next operation. The delay pass sums segments (sum()).
+///   - Gap g is the time outside communicating MPI calls ("spans") before span g; the last gap
+///     follows the last span. A span opens at its first operation, so a gap ends where a
+///     segment does, and normally lies inside that one segment: after the close of the
+///     previous span. The critical path reads gaps (forEachInGap()).
+///
+/// Segment entries carry a mark when their node was charged in the gap part of the segment.
+/// Two rare cases keep their gap values aside, so that both views add up exactly as separate
+/// recordings would: a node charged both inside and outside a span within one segment (its
+/// entry holds the sum of both), and a gap that spans several segments (nested spans).
 /// Memory: 12 bytes (node and seconds, in two arrays) per call path touched between two
-/// operations, 4 per operation.
+/// operations, 4 per operation, 4 per span.
 class OperationProfile {
 public:
-    /// Charges `seconds` of exclusive time to `node` in the open segment.
-    void add(NodeId node, double seconds) {
+    /// Makes room for the recording of `charges` charges (at most one entry each) and
+    /// `operations` operations: the arrays then never move while they grow, and only the
+    /// part used takes up memory.
+    void reserve(size_t charges, size_t operations);
+    /// Charges `seconds` of exclusive time to `node` in the open segment (and in the open gap
+    /// when no span is open).
+    void charge(NodeId node, double seconds) {
         if (node >= m_open.size()) {
-            m_open.resize(node + 1, 0.0);
+            grow(node);
         }
-        if (m_open[node] == 0.0) {
+        uint8_t& mask = m_mask[node];
+        if (mask == 0) {
             m_touched.push_back(node);
         }
         m_open[node] += seconds;
-    }
-    /// Closes the open segment as the one of the next operation.
-    void closeSegment() {
-        m_starts.push_back(static_cast<uint32_t>(m_nodes.size()));
-        // A node may be listed twice when its time summed to zero in between; the second
-        // listing finds zero and is skipped.
-        for (NodeId node : m_touched) {
-            if (m_open[node] != 0.0) {
-                m_nodes.push_back(node);
-                m_seconds.push_back(m_open[node]);
-                m_open[node] = 0.0;
-            }
+        if (m_inSpan) {
+            mask |= kInSpan;
+            return;
         }
-        m_touched.clear();
+        mask |= kInGap;
+        if (m_gapStamp[node] != m_gapCount) {
+            m_gapStamp[node] = m_gapCount;
+            m_gapOpen[node] = seconds;
+            m_gapTouched.push_back(node);
+        } else {
+            m_gapOpen[node] += seconds;
+        }
     }
-    /// Number of closed segments (= operations seen).
-    size_t segments() const { return m_starts.size(); }
+    /// A communicating MPI call was entered at the operation about to close its segment: the
+    /// open gap ends.
+    void openSpan();
+    /// The communicating MPI call was left: what follows belongs to the next gap.
+    void closeSpan() { m_inSpan = false; }
+    /// Closes the open segment as the one of the next operation.
+    void closeSegment();
+    /// Ends the recording: the open gap becomes the last, and the scratch space is freed.
+    void finish();
+
+    /// Number of segments (= operations seen).
+    size_t segments() const { return m_segments; }
     /// Adds segments [first, last) to `dense` (indexed by node), listing new nodes in `touched`
     /// (possibly twice: the reader takes a value and zeroes it).
     void sum(size_t first, size_t last, std::vector<double>& dense,
              std::vector<NodeId>& touched) const {
-        const size_t begin = first < m_starts.size() ? m_starts[first] : m_nodes.size();
-        const size_t end = last < m_starts.size() ? m_starts[last] : m_nodes.size();
+        const size_t begin = m_starts[std::min(first, m_segments)];
+        const size_t end = m_starts[std::min(last, m_segments)];
         for (size_t e = begin; e < end; ++e) {
-            const NodeId node = m_nodes[e];
+            const NodeId node = m_nodes[e] & kNodeMask;
             const double seconds = m_seconds[e];
             if (node >= dense.size()) {
                 dense.resize(node + 1, 0.0);
@@ -62,26 +89,70 @@ public:
             dense[node] += seconds;
         }
     }
-    /// Frees the open-segment scratch space once the profile pass is over.
-    void finish() {
-        m_open = {};
-        m_touched = {};
-        m_nodes.shrink_to_fit();
-        m_seconds.shrink_to_fit();
+
+    /// Number of gaps (spans + 1), once finished.
+    size_t gaps() const { return m_gapSegment.size(); }
+    /// Calls `f(node, seconds)` for every call path charged in gap `g`.
+    template <typename F> void forEachInGap(size_t g, F&& f) const {
+        const auto aside = std::lower_bound(m_gapsAside.begin(), m_gapsAside.end(),
+                                            std::make_pair(static_cast<uint32_t>(g), uint32_t{0}));
+        if (aside != m_gapsAside.end() && aside->first == g) {
+            const size_t last =
+                aside + 1 != m_gapsAside.end() ? (aside + 1)->second : m_asideNodes.size();
+            for (size_t i = aside->second; i < last; ++i) {
+                f(m_asideNodes[i], m_asideSeconds[i]);
+            }
+            return;
+        }
+        const uint32_t segment = m_gapSegment[g];
+        for (size_t e = m_starts[segment]; e < m_starts[segment + 1]; ++e) {
+            const NodeId entry = m_nodes[e];
+            if ((entry & kGapEntry) == 0) {
+                continue;
+            }
+            f(entry & kNodeMask, (entry & kMixedEntry) == 0 ? m_seconds[e] : mixedGapSeconds(e));
+        }
     }
-    /// Bytes held by the recorded segments.
-    size_t bytes() const {
-        return m_nodes.capacity() * sizeof(NodeId) + m_seconds.capacity() * sizeof(double) +
-               m_starts.capacity() * sizeof(uint32_t);
-    }
+    /// Bytes held by the recording.
+    size_t bytes() const;
 
 private:
-    // Two arrays rather than one of pairs: a pair pads to 16 bytes.
+    static constexpr uint8_t kInSpan = 1; ///< charged inside a span in the open segment
+    static constexpr uint8_t kInGap = 2;  ///< charged outside spans in the open segment
+    // The top bits of a segment entry's node: charged in the gap part of the segment, and
+    // charged in both parts (its gap value kept aside).
+    static constexpr NodeId kGapEntry = 0x80000000u;
+    static constexpr NodeId kMixedEntry = 0x40000000u;
+    static constexpr NodeId kNodeMask = 0x3FFFFFFFu;
+
+    void grow(NodeId node);
+    void flushSegment();
+    void endGap();
+    double mixedGapSeconds(size_t entry) const;
+
+    // Segments: two arrays rather than one of pairs (a pair pads to 16 bytes); m_starts has
+    // one more element than there are segments (plus the trailing one after the last
+    // operation, which only holds the last gap).
     std::vector<NodeId> m_nodes;
     std::vector<double> m_seconds;
-    std::vector<uint32_t> m_starts;
+    std::vector<uint32_t> m_starts{0};
+    size_t m_segments = 0;
+    // Gaps: the segment each one lies in, and the exceptions.
+    std::vector<uint32_t> m_gapSegment;
+    std::vector<std::pair<uint32_t, double>> m_mixed;       ///< entry, its gap part (ascending)
+    std::vector<std::pair<uint32_t, uint32_t>> m_gapsAside; ///< gap, first of its entries
+    std::vector<NodeId> m_asideNodes;
+    std::vector<double> m_asideSeconds;
+    // Recording scratch, per node.
     std::vector<double> m_open;
+    std::vector<uint8_t> m_mask;
     std::vector<NodeId> m_touched;
+    std::vector<double> m_gapOpen;
+    std::vector<uint32_t> m_gapStamp; ///< the gap m_gapOpen belongs to, plus one
+    std::vector<NodeId> m_gapTouched;
+    uint32_t m_gapCount = 1; ///< the open gap, plus one
+    bool m_inSpan = false;
+    bool m_gapCrossed = false; ///< the open gap reaches over a segment boundary
 };
 
 } // namespace waitscope::analysis

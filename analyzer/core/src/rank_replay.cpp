@@ -26,11 +26,13 @@
 #include "critical_path.h"
 #include "delay_analysis.h"
 #include "late_sender.h"
+#include "operation_profile.h"
 #include "pattern_sink.h"
 #include "waitscope/analysis/region_class.h"
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 namespace waitscope::analysis {
 namespace {
@@ -73,14 +75,17 @@ public:
 
     Result<RankResult> run() {
         profile();
+        if (m_delay) {
+            m_delay->reserve(m_operations.size());
+        }
         if (m_rootCause) {
-            m_gaps.setEnd(m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0);
+            m_end = m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0;
         }
         if (m_timesDone) {
             m_timesDone();
         }
         if (m_rootCause) {
-            m_gaps.finish(); // after the timestamps are freed, where its copies find room
+            m_profile.finish();
         }
         if (Status status = checkConsistency(); !status) {
             return status.error();
@@ -93,15 +98,22 @@ public:
         }
         if (m_delay) {
             report("critical path", 0, 1);
-            if (Status status = traceCriticalPath(
-                    {m_defs, m_events, m_result.tree, m_spans, m_operations, m_gaps}, m_transport,
-                    m_sink);
+            // The critical path's exchange also tells the partners of wait states, for the
+            // delay pass.
+            const std::vector<uint8_t> waited = m_delay->waitStates(m_operations.size());
+            std::vector<uint8_t> partnerWaited;
+            if (Status status =
+                    traceCriticalPath({m_defs, m_events, m_result.tree, m_spans, m_operations,
+                                       m_profile, m_end, m_partners, waited, partnerWaited},
+                                      m_transport, m_sink);
                 !status) {
                 return status.error();
             }
             report("critical path", 1, 1);
             report("root causes", 0, 1);
-            if (Status status = m_delay->run(m_operations, m_spans); !status) {
+            if (Status status = m_delay->run(m_operations, m_spans, m_profile,
+                                             std::move(m_partners), std::move(partnerWaited));
+                !status) {
                 return status.error();
             }
             report("root causes", 1, 1);
@@ -123,9 +135,6 @@ private:
     // --- 1. profile -------------------------------------------------------------------------
 
     void addTime(NodeId node, uint32_t region, double seconds) {
-        if (m_delay) {
-            m_delay->profile().add(node, seconds);
-        }
         SeverityRows& s = m_result.severities;
         s.add(Metric::Time, node, seconds);
         const RegionClass cls = classOf(region);
@@ -238,7 +247,7 @@ private:
                 addTime(stack.back().node, stack.back().region,
                         m_defs.seconds(now) - m_defs.seconds(last));
                 if (m_rootCause) {
-                    m_gaps.charge(stack.back().node, m_defs.seconds(now) - m_defs.seconds(last));
+                    m_profile.charge(stack.back().node, m_defs.seconds(now) - m_defs.seconds(last));
                 }
             }
             last = std::max(last, now);
@@ -255,7 +264,7 @@ private:
             if (stack.back().span != kNoSpan) {
                 m_spans[stack.back().span].exit = m_defs.seconds(now);
                 if (m_rootCause) {
-                    m_gaps.closeSpan();
+                    m_profile.closeSpan();
                 }
             }
             stack.pop_back();
@@ -304,6 +313,10 @@ private:
         }
         m_operations.reserve(communication);
         m_spans.reserve(communication);
+        if (m_rootCause) {
+            // At most one charge per event: the arrays are reserved, not filled.
+            m_profile.reserve(n, communication);
+        }
         for (size_t i = 0; i < n; ++i) {
             if ((i & 0xFFFFF) == 0) {
                 report("profile", i, n);
@@ -355,13 +368,13 @@ private:
                     m_spans.push_back(
                         CallSpan{stack.back().node, enterTimeOf(i), m_defs.seconds(t)});
                     if (m_rootCause) {
-                        m_gaps.openSpan();
+                        m_profile.openSpan();
                     }
                 }
                 const CallSpan& span = m_spans[stack.back().span];
                 m_operations.push_back(Operation{static_cast<uint32_t>(i), stack.back().span});
-                if (m_delay) {
-                    m_delay->profile().closeSegment();
+                if (m_rootCause) {
+                    m_profile.closeSegment();
                 }
                 const EventKind kind = m_events.kind(i);
                 if (kind == EventKind::MpiCollectiveEnd) {
@@ -572,6 +585,9 @@ private:
             };
         }
         LateSender lateSender(m_sink, onLateSender);
+        if (m_rootCause) {
+            m_partners.assign(total, ReplayRecord{});
+        }
         uint32_t openRecvSpan = kNoSpan;
         for (size_t k = 0; k < total; ++k) {
             const Operation& op = m_operations[k];
@@ -586,6 +602,9 @@ private:
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
                     return record.error();
+                }
+                if (m_rootCause) {
+                    m_partners[k] = *record;
                 }
                 lateSender.onMessage(span, worldRankOf(m.comm, m.partner), *record, m.length,
                                      static_cast<uint32_t>(k));
@@ -689,6 +708,9 @@ private:
                 if (!record) {
                     return record.error();
                 }
+                if (m_rootCause) {
+                    m_partners[&op - m_operations.data()] = *record;
+                }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
                     const CallSpan& span = m_spans[op.span];
@@ -716,8 +738,13 @@ private:
     std::vector<RegionClass> m_classes;
     std::vector<CallSpan> m_spans;
     std::vector<Operation> m_operations;
-    bool m_rootCause;  ///< the root-cause passes run (and their profiles are recorded)
-    GapProfile m_gaps; ///< for the critical path: time between communicating calls
+    bool m_rootCause; ///< the root-cause passes run (and their profile is recorded)
+    /// For both root-cause passes: time between operations, and between communicating calls
+    OperationProfile m_profile;
+    double m_end = 0.0; ///< the time of the last event
+    /// For the root-cause passes, per operation: the partner call's times (see
+    /// CriticalPathInput::partners)
+    std::vector<ReplayRecord> m_partners;
     std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
 };
 

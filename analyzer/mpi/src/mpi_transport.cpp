@@ -120,6 +120,11 @@ Result<const std::vector<uint32_t>*> MpiTransport::membersOf(uint32_t comm) {
 }
 
 Result<uint32_t> MpiTransport::worldRankOf(uint32_t comm, uint32_t commRank) {
+    // Fast path, looked up per record and payload: a known traced communicator.
+    if (comm < m_members.size() && m_members[comm] && commRank < m_members[comm]->size() &&
+        (*m_members[comm])[commRank] < m_size) {
+        return (*m_members[comm])[commRank];
+    }
     auto members = membersOf(comm);
     if (!members) {
         return members.error();
