@@ -7,6 +7,10 @@
 #    side by side in turn; prints the median wall times and the dilation against plain and
 #    against the preloaded run without sampling (what sampling itself adds), then every run's
 #    time and the load average before and after. ONLY=NAME measures one program (e.g. hpcc).
+#    On a shared machine, hpcc's ranks spin while they wait and its wall time follows the other
+#    load (plain runs from 6 to 60 s on 2 busy cores): OMPI_MCA_mpi_yield_when_idle=1 in the
+#    environment (passed on to every configuration alike) makes waiting ranks yield and the
+#    runs comparable (10-13 s).
 # 2. Unwind cost per MPI call: the barrier loop on 1 rank preloaded without unwinding, with
 #    unwinding and its caches, and with WAITSCOPE_UNWIND_CACHE=false (every frame resolved
 #    anew); prints the median microseconds per call and the added cost of unwinding.
