@@ -101,7 +101,7 @@ def c_wrapper(f):
     if f.handler == "custom":
         return "\n".join([sig, f"    return custom_{f.name}({call_args});", "}"])
     if f.handler == "counted":
-        return "\n".join([sig, "    ++g_diagnostics.countedCalls;",
+        return "\n".join([sig, "    countFromAnyThread(g_diagnostics.countedCalls);",
                           f"    return P{f.name}({call_args});", "}"])
     group = GROUPS[f.group]
     if f.handler == "plain":

@@ -370,7 +370,7 @@ bool foreignThread() noexcept {
         t_onMainThread = true; // started on this thread after all (MPI_Init from another one)
         return true;
     }
-    ++g_diagnostics.foreignThreadCalls;
+    countFromAnyThread(g_diagnostics.foreignThreadCalls); // threads may call at once
     if (!g_foreignWarned.exchange(true))
         warn("MPI is called from a thread other than the one that initialized it; only the "
              "main thread's MPI calls are recorded (counted in the experiment)");

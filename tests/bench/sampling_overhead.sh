@@ -5,7 +5,12 @@
 #    tests/measurement/hpccinf.txt with N=$HPCC_N, default 2500), 2 ranks,
 #    plain, preloaded without sampling, and preloaded with sampling at 10 Hz and 100 Hz, run
 #    side by side in turn; prints the median wall times and the dilation against plain and
-#    against the preloaded run without sampling (what sampling itself adds).
+#    against the preloaded run without sampling (what sampling itself adds), then every run's
+#    time and the load average before and after. ONLY=NAME measures one program (e.g. hpcc).
+#    On a shared machine, hpcc's ranks spin while they wait and its wall time follows the other
+#    load (plain runs from 6 to 60 s on 2 busy cores): OMPI_MCA_mpi_yield_when_idle=1 in the
+#    environment (passed on to every configuration alike) makes waiting ranks yield and the
+#    runs comparable (10-13 s).
 # 2. Unwind cost per MPI call: the barrier loop on 1 rank preloaded without unwinding, with
 #    unwinding and its caches, and with WAITSCOPE_UNWIND_CACHE=false (every frame resolved
 #    anew); prints the median microseconds per call and the added cost of unwinding.
@@ -56,8 +61,11 @@ if [[ $parts != unwind ]]; then
 echo "# dilation: median wall seconds of $repeats side-by-side runs, 2 ranks"
 printf '%-22s %9s %9s %9s %9s %13s %13s %13s\n' program plain preload 10Hz 100Hz \
   100Hz/plain 10Hz/preload 100Hz/preload
+raw=()
 for entry in "${programs[@]}"; do
   name=${entry%%:*}; program=${entry#*:}
+  [[ -n ${ONLY:-} && $name != "$ONLY" ]] && continue
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   declare -A times=()
   for ((r = 0; r < repeats; ++r)); do
     for config in "${configs[@]}"; do
@@ -71,8 +79,13 @@ for entry in "${programs[@]}"; do
   awk -v n="$name" -v p="${med[plain]}" -v q="${med[preloaded]}" -v a="${med[10Hz]}" -v b="${med[100Hz]}" \
     'BEGIN{printf "%-22s %9.3f %9.3f %9.3f %9.3f %12.1f%% %12.1f%% %12.1f%%\n", n, p, q, a, b,
            (b/p-1)*100, (a/q-1)*100, (b/q-1)*100}'
+  for config in "${configs[@]}"; do
+    raw+=("# $name $config: ${times[$config]}")
+  done
+  raw+=("# $name load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)")
   unset times med
 done
+printf '%s\n' "${raw[@]}"
 fi
 [[ $parts == dilation ]] && exit 0
 

@@ -230,3 +230,58 @@ TEST_CASE("a stress run with many MPI calls sampled at 2000 Hz completes intact"
     CHECK(report.findCallPath(root + "nonblocking/MPI_Waitall"));
     CHECK(inclusiveByName(report, "time", "churn") > 0);
 }
+
+#ifdef WAITSCOPE_TEST_UNWIND_BREAKER
+TEST_CASE("samples on a stack that cannot be unwound are counted and land on failed unwind",
+          "[mpi][sampling]") {
+    // 1.0 s of computation on a stack libunwind cannot walk (no frame information, a frame
+    // pointer whose return address lies in an unmapped page), after 0.6 s of ordinary
+    // computation, sampled at 200 Hz.
+    std::string dir = freshDirectory("sampling_unwind_breaker");
+    CommandResult run =
+        measureSampled(dir, WAITSCOPE_TEST_UNWIND_BREAKER, 2, "1.0 0.6",
+                       {"WAITSCOPE_SAMPLING_FREQUENCY=200", "WAITSCOPE_PROFILING=true"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+
+    // Every sample in the broken phase failed (200 expected per rank; timer expirations merge
+    // on a loaded machine, so the count is checked loosely), and none in the ordinary one.
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    for (int r = 0; r < 2; ++r) {
+        std::string prefix = "rank." + std::to_string(r) + ".";
+        double samples = std::stod(record[prefix + "samples"]);
+        double failed = std::stod(record[prefix + "failed_unwinds"]);
+        INFO("rank " << r << ": " << samples << " samples, " << failed << " failed unwinds");
+        CHECK(failed >= 50);
+        CHECK(failed <= 210);
+        CHECK(samples - failed >= 25); // the ordinary phase: 120 expected
+    }
+
+    // The failed samples make their own call path, which carries the broken phase's time;
+    // the ordinary phase keeps its unwound path.
+    Report report = analyze(exp);
+    const std::string root = "sampling_unwind_breaker/";
+    std::vector<double> failedTime = perRank(report, "time", root + "failed unwind");
+    std::vector<double> plainTime = perRank(report, "time", root + "main/compute_plainly");
+    for (int r = 0; r < 2; ++r) {
+        INFO("rank " << r << ": failed unwind " << failedTime[r] << " s, compute_plainly "
+                     << plainTime[r] << " s");
+        CHECK(failedTime[r] > 1.0 * 0.9);
+        CHECK(failedTime[r] < 1.0 * 1.15);
+        CHECK(plainTime[r] > 0.6 * 0.9);
+        CHECK(plainTime[r] < 0.6 * 1.1);
+    }
+    // Only the few instructions before and after the stack switch unwind (a sample or two).
+    CHECK(inclusiveByName(report, "time", "spin_on_broken_stack") < 0.05);
+    CHECK(inclusiveByName(report, "time", "compute_on_broken_stack") < 0.1);
+
+    // The runtime profile agrees.
+    waitscope::Result<Report> profile = readCubex(exp + "/profile.cubex");
+    REQUIRE(profile.ok());
+    std::vector<double> profiled = perRank(*profile, "time", root + "failed unwind");
+    for (int r = 0; r < 2; ++r)
+        CHECK(profiled[r] == Approx(failedTime[r]).epsilon(0.01));
+}
+#endif

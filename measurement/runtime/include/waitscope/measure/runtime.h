@@ -11,6 +11,7 @@
 #include "waitscope/measure/definitions.h"
 #include "waitscope/measure/event_buffer.h"
 
+#include <atomic>
 #include <cstdint>
 #include <pthread.h>
 
@@ -71,6 +72,13 @@ struct Diagnostics {
     std::uint64_t contextRecords = 0; ///< calling-context records (samples, call paths) written
 };
 extern Diagnostics g_diagnostics;
+
+/// Adds one to a diagnostics counter that threads other than the main one increment too
+/// (counted calls, foreign-thread calls of an MPI_THREAD_MULTIPLE program): a relaxed atomic
+/// add, so no count is lost and the threads do not race. Any thread, not signal context.
+inline void countFromAnyThread(std::uint64_t& counter) noexcept {
+    std::atomic_ref<std::uint64_t>(counter).fetch_add(1, std::memory_order_relaxed);
+}
 
 /// Called when a recorded group is set but the caller is not the main thread: warns once.
 bool foreignThread() noexcept;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The sampling stress run under ThreadSanitizer: a TSan-built stress program with a TSan-built
+# libwaitscope.so preloaded, sampled at a high rate on several ranks. Fails on any TSan report
+# not suppressed (tsan.supp: only reports inside OpenMPI and OTF2, which are not instrumented),
+# on a crash or hang, and when nothing was sampled. The program's helper thread calls MPI
+# meanwhile (MPI_THREAD_MULTIPLE), so the measurement's state is touched from two threads and
+# the signal handler. Run by `cmake --workflow --preset tsan`.
+#   tsan_stress.sh MPIRUN LIBWAITSCOPE PROGRAM SUPPRESSIONS [ranks] [iterations] [hz]
+set -euo pipefail
+mpirun=${1:?usage: tsan_stress.sh MPIRUN LIBWAITSCOPE PROGRAM SUPPRESSIONS [ranks] [iterations] [hz]}
+lib=$2 program=$3 suppressions=$4 ranks=${5:-3} iterations=${6:-20000} hz=${7:-2000}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# report_signal_unsafe: malloc and other unsafe calls inside the signal handler are reported.
+tsan="suppressions=$suppressions halt_on_error=0 report_signal_unsafe=1 second_deadlock_stack=1"
+tsan+=" log_path=$work/tsan history_size=4"
+status=0
+timeout 500 "$mpirun" -np "$ranks" --oversubscribe --bind-to none \
+  -x TSAN_OPTIONS="$tsan" -x LD_PRELOAD="$lib" \
+  -x WAITSCOPE_EXPERIMENT_DIRECTORY="$work/exp" -x WAITSCOPE_SAMPLING=true \
+  -x WAITSCOPE_SAMPLING_FREQUENCY="$hz" "$program" "$iterations" helper > "$work/out.log" 2>&1 || status=$?
+reports=$(cat "$work"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
+cat "$work"/tsan.* 2>/dev/null || true
+samples=$(sed -n 's/^rank\.[0-9]*\.samples=//p' "$work/exp/waitscope.measurement" 2>/dev/null |
+          awk '{s += $1} END {print s + 0}')
+foreign=$(sed -n 's/^rank\.[0-9]*\.foreign_thread_calls=//p' "$work/exp/waitscope.measurement" 2>/dev/null |
+          awk '{s += $1} END {print s + 0}')
+echo "tsan_stress: $ranks ranks, $iterations iterations, $hz Hz: exit $status, $samples samples," \
+     "$foreign calls from the helper thread, $reports unsuppressed ThreadSanitizer reports"
+if ((status != 0)); then cat "$work/out.log"; exit 1; fi
+for ((r = 0; r < ranks; ++r)); do
+  grep -q '^complete' "$work/exp/ranks/$r.status" || { echo "rank $r incomplete"; exit 1; }
+done
+((samples > 0)) || { echo "nothing was sampled"; exit 1; }
+((foreign > 0)) || { echo "the helper thread's MPI calls were not seen"; exit 1; }
+((reports == 0))
