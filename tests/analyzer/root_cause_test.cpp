@@ -24,6 +24,16 @@ double valueOf(const AnalysisResult& result, const trace::Definitions& defs, Met
     return -1.0;
 }
 
+// Rank 0 of the critical-path Late Sender cases: works 5..60, then sends to rank 1 (60..61).
+void workThenSend(TinyTrace& t) {
+    t.rank(0)
+        .enter(0, "main")
+        .enter(5, "work")
+        .leave(60, "work")
+        .send(60, 61, 1, 7)
+        .leave(70, "main");
+}
+
 } // namespace
 
 TEST_CASE("imbalance: work only rank 0 does is Single participant there and Singularity "
@@ -88,12 +98,7 @@ TEST_CASE("critical path: a Late Sender moves the path to the sender at its send
     // (60..62), then rank 0 from 60: work 5..60, main 0..5. Rank 0's send and rank 1's
     // waiting are not on the path; the path is as long as the run.
     TinyTrace t(2);
-    t.rank(0)
-        .enter(0, "main")
-        .enter(5, "work")
-        .leave(60, "work")
-        .send(60, 61, 1, 7)
-        .leave(70, "main");
+    workThenSend(t);
     t.rank(1)
         .enter(0, "main")
         .recv(10, 61, 62, 0, 7)
@@ -123,12 +128,7 @@ TEST_CASE("critical path: an MPI call without a message after a wait counts only
     // rank 0: main | work 5..60              | Send 60..61 |                      main .. 70
     // rank 1: main | Recv 10..62 (waits until 60) | Recv 62..64 | post 64..90 | main .. 100
     TinyTrace t(2);
-    t.rank(0)
-        .enter(0, "main")
-        .enter(5, "work")
-        .leave(60, "work")
-        .send(60, 61, 1, 7)
-        .leave(70, "main");
+    workThenSend(t);
     t.rank(1)
         .enter(0, "main")
         .recv(10, 61, 62, 0, 7)
