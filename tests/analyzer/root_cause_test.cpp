@@ -12,16 +12,27 @@ using Op = trace::CollectiveOp;
 
 namespace {
 
-// The value of `metric` on the call path `path` (e.g. "main/work") for `rank`; -1 when the
-// path does not exist.
-double valueOf(const AnalysisResult& result, const trace::Definitions& defs, Metric metric,
-               const std::string& path, uint32_t rank) {
-    for (NodeId n = 0; n < result.tree().size(); ++n) {
-        if (result.tree().path(n, defs) == path) {
-            return result.value(metric, n, rank);
+// The in-process analysis of a tiny trace. `a(metric, path, rank)` is the value of `metric` on
+// the call path `path` (e.g. "main/work") for `rank`; -1 when the path does not exist.
+struct Analyzed {
+    const trace::Definitions& defs;
+    Result<AnalysisResult> result;
+
+    double operator()(Metric metric, const std::string& path, uint32_t rank) const {
+        for (NodeId n = 0; n < result->tree().size(); ++n) {
+            if (result->tree().path(n, defs) == path) {
+                return result->value(metric, n, rank);
+            }
         }
+        return -1.0;
     }
-    return -1.0;
+    double total(Metric metric) const { return result->total(metric); }
+};
+
+Analyzed analyze(TinyTrace& t) {
+    Analyzed a{t.defs, analyzeInProcess(t.defs, t.streams())};
+    REQUIRE(a.result.ok());
+    return a;
 }
 
 // Rank 0 of the critical-path Late Sender cases: works 5..60, then sends to rank 1 (60..61).
@@ -54,27 +65,23 @@ TEST_CASE("imbalance: work only rank 0 does is Single participant there and Sing
             .collective(10, 41, "MPI_Allreduce", Op::Allreduce)
             .leave(50, "main");
     }
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, m, path, rank);
-    };
+    const Analyzed a = analyze(t);
     // Mean over all 3 ranks: 10 ms; rank 0 is 20 ms above it, ranks 1 and 2 10 ms below.
-    CHECK(v(Metric::ImbalanceAbove, "main/write_output", 0) == Approx(0.020));
-    CHECK(v(Metric::ImbalanceAboveSingle, "main/write_output", 0) == Approx(0.020));
-    CHECK(v(Metric::Imbalance, "main/write_output", 0) == Approx(0.020));
+    CHECK(a(Metric::ImbalanceAbove, "main/write_output", 0) == Approx(0.020));
+    CHECK(a(Metric::ImbalanceAboveSingle, "main/write_output", 0) == Approx(0.020));
+    CHECK(a(Metric::Imbalance, "main/write_output", 0) == Approx(0.020));
     for (uint32_t r = 1; r < 3; ++r) {
-        CHECK(v(Metric::ImbalanceBelow, "main/write_output", r) == Approx(0.010));
-        CHECK(v(Metric::ImbalanceBelowBypass, "main/write_output", r) == Approx(0.010));
-        CHECK(v(Metric::ImbalanceBelowSingularity, "main/write_output", r) == Approx(0.010));
-        CHECK(v(Metric::ImbalanceAbove, "main/write_output", r) == 0.0);
+        CHECK(a(Metric::ImbalanceBelow, "main/write_output", r) == Approx(0.010));
+        CHECK(a(Metric::ImbalanceBelowBypass, "main/write_output", r) == Approx(0.010));
+        CHECK(a(Metric::ImbalanceBelowSingularity, "main/write_output", r) == Approx(0.010));
+        CHECK(a(Metric::ImbalanceAbove, "main/write_output", r) == 0.0);
     }
     // Equal computation in main on all ranks: no imbalance; MPI time is not computation.
     for (uint32_t r = 0; r < 3; ++r) {
-        CHECK(v(Metric::Imbalance, "main", r) == Approx(0.0).margin(1e-12));
-        CHECK(v(Metric::Imbalance, "main/MPI_Allreduce", r) == 0.0);
+        CHECK(a(Metric::Imbalance, "main", r) == Approx(0.0).margin(1e-12));
+        CHECK(a(Metric::Imbalance, "main/MPI_Allreduce", r) == 0.0);
     }
-    CHECK(result->total(Metric::Imbalance) == Approx(0.040));
+    CHECK(a.total(Metric::Imbalance) == Approx(0.040));
 }
 
 TEST_CASE("imbalance: uneven work all ranks do is overload and underload, not participation",
@@ -82,12 +89,11 @@ TEST_CASE("imbalance: uneven work all ranks do is overload and underload, not pa
     TinyTrace t(2);
     t.rank(0).enter(0, "main").enter(0, "work").leave(30, "work").leave(40, "main");
     t.rank(1).enter(0, "main").enter(0, "work").leave(10, "work").leave(40, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    CHECK(valueOf(*result, t.defs, Metric::ImbalanceAbove, "main/work", 0) == Approx(0.010));
-    CHECK(valueOf(*result, t.defs, Metric::ImbalanceBelow, "main/work", 1) == Approx(0.010));
-    CHECK(valueOf(*result, t.defs, Metric::ImbalanceAboveSingle, "main/work", 0) == 0.0);
-    CHECK(valueOf(*result, t.defs, Metric::ImbalanceBelowBypass, "main/work", 1) == 0.0);
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::ImbalanceAbove, "main/work", 0) == Approx(0.010));
+    CHECK(a(Metric::ImbalanceBelow, "main/work", 1) == Approx(0.010));
+    CHECK(a(Metric::ImbalanceAboveSingle, "main/work", 0) == 0.0);
+    CHECK(a(Metric::ImbalanceBelowBypass, "main/work", 1) == 0.0);
 }
 
 TEST_CASE("critical path: a Late Sender moves the path to the sender at its send",
@@ -105,18 +111,14 @@ TEST_CASE("critical path: a Late Sender moves the path to the sender at its send
         .enter(62, "post")
         .leave(90, "post")
         .leave(100, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
-    };
-    CHECK(v("main", 1) == Approx(0.010));
-    CHECK(v("main/post", 1) == Approx(0.028));
-    CHECK(v("main/MPI_Recv", 1) == Approx(0.002));
-    CHECK(v("main/MPI_Send", 0) == 0.0);
-    CHECK(v("main/work", 0) == Approx(0.055));
-    CHECK(v("main", 0) == Approx(0.005));
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 1) == Approx(0.010));
+    CHECK(a(Metric::CriticalPath, "main/post", 1) == Approx(0.028));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Recv", 1) == Approx(0.002));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Send", 0) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/work", 0) == Approx(0.055));
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.005));
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
 }
 
 TEST_CASE("critical path: an MPI call without a message after a wait counts only its own time",
@@ -137,17 +139,13 @@ TEST_CASE("critical path: an MPI call without a message after a wait counts only
         .enter(64, "post")
         .leave(90, "post")
         .leave(100, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
-    };
-    CHECK(v("main", 1) == Approx(0.010));
-    CHECK(v("main/post", 1) == Approx(0.026));
-    CHECK(v("main/MPI_Recv", 1) == Approx(0.004));
-    CHECK(v("main/work", 0) == Approx(0.055));
-    CHECK(v("main", 0) == Approx(0.005));
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 1) == Approx(0.010));
+    CHECK(a(Metric::CriticalPath, "main/post", 1) == Approx(0.026));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Recv", 1) == Approx(0.004));
+    CHECK(a(Metric::CriticalPath, "main/work", 0) == Approx(0.055));
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.005));
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
 }
 
 TEST_CASE("critical path: at an n-to-n call it moves to the last member to enter, and runs "
@@ -172,21 +170,17 @@ TEST_CASE("critical path: at an n-to-n call it moves to the last member to enter
             .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
             .leave(60, "main");
     }
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, m, path, rank);
-    };
-    CHECK(v(Metric::CriticalPath, "main", 0) == Approx(0.008));
-    CHECK(v(Metric::CriticalPath, "main/MPI_Allreduce", 0) == Approx(0.005));
-    CHECK(v(Metric::CriticalPath, "main/work", 1) == Approx(0.030));
-    CHECK(v(Metric::CriticalPath, "main/MPI_Init", 1) == Approx(0.008));
-    CHECK(v(Metric::CriticalPath, "main", 1) == 0.0);
-    CHECK(v(Metric::CriticalPath, "main/MPI_Finalize", 0) == 0.0);
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.051));
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.008));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Allreduce", 0) == Approx(0.005));
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == Approx(0.030));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Init", 1) == Approx(0.008));
+    CHECK(a(Metric::CriticalPath, "main", 1) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/MPI_Finalize", 0) == 0.0);
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.051));
     // work lasts 30 ms on the path but 19.67 ms on average: the excess is rank 1's.
-    CHECK(v(Metric::CriticalPathImbalance, "main/work", 1) == Approx(0.030 - 0.059 / 3));
-    CHECK(v(Metric::CriticalPathImbalance, "main/MPI_Init", 1) == 0.0);
+    CHECK(a(Metric::CriticalPathImbalance, "main/work", 1) == Approx(0.030 - 0.059 / 3));
+    CHECK(a(Metric::CriticalPathImbalance, "main/MPI_Init", 1) == 0.0);
 }
 
 TEST_CASE("critical path: a late root of a broadcast takes the path from a waiting receiver",
@@ -201,16 +195,12 @@ TEST_CASE("critical path: a late root of a broadcast takes the path from a waiti
         .collective(30, 31, "MPI_Bcast", Op::Bcast, 0, 0)
         .leave(40, "main");
     t.rank(1).enter(0, "main").collective(5, 32, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
-    };
-    CHECK(v("main", 1) == Approx(0.018));
-    CHECK(v("main/MPI_Bcast", 1) == Approx(0.002));
-    CHECK(v("main/MPI_Bcast", 0) == 0.0);
-    CHECK(v("main/work", 0) == Approx(0.030));
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.050));
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 1) == Approx(0.018));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Bcast", 1) == Approx(0.002));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Bcast", 0) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/work", 0) == Approx(0.030));
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.050));
 }
 
 TEST_CASE("performance impact: imbalance between ranks doing different work is inter-partition",
@@ -242,29 +232,25 @@ TEST_CASE("performance impact: imbalance between ranks doing different work is i
         .leave(61, "B")
         .collective(61, 62, "MPI_Allreduce", Op::Allreduce)
         .leave(70, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, m, path, rank);
-    };
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.070));
-    CHECK(v(Metric::CriticalPath, "main/A", 0) == Approx(0.030));
-    CHECK(v(Metric::CriticalPath, "main/B", 1) == Approx(0.030));
+    const Analyzed a = analyze(t);
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.070));
+    CHECK(a(Metric::CriticalPath, "main/A", 0) == Approx(0.030));
+    CHECK(a(Metric::CriticalPath, "main/B", 1) == Approx(0.030));
     for (const auto& [path, rank] : {std::pair{"main/A", 0u}, std::pair{"main/B", 1u}}) {
-        CHECK(v(Metric::CriticalPathActivities, path, rank) == Approx(0.030));
-        CHECK(v(Metric::NonCriticalPathActivities, path, rank) == Approx(0.010));
-        CHECK(v(Metric::CriticalImbalanceImpact, path, rank) == Approx(0.020));
-        CHECK(v(Metric::InterPartitionImbalance, path, rank) == Approx(0.020));
-        CHECK(v(Metric::IntraPartitionImbalance, path, rank) == Approx(0.0).margin(1e-9));
-        CHECK(v(Metric::PerformanceImpactCriticalPath, path, rank) == Approx(0.050));
-        CHECK(v(Metric::PerformanceImpact, path, rank) == Approx(0.060));
+        CHECK(a(Metric::CriticalPathActivities, path, rank) == Approx(0.030));
+        CHECK(a(Metric::NonCriticalPathActivities, path, rank) == Approx(0.010));
+        CHECK(a(Metric::CriticalImbalanceImpact, path, rank) == Approx(0.020));
+        CHECK(a(Metric::InterPartitionImbalance, path, rank) == Approx(0.020));
+        CHECK(a(Metric::IntraPartitionImbalance, path, rank) == Approx(0.0).margin(1e-9));
+        CHECK(a(Metric::PerformanceImpactCriticalPath, path, rank) == Approx(0.050));
+        CHECK(a(Metric::PerformanceImpact, path, rank) == Approx(0.060));
     }
     // The Allreduce is on the path for 1 ms per rank and its own time (without waiting) is
     // 2 ms per rank: activity impact 2 ms per rank, no imbalance impact.
-    CHECK(v(Metric::CriticalPathActivities, "main/MPI_Allreduce", 0) == Approx(0.002));
-    CHECK(v(Metric::CriticalImbalanceImpact, "main/MPI_Allreduce", 0) == 0.0);
+    CHECK(a(Metric::CriticalPathActivities, "main/MPI_Allreduce", 0) == Approx(0.002));
+    CHECK(a(Metric::CriticalImbalanceImpact, "main/MPI_Allreduce", 0) == 0.0);
     // Everything is accounted for: all ranks' time = impact (waiting mapped onto A and B).
-    CHECK(result->total(Metric::PerformanceImpact) == Approx(result->total(Metric::Time)));
+    CHECK(a.total(Metric::PerformanceImpact) == Approx(a.total(Metric::Time)));
 }
 
 TEST_CASE("performance impact: imbalance among ranks doing the same work is intra-partition",
@@ -290,19 +276,15 @@ TEST_CASE("performance impact: imbalance among ranks doing the same work is intr
         .enter(31, "tail")
         .leave(45, "tail")
         .leave(50, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](Metric m, const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, m, path, rank);
-    };
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.050));
-    CHECK(v(Metric::CriticalPath, "main/work", 0) == Approx(0.030));
-    CHECK(v(Metric::CriticalImbalanceImpact, "main/work", 0) == Approx(0.020));
-    CHECK(v(Metric::IntraPartitionImbalance, "main/work", 0) == Approx(0.020));
-    CHECK(v(Metric::InterPartitionImbalance, "main/work", 0) == 0.0);
-    CHECK(v(Metric::CriticalImbalanceImpact, "main/tail", 1) == Approx(0.010));
-    CHECK(v(Metric::CriticalPathActivities, "main/work", 1) == Approx(0.010));
-    CHECK(v(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.010));
+    const Analyzed a = analyze(t);
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.050));
+    CHECK(a(Metric::CriticalPath, "main/work", 0) == Approx(0.030));
+    CHECK(a(Metric::CriticalImbalanceImpact, "main/work", 0) == Approx(0.020));
+    CHECK(a(Metric::IntraPartitionImbalance, "main/work", 0) == Approx(0.020));
+    CHECK(a(Metric::InterPartitionImbalance, "main/work", 0) == 0.0);
+    CHECK(a(Metric::CriticalImbalanceImpact, "main/tail", 1) == Approx(0.010));
+    CHECK(a(Metric::CriticalPathActivities, "main/work", 1) == Approx(0.010));
+    CHECK(a(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.010));
 }
 
 TEST_CASE("critical path: a blocking send waiting for a late receiver moves the path to the "
@@ -325,16 +307,12 @@ TEST_CASE("critical path: a blocking send waiting for a late receiver moves the 
         .leave(50, "work")
         .recv(50, 51, 52, 0, 7)
         .leave(80, "main");
-    auto result = analyzeInProcess(t.defs, t.streams());
-    REQUIRE(result.ok());
-    const auto v = [&](const std::string& path, uint32_t rank) {
-        return valueOf(*result, t.defs, Metric::CriticalPath, path, rank);
-    };
-    CHECK(valueOf(*result, t.defs, Metric::MpiLateReceiver, "main/MPI_Send", 0) == Approx(0.040));
-    CHECK(v("main", 0) == Approx(0.040));
-    CHECK(v("main/post", 0) == Approx(0.008));
-    CHECK(v("main/MPI_Send", 0) == Approx(0.002));
-    CHECK(v("main/work", 1) == Approx(0.050));
-    CHECK(v("main/MPI_Recv", 1) == 0.0);
-    CHECK(result->total(Metric::CriticalPath) == Approx(0.100));
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::MpiLateReceiver, "main/MPI_Send", 0) == Approx(0.040));
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.040));
+    CHECK(a(Metric::CriticalPath, "main/post", 0) == Approx(0.008));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Send", 0) == Approx(0.002));
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == Approx(0.050));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Recv", 1) == 0.0);
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
 }

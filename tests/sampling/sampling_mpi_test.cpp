@@ -32,6 +32,18 @@ void requireComplete(const std::string& exp, int ranks) {
                 0);
 }
 
+/// measureSampled, required to succeed with every rank's measurement complete; returns the
+/// experiment directory.
+std::string measureSampledComplete(const std::string& dir, const std::string& program, int ranks,
+                                   const std::string& args, std::vector<std::string> env) {
+    CommandResult run = measureSampled(dir, program, ranks, args, std::move(env));
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const std::string exp = dir + "/exp";
+    requireComplete(exp, ranks);
+    return exp;
+}
+
 /// Analyzes the experiment in this process and returns the report.
 Report analyze(const std::string& exp) {
     CommandResult replay =
@@ -92,12 +104,8 @@ TEST_CASE("a preloaded uninstrumented late sender shows its user call paths and 
           "[mpi][sampling]") {
     std::string dir = freshDirectory("sampling_late_sender");
     // 4 iterations of 400 ms of computation on the senders (ranks 0 and 2) before each send.
-    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_EXAMPLE_LATE_SENDER, 4, "4 400",
-                                       {"WAITSCOPE_PROFILING=true"});
-    INFO(run.output);
-    REQUIRE(run.exitCode == 0);
-    std::string exp = dir + "/exp";
-    requireComplete(exp, 4);
+    const std::string exp = measureSampledComplete(dir, WAITSCOPE_TEST_EXAMPLE_LATE_SENDER, 4,
+                                                   "4 400", {"WAITSCOPE_PROFILING=true"});
     Report report = analyze(exp);
 
     // The MPI calls sit on the user's call paths, unwound in the preloaded library.
@@ -189,12 +197,8 @@ TEST_CASE("hybrid measurement of tiny C++ functions finds the hot spots instrume
 TEST_CASE("a stress run with many MPI calls sampled at 2000 Hz completes intact",
           "[mpi][sampling]") {
     std::string dir = freshDirectory("sampling_stress");
-    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_STRESS, 3, "20000",
-                                       {"WAITSCOPE_SAMPLING_FREQUENCY=2000"});
-    INFO(run.output);
-    REQUIRE(run.exitCode == 0);
-    std::string exp = dir + "/exp";
-    requireComplete(exp, 3);
+    const std::string exp = measureSampledComplete(dir, WAITSCOPE_TEST_STRESS, 3, "20000",
+                                                   {"WAITSCOPE_SAMPLING_FREQUENCY=2000"});
     std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
     double samples = 0, inMpi = 0, unwound = 0, lost = 0;
     for (int r = 0; r < 3; ++r) {
@@ -238,13 +242,9 @@ TEST_CASE("samples on a stack that cannot be unwound are counted and land on fai
     // pointer whose return address lies in an unmapped page), after 0.6 s of ordinary
     // computation, sampled at 200 Hz.
     std::string dir = freshDirectory("sampling_unwind_breaker");
-    CommandResult run =
-        measureSampled(dir, WAITSCOPE_TEST_UNWIND_BREAKER, 2, "1.0 0.6",
-                       {"WAITSCOPE_SAMPLING_FREQUENCY=200", "WAITSCOPE_PROFILING=true"});
-    INFO(run.output);
-    REQUIRE(run.exitCode == 0);
-    std::string exp = dir + "/exp";
-    requireComplete(exp, 2);
+    const std::string exp =
+        measureSampledComplete(dir, WAITSCOPE_TEST_UNWIND_BREAKER, 2, "1.0 0.6",
+                               {"WAITSCOPE_SAMPLING_FREQUENCY=200", "WAITSCOPE_PROFILING=true"});
 
     // Every sample in the broken phase failed (200 expected per rank; timer expirations merge
     // on a loaded machine, so the count is checked loosely), and none in the ordinary one.

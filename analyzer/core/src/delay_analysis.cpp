@@ -1040,25 +1040,30 @@ void DelayAnalysis::classify() {
             propagatingLr[nodeOf(k)] += value;
         }
     }
+    // A node's waiting time splits into propagating and terminal, and into indirect and direct.
+    struct Split {
+        Metric wait, propagating, terminal, indirect, direct;
+        const std::vector<double>& propagatingTime;
+        const std::vector<double>& indirectTime;
+    };
+    const Split splits[] = {{Metric::MpiLateSender, Metric::MpiWaitPropagatingLs,
+                             Metric::MpiWaitTerminalLs, Metric::MpiWaitIndirectLateSender,
+                             Metric::MpiWaitDirectLateSender, propagatingLs, m_indirectLs},
+                            {Metric::MpiLateReceiver, Metric::MpiWaitPropagatingLr,
+                             Metric::MpiWaitTerminalLr, Metric::MpiWaitIndirectLateReceiver,
+                             Metric::MpiWaitDirectLateReceiver, propagatingLr, m_indirectLr}};
     const SeverityRows& rows = m_result.severities;
     for (NodeId n = 0; n < nodes; ++n) {
-        const double ls = rows.get(Metric::MpiLateSender, n);
-        const double lr = rows.get(Metric::MpiLateReceiver, n);
-        if (ls > 0.0) {
-            const double propagating = std::min(propagatingLs[n], ls);
-            const double indirect = std::min(m_indirectLs[n], ls);
-            addUp(Metric::MpiWaitPropagatingLs, n, propagating);
-            addUp(Metric::MpiWaitTerminalLs, n, ls - propagating);
-            addUp(Metric::MpiWaitIndirectLateSender, n, indirect);
-            addUp(Metric::MpiWaitDirectLateSender, n, ls - indirect);
-        }
-        if (lr > 0.0) {
-            const double propagating = std::min(propagatingLr[n], lr);
-            const double indirect = std::min(m_indirectLr[n], lr);
-            addUp(Metric::MpiWaitPropagatingLr, n, propagating);
-            addUp(Metric::MpiWaitTerminalLr, n, lr - propagating);
-            addUp(Metric::MpiWaitIndirectLateReceiver, n, indirect);
-            addUp(Metric::MpiWaitDirectLateReceiver, n, lr - indirect);
+        for (const Split& split : splits) {
+            const double wait = rows.get(split.wait, n);
+            if (wait > 0.0) {
+                const double propagating = std::min(split.propagatingTime[n], wait);
+                const double indirect = std::min(split.indirectTime[n], wait);
+                addUp(split.propagating, n, propagating);
+                addUp(split.terminal, n, wait - propagating);
+                addUp(split.indirect, n, indirect);
+                addUp(split.direct, n, wait - indirect);
+            }
         }
     }
 }
