@@ -129,8 +129,12 @@ private:
                m_in.definitions.communicators[comm].isSelf;
     }
 
-    uint32_t commRankOf(uint32_t comm) const {
-        return analysis::commRankOf(m_in.definitions, comm, m_transport.rank());
+    uint32_t commRankOf(uint32_t comm) {
+        if (comm != m_selfComm) { // runs of operations on one communicator: look up once
+            m_selfRank = analysis::commRankOf(m_in.definitions, comm, m_transport.rank());
+            m_selfComm = comm;
+        }
+        return m_selfRank;
     }
 
     static bool isSend(EventKind kind) {
@@ -288,6 +292,7 @@ private:
     // enter this rank at (where another rank may hand it over) or before the end. Entered at
     // span t, the path leaves at the latest exit before t, so the others are never looked up.
     void findExits() {
+        m_collectiveCursor = m_collectives.size();
         size_t opEnd = m_in.operations.size();
         bool reachable = true; // an entry (at first: the end) lies after the span, no exit between
         for (size_t s = m_endSpan; s-- > 0;) {
@@ -321,8 +326,7 @@ private:
     // One communicating MPI call: where a holder waited for another rank (the last such
     // decision in the order of the message-driven replay wins).
     // `entry`: whether another rank's holder may hand the path over at this call.
-    void exitOf(size_t s, size_t opBegin, size_t opEnd, double& leaveAt, Landing& to,
-                bool& entry) const {
+    void exitOf(size_t s, size_t opBegin, size_t opEnd, double& leaveAt, Landing& to, bool& entry) {
         const CallSpan& span = m_in.spans[s];
         // Receives: the latest sender takes the path if it was late.
         size_t latest = opEnd;
@@ -358,16 +362,17 @@ private:
     // for the root (1-to-n, non-root holders) or, as the root, for the last member (n-to-1),
     // if that member entered after it.
     void exitOfCollective(size_t k, const CallSpan& span, double& leaveAt, Landing& to,
-                          bool& entry) const {
+                          bool& entry) {
         const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
-        const auto found = std::lower_bound(m_collectives.begin(), m_collectives.end(), k,
-                                            [](const std::pair<size_t, CollectiveTimes>& item,
-                                               size_t at) { return item.first < at; });
-        if (found == m_collectives.end() || found->first != k) {
+        // findExits() asks for the operations in descending order: a cursor, not a search.
+        while (m_collectiveCursor > 0 && m_collectives[m_collectiveCursor - 1].first > k) {
+            --m_collectiveCursor;
+        }
+        if (m_collectiveCursor == 0 || m_collectives[m_collectiveCursor - 1].first != k) {
             return; // does not synchronize
         }
-        const CollectiveTimes& t = found->second;
+        const CollectiveTimes& t = m_collectives[m_collectiveCursor - 1].second;
         const uint32_t self = commRankOf(c.comm);
         const Sync sync = syncOf(c.op);
         uint32_t target = t.members;
@@ -451,11 +456,28 @@ private:
             }
         }
         auto entry = static_cast<uint32_t>((*heads)[rank * 3 + 2]);
+        // The path runs backward in time, so on each rank it enters at ever earlier spans:
+        // the search for the next exit starts where the last one on that rank ended and
+        // gallops back (a hop then costs O(1) amortized instead of a binary search).
+        std::vector<size_t> cursor(size);
+        for (uint32_t r = 0; r < size; ++r) {
+            cursor[r] = exitsOf(r);
+        }
         size_t steps = all->size() / 2 + size + 1; // a consistent trace visits each exit once
         while (steps-- > 0) {
-            // The latest exit of `rank` before `entry`.
+            // The latest exit of `rank` before `entry`: the first index at or after `entry`.
+            size_t hi = cursor[rank];
             size_t lo = 0;
-            size_t hi = exitsOf(rank);
+            if (hi < exitsOf(rank) && spanOf(rank, hi) < entry) {
+                hi = exitsOf(rank); // entered later than last time (not in a consistent trace)
+            } else {
+                size_t step = 1;
+                while (hi >= step && spanOf(rank, hi - step) >= entry) {
+                    hi -= step;
+                    step *= 2;
+                }
+                lo = hi >= step ? hi - step + 1 : 0; // the exit before lo is before `entry`
+            }
             while (lo < hi) {
                 const size_t mid = (lo + hi) / 2;
                 if (spanOf(rank, mid) < entry) {
@@ -464,6 +486,7 @@ private:
                     hi = mid;
                 }
             }
+            cursor[rank] = lo;
             const uint32_t exit = lo == 0 ? kNone : static_cast<uint32_t>(lo - 1);
             if (rank == m_transport.rank()) {
                 m_segments.push_back({entry, exit});
@@ -531,11 +554,14 @@ private:
     /// or the send's span for a Late Sender message; per send, the receive's span
 
     std::vector<double> m_partnerExit;
+    uint32_t m_selfComm = kNone; ///< the communicator m_selfRank is this rank's in
+    uint32_t m_selfRank = 0;
     mutable uint32_t m_membersComm = kNone;  ///< the communicator m_members lists
     mutable std::vector<uint32_t> m_members; ///< its members' world ranks
     /// Per synchronizing collective operation, ascending: a sorted list rather than a tree
     /// of one allocation per collective.
     std::vector<std::pair<size_t, CollectiveTimes>> m_collectives;
+    size_t m_collectiveCursor = 0;    ///< findExits(): m_collectives from here on lie behind
     std::vector<uint32_t> m_exitSpan; ///< the spans where a holder leaves, ascending
     std::vector<double> m_exitAt;     ///< ... from when
     std::vector<Landing> m_exitTo;    ///< ... and where the path lands

@@ -73,9 +73,6 @@ constexpr Metric kLongTerm[DelayAnalysis::kKinds] = {
     Metric::DelayBarrierLongterm,    Metric::DelayN2nLongterm,
     Metric::Delay12nLongterm,        Metric::DelayN21Longterm};
 
-// Inputs of a collective delay computation: the member's wait, then its costs per type.
-constexpr size_t kInputs = 1 + DelayAnalysis::kKinds;
-
 uint64_t mixKey(uint64_t parent, uint32_t region) {
     uint64_t x = parent ^ (0x9E3779B97F4A7C15ull + region + (parent << 6) + (parent >> 2));
     x ^= x >> 30;
@@ -365,38 +362,37 @@ int DelayAnalysis::previousWith(int point, uint32_t worldRank) const {
     return -1;
 }
 
-// The last SP before `point` at which this rank had synchronized with all of `remaining`
+// The last SP before `point` at which this rank had synchronized with all of `others`
 // (walking back, an SP covering all still missing ends the walk); members met on the way at
 // later SPs are returned in `intermediate` with that SP.
-int DelayAnalysis::previousGroup(int point, std::vector<uint32_t> remaining,
-                                 std::map<uint32_t, int>& intermediate) const {
+int DelayAnalysis::previousGroup(int point, const std::vector<uint32_t>& others,
+                                 std::vector<std::pair<uint32_t, int>>& intermediate) {
     intermediate.clear();
+    std::vector<uint32_t>& remaining = m_remaining;
+    std::vector<uint32_t>& left = m_left;
+    remaining.assign(others.begin(), others.end());
     int k = point - 1;
     int last = -1;
     for (; k >= 0 && !remaining.empty(); --k) {
         const SyncPoint& sp = m_points[static_cast<size_t>(k)];
         last = k;
-        bool all = true;
+        left.clear();
         for (uint32_t r : remaining) {
             if (!contains(sp, r)) {
-                all = false;
-                break;
+                left.push_back(r);
             }
         }
-        if (all) {
-            remaining.clear();
-            break;
+        if (left.empty()) {
+            break; // this SP covers every member still missing
         }
-        std::vector<uint32_t> left;
         for (uint32_t r : remaining) {
             if (contains(sp, r)) {
-                intermediate[r] = k;
-            } else {
-                left.push_back(r);
+                intermediate.emplace_back(r, k);
             }
         }
         remaining.swap(left);
     }
+    std::sort(intermediate.begin(), intermediate.end());
     return last;
 }
 
@@ -512,11 +508,14 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& sc
     if (scales.empty()) {
         return;
     }
-    double scale = scales.begin()->second;
+    double scale = scales.front().second;
+    size_t next = 1;
     for (int k = span.from + 1; k < span.to; ++k) {
-        const auto it = scales.find(k);
-        if (it != scales.end()) {
-            scale = it->second;
+        while (next < scales.size() && scales[next].first < k) {
+            ++next;
+        }
+        if (next < scales.size() && scales[next].first == k) {
+            scale = scales[next].second;
         }
         const double wait = m_points[static_cast<size_t>(k)].wait;
         if (scale > 0.0 && wait > 0.0) {
@@ -893,54 +892,63 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
     }
 
     // The latecomer: its interval since it last synchronized with all others, and shorter
-    // ones for the members it synchronized with since.
-    std::vector<uint32_t> others;
+    // ones for the members it synchronized with since. Every list below is scratch kept
+    // across collectives: a barrier loop calls this once per barrier.
+    std::vector<uint32_t>& others = m_others;
+    others.clear();
     for (size_t m = 0; m < world.size(); ++m) {
         if (m != self) {
             others.push_back(world[m]);
         }
     }
-    std::map<uint32_t, int> intermediate; // world rank -> SP
+    std::vector<std::pair<uint32_t, int>>& intermediate = m_intermediate; // world rank, SP
+    const auto metAt = [&](uint32_t worldRank) {
+        const auto it =
+            std::lower_bound(intermediate.begin(), intermediate.end(),
+                             std::make_pair(worldRank, std::numeric_limits<int>::min()));
+        return it != intermediate.end() && it->first == worldRank ? it->second : -1;
+    };
     const int groupStart = previousGroup(point, others, intermediate);
     Interval& group = m_group;
     interval(groupStart, point, group);
     const size_t count = group.times.size();
-    std::vector<double> sums(kInputs * count, 0.0);
-    const auto addShare = [&](const std::vector<double>& delay, double delaySum,
-                              double propagatingWait, const std::array<double, kInputs>& inputs) {
+    std::vector<double>& sums = m_sums;
+    sums.assign(kInputs * count, 0.0);
+    std::vector<double>& delay = m_delay;
+    const auto addShare = [&](double propagatingWait, const std::array<double, kInputs>& inputs) {
+        double delaySum = 0.0;
+        for (size_t i = 0; i < count; ++i) {
+            delaySum += delay[i];
+        }
         std::array<double, kInputs> scales{};
         const double denominator = delaySum + propagatingWait;
         for (size_t j = 0; j < kInputs; ++j) {
             scales[j] = denominator > 0.0 ? inputs[j] / denominator : 0.0;
+            if (scales[j] == 0.0) {
+                continue;
+            }
+            double* row = sums.data() + j * count;
             for (size_t i = 0; i < count; ++i) {
-                sums[j * count + i] += delay[i] * scales[j];
+                row[i] += delay[i] * scales[j];
             }
         }
         return scales;
     };
-    std::vector<std::array<double, kInputs>> memberScales(world.size());
+    std::vector<std::array<double, kInputs>>& memberScales = m_memberScales;
+    memberScales.assign(world.size(), std::array<double, kInputs>{});
     {
         // The latecomer's own share: all of its time is excess against nobody.
-        std::vector<double> delay(count);
-        double delaySum = 0.0;
+        delay.resize(count);
         for (size_t i = 0; i < count; ++i) {
             delay[i] = std::max(group.times[i].second, 0.0);
-            delaySum += delay[i];
         }
         std::array<double, kInputs> inputs{};
         inputs[0] = std::max(m_points[static_cast<size_t>(point)].wait, 0.0);
         const Costs costs = costsOf(point);
         std::copy(costs.begin(), costs.end(), inputs.begin() + 1);
-        memberScales[self] = addShare(delay, delaySum, group.waiting, inputs);
+        memberScales[self] = addShare(group.waiting, inputs);
     }
-    std::vector<std::pair<uint32_t, uint32_t>> shares; // member, tag
-    for (uint32_t m : m_rankSets[collective.waiting]) {
-        shares.emplace_back(m, kCollectiveUp);
-    }
-    for (uint32_t m : m_rankSets[collective.early]) {
-        shares.emplace_back(m, kCollectiveUpEarly);
-    }
-    for (const auto& [m, tag] : shares) {
+    const auto memberShare = [&](uint32_t m, uint32_t tag) -> Status {
         auto up = m_transport.await(c.comm, m, tag);
         if (!up) {
             return up.error();
@@ -951,8 +959,8 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
             inputs[j] = u.at(j);
         }
         const size_t theirCount = static_cast<size_t>(u.at(kInputs));
-        std::vector<std::pair<uint64_t, double>> theirs;
-        theirs.reserve(theirCount);
+        std::vector<std::pair<uint64_t, double>>& theirs = m_remote;
+        theirs.clear();
         for (size_t i = 0; i < theirCount; ++i) {
             theirs.emplace_back(static_cast<uint64_t>(u.at(kInputs + 1 + 2 * i)),
                                 u.at(kInputs + 2 + 2 * i));
@@ -960,57 +968,66 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
         std::sort(theirs.begin(), theirs.end());
         // The latecomer's times over the member's interval: since the group SP, or since a
         // later SP with this member (on the group's call paths).
-        std::vector<double> mine(count);
-        double propagatingWait = group.waiting;
-        const auto found = intermediate.find(world[m]);
-        if (found == intermediate.end()) {
-            for (size_t i = 0; i < count; ++i) {
-                mine[i] = group.times[i].second;
-            }
-        } else {
-            Interval& since = m_since;
-            interval(found->second, point, since);
-            propagatingWait = since.waiting;
-            for (size_t i = 0; i < count; ++i) {
-                const auto it = std::lower_bound(
-                    since.times.begin(), since.times.end(),
-                    std::make_pair(group.times[i].first, -std::numeric_limits<double>::infinity()));
-                mine[i] =
-                    it != since.times.end() && it->first == group.times[i].first ? it->second : 0.0;
-            }
+        const int met = metAt(world[m]);
+        const Interval* mine = &group;
+        if (met >= 0) {
+            interval(met, point, m_since);
+            mine = &m_since;
         }
-        std::vector<double> delay(count);
-        double delaySum = 0.0;
         for (size_t i = 0; i < count; ++i) {
-            const uint64_t key = m_keys[group.times[i].first];
+            const NodeId node = group.times[i].first;
+            double own = group.times[i].second;
+            if (met >= 0) {
+                const auto it = std::lower_bound(
+                    mine->times.begin(), mine->times.end(),
+                    std::make_pair(node, -std::numeric_limits<double>::infinity()));
+                own = it != mine->times.end() && it->first == node ? it->second : 0.0;
+            }
+            const uint64_t key = m_keys[node];
             const auto it =
                 std::lower_bound(theirs.begin(), theirs.end(),
                                  std::make_pair(key, -std::numeric_limits<double>::infinity()));
             const double t = it != theirs.end() && it->first == key ? it->second : 0.0;
-            delay[i] = std::max(mine[i] - t, 0.0);
-            delaySum += delay[i];
+            delay[i] = std::max(own - t, 0.0);
         }
-        memberScales[m] = addShare(delay, delaySum, propagatingWait, inputs);
+        memberScales[m] = addShare(mine->waiting, inputs);
+        return Status::success();
+    };
+    for (uint32_t m : m_rankSets[collective.waiting]) {
+        if (Status s = memberShare(m, kCollectiveUp); !s) {
+            return s;
+        }
+    }
+    for (uint32_t m : m_rankSets[collective.early]) {
+        if (Status s = memberShare(m, kCollectiveUpEarly); !s) {
+            return s;
+        }
     }
     // Scales for the waiting inside the interval: all members' before the first member met
     // in between, Scalasca's way of growing them at each such meeting afterwards.
-    std::array<ScaleMap, kInputs> scaleMaps;
+    std::vector<std::pair<int, double>>& increments = m_increments; // SP, scale met there
     for (size_t j = 0; j < kInputs; ++j) {
         double sum = 0.0;
         for (size_t m = 0; m < world.size(); ++m) {
             sum += memberScales[m][j];
         }
-        std::map<int, double> increments;
+        increments.clear();
         for (size_t m = 0; m < world.size(); ++m) {
-            const auto found = intermediate.find(world[m]);
-            if (found != intermediate.end()) {
+            const int met = metAt(world[m]);
+            if (met >= 0) {
                 sum -= memberScales[m][j];
-                increments[found->second] += memberScales[m][j];
+                increments.emplace_back(met, memberScales[m][j]);
             }
         }
-        scaleMaps[j].emplace(groupStart, sum);
+        std::sort(increments.begin(), increments.end());
+        ScaleMap& scales = m_scaleMaps[j];
+        scales.clear();
+        scales.emplace_back(groupStart, sum);
         for (const auto& [sp, s] : increments) {
-            scaleMaps[j].emplace(sp, sum);
+            // Several members met at one SP grow the scale once, by all of their scales.
+            if (scales.back().first != sp) {
+                scales.emplace_back(sp, sum);
+            }
             sum += s;
         }
     }
@@ -1022,9 +1039,9 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
         }
     }
     for (size_t x = 0; x < kKinds; ++x) {
-        addCosts(group, static_cast<Kind>(x), scaleMaps[1 + x]);
+        addCosts(group, static_cast<Kind>(x), m_scaleMaps[1 + x]);
     }
-    addCosts(group, kind, scaleMaps[0]);
+    addCosts(group, kind, m_scaleMaps[0]);
     return Status::success();
 }
 

@@ -95,7 +95,10 @@ private:
     };
 
     using Costs = std::array<double, kKinds>;
-    using ScaleMap = std::map<int, double>;
+    /// Inputs of a collective delay computation: the member's wait, then its costs per type.
+    static constexpr size_t kInputs = 1 + kKinds;
+    /// Scales from an SP on (ascending SPs; the first one holds from the interval's start).
+    using ScaleMap = std::vector<std::pair<int, double>>;
 
     void addSyncPoint(uint32_t operation, Role role, double wait, double completion,
                       uint32_t partner);
@@ -104,8 +107,8 @@ private:
     bool contains(const SyncPoint& point, uint32_t worldRank) const;
     int syncPointAt(uint32_t operation) const;
     int previousWith(int point, uint32_t worldRank) const;
-    int previousGroup(int point, std::vector<uint32_t> remaining,
-                      std::map<uint32_t, int>& intermediate) const;
+    int previousGroup(int point, const std::vector<uint32_t>& others,
+                      std::vector<std::pair<uint32_t, int>>& intermediate);
     void interval(int from, int to, Interval& result);
     NodeId nodeOf(int point) const;
     const std::vector<double>& timesPayload(double wait, const Costs& costs, const Interval& times);
@@ -154,7 +157,14 @@ private:
     std::vector<char> m_synchronizes;     ///< ... whether each member synchronizes
     std::vector<uint32_t> m_partnerRanks; ///< ... the world ranks this rank synchronizes with
     std::vector<uint32_t> m_waitingMembers, m_earlyMembers; ///< ... the latecomer's waiters
-    NodeId m_lastGroupNode = kNoNode;                       ///< call of the last collective SP
+    // Scratch of collectiveDelay() (the latecomer's side) and previousGroup().
+    std::vector<uint32_t> m_others, m_remaining, m_left;
+    std::vector<std::pair<uint32_t, int>> m_intermediate; ///< world rank, SP met at (sorted)
+    std::vector<double> m_sums, m_delay;
+    std::vector<std::array<double, kInputs>> m_memberScales;
+    std::vector<std::pair<int, double>> m_increments;
+    std::array<ScaleMap, kInputs> m_scaleMaps;
+    NodeId m_lastGroupNode = kNoNode; ///< call of the last collective SP
     double m_lastGroupEnter = 0.0;
 };
 
