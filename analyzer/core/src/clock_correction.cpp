@@ -272,8 +272,8 @@ private:
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = m_events.collective(i);
                 if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
-                    if (Status s =
-                            m_transport.contribute(c.comm, {static_cast<double>(relative(i))});
+                    if (Status s = m_transport.contribute(
+                            c.comm, std::array{static_cast<double>(relative(i))});
                         !s) {
                         return s;
                     }
@@ -299,10 +299,10 @@ private:
                 if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
                     continue;
                 }
-                auto exits = m_transport.collected(c.comm);
-                if (!exits) {
-                    return exits.error();
+                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
+                    return s;
                 }
+                const std::vector<double>* exits = &m_exits;
                 const uint32_t me = commRankOf(m_defs, c.comm, m_self);
                 double latest = std::numeric_limits<double>::infinity();
                 for (uint32_t member = 0; member < exits->size(); ++member) {
@@ -399,6 +399,7 @@ private:
     std::vector<Jump> m_jumps;
     std::vector<uint32_t> m_collectiveEnters; ///< enter event of each exchanged collective
     std::vector<Limit> m_limits;              ///< by event index
+    std::vector<double> m_exits;              ///< scratch: one collective's exits
     Diagnostics m_counters;
 };
 

@@ -172,7 +172,7 @@ private:
             if (synchronizes(op)) {
                 const uint32_t comm = m_in.events.collective(op.event).comm;
                 if (Status s = m_transport.contribute(
-                        comm, {m_in.spans[op.span].enter, static_cast<double>(op.span)});
+                        comm, std::array{m_in.spans[op.span].enter, static_cast<double>(op.span)});
                     !s) {
                     return s;
                 }
@@ -204,14 +204,14 @@ private:
                 }
             } else if (synchronizes(ops[k])) {
                 const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
-                auto values = m_transport.collected(c.comm);
-                if (!values) {
-                    return values.error();
+                std::vector<double>& values = m_collected;
+                if (Status s = m_transport.collected(c.comm, values); !s) {
+                    return s;
                 }
-                const auto members = static_cast<uint32_t>(values->size() / kCollectiveWidth);
-                const auto enter = [&](uint32_t m) { return (*values)[m * kCollectiveWidth]; };
+                const auto members = static_cast<uint32_t>(values.size() / kCollectiveWidth);
+                const auto enter = [&](uint32_t m) { return values[m * kCollectiveWidth]; };
                 const auto landing = [&](uint32_t m) {
-                    return Landing{static_cast<uint32_t>((*values)[m * kCollectiveWidth + 1]),
+                    return Landing{static_cast<uint32_t>(values[m * kCollectiveWidth + 1]),
                                    worldRankOf(c.comm, m)};
                 };
                 CollectiveTimes t;
@@ -561,6 +561,7 @@ private:
     /// Per synchronizing collective operation, ascending: a sorted list rather than a tree
     /// of one allocation per collective.
     std::vector<std::pair<size_t, CollectiveTimes>> m_collectives;
+    std::vector<double> m_collected;  ///< scratch: one collective's contributions
     size_t m_collectiveCursor = 0;    ///< findExits(): m_collectives from here on lie behind
     std::vector<uint32_t> m_exitSpan; ///< the spans where a holder leaves, ascending
     std::vector<double> m_exitAt;     ///< ... from when

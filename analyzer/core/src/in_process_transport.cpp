@@ -22,12 +22,12 @@ public:
         return Status::success();
     }
 
-    Status contribute(uint32_t comm, const std::vector<double>& values) override {
+    Status contribute(uint32_t comm, std::span<const double> values) override {
         auto list = m_world.members(comm, m_rank);
         if (!list) {
             return list.error();
         }
-        m_world.m_contributions[m_rank][comm].push_back(values);
+        m_world.m_contributions[m_rank][comm].emplace_back(values.begin(), values.end());
         return Status::success();
     }
 
@@ -82,8 +82,13 @@ public:
         return m_deliveries.take(m_rank, comm, *from, tag);
     }
 
-    Result<std::vector<double>> collected(uint32_t comm) override {
-        return m_deliveries.takeCollective(m_rank, comm);
+    Status collected(uint32_t comm, std::vector<double>& values) override {
+        auto taken = m_deliveries.takeCollective(m_rank, comm);
+        if (!taken) {
+            return taken.error();
+        }
+        values = std::move(*taken);
+        return Status::success();
     }
 
     Result<std::vector<double>> allGather(uint32_t comm,

@@ -567,7 +567,7 @@ private:
             } else if (kind == EventKind::MpiCollectiveEnd &&
                        !isSelf(m_events.collective(op.event).comm)) {
                 if (Status s = m_transport.contribute(m_events.collective(op.event).comm,
-                                                      {span.enter, span.exit});
+                                                      std::array{span.enter, span.exit});
                     !s) {
                     return s;
                 }
@@ -629,11 +629,10 @@ private:
         if (isSelf(c.comm)) {
             return Status::success();
         }
-        auto times = m_transport.collected(c.comm);
-        if (!times) {
-            return times.error();
+        if (Status s = m_transport.collected(c.comm, m_collected); !s) {
+            return s;
         }
-        CollectiveView view{span, &*times, commRankOf(c.comm), c.root};
+        CollectiveView view{span, &m_collected, commRankOf(c.comm), c.root};
         // Timestamps that put the end of a collective before an enter it waits for.
         if (exitPrecedesBindingEnter(c.op, view)) {
             m_sink.diagnose("clock_violations_collective");
@@ -745,6 +744,7 @@ private:
     /// For the root-cause passes, per operation: the partner call's times (see
     /// CriticalPathInput::partners)
     std::vector<ReplayRecord> m_partners;
+    std::vector<double> m_collected;        ///< scratch: one collective's members' times
     std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
 };
 

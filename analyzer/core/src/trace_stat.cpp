@@ -7,13 +7,23 @@
 namespace waitscope::analysis {
 namespace {
 
-// Value at fraction `q` of the sorted values, interpolating between neighbours.
-double quantile(const std::vector<double>& sorted, double q) {
-    const double position = q * static_cast<double>(sorted.size() - 1);
+// Value at fraction `q` of the values in order, interpolating between neighbours. Selects
+// instead of sorting (there may be millions of instances): `values` is partitioned so that
+// everything before `from` is at most the value there; quantiles are asked in ascending order,
+// each continuing from where the last one left (`from`).
+double quantile(std::vector<double>& values, double q, size_t& from) {
+    const double position = q * static_cast<double>(values.size() - 1);
     const auto below = static_cast<size_t>(position);
-    const size_t above = std::min(below + 1, sorted.size() - 1);
+    const auto first = values.begin() + static_cast<std::ptrdiff_t>(from);
+    const auto nth = values.begin() + static_cast<std::ptrdiff_t>(below);
+    std::nth_element(first, nth, values.end());
+    from = below;
     const double fraction = position - static_cast<double>(below);
-    return sorted[below] + fraction * (sorted[above] - sorted[below]);
+    if (below + 1 >= values.size() || fraction == 0.0) {
+        return *nth;
+    }
+    const double above = *std::min_element(nth + 1, values.end());
+    return *nth + fraction * (above - *nth);
 }
 
 } // namespace
@@ -35,10 +45,10 @@ std::vector<PatternStatistics> patternStatistics(const AnalysisResult& result) {
         s.variance =
             std::max(0.0, samples.sumSquares / static_cast<double>(s.count) - s.mean * s.mean);
         std::vector<double> values(samples.severities.begin(), samples.severities.end());
-        std::sort(values.begin(), values.end());
-        s.median = quantile(values, 0.5);
-        s.quartile25 = quantile(values, 0.25);
-        s.quartile75 = quantile(values, 0.75);
+        size_t from = 0;
+        s.quartile25 = quantile(values, 0.25, from);
+        s.median = quantile(values, 0.5, from);
+        s.quartile75 = quantile(values, 0.75, from);
         s.mostSevere = samples.mostSevere;
         all.push_back(std::move(s));
     }

@@ -154,7 +154,7 @@ Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
     return Status::success();
 }
 
-Status MpiTransport::contribute(uint32_t comm, const std::vector<double>& values) {
+Status MpiTransport::contribute(uint32_t comm, std::span<const double> values) {
     if (!mirror(comm)) {
         return mirror(comm).error();
     }
@@ -335,7 +335,7 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
     return record;
 }
 
-Result<std::vector<double>> MpiTransport::collected(uint32_t comm) {
+Status MpiTransport::collected(uint32_t comm, std::vector<double>& values) {
     const auto found = m_gathered.find(comm);
     if (found == m_gathered.end() ||
         found->second.next * found->second.width >= found->second.perMember) {
@@ -343,16 +343,15 @@ Result<std::vector<double>> MpiTransport::collected(uint32_t comm) {
                      ": no collective delivered on communicator " + std::to_string(comm));
     }
     Gathered& g = found->second;
-    std::vector<double> values;
-    values.reserve(g.width * g.members);
+    values.resize(g.width * g.members);
     for (size_t m = 0; m < g.members; ++m) {
         const double* part = g.values.data() + m * g.perMember + g.next * g.width;
-        values.insert(values.end(), part, part + g.width);
+        std::copy(part, part + g.width, values.begin() + static_cast<std::ptrdiff_t>(m * g.width));
     }
     if (++g.next * g.width >= g.perMember) {
         m_gathered.erase(found); // the last one: the memory goes back now
     }
-    return values;
+    return Status::success();
 }
 
 Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,

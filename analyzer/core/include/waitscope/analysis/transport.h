@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -43,15 +44,16 @@ public:
     virtual Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                         const ReplayRecord& record) = 0;
     /// Queues this rank's contribution to its next collective on `comm`.
-    virtual Status contribute(uint32_t comm, const std::vector<double>& values) = 0;
+    virtual Status contribute(uint32_t comm, std::span<const double> values) = 0;
     /// Delivers everything queued on all ranks. Collective over all ranks.
     virtual Status exchange() = 0;
     /// The next record delivered from communicator rank `source` with `tag`; fails (naming
     /// the ranks) when the last exchange delivered no such record.
     virtual Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) = 0;
-    /// The contributions of all members to this rank's next collective on `comm`, in
-    /// communicator rank order; fails when the last exchange delivered none.
-    virtual Result<std::vector<double>> collected(uint32_t comm) = 0;
+    /// Replaces `values` with the contributions of all members to this rank's next collective
+    /// on `comm`, in communicator rank order (reusing its memory: one list serves a whole
+    /// pass); fails when the last exchange delivered none.
+    virtual Status collected(uint32_t comm, std::vector<double>& values) = 0;
 
     /// Immediate gather of `values` (same count everywhere) from all members of `comm`.
     virtual Result<std::vector<double>> allGather(uint32_t comm,

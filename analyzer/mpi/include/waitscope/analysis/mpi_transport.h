@@ -32,10 +32,10 @@ public:
     uint32_t size() const override { return m_size; }
     Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                 const ReplayRecord& record) override;
-    Status contribute(uint32_t comm, const std::vector<double>& values) override;
+    Status contribute(uint32_t comm, std::span<const double> values) override;
     Status exchange() override;
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override;
-    Result<std::vector<double>> collected(uint32_t comm) override;
+    Status collected(uint32_t comm, std::vector<double>& values) override;
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override;
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override;
