@@ -593,8 +593,10 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     }
     split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
                                        split.synchronization - split.initFinalize);
-    for (const RankValue& r : reader.allRanks(reader.perLocationAll(*timeId))) {
-        summary.wallSeconds = std::max(summary.wallSeconds, r.seconds);
+    // The longest location: a rank's threads run beside its main thread, so their times do not
+    // add up to the rank's wall time.
+    for (const double seconds : reader.perLocationAll(*timeId)) {
+        summary.wallSeconds = std::max(summary.wallSeconds, seconds);
     }
     summary.cost = measurementCost(record, split.total, split.overhead);
 

@@ -85,7 +85,7 @@ struct Summary {
     std::string program; ///< the executable's name, shown for an unnamed call-tree root
     int ranks = 0;
     int nodes = 0;
-    double wallSeconds = 0.0; ///< the longest rank's time
+    double wallSeconds = 0.0; ///< the longest location's time (a rank's main thread)
     MeasurementCost cost;
     TimeSplit split;
     std::vector<RankValue> waitingPerRank; ///< wait-state seconds per rank, in rank order
