@@ -377,7 +377,7 @@ TEST_CASE("with root-cause metrics, rank 0's serial function is named with its t
     CHECK(s->advice[0].text.find("`write_output`") == std::string::npos);
 }
 
-TEST_CASE("a hybrid rank's wall time is its longest thread's, not its threads added up") {
+TEST_CASE("a hybrid rank's wall time is its longest thread's, and its threads' time is told") {
     report::Report r;
     const auto time = *r.addMetric("time");
     const auto app = *r.addRegion({.name = "app", .paradigm = "user"});
@@ -406,4 +406,15 @@ TEST_CASE("a hybrid rank's wall time is its longest thread's, not its threads ad
     REQUIRE(s.ok());
     CHECK(s->ranks == 2);
     CHECK(s->wallSeconds == Approx(2.0));
+    CHECK(s->threads == 2);
+    CHECK(s->threadSeconds == Approx(3.0));
+    CHECK(summary::renderText(*s).find(
+              "\nthreads:     2 beside the ranks' main threads, 3.00 s of the summed time\n") !=
+          std::string::npos);
+    CHECK(summary::renderHtml(*s).find("<tr><th>threads</th><td>2 beside") != std::string::npos);
+    // Without threads there is no such line.
+    auto single = summary::summarize(rankZeroSerialReport(), nullptr);
+    REQUIRE(single.ok());
+    CHECK(single->threads == 0);
+    CHECK(summary::renderText(*single).find("threads:") == std::string::npos);
 }

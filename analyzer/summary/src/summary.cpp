@@ -595,8 +595,17 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                                        split.synchronization - split.initFinalize);
     // The longest location: a rank's threads run beside its main thread, so their times do not
     // add up to the rank's wall time.
-    for (const double seconds : reader.perLocationAll(*timeId)) {
+    const std::vector<double> perLocation = reader.perLocationAll(*timeId);
+    for (const double seconds : perLocation) {
         summary.wallSeconds = std::max(summary.wallSeconds, seconds);
+    }
+    for (report::LocationId loc = 0; loc < report.locations().size(); ++loc) {
+        const report::SystemNode& n = report.systemNodes()[report.locations()[loc]];
+        if (n.parent &&
+            report.systemNodes()[*n.parent].children.front() != report.locations()[loc]) {
+            ++summary.threads;
+            summary.threadSeconds += perLocation[loc];
+        }
     }
     summary.cost = measurementCost(record, split.total, split.overhead);
 
