@@ -174,6 +174,9 @@ bool writeOutputs(const Options& options, const std::string& anchor,
                          static_cast<unsigned long long>(count));
         }
     }
+    for (const std::string& warning : result.warnings()) {
+        std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    }
     reportClockViolations(options, result);
     return true;
 }

@@ -414,6 +414,9 @@ bool ReportView::selectRank(qint64 rank) {
     if (!process)
         return false;
     reveal(m_systemView, m_session->systemTree(), *process, true);
+    // A hybrid process: show its threads too.
+    if (m_session->report().systemNodes()[*process].children.size() > 1)
+        m_systemView->expand(m_session->systemTree()->indexOfNode(*process));
     return true;
 }
 

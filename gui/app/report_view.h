@@ -39,7 +39,8 @@ public:
     /// Selects a call path ("a/b/c" or a call node id) and expands its ancestors. Returns
     /// false if there is none.
     bool selectCallPath(const QString& path);
-    /// Selects the process of an MPI rank and expands its ancestors. Returns false if none.
+    /// Selects the process of an MPI rank and expands its ancestors, and the process itself when
+    /// it has more than one thread. Returns false if none.
     bool selectRank(qint64 rank);
     /// Sets the value mode (also in the selector).
     void setValueMode(ValueMode mode);

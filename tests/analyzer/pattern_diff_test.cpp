@@ -347,6 +347,19 @@ TEST_CASE("calling-context records build the call tree like Enter and Leave", "[
               count("visits", "main/bar", 0, 1) + count("visits", "main/foo", 0, 1));
 }
 
+TEST_CASE("a Leave ends the sampled path open inside its region", "[call-tree]") {
+    TinyTrace t(1);
+    const uint32_t foo = t.addContext("foo", trace::kUndefined);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(10, "work")
+        .context(trace::EventKind::CallingContextSample, 20, foo)
+        .leave(30, "work")
+        .leave(30, "main");
+    CHECK(linesOf(t, {"time", "diagnostic"}) ==
+          line("time", "main", 0, 10, 0) + line("time", "main/work/foo", 0, 30, 10));
+}
+
 TEST_CASE("a program without a region of its own is named after its path", "[call-tree]") {
     TinyTrace t(1);
     t.defs.strings = {"", "/opt/apps/solver"};

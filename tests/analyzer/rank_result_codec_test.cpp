@@ -59,3 +59,42 @@ TEST_CASE("a truncated or padded rank result is refused", "[codec]") {
     padded.push_back(0);
     CHECK_FALSE(decodeRankResult(padded.data(), padded.size()).ok());
 }
+
+TEST_CASE("a rank result's threads and warnings survive encoding and decoding", "[codec]") {
+    RankResult original = sample();
+    // A worker thread whose sampled path adds a node to the rank's tree.
+    const NodeId worker = original.tree.child(kNoNode, 11);
+    const NodeId compute = original.tree.child(worker, 12);
+    ThreadResult thread;
+    thread.location = (uint64_t{1} << 32) | 3;
+    thread.name = "thread 1";
+    thread.events = 7;
+    thread.severities.add(Metric::Time, compute, 0.125);
+    thread.severities.add(Metric::Comp, compute, 0.125);
+    thread.severities.add(Metric::Visits, worker, 1);
+    original.threads.push_back(thread);
+    original.threads.push_back(ThreadResult{(uint64_t{2} << 32) | 3, "thread 2", {}, 0});
+    original.warnings.push_back("traces.otf2: rank 3: location 12884901891 (thread 3): event "
+                                "file traces/12884901891.evt is missing");
+    const std::vector<uint8_t> bytes = encodeRankResult(original);
+    auto decoded = decodeRankResult(bytes.data(), bytes.size());
+    REQUIRE(decoded.ok());
+    REQUIRE(decoded->tree.size() == 4);
+    REQUIRE(decoded->threads.size() == 2);
+    const ThreadResult& first = decoded->threads[0];
+    CHECK(first.location == ((uint64_t{1} << 32) | 3));
+    CHECK(first.name == "thread 1");
+    CHECK(first.events == 7);
+    CHECK(first.severities.get(Metric::Time, compute) == 0.125);
+    CHECK(first.severities.get(Metric::Comp, compute) == 0.125);
+    CHECK(first.severities.get(Metric::Visits, worker) == 1);
+    CHECK(first.severities.get(Metric::Time, 0) == 0.0);
+    CHECK(decoded->threads[1].name == "thread 2");
+    CHECK(decoded->threads[1].severities.row(Metric::Time).empty());
+    CHECK(decoded->warnings == original.warnings);
+    CHECK(encodeRankResult(*decoded) == bytes);
+    // Every shorter prefix is refused.
+    for (size_t cut = bytes.size() - 40; cut < bytes.size(); ++cut) {
+        CHECK_FALSE(decodeRankResult(bytes.data(), cut).ok());
+    }
+}

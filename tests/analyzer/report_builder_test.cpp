@@ -114,3 +114,51 @@ TEST_CASE("the report's system tree is the trace's: machine, node, then the rank
     REQUIRE(plain->rootSystemNodes().size() == 1);
     CHECK(plain->systemNodes()[plain->rootSystemNodes()[0]].name == "machine");
 }
+
+TEST_CASE("a rank's threads become locations after its main thread", "[report][threads]") {
+    trace::Definitions defs;
+    defs.regions = {trace::Region{"main"}, trace::Region{"worker_fn"}};
+    std::vector<RankResult> ranks(2);
+    for (uint32_t r = 0; r < 2; ++r) {
+        ranks[r].rank = r;
+        ranks[r].severities.add(Metric::Time, ranks[r].tree.child(kNoNode, 0), 1.0);
+        ranks[r].severities.add(Metric::Visits, 0, 1);
+    }
+    // Rank 0 has two threads, rank 1 none; the threads' paths join the rank's call tree.
+    for (uint32_t k = 1; k <= 2; ++k) {
+        ThreadResult thread;
+        thread.location = (uint64_t{k} << 32);
+        thread.name = "thread " + std::to_string(k);
+        const NodeId worker = ranks[0].tree.child(kNoNode, 1);
+        thread.severities.add(Metric::Time, worker, 0.25 * k);
+        thread.severities.add(Metric::Visits, worker, 1);
+        ranks[0].threads.push_back(std::move(thread));
+    }
+    const AnalysisResult merged = AnalysisResult::merge(std::move(ranks));
+    REQUIRE(merged.threads().size() == 2);
+    auto built = buildReport(merged, defs);
+    REQUIRE(built.ok());
+    const report::Report& out = *built;
+    REQUIRE(out.locations().size() == 4);
+    const auto& rank0 = out.systemNodes()[*out.findProcess(0)].children;
+    const auto& rank1 = out.systemNodes()[*out.findProcess(1)].children;
+    REQUIRE(rank0.size() == 3);
+    REQUIRE(rank1.size() == 1);
+    CHECK(out.systemNodes()[rank0[0]].name == "Master thread");
+    CHECK(out.systemNodes()[rank0[1]].name == "thread 1");
+    CHECK(out.systemNodes()[rank0[1]].rank == 1);
+    CHECK(out.systemNodes()[rank0[2]].name == "thread 2");
+    CHECK(out.systemNodes()[rank0[2]].type == "thread");
+    const auto time = *out.findMetric("time");
+    const auto worker = *out.findCallPath("worker_fn");
+    const auto exclusive = report::CallTreeMode::Exclusive;
+    const auto inclusive = report::SystemMode::Inclusive;
+    CHECK(*out.value(time, worker, rank0[0], exclusive, inclusive) == 0.0);
+    CHECK(*out.value(time, worker, rank0[1], exclusive, inclusive) == 0.25);
+    CHECK(*out.value(time, worker, rank0[2], exclusive, inclusive) == 0.5);
+    CHECK(*out.value(time, *out.findCallPath("main"), rank0[0], exclusive, inclusive) == 1.0);
+    CHECK(*out.value(time, worker, *out.findProcess(0), exclusive, inclusive) == 0.75);
+    CHECK(*out.value(*out.findMetric("visits"), worker, rank0[2], exclusive, inclusive) == 1.0);
+    // The derived values of the main locations do not count the threads.
+    CHECK(merged.total(Metric::Time) == 2.0);
+}

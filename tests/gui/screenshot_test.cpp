@@ -96,3 +96,18 @@ TEST_CASE("bad selections are reported", "[screenshot]") {
     CHECK(run.exitCode == 1);
     CHECK(run.errors.contains(QStringLiteral("no metric named no_such_metric")));
 }
+
+// The threads' values are checked in system_tree_model_test.cpp; this one renders them (rank 0
+// expanded: its master thread, then thread 1 and thread 2) for a look.
+TEST_CASE("the window shows a hybrid process's threads", "[screenshot][threads]") {
+    (void)threadedReport();
+    Run run = screenshot(QStringLiteral("threads"),
+                         {QStringLiteral(WAITSCOPE_TEST_TMP_DIR "/threaded.cubex"),
+                          QStringLiteral("--metric"), QStringLiteral("time"),
+                          QStringLiteral("--callpath"), QStringLiteral("worker_fn/compute"),
+                          QStringLiteral("--rank"), QStringLiteral("0")});
+    INFO(run.errors.toStdString());
+    CHECK(run.exitCode == 0);
+    REQUIRE_FALSE(run.image.isNull());
+    CHECK(run.image.size() == QSize(1400, 860));
+}

@@ -72,3 +72,40 @@ TEST_CASE("expanding the selected call path in the call tree changes the system 
                                CallTreeMode::Exclusive, SystemMode::Inclusive);
     CHECK(rank0.data(ValueTreeModel::ValueRole).toDouble() == Approx(own));
 }
+
+TEST_CASE("a process shows its master thread first and its sampled threads below it",
+          "[system][threads]") {
+    SelectionState selection(threadedReport());
+    SystemTreeModel model(&selection);
+    auto tester = attachTester(&model);
+    const Report& report = selection.report();
+    CHECK(touchAll(model) == static_cast<int>(report.systemNodes().size()));
+    selection.setMetric(*report.findMetric("time"), MetricMode::Inclusive);
+    selection.setCallPath(*report.findCallPath("worker_fn/compute"), CallTreeMode::Exclusive);
+    const QModelIndex rank0 = model.indexOfNode(*report.findProcess(0));
+    const QModelIndex rank1 = model.indexOfNode(*report.findProcess(1));
+    REQUIRE(model.rowCount(rank0) == 3);
+    REQUIRE(model.rowCount(rank1) == 2);
+    const auto name = [](const QModelIndex& index) {
+        return index.data(ValueTreeModel::NameRole).toString();
+    };
+    const auto value = [](const QModelIndex& index) {
+        return index.data(ValueTreeModel::ValueRole).toDouble();
+    };
+    CHECK(name(model.index(0, 0, rank0)) == QStringLiteral("Master thread"));
+    CHECK(name(model.index(1, 0, rank0)) == QStringLiteral("thread 1"));
+    CHECK(name(model.index(2, 0, rank0)) == QStringLiteral("thread 2"));
+    CHECK(name(model.index(1, 0, rank1)) == QStringLiteral("thread 1"));
+    // Collapsed, a process sums its threads; expanded, each thread shows its own value.
+    CHECK(value(rank0) == 2.5);
+    CHECK(value(rank1) == 0.25);
+    model.setExpanded(rank0, true);
+    CHECK(value(rank0) == 0.0);
+    CHECK(value(model.index(0, 0, rank0)) == 0.0);
+    CHECK(value(model.index(1, 0, rank0)) == 2.0);
+    CHECK(value(model.index(2, 0, rank0)) == 0.5);
+    selection.setCallPath(*report.findCallPath("main"), CallTreeMode::Exclusive);
+    CHECK(value(model.index(0, 0, rank0)) == 1.0);
+    CHECK(value(model.index(1, 0, rank0)) == 0.0);
+    touchAll(model);
+}

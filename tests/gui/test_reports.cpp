@@ -70,6 +70,44 @@ std::shared_ptr<const Report> writtenReport() {
     return openReport(path);
 }
 
+std::shared_ptr<const Report> threadedReport() {
+    Report report;
+    MetricId time = *report.addMetric("time");
+    RegionId mainRegion = *report.addRegion({.name = "main", .paradigm = "user"});
+    RegionId worker = *report.addRegion({.name = "worker_fn", .paradigm = "user"});
+    RegionId compute = *report.addRegion({.name = "compute", .paradigm = "sampling"});
+    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
+    CallNodeId workerRoot = *report.addCallNode(worker, std::nullopt);
+    CallNodeId work = *report.addCallNode(compute, workerRoot);
+    SystemNodeId machine = *report.addMachine("cluster");
+    SystemNodeId node = *report.addNode(machine, "node0");
+    // Locations first: severities fix the rows' width.
+    const std::vector<std::vector<double>> threadSeconds = {{2.0, 0.5}, {0.25}};
+    std::vector<std::pair<SystemNodeId, std::vector<SystemNodeId>>> ranks;
+    for (int r = 0; r < 2; ++r) {
+        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
+        ranks.emplace_back(*report.addThread(process, "Master thread", 0),
+                           std::vector<SystemNodeId>{});
+        for (size_t k = 0; k < threadSeconds[r].size(); ++k) {
+            ranks.back().second.push_back(*report.addThread(
+                process, "thread " + std::to_string(k + 1), static_cast<std::int64_t>(k + 1)));
+        }
+    }
+    for (size_t r = 0; r < ranks.size(); ++r) {
+        REQUIRE(report.setSeverity(time, root, report.systemNodes()[ranks[r].first].location, 1.0));
+        for (size_t k = 0; k < ranks[r].second.size(); ++k) {
+            REQUIRE(report.setSeverity(time, work,
+                                       report.systemNodes()[ranks[r].second[k]].location,
+                                       threadSeconds[r][k]));
+        }
+    }
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/threaded.cubex";
+    Status written = writeCubex(report, path);
+    INFO((written ? std::string() : written.error().message()));
+    REQUIRE(written.ok());
+    return openReport(path);
+}
+
 std::unique_ptr<QAbstractItemModelTester> attachTester(QAbstractItemModel* model) {
     return std::make_unique<QAbstractItemModelTester>(
         model, QAbstractItemModelTester::FailureReportingMode::Fatal);

@@ -20,6 +20,11 @@ std::shared_ptr<const report::Report> openReport(const std::string& path);
 /// A small report built in memory, written with writeCubex and read back (one of ours):
 /// time > mpi > mpi_latesender over main / {compute, MPI_Recv} on 2 ranks.
 std::shared_ptr<const report::Report> writtenReport();
+/// Like writtenReport(), a hybrid run as waitscope-replay writes it: rank 0 with its master
+/// thread and two sampled threads ("thread 1", "thread 2"), rank 1 with its master thread and
+/// one; time on main (master threads, 1 s each) and worker_fn/compute (threads: rank 0's 2 s and
+/// 0.5 s, rank 1's 0.25 s). Written to threaded.cubex in the test directory.
+std::shared_ptr<const report::Report> threadedReport();
 /// Attaches a fatal QAbstractItemModelTester to `model` for the lifetime of the result.
 std::unique_ptr<QAbstractItemModelTester> attachTester(QAbstractItemModel* model);
 /// Calls data() for every role of interest on every index of the model (all levels).

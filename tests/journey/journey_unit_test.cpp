@@ -376,3 +376,45 @@ TEST_CASE("with root-cause metrics, rank 0's serial function is named with its t
     REQUIRE(s.ok());
     CHECK(s->advice[0].text.find("`write_output`") == std::string::npos);
 }
+
+TEST_CASE("a hybrid rank's wall time is its longest thread's, and its threads' time is told") {
+    report::Report r;
+    const auto time = *r.addMetric("time");
+    const auto app = *r.addRegion({.name = "app", .paradigm = "user"});
+    const auto worker = *r.addRegion({.name = "worker_fn", .paradigm = "user"});
+    const auto root = *r.addCallNode(app, std::nullopt);
+    const auto work = *r.addCallNode(worker, std::nullopt);
+    const auto node = *r.addNode(*r.addMachine("machine"), "node0");
+    std::vector<report::LocationId> locations;
+    for (int rank = 0; rank < 2; ++rank) {
+        const auto process = *r.addProcess(node, "MPI Rank " + std::to_string(rank), rank);
+        locations.push_back(r.systemNodes()[*r.addThread(process, "Master thread", 0)].location);
+        if (rank == 0) {
+            for (int k = 1; k <= 2; ++k) {
+                locations.push_back(
+                    r.systemNodes()[*r.addThread(process, "thread " + std::to_string(k), k)]
+                        .location);
+            }
+        }
+    }
+    // Rank 0: main thread 2 s, two sampled threads 1.5 s each; rank 1: 1.8 s.
+    REQUIRE(r.setSeverity(time, root, locations[0], 2.0).ok());
+    REQUIRE(r.setSeverity(time, work, locations[1], 1.5).ok());
+    REQUIRE(r.setSeverity(time, work, locations[2], 1.5).ok());
+    REQUIRE(r.setSeverity(time, root, locations[3], 1.8).ok());
+    auto s = summary::summarize(r, nullptr);
+    REQUIRE(s.ok());
+    CHECK(s->ranks == 2);
+    CHECK(s->wallSeconds == Approx(2.0));
+    CHECK(s->threads == 2);
+    CHECK(s->threadSeconds == Approx(3.0));
+    CHECK(summary::renderText(*s).find(
+              "\nthreads:     2 beside the ranks' main threads, 3.00 s of the summed time\n") !=
+          std::string::npos);
+    CHECK(summary::renderHtml(*s).find("<tr><th>threads</th><td>2 beside") != std::string::npos);
+    // Without threads there is no such line.
+    auto single = summary::summarize(rankZeroSerialReport(), nullptr);
+    REQUIRE(single.ok());
+    CHECK(single->threads == 0);
+    CHECK(summary::renderText(*single).find("threads:") == std::string::npos);
+}

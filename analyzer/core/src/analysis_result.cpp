@@ -38,6 +38,25 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
             merged.m_patterns[m].merge(samples);
             samples = PatternSamples();
         }
+        for (ThreadResult& thread : result.threads) {
+            ThreadValues values{static_cast<uint32_t>(r),
+                                thread.location,
+                                std::move(thread.name),
+                                thread.events,
+                                {}};
+            for (size_t m = 0; m < kMetricCount; ++m) {
+                const std::vector<double>& row = thread.severities.row(static_cast<Metric>(m));
+                for (NodeId n = 0; n < row.size(); ++n) {
+                    if (row[n] != 0.0) {
+                        values.severities.add(static_cast<Metric>(m), toGlobal[r][n], row[n]);
+                    }
+                }
+            }
+            merged.m_threads.push_back(std::move(values));
+        }
+        for (std::string& warning : result.warnings) {
+            merged.m_warnings.push_back(std::move(warning));
+        }
         merged.m_diagnostics.push_back(std::move(result.diagnostics));
         merged.m_events.push_back(result.events);
     }

@@ -27,6 +27,19 @@ std::string canonicalText(const AnalysisResult& result, const trace::Definitions
             }
         }
     }
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        const Metric metric = static_cast<Metric>(m);
+        for (const auto& [path, node] : paths) {
+            for (const ThreadValues& thread : result.threads()) {
+                const double v = thread.severities.get(metric, node);
+                if (v != 0.0) {
+                    std::snprintf(number, sizeof number, "%.17g", v);
+                    out += std::string(metricInfo(metric).uniqueName) + "\t" + path + "\t" +
+                           std::to_string(thread.rank) + ":" + thread.name + "\t" + number + "\n";
+                }
+            }
+        }
+    }
     for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
         for (const auto& [name, count] : result.diagnostics()[rank]) {
             if (count != 0) {

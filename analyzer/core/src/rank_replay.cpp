@@ -21,6 +21,7 @@
 // without waiting on the network per message.
 #include "waitscope/analysis/rank_replay.h"
 
+#include "call_path_rules.h"
 #include "clock_condition.h"
 #include "collective_shape.h"
 #include "critical_path.h"
@@ -135,68 +136,7 @@ private:
     // --- 1. profile -------------------------------------------------------------------------
 
     void addTime(NodeId node, uint32_t region, double seconds) {
-        SeverityRows& s = m_result.severities;
-        s.add(Metric::Time, node, seconds);
-        const RegionClass cls = classOf(region);
-        if (cls == RegionClass::Overhead) {
-            s.add(Metric::Overhead, node, seconds);
-            return;
-        }
-        s.add(Metric::Execution, node, seconds);
-        if (cls == RegionClass::Computation) {
-            s.add(Metric::Comp, node, seconds);
-            return;
-        }
-        s.add(Metric::Mpi, node, seconds);
-        switch (cls) {
-        case RegionClass::MpiInit:
-        case RegionClass::MpiFinalize:
-            s.add(Metric::MpiManagement, node, seconds);
-            s.add(Metric::MpiInitExit, node, seconds);
-            break;
-        case RegionClass::MpiMgmtComm:
-            s.add(Metric::MpiManagement, node, seconds);
-            s.add(Metric::MpiMgmtComm, node, seconds);
-            break;
-        case RegionClass::MpiMgmtFile:
-            s.add(Metric::MpiManagement, node, seconds);
-            s.add(Metric::MpiMgmtFile, node, seconds);
-            break;
-        case RegionClass::MpiMgmtWin:
-            s.add(Metric::MpiManagement, node, seconds);
-            s.add(Metric::MpiMgmtWin, node, seconds);
-            break;
-        case RegionClass::MpiBarrier:
-            s.add(Metric::MpiSynchronization, node, seconds);
-            s.add(Metric::MpiSyncCollective, node, seconds);
-            break;
-        case RegionClass::MpiRmaSync:
-            s.add(Metric::MpiSynchronization, node, seconds);
-            s.add(Metric::MpiRmaSynchronization, node, seconds);
-            break;
-        case RegionClass::MpiPointToPoint:
-            s.add(Metric::MpiCommunication, node, seconds);
-            s.add(Metric::MpiPointToPoint, node, seconds);
-            break;
-        case RegionClass::MpiCollective:
-            s.add(Metric::MpiCommunication, node, seconds);
-            s.add(Metric::MpiCollective, node, seconds);
-            break;
-        case RegionClass::MpiRmaCommunication:
-            s.add(Metric::MpiCommunication, node, seconds);
-            s.add(Metric::MpiRmaCommunication, node, seconds);
-            break;
-        case RegionClass::MpiIoIndividual:
-            s.add(Metric::MpiIo, node, seconds);
-            s.add(Metric::MpiIoIndividual, node, seconds);
-            break;
-        case RegionClass::MpiIoCollective:
-            s.add(Metric::MpiIo, node, seconds);
-            s.add(Metric::MpiIoCollective, node, seconds);
-            break;
-        default:
-            break;
-        }
+        addTimeSeverities(m_result.severities, classOf(region), node, seconds);
     }
 
     void countMessage(const CallSpan& span, bool send, uint64_t length) {
@@ -272,31 +212,13 @@ private:
         // Calling-context records (sampling, unwinding) name a whole path: the context frames
         // on top of the stack are made equal to it, keeping the common prefix.
         const auto syncContext = [&](uint32_t context, uint64_t now) {
-            std::vector<uint32_t> path;
-            for (uint32_t c = context; c < m_defs.callingContexts.size() && path.size() < 4096;
-                 c = m_defs.callingContexts[c].parent) {
-                path.push_back(m_defs.callingContexts[c].region);
-            }
-            if (context != trace::kUndefined && context >= m_defs.callingContexts.size()) {
+            bool unknown = false;
+            const std::vector<uint32_t> path = callingContextPath(m_defs, context, unknown);
+            if (unknown) {
                 m_sink.diagnose("unknown_calling_context");
             }
-            std::reverse(path.begin(), path.end());
-            size_t base = stack.size();
-            while (base > 0 && stack[base - 1].context) {
-                --base;
-            }
-            size_t common = 0;
-            while (base + common < stack.size() && common < path.size() &&
-                   stack[base + common].region == path[common]) {
-                ++common;
-            }
-            while (stack.size() > base + common) {
-                pop(now);
-            }
-            for (size_t k = common; k < path.size(); ++k) {
-                push(path[k], now);
-                stack.back().context = true;
-            }
+            syncContextFrames(
+                stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
         };
         const auto parentContext = [&](uint32_t context) {
             return context < m_defs.callingContexts.size() ? m_defs.callingContexts[context].parent
@@ -343,6 +265,9 @@ private:
                 break;
             case EventKind::ProgramEnd:
             case EventKind::Leave:
+                if (m_events.kind(i) == EventKind::Leave) {
+                    leaveContextFramesOf(stack, m_events.ref(i), [&] { pop(t); });
+                }
                 if (stack.empty()) {
                     m_sink.diagnose("unmatched_leave");
                     break;

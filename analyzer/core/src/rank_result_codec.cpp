@@ -52,6 +52,34 @@ private:
     size_t m_pos = 0;
 };
 
+void putRows(Writer& w, const SeverityRows& rows) {
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        const auto& row = rows.row(static_cast<Metric>(m));
+        w.put<uint64_t>(row.size());
+        for (double v : row) {
+            w.put<double>(v);
+        }
+    }
+}
+
+// Rows longer than the tree's `nodes` are refused.
+bool getRows(Reader& r, SeverityRows& rows, uint64_t nodes) {
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        uint64_t length = 0;
+        if (!r.get(length) || length > nodes) {
+            return false;
+        }
+        auto& row = rows.row(static_cast<Metric>(m));
+        row.resize(length);
+        for (double& v : row) {
+            if (!r.get(v)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 std::vector<uint8_t> encodeRankResult(const RankResult& result) {
@@ -63,13 +91,7 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
         w.put<uint32_t>(result.tree.node(n).parent);
         w.put<uint32_t>(result.tree.node(n).region);
     }
-    for (size_t m = 0; m < kMetricCount; ++m) {
-        const auto& row = result.severities.row(static_cast<Metric>(m));
-        w.put<uint64_t>(row.size());
-        for (double v : row) {
-            w.put<double>(v);
-        }
-    }
+    putRows(w, result.severities);
     for (const PatternSamples& samples : result.patterns) {
         w.put<uint64_t>(samples.severities.size());
         for (float v : samples.severities) {
@@ -94,6 +116,17 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
         w.putString(name);
         w.put<uint64_t>(count);
     }
+    w.put<uint64_t>(result.threads.size());
+    for (const ThreadResult& thread : result.threads) {
+        w.put<uint64_t>(thread.location);
+        w.putString(thread.name);
+        w.put<uint64_t>(thread.events);
+        putRows(w, thread.severities);
+    }
+    w.put<uint64_t>(result.warnings.size());
+    for (const std::string& warning : result.warnings) {
+        w.putString(warning);
+    }
     return w.take();
 }
 
@@ -116,18 +149,8 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
             return bad();
         }
     }
-    for (size_t m = 0; m < kMetricCount; ++m) {
-        uint64_t length = 0;
-        if (!r.get(length) || length > nodes) {
-            return bad();
-        }
-        auto& row = result.severities.row(static_cast<Metric>(m));
-        row.resize(length);
-        for (double& v : row) {
-            if (!r.get(v)) {
-                return bad();
-            }
-        }
+    if (!getRows(r, result.severities, nodes)) {
+        return bad();
     }
     for (PatternSamples& samples : result.patterns) {
         uint64_t count = 0;
@@ -167,6 +190,29 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
             return bad();
         }
         result.diagnostics[name] = count;
+    }
+    uint64_t threads = 0;
+    if (!r.get(threads) || threads > size) {
+        return bad();
+    }
+    for (uint64_t k = 0; k < threads; ++k) {
+        ThreadResult thread;
+        if (!r.get(thread.location) || !r.getString(thread.name) || !r.get(thread.events) ||
+            !getRows(r, thread.severities, nodes)) {
+            return bad();
+        }
+        result.threads.push_back(std::move(thread));
+    }
+    uint64_t warnings = 0;
+    if (!r.get(warnings) || warnings > size) {
+        return bad();
+    }
+    for (uint64_t k = 0; k < warnings; ++k) {
+        std::string warning;
+        if (!r.getString(warning)) {
+            return bad();
+        }
+        result.warnings.push_back(std::move(warning));
     }
     if (!r.atEnd()) {
         return bad();

@@ -3,6 +3,7 @@
 
 #include "waitscope/analysis/in_process_transport.h"
 #include "waitscope/analysis/rank_replay.h"
+#include "waitscope/analysis/thread_profile.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <optional>
@@ -12,11 +13,12 @@ namespace waitscope::analysis {
 namespace {
 
 // Replays `streams` (null: the rank could not be read), first correcting their timestamps
-// when `options.correction` is given; then `streams` must be modifiable.
+// when `options.correction` is given; then `streams` must be modifiable. With an `anchorFile`
+// (not empty), each rank's further threads are read from it and profiled.
 Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
                                   const std::vector<trace::EventStream*>& streams,
                                   std::vector<std::optional<Error>> errors,
-                                  const ReplayOptions& options) {
+                                  const ReplayOptions& options, const std::string& anchorFile) {
     const auto ranks = static_cast<uint32_t>(streams.size());
     InProcessWorld world(definitions, ranks);
     std::vector<std::optional<RankResult>> results(ranks);
@@ -40,6 +42,9 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
             if (result) {
                 for (const auto& [name, count] : corrected) {
                     result->diagnostics[name] += count;
+                }
+                if (!anchorFile.empty()) {
+                    addThreadProfiles(anchorFile, definitions, *result);
                 }
                 results[r] = std::move(*result);
             } else if (!errors[r]) {
@@ -80,7 +85,7 @@ Result<AnalysisResult> analyzeInProcess(const trace::Definitions& definitions,
         pointers.push_back(correction ? &copies[r] : const_cast<trace::EventStream*>(&streams[r]));
     }
     return runThreads(definitions, pointers, std::vector<std::optional<Error>>(streams.size()),
-                      options);
+                      options, {});
 }
 
 Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
@@ -109,7 +114,7 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
             errors[r] = events.error();
         }
     }
-    return runThreads(*definitions, pointers, std::move(errors), options);
+    return runThreads(*definitions, pointers, std::move(errors), options, *anchor);
 }
 
 } // namespace waitscope::analysis

@@ -3,6 +3,7 @@
 
 #include "waitscope/analysis/mpi_transport.h"
 #include "waitscope/analysis/rank_result_codec.h"
+#include "waitscope/analysis/thread_profile.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <functional>
@@ -97,6 +98,9 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         return Error("rank " + std::to_string(rank) +
                      ": analysis stopped because another rank failed");
     }
+    // The rank's further threads: profiled only, after the main location's events are freed.
+    *events = trace::EventStream();
+    addThreadProfiles(*anchor, analysis.definitions, *replayed);
     // Gather the encoded results on rank 0.
     const std::vector<uint8_t> bytes = encodeRankResult(*replayed);
     const int length = static_cast<int>(bytes.size());

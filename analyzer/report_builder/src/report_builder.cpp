@@ -185,9 +185,13 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
             return Error("report: call node " + std::to_string(n) + " could not be added");
         }
     }
-    // System tree: the trace's machines and nodes, one process per rank, one thread each.
+    // System tree: the trace's machines and nodes, one process per rank, its main thread first
+    // and then its further threads (numbered 1, 2, ... in the order the trace defines them).
     SystemTreeBuilder system(out, definitions.systemTreeNodes);
     std::vector<report::LocationId> locations;
+    std::vector<report::LocationId> threadLocations;
+    const std::vector<ThreadValues>& threads = result.threads();
+    size_t nextThread = 0;
     for (uint32_t rank = 0; rank < result.ranks(); ++rank) {
         const bool known = rank < definitions.locationGroups.size();
         const std::string name =
@@ -206,21 +210,44 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
             return thread.error();
         }
         locations.push_back(out.systemNodes()[*thread].location);
+        for (int64_t number = 1; nextThread < threads.size() && threads[nextThread].rank == rank;
+             ++nextThread, ++number) {
+            const ThreadValues& values = threads[nextThread];
+            auto worker = out.addThread(
+                *process, values.name.empty() ? "thread " + std::to_string(number) : values.name,
+                number);
+            if (!worker) {
+                return worker.error();
+            }
+            threadLocations.push_back(out.systemNodes()[*worker].location);
+        }
     }
     // Severities.
+    const auto set = [&](size_t m, NodeId n, report::LocationId location, double v) -> Status {
+        if (metricInfo(static_cast<Metric>(m)).unit == MetricUnit::Seconds) {
+            return out.setSeverity(metricIds[m], n, location, v);
+        }
+        return out.setSeverityUint64(metricIds[m], n, location, static_cast<uint64_t>(v));
+    };
     for (size_t m = 0; m < kMetricCount; ++m) {
-        const bool seconds = metricInfo(static_cast<Metric>(m)).unit == MetricUnit::Seconds;
         for (NodeId n = 0; n < tree.size(); ++n) {
             for (uint32_t rank = 0; rank < result.ranks(); ++rank) {
                 const double v = result.value(static_cast<Metric>(m), n, rank);
                 if (v == 0.0) {
                     continue;
                 }
-                const Status status = seconds
-                                          ? out.setSeverity(metricIds[m], n, locations[rank], v)
-                                          : out.setSeverityUint64(metricIds[m], n, locations[rank],
-                                                                  static_cast<uint64_t>(v));
-                if (!status) {
+                if (const Status status = set(m, n, locations[rank], v); !status) {
+                    return status.error();
+                }
+            }
+        }
+        for (size_t t = 0; t < threadLocations.size(); ++t) {
+            const std::vector<double>& row = threads[t].severities.row(static_cast<Metric>(m));
+            for (NodeId n = 0; n < row.size(); ++n) {
+                if (row[n] == 0.0) {
+                    continue;
+                }
+                if (const Status status = set(m, n, threadLocations[t], row[n]); !status) {
                     return status.error();
                 }
             }

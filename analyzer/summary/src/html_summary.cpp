@@ -169,6 +169,11 @@ std::string renderHtml(const Summary& s) {
          (s.nodes == 1 ? " node" : " nodes") + "</td></tr>\n";
     h += "<tr><th>wall time</th><td>" + number("%.2f s", s.wallSeconds) + " (longest rank); " +
          number("%.2f s", s.split.total) + " summed over ranks</td></tr>\n";
+    if (s.threads > 0) {
+        h += "<tr><th>threads</th><td>" + std::to_string(s.threads) +
+             " beside the ranks' main threads, " + number("%.2f s", s.threadSeconds) +
+             " of the summed time</td></tr>\n";
+    }
     const MeasurementCost& c = s.cost;
     if (c.known) {
         h += "<tr><th>measurement</th><td>in MPI_Init " + number("%.3f s", c.initHook) +

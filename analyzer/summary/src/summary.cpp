@@ -593,8 +593,19 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     }
     split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
                                        split.synchronization - split.initFinalize);
-    for (const RankValue& r : reader.allRanks(reader.perLocationAll(*timeId))) {
-        summary.wallSeconds = std::max(summary.wallSeconds, r.seconds);
+    // The longest location: a rank's threads run beside its main thread, so their times do not
+    // add up to the rank's wall time.
+    const std::vector<double> perLocation = reader.perLocationAll(*timeId);
+    for (const double seconds : perLocation) {
+        summary.wallSeconds = std::max(summary.wallSeconds, seconds);
+    }
+    for (report::LocationId loc = 0; loc < report.locations().size(); ++loc) {
+        const report::SystemNode& n = report.systemNodes()[report.locations()[loc]];
+        if (n.parent &&
+            report.systemNodes()[*n.parent].children.front() != report.locations()[loc]) {
+            ++summary.threads;
+            summary.threadSeconds += perLocation[loc];
+        }
     }
     summary.cost = measurementCost(record, split.total, split.overhead);
 

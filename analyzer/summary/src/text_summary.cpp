@@ -74,6 +74,10 @@ std::string renderText(const Summary& s) {
     appendf(out, "ranks:       %d on %d node%s\n", s.ranks, s.nodes, s.nodes == 1 ? "" : "s");
     appendf(out, "wall time:   %.2f s (longest rank); %.2f s summed over ranks\n", s.wallSeconds,
             s.split.total);
+    if (s.threads > 0) {
+        appendf(out, "threads:     %d beside the ranks' main threads, %.2f s of the summed time\n",
+                s.threads, s.threadSeconds);
+    }
     const MeasurementCost& c = s.cost;
     if (c.known) {
         appendf(out,

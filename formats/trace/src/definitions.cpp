@@ -34,6 +34,16 @@ const Location* Definitions::locationOfRank(uint32_t rank) const {
     return nullptr;
 }
 
+std::vector<const Location*> Definitions::locationsOfRank(uint32_t rank) const {
+    std::vector<const Location*> found;
+    for (const Location& location : locations) {
+        if (location.group == rank) {
+            found.push_back(&location);
+        }
+    }
+    return found;
+}
+
 std::string Definitions::regionName(uint32_t region) const {
     if (region < regions.size()) {
         return regions[region].name;

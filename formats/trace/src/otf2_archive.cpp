@@ -128,10 +128,24 @@ OTF2_CallbackCode onSystemTreeNode(void* user, OTF2_SystemTreeNodeRef self, OTF2
     return OTF2_CALLBACK_SUCCESS;
 }
 
+LocationType toLocationType(OTF2_LocationType type) {
+    switch (type) {
+    case OTF2_LOCATION_TYPE_CPU_THREAD:
+        return LocationType::CpuThread;
+    case OTF2_LOCATION_TYPE_ACCELERATOR_STREAM:
+        return LocationType::AcceleratorStream;
+    case OTF2_LOCATION_TYPE_METRIC:
+        return LocationType::Metric;
+    default:
+        return LocationType::Other;
+    }
+}
+
 OTF2_CallbackCode onLocation(void* user, OTF2_LocationRef self, OTF2_StringRef name,
-                             OTF2_LocationType, uint64_t events, OTF2_LocationGroupRef group) {
+                             OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group) {
     auto* defs = static_cast<Definitions*>(user);
-    defs->locations.push_back(Location{self, stringAt(*defs, name), group, events});
+    defs->locations.push_back(
+        Location{self, stringAt(*defs, name), group, events, toLocationType(type)});
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -416,13 +430,11 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     return defs;
 }
 
-Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& defs,
-                                   uint32_t rank) {
-    const std::string where = anchorFile + ": rank " + std::to_string(rank);
-    const Location* location = defs.locationOfRank(rank);
-    if (location == nullptr) {
-        return Error(where + ": no location defined for this rank");
-    }
+namespace {
+
+// Reads the events of `location`; `where` starts every error message.
+Result<EventStream> readEvents(const std::string& anchorFile, const Location* location,
+                               const std::string& where) {
     ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
     if (!reader) {
         return Error(anchorFile + ": cannot open otf2 archive");
@@ -493,6 +505,25 @@ Result<EventStream> readRankEvents(const std::string& anchorFile, const Definiti
     stream.setSkippedEvents(read - stream.size());
     stream.shrink();
     return stream;
+}
+
+} // namespace
+
+Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& defs,
+                                   uint32_t rank) {
+    const std::string where = anchorFile + ": rank " + std::to_string(rank);
+    const Location* location = defs.locationOfRank(rank);
+    if (location == nullptr) {
+        return Error(where + ": no location defined for this rank");
+    }
+    return readEvents(anchorFile, location, where);
+}
+
+Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location) {
+    const std::string where = anchorFile + ": rank " + std::to_string(location.group) +
+                              ": location " + std::to_string(location.id) + " (" + location.name +
+                              ")";
+    return readEvents(anchorFile, &location, where);
 }
 
 } // namespace waitscope::trace

@@ -108,6 +108,14 @@ TEST_CASE("a report round-trips through memory with equal values and identical b
     CHECK(back->regions()[0].file == "prog.c");
     CHECK(back->rootCallNodes().size() == 2);
     CHECK(back->rootSystemNodes().size() == 2);
+    // A process with several locations (a hybrid run) keeps them in order, master first.
+    const SystemNode& rank0 = back->systemNodes()[*back->findProcess(0)];
+    REQUIRE(rank0.children.size() == 2);
+    CHECK(back->systemNodes()[rank0.children[0]].name == "Master thread");
+    CHECK(back->systemNodes()[rank0.children[0]].rank == 0);
+    CHECK(back->systemNodes()[rank0.children[1]].name == "Thread 1");
+    CHECK(back->systemNodes()[rank0.children[1]].type == "thread");
+    CHECK(back->systemNodes()[rank0.children[1]].rank == 1);
 
     // A read report can be extended, except by locations (its rows have a fixed width).
     auto thread = back->addThread(*back->findProcess(0), "late thread", 9);

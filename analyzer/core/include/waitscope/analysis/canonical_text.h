@@ -9,8 +9,9 @@
 namespace waitscope::analysis {
 
 /// One line per non-zero value, "metric<TAB>call path<TAB>rank<TAB>value" in metric order,
-/// then call path order, then rank; values printed exactly (%.17g); then one line per
-/// non-zero diagnostic, "diagnostic<TAB>name<TAB>rank<TAB>count".
+/// then call path order, then rank; values printed exactly (%.17g); then the further threads'
+/// values alike, with "rank:thread name" in the rank column; then one line per non-zero
+/// diagnostic, "diagnostic<TAB>name<TAB>rank<TAB>count".
 std::string canonicalText(const AnalysisResult& result, const trace::Definitions& definitions);
 
 } // namespace waitscope::analysis

@@ -71,14 +71,27 @@ struct PatternSamples {
 /// Named anomaly counters of the input (unmatched messages, clock violations, ...), per rank.
 using Diagnostics = std::map<std::string, uint64_t>;
 
+/// The profile of one further thread (a location after the main one) of a rank: time in its
+/// categories and visits per call path of the rank's call tree; no MPI replay, no wait states.
+struct ThreadResult {
+    uint64_t location = 0; ///< the OTF2 location id
+    std::string name;
+    SeverityRows severities; ///< on RankResult::tree
+    uint64_t events = 0;     ///< events read from the location
+};
+
 /// The replay result of one rank.
 struct RankResult {
     uint32_t rank = 0;
-    CallTree tree;
-    SeverityRows severities;
+    CallTree tree;           ///< call paths of the main location and of the further threads
+    SeverityRows severities; ///< of the main location
     std::array<PatternSamples, kMetricCount> patterns;
     Diagnostics diagnostics;
-    uint64_t events = 0;
+    uint64_t events = 0;               ///< events of the main location
+    std::vector<ThreadResult> threads; ///< the further threads, in definition order
+    /// Problems that left part of the rank out of the analysis (an unreadable thread), each
+    /// naming the file and location.
+    std::vector<std::string> warnings;
 };
 
 } // namespace waitscope::analysis

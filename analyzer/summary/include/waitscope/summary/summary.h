@@ -85,7 +85,9 @@ struct Summary {
     std::string program; ///< the executable's name, shown for an unnamed call-tree root
     int ranks = 0;
     int nodes = 0;
-    double wallSeconds = 0.0; ///< the longest rank's time
+    double wallSeconds = 0.0;   ///< the longest location's time (a rank's main thread)
+    int threads = 0;            ///< locations beside the processes' first (main) ones
+    double threadSeconds = 0.0; ///< their time, part of split.total
     MeasurementCost cost;
     TimeSplit split;
     std::vector<RankValue> waitingPerRank; ///< wait-state seconds per rank, in rank order

@@ -60,12 +60,16 @@ struct SystemTreeNode {
     uint32_t parent = kUndefined;
 };
 
+/// What a location is (OTF2_LocationType, reduced to the kinds the analysis distinguishes).
+enum class LocationType : uint8_t { CpuThread, AcceleratorStream, Metric, Other };
+
 /// A location (thread of execution) with the event count the archive announces.
 struct Location {
     uint64_t id = 0;
     std::string name;
     uint32_t group = kUndefined;
     uint64_t announcedEvents = 0;
+    LocationType type = LocationType::CpuThread;
 };
 
 /// What a group definition lists.
@@ -122,6 +126,10 @@ public:
     uint32_t rankCount() const;
     /// The location that holds the events of `rank` (its first location), or nullptr.
     const Location* locationOfRank(uint32_t rank) const;
+    /// Every location of `rank`'s location group in definition order: the main location (the
+    /// one locationOfRank() names, which carries the MPI events) first, then the others (the
+    /// rank's further threads). Empty when the rank has no location.
+    std::vector<const Location*> locationsOfRank(uint32_t rank) const;
     /// Converts a timestamp in ticks to seconds since the trace's global offset.
     double seconds(uint64_t ticks) const {
         return static_cast<double>(static_cast<int64_t>(ticks - clock.globalOffset)) /

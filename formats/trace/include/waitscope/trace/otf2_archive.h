@@ -22,4 +22,9 @@ Result<Definitions> readDefinitions(const std::string& anchorFile);
 Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& definitions,
                                    uint32_t rank);
 
+/// Reads the event stream of any one location (for example a further thread of a rank, see
+/// Definitions::locationsOfRank()). Fails with a message naming the file, the rank and the
+/// location when the event file is missing, truncated or corrupt.
+Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location);
+
 } // namespace waitscope::trace

@@ -1,0 +1,29 @@
+// The profile of a rank's further threads: time and visits per call path, no replay.
+#pragma once
+
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <string>
+
+namespace waitscope::analysis {
+
+/// Profiles the events of `location`, a further thread of a rank, on `tree` (the rank's call
+/// tree; nodes are added as needed): Enter/Leave and calling-context records give exclusive
+/// time in its categories and visits by the rules of the main location's profile (a sample
+/// stands for the time since the previous event, its path hangs below the region open on the
+/// location). Communication events are not replayed on threads: they are counted in
+/// `diagnostics` as "thread_mpi_events", like input anomalies (unmatched leaves, ...).
+ThreadResult profileThread(const trace::Definitions& definitions, const trace::Location& location,
+                           const trace::EventStream& events, CallTree& tree,
+                           Diagnostics& diagnostics);
+
+/// Reads and profiles every further CPU-thread location of `result.rank` (the locations after
+/// the main one, see trace::Definitions::locationsOfRank()) into `result.threads`. A location
+/// whose events cannot be read is left out: its error, naming the file and the location, goes
+/// to `result.warnings` and the diagnostic "unreadable_thread_locations" counts it.
+void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
+                       RankResult& result);
+
+} // namespace waitscope::analysis

@@ -1,0 +1,84 @@
+// Time categories of regions and calling-context paths, for every profiled location.
+#include "call_path_rules.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+
+void addTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double seconds) {
+    s.add(Metric::Time, node, seconds);
+    if (cls == RegionClass::Overhead) {
+        s.add(Metric::Overhead, node, seconds);
+        return;
+    }
+    s.add(Metric::Execution, node, seconds);
+    if (cls == RegionClass::Computation) {
+        s.add(Metric::Comp, node, seconds);
+        return;
+    }
+    s.add(Metric::Mpi, node, seconds);
+    switch (cls) {
+    case RegionClass::MpiInit:
+    case RegionClass::MpiFinalize:
+        s.add(Metric::MpiManagement, node, seconds);
+        s.add(Metric::MpiInitExit, node, seconds);
+        break;
+    case RegionClass::MpiMgmtComm:
+        s.add(Metric::MpiManagement, node, seconds);
+        s.add(Metric::MpiMgmtComm, node, seconds);
+        break;
+    case RegionClass::MpiMgmtFile:
+        s.add(Metric::MpiManagement, node, seconds);
+        s.add(Metric::MpiMgmtFile, node, seconds);
+        break;
+    case RegionClass::MpiMgmtWin:
+        s.add(Metric::MpiManagement, node, seconds);
+        s.add(Metric::MpiMgmtWin, node, seconds);
+        break;
+    case RegionClass::MpiBarrier:
+        s.add(Metric::MpiSynchronization, node, seconds);
+        s.add(Metric::MpiSyncCollective, node, seconds);
+        break;
+    case RegionClass::MpiRmaSync:
+        s.add(Metric::MpiSynchronization, node, seconds);
+        s.add(Metric::MpiRmaSynchronization, node, seconds);
+        break;
+    case RegionClass::MpiPointToPoint:
+        s.add(Metric::MpiCommunication, node, seconds);
+        s.add(Metric::MpiPointToPoint, node, seconds);
+        break;
+    case RegionClass::MpiCollective:
+        s.add(Metric::MpiCommunication, node, seconds);
+        s.add(Metric::MpiCollective, node, seconds);
+        break;
+    case RegionClass::MpiRmaCommunication:
+        s.add(Metric::MpiCommunication, node, seconds);
+        s.add(Metric::MpiRmaCommunication, node, seconds);
+        break;
+    case RegionClass::MpiIoIndividual:
+        s.add(Metric::MpiIo, node, seconds);
+        s.add(Metric::MpiIoIndividual, node, seconds);
+        break;
+    case RegionClass::MpiIoCollective:
+        s.add(Metric::MpiIo, node, seconds);
+        s.add(Metric::MpiIoCollective, node, seconds);
+        break;
+    default:
+        break;
+    }
+}
+
+std::vector<uint32_t> callingContextPath(const trace::Definitions& defs, uint32_t context,
+                                         bool& unknown) {
+    std::vector<uint32_t> path;
+    // The length bound guards against parent cycles in a damaged trace.
+    for (uint32_t c = context; c < defs.callingContexts.size() && path.size() < 4096;
+         c = defs.callingContexts[c].parent) {
+        path.push_back(defs.callingContexts[c].region);
+    }
+    unknown = context != trace::kUndefined && context >= defs.callingContexts.size();
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+} // namespace waitscope::analysis

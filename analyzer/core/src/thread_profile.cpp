@@ -1,0 +1,150 @@
+// Profiling of the further threads of a rank on the rank's call tree.
+//
+// A thread location (a sampled worker thread, or an OpenMP/pthread location in Score-P's hybrid
+// traces) is walked once like the profile pass of the main location: Enter/Leave push and pop
+// call tree frames, calling-context records make the context frames on top of the stack equal
+// to their path, and the time between two events goes to the innermost open frame, in the
+// metric its region's class names (exclusive time). Threads carry no MPI replay: their
+// communication events, and event kinds the reader does not keep (ThreadFork, ThreadTeamBegin,
+// ...), are skipped.
+#include "waitscope/analysis/thread_profile.h"
+
+#include "call_path_rules.h"
+#include "waitscope/analysis/region_class.h"
+#include "waitscope/trace/otf2_archive.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+namespace {
+
+using trace::EventKind;
+
+struct Frame {
+    NodeId node;
+    uint32_t region;
+    bool context; ///< pushed for a calling-context record rather than an Enter
+};
+
+} // namespace
+
+ThreadResult profileThread(const trace::Definitions& defs, const trace::Location& location,
+                           const trace::EventStream& events, CallTree& tree,
+                           Diagnostics& diagnostics) {
+    ThreadResult thread;
+    thread.location = location.id;
+    thread.name = location.name;
+    thread.events = events.size();
+    std::vector<Frame> stack;
+    uint64_t last = events.size() > 0 ? events.time(0) : 0;
+    std::vector<RegionClass> classes;
+    classes.reserve(defs.regions.size());
+    for (const trace::Region& region : defs.regions) {
+        classes.push_back(classifyRegion(region));
+    }
+    const auto classOf = [&classes](uint32_t region) {
+        return region < classes.size() ? classes[region] : RegionClass::Computation;
+    };
+    const auto charge = [&](uint64_t now) {
+        if (!stack.empty() && now > last) {
+            addTimeSeverities(thread.severities, classOf(stack.back().region), stack.back().node,
+                              defs.seconds(now) - defs.seconds(last));
+        }
+        last = std::max(last, now);
+    };
+    const auto push = [&](uint32_t region, uint64_t now) {
+        charge(now);
+        const NodeId node = tree.child(stack.empty() ? kNoNode : stack.back().node, region);
+        thread.severities.add(Metric::Visits, node, 1);
+        stack.push_back(Frame{node, region, false});
+    };
+    const auto pop = [&](uint64_t now) {
+        charge(now);
+        stack.pop_back();
+    };
+    const auto syncContext = [&](uint32_t context, uint64_t now) {
+        bool unknown = false;
+        const std::vector<uint32_t> path = callingContextPath(defs, context, unknown);
+        if (unknown) {
+            ++diagnostics["unknown_calling_context"];
+        }
+        syncContextFrames(
+            stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
+    };
+    for (size_t i = 0; i < events.size(); ++i) {
+        const uint64_t t = events.time(i);
+        switch (events.kind(i)) {
+        case EventKind::ProgramBegin:
+            push(defs.programRegion(events.ref(i)), t);
+            break;
+        case EventKind::Enter:
+            push(events.ref(i), t);
+            break;
+        case EventKind::CallingContextEnter:
+            syncContext(events.ref(i), t);
+            break;
+        case EventKind::CallingContextSample:
+            // The sample's path ran since the previous event on this location.
+            syncContext(events.ref(i), i > 0 ? std::min(events.time(i - 1), t) : t);
+            break;
+        case EventKind::CallingContextLeave: {
+            const uint32_t context = events.ref(i);
+            syncContext(context < defs.callingContexts.size() ? defs.callingContexts[context].parent
+                                                              : trace::kUndefined,
+                        t);
+            break;
+        }
+        case EventKind::ProgramEnd:
+        case EventKind::Leave:
+            if (events.kind(i) == EventKind::Leave) {
+                leaveContextFramesOf(stack, events.ref(i), [&] { pop(t); });
+            }
+            if (stack.empty()) {
+                ++diagnostics["unmatched_leave"];
+                break;
+            }
+            if (events.kind(i) == EventKind::Leave && stack.back().region != events.ref(i)) {
+                ++diagnostics["mismatched_leave"];
+            }
+            pop(t);
+            break;
+        case EventKind::MpiSend:
+        case EventKind::MpiIsend:
+        case EventKind::MpiRecv:
+        case EventKind::MpiIrecv:
+        case EventKind::MpiCollectiveEnd:
+            ++diagnostics["thread_mpi_events"];
+            break;
+        default:
+            break;
+        }
+    }
+    if (!stack.empty()) {
+        diagnostics["regions_left_open"] += stack.size();
+        while (!stack.empty()) {
+            pop(last);
+        }
+    }
+    return thread;
+}
+
+void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
+                       RankResult& result) {
+    const std::vector<const trace::Location*> locations = definitions.locationsOfRank(result.rank);
+    for (size_t k = 1; k < locations.size(); ++k) {
+        // Metric and accelerator locations hold no call paths of this process's CPU threads.
+        if (locations[k]->type != trace::LocationType::CpuThread) {
+            continue;
+        }
+        auto events = trace::readLocationEvents(anchorFile, *locations[k]);
+        if (!events) {
+            result.warnings.push_back(events.error().message());
+            ++result.diagnostics["unreadable_thread_locations"];
+            continue;
+        }
+        result.threads.push_back(
+            profileThread(definitions, *locations[k], *events, result.tree, result.diagnostics));
+    }
+}
+
+} // namespace waitscope::analysis
