@@ -578,6 +578,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
         kLostSamples,
         kUnwoundCalls,
         kContextRecords,
+        kSampledThreads,
+        kUnsampledThreads,
         kFieldCount
     };
     static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
@@ -602,7 +604,12 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                                     "failed_unwinds",
                                                     "lost_samples",
                                                     "unwound_calls",
-                                                    "context_records"};
+                                                    "context_records",
+                                                    "sampled_threads",
+                                                    "unsampled_threads"};
+    // Counted by any thread that creates one.
+    const std::uint64_t unsampled = std::atomic_ref<std::uint64_t>(g_diagnostics.unsampledThreads)
+                                        .load(std::memory_order_relaxed);
     double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
                                 seconds(s.self.initHook),
                                 seconds(s.self.initMeasurement),
@@ -625,7 +632,9 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.failedUnwinds),
                                 static_cast<double>(g_diagnostics.lostSamples),
                                 static_cast<double>(g_diagnostics.unwoundCalls),
-                                static_cast<double>(g_diagnostics.contextRecords)};
+                                static_cast<double>(g_diagnostics.contextRecords),
+                                static_cast<double>(g_diagnostics.sampledThreads),
+                                static_cast<double>(unsampled)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)
@@ -722,10 +731,14 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         if (!writeTrace && archive.ok())
             archive = Error("another rank could not open the trace archive");
     }
+    std::vector<ThreadLocation> threads; // sampled threads: each its own location
     if (writeTrace) {
         encodeSpilledRecords(*s);
         s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
         events = s->writer.eventsWritten();
+        if (sampledThreadRecords)
+            for (const ThreadRecords& t : sampledThreadRecords())
+                threads.push_back({t.number, s->writer.writeThread(t.number, t.begin, t.end)});
     }
     g_hot.buffer.clear();
     s->self.finalizeWrite = now() - writeStart;
@@ -781,6 +794,14 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         unsigned long long myEvents = events;
         gatherToRoot(&myEvents, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, sizeof(myEvents),
                      s->comm);
+        // Every rank's thread locations (number, events), for the global location list.
+        std::vector<unsigned long long> myThreads;
+        for (const ThreadLocation& t : threads) {
+            myThreads.push_back(t.number);
+            myThreads.push_back(t.events);
+        }
+        std::vector<std::vector<unsigned long long>> allThreads =
+            gatherVariableToRoot(myThreads, s->comm);
         if (s->rank == 0) {
             for (int r = 0; r < s->size; ++r) {
                 const std::string& name = hostNames[static_cast<size_t>(r)];
@@ -788,6 +809,10 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
                 RankSummary summary;
                 summary.events = counts[r];
                 summary.nodeIndex = static_cast<std::uint32_t>(it - global.nodeNames.begin());
+                const std::vector<unsigned long long>& rankThreads = allThreads[r];
+                for (size_t k = 0; k + 1 < rankThreads.size(); k += 2)
+                    summary.threads.push_back(
+                        {static_cast<std::uint32_t>(rankThreads[k]), rankThreads[k + 1]});
                 if (it == global.nodeNames.end())
                     global.nodeNames.push_back(name);
                 global.ranks.push_back(summary);
