@@ -4,7 +4,8 @@
 # not suppressed (tsan.supp: only reports inside OpenMPI and OTF2, which are not instrumented),
 # on a crash or hang, and when nothing was sampled. The program's helper thread calls MPI
 # meanwhile (MPI_THREAD_MULTIPLE), so the measurement's state is touched from two threads and
-# the signal handler. Run by `cmake --workflow --preset tsan`.
+# the signal handler; created after MPI_Init, the helper is sampled too (its own timer and
+# ring, drained by the main thread). Run by `cmake --workflow --preset tsan`.
 #   tsan_stress.sh MPIRUN LIBWAITSCOPE PROGRAM SUPPRESSIONS [ranks] [iterations] [hz]
 set -euo pipefail
 mpirun=${1:?usage: tsan_stress.sh MPIRUN LIBWAITSCOPE PROGRAM SUPPRESSIONS [ranks] [iterations] [hz]}
@@ -26,12 +27,15 @@ samples=$(sed -n 's/^rank\.[0-9]*\.samples=//p' "$work/exp/waitscope.measurement
           awk '{s += $1} END {print s + 0}')
 foreign=$(sed -n 's/^rank\.[0-9]*\.foreign_thread_calls=//p' "$work/exp/waitscope.measurement" 2>/dev/null |
           awk '{s += $1} END {print s + 0}')
+threads=$(sed -n 's/^rank\.[0-9]*\.sampled_threads=//p' "$work/exp/waitscope.measurement" 2>/dev/null |
+          awk '{s += $1} END {print s + 0}')
 echo "tsan_stress: $ranks ranks, $iterations iterations, $hz Hz: exit $status, $samples samples," \
-     "$foreign calls from the helper thread, $reports unsuppressed ThreadSanitizer reports"
+     "$foreign calls from the helper thread, $threads sampled threads, $reports unsuppressed ThreadSanitizer reports"
 if ((status != 0)); then cat "$work/out.log"; exit 1; fi
 for ((r = 0; r < ranks; ++r)); do
   grep -q '^complete' "$work/exp/ranks/$r.status" || { echo "rank $r incomplete"; exit 1; }
 done
 ((samples > 0)) || { echo "nothing was sampled"; exit 1; }
 ((foreign > 0)) || { echo "the helper thread's MPI calls were not seen"; exit 1; }
+((threads == ranks)) || { echo "the helper threads were not sampled"; exit 1; }
 ((reports == 0))
