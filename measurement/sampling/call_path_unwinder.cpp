@@ -131,7 +131,7 @@ CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bo
 }
 
 std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
-                                          const std::string* stopName, bool endAtOwnCode) noexcept {
+                                          const std::string* stopName, bool skipOwnCode) noexcept {
     int first = 0;
     while (first < depth && m_own.contains(frames[first]))
         ++first;
@@ -139,8 +139,8 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
         return failedContext();
     m_path.clear();
     for (int i = first; i < depth; ++i) {
-        if (endAtOwnCode && m_own.contains(frames[i]))
-            break;
+        if (skipOwnCode && m_own.contains(frames[i]))
+            continue;
         Function f = functionAt(frames[i], firstIsPc && i == 0);
         if (stopName && definitions().regions()[f.region].name == *stopName)
             break;

@@ -46,10 +46,11 @@ public:
     /// inside and the frames that call main from the outside. `stopName` (when instrumented
     /// regions are open: the innermost one's name) ends the path below that function.
     /// kNoContext when nothing is left below `stopName`; failedContext() when nothing is left.
-    /// `endAtOwnCode`: a frame of the measurement further out ends the path too (a sampled
-    /// thread's stack, which the measurement's thread start wrapper sits in).
+    /// `skipOwnCode`: the measurement's frames further out are left out too (a sampled
+    /// thread's stack: its MPI wrappers, and the thread start wrapper below the start routine
+    /// when `stopName` is not found).
     std::uint32_t contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
-                            const std::string* stopName, bool endAtOwnCode = false) noexcept;
+                            const std::string* stopName, bool skipOwnCode = false) noexcept;
 
     /// True for an address in the measurement's own code. Any thread.
     bool inOwnCode(std::uintptr_t address) const noexcept { return m_own.contains(address); }
