@@ -715,9 +715,19 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     s->lastTime = leave;
 
     std::uint64_t writeStart = now();
+    // Sampled threads' records (kept apart from the main thread's, each its own location).
+    std::vector<ThreadRecords> threadRecords;
+    if (sampledThreadRecords)
+        threadRecords = sampledThreadRecords();
+    std::vector<ProfileBuilder> threadProfiles;
     if (s->profile) {
         s->profile->consume(g_hot.buffer.begin, g_hot.buffer.cursor);
         s->profile->closeOpenRegions(leave);
+        threadProfiles.resize(threadRecords.size());
+        for (size_t k = 0; k < threadRecords.size(); ++k) {
+            threadProfiles[k].consume(threadRecords[k].begin, threadRecords[k].end);
+            threadProfiles[k].closeOpenRegions(leave);
+        }
     }
     std::uint64_t events = g_hot.buffer.events;
     Status archive = Status::success();
@@ -736,9 +746,8 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         encodeSpilledRecords(*s);
         s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
         events = s->writer.eventsWritten();
-        if (sampledThreadRecords)
-            for (const ThreadRecords& t : sampledThreadRecords())
-                threads.push_back({t.number, s->writer.writeThread(t.number, t.begin, t.end)});
+        for (const ThreadRecords& t : threadRecords)
+            threads.push_back({t.number, s->writer.writeThread(t.number, t.begin, t.end)});
     }
     g_hot.buffer.clear();
     s->self.finalizeWrite = now() - writeStart;
@@ -828,9 +837,12 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     Status profiled = Status::success();
     if (s->profile) {
         std::string program = s->programPath.substr(s->programPath.find_last_of('/') + 1);
+        std::vector<ThreadProfile> threadLocations;
+        for (size_t k = 0; k < threadProfiles.size(); ++k)
+            threadLocations.push_back({threadRecords[k].number, &threadProfiles[k]});
         profiled = s->profile->write(s->directory + "/profile.cubex", s->defs.regions(),
                                      static_cast<double>(g_hot.clock.ticksPerSecond()), s->comm,
-                                     hostNames, program);
+                                     hostNames, program, threadLocations);
     }
     Status closed = s->writer.close(); // nothing to close without a trace
     struct stat info;

@@ -22,6 +22,8 @@ void gatherToRoot(const void* mine, void* all, int count, MPI_Datatype type, siz
 /// elsewhere.
 std::vector<std::vector<unsigned long long>>
 gatherVariableToRoot(const std::vector<unsigned long long>& mine, MPI_Comm comm);
+std::vector<std::vector<double>> gatherVariableToRoot(const std::vector<double>& mine,
+                                                      MPI_Comm comm);
 /// Reduces `count` items with `op` onto every rank.
 void reduceToAll(const void* mine, void* result, int count, MPI_Datatype type, size_t itemBytes,
                  MPI_Op op, MPI_Comm comm);

@@ -351,8 +351,9 @@ TEST_CASE("each pthread is sampled with its own timer and written as its own loc
     // Two threads spin 0.4 s and 0.8 s in worker_spin (called from their start routine
     // worker_main) while the main thread spins 0.3 s; sampled at 200 Hz, preloaded.
     std::string dir = freshDirectory("sampling_threads");
-    const std::string exp = measureSampledComplete(
-        dir, WAITSCOPE_TEST_THREAD_SPIN, 2, "0.4 0.8 0.3", {"WAITSCOPE_SAMPLING_FREQUENCY=200"});
+    const std::string exp =
+        measureSampledComplete(dir, WAITSCOPE_TEST_THREAD_SPIN, 2, "0.4 0.8 0.3",
+                               {"WAITSCOPE_SAMPLING_FREQUENCY=200", "WAITSCOPE_PROFILING=true"});
     const double injected[] = {0.4, 0.8};
     const double period = 1.0 / 200;
     LocationTrace trace = readAllLocations(exp);
@@ -388,6 +389,25 @@ TEST_CASE("each pthread is sampled with its own timer and written as its own loc
         CHECK(record[prefix + "sampled_threads"] == "2");
         CHECK(record.count(prefix + "unsampled_threads") == 1); // the MPI library's own
         CHECK(record[prefix + "lost_samples"] == "0");
+    }
+    // The runtime profile has the threads as locations of their process (main thread, then
+    // threads 1 and 2 per rank), with the same sampled time in worker_spin.
+    waitscope::Result<Report> profile = readCubex(exp + "/profile.cubex");
+    REQUIRE(profile.ok());
+    REQUIRE(profile->locations().size() == 6);
+    std::vector<double> spun =
+        perRank(*profile, "time", "sampling_thread_spin/worker_main/worker_spin");
+    std::vector<double> mainSpun =
+        perRank(*profile, "time", "sampling_thread_spin/main/main_compute/worker_spin");
+    for (std::size_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank << ": threads " << spun[3 * rank + 1] << " s and "
+                     << spun[3 * rank + 2] << " s, main thread " << mainSpun[3 * rank] << " s");
+        CHECK(spun[3 * rank] == 0.0);
+        CHECK(mainSpun[3 * rank + 1] == 0.0);
+        for (std::size_t k = 1; k <= 2; ++k) {
+            CHECK(spun[3 * rank + k] > injected[k - 1] * 0.9 - period);
+            CHECK(spun[3 * rank + k] < injected[k - 1] * 1.1);
+        }
     }
     // The analyzer still reads the trace (the main threads' locations).
     analyze(exp);

@@ -28,7 +28,8 @@ __attribute__((noinline)) void* worker_main(void* argument) {
 }
 
 __attribute__((noinline)) double main_compute(double seconds) {
-    return worker_spin(seconds);
+    volatile double result = worker_spin(seconds); /* not a tail call: keeps this frame */
+    return result;
 }
 
 int main(int argc, char** argv) {
