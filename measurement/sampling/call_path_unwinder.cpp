@@ -26,12 +26,15 @@ void CallPathUnwinder::init(bool cached) noexcept {
     // libunwind's global cache takes a lock; the per-thread one does not, which is what a
     // signal handler that may interrupt an unwind needs.
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    std::uintptr_t frames[8];
+    unwindHere(frames, 8);
     warmUpThread();
 }
 
 void CallPathUnwinder::warmUpThread() noexcept {
+    // Not unw_backtrace: its trace cache is per-thread state freed by a key destructor at
+    // thread exit, which a sampled thread (that never unwinds at call sites) does not need.
     std::uintptr_t frames[8];
-    unwindHere(frames, 8);
     unw_context_t context;
     unw_getcontext(&context);
     unwindInterrupted(&context, frames, 8);

@@ -32,8 +32,9 @@ public:
     /// addresses. Returns the depth, or -1 when a step failed or nothing was found.
     static int unwindInterrupted(void* ucontext, std::uintptr_t* frames, int max) noexcept;
 
-    /// Any thread, not signal context: unwinds once on the calling thread so libunwind's
-    /// per-thread state exists before the thread's sampling signal handler needs it.
+    /// Any thread, not signal context: unwinds once on the calling thread the way the
+    /// signal handler does, so libunwind's per-thread state exists before the handler needs
+    /// it.
     static void warmUpThread() noexcept;
 
     /// The region of the function that starts at `start` (a thread's start routine), defined
