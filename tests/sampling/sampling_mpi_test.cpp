@@ -413,6 +413,35 @@ TEST_CASE("each pthread is sampled with its own timer and written as its own loc
     analyze(exp);
 }
 
+TEST_CASE("linked into the program, the measurement samples its threads too",
+          "[mpi][sampling][threads]") {
+    // The same program linked with libwaitscope.so instead of preloaded: its pthread_create
+    // calls bind to the measurement's wrapper all the same.
+    std::string dir = freshDirectory("sampling_threads_linked");
+    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_THREAD_SPIN_LINKED, 2, "0.2 0.3 0.1",
+                                       {"WAITSCOPE_SAMPLING_FREQUENCY=200"}, false);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    LocationTrace trace = readAllLocations(exp);
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        std::vector<const TraceLocation*> locations = locationsOf(trace, rank);
+        REQUIRE(locations.size() == 3);
+        for (std::uint64_t k = 1; k <= 2; ++k) {
+            CHECK(locations[k]->id == (k << 32 | rank));
+            ThreadSummary summary =
+                summarizeThread(*locations[k], static_cast<double>(trace.ticksPerSecond),
+                                "worker_main", "worker_spin");
+            CHECK(summary.samplesIn > 0);
+        }
+    }
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(record["rank.0.sampled_threads"] == "2");
+    CHECK(record["rank.1.sampled_threads"] == "2");
+}
+
 #ifdef WAITSCOPE_TEST_OPENMP_SPIN
 TEST_CASE("an OpenMP worker thread is sampled as its own location", "[mpi][sampling][threads]") {
     // A parallel region of two threads spinning 0.5 s each: libgomp creates one worker.
