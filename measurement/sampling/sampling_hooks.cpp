@@ -55,8 +55,9 @@ struct SamplingState {
 };
 
 SamplingState* g_sampling = nullptr;
-/// Set while the main thread reads the ring or the timer is being stopped: the handler keeps
-/// off. Only the main thread and its own signal handler touch it.
+/// Set while the main thread reads the rings or the timer is being stopped: its handler keeps
+/// off (a sample then would land in the measurement). Only the main thread and its own signal
+/// handler touch it; sampled threads' handlers never do.
 volatile sig_atomic_t g_busy = 0;
 std::atomic<int> g_active{0}; ///< read by every sampled thread's handler
 
@@ -95,7 +96,12 @@ void appendThreadRecord(SampledThread& t, std::uint64_t time, EventKind kind,
     EventBuffer& b = t.records;
     if (!b.fits(kMaxRecordWords)) {
         const std::size_t used = static_cast<std::size_t>(b.cursor - b.begin);
-        t.recordMemory.resize(std::max<std::size_t>(4096, 2 * t.recordMemory.size()));
+        try {
+            t.recordMemory.resize(std::max<std::size_t>(4096, 2 * t.recordMemory.size()));
+        } catch (...) {
+            ++g_diagnostics.lostEvents; // no memory left: dropped and counted, never thrown
+            return;
+        }
         b.begin = t.recordMemory.data();
         b.cursor = b.begin + used;
         b.end = b.begin + t.recordMemory.size();

@@ -32,7 +32,8 @@ struct SampledThread {
     std::atomic<int> phase{0};          ///< kCreated, kRunning, kEnded (release stores)
     std::atomic<std::uint64_t> lost{0}; ///< samples its full ring dropped (its handler)
 
-    // Main thread only (records kept for the trace, written at finalize).
+    // Main thread only: the thread's records, kept in memory until finalize writes them as
+    // its location (a few words per sample, outside WAITSCOPE_TOTAL_MEMORY's buffer).
     std::uint32_t region = 0; ///< the start routine's region
     bool entered = false;
     bool left = false;
