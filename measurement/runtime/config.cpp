@@ -91,7 +91,8 @@ const std::vector<ConfigVariable>& configVariables() {
          "hybrid call paths: unwind the stack at every recorded MPI call and sample the time "
          "outside MPI with a per-thread timer"},
         {"WAITSCOPE_SAMPLING_FREQUENCY", "100", "samples per second, 1 to 100000",
-         "how often the sampling timer fires (wall-clock time, main thread)"},
+         "how often the sampling timers fire (wall-clock time, the main thread and each "
+         "thread created after MPI_Init)"},
         {"WAITSCOPE_UNWIND_CACHE", "true", "true, false",
          "cache function starts by return address and regions by function start; false "
          "resolves every frame anew (only to measure what the caches save)"},

@@ -4,7 +4,8 @@
 // the regions on the path (regionKey), and the binomial-tree set union of the definitions
 // gives every path a global index. A parent's name is a prefix of its children's, so in the
 // sorted union parents come before children. Each rank then sends one dense row per metric
-// (indexed by global path) to rank 0, which builds the report and writes it.
+// (indexed by global path) and location (its main thread, then its sampled threads) to rank 0,
+// which builds the report and writes it.
 #include "profile_builder.h"
 
 #include "unification.h"
@@ -155,6 +156,10 @@ void ProfileBuilder::consume(const std::uint64_t* begin, const std::uint64_t* en
             break;
         }
         case EventKind::Leave: {
+            // A sampled thread's last sample path ends at its start routine's Leave (the main
+            // thread leaves its paths with CallingContextLeave first).
+            while (m_stack.size() > 1 && m_stack.back().context)
+                popFrame(h.time);
             if (m_stack.size() <= 1 || m_stack.back().context ||
                 m_nodes[m_stack.back().node].region != h.a) {
                 ++m_unbalanced;
@@ -202,33 +207,26 @@ void ProfileBuilder::closeOpenRegions(std::uint64_t time) noexcept {
         popFrame(time);
 }
 
-Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDefinition>& regions,
-                             double ticksPerSecond, MPI_Comm comm,
-                             const std::vector<std::string>& hosts,
-                             const std::string& programName) {
-    int rank = 0, size = 1;
-    if (comm != MPI_COMM_NULL) {
-        PMPI_Comm_rank(comm, &rank);
-        PMPI_Comm_size(comm, &size);
-    }
-
-    // Name every node by its path of region identities (the root has none).
+std::vector<std::string>
+ProfileBuilder::nodeKeys(const std::vector<RegionDefinition>& regions) const {
     std::vector<std::string> keys(m_nodes.size());
     std::vector<std::uint32_t> regionPath;
-    DefinitionSet paths;
     for (size_t i = 1; i < m_nodes.size(); ++i) {
         regionPath.clear();
         for (std::uint32_t n = static_cast<std::uint32_t>(i); n != 0; n = m_nodes[n].parent)
             regionPath.push_back(m_nodes[n].region);
         std::reverse(regionPath.begin(), regionPath.end());
         keys[i] = pathKey(regionPath, regions);
-        paths.add(keys[i], {});
     }
-    bool unified = unifyDefinitionSet(paths, comm, kProfileTag);
-    const size_t count = paths.entries.size();
+    return keys;
+}
 
-    // One dense row per metric, indexed by global path; times in seconds.
-    std::vector<double> mine(static_cast<size_t>(kMetricCount) * count, 0.0);
+void ProfileBuilder::appendRows(const std::vector<std::string>& keys, const DefinitionSet& paths,
+                                double ticksPerSecond, std::vector<double>& out) const {
+    const size_t count = paths.entries.size();
+    const size_t first = out.size();
+    out.resize(first + static_cast<size_t>(kMetricCount) * (count + 1), 0.0);
+    double* mine = out.data() + first;
     for (size_t i = 1; i < m_nodes.size(); ++i) {
         long g = paths.find(keys[i]);
         if (g < 0)
@@ -250,24 +248,56 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
         at(kCommsSend) = static_cast<double>(n.messagesSent);
         at(kCommsRecv) = static_cast<double>(n.messagesReceived);
     }
-    // The program itself (the root): its time outside every region it called.
-    std::vector<double> rootRow(kMetricCount, 0.0);
-    {
-        const Node& r = m_nodes.front();
-        std::uint64_t childTicks = 0;
-        for (std::uint32_t c : r.children)
-            childTicks += m_nodes[c].inclusiveTicks;
-        rootRow[kVisits] = static_cast<double>(r.visits);
-        rootRow[kTime] =
-            static_cast<double>(r.inclusiveTicks - std::min(childTicks, r.inclusiveTicks)) /
-            ticksPerSecond;
-        rootRow[kMinTime] = r.visits ? static_cast<double>(r.minTicks) / ticksPerSecond : 0.0;
-        rootRow[kMaxTime] = static_cast<double>(r.maxTicks) / ticksPerSecond;
+    // The program itself (the root): its time outside every region it called (a sampled
+    // thread's root has none: its records start with its start routine).
+    double* rootRow = mine + static_cast<size_t>(kMetricCount) * count;
+    const Node& r = m_nodes.front();
+    std::uint64_t childTicks = 0;
+    for (std::uint32_t c : r.children)
+        childTicks += m_nodes[c].inclusiveTicks;
+    rootRow[kVisits] = static_cast<double>(r.visits);
+    rootRow[kTime] =
+        static_cast<double>(r.inclusiveTicks - std::min(childTicks, r.inclusiveTicks)) /
+        ticksPerSecond;
+    rootRow[kMinTime] = r.visits ? static_cast<double>(r.minTicks) / ticksPerSecond : 0.0;
+    rootRow[kMaxTime] = static_cast<double>(r.maxTicks) / ticksPerSecond;
+}
+
+Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDefinition>& regions,
+                             double ticksPerSecond, MPI_Comm comm,
+                             const std::vector<std::string>& hosts, const std::string& programName,
+                             const std::vector<ThreadProfile>& threads) {
+    int rank = 0, size = 1;
+    if (comm != MPI_COMM_NULL) {
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Comm_size(comm, &size);
     }
-    mine.insert(mine.end(), rootRow.begin(), rootRow.end());
-    std::vector<double> all(rank == 0 ? mine.size() * static_cast<size_t>(size) : 0);
-    gatherToRoot(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, sizeof(double),
-                 comm);
+
+    // Name every node of every location by its path of region identities (the root has none).
+    std::vector<const ProfileBuilder*> builders = {this};
+    for (const ThreadProfile& t : threads)
+        builders.push_back(t.profile);
+    std::vector<std::vector<std::string>> keys;
+    DefinitionSet paths;
+    for (const ProfileBuilder* b : builders) {
+        keys.push_back(b->nodeKeys(regions));
+        for (size_t i = 1; i < keys.back().size(); ++i)
+            paths.add(keys.back()[i], {});
+    }
+    bool unified = unifyDefinitionSet(paths, comm, kProfileTag);
+    const size_t count = paths.entries.size();
+
+    // Per location, one dense row per metric indexed by global path, then the root's values;
+    // times in seconds.
+    const size_t block = static_cast<size_t>(kMetricCount) * (count + 1);
+    std::vector<double> mine;
+    for (size_t b = 0; b < builders.size(); ++b)
+        builders[b]->appendRows(keys[b], paths, ticksPerSecond, mine);
+    std::vector<unsigned long long> myThreads;
+    for (const ThreadProfile& t : threads)
+        myThreads.push_back(t.number);
+    std::vector<std::vector<unsigned long long>> allThreads = gatherVariableToRoot(myThreads, comm);
+    std::vector<std::vector<double>> all = gatherVariableToRoot(mine, comm);
     // Hybrid measurement writes calling-context records a trace would hold too (for score).
     double contextRecords = static_cast<double>(g_diagnostics.contextRecords);
     std::vector<double> allContextRecords(rank == 0 ? static_cast<size_t>(size) : 0);
@@ -347,9 +377,11 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
         nodeOfPath[i] = *report.addCallNode(it->second, parent);
         nodeByKey[key] = nodeOfPath[i];
     }
-    // System tree: one machine, a node per host, one process and thread per rank.
+    // System tree: one machine, a node per host, one process per rank with its main thread
+    // and its sampled threads. Locations (columns) in that order.
     SystemNodeId machine = *report.addMachine("Linux");
     std::map<std::string, SystemNodeId> nodes;
+    std::vector<const double*> columns; // each location's block
     for (int r = 0; r < size; ++r) {
         const std::string host =
             r < static_cast<int>(hosts.size()) ? hosts[static_cast<size_t>(r)] : "node";
@@ -357,20 +389,28 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
         if (fresh)
             it->second = *report.addNode(machine, host);
         SystemNodeId process = *report.addProcess(it->second, "MPI Rank " + std::to_string(r), r);
+        const std::vector<double>& blocks = all[static_cast<size_t>(r)];
+        const std::vector<unsigned long long>& numbers = allThreads[static_cast<size_t>(r)];
+        if (blocks.size() != block * (1 + numbers.size()))
+            return Error("profile: rank " + std::to_string(r) + " sent damaged values");
         (void)report.addThread(process, "Master thread", 0);
+        columns.push_back(blocks.data());
+        for (size_t k = 0; k < numbers.size(); ++k) {
+            (void)report.addThread(process, "thread " + std::to_string(numbers[k]),
+                                   static_cast<std::int64_t>(numbers[k]));
+            columns.push_back(blocks.data() + block * (k + 1));
+        }
     }
-    std::vector<double> row(static_cast<size_t>(size));
+    std::vector<double> row(columns.size());
     const size_t rootAt = static_cast<size_t>(kMetricCount) * count;
     for (int m = 0; m < kMetricCount; ++m) {
-        for (int r = 0; r < size; ++r)
-            row[static_cast<size_t>(r)] =
-                all[static_cast<size_t>(r) * mine.size() + rootAt + static_cast<size_t>(m)];
+        for (size_t l = 0; l < columns.size(); ++l)
+            row[l] = columns[l][rootAt + static_cast<size_t>(m)];
         if (Status s = report.setSeverityRow(ids[m], root, row); !s.ok())
             return s;
         for (size_t i = 0; i < count; ++i) {
-            for (int r = 0; r < size; ++r)
-                row[static_cast<size_t>(r)] =
-                    all[static_cast<size_t>(r) * mine.size() + static_cast<size_t>(m) * count + i];
+            for (size_t l = 0; l < columns.size(); ++l)
+                row[l] = columns[l][static_cast<size_t>(m) * count + i];
             if (Status s = report.setSeverityRow(ids[m], nodeOfPath[i], row); !s.ok())
                 return s;
         }

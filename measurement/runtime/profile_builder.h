@@ -12,6 +12,14 @@
 
 namespace waitscope::measure {
 
+class ProfileBuilder;
+
+/// A sampled thread's profile: written as location "thread `number`" of the rank.
+struct ThreadProfile {
+    std::uint32_t number = 0;
+    const ProfileBuilder* profile = nullptr;
+};
+
 /// Aggregates records into call-path nodes: visits, inclusive time (sum, min, max per visit),
 /// bytes and messages sent and received. Fed every record exactly once, in order.
 class ProfileBuilder {
@@ -26,10 +34,12 @@ public:
 
     /// Unifies call paths across ranks (PMPI on `comm`), gathers the values on rank 0 and
     /// writes `path` there. Collective. `regions` are this rank's local region definitions;
-    /// `ticksPerSecond` converts times; `hosts` names each rank's node on rank 0.
+    /// `ticksPerSecond` converts times; `hosts` names each rank's node on rank 0. This builder
+    /// is the rank's main thread; `threads` (sampled threads, in creation order) become
+    /// further locations of the rank's process.
     Status write(const std::string& path, const std::vector<RegionDefinition>& regions,
                  double ticksPerSecond, MPI_Comm comm, const std::vector<std::string>& hosts,
-                 const std::string& programName);
+                 const std::string& programName, const std::vector<ThreadProfile>& threads = {});
 
     std::size_t nodeCount() const { return m_nodes.size(); }
     std::uint64_t unbalancedLeaves() const { return m_unbalanced; }
@@ -55,6 +65,12 @@ private:
     };
 
     std::uint32_t child(std::uint32_t parent, std::uint32_t region);
+    /// Each node's path key (the root's is empty).
+    std::vector<std::string> nodeKeys(const std::vector<RegionDefinition>& regions) const;
+    /// Appends this location's block: a row per metric indexed by global path, then the
+    /// root's value per metric.
+    void appendRows(const std::vector<std::string>& keys, const DefinitionSet& paths,
+                    double ticksPerSecond, std::vector<double>& out) const;
     /// Leaves the innermost open node at `time`, adding the visit to it.
     void popFrame(std::uint64_t time) noexcept;
     /// Makes the calling-context frames on top of the stack the path of `context` at `time`.

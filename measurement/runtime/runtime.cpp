@@ -578,6 +578,8 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
         kLostSamples,
         kUnwoundCalls,
         kContextRecords,
+        kSampledThreads,
+        kUnsampledThreads,
         kFieldCount
     };
     static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
@@ -602,7 +604,12 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                                     "failed_unwinds",
                                                     "lost_samples",
                                                     "unwound_calls",
-                                                    "context_records"};
+                                                    "context_records",
+                                                    "sampled_threads",
+                                                    "unsampled_threads"};
+    // Counted by any thread that creates one.
+    const std::uint64_t unsampled = std::atomic_ref<std::uint64_t>(g_diagnostics.unsampledThreads)
+                                        .load(std::memory_order_relaxed);
     double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
                                 seconds(s.self.initHook),
                                 seconds(s.self.initMeasurement),
@@ -625,7 +632,9 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
                                 static_cast<double>(g_diagnostics.failedUnwinds),
                                 static_cast<double>(g_diagnostics.lostSamples),
                                 static_cast<double>(g_diagnostics.unwoundCalls),
-                                static_cast<double>(g_diagnostics.contextRecords)};
+                                static_cast<double>(g_diagnostics.contextRecords),
+                                static_cast<double>(g_diagnostics.sampledThreads),
+                                static_cast<double>(unsampled)};
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)
@@ -706,9 +715,19 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     s->lastTime = leave;
 
     std::uint64_t writeStart = now();
+    // Sampled threads' records (kept apart from the main thread's, each its own location).
+    std::vector<ThreadRecords> threadRecords;
+    if (sampledThreadRecords)
+        threadRecords = sampledThreadRecords();
+    std::vector<ProfileBuilder> threadProfiles;
     if (s->profile) {
         s->profile->consume(g_hot.buffer.begin, g_hot.buffer.cursor);
         s->profile->closeOpenRegions(leave);
+        threadProfiles.resize(threadRecords.size());
+        for (size_t k = 0; k < threadRecords.size(); ++k) {
+            threadProfiles[k].consume(threadRecords[k].begin, threadRecords[k].end);
+            threadProfiles[k].closeOpenRegions(leave);
+        }
     }
     std::uint64_t events = g_hot.buffer.events;
     Status archive = Status::success();
@@ -722,10 +741,13 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         if (!writeTrace && archive.ok())
             archive = Error("another rank could not open the trace archive");
     }
+    std::vector<ThreadLocation> threads; // sampled threads: each its own location
     if (writeTrace) {
         encodeSpilledRecords(*s);
         s->writer.write(g_hot.buffer.begin, g_hot.buffer.cursor);
         events = s->writer.eventsWritten();
+        for (const ThreadRecords& t : threadRecords)
+            threads.push_back({t.number, s->writer.writeThread(t.number, t.begin, t.end)});
     }
     g_hot.buffer.clear();
     s->self.finalizeWrite = now() - writeStart;
@@ -781,6 +803,14 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         unsigned long long myEvents = events;
         gatherToRoot(&myEvents, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, sizeof(myEvents),
                      s->comm);
+        // Every rank's thread locations (number, events), for the global location list.
+        std::vector<unsigned long long> myThreads;
+        for (const ThreadLocation& t : threads) {
+            myThreads.push_back(t.number);
+            myThreads.push_back(t.events);
+        }
+        std::vector<std::vector<unsigned long long>> allThreads =
+            gatherVariableToRoot(myThreads, s->comm);
         if (s->rank == 0) {
             for (int r = 0; r < s->size; ++r) {
                 const std::string& name = hostNames[static_cast<size_t>(r)];
@@ -788,6 +818,10 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
                 RankSummary summary;
                 summary.events = counts[r];
                 summary.nodeIndex = static_cast<std::uint32_t>(it - global.nodeNames.begin());
+                const std::vector<unsigned long long>& rankThreads = allThreads[r];
+                for (size_t k = 0; k + 1 < rankThreads.size(); k += 2)
+                    summary.threads.push_back(
+                        {static_cast<std::uint32_t>(rankThreads[k]), rankThreads[k + 1]});
                 if (it == global.nodeNames.end())
                     global.nodeNames.push_back(name);
                 global.ranks.push_back(summary);
@@ -803,9 +837,12 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     Status profiled = Status::success();
     if (s->profile) {
         std::string program = s->programPath.substr(s->programPath.find_last_of('/') + 1);
+        std::vector<ThreadProfile> threadLocations;
+        for (size_t k = 0; k < threadProfiles.size(); ++k)
+            threadLocations.push_back({threadRecords[k].number, &threadProfiles[k]});
         profiled = s->profile->write(s->directory + "/profile.cubex", s->defs.regions(),
                                      static_cast<double>(g_hot.clock.ticksPerSecond()), s->comm,
-                                     hostNames, program);
+                                     hostNames, program, threadLocations);
     }
     Status closed = s->writer.close(); // nothing to close without a trace
     struct stat info;

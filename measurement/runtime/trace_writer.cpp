@@ -125,13 +125,14 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     return Status::success();
 }
 
-void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
-    if (!m_events)
-        return;
-    RecordCursor cursor(begin, end, m_decodeTime);
+namespace {
+
+/// Translates records [begin, end) into events of `w`; `decodeTime` carries the delta base.
+void translate(OTF2_EvtWriter* w, const std::uint64_t* begin, const std::uint64_t* end,
+               std::uint64_t& decodeTime) noexcept {
+    RecordCursor cursor(begin, end, decodeTime);
     RecordHeader h;
     const std::uint64_t* x = nullptr;
-    OTF2_EvtWriter* w = m_events;
     auto comm = [](std::uint64_t word) { return static_cast<uint32_t>(word); };
     auto high = [](std::uint64_t word) { return static_cast<uint32_t>(word >> 32); };
     while (cursor.next(h, x)) {
@@ -220,8 +221,40 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
     }
 }
 
+} // namespace
+
+void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
+    if (m_events)
+        translate(m_events, begin, end, m_decodeTime);
+}
+
+std::uint64_t TraceWriter::writeThread(std::uint32_t number, const std::uint64_t* begin,
+                                       const std::uint64_t* end) noexcept {
+    if (!m_archive)
+        return 0;
+    // The chunk pool serves one event buffer at a time: the main location's is done first.
+    if (m_events) {
+        m_mainEvents = eventsWritten();
+        count(OTF2_Archive_CloseEvtWriter(m_archive, m_events));
+        m_events = nullptr;
+    }
+    const std::uint64_t location = threadLocationId(number, m_rank);
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(m_archive, location);
+    if (!w) {
+        ++g_diagnostics.otf2Errors;
+        return 0;
+    }
+    std::uint64_t decodeTime = 0;
+    translate(w, begin, end, decodeTime);
+    uint64_t events = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(w, &events);
+    count(OTF2_Archive_CloseEvtWriter(m_archive, w));
+    m_threadLocations.push_back(location);
+    return events;
+}
+
 std::uint64_t TraceWriter::eventsWritten() const {
-    uint64_t n = 0;
+    uint64_t n = m_mainEvents;
     if (m_events)
         OTF2_EvtWriter_GetNumberOfEvents(m_events, &n);
     return n;
@@ -243,10 +276,33 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     rc = OTF2_Archive_OpenDefFiles(m_archive);
     if (rc != OTF2_SUCCESS)
         return fail("cannot open the local definition files", rc);
-    OTF2_DefWriter* defs =
-        OTF2_Archive_GetDefWriter(m_archive, static_cast<OTF2_LocationRef>(m_rank));
+    // Every location of the rank uses the rank's local ids: the same tables for each.
+    std::vector<std::uint64_t> locations = {static_cast<std::uint64_t>(m_rank)};
+    locations.insert(locations.end(), m_threadLocations.begin(), m_threadLocations.end());
+    for (std::uint64_t location : locations) {
+        Status written =
+            writeLocationDefinitions(location, regionMap, commMap, contextMap, offsets);
+        if (!written.ok())
+            return written;
+    }
+    rc = OTF2_Archive_CloseDefFiles(m_archive);
+    if (rc != OTF2_SUCCESS)
+        return fail("cannot close the definition files of rank " + std::to_string(m_rank), rc);
+    return Status::success();
+}
+
+Status TraceWriter::writeLocationDefinitions(std::uint64_t location,
+                                             const std::vector<std::uint32_t>& regionMap,
+                                             const std::vector<std::uint32_t>& commMap,
+                                             const std::vector<std::uint32_t>& contextMap,
+                                             const std::vector<ClockOffset>& offsets) {
+    const std::string where = location == static_cast<std::uint64_t>(m_rank)
+                                  ? "rank " + std::to_string(m_rank)
+                                  : "location " + std::to_string(location);
+    OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(m_archive, location);
     if (!defs)
-        return Error("cannot open the definition file of rank " + std::to_string(m_rank));
+        return Error("cannot open the definition file of " + where);
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
     auto writeMap = [&](OTF2_MappingType type, const std::vector<std::uint32_t>& map) {
         if (map.empty())
             return OTF2_SUCCESS;
@@ -272,12 +328,10 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
         if (rc == OTF2_SUCCESS)
             rc = OTF2_DefWriter_WriteClockOffset(defs, o.localTime, o.offset, o.deviation);
     if (rc != OTF2_SUCCESS)
-        return fail("cannot write the definitions of rank " + std::to_string(m_rank), rc);
+        return fail("cannot write the definitions of " + where, rc);
     rc = OTF2_Archive_CloseDefWriter(m_archive, defs);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_CloseDefFiles(m_archive);
     if (rc != OTF2_SUCCESS)
-        return fail("cannot close the definition file of rank " + std::to_string(m_rank), rc);
+        return fail("cannot close the definition file of " + where, rc);
     return Status::success();
 }
 
@@ -320,6 +374,15 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
     for (size_t r = 0; r < d.ranks.size() && rc == OTF2_SUCCESS; ++r)
         rc = OTF2_GlobalDefWriter_WriteLocation(g, r, thread, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                 d.ranks[r].events, static_cast<uint32_t>(r));
+    // Sampled threads after every main thread (readers take a group's first location as the
+    // rank's main one).
+    for (size_t r = 0; r < d.ranks.size() && rc == OTF2_SUCCESS; ++r)
+        for (const ThreadLocation& t : d.ranks[r].threads)
+            if (rc == OTF2_SUCCESS)
+                rc = OTF2_GlobalDefWriter_WriteLocation(
+                    g, threadLocationId(t.number, static_cast<int>(r)),
+                    str("thread " + std::to_string(t.number)), OTF2_LOCATION_TYPE_CPU_THREAD,
+                    t.events, static_cast<uint32_t>(r));
     // Regions, in the order unification gave them their global ids.
     for (size_t i = 0; i < d.regions.entries.size() && rc == OTF2_SUCCESS; ++i) {
         RegionDefinition region = regionFromKey(d.regions.entries[i].first);

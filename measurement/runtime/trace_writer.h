@@ -19,10 +19,23 @@ struct ClockOffset {
     double deviation = 0;
 };
 
+/// A location of a rank besides its main thread's: a sampled thread.
+struct ThreadLocation {
+    std::uint32_t number = 0; ///< k: the location's id is k << 32 | rank
+    std::uint64_t events = 0;
+};
+
+/// The OTF2 location id of thread `number` of `rank` (0: the main thread), as Score-P numbers
+/// them: the thread in the upper 32 bits, the rank in the lower.
+inline std::uint64_t threadLocationId(std::uint32_t number, int rank) {
+    return (static_cast<std::uint64_t>(number) << 32) | static_cast<std::uint32_t>(rank);
+}
+
 /// What rank 0 needs to know about every rank to write the global definitions.
 struct RankSummary {
     std::uint64_t events = 0;
-    std::uint32_t nodeIndex = 0; ///< index into the node names
+    std::uint32_t nodeIndex = 0;         ///< index into the node names
+    std::vector<ThreadLocation> threads; ///< the rank's sampled threads, in creation order
 };
 
 /// Everything the global definition file holds, gathered on rank 0.
@@ -55,7 +68,15 @@ public:
     /// Translates records [begin, end) into OTF2 events. Never fails; OTF2 errors are counted.
     void write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;
 
-    /// Writes the local definitions: id mappings to global ids and the clock offsets.
+    /// Translates the whole record stream of sampled thread `number` into the events of its
+    /// own location (threadLocationId) and closes its event file. Call after the main
+    /// location's last write() (its event file is closed first) and before
+    /// writeLocalDefinitions. Never fails; OTF2 errors are counted. Returns the events written.
+    std::uint64_t writeThread(std::uint32_t number, const std::uint64_t* begin,
+                              const std::uint64_t* end) noexcept;
+
+    /// Writes the local definitions of the rank's main location and of every thread location
+    /// written (the same mappings and offsets): id mappings to global ids and clock offsets.
     Status writeLocalDefinitions(const std::vector<std::uint32_t>& regionMap,
                                  const std::vector<std::uint32_t>& commMap,
                                  const std::vector<std::uint32_t>& contextMap,
@@ -76,8 +97,16 @@ public:
     bool isOpen() const { return m_archive != nullptr; }
 
 private:
+    Status writeLocationDefinitions(std::uint64_t location,
+                                    const std::vector<std::uint32_t>& regionMap,
+                                    const std::vector<std::uint32_t>& commMap,
+                                    const std::vector<std::uint32_t>& contextMap,
+                                    const std::vector<ClockOffset>& offsets);
+
     OTF2_Archive* m_archive = nullptr;
     OTF2_EvtWriter* m_events = nullptr;
+    std::uint64_t m_mainEvents = 0; ///< the main location's events, once its writer closed
+    std::vector<std::uint64_t> m_threadLocations; ///< written by writeThread
     int m_rank = 0;
     std::uint64_t m_decodeTime = 0;
     std::string m_directory;

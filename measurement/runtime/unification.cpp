@@ -33,6 +33,46 @@ void gatherToRoot(const void* mine, void* all, int count, MPI_Datatype type, siz
         PMPI_Gather(mine, count, type, all, count, type, 0, comm);
 }
 
+namespace {
+
+template <class T>
+std::vector<std::vector<T>> gatherVariable(const std::vector<T>& mine, MPI_Datatype type,
+                                           MPI_Comm comm) {
+    if (comm == MPI_COMM_NULL)
+        return {mine};
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    int length = static_cast<int>(mine.size());
+    std::vector<int> lengths(rank == 0 ? size : 0);
+    PMPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
+    std::vector<int> displacements(lengths.size());
+    int total = 0;
+    for (size_t r = 0; r < lengths.size(); ++r) {
+        displacements[r] = total;
+        total += lengths[r];
+    }
+    std::vector<T> all(static_cast<size_t>(total));
+    PMPI_Gatherv(mine.data(), length, type, all.data(), lengths.data(), displacements.data(), type,
+                 0, comm);
+    std::vector<std::vector<T>> out(lengths.size());
+    for (size_t r = 0; r < lengths.size(); ++r)
+        out[r].assign(all.begin() + displacements[r], all.begin() + displacements[r] + lengths[r]);
+    return out;
+}
+
+} // namespace
+
+std::vector<std::vector<unsigned long long>>
+gatherVariableToRoot(const std::vector<unsigned long long>& mine, MPI_Comm comm) {
+    return gatherVariable(mine, MPI_UNSIGNED_LONG_LONG, comm);
+}
+
+std::vector<std::vector<double>> gatherVariableToRoot(const std::vector<double>& mine,
+                                                      MPI_Comm comm) {
+    return gatherVariable(mine, MPI_DOUBLE, comm);
+}
+
 void reduceToAll(const void* mine, void* result, int count, MPI_Datatype type, size_t itemBytes,
                  MPI_Op op, MPI_Comm comm) {
     if (comm == MPI_COMM_NULL)

@@ -6,6 +6,7 @@
 #include "waitscope/measure/definitions.h"
 
 #include <mpi.h>
+#include <vector>
 
 namespace waitscope::measure {
 
@@ -17,6 +18,12 @@ bool unifyDefinitionSet(DefinitionSet& set, MPI_Comm comm, int tag);
 /// Gathers `count` items of `type` (each `itemBytes` long) from every rank on rank 0.
 void gatherToRoot(const void* mine, void* all, int count, MPI_Datatype type, size_t itemBytes,
                   MPI_Comm comm);
+/// Gathers every rank's `mine` (any length) on rank 0: one vector per rank there, none
+/// elsewhere.
+std::vector<std::vector<unsigned long long>>
+gatherVariableToRoot(const std::vector<unsigned long long>& mine, MPI_Comm comm);
+std::vector<std::vector<double>> gatherVariableToRoot(const std::vector<double>& mine,
+                                                      MPI_Comm comm);
 /// Reduces `count` items with `op` onto every rank.
 void reduceToAll(const void* mine, void* result, int count, MPI_Datatype type, size_t itemBytes,
                  MPI_Op op, MPI_Comm comm);

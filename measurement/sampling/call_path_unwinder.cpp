@@ -28,9 +28,20 @@ void CallPathUnwinder::init(bool cached) noexcept {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     std::uintptr_t frames[8];
     unwindHere(frames, 8);
+    warmUpThread();
+}
+
+void CallPathUnwinder::warmUpThread() noexcept {
+    // Not unw_backtrace: its trace cache is per-thread state freed by a key destructor at
+    // thread exit, which a sampled thread (that never unwinds at call sites) does not need.
+    std::uintptr_t frames[8];
     unw_context_t context;
     unw_getcontext(&context);
     unwindInterrupted(&context, frames, 8);
+}
+
+std::uint32_t CallPathUnwinder::functionRegion(std::uintptr_t start) noexcept {
+    return functionAt(start, true).region;
 }
 
 int CallPathUnwinder::unwindHere(std::uintptr_t* frames, int max) noexcept {
@@ -123,7 +134,7 @@ CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bo
 }
 
 std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
-                                          const std::string* stopName) noexcept {
+                                          const std::string* stopName, bool skipOwnCode) noexcept {
     int first = 0;
     while (first < depth && m_own.contains(frames[first]))
         ++first;
@@ -131,6 +142,8 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
         return failedContext();
     m_path.clear();
     for (int i = first; i < depth; ++i) {
+        if (skipOwnCode && m_own.contains(frames[i]))
+            continue;
         Function f = functionAt(frames[i], firstIsPc && i == 0);
         if (stopName && definitions().regions()[f.region].name == *stopName)
             break;

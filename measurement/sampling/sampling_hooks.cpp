@@ -13,8 +13,14 @@
 //   - A sample stands for the time since the record before it. Since MPI calls end in their
 //     own records, that is the time since the previous sample outside MPI minus the MPI time in
 //     between (the paper's effective interval), and sampled plus measured time add up.
+//   - Threads the program creates while sampling runs (thread_sampling.cpp) have their own
+//     timer and ring. The main thread drains their rings at its record points too and keeps
+//     each thread's records apart: an Enter of its start routine at its begin, its samples
+//     (paths end below the start routine), a Leave at its end or at finalize. A thread makes
+//     no recorded calls, so its sample stands for the time since its previous record.
 //   - Stacks that cannot be unwound (and samples with no room to keep frames) go to the
 //     context "failed unwind", and are counted.
+#include "thread_sampling.h"
 #include "waitscope/measure/call_path_unwinder.h"
 #include "waitscope/measure/runtime.h"
 #include "waitscope/measure/sample_ring.h"
@@ -49,10 +55,11 @@ struct SamplingState {
 };
 
 SamplingState* g_sampling = nullptr;
-/// Set while the main thread reads the ring or the timer is being stopped: the handler keeps
-/// off. Only the main thread and its own signal handler touch it.
+/// Set while the main thread reads the rings or the timer is being stopped: its handler keeps
+/// off (a sample then would land in the measurement). Only the main thread and its own signal
+/// handler touch it; sampled threads' handlers never do.
 volatile sig_atomic_t g_busy = 0;
-volatile sig_atomic_t g_active = 0;
+std::atomic<int> g_active{0}; ///< read by every sampled thread's handler
 
 /// The innermost open instrumented region's name: unwound paths end below it.
 const std::string* stopName() noexcept {
@@ -82,13 +89,89 @@ void setOpen(std::uint32_t context) noexcept {
     s.openBase = context == kNoContext ? kNoContext : outermost(context);
 }
 
-/// Records the samples the handler kept since the last record point. Main thread.
+/// Appends a record to a sampled thread's records (growing them: they stay in memory until
+/// finalize), never going back in time. Main thread.
+void appendThreadRecord(SampledThread& t, std::uint64_t time, EventKind kind,
+                        std::uint32_t operand) noexcept {
+    EventBuffer& b = t.records;
+    if (!b.fits(kMaxRecordWords)) {
+        const std::size_t used = static_cast<std::size_t>(b.cursor - b.begin);
+        try {
+            t.recordMemory.resize(std::max<std::size_t>(4096, 2 * t.recordMemory.size()));
+        } catch (...) {
+            ++g_diagnostics.lostEvents; // no memory left: dropped and counted, never thrown
+            return;
+        }
+        b.begin = t.recordMemory.data();
+        b.cursor = b.begin + used;
+        b.end = b.begin + t.recordMemory.size();
+    }
+    ++b.events;
+    writeRecord(b, std::max(time, b.lastTime), kind, operand & kOperandMask);
+}
+
+/// Records what a sampled thread did since the last look: its Enter the first time, its
+/// samples, its Leave once it ended (`finalizeAt` non-zero: the run ends, a thread still
+/// running is left then). Main thread.
+void drainThread(SamplingState& s, SampledThread& t, std::uint64_t finalizeAt) noexcept {
+    if (t.left)
+        return;
+    // The phase first: once it says ended, every sample the thread took is in its ring.
+    const int phase = t.phase.load(std::memory_order_acquire);
+    if (phase == SampledThread::kCreated)
+        return;
+    if (!t.entered) {
+        t.region = s.unwinder.functionRegion(reinterpret_cast<std::uintptr_t>(t.routine));
+        appendThreadRecord(t, t.beginTime, EventKind::Enter, t.region);
+        t.entered = true;
+        ++g_diagnostics.sampledThreads;
+    }
+    // A copy: defining the functions of a path may move the region table.
+    const std::string stop = definitions().regions()[t.region].name;
+    t.ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
+        if (depth != SampleRing::kNotUnwound && depth > 0 && s.unwinder.inOwnCode(frames[0])) {
+            ++g_diagnostics.samplesInMpi; // in the measurement (thread start or end)
+            return;
+        }
+        std::uint32_t context =
+            depth == SampleRing::kNotUnwound
+                ? s.unwinder.failedContext()
+                : s.unwinder.contextOf(frames, static_cast<int>(depth), true, &stop, true);
+        if (s.unwinder.isFailed(context))
+            ++g_diagnostics.failedUnwinds;
+        ++g_diagnostics.samples;
+        if (context == kNoContext)
+            return; // in the start routine itself: its Enter covers the time
+        appendThreadRecord(t, time, EventKind::CallingContextSample, context);
+        ++g_diagnostics.contextRecords;
+    });
+    const std::uint64_t lost = t.lost.load(std::memory_order_relaxed);
+    g_diagnostics.lostSamples += lost - t.lostFolded;
+    t.lostFolded = lost;
+    if (phase == SampledThread::kEnded || finalizeAt != 0) {
+        appendThreadRecord(t, phase == SampledThread::kEnded ? t.endTime : finalizeAt,
+                           EventKind::Leave, t.region);
+        t.left = true;
+    }
+}
+
+/// Drains every sampled thread's ring. Main thread.
+void drainThreads(std::uint64_t finalizeAt) noexcept {
+    for (std::uint32_t i = 0, n = sampledThreadCount(); i < n; ++i)
+        if (SampledThread* t = sampledThread(i))
+            drainThread(*g_sampling, *t, finalizeAt);
+}
+
+/// Records the samples the handlers kept since the last record point. Main thread.
 void drainSamples() noexcept {
     SamplingState& s = *g_sampling;
-    if (s.ring.empty())
-        return;
     g_busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst); // the handler keeps off from here on
+    drainThreads(0);
+    if (s.ring.empty()) {
+        g_busy = 0;
+        return;
+    }
     const std::string* stop = stopName();
     s.ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
         std::uint32_t context =
@@ -167,11 +250,35 @@ void onUserEvent() noexcept {
 
 constexpr SamplingHooks kHooks = {onCallSite, onUserEvent};
 
-/// The timer's signal handler. Async-signal-safe: reads flags, the clock, unwinds into the
+/// The timer's signal handler on a sampled thread: unwinds into the thread's own ring, or
+/// counts the sample lost when the ring is full.
+void sampleThread(SampledThread& t, void* ucontext) noexcept {
+    bool kept = false;
+    std::uintptr_t* frames = t.ring.begin(now(), kept);
+    if (!kept) {
+        t.lost.fetch_add(1, std::memory_order_relaxed);
+    } else if (!frames) {
+        t.ring.commit(SampleRing::kNotUnwound);
+    } else {
+        int depth = CallPathUnwinder::unwindInterrupted(ucontext, frames, kMaxFrames);
+        t.ring.commit(depth < 0 ? SampleRing::kNotUnwound : static_cast<std::uint64_t>(depth));
+    }
+}
+
+/// The timers' signal handler, on the main thread or a sampled thread (each timer signals its
+/// own thread). Async-signal-safe: reads flags, the clock, unwinds into the thread's
 /// preallocated ring; errno is kept.
 void onTimer(int, siginfo_t*, void* ucontext) {
-    if (!g_active || !t_onMainThread)
+    if (!g_active)
         return;
+    if (!t_onMainThread) {
+        if (SampledThread* t = t_sampledThread) {
+            int savedErrno = errno;
+            sampleThread(*t, ucontext);
+            errno = savedErrno;
+        }
+        return;
+    }
     int savedErrno = errno;
     if (g_hot.insideMpi != 0 || g_busy) {
         ++g_diagnostics.samplesInMpi;
@@ -248,7 +355,10 @@ bool samplingStart(const Config& config) noexcept {
     g_sampling = s;
     g_hot.sampling = &kHooks; // MPI call paths are unwound even without the timer
     g_active = 1;
-    return startTimer(*s, config.samplingFrequency);
+    if (!startTimer(*s, config.samplingFrequency))
+        return false;
+    threadSamplingStart(config.samplingFrequency);
+    return true;
 }
 
 void samplingStop() noexcept {
@@ -260,11 +370,24 @@ void samplingStop() noexcept {
     if (s->timerArmed)
         timer_delete(s->timer);
     s->timerArmed = false;
+    threadSamplingStop();
     // The handler stays installed: a signal already on its way must not meet SIGPROF's
     // default action, which ends the process.
     g_busy = 0;
-    onCallSite(0); // the samples so far, and the path to MPI_Finalize
+    onCallSite(0);       // the samples so far, and the path to MPI_Finalize
+    drainThreads(now()); // threads still running are left now
     // g_hot.sampling stays set: finalize leaves the open path through it before ProgramEnd.
+}
+
+std::vector<ThreadRecords> sampledThreadRecords() noexcept {
+    std::vector<ThreadRecords> out;
+    for (std::uint32_t i = 0, n = sampledThreadCount(); i < n; ++i) {
+        SampledThread* t = sampledThread(i);
+        if (!t || !t->entered)
+            continue;
+        out.push_back({t->number, t->records.begin, t->records.cursor, t->records.events});
+    }
+    return out;
 }
 
 } // namespace waitscope::measure

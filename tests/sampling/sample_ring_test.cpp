@@ -1,7 +1,9 @@
 // Unit tests of the sample ring the sampling signal handler writes into.
 #include "waitscope/measure/sample_ring.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
 #include <vector>
 
 using waitscope::measure::kMaxFrames;
@@ -89,4 +91,86 @@ TEST_CASE("a nearly full ring keeps samples as not unwound, a full one loses the
     CHECK(out.back().time == static_cast<std::uint64_t>(1 + timeOnly));
     // Drained, the ring has its whole room again.
     CHECK(ring.begin(99, kept) != nullptr);
+}
+
+TEST_CASE("samples wrap around the ring's end and keep their order", "[sampling]") {
+    // Room for two full stacks and a little more: the third sample no longer fits at the end
+    // and starts over at the beginning (at most one sample waits when the next begins).
+    std::vector<std::uint64_t> memory(2 * (2 + kMaxFrames) + 40);
+    SampleRing ring;
+    ring.reset(memory.data(), memory.size());
+    std::vector<Drained> out;
+    for (std::uint64_t t = 1; t <= 40; ++t) {
+        bool kept = false;
+        std::uintptr_t* frames = ring.begin(t, kept);
+        REQUIRE(kept);
+        REQUIRE(frames);
+        for (std::uint64_t k = 0; k < 30; ++k)
+            frames[k] = t * 1000 + k;
+        ring.commit(30);
+        if (t % 2 == 0)
+            for (Drained& d : drainAll(ring))
+                out.push_back(std::move(d));
+    }
+    for (Drained& d : drainAll(ring))
+        out.push_back(std::move(d));
+    REQUIRE(out.size() == 40);
+    for (std::uint64_t t = 1; t <= 40; ++t) {
+        CHECK(out[t - 1].time == t);
+        REQUIRE(out[t - 1].frames.size() == 30);
+        CHECK(out[t - 1].frames[29] == t * 1000 + 29);
+    }
+}
+
+TEST_CASE("a producer thread and a consumer thread share the ring without losing order",
+          "[sampling]") {
+    // The producer stands in for a sampled thread's signal handler, the consumer for the main
+    // thread draining at its record points. A full ring loses samples; none is torn or
+    // reordered.
+    std::vector<std::uint64_t> memory(4 * (2 + kMaxFrames));
+    SampleRing ring;
+    ring.reset(memory.data(), memory.size());
+    constexpr std::uint64_t kSamples = 20000;
+    std::atomic<bool> done{false};
+    std::uint64_t lost = 0;
+    std::thread producer([&] {
+        for (std::uint64_t t = 1; t <= kSamples; ++t) {
+            bool kept = false;
+            std::uintptr_t* frames = ring.begin(t, kept);
+            if (!kept) {
+                ++lost;
+                continue;
+            }
+            if (!frames) {
+                ring.commit(SampleRing::kNotUnwound);
+                continue;
+            }
+            const std::uint64_t depth = 1 + t % 17;
+            for (std::uint64_t k = 0; k < depth; ++k)
+                frames[k] = t + k;
+            ring.commit(depth);
+        }
+        done.store(true);
+    });
+    std::uint64_t drained = 0, last = 0, torn = 0, reordered = 0;
+    auto consume = [&] {
+        ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
+            ++drained;
+            reordered += time <= last;
+            last = time;
+            if (depth != SampleRing::kNotUnwound) {
+                torn += depth != 1 + time % 17;
+                for (std::uint64_t k = 0; k < depth && k < 17; ++k)
+                    torn += frames[k] != time + k;
+            }
+        });
+    };
+    while (!done.load())
+        consume();
+    producer.join();
+    consume();
+    CHECK(torn == 0);
+    CHECK(reordered == 0);
+    CHECK(drained + lost == kSamples);
+    CHECK(ring.empty());
 }

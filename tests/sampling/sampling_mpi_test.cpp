@@ -1,12 +1,15 @@
 // End-to-end tests of hybrid measurement (libwaitscope.so with WAITSCOPE_SAMPLING): MPI call
 // paths by unwinding and sampled computation, checked in the analyzer's report, the runtime
 // profile and the trace.
+#include "trace_locations.h"
 #include "trace_text.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <otf2/otf2.h>
 #include <string>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/report.h>
@@ -96,6 +99,63 @@ double inclusiveByName(const Report& report, const char* metric, const std::stri
             total += (*values)[n];
     }
     return total;
+}
+
+/// What one sampled thread's location holds, checked against the contract the analyzer reads:
+/// Enter of the start routine first, Leave of it last, time never going back.
+struct ThreadSummary {
+    std::size_t samples = 0;
+    std::size_t samplesIn = 0; ///< samples whose path names the spinning function
+    double secondsIn = 0;      ///< the samples' intervals (since the previous sample or Enter)
+};
+
+ThreadSummary summarizeThread(const TraceLocation& location, double ticksPerSecond,
+                              const std::string& startRoutine, const std::string& spinning) {
+    INFO("location " << location.id << " (" << location.name << ")");
+    ThreadSummary summary;
+    REQUIRE(location.events.size() >= 2);
+    CHECK(location.events.size() == location.announcedEvents);
+    const LocationEvent& first = location.events.front();
+    const LocationEvent& last = location.events.back();
+    CHECK(first.kind == LocationEvent::Enter);
+    CHECK(last.kind == LocationEvent::Leave);
+    CHECK(first.path == std::vector<std::string>{startRoutine});
+    CHECK(last.path == first.path);
+    std::uint64_t previous = first.time;
+    std::size_t backwards = 0;
+    for (std::size_t i = 1; i + 1 < location.events.size(); ++i) {
+        const LocationEvent& e = location.events[i];
+        backwards += e.time < previous;
+        CHECK(e.kind == LocationEvent::Sample);
+        ++summary.samples;
+        if (std::find(e.path.begin(), e.path.end(), spinning) != e.path.end()) {
+            ++summary.samplesIn;
+            summary.secondsIn += static_cast<double>(e.time - previous) / ticksPerSecond;
+        }
+        previous = e.time;
+    }
+    CHECK(backwards == 0);
+    CHECK(last.time >= previous);
+    return summary;
+}
+
+/// The trace's locations of `rank`, in definition order.
+std::vector<const TraceLocation*> locationsOf(const LocationTrace& trace, std::uint32_t rank) {
+    std::vector<const TraceLocation*> out;
+    for (const TraceLocation& location : trace.locations)
+        if (location.group == rank)
+            out.push_back(&location);
+    return out;
+}
+
+LocationTrace readAllLocations(const std::string& exp) {
+    LocationTrace trace;
+    std::string error;
+    bool read = readLocations(exp + "/traces.otf2", trace, error);
+    INFO(error);
+    REQUIRE(read);
+    REQUIRE(trace.ticksPerSecond > 0);
+    return trace;
 }
 
 } // namespace
@@ -283,5 +343,133 @@ TEST_CASE("samples on a stack that cannot be unwound are counted and land on fai
     std::vector<double> profiled = perRank(*profile, "time", root + "failed unwind");
     for (int r = 0; r < 2; ++r)
         CHECK(profiled[r] == Approx(failedTime[r]).epsilon(0.01));
+}
+#endif
+
+TEST_CASE("each pthread is sampled with its own timer and written as its own location",
+          "[mpi][sampling][threads]") {
+    // Two threads spin 0.4 s and 0.8 s in worker_spin (called from their start routine
+    // worker_main) while the main thread spins 0.3 s; sampled at 200 Hz, preloaded.
+    std::string dir = freshDirectory("sampling_threads");
+    const std::string exp =
+        measureSampledComplete(dir, WAITSCOPE_TEST_THREAD_SPIN, 2, "0.4 0.8 0.3",
+                               {"WAITSCOPE_SAMPLING_FREQUENCY=200", "WAITSCOPE_PROFILING=true"});
+    const double injected[] = {0.4, 0.8};
+    const double period = 1.0 / 200;
+    LocationTrace trace = readAllLocations(exp);
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        std::vector<const TraceLocation*> locations = locationsOf(trace, rank);
+        REQUIRE(locations.size() == 3);
+        // The main thread keeps the rank's id; thread k (creation order) is k << 32 | rank.
+        CHECK(locations[0]->id == rank);
+        for (std::uint64_t k = 0; k < 3; ++k) {
+            CHECK(locations[k]->id == (k << 32 | rank));
+            CHECK(locations[k]->type == OTF2_LOCATION_TYPE_CPU_THREAD);
+        }
+        for (int k = 1; k <= 2; ++k) {
+            const TraceLocation& location = *locations[static_cast<std::size_t>(k)];
+            CHECK(location.name == "thread " + std::to_string(k));
+            ThreadSummary summary = summarizeThread(
+                location, static_cast<double>(trace.ticksPerSecond), "worker_main", "worker_spin");
+            INFO("thread " << k << ": " << summary.samples << " samples, " << summary.samplesIn
+                           << " in worker_spin for " << summary.secondsIn << " s");
+            // Every sample lies in worker_spin (the start routine itself is cut off).
+            CHECK(summary.samples > 0);
+            CHECK(summary.samplesIn == summary.samples);
+            // The samples' intervals add up to the spin time; the time after the last sample
+            // (one period, more when the thread waits for a core) is not covered.
+            CHECK(summary.secondsIn > injected[k - 1] * 0.9 - period);
+            CHECK(summary.secondsIn < injected[k - 1] * 1.1);
+        }
+    }
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    for (int r = 0; r < 2; ++r) {
+        std::string prefix = "rank." + std::to_string(r) + ".";
+        CHECK(record[prefix + "sampled_threads"] == "2");
+        CHECK(record.count(prefix + "unsampled_threads") == 1); // the MPI library's own
+        CHECK(record[prefix + "lost_samples"] == "0");
+    }
+    // The runtime profile has the threads as locations of their process (main thread, then
+    // threads 1 and 2 per rank), with the same sampled time in worker_spin.
+    waitscope::Result<Report> profile = readCubex(exp + "/profile.cubex");
+    REQUIRE(profile.ok());
+    REQUIRE(profile->locations().size() == 6);
+    std::vector<double> spun =
+        perRank(*profile, "time", "sampling_thread_spin/worker_main/worker_spin");
+    std::vector<double> mainSpun =
+        perRank(*profile, "time", "sampling_thread_spin/main/main_compute/worker_spin");
+    for (std::size_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank << ": threads " << spun[3 * rank + 1] << " s and "
+                     << spun[3 * rank + 2] << " s, main thread " << mainSpun[3 * rank] << " s");
+        CHECK(spun[3 * rank] == 0.0);
+        CHECK(mainSpun[3 * rank + 1] == 0.0);
+        for (std::size_t k = 1; k <= 2; ++k) {
+            CHECK(spun[3 * rank + k] > injected[k - 1] * 0.9 - period);
+            CHECK(spun[3 * rank + k] < injected[k - 1] * 1.1);
+        }
+    }
+    // The analyzer still reads the trace (the main threads' locations).
+    analyze(exp);
+}
+
+TEST_CASE("linked into the program, the measurement samples its threads too",
+          "[mpi][sampling][threads]") {
+    // The same program linked with libwaitscope.so instead of preloaded: its pthread_create
+    // calls bind to the measurement's wrapper all the same.
+    std::string dir = freshDirectory("sampling_threads_linked");
+    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_THREAD_SPIN_LINKED, 2, "0.2 0.3 0.1",
+                                       {"WAITSCOPE_SAMPLING_FREQUENCY=200"}, false);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    LocationTrace trace = readAllLocations(exp);
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        std::vector<const TraceLocation*> locations = locationsOf(trace, rank);
+        REQUIRE(locations.size() == 3);
+        for (std::uint64_t k = 1; k <= 2; ++k) {
+            CHECK(locations[k]->id == (k << 32 | rank));
+            ThreadSummary summary =
+                summarizeThread(*locations[k], static_cast<double>(trace.ticksPerSecond),
+                                "worker_main", "worker_spin");
+            CHECK(summary.samplesIn > 0);
+        }
+    }
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(record["rank.0.sampled_threads"] == "2");
+    CHECK(record["rank.1.sampled_threads"] == "2");
+}
+
+#ifdef WAITSCOPE_TEST_OPENMP_SPIN
+TEST_CASE("an OpenMP worker thread is sampled as its own location", "[mpi][sampling][threads]") {
+    // A parallel region of two threads spinning 0.5 s each: libgomp creates one worker.
+    std::string dir = freshDirectory("sampling_openmp");
+    const std::string exp = measureSampledComplete(
+        dir, WAITSCOPE_TEST_OPENMP_SPIN, 2, "0.5",
+        {"WAITSCOPE_SAMPLING_FREQUENCY=200", "OMP_NUM_THREADS=2", "OMP_PROC_BIND=false"});
+    LocationTrace trace = readAllLocations(exp);
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        std::vector<const TraceLocation*> locations = locationsOf(trace, rank);
+        REQUIRE(locations.size() == 2);
+        const TraceLocation& worker = *locations[1];
+        CHECK(worker.id == (std::uint64_t{1} << 32 | rank));
+        REQUIRE(worker.events.size() >= 2);
+        // The start routine is libgomp's; whatever its name, Enter and Leave name the same.
+        const std::string startRoutine = worker.events.front().path.at(0);
+        ThreadSummary summary = summarizeThread(worker, static_cast<double>(trace.ticksPerSecond),
+                                                startRoutine, "worker_spin");
+        INFO("start routine " << startRoutine << ": " << summary.samples << " samples, "
+                              << summary.samplesIn << " in worker_spin for " << summary.secondsIn
+                              << " s");
+        CHECK(summary.samplesIn > 0);
+        CHECK(summary.secondsIn > 0.5 * 0.8);
+        CHECK(summary.secondsIn < 0.5 * 1.1);
+    }
+    std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(record["rank.0.sampled_threads"] == "1");
+    CHECK(record["rank.1.sampled_threads"] == "1");
 }
 #endif

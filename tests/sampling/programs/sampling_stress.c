@@ -4,7 +4,7 @@
  * Usage: sampling_stress [iterations] [helper]
  * With "helper" (the TSan run), MPI runs with MPI_THREAD_MULTIPLE and a second thread calls
  * MPI and computes meanwhile: the measurement counts its calls from that thread while the
- * main thread records and is sampled.
+ * main thread records and is sampled; the helper, created after MPI_Init, is sampled too.
  */
 #include <mpi.h>
 #include <pthread.h>

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <pthread.h>
+#include <vector>
 
 namespace waitscope::measure {
 
@@ -70,6 +71,10 @@ struct Diagnostics {
     std::uint64_t lostSamples = 0;    ///< samples dropped: no room to keep them until recorded
     std::uint64_t unwoundCalls = 0;   ///< MPI calls whose call path was unwound
     std::uint64_t contextRecords = 0; ///< calling-context records (samples, call paths) written
+    std::uint64_t sampledThreads = 0; ///< threads sampled and recorded as their own locations
+    /// Threads created while sampling did not run (before MPI_Init: the MPI library's own;
+    /// after MPI_Finalize; sampling off) or that could not get sampling state. Any thread.
+    std::uint64_t unsampledThreads = 0;
 };
 extern Diagnostics g_diagnostics;
 
@@ -180,6 +185,18 @@ bool samplingStart(const Config& config) noexcept __attribute__((weak));
 /// Stops the timer and records the pending samples and the path to MPI_Finalize, at the start
 /// of runtimeFinalize. The open path is left before ProgramEnd (SamplingHooks::beforeUserEvent).
 void samplingStop() noexcept __attribute__((weak));
+
+/// The records of a thread other than the main one, kept apart from the main thread's (a
+/// sampled thread): written as the rank's location `number << 32 | rank`.
+struct ThreadRecords {
+    std::uint32_t number = 0; ///< 1, 2, ... in the threads' creation order
+    const std::uint64_t* begin = nullptr;
+    const std::uint64_t* end = nullptr;
+    std::uint64_t events = 0;
+};
+/// The sampled threads' records in creation order, valid after samplingStop (each an Enter
+/// of the thread's start routine, its samples, the Leave). Main thread, in finalize.
+std::vector<ThreadRecords> sampledThreadRecords() noexcept __attribute__((weak));
 
 /// Starts the measurement right after PMPI_Init(_thread) succeeded: reads the configuration,
 /// creates the experiment directory (or decides to run unmeasured), opens the trace.

@@ -32,13 +32,29 @@ public:
     /// addresses. Returns the depth, or -1 when a step failed or nothing was found.
     static int unwindInterrupted(void* ucontext, std::uintptr_t* frames, int max) noexcept;
 
+    /// Any thread, not signal context: unwinds once on the calling thread the way the
+    /// signal handler does, so libunwind's per-thread state exists before the handler needs
+    /// it.
+    static void warmUpThread() noexcept;
+
+    /// The region of the function that starts at `start` (a thread's start routine), defined
+    /// as the unwinder defines the functions it finds on stacks, so a path of the thread's
+    /// samples ends below it when `contextOf` gets its name as `stopName`.
+    std::uint32_t functionRegion(std::uintptr_t start) noexcept;
+
     /// The calling context of a stack, frames innermost first (`firstIsPc`: frames[0] is a
     /// program counter, not a return address). The measurement's frames are dropped from the
     /// inside and the frames that call main from the outside. `stopName` (when instrumented
     /// regions are open: the innermost one's name) ends the path below that function.
     /// kNoContext when nothing is left below `stopName`; failedContext() when nothing is left.
+    /// `skipOwnCode`: the measurement's frames further out are left out too (a sampled
+    /// thread's stack: its MPI wrappers, and the thread start wrapper below the start routine
+    /// when `stopName` is not found).
     std::uint32_t contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
-                            const std::string* stopName) noexcept;
+                            const std::string* stopName, bool skipOwnCode = false) noexcept;
+
+    /// True for an address in the measurement's own code. Any thread.
+    bool inOwnCode(std::uintptr_t address) const noexcept { return m_own.contains(address); }
 
     /// The context "failed unwind": samples and calls whose stack could not be unwound.
     std::uint32_t failedContext() noexcept;

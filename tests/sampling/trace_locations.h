@@ -1,0 +1,38 @@
+// Reads every location of an OTF2 archive with libotf2 itself: the per-thread sampling tests
+// check locations (a rank's threads) that the project's trace reader does not return.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waitscope::test {
+
+/// An Enter, Leave or CallingContextSample event of one location.
+struct LocationEvent {
+    enum Kind { Enter, Leave, Sample } kind = Enter;
+    std::uint64_t time = 0;
+    /// Enter/Leave: the region's name; Sample: the calling context's region names, outermost
+    /// first.
+    std::vector<std::string> path;
+};
+
+struct TraceLocation {
+    std::uint64_t id = 0;
+    std::string name;
+    int type = 0; ///< OTF2_LocationType
+    std::uint32_t group = 0;
+    std::uint64_t announcedEvents = 0;
+    std::vector<LocationEvent> events; ///< in the order of the location's event file
+};
+
+struct LocationTrace {
+    std::uint64_t ticksPerSecond = 0;
+    std::vector<TraceLocation> locations; ///< in the order of their definitions
+};
+
+/// Reads the global definitions, every location's local definitions (mapping tables) and
+/// events. Returns false with `error` set when the archive cannot be read.
+bool readLocations(const std::string& anchor, LocationTrace& trace, std::string& error);
+
+} // namespace waitscope::test
