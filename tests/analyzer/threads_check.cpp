@@ -101,19 +101,19 @@ void checkRankZeroThreads(const Report& report) {
         return;
     }
     for (const char* metric : {"time", "execution", "comp"}) {
-        expectTicks(report, metric, "worker_fn", rank0[1], 0);
-        expectTicks(report, metric, "worker_fn/compute", rank0[1], 20);
-        expectTicks(report, metric, "worker_fn/compute/reduce_part", rank0[1], 16);
-        expectTicks(report, metric, "worker_fn/reduce_part", rank0[2], 20);
-        expectTicks(report, metric, "worker_fn/compute", rank0[2], 0);
+        expectTicks(report, metric, "main/worker_fn", rank0[1], 0);
+        expectTicks(report, metric, "main/worker_fn/compute", rank0[1], 20);
+        expectTicks(report, metric, "main/worker_fn/compute/reduce_part", rank0[1], 16);
+        expectTicks(report, metric, "main/worker_fn/reduce_part", rank0[2], 20);
+        expectTicks(report, metric, "main/worker_fn/compute", rank0[2], 0);
         // The main thread has none of the threads' time.
-        expectTicks(report, metric, "worker_fn/compute", rank0[0], 0);
+        expectTicks(report, metric, "main/worker_fn/compute", rank0[0], 0);
     }
-    expectVisits(report, "worker_fn", rank0[1], 1);
-    expectVisits(report, "worker_fn/compute", rank0[1], 1);
-    expectVisits(report, "worker_fn/compute/reduce_part", rank0[1], 1);
-    expectVisits(report, "worker_fn", rank0[2], 1);
-    expectVisits(report, "worker_fn/reduce_part", rank0[2], 1);
+    expectVisits(report, "main/worker_fn", rank0[1], 1);
+    expectVisits(report, "main/worker_fn/compute", rank0[1], 1);
+    expectVisits(report, "main/worker_fn/compute/reduce_part", rank0[1], 1);
+    expectVisits(report, "main/worker_fn", rank0[2], 1);
+    expectVisits(report, "main/worker_fn/reduce_part", rank0[2], 1);
 }
 
 int check(const std::string& threadedFile, const std::string& plainFile) {
@@ -132,11 +132,11 @@ int check(const std::string& threadedFile, const std::string& plainFile) {
     const auto rank1 = locationsOf(t, 1);
     if (rank1.size() == 2) {
         for (const char* metric : {"time", "execution", "comp"}) {
-            expectTicks(t, metric, "worker_fn", rank1[1], 2);
-            expectTicks(t, metric, "worker_fn/compute", rank1[1], 36);
-            expectTicks(t, metric, "worker_fn/compute/reduce_part", rank1[1], 20);
+            expectTicks(t, metric, "main/worker_fn", rank1[1], 2);
+            expectTicks(t, metric, "main/worker_fn/compute", rank1[1], 36);
+            expectTicks(t, metric, "main/worker_fn/compute/reduce_part", rank1[1], 20);
         }
-        expectVisits(t, "worker_fn/compute", rank1[1], 2);
+        expectVisits(t, "main/worker_fn/compute", rank1[1], 2);
     }
     // The main locations' values (time, visits, wait states, ...) are those of the same trace
     // without threads, and the threads have no MPI time and no wait states.

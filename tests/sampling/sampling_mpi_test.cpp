@@ -409,8 +409,23 @@ TEST_CASE("each pthread is sampled with its own timer and written as its own loc
             CHECK(spun[3 * rank + k] < injected[k - 1] * 1.1);
         }
     }
-    // The analyzer still reads the trace (the main threads' locations).
-    analyze(exp);
+    // The analyzer's report of the trace shows the same: the threads as locations of their
+    // process, their paths below the program as in the runtime profile, the sampled time in
+    // worker_spin on each thread within 10 % of its spin.
+    Report report = analyze(exp);
+    REQUIRE(report.locations().size() == 6);
+    std::vector<double> traced =
+        perRank(report, "time", "sampling_thread_spin/worker_main/worker_spin");
+    for (std::size_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank << ": threads " << traced[3 * rank + 1] << " s and "
+                     << traced[3 * rank + 2] << " s in the report");
+        CHECK(traced[3 * rank] == 0.0);
+        for (std::size_t k = 1; k <= 2; ++k) {
+            CHECK(traced[3 * rank + k] > injected[k - 1] * 0.9 - period);
+            CHECK(traced[3 * rank + k] < injected[k - 1] * 1.1);
+            CHECK(traced[3 * rank + k] == Approx(spun[3 * rank + k]).epsilon(0.01));
+        }
+    }
 }
 
 TEST_CASE("linked into the program, the measurement samples its threads too",

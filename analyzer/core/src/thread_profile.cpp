@@ -30,7 +30,7 @@ struct Frame {
 
 ThreadResult profileThread(const trace::Definitions& defs, const trace::Location& location,
                            const trace::EventStream& events, CallTree& tree,
-                           Diagnostics& diagnostics) {
+                           Diagnostics& diagnostics, NodeId root) {
     ThreadResult thread;
     thread.location = location.id;
     thread.name = location.name;
@@ -54,7 +54,7 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
     };
     const auto push = [&](uint32_t region, uint64_t now) {
         charge(now);
-        const NodeId node = tree.child(stack.empty() ? kNoNode : stack.back().node, region);
+        const NodeId node = tree.child(stack.empty() ? root : stack.back().node, region);
         thread.severities.add(Metric::Visits, node, 1);
         stack.push_back(Frame{node, region, false});
     };
@@ -131,6 +131,18 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
                        RankResult& result) {
     const std::vector<const trace::Location*> locations = definitions.locationsOfRank(result.rank);
+    // The main location's one outermost region (the program) holds the threads' paths too.
+    // With several, the threads' paths are roots of their own.
+    NodeId root = kNoNode;
+    size_t roots = 0;
+    for (NodeId n = 0; n < result.tree.size(); ++n) {
+        if (result.tree.node(n).parent == kNoNode && roots++ == 0) {
+            root = n;
+        }
+    }
+    if (roots != 1) {
+        root = kNoNode;
+    }
     for (size_t k = 1; k < locations.size(); ++k) {
         // Metric and accelerator locations hold no call paths of this process's CPU threads.
         if (locations[k]->type != trace::LocationType::CpuThread) {
@@ -142,8 +154,8 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
             ++result.diagnostics["unreadable_thread_locations"];
             continue;
         }
-        result.threads.push_back(
-            profileThread(definitions, *locations[k], *events, result.tree, result.diagnostics));
+        result.threads.push_back(profileThread(definitions, *locations[k], *events, result.tree,
+                                               result.diagnostics, root));
     }
 }
 

@@ -15,12 +15,16 @@ namespace waitscope::analysis {
 /// stands for the time since the previous event, its path hangs below the region open on the
 /// location). Communication events are not replayed on threads: they are counted in
 /// `diagnostics` as "thread_mpi_events", like input anomalies (unmatched leaves, ...).
+/// The thread's paths hang below `root` (the program's node, as in the runtime profile and
+/// Score-P's reports: one root for all threads of the program), or are roots of their own
+/// when it is kNoNode; `root` itself gets neither time nor visits from the thread.
 ThreadResult profileThread(const trace::Definitions& definitions, const trace::Location& location,
                            const trace::EventStream& events, CallTree& tree,
-                           Diagnostics& diagnostics);
+                           Diagnostics& diagnostics, NodeId root = kNoNode);
 
 /// Reads and profiles every further CPU-thread location of `result.rank` (the locations after
-/// the main one, see trace::Definitions::locationsOfRank()) into `result.threads`. A location
+/// the main one, see trace::Definitions::locationsOfRank()) into `result.threads`, below the
+/// main location's outermost region when it has exactly one (the program). A location
 /// whose events cannot be read is left out: its error, naming the file and the location, goes
 /// to `result.warnings` and the diagnostic "unreadable_thread_locations" counts it.
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
