@@ -140,14 +140,20 @@ void DelayAnalysis::addSyncPoint(uint32_t operation, Role role, double wait, dou
 
 uint32_t DelayAnalysis::rankSet(std::vector<uint32_t>& worldRanks) {
     std::sort(worldRanks.begin(), worldRanks.end());
-    // Collectives repeat the same few sets: one copy each instead of one per collective.
+    // Collectives repeat the same few sets: one copy each instead of one per collective, and
+    // a loop asks for the same set again and again.
+    if (m_lastRankSet < m_rankSets.size() && m_rankSets[m_lastRankSet] == worldRanks) {
+        return m_lastRankSet;
+    }
     const auto found = m_rankSetIds.find(worldRanks);
     if (found != m_rankSetIds.end()) {
+        m_lastRankSet = found->second;
         return found->second;
     }
     const auto set = static_cast<uint32_t>(m_rankSets.size());
     m_rankSetIds.emplace(worldRanks, set);
     m_rankSets.push_back(worldRanks);
+    m_lastRankSet = set;
     return set;
 }
 
@@ -1011,6 +1017,12 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
         for (size_t m = 0; m < world.size(); ++m) {
             sum += memberScales[m][j];
         }
+        ScaleMap& scales = m_scaleMaps[j];
+        scales.clear();
+        if (intermediate.empty()) {
+            scales.emplace_back(groupStart, sum); // met no one in between: one scale throughout
+            continue;
+        }
         increments.clear();
         for (size_t m = 0; m < world.size(); ++m) {
             const int met = metAt(world[m]);
@@ -1020,8 +1032,6 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
             }
         }
         std::sort(increments.begin(), increments.end());
-        ScaleMap& scales = m_scaleMaps[j];
-        scales.clear();
         scales.emplace_back(groupStart, sum);
         for (const auto& [sp, s] : increments) {
             // Several members met at one SP grow the scale once, by all of their scales.

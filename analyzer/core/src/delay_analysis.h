@@ -140,6 +140,7 @@ private:
     std::unordered_map<int, double> m_propagating; ///< per waiting SP
     std::vector<std::vector<uint32_t>> m_rankSets;
     std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
+    uint32_t m_lastRankSet = 0;                             ///< the set rankSet() found last
     std::map<uint32_t, uint32_t> m_memberSets;
     std::vector<uint64_t> m_keys;    ///< per node: a rank-independent call-path key
     std::vector<double> m_dense;     ///< scratch, indexed by node
