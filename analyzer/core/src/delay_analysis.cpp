@@ -921,6 +921,9 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
     std::vector<double>& sums = m_sums;
     sums.assign(kInputs * count, 0.0);
     std::vector<double>& delay = m_delay;
+    // Inputs that no member has (most often the costs carried from later wait states) add
+    // nothing anywhere: their scales, sums and costs are skipped.
+    std::array<bool, kInputs> used{};
     const auto addShare = [&](double propagatingWait, const std::array<double, kInputs>& inputs) {
         double delaySum = 0.0;
         for (size_t i = 0; i < count; ++i) {
@@ -933,6 +936,7 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
             if (scales[j] == 0.0) {
                 continue;
             }
+            used[j] = true;
             double* row = sums.data() + j * count;
             for (size_t i = 0; i < count; ++i) {
                 row[i] += delay[i] * scales[j];
@@ -1019,6 +1023,9 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
         }
         ScaleMap& scales = m_scaleMaps[j];
         scales.clear();
+        if (!used[j]) {
+            continue; // no scale: addCosts() adds nothing
+        }
         if (intermediate.empty()) {
             scales.emplace_back(groupStart, sum); // met no one in between: one scale throughout
             continue;
@@ -1045,7 +1052,9 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
         const NodeId node = group.times[i].first;
         addUp(kShortTerm[kind], node, sums[i]);
         for (size_t x = 0; x < kKinds; ++x) {
-            addUp(kLongTerm[x], node, sums[(1 + x) * count + i]);
+            if (used[1 + x]) {
+                addUp(kLongTerm[x], node, sums[(1 + x) * count + i]);
+            }
         }
     }
     for (size_t x = 0; x < kKinds; ++x) {

@@ -155,12 +155,16 @@ Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
 }
 
 Status MpiTransport::contribute(uint32_t comm, std::span<const double> values) {
-    if (!mirror(comm)) {
-        return mirror(comm).error();
+    // Collectives come in runs on one communicator: its queue is looked up once per run.
+    if (m_contributing == nullptr || m_contributingComm != comm) {
+        if (auto target = mirror(comm); !target) {
+            return target.error();
+        }
+        m_contributing = &m_contributions[comm];
+        m_contributingComm = comm;
+        m_contributionWidth[comm] = values.size(); // the same for all of a pass's collectives
     }
-    auto& queue = m_contributions[comm];
-    queue.insert(queue.end(), values.begin(), values.end());
-    m_contributionWidth[comm] = values.size();
+    m_contributing->insert(m_contributing->end(), values.begin(), values.end());
     return Status::success();
 }
 
@@ -305,6 +309,7 @@ Status MpiTransport::exchangeCollectives() {
             Gathered{std::move(all), width, static_cast<size_t>(members), mine.size(), 0};
     }
     m_contributions.clear();
+    m_contributing = nullptr;
     return Status::success();
 }
 

@@ -96,6 +96,8 @@ private:
     std::vector<Outbox> m_outbox;                            // per destination world rank
     std::map<uint32_t, std::vector<double>> m_contributions; // per communicator, concatenated
     std::map<uint32_t, size_t> m_contributionWidth;          // values per contribution
+    std::vector<double>* m_contributing = nullptr;           // the queue contributed to last
+    uint32_t m_contributingComm = 0;                         // ... and its communicator
     /// One exchange's collectives on one communicator: every member's contributions as
     /// gathered (member-major), consumed one collective at a time.
     struct Gathered {
