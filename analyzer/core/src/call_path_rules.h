@@ -4,8 +4,11 @@
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -60,6 +63,73 @@ void leaveContextFramesOf(std::vector<Frame>& stack, uint32_t region, Pop pop) {
     }
     while (stack.size() > base) {
         pop();
+    }
+}
+
+/// Applies event `i` of `events` to the call-path `stack` when it is a call-path event, the
+/// same way on every location: ProgramBegin and Enter `push(region, time)`; a calling-context
+/// record makes the context frames equal to its path (a sample's path ran since the previous
+/// event, so it is entered at that event's time); ProgramEnd and Leave `pop(time)` (a Leave
+/// first leaves a sampled path open inside its region). Anomalies of the input go to
+/// `diagnose(name)`. Returns false, changing nothing, for every other kind of event
+/// (communication, ...), which the caller handles.
+template <class Frame, class Push, class Pop, class Diagnose>
+bool applyCallPathEvent(const trace::Definitions& definitions, const trace::EventStream& events,
+                        size_t i, std::vector<Frame>& stack, Push push, Pop pop,
+                        Diagnose diagnose) {
+    using trace::EventKind;
+    const uint64_t t = events.time(i);
+    const auto syncContext = [&](uint32_t context, uint64_t now) {
+        bool unknown = false;
+        const std::vector<uint32_t> path = callingContextPath(definitions, context, unknown);
+        if (unknown) {
+            diagnose(std::string_view("unknown_calling_context"));
+        }
+        syncContextFrames(
+            stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
+    };
+    switch (events.kind(i)) {
+    case EventKind::ProgramBegin:
+        push(definitions.programRegion(events.ref(i)), t);
+        return true;
+    case EventKind::Enter:
+        push(events.ref(i), t);
+        return true;
+    case EventKind::CallingContextEnter:
+        syncContext(events.ref(i), t);
+        return true;
+    case EventKind::CallingContextSample:
+        // A sample names the path that ran since the previous event: its weight is that
+        // interval (outside MPI, which ends in its own events), so sampled time and measured
+        // MPI time add up to the run's time.
+        syncContext(events.ref(i), i > 0 ? std::min(events.time(i - 1), t) : t);
+        return true;
+    case EventKind::CallingContextLeave: {
+        const uint32_t context = events.ref(i);
+        syncContext(context < definitions.callingContexts.size()
+                        ? definitions.callingContexts[context].parent
+                        : trace::kUndefined,
+                    t);
+        return true;
+    }
+    case EventKind::ProgramEnd:
+    case EventKind::Leave: {
+        const bool leave = events.kind(i) == EventKind::Leave;
+        if (leave) {
+            leaveContextFramesOf(stack, events.ref(i), [&] { pop(t); });
+        }
+        if (stack.empty()) {
+            diagnose(std::string_view("unmatched_leave"));
+            return true;
+        }
+        if (leave && stack.back().region != events.ref(i)) {
+            diagnose(std::string_view("mismatched_leave"));
+        }
+        pop(t);
+        return true;
+    }
+    default:
+        return false;
     }
 }
 

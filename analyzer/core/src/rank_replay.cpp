@@ -209,21 +209,6 @@ private:
             }
             stack.pop_back();
         };
-        // Calling-context records (sampling, unwinding) name a whole path: the context frames
-        // on top of the stack are made equal to it, keeping the common prefix.
-        const auto syncContext = [&](uint32_t context, uint64_t now) {
-            bool unknown = false;
-            const std::vector<uint32_t> path = callingContextPath(m_defs, context, unknown);
-            if (unknown) {
-                m_sink.diagnose("unknown_calling_context");
-            }
-            syncContextFrames(
-                stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
-        };
-        const auto parentContext = [&](uint32_t context) {
-            return context < m_defs.callingContexts.size() ? m_defs.callingContexts[context].parent
-                                                           : trace::kUndefined;
-        };
         const size_t n = m_events.size();
         // Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
         size_t communication = 0;
@@ -239,45 +224,16 @@ private:
             // At most one charge per event: the arrays are reserved, not filled.
             m_profile.reserve(n, communication);
         }
+        const auto diagnose = [&](std::string_view name) { m_sink.diagnose(std::string(name)); };
         for (size_t i = 0; i < n; ++i) {
             if ((i & 0xFFFFF) == 0) {
                 report("profile", i, n);
             }
+            if (applyCallPathEvent(m_defs, m_events, i, stack, push, pop, diagnose)) {
+                continue;
+            }
             const uint64_t t = m_events.time(i);
             switch (m_events.kind(i)) {
-            case EventKind::ProgramBegin:
-                push(m_defs.programRegion(m_events.ref(i)), t);
-                break;
-            case EventKind::Enter:
-                push(m_events.ref(i), t);
-                break;
-            case EventKind::CallingContextEnter:
-                syncContext(m_events.ref(i), t);
-                break;
-            case EventKind::CallingContextSample:
-                // A sample names the path that ran since the previous event: its weight is that
-                // interval (outside MPI, which ends in its own events), so sampled time and
-                // measured MPI time add up to the run's time.
-                syncContext(m_events.ref(i), i > 0 ? std::min(m_events.time(i - 1), t) : t);
-                break;
-            case EventKind::CallingContextLeave:
-                syncContext(parentContext(m_events.ref(i)), t);
-                break;
-            case EventKind::ProgramEnd:
-            case EventKind::Leave:
-                if (m_events.kind(i) == EventKind::Leave) {
-                    leaveContextFramesOf(stack, m_events.ref(i), [&] { pop(t); });
-                }
-                if (stack.empty()) {
-                    m_sink.diagnose("unmatched_leave");
-                    break;
-                }
-                if (m_events.kind(i) == EventKind::Leave &&
-                    stack.back().region != m_events.ref(i)) {
-                    m_sink.diagnose("mismatched_leave");
-                }
-                pop(t);
-                break;
             case EventKind::MpiSend:
             case EventKind::MpiIsend:
             case EventKind::MpiRecv:

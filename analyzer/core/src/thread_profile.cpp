@@ -62,52 +62,12 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         charge(now);
         stack.pop_back();
     };
-    const auto syncContext = [&](uint32_t context, uint64_t now) {
-        bool unknown = false;
-        const std::vector<uint32_t> path = callingContextPath(defs, context, unknown);
-        if (unknown) {
-            ++diagnostics["unknown_calling_context"];
-        }
-        syncContextFrames(
-            stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
-    };
+    const auto diagnose = [&](std::string_view name) { ++diagnostics[std::string(name)]; };
     for (size_t i = 0; i < events.size(); ++i) {
-        const uint64_t t = events.time(i);
-        switch (events.kind(i)) {
-        case EventKind::ProgramBegin:
-            push(defs.programRegion(events.ref(i)), t);
-            break;
-        case EventKind::Enter:
-            push(events.ref(i), t);
-            break;
-        case EventKind::CallingContextEnter:
-            syncContext(events.ref(i), t);
-            break;
-        case EventKind::CallingContextSample:
-            // The sample's path ran since the previous event on this location.
-            syncContext(events.ref(i), i > 0 ? std::min(events.time(i - 1), t) : t);
-            break;
-        case EventKind::CallingContextLeave: {
-            const uint32_t context = events.ref(i);
-            syncContext(context < defs.callingContexts.size() ? defs.callingContexts[context].parent
-                                                              : trace::kUndefined,
-                        t);
-            break;
+        if (applyCallPathEvent(defs, events, i, stack, push, pop, diagnose)) {
+            continue;
         }
-        case EventKind::ProgramEnd:
-        case EventKind::Leave:
-            if (events.kind(i) == EventKind::Leave) {
-                leaveContextFramesOf(stack, events.ref(i), [&] { pop(t); });
-            }
-            if (stack.empty()) {
-                ++diagnostics["unmatched_leave"];
-                break;
-            }
-            if (events.kind(i) == EventKind::Leave && stack.back().region != events.ref(i)) {
-                ++diagnostics["mismatched_leave"];
-            }
-            pop(t);
-            break;
+        switch (events.kind(i)) {
         case EventKind::MpiSend:
         case EventKind::MpiIsend:
         case EventKind::MpiRecv:
