@@ -6,20 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-__attribute__((noinline)) double worker_spin(double seconds) {
-    double end = seconds_now() + seconds;
-    double x = 0;
-    while (seconds_now() < end)
-        for (int i = 0; i < 1000; ++i)
-            x += (double)i * 1e-9;
-    return x;
-}
+#include "worker_spin.h"
 
 __attribute__((noinline)) void* worker_main(void* argument) {
     volatile double sink = worker_spin(*(const double*)argument);
