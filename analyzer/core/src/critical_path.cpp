@@ -89,7 +89,6 @@ public:
         findExits();
         // The partners' times are no longer needed: free them before gathering the exits.
         m_partnerExit = {};
-        m_collectives = {};
         if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.end); !s) {
             return s;
         }
@@ -111,11 +110,7 @@ private:
         uint32_t exit = 0;
     };
     static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-    /// Where the path lands on another rank: the span whose enter it arrives at.
-    struct Landing {
-        uint32_t span = 0;
-        uint32_t rank = kNone;
-    };
+    using Landing = PathLanding;
 
     RegionClass classOfSpan(size_t s) const {
         const uint32_t region = m_in.tree.node(m_in.spans[s].node).region;
@@ -151,8 +146,8 @@ private:
     // the path lands) and whether the send was nonblocking (it cannot wait for its receiver:
     // it reports no time to wait), receivers tell senders their span (under the tag with the
     // high bit set, which no MPI tag has); both tell whether they waited there, for the delay
-    // pass (CriticalPathInput::partnerWaited). The members of each synchronizing collective learn
-    // every member's enter and span alike; world ranks come from the definitions.
+    // pass (CriticalPathInput::partnerWaited). What the members of each synchronizing
+    // collective know of each other came with the forward replay (PathCollectives).
     Status learnPartnerEnters() {
         const auto& ops = m_in.operations;
         for (const ReplayOperation& op : ops) {
@@ -164,16 +159,6 @@ private:
                 const ReplayRecord record{static_cast<double>(op.span), flags};
                 const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
                 if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
-                    return s;
-                }
-            }
-        }
-        for (const ReplayOperation& op : ops) {
-            if (synchronizes(op)) {
-                const uint32_t comm = m_in.events.collective(op.event).comm;
-                if (Status s = m_transport.contribute(
-                        comm, std::array{m_in.spans[op.span].enter, static_cast<double>(op.span)});
-                    !s) {
                     return s;
                 }
             }
@@ -202,34 +187,6 @@ private:
                 } else {
                     m_partnerExit[k] = (flags & 1) != 0 ? partnerEnter(k) : m_in.partners[k].exit;
                 }
-            } else if (synchronizes(ops[k])) {
-                const trace::CollectiveRecord& c = m_in.events.collective(ops[k].event);
-                std::vector<double>& values = m_collected;
-                if (Status s = m_transport.collected(c.comm, values); !s) {
-                    return s;
-                }
-                const auto members = static_cast<uint32_t>(values.size() / kCollectiveWidth);
-                const auto enter = [&](uint32_t m) { return values[m * kCollectiveWidth]; };
-                const auto landing = [&](uint32_t m) {
-                    return Landing{static_cast<uint32_t>(values[m * kCollectiveWidth + 1]),
-                                   worldRankOf(c.comm, m)};
-                };
-                CollectiveTimes t;
-                t.members = members;
-                for (uint32_t m = 0; m < members; ++m) {
-                    if (enter(m) > enter(t.last)) {
-                        t.last = m;
-                    }
-                }
-                t.lastEnter = members > 0 ? enter(t.last) : 0.0;
-                t.rootEnter = c.root < members ? enter(c.root) : 0.0;
-                if (members > 0) {
-                    t.lastAt = landing(t.last);
-                }
-                if (c.root < members) {
-                    t.rootAt = landing(c.root);
-                }
-                m_collectives.emplace_back(k, t);
             }
         }
         return Status::success();
@@ -254,14 +211,6 @@ private:
             m_membersComm = comm;
         }
         return member < m_members.size() ? m_members[member] : kNone;
-    }
-
-    bool synchronizes(const ReplayOperation& op) const {
-        if (m_in.events.kind(op.event) != EventKind::MpiCollectiveEnd) {
-            return false;
-        }
-        const trace::CollectiveRecord& c = m_in.events.collective(op.event);
-        return !isSelf(c.comm) && syncOf(c.op) != Sync::None;
     }
 
     // Whether message operation `k` is a Late Sender (the send began after the receiving
@@ -292,7 +241,7 @@ private:
     // enter this rank at (where another rank may hand it over) or before the end. Entered at
     // span t, the path leaves at the latest exit before t, so the others are never looked up.
     void findExits() {
-        m_collectiveCursor = m_collectives.size();
+        m_collectiveCursor = m_in.collectives.size();
         size_t opEnd = m_in.operations.size();
         bool reachable = true; // an entry (at first: the end) lies after the span, no exit between
         for (size_t s = m_endSpan; s-- > 0;) {
@@ -366,13 +315,13 @@ private:
         const ReplayOperation& op = m_in.operations[k];
         const trace::CollectiveRecord& c = m_in.events.collective(op.event);
         // findExits() asks for the operations in descending order: a cursor, not a search.
-        while (m_collectiveCursor > 0 && m_collectives[m_collectiveCursor - 1].first > k) {
+        while (m_collectiveCursor > 0 && m_in.collectives[m_collectiveCursor - 1].operation > k) {
             --m_collectiveCursor;
         }
-        if (m_collectiveCursor == 0 || m_collectives[m_collectiveCursor - 1].first != k) {
+        if (m_collectiveCursor == 0 || m_in.collectives[m_collectiveCursor - 1].operation != k) {
             return; // does not synchronize
         }
-        const CollectiveTimes& t = m_collectives[m_collectiveCursor - 1].second;
+        const PathCollective& t = m_in.collectives[m_collectiveCursor - 1];
         const uint32_t self = commRankOf(c.comm);
         const Sync sync = syncOf(c.op);
         uint32_t target = t.members;
@@ -533,21 +482,10 @@ private:
         }
     }
 
-    /// What every member knows of a synchronizing collective after the bulk exchange.
-    struct CollectiveTimes {
-        uint32_t members = 0;
-        uint32_t last = 0; ///< the member that entered last (the lowest on ties)
-        double lastEnter = 0.0;
-        double rootEnter = 0.0;
-        Landing lastAt;
-        Landing rootAt;
-    };
-
     const CriticalPathInput& m_in;
     Transport& m_transport;
     PatternSink& m_sink;
     static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
-    static constexpr size_t kCollectiveWidth = 2;        ///< enter, span
     static constexpr double kNonblocking = 1.0; ///< flag of a bulk record: a nonblocking send
     static constexpr double kWaited = 2.0;      ///< flag of a bulk record: the sender waited there
     /// Per message operation: per receive, the send's exit (a nonblocking send's: its enter),
@@ -558,11 +496,8 @@ private:
     uint32_t m_selfRank = 0;
     mutable uint32_t m_membersComm = kNone;  ///< the communicator m_members lists
     mutable std::vector<uint32_t> m_members; ///< its members' world ranks
-    /// Per synchronizing collective operation, ascending: a sorted list rather than a tree
-    /// of one allocation per collective.
-    std::vector<std::pair<size_t, CollectiveTimes>> m_collectives;
-    std::vector<double> m_collected;  ///< scratch: one collective's contributions
-    size_t m_collectiveCursor = 0;    ///< findExits(): m_collectives from here on lie behind
+    size_t m_collectiveCursor =
+        0; ///< findExits(): the recorded collectives from here on lie behind
     std::vector<uint32_t> m_exitSpan; ///< the spans where a holder leaves, ascending
     std::vector<double> m_exitAt;     ///< ... from when
     std::vector<Landing> m_exitTo;    ///< ... and where the path lands
@@ -572,6 +507,44 @@ private:
 };
 
 } // namespace
+
+uint32_t PathCollectives::worldRankOf(uint32_t comm, uint32_t member) {
+    if (comm != m_membersComm) {
+        auto members = communicatorMembers(m_definitions, comm, m_rank, m_size);
+        m_members = members ? std::move(*members) : std::vector<uint32_t>{};
+        m_membersComm = comm;
+    }
+    return member < m_members.size() ? m_members[member] : PathLanding{}.rank;
+}
+
+void PathCollectives::record(size_t operation, const trace::CollectiveRecord& collective,
+                             const CollectiveView& view) {
+    if (syncOf(collective.op) == Sync::None || view.width < kWidth) {
+        return;
+    }
+    const auto members = static_cast<uint32_t>(view.members());
+    const auto landing = [&](uint32_t m) {
+        return PathLanding{static_cast<uint32_t>((*view.times)[m * view.width + 2]),
+                           worldRankOf(collective.comm, m)};
+    };
+    PathCollective t;
+    t.operation = operation;
+    t.members = members;
+    for (uint32_t m = 0; m < members; ++m) {
+        if (view.enterOf(m) > view.enterOf(t.last)) {
+            t.last = m;
+        }
+    }
+    t.lastEnter = members > 0 ? view.enterOf(t.last) : 0.0;
+    t.rootEnter = collective.root < members ? view.enterOf(collective.root) : 0.0;
+    if (members > 0) {
+        t.lastAt = landing(t.last);
+    }
+    if (collective.root < members) {
+        t.rootAt = landing(collective.root);
+    }
+    m_collectives.push_back(t);
+}
 
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink) {
     CriticalPathPass pass(input, transport, sink);

@@ -13,6 +13,57 @@
 
 namespace waitscope::analysis {
 
+/// Where the path lands on another rank: the span whose enter it arrives at.
+struct PathLanding {
+    uint32_t span = 0;
+    uint32_t rank = 0xFFFFFFFFu; ///< world rank; none when unknown
+};
+
+/// What every member knows of a synchronizing collective after the forward replay's exchange.
+struct PathCollective {
+    size_t operation = 0; ///< the collective's operation on this rank
+    uint32_t members = 0;
+    uint32_t last = 0; ///< the member that entered last (the lowest on ties)
+    double lastEnter = 0.0;
+    double rootEnter = 0.0;
+    PathLanding lastAt;
+    PathLanding rootAt;
+};
+
+/// Records, during the forward replay, the collectives through which the critical path can
+/// pass, so that the critical-path pass needs no exchange of its own for them. The forward
+/// replay contributes each member's span (kPathCollectiveWidth values per member: enter,
+/// exit, span) when it records.
+class PathCollectives {
+public:
+    static constexpr size_t kWidth = 3;
+
+    PathCollectives(const trace::Definitions& definitions, uint32_t rank, uint32_t size)
+        : m_definitions(definitions), m_rank(rank), m_size(size) {}
+
+    /// Records collective operation `operation` (a record on `collective.comm`, not a self
+    /// communicator) when the path can pass through it; `view` holds every member's enter,
+    /// exit and span (width kWidth). Operations are recorded in ascending order.
+    void record(size_t operation, const trace::CollectiveRecord& collective,
+                const CollectiveView& view);
+    /// Makes room for `collectives` records up front.
+    void reserve(size_t collectives) { m_collectives.reserve(collectives); }
+    /// The recorded collectives, by ascending operation.
+    const std::vector<PathCollective>& collectives() const { return m_collectives; }
+    /// Frees them (after the critical-path pass).
+    void clear() { m_collectives = {}; }
+
+private:
+    uint32_t worldRankOf(uint32_t comm, uint32_t member);
+
+    const trace::Definitions& m_definitions;
+    uint32_t m_rank;
+    uint32_t m_size;
+    std::vector<PathCollective> m_collectives;
+    uint32_t m_membersComm = 0xFFFFFFFFu; ///< the communicator m_members lists
+    std::vector<uint32_t> m_members;      ///< its members' world ranks
+};
+
 /// What the critical-path pass reads of one rank's replay.
 struct CriticalPathInput {
     const trace::Definitions& definitions;
@@ -29,15 +80,17 @@ struct CriticalPathInput {
     const std::vector<uint8_t>& waited;
     /// Filled per operation, for the delay pass: 1 where the message partner waited
     std::vector<uint8_t>& partnerWaited;
+    /// The synchronizing collectives, recorded by the forward replay
+    const std::vector<PathCollective>& collectives;
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
-/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange, then two gathers of
-/// `transport`); fails when the transport fails. Memory beyond the time profile and the
-/// partners' times: 8 bytes per message operation and about 90 per synchronizing collective (freed
-/// before the gathers), 20 per reachable local exit (the latest span before a possible entry where
-/// a holder would hand the path on) and, while joining, 16 per reachable exit of the rank with the
-/// most such exits times the rank count.
+/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange of message spans,
+/// then two gathers of `transport`); fails when the transport fails. Memory beyond the time
+/// profile, the partners' times and the recorded collectives (48 bytes each): 8 bytes per
+/// message operation (freed before the gathers), 20 per reachable local exit (the latest span
+/// before a possible entry where a holder would hand the path on) and, while joining, 16 per
+/// reachable exit of the rank with the most such exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 } // namespace waitscope::analysis

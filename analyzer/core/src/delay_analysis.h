@@ -33,8 +33,12 @@ public:
                   Transport& transport, RankResult& result);
 
     /// Makes room for the synchronization points of `operations` operations (at most one
-    /// each), so that the list grows without copies; only the part used takes up memory.
-    void reserve(size_t operations) { m_points.reserve(operations); }
+    /// each) and for `collectives` collectives, so that the lists grow without copies; only
+    /// the part used takes up memory.
+    void reserve(size_t operations, size_t collectives) {
+        m_points.reserve(operations);
+        m_collectives.reserve(collectives);
+    }
     /// A Late Sender instance at receive operation `operation` (forward pass).
     void onLateSender(uint32_t operation, double wait, double completion);
     /// A Late Receiver instance at blocking send operation `operation` (backward pass).

@@ -49,17 +49,18 @@ private:
     RankResult& m_result;
 };
 
-/// One rank's view of a finished collective exchange: (enter, exit) of each member in
+/// One rank's view of a finished collective exchange: (enter, exit, ...) of each member in
 /// communicator rank order, the own position and the root (communicator rank, or none).
 struct CollectiveView {
     CallSpan span;
     const std::vector<double>* times = nullptr;
     uint32_t self = 0;
     uint32_t root = 0xFFFFFFFFu;
+    size_t width = 2; ///< values per member: enter, exit, and what more the exchange carried
 
-    size_t members() const { return times->size() / 2; }
-    double enterOf(size_t member) const { return (*times)[2 * member]; }
-    double exitOf(size_t member) const { return (*times)[2 * member + 1]; }
+    size_t members() const { return times->size() / width; }
+    double enterOf(size_t member) const { return (*times)[width * member]; }
+    double exitOf(size_t member) const { return (*times)[width * member + 1]; }
     double maxEnter() const;
     double minExit() const;
 };

@@ -65,6 +65,8 @@ public:
           m_timesDone(timesDone), m_sink(m_result), m_rootCause(options.rootCause) {
         if (options.rootCause) {
             m_delay = std::make_unique<DelayAnalysis>(definitions, events, transport, m_result);
+            m_pathCollectives =
+                std::make_unique<PathCollectives>(definitions, transport.rank(), transport.size());
         }
         m_result.rank = transport.rank();
         m_result.events = events.size();
@@ -77,7 +79,8 @@ public:
     Result<RankResult> run() {
         profile();
         if (m_delay) {
-            m_delay->reserve(m_operations.size());
+            m_delay->reserve(m_operations.size(), m_collectiveCount);
+            m_pathCollectives->reserve(m_collectiveCount);
         }
         if (m_rootCause) {
             m_end = m_events.size() > 0 ? seconds(m_events.size() - 1) : 0.0;
@@ -103,13 +106,14 @@ public:
             // delay pass.
             const std::vector<uint8_t> waited = m_delay->waitStates(m_operations.size());
             std::vector<uint8_t> partnerWaited;
-            if (Status status =
-                    traceCriticalPath({m_defs, m_events, m_result.tree, m_spans, m_operations,
-                                       m_profile, m_end, m_partners, waited, partnerWaited},
-                                      m_transport, m_sink);
+            if (Status status = traceCriticalPath(
+                    {m_defs, m_events, m_result.tree, m_spans, m_operations, m_profile, m_end,
+                     m_partners, waited, partnerWaited, m_pathCollectives->collectives()},
+                    m_transport, m_sink);
                 !status) {
                 return status.error();
             }
+            m_pathCollectives->clear();
             report("critical path", 1, 1);
             report("root causes", 0, 1);
             if (Status status = m_delay->run(m_operations, m_spans, m_profile,
@@ -215,9 +219,10 @@ private:
         for (size_t i = 0; i < n; ++i) {
             const EventKind kind = m_events.kind(i);
             communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
-                             kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
-                             kind == EventKind::MpiCollectiveEnd;
+                             kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
+            m_collectiveCount += kind == EventKind::MpiCollectiveEnd;
         }
+        communication += m_collectiveCount;
         m_operations.reserve(communication);
         m_spans.reserve(communication);
         if (m_rootCause) {
@@ -447,9 +452,15 @@ private:
                 }
             } else if (kind == EventKind::MpiCollectiveEnd &&
                        !isSelf(m_events.collective(op.event).comm)) {
-                if (Status s = m_transport.contribute(m_events.collective(op.event).comm,
-                                                      std::array{span.enter, span.exit});
-                    !s) {
+                // The root-cause passes also learn each member's span (the critical path's
+                // landing there).
+                const uint32_t comm = m_events.collective(op.event).comm;
+                const Status s =
+                    m_pathCollectives
+                        ? m_transport.contribute(
+                              comm, std::array{span.enter, span.exit, static_cast<double>(op.span)})
+                        : m_transport.contribute(comm, std::array{span.enter, span.exit});
+                if (!s) {
                     return s;
                 }
             }
@@ -513,7 +524,8 @@ private:
         if (Status s = m_transport.collected(c.comm, m_collected); !s) {
             return s;
         }
-        CollectiveView view{span, &m_collected, commRankOf(c.comm), c.root};
+        CollectiveView view{span, &m_collected, commRankOf(c.comm), c.root,
+                            m_pathCollectives ? PathCollectives::kWidth : 2};
         // Timestamps that put the end of a collective before an enter it waits for.
         if (exitPrecedesBindingEnter(c.op, view)) {
             m_sink.diagnose("clock_violations_collective");
@@ -550,6 +562,9 @@ private:
         }
         if (m_delay) {
             m_delay->onCollective(static_cast<uint32_t>(&op - m_operations.data()), view, cls, c);
+        }
+        if (m_pathCollectives) {
+            m_pathCollectives->record(static_cast<size_t>(&op - m_operations.data()), c, view);
         }
         return Status::success();
     }
@@ -627,6 +642,9 @@ private:
     std::vector<ReplayRecord> m_partners;
     std::vector<double> m_collected;        ///< scratch: one collective's members' times
     std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
+    /// What the critical path needs of the collectives, recorded in the forward replay
+    std::unique_ptr<PathCollectives> m_pathCollectives;
+    size_t m_collectiveCount = 0; ///< collective operations, counted in the profile pass
 };
 
 } // namespace
