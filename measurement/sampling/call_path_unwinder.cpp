@@ -134,7 +134,7 @@ CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bo
 }
 
 std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
-                                          const std::string* stopName, bool skipOwnCode) noexcept {
+                                          std::uint32_t stopRegion, bool skipOwnCode) noexcept {
     int first = 0;
     while (first < depth && m_own.contains(frames[first]))
         ++first;
@@ -145,12 +145,13 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
         if (skipOwnCode && m_own.contains(frames[i]))
             continue;
         Function f = functionAt(frames[i], firstIsPc && i == 0);
-        if (stopName && definitions().regions()[f.region].name == *stopName)
+        const std::vector<RegionDefinition>& regions = definitions().regions();
+        if (stopRegion != kNoStop && regions[f.region].name == regions[stopRegion].name)
             break;
         m_path.push_back(f);
     }
     if (m_path.empty())
-        return stopName ? kNoContext : failedContext();
+        return stopRegion != kNoStop ? kNoContext : failedContext();
     // The path starts at the outermost main; what calls main (libc start-up) is left out.
     size_t top = m_path.size() - 1;
     for (size_t k = m_path.size(); k-- > 0;)

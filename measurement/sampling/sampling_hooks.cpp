@@ -61,12 +61,12 @@ SamplingState* g_sampling = nullptr;
 volatile sig_atomic_t g_busy = 0;
 std::atomic<int> g_active{0}; ///< read by every sampled thread's handler
 
-/// The innermost open instrumented region's name: unwound paths end below it.
-const std::string* stopName() noexcept {
+/// The innermost open instrumented region: unwound paths end below it.
+std::uint32_t stopRegion() noexcept {
     std::uint32_t depth = g_hot.userDepth;
     if (depth == 0 || depth > kUserStackDepth)
-        return nullptr;
-    return &definitions().regions()[g_hot.userStack[depth - 1]].name;
+        return CallPathUnwinder::kNoStop;
+    return g_hot.userStack[depth - 1];
 }
 
 std::uint32_t outermost(std::uint32_t context) noexcept {
@@ -126,8 +126,6 @@ void drainThread(SamplingState& s, SampledThread& t, std::uint64_t finalizeAt) n
         t.entered = true;
         ++g_diagnostics.sampledThreads;
     }
-    // A copy: defining the functions of a path may move the region table.
-    const std::string stop = definitions().regions()[t.region].name;
     t.ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
         if (depth != SampleRing::kNotUnwound && depth > 0 && s.unwinder.inOwnCode(frames[0])) {
             ++g_diagnostics.samplesInMpi; // in the measurement (thread start or end)
@@ -136,7 +134,7 @@ void drainThread(SamplingState& s, SampledThread& t, std::uint64_t finalizeAt) n
         std::uint32_t context =
             depth == SampleRing::kNotUnwound
                 ? s.unwinder.failedContext()
-                : s.unwinder.contextOf(frames, static_cast<int>(depth), true, &stop, true);
+                : s.unwinder.contextOf(frames, static_cast<int>(depth), true, t.region, true);
         if (s.unwinder.isFailed(context))
             ++g_diagnostics.failedUnwinds;
         ++g_diagnostics.samples;
@@ -172,7 +170,7 @@ void drainSamples() noexcept {
         g_busy = 0;
         return;
     }
-    const std::string* stop = stopName();
+    const std::uint32_t stop = stopRegion();
     s.ring.drain([&](std::uint64_t time, const std::uintptr_t* frames, std::uint64_t depth) {
         std::uint32_t context =
             depth == SampleRing::kNotUnwound
@@ -220,7 +218,7 @@ void onCallSite(std::uint64_t enter) noexcept {
     drainSamples();
     std::uintptr_t frames[kMaxFrames];
     int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
-    std::uint32_t context = depth > 0 ? s.unwinder.contextOf(frames, depth, false, stopName())
+    std::uint32_t context = depth > 0 ? s.unwinder.contextOf(frames, depth, false, stopRegion())
                                       : s.unwinder.failedContext();
     ++g_diagnostics.unwoundCalls;
     if (s.unwinder.isFailed(context))
@@ -343,7 +341,7 @@ bool samplingStart(const Config& config) noexcept {
         std::uintptr_t frames[kMaxFrames];
         int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
         if (depth > 0)
-            s->unwinder.contextOf(frames, depth, false, nullptr);
+            s->unwinder.contextOf(frames, depth, false, CallPathUnwinder::kNoStop);
         // Samples land in the vDSO (clock_gettime) often; its symbols are read now too.
         if (std::uintptr_t vdso = getauxval(AT_SYSINFO_EHDR)) {
             bool known = false;

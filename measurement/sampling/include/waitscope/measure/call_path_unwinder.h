@@ -39,19 +39,22 @@ public:
 
     /// The region of the function that starts at `start` (a thread's start routine), defined
     /// as the unwinder defines the functions it finds on stacks, so a path of the thread's
-    /// samples ends below it when `contextOf` gets its name as `stopName`.
+    /// samples ends below it when `contextOf` gets it as `stopRegion`.
     std::uint32_t functionRegion(std::uintptr_t start) noexcept;
 
     /// The calling context of a stack, frames innermost first (`firstIsPc`: frames[0] is a
     /// program counter, not a return address). The measurement's frames are dropped from the
-    /// inside and the frames that call main from the outside. `stopName` (when instrumented
-    /// regions are open: the innermost one's name) ends the path below that function.
-    /// kNoContext when nothing is left below `stopName`; failedContext() when nothing is left.
-    /// `skipOwnCode`: the measurement's frames further out are left out too (a sampled
-    /// thread's stack: its MPI wrappers, and the thread start wrapper below the start routine
-    /// when `stopName` is not found).
+    /// inside and the frames that call main from the outside. `stopRegion` (when instrumented
+    /// regions are open: the innermost one; kNoStop otherwise) ends the path below the function
+    /// of that region's name (looked up per frame: defining new functions may move the region
+    /// table, so no reference into it is held). kNoContext when nothing is left below the stop;
+    /// failedContext() when nothing is left. `skipOwnCode`: the measurement's frames further
+    /// out are left out too (a sampled thread's stack: its MPI wrappers, and the thread start
+    /// wrapper below the start routine when the stop is not found).
     std::uint32_t contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
-                            const std::string* stopName, bool skipOwnCode = false) noexcept;
+                            std::uint32_t stopRegion, bool skipOwnCode = false) noexcept;
+    /// No stop region for contextOf().
+    static constexpr std::uint32_t kNoStop = ~0u;
 
     /// True for an address in the measurement's own code. Any thread.
     bool inOwnCode(std::uintptr_t address) const noexcept { return m_own.contains(address); }
