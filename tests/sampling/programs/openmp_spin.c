@@ -1,11 +1,11 @@
 /* An OpenMP parallel region of two threads between MPI_Init and MPI_Finalize, each spinning
  * in worker_spin for argv[1] seconds (wall clock): libgomp's worker thread is sampled. */
+#include "worker_spin.h"
+
 #include <mpi.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <time.h>
-
-#include "worker_spin.h"
 
 int main(int argc, char** argv) {
     int provided = 0;

@@ -1,12 +1,12 @@
 /* Threads that compute for known times between MPI_Init and MPI_Finalize, for the per-thread
  * sampling tests: two pthreads run worker_main, which spins in worker_spin for argv[1] and
  * argv[2] seconds (wall clock), while the main thread spins argv[3] seconds; then all join. */
+#include "worker_spin.h"
+
 #include <mpi.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
-
-#include "worker_spin.h"
 
 __attribute__((noinline)) void* worker_main(void* argument) {
     volatile double sink = worker_spin(*(const double*)argument);
