@@ -69,6 +69,12 @@ std::string rankList(const std::vector<RankValue>& ranks, size_t limit = 8) {
     return (sorted.size() == 1 ? "rank " : "ranks ") + out;
 }
 
+/// rankList(ranks) followed by the verb that agrees with it: "rank 3 waits", "ranks 1 and 2 wait".
+std::string ranksThat(const std::vector<RankValue>& ranks, const char* singular,
+                      const char* plural) {
+    return rankList(ranks) + " " + (ranks.size() == 1 ? singular : plural);
+}
+
 /// Reads values through a report, turning the first failure into an error naming the metric.
 class Reader {
 public:
@@ -436,7 +442,7 @@ std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& rep
     const std::string waitCall = top.callPath.substr(top.callPath.rfind('/') + 1);
     std::string text = "rank " + std::to_string(work->rank) + " alone spends " +
                        formatSeconds(work->seconds) + " in `" + function + "` while " +
-                       rankList(waiters) + " wait for it in `" + waitCall + "` (" +
+                       ranksThat(waiters, "waits", "wait") + " for it in `" + waitCall + "` (" +
                        top.displayName + ", " + formatPercent(top.share) +
                        " of the total time). This serial work is the thing to fix";
     if (work->critical >= 0.5 * work->seconds) {
@@ -491,8 +497,8 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
             (single ? "Rank " + std::to_string(hotspot->heavyRanks[0].rank) + " alone spends "
                     : "R" + rankList(hotspot->heavyRanks).substr(1) + " spend ") +
             formatPercent(share) + " of the run computing in " + path + " while " +
-            rankList(top.ranks) + " wait in " + waitCall + " (" + top.displayName + ", " +
-            formatPercent(top.share) + " of the total time). ";
+            ranksThat(top.ranks, "waits", "wait") + " in " + waitCall + " (" + top.displayName +
+            ", " + formatPercent(top.share) + " of the total time). ";
         text += single ? "This serial work is the thing to fix: share it among the ranks, or "
                          "overlap it with the others' work."
                        : "This uneven work is the thing to fix: balance it across the ranks.";
@@ -507,19 +513,19 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
     for (const Finding& f : summary.findings) {
         std::string text;
         if (f.metric == "mpi_latesender") {
-            text = rankList(f.ranks) + " wait in " + f.callPath +
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + f.callPath +
                    " for messages that are sent late. Let the senders send earlier, or post the "
                    "receive as MPI_Irecv and do useful work before waiting for it.";
         } else if (f.metric == "mpi_latereceiver") {
-            text = rankList(f.ranks) + " block in " + f.callPath +
+            text = ranksThat(f.ranks, "blocks", "block") + " in " + f.callPath +
                    " until the receiver posts its receive. Post receives earlier, or use "
                    "MPI_Isend (or a buffered send) so the sender can continue.";
         } else if (f.metric == "mpi_wait_nxn" || f.metric == "mpi_barrier_wait") {
-            text = rankList(f.ranks) + " wait in " + f.callPath +
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + f.callPath +
                    " for the last rank to arrive. The work before it is unevenly spread; "
                    "balance it, or remove the synchronization if it is not needed.";
         } else if (f.metric == "mpi_latebroadcast") {
-            text = rankList(f.ranks) + " wait in " + f.callPath +
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + f.callPath +
                    " for the root, which enters late. Shorten the root's work before the "
                    "broadcast or give part of it to the other ranks.";
         } else if (f.metric == "mpi_earlyreduce") {
