@@ -450,8 +450,9 @@ std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& rep
                 " of it lies on the critical path, so the run waits for it";
     }
     const double ranks = summary.ranks > 0 ? summary.ranks : 1;
-    text += "; shared among all " + std::to_string(summary.ranks) + " ranks it would take " +
-            formatSeconds(work->seconds / ranks) + " per rank.";
+    text += "; shared among " +
+            (summary.ranks == 2 ? std::string("both") : "all " + std::to_string(summary.ranks)) +
+            " ranks it would take " + formatSeconds(work->seconds / ranks) + " per rank.";
     const std::string path = displayPath(report, work->cnode, summary.program);
     char evidence[512];
     std::snprintf(evidence, sizeof evidence,
