@@ -248,19 +248,16 @@ void onUserEvent() noexcept {
 
 constexpr SamplingHooks kHooks = {onCallSite, onUserEvent};
 
-/// The timer's signal handler on a sampled thread: unwinds into the thread's own ring, or
-/// counts the sample lost when the ring is full.
-void sampleThread(SampledThread& t, void* ucontext) noexcept {
+/// Signal context: unwinds the interrupted stack into `ring` as one sample (not unwound when
+/// the ring has no room for frames). Returns false when the ring is full and the sample lost.
+bool sampleInto(SampleRing& ring, void* ucontext) noexcept {
     bool kept = false;
-    std::uintptr_t* frames = t.ring.begin(now(), kept);
-    if (!kept) {
-        t.lost.fetch_add(1, std::memory_order_relaxed);
-    } else if (!frames) {
-        t.ring.commit(SampleRing::kNotUnwound);
-    } else {
-        int depth = CallPathUnwinder::unwindInterrupted(ucontext, frames, kMaxFrames);
-        t.ring.commit(depth < 0 ? SampleRing::kNotUnwound : static_cast<std::uint64_t>(depth));
-    }
+    std::uintptr_t* frames = ring.begin(now(), kept);
+    if (!kept)
+        return false;
+    int depth = frames ? CallPathUnwinder::unwindInterrupted(ucontext, frames, kMaxFrames) : -1;
+    ring.commit(depth < 0 ? SampleRing::kNotUnwound : static_cast<std::uint64_t>(depth));
+    return true;
 }
 
 /// The timers' signal handler, on the main thread or a sampled thread (each timer signals its
@@ -272,7 +269,8 @@ void onTimer(int, siginfo_t*, void* ucontext) {
     if (!t_onMainThread) {
         if (SampledThread* t = t_sampledThread) {
             int savedErrno = errno;
-            sampleThread(*t, ucontext);
+            if (!sampleInto(t->ring, ucontext))
+                t->lost.fetch_add(1, std::memory_order_relaxed);
             errno = savedErrno;
         }
         return;
@@ -284,17 +282,8 @@ void onTimer(int, siginfo_t*, void* ucontext) {
         return;
     }
     g_busy = 1; // guarded entry: nothing below runs twice at once
-    SamplingState& s = *g_sampling;
-    bool kept = false;
-    std::uintptr_t* frames = s.ring.begin(now(), kept);
-    if (!kept) {
+    if (!sampleInto(g_sampling->ring, ucontext))
         ++g_diagnostics.lostSamples;
-    } else if (!frames) {
-        s.ring.commit(SampleRing::kNotUnwound);
-    } else {
-        int depth = CallPathUnwinder::unwindInterrupted(ucontext, frames, kMaxFrames);
-        s.ring.commit(depth < 0 ? SampleRing::kNotUnwound : static_cast<std::uint64_t>(depth));
-    }
     g_busy = 0;
     errno = savedErrno;
 }

@@ -204,13 +204,7 @@ private:
 
     // The world rank of communicator rank `member` of `comm` (kNone when unknown).
     uint32_t worldRankOf(uint32_t comm, uint32_t member) const {
-        if (comm != m_membersComm) {
-            auto members =
-                communicatorMembers(m_in.definitions, comm, m_transport.rank(), m_transport.size());
-            m_members = members ? std::move(*members) : std::vector<uint32_t>{};
-            m_membersComm = comm;
-        }
-        return member < m_members.size() ? m_members[member] : kNone;
+        return analysis::worldRankOf(m_in.definitions, comm, member, m_transport.rank());
     }
 
     // Whether message operation `k` is a Late Sender (the send began after the receiving
@@ -494,8 +488,6 @@ private:
     std::vector<double> m_partnerExit;
     uint32_t m_selfComm = kNone; ///< the communicator m_selfRank is this rank's in
     uint32_t m_selfRank = 0;
-    mutable uint32_t m_membersComm = kNone;  ///< the communicator m_members lists
-    mutable std::vector<uint32_t> m_members; ///< its members' world ranks
     size_t m_collectiveCursor =
         0; ///< findExits(): the recorded collectives from here on lie behind
     std::vector<uint32_t> m_exitSpan; ///< the spans where a holder leaves, ascending
@@ -508,15 +500,6 @@ private:
 
 } // namespace
 
-uint32_t PathCollectives::worldRankOf(uint32_t comm, uint32_t member) {
-    if (comm != m_membersComm) {
-        auto members = communicatorMembers(m_definitions, comm, m_rank, m_size);
-        m_members = members ? std::move(*members) : std::vector<uint32_t>{};
-        m_membersComm = comm;
-    }
-    return member < m_members.size() ? m_members[member] : PathLanding{}.rank;
-}
-
 void PathCollectives::record(size_t operation, const trace::CollectiveRecord& collective,
                              const CollectiveView& view) {
     if (syncOf(collective.op) == Sync::None || view.width < kWidth) {
@@ -525,7 +508,7 @@ void PathCollectives::record(size_t operation, const trace::CollectiveRecord& co
     const auto members = static_cast<uint32_t>(view.members());
     const auto landing = [&](uint32_t m) {
         return PathLanding{static_cast<uint32_t>((*view.times)[m * view.width + 2]),
-                           worldRankOf(collective.comm, m)};
+                           worldRankOf(m_definitions, collective.comm, m, m_rank)};
     };
     PathCollective t;
     t.operation = operation;

@@ -32,14 +32,14 @@ struct PathCollective {
 
 /// Records, during the forward replay, the collectives through which the critical path can
 /// pass, so that the critical-path pass needs no exchange of its own for them. The forward
-/// replay contributes each member's span (kPathCollectiveWidth values per member: enter,
-/// exit, span) when it records.
+/// replay contributes each member's span (kWidth values per member: enter, exit, span) when
+/// it records.
 class PathCollectives {
 public:
     static constexpr size_t kWidth = 3;
 
-    PathCollectives(const trace::Definitions& definitions, uint32_t rank, uint32_t size)
-        : m_definitions(definitions), m_rank(rank), m_size(size) {}
+    PathCollectives(const trace::Definitions& definitions, uint32_t rank)
+        : m_definitions(definitions), m_rank(rank) {}
 
     /// Records collective operation `operation` (a record on `collective.comm`, not a self
     /// communicator) when the path can pass through it; `view` holds every member's enter,
@@ -54,14 +54,9 @@ public:
     void clear() { m_collectives = {}; }
 
 private:
-    uint32_t worldRankOf(uint32_t comm, uint32_t member);
-
     const trace::Definitions& m_definitions;
-    uint32_t m_rank;
-    uint32_t m_size;
+    uint32_t m_rank; ///< this rank (the member of its self communicators)
     std::vector<PathCollective> m_collectives;
-    uint32_t m_membersComm = 0xFFFFFFFFu; ///< the communicator m_members lists
-    std::vector<uint32_t> m_members;      ///< its members' world ranks
 };
 
 /// What the critical-path pass reads of one rank's replay.

@@ -65,8 +65,7 @@ public:
           m_timesDone(timesDone), m_sink(m_result), m_rootCause(options.rootCause) {
         if (options.rootCause) {
             m_delay = std::make_unique<DelayAnalysis>(definitions, events, transport, m_result);
-            m_pathCollectives =
-                std::make_unique<PathCollectives>(definitions, transport.rank(), transport.size());
+            m_pathCollectives = std::make_unique<PathCollectives>(definitions, transport.rank());
         }
         m_result.rank = transport.rank();
         m_result.events = events.size();
