@@ -41,11 +41,11 @@ TEST_CASE("message-driven exchange: a token travels a ring, each rank adding to 
         for (int round = 0; round < 3; ++round) {
             double value = 0.0;
             if (me != 0 || round > 0) {
-                auto got = t.await(0, (me + 3) % 4, 5);
-                if (!got) {
-                    return got.error();
+                std::vector<double> got;
+                if (Status s = t.await(0, (me + 3) % 4, 5, got); !s) {
+                    return s;
                 }
-                value = (*got)[0];
+                value = got.at(0);
             }
             if (round == 2 && me == 3) {
                 seen[me] = value + 1;
@@ -73,9 +73,44 @@ TEST_CASE("message-driven exchange: a token travels a ring, each rank adding to 
 TEST_CASE("message-driven exchange: waiting for a message nobody sends fails instead of hanging") {
     testing::TinyTrace tiny(2);
     const auto errors = runRanks(tiny.defs, 2, [&](Transport& t) -> Status {
-        auto got = t.await(0, 1 - t.rank(), 9);
-        return got ? Status::success() : Status(got.error());
+        std::vector<double> got;
+        return t.await(0, 1 - t.rank(), 9, got);
     });
     CHECK(errors[0].find("replay stalled waiting for a message from rank 1 with tag 9") !=
           std::string::npos);
+}
+
+TEST_CASE("payload queues: payloads come out per channel in delivery order, also while refilled") {
+    PayloadQueues queues;
+    // Two channels, interleaved; payload k of channel c is [c, k, k, ...] with k % 5 + 1
+    // values. Taking lags delivering, so the queues are compacted while they still hold some.
+    const auto payload = [](uint32_t channel, uint32_t k) {
+        std::vector<double> p(k % 5 + 1, static_cast<double>(k));
+        p[0] = channel;
+        return p;
+    };
+    uint32_t delivered[2] = {0, 0}, taken[2] = {0, 0};
+    std::vector<double> got;
+    for (uint32_t step = 0; step < 20000; ++step) {
+        const uint32_t c = step % 3 == 0 ? 1 : 0;
+        const auto p = payload(c, delivered[c]++);
+        queues.deliver(0, c, 7, p);
+        if (step % 4 != 3) { // take three for every four delivered
+            const uint32_t t = step % 2;
+            if (queues.has(0, t, 7)) {
+                queues.take(0, t, 7, got);
+                REQUIRE(got == payload(t, taken[t]++));
+            }
+        }
+    }
+    CHECK(queues.pending() == delivered[0] + delivered[1] - taken[0] - taken[1]);
+    for (uint32_t c = 0; c < 2; ++c) {
+        while (queues.has(0, c, 7)) {
+            queues.take(0, c, 7, got);
+            REQUIRE(got == payload(c, taken[c]++));
+        }
+        CHECK(taken[c] == delivered[c]);
+    }
+    CHECK(queues.pending() == 0);
+    CHECK_FALSE(queues.has(0, 0, 8));
 }

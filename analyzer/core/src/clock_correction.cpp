@@ -219,11 +219,15 @@ private:
                 }
             } else if (isReceive(kind)) {
                 const trace::MessageRecord& m = m_events.message(i);
-                auto send = m_transport.await(m.comm, m.partner, m.tag);
-                if (!send) {
-                    return send.error();
+                if (Status s = m_transport.await(m.comm, m.partner, m.tag, m_arrived); !s) {
+                    return s;
                 }
-                const int64_t bound = static_cast<int64_t>(send->at(0)) + m_latency;
+                if (m_arrived.empty()) {
+                    return Error("rank " + std::to_string(m_self) +
+                                 ": empty clock payload from communicator rank " +
+                                 std::to_string(m.partner));
+                }
+                const int64_t bound = static_cast<int64_t>(m_arrived[0]) + m_latency;
                 if (t < bound) {
                     jump(event, t, bound - t, "clock_corrected_p2p");
                     shift += bound - t;
@@ -400,6 +404,7 @@ private:
     std::vector<uint32_t> m_collectiveEnters; ///< enter event of each exchanged collective
     std::vector<Limit> m_limits;              ///< by event index
     std::vector<double> m_exits;              ///< scratch: one collective's exits
+    std::vector<double> m_arrived;            ///< scratch: a send's corrected time
     Diagnostics m_counters;
 };
 

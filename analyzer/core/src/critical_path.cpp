@@ -25,9 +25,9 @@
 //     Communicator creation and destruction (MPI_Init, MPI_Comm_dup, ...) do not synchronize.
 //   - It ends at the enter of MPI_Init: the time before it is start-up of the measurement.
 // The path is one backward chain, so it is joined by pointer jumping rather than handed from
-// rank to rank. Both ends of each message know the other's call times from the forward and
-// backward replays; one bulk exchange adds where the path would land on the partner, and tells
-// all members of each collective every member's enter and span. Then each rank knows, for every
+// rank to rank. Both ends of each message know the other's call times and span (where the path
+// would land on it) from the forward and backward replays, and all members of each collective
+// every member's enter and span from the forward replay. Then each rank knows, for every
 // span, whether a holder would leave it there (an exit: from when, and the span of which rank the
 // path lands on). Entering a rank before gap g, the path leaves again at its latest exit before
 // span g, so only the latest exit before each possible entry is kept. All ranks gather these exits
@@ -78,9 +78,7 @@ public:
         : m_in(input), m_transport(transport), m_sink(sink) {}
 
     Status run() {
-        if (Status s = learnPartnerEnters(); !s) {
-            return s;
-        }
+        learnPartnerCalls();
         const size_t spans = m_in.spans.size();
         const bool finalize = spans > 0 && classOfSpan(spans - 1) == RegionClass::MpiFinalize;
         m_firstGap = spans > 0 && classOfSpan(0) == RegionClass::MpiInit ? 1 : 0;
@@ -139,57 +137,29 @@ private:
         return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
     }
 
-    // Both ends of each message know the other's call times from the forward and backward
-    // replays (CriticalPathInput::partners), so each end knows whether the message is a Late
-    // Sender or a Late Receiver, the only cases in which the path can move along it. One bulk
-    // exchange adds what those replays did not carry: senders tell receivers their span (where
-    // the path lands) and whether the send was nonblocking (it cannot wait for its receiver:
-    // it reports no time to wait), receivers tell senders their span (under the tag with the
-    // high bit set, which no MPI tag has); both tell whether they waited there, for the delay
-    // pass (CriticalPathInput::partnerWaited). What the members of each synchronizing
+    // Both ends of each message know the other's call from the forward and backward replays
+    // (CriticalPathInput::partners): its times, so each end knows whether the message is a
+    // Late Sender or a Late Receiver, the only cases in which the path can move along it, and
+    // its span (where the path lands) and for a send whether it was nonblocking (it cannot wait
+    // for its receiver: it reports no time to wait). What the members of each synchronizing
     // collective know of each other came with the forward replay (PathCollectives).
-    Status learnPartnerEnters() {
+    void learnPartnerCalls() {
         const auto& ops = m_in.operations;
-        for (const ReplayOperation& op : ops) {
-            const EventKind kind = m_in.events.kind(op.event);
-            if (isSend(kind) || isReceive(kind)) {
-                const trace::MessageRecord& m = m_in.events.message(op.event);
-                const double flags = (kind == EventKind::MpiIsend ? kNonblocking : 0.0) +
-                                     (m_in.waited[&op - ops.data()] ? kWaited : 0.0);
-                const ReplayRecord record{static_cast<double>(op.span), flags};
-                const uint32_t tag = isSend(kind) ? m.tag : m.tag | kReceiptTag;
-                if (Status s = m_transport.send(m.comm, m.partner, tag, record); !s) {
-                    return s;
-                }
-            }
-        }
-        if (Status s = m_transport.exchange(); !s) {
-            return s;
-        }
         m_partnerExit.assign(ops.size(), 0.0);
-        m_in.partnerWaited.assign(ops.size(), 0);
         for (size_t k = 0; k < ops.size(); ++k) {
             const EventKind kind = m_in.events.kind(ops[k].event);
-            if (isSend(kind) || isReceive(kind)) {
-                const trace::MessageRecord& m = m_in.events.message(ops[k].event);
-                const uint32_t tag = isReceive(kind) ? m.tag : m.tag | kReceiptTag;
-                auto record = m_transport.receive(m.comm, m.partner, tag);
-                if (!record) {
-                    return record.error();
-                }
-                const auto flags = static_cast<uint32_t>(record->exit);
-                m_in.partnerWaited[k] = (flags & 2) != 0 ? 1 : 0;
-                if (isSend(kind)) {
-                    m_partnerExit[k] = record->enter; // the receive's span
-                } else if (lateSender(k)) {
-                    // A Late Receiver it cannot be: the send's exit is not needed.
-                    m_partnerExit[k] = record->enter; // the send's span
-                } else {
-                    m_partnerExit[k] = (flags & 1) != 0 ? partnerEnter(k) : m_in.partners[k].exit;
-                }
+            if (!isSend(kind) && !isReceive(kind)) {
+                continue;
+            }
+            const PartnerCall partner = PartnerCall::decode(m_in.partners[k].info);
+            if (isSend(kind) || lateSender(k)) {
+                // The receive's span; for a Late Sender message the send's (a Late Receiver
+                // it cannot be: the send's exit is not needed).
+                m_partnerExit[k] = partner.span;
+            } else {
+                m_partnerExit[k] = partner.nonblocking ? partnerEnter(k) : m_in.partners[k].exit;
             }
         }
-        return Status::success();
     }
 
     // The enter of the partner call of message operation `k`.
@@ -479,9 +449,6 @@ private:
     const CriticalPathInput& m_in;
     Transport& m_transport;
     PatternSink& m_sink;
-    static constexpr uint32_t kReceiptTag = 0x80000000u; ///< bulk records of receives
-    static constexpr double kNonblocking = 1.0; ///< flag of a bulk record: a nonblocking send
-    static constexpr double kWaited = 2.0;      ///< flag of a bulk record: the sender waited there
     /// Per message operation: per receive, the send's exit (a nonblocking send's: its enter),
     /// or the send's span for a Late Sender message; per send, the receive's span
 

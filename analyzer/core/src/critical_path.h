@@ -13,6 +13,26 @@
 
 namespace waitscope::analysis {
 
+/// What the forward and backward replays tell each end of a message about the other's call,
+/// besides its times, when the root causes are analyzed (ReplayRecord::info): the call's span
+/// (where the critical path lands on it), whether a send was nonblocking (it cannot wait for
+/// its receiver) and whether a receive waited for its sender (a Late Sender synchronization
+/// point, for the delay pass).
+struct PartnerCall {
+    uint32_t span = 0;
+    bool nonblocking = false;
+    bool waited = false;
+
+    double encode() const {
+        return static_cast<double>((uint64_t{span} << 2) | (nonblocking ? 1u : 0u) |
+                                   (waited ? 2u : 0u));
+    }
+    static PartnerCall decode(double info) {
+        const auto bits = static_cast<uint64_t>(info);
+        return PartnerCall{static_cast<uint32_t>(bits >> 2), (bits & 1) != 0, (bits & 2) != 0};
+    }
+};
+
 /// Where the path lands on another rank: the span whose enter it arrives at.
 struct PathLanding {
     uint32_t span = 0;
@@ -68,22 +88,19 @@ struct CriticalPathInput {
     const std::vector<ReplayOperation>& operations;
     const OperationProfile& profile; ///< finished: its gaps are read
     double end = 0.0;                ///< the time of the rank's last event
-    /// Per operation: the partner call's enter and exit for a receive (the send's, from the
-    /// forward replay) and for a send (the receive's, from the backward replay)
+    /// Per operation: the partner call's enter, exit and PartnerCall info for a receive (the
+    /// send's, from the forward replay) and for a send (the receive's, from the backward
+    /// replay)
     const std::vector<ReplayRecord>& partners;
-    /// Per operation: 1 where this rank waited (see DelayAnalysis::waitStates())
-    const std::vector<uint8_t>& waited;
-    /// Filled per operation, for the delay pass: 1 where the message partner waited
-    std::vector<uint8_t>& partnerWaited;
     /// The synchronizing collectives, recorded by the forward replay
     const std::vector<PathCollective>& collectives;
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
-/// `critical_path` in `sink`. Collective over all ranks (one bulk exchange of message spans,
-/// then two gathers of `transport`); fails when the transport fails. Memory beyond the time
-/// profile, the partners' times and the recorded collectives (48 bytes each): 8 bytes per
-/// message operation (freed before the gathers), 20 per reachable local exit (the latest span
+/// `critical_path` in `sink`. Collective over all ranks (two gathers of `transport`); fails
+/// when the transport fails. Memory beyond the time profile, the partners' calls and the
+/// recorded collectives (48 bytes each): 8 bytes per message operation (freed before the
+/// gathers), 20 per reachable local exit (the latest span
 /// before a possible entry where a holder would hand the path on) and, while joining, 16 per
 /// reachable exit of the rank with the most such exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);

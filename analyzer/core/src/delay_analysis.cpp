@@ -34,10 +34,10 @@
 // Passes: (1) the profile pass records the exclusive time per call path between consecutive
 // operations (OperationProfile: one node and its seconds per call path touched between two
 // operations, kept after the timestamps are freed); (2) the forward and backward replays
-// report Late Sender, collective and Late Receiver SPs; (3) the critical path's bulk exchange
-// tells the partners of point-to-point wait states that their send or receive is an SP (their
-// call times came with the forward and backward replays); (4) a message-driven backward
-// replay. There each waiter posts
+// report Late Sender, collective and Late Receiver SPs, and tell the partners of
+// point-to-point wait states that their send or receive is an SP, with the waiter's call times
+// (a receive says whether it waited; a sender's waiting its receiver computes alike);
+// (3) a message-driven backward replay. There each waiter posts
 // [wait, its costs per type, its interval's times by call-path key] to its delayer, which
 // awaits it at the matching operation; each waiting member of a collective posts the same to
 // the latecomer (before the walk when it synchronized with every rank there, since such a
@@ -530,23 +530,39 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& sc
     }
 }
 
-// The delayer's side of a point-to-point wait state of type `kind` at SP `point`: `payload`
-// is what the waiter (world rank `waiterRank`) posted. Returns the indirect share of the wait.
+// Reads a waiter's payload (see timesPayload()) from world rank `from`: its wait and costs
+// into `inputs`, its times by call-path key into m_remote, sorted by key (see remoteTime()).
+Status DelayAnalysis::readTimesPayload(const std::vector<double>& payload, uint32_t from,
+                                       std::array<double, kInputs>& inputs) {
+    const size_t count = payload.size() > kInputs ? static_cast<size_t>(payload[kInputs]) : 0;
+    if (payload.size() <= kInputs || payload.size() != kInputs + 1 + 2 * count) {
+        return Error("rank " + std::to_string(m_transport.rank()) +
+                     ": malformed delay payload from rank " + std::to_string(from));
+    }
+    std::copy(payload.begin(), payload.begin() + kInputs, inputs.begin());
+    m_remote.clear();
+    for (const double* p = payload.data() + kInputs + 1; p != payload.data() + payload.size();
+         p += 2) {
+        m_remote.emplace_back(static_cast<uint64_t>(p[0]), p[1]);
+    }
+    std::sort(m_remote.begin(), m_remote.end());
+    return Status::success();
+}
+
+double DelayAnalysis::remoteTime(uint64_t key) const {
+    const auto it = std::lower_bound(m_remote.begin(), m_remote.end(),
+                                     std::make_pair(key, -std::numeric_limits<double>::infinity()));
+    return it != m_remote.end() && it->first == key ? it->second : 0.0;
+}
+
+// The delayer's side of a point-to-point wait state of type `kind` at SP `point`: `inputs`
+// and m_remote hold what the waiter (world rank `waiterRank`) posted. Returns the indirect
+// share of the wait.
 double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
-                                     const std::vector<double>& payload) {
-    const double wait = payload.at(0);
+                                     const std::array<double, kInputs>& inputs) {
+    const double wait = inputs[0];
     Costs costs{};
-    for (size_t x = 0; x < kKinds; ++x) {
-        costs[x] = payload.at(1 + x);
-    }
-    const size_t count = static_cast<size_t>(payload.at(1 + kKinds));
-    std::vector<std::pair<uint64_t, double>>& remote = m_remote;
-    remote.clear();
-    for (size_t i = 0; i < count; ++i) {
-        remote.emplace_back(static_cast<uint64_t>(payload.at(2 + kKinds + 2 * i)),
-                            payload.at(3 + kKinds + 2 * i));
-    }
-    std::sort(remote.begin(), remote.end());
+    std::copy(inputs.begin() + 1, inputs.end(), costs.begin());
     if (!(wait > 0.0)) {
         return 0.0;
     }
@@ -556,12 +572,7 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
     delay.clear();
     double delaySum = 0.0;
     for (const auto& [node, t] : own.times) {
-        const uint64_t key = m_keys[node];
-        const auto it =
-            std::lower_bound(remote.begin(), remote.end(),
-                             std::make_pair(key, -std::numeric_limits<double>::infinity()));
-        const double theirs = it != remote.end() && it->first == key ? it->second : 0.0;
-        const double d = t - theirs;
+        const double d = t - remoteTime(m_keys[node]);
         if (d > 0.0) {
             delay.emplace_back(node, d);
             delaySum += d;
@@ -610,23 +621,16 @@ uint32_t DelayAnalysis::worldRankOf(uint32_t comm, uint32_t commRank) const {
     return analysis::worldRankOf(m_defs, comm, commRank, m_transport.rank());
 }
 
-std::vector<uint8_t> DelayAnalysis::waitStates(size_t operations) {
+void DelayAnalysis::replaysDone() {
     // The SPs so far: the forward pass's in operation order, then the backward pass's.
     const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
         return p.role == Role::LateReceiver;
     });
     mergeTail(static_cast<size_t>(backward - m_points.begin()));
-    std::vector<uint8_t> waited(operations, 0);
-    for (const SyncPoint& sp : m_points) {
-        if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
-            waited[sp.operation] = 1;
-        }
-    }
-    return waited;
 }
 
-// The partners of point-to-point wait states learned in the critical path's exchange that
-// their send or receive is an SP; their call times came with the forward and backward replays.
+// The partners of point-to-point wait states, who learned in the forward and backward replays
+// that their send or receive is an SP, with the call times of the waiter.
 void DelayAnalysis::findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
                                           const std::vector<uint8_t>& partnerWaited) {
     const auto& ops = *m_operations;
@@ -730,6 +734,8 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     // rank and settled at the end, each with its channel and position on it.
     std::map<uint32_t, std::vector<Owed>> owed;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
+    std::tuple<uint32_t, uint32_t, uint32_t, uint32_t> positionOf;
+    uint32_t* position = nullptr; // sequence[positionOf]
     {
         int p = static_cast<int>(m_points.size()) - 1;
         for (size_t k = m_collectives.size(); k-- > 0;) {
@@ -793,17 +799,26 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
             }
             continue;
         }
-        auto payload = m_transport.await(m.comm, m.partner, tag);
-        if (!payload) {
-            return payload.error();
+        std::array<double, kInputs> inputs{};
+        if (Status s = m_transport.await(m.comm, m.partner, tag, m_arrived); !s) {
+            return s;
+        }
+        if (Status s = readTimesPayload(m_arrived, sp.partner, inputs); !s) {
+            return s;
         }
         const Kind kind = lateSender ? kLateSender : kLateReceiver;
-        const double indirect = delayAtPartner(point, kind, sp.partner, *payload);
-        uint32_t& position = sequence[{sp.partner, m.comm, m.tag, kind}];
-        if (indirect > 0.0) {
-            owed[sp.partner].push_back(Owed{m.comm, m.tag, kind, position, indirect});
+        const double indirect = delayAtPartner(point, kind, sp.partner, inputs);
+        // Runs of wait states on one channel: its position is looked up once per run.
+        const std::tuple<uint32_t, uint32_t, uint32_t, uint32_t> channel{sp.partner, m.comm, m.tag,
+                                                                         kind};
+        if (position == nullptr || channel != positionOf) {
+            position = &sequence[channel];
+            positionOf = channel;
         }
-        ++position;
+        if (indirect > 0.0) {
+            owed[sp.partner].push_back(Owed{m.comm, m.tag, kind, *position, indirect});
+        }
+        ++*position;
     }
     if (Status s = settleIndirect(owed); !s) {
         return s;
@@ -843,14 +858,14 @@ Status DelayAnalysis::settleIndirect(const std::map<uint32_t, std::vector<Owed>>
     }
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, double> shares;
     for (const auto& [delayer, unused] : delayers) {
-        auto payload = m_transport.await(kWorldComm, delayer, kIndirectTag);
-        if (!payload) {
-            return payload.error();
+        std::vector<double>& payload = m_arrived;
+        if (Status s = m_transport.await(kWorldComm, delayer, kIndirectTag, payload); !s) {
+            return s;
         }
-        for (size_t i = 0; i + 5 <= payload->size(); i += 5) {
-            const auto field = [&](size_t f) { return static_cast<uint32_t>((*payload)[i + f]); };
+        for (size_t i = 0; i + 5 <= payload.size(); i += 5) {
+            const auto field = [&](size_t f) { return static_cast<uint32_t>(payload[i + f]); };
             shares[std::make_tuple(delayer, field(0), field(1), field(2), field(3))] =
-                (*payload)[i + 4];
+                payload[i + 4];
         }
     }
     if (shares.empty()) {
@@ -959,23 +974,13 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
         memberScales[self] = addShare(group.waiting, inputs);
     }
     const auto memberShare = [&](uint32_t m, uint32_t tag) -> Status {
-        auto up = m_transport.await(c.comm, m, tag);
-        if (!up) {
-            return up.error();
-        }
-        const std::vector<double>& u = *up;
         std::array<double, kInputs> inputs{};
-        for (size_t j = 0; j < kInputs; ++j) {
-            inputs[j] = u.at(j);
+        if (Status s = m_transport.await(c.comm, m, tag, m_arrived); !s) {
+            return s;
         }
-        const size_t theirCount = static_cast<size_t>(u.at(kInputs));
-        std::vector<std::pair<uint64_t, double>>& theirs = m_remote;
-        theirs.clear();
-        for (size_t i = 0; i < theirCount; ++i) {
-            theirs.emplace_back(static_cast<uint64_t>(u.at(kInputs + 1 + 2 * i)),
-                                u.at(kInputs + 2 + 2 * i));
+        if (Status s = readTimesPayload(m_arrived, world[m], inputs); !s) {
+            return s;
         }
-        std::sort(theirs.begin(), theirs.end());
         // The latecomer's times over the member's interval: since the group SP, or since a
         // later SP with this member (on the group's call paths).
         const int met = metAt(world[m]);
@@ -993,12 +998,7 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
                     std::make_pair(node, -std::numeric_limits<double>::infinity()));
                 own = it != mine->times.end() && it->first == node ? it->second : 0.0;
             }
-            const uint64_t key = m_keys[node];
-            const auto it =
-                std::lower_bound(theirs.begin(), theirs.end(),
-                                 std::make_pair(key, -std::numeric_limits<double>::infinity()));
-            const double t = it != theirs.end() && it->first == key ? it->second : 0.0;
-            delay[i] = std::max(own - t, 0.0);
+            delay[i] = std::max(own - remoteTime(m_keys[node]), 0.0);
         }
         memberScales[m] = addShare(mine->waiting, inputs);
         return Status::success();

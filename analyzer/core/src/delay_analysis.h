@@ -46,13 +46,12 @@ public:
     /// A replayed collective at operation `operation` with all members' call times.
     void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                       const trace::CollectiveRecord& record);
-    /// Per operation, after the backward pass: 1 where this rank waited (a Late Sender receive,
-    /// a Late Receiver send), for its partner to learn (see traceCriticalPath()).
-    std::vector<uint8_t> waitStates(size_t operations);
+    /// After the backward pass: merges its synchronization points into the forward pass's.
+    void replaysDone();
     /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
     /// `profile` the time between them, as recorded by the profile pass and finished;
     /// `partners` the partner calls' times and `partnerWaited` whether the partner waited,
-    /// per message operation; freed once read). Needs waitStates() first. Collective over all
+    /// per message operation; freed once read). Needs replaysDone() first. Collective over all
     /// ranks; fails when the transport fails.
     Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
                const OperationProfile& profile, std::vector<ReplayRecord> partners,
@@ -119,8 +118,11 @@ private:
     void addUp(Metric metric, NodeId node, double value);
     void addCosts(const Interval& span, Kind kind, double scale);
     void addCosts(const Interval& span, Kind kind, const ScaleMap& scales);
+    Status readTimesPayload(const std::vector<double>& payload, uint32_t from,
+                            std::array<double, kInputs>& inputs);
+    double remoteTime(uint64_t key) const;
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
-                          const std::vector<double>& payload);
+                          const std::array<double, kInputs>& inputs);
     void findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
                                const std::vector<uint8_t>& partnerWaited);
     void mergeTail(size_t first);
@@ -154,6 +156,7 @@ private:
     // Reused per synchronization point, so that the walk allocates nothing per point.
     Interval m_own, m_group, m_since;                       ///< scratch intervals
     std::vector<double> m_payload;                          ///< scratch: the payload being posted
+    std::vector<double> m_arrived;                          ///< scratch: the payload awaited
     std::vector<std::pair<uint64_t, double>> m_remote;      ///< scratch: a partner's times by key
     std::vector<std::pair<NodeId, double>> m_delays;        ///< scratch: excess time per call path
     std::vector<double> m_indirectLs, m_indirectLr;         ///< per node

@@ -12,13 +12,19 @@ public:
     uint32_t rank() const override { return m_rank; }
     uint32_t size() const override { return m_world.m_size; }
 
+    void carryRecordInfo(bool carry) override { m_carryInfo = carry; }
+
     Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                 const ReplayRecord& record) override {
         auto to = m_world.worldRankOf(comm, destination, m_rank);
         if (!to) {
             return to.error();
         }
-        m_world.m_outboxes[m_rank].push_back(Posted{comm, *to, tag, record});
+        ReplayRecord posted = record;
+        if (!m_carryInfo) {
+            posted.info = 0.0; // as over MPI, where the info is then not sent
+        }
+        m_world.m_outboxes[m_rank].push_back(Posted{comm, *to, tag, posted});
         return Status::success();
     }
 
@@ -165,7 +171,8 @@ public:
         return Status::success();
     }
 
-    Result<std::vector<double>> await(uint32_t comm, uint32_t source, uint32_t tag) override {
+    Status await(uint32_t comm, uint32_t source, uint32_t tag,
+                 std::vector<double>& payload) override {
         auto from = m_world.worldRankOf(comm, source, m_rank);
         if (!from) {
             return from.error();
@@ -179,9 +186,10 @@ public:
                                                   " with tag " + std::to_string(tag) +
                                                   " on communicator " + std::to_string(comm));
             !status) {
-            return status.error();
+            return status;
         }
-        return inbox.take(comm, sender, tag);
+        inbox.take(comm, sender, tag, payload);
+        return Status::success();
     }
 
     Result<std::vector<double>> awaitAll(uint32_t comm,
@@ -209,6 +217,7 @@ private:
     InProcessWorld& m_world;
     uint32_t m_rank;
     Deliveries m_deliveries;
+    bool m_carryInfo = false;
 };
 
 InProcessWorld::InProcessWorld(const trace::Definitions& definitions, uint32_t ranks)

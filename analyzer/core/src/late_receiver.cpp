@@ -12,12 +12,16 @@
 
 namespace waitscope::analysis {
 
-double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
-                          PatternSink& sink) {
-    if (receive.enter <= send.enter) {
+double lateReceiverWait(double sendEnter, double sendExit, double receiveEnter) {
+    if (receiveEnter <= sendEnter) {
         return 0.0;
     }
-    const double severity = std::min(receive.enter, send.exit) - send.enter;
+    return std::max(std::min(receiveEnter, sendExit) - sendEnter, 0.0);
+}
+
+double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,
+                          PatternSink& sink) {
+    const double severity = lateReceiverWait(send.enter, send.exit, receive.enter);
     if (severity <= 0.0) {
         return 0.0;
     }

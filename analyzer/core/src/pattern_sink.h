@@ -73,6 +73,9 @@ void detectEarlyReduce(const CollectiveView& view, PatternSink& sink);
 void detectEarlyScan(const CollectiveView& view, bool exclusive, PatternSink& sink);
 void detectInitCompletion(const CollectiveView& view, PatternSink& sink);
 void detectFinalizeWait(const CollectiveView& view, PatternSink& sink);
+/// The time a blocking send in [sendEnter, sendExit] waited for its receive, entered at
+/// `receiveEnter` (0 when none).
+double lateReceiverWait(double sendEnter, double sendExit, double receiveEnter);
 /// Late Receiver at a blocking send, seen in the backward replay with the receive's call times.
 /// Returns the waiting time found (0 when none).
 double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,

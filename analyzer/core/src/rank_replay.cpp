@@ -12,10 +12,12 @@
 //                Sender and collectives run their pattern on all members' times.
 //   4. backward: roles swapped, each receive passes its call's times back to the sender;
 //                blocking sends find Late Receiver.
-//   5. root causes (unless turned off), two message-driven backward replays of their own:
-//                the critical path, traced from the end of the run (critical_path.cpp), and
-//                delay costs with the wait-state classification (delay_analysis.cpp), both
-//                fed with the time profiles between operations recorded by pass 1.
+//   5. root causes (unless turned off): the critical path, traced from the end of the run
+//                by joining per-rank links (critical_path.cpp), and delay costs with the
+//                wait-state classification in a message-driven backward replay
+//                (delay_analysis.cpp), both fed with the time profiles between operations
+//                recorded by pass 1 and with what passes 3 and 4 told each end of a message
+//                about the other's call (its span and whether it waited: PartnerCall).
 // The exchanges are bulk-synchronous: a record holds only its sender's own timestamps, so
 // posting them all before consuming any yields what a message-by-message replay yields,
 // without waiting on the network per message.
@@ -90,6 +92,7 @@ public:
         if (m_rootCause) {
             m_profile.finish();
         }
+        m_transport.carryRecordInfo(m_rootCause);
         if (Status status = checkConsistency(); !status) {
             return status.error();
         }
@@ -101,14 +104,11 @@ public:
         }
         if (m_delay) {
             report("critical path", 0, 1);
-            // The critical path's exchange also tells the partners of wait states, for the
-            // delay pass.
-            const std::vector<uint8_t> waited = m_delay->waitStates(m_operations.size());
-            std::vector<uint8_t> partnerWaited;
-            if (Status status = traceCriticalPath(
-                    {m_defs, m_events, m_result.tree, m_spans, m_operations, m_profile, m_end,
-                     m_partners, waited, partnerWaited, m_pathCollectives->collectives()},
-                    m_transport, m_sink);
+            m_delay->replaysDone();
+            if (Status status = traceCriticalPath({m_defs, m_events, m_result.tree, m_spans,
+                                                   m_operations, m_profile, m_end, m_partners,
+                                                   m_pathCollectives->collectives()},
+                                                  m_transport, m_sink);
                 !status) {
                 return status.error();
             }
@@ -116,7 +116,7 @@ public:
             report("critical path", 1, 1);
             report("root causes", 0, 1);
             if (Status status = m_delay->run(m_operations, m_spans, m_profile,
-                                             std::move(m_partners), std::move(partnerWaited));
+                                             std::move(m_partners), std::move(m_partnerWaited));
                 !status) {
                 return status.error();
             }
@@ -444,8 +444,9 @@ private:
             const CallSpan& span = m_spans[op.span];
             if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
                 const trace::MessageRecord& m = m_events.message(op.event);
+                const PartnerCall call{op.span, kind == EventKind::MpiIsend, false};
                 if (Status s = m_transport.send(m.comm, m.partner, m.tag,
-                                                ReplayRecord{span.enter, span.exit});
+                                                ReplayRecord{span.enter, span.exit, call.encode()});
                     !s) {
                     return s;
                 }
@@ -473,11 +474,13 @@ private:
         if (m_delay) {
             onLateSender = [this](uint32_t op, double wait, double completion) {
                 m_delay->onLateSender(op, wait, completion);
+                m_partnerWaited[op] = kWaitedHere;
             };
         }
         LateSender lateSender(m_sink, onLateSender);
         if (m_rootCause) {
             m_partners.assign(total, ReplayRecord{});
+            m_partnerWaited.assign(total, 0);
         }
         uint32_t openRecvSpan = kNoSpan;
         for (size_t k = 0; k < total; ++k) {
@@ -568,6 +571,15 @@ private:
         return Status::success();
     }
 
+    // Whether a blocking send in [sendEnter, sendExit] waited for a receive entered at
+    // `receiveEnter` as a synchronization point of the delay pass: only when the send lasted
+    // until the receive began (else the message was buffered and the receive cannot delay it).
+    // Both ends of the message compute it alike.
+    static bool synchronizes(double sendEnter, double sendExit, double receiveEnter) {
+        return lateReceiverWait(sendEnter, sendExit, receiveEnter) > 0.0 &&
+               receiveEnter <= sendExit;
+    }
+
     uint32_t regionOfSpan(const Operation& op) const {
         return m_result.tree.node(m_spans[op.span].node).region;
     }
@@ -583,8 +595,11 @@ private:
             if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
                 const CallSpan& span = m_spans[op.span];
                 const trace::MessageRecord& m = m_events.message(op.event);
+                const size_t k = static_cast<size_t>(&op - m_operations.data());
+                const PartnerCall call{op.span, false,
+                                       m_rootCause && m_partnerWaited[k] == kWaitedHere};
                 if (Status s = m_transport.send(m.comm, m.partner, m.tag,
-                                                ReplayRecord{span.enter, span.exit});
+                                                ReplayRecord{span.enter, span.exit, call.encode()});
                     !s) {
                     return s;
                 }
@@ -596,26 +611,34 @@ private:
         report("backward replay", total / 2, total);
         for (const Operation& op : m_operations) {
             const EventKind kind = m_events.kind(op.event);
+            const size_t k = static_cast<size_t>(&op - m_operations.data());
             if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
                 const trace::MessageRecord& m = m_events.message(op.event);
                 auto record = m_transport.receive(m.comm, m.partner, m.tag);
                 if (!record) {
                     return record.error();
                 }
+                const CallSpan& span = m_spans[op.span];
                 if (m_rootCause) {
-                    m_partners[&op - m_operations.data()] = *record;
+                    m_partners[k] = *record;
+                    m_partnerWaited[k] = PartnerCall::decode(record->info).waited ? 1 : 0;
                 }
                 // Only a blocking send can be held up by its receiver.
                 if (kind == EventKind::MpiSend) {
-                    const CallSpan& span = m_spans[op.span];
                     const double wait = detectLateReceiver(span, *record, m.length, m_sink);
-                    // A synchronization only when the send lasted until the receive began
-                    // (else the message was buffered and the receive cannot delay it).
-                    if (m_delay && wait > 0.0 && record->enter <= span.exit) {
-                        m_delay->onLateReceiver(static_cast<uint32_t>(&op - m_operations.data()),
-                                                wait, std::max(0.0, span.exit - record->exit));
+                    if (m_delay && synchronizes(span.enter, span.exit, record->enter)) {
+                        m_delay->onLateReceiver(static_cast<uint32_t>(k), wait,
+                                                std::max(0.0, span.exit - record->exit));
                     }
                 }
+            } else if (m_rootCause && (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv)) {
+                // Whether the sender waited here for this receive, as it finds itself.
+                const ReplayRecord& send = m_partners[k];
+                m_partnerWaited[k] =
+                    !PartnerCall::decode(send.info).nonblocking &&
+                            synchronizes(send.enter, send.exit, m_spans[op.span].enter)
+                        ? 1
+                        : 0;
             }
         }
         report("backward replay", total, total);
@@ -639,6 +662,11 @@ private:
     /// For the root-cause passes, per operation: the partner call's times (see
     /// CriticalPathInput::partners)
     std::vector<ReplayRecord> m_partners;
+    /// For the delay pass, per message operation: 1 where the partner waited (a Late Sender's
+    /// sender, a Late Receiver's receiver); during the forward and backward replays a receive
+    /// where this rank waited holds kWaitedHere
+    std::vector<uint8_t> m_partnerWaited;
+    static constexpr uint8_t kWaitedHere = 2;
     std::vector<double> m_collected;        ///< scratch: one collective's members' times
     std::unique_ptr<DelayAnalysis> m_delay; ///< root-cause pass, unless turned off
     /// What the critical path needs of the collectives, recorded in the forward replay

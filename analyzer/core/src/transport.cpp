@@ -29,17 +29,56 @@ Result<std::vector<double>> Deliveries::takeCollective(uint32_t self, uint32_t c
     return values;
 }
 
-std::vector<double> PayloadQueues::take(uint32_t comm, uint32_t source, uint32_t tag) {
-    auto& queue = m_queues.at({comm, source, tag});
-    std::vector<double> payload = std::move(queue.front());
-    queue.pop_front();
-    return payload;
+PayloadQueues::Queue* PayloadQueues::find(const Key& key, bool add) {
+    if (m_last == nullptr || m_lastKey != key) {
+        auto it = m_queues.find(key);
+        if (it == m_queues.end()) {
+            if (!add) {
+                return nullptr;
+            }
+            it = m_queues.emplace(key, Queue{}).first;
+        }
+        m_last = &it->second;
+        m_lastKey = key;
+    }
+    return m_last;
+}
+
+void PayloadQueues::deliver(uint32_t comm, uint32_t source, uint32_t tag,
+                            std::span<const double> payload) {
+    Queue& queue = *find({comm, source, tag}, true);
+    queue.values.insert(queue.values.end(), payload.begin(), payload.end());
+    queue.lengths.push_back(static_cast<uint32_t>(payload.size()));
+}
+
+void PayloadQueues::take(uint32_t comm, uint32_t source, uint32_t tag,
+                         std::vector<double>& payload) {
+    Queue& queue = *find({comm, source, tag}, false);
+    const size_t length = queue.lengths[queue.nextLength++];
+    const auto first = queue.values.begin() + static_cast<std::ptrdiff_t>(queue.nextValue);
+    payload.assign(first, first + static_cast<std::ptrdiff_t>(length));
+    queue.nextValue += length;
+    if (queue.nextLength == queue.lengths.size()) {
+        // All taken: start over in the same memory.
+        queue.values.clear();
+        queue.lengths.clear();
+        queue.nextValue = 0;
+        queue.nextLength = 0;
+    } else if (queue.nextValue > 4096 && 2 * queue.nextValue > queue.values.size()) {
+        // Mostly taken: drop the taken part (each value moves at most once per halving).
+        queue.values.erase(queue.values.begin(),
+                           queue.values.begin() + static_cast<std::ptrdiff_t>(queue.nextValue));
+        queue.lengths.erase(queue.lengths.begin(),
+                            queue.lengths.begin() + static_cast<std::ptrdiff_t>(queue.nextLength));
+        queue.nextValue = 0;
+        queue.nextLength = 0;
+    }
 }
 
 size_t PayloadQueues::pending() const {
     size_t count = 0;
     for (const auto& [key, queue] : m_queues) {
-        count += queue.size();
+        count += queue.lengths.size() - queue.nextLength;
     }
     return count;
 }

@@ -24,12 +24,17 @@ constexpr uint32_t kEnd = 0xFFFFFFFFu;
 
 } // namespace
 
-void MpiTransport::Outbox::push(const WireRecord& record) {
+void MpiTransport::Outbox::push(double enter, double exit, double info, size_t width) {
     if (count % kChunkRecords == 0) {
         chunks.emplace_back();
-        chunks.back().reserve(kChunkRecords);
+        chunks.back().reserve(kChunkRecords * width);
     }
-    chunks.back().push_back(record);
+    std::vector<double>& chunk = chunks.back();
+    chunk.push_back(enter);
+    chunk.push_back(exit);
+    if (width > 2) {
+        chunk.push_back(info);
+    }
     ++count;
 }
 
@@ -145,12 +150,13 @@ Status MpiTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
     Outbox& box = m_outbox[*world];
     if (!box.keyed || box.comm != comm || box.tag != tag) {
         const uint64_t key = static_cast<uint64_t>(comm) << 32 | tag;
-        box.push(WireRecord{std::numeric_limits<double>::quiet_NaN(), std::bit_cast<double>(key)});
+        box.push(std::numeric_limits<double>::quiet_NaN(), std::bit_cast<double>(key), 0.0,
+                 m_width);
         box.keyed = true;
         box.comm = comm;
         box.tag = tag;
     }
-    box.push(WireRecord{record.enter, record.exit});
+    box.push(record.enter, record.exit, record.info, m_width);
     return Status::success();
 }
 
@@ -198,7 +204,8 @@ Status MpiTransport::exchangeRecords() {
     }
     // Chunks go out as they were queued and land in place: no copy on either side, so the
     // exchange holds this rank's outgoing and incoming records once each.
-    std::vector<WireRecord> incoming(total);
+    const size_t w = m_width;
+    std::vector<double> incoming(total * w);
     std::vector<MPI_Request> requests;
     for (int source = 0; source < n; ++source) {
         if (source == static_cast<int>(m_rank)) {
@@ -207,9 +214,9 @@ Status MpiTransport::exchangeRecords() {
         for (uint64_t done = 0; done < receiveCounts[source]; done += kChunkRecords) {
             const uint64_t count = std::min<uint64_t>(kChunkRecords, receiveCounts[source] - done);
             requests.emplace_back();
-            code = MPI_Irecv(incoming.data() + receiveOffsets[source] + done,
-                             static_cast<int>(count * sizeof(WireRecord)), MPI_BYTE, source,
-                             kRecordTag, m_world, &requests.back());
+            code = MPI_Irecv(incoming.data() + (receiveOffsets[source] + done) * w,
+                             static_cast<int>(count * w), MPI_DOUBLE, source, kRecordTag, m_world,
+                             &requests.back());
             if (code != MPI_SUCCESS) {
                 return mpiError(m_rank, "replay exchange failed", code);
             }
@@ -217,20 +224,20 @@ Status MpiTransport::exchangeRecords() {
     }
     for (int destination = 0; destination < n; ++destination) {
         uint64_t done = 0;
-        for (const std::vector<WireRecord>& chunk : m_outbox[destination].chunks) {
+        for (const std::vector<double>& chunk : m_outbox[destination].chunks) {
             if (destination == static_cast<int>(m_rank)) {
                 std::copy(chunk.begin(), chunk.end(),
-                          incoming.begin() +
-                              static_cast<std::ptrdiff_t>(receiveOffsets[destination] + done));
+                          incoming.begin() + static_cast<std::ptrdiff_t>(
+                                                 (receiveOffsets[destination] + done) * w));
             } else {
                 requests.emplace_back();
-                code = MPI_Isend(chunk.data(), static_cast<int>(chunk.size() * sizeof(WireRecord)),
-                                 MPI_BYTE, destination, kRecordTag, m_world, &requests.back());
+                code = MPI_Isend(chunk.data(), static_cast<int>(chunk.size()), MPI_DOUBLE,
+                                 destination, kRecordTag, m_world, &requests.back());
                 if (code != MPI_SUCCESS) {
                     return mpiError(m_rank, "replay exchange failed", code);
                 }
             }
-            done += chunk.size();
+            done += chunk.size() / w;
         }
     }
     code = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
@@ -245,9 +252,9 @@ Status MpiTransport::exchangeRecords() {
     for (int source = 0; source < n; ++source) {
         Cursor* cursor = nullptr;
         for (uint64_t k = receiveOffsets[source]; k < receiveOffsets[source + 1]; ++k) {
-            const WireRecord& w = incoming[k];
-            if (std::isnan(w.enter)) {
-                const auto key = std::bit_cast<uint64_t>(w.exit);
+            const double* record = &incoming[k * w];
+            if (std::isnan(record[0])) {
+                const auto key = std::bit_cast<uint64_t>(record[1]);
                 const auto inserted = m_cursors.try_emplace({static_cast<uint32_t>(key >> 32),
                                                              static_cast<uint32_t>(source),
                                                              static_cast<uint32_t>(key)},
@@ -278,7 +285,7 @@ Status MpiTransport::exchangeRecords() {
 }
 
 void MpiTransport::releaseIncoming() {
-    std::vector<WireRecord>().swap(m_incoming);
+    std::vector<double>().swap(m_incoming);
     std::vector<uint32_t>().swap(m_next);
     m_cursors.clear();
     m_lastCursor = nullptr;
@@ -333,7 +340,8 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
     }
     const uint32_t index = m_lastCursor->head;
     m_lastCursor->head = m_next[index];
-    const ReplayRecord record{m_incoming[index].enter, m_incoming[index].exit};
+    const double* values = &m_incoming[size_t{index} * m_width];
+    const ReplayRecord record{values[0], values[1], m_width > 2 ? values[2] : 0.0};
     if (--m_unconsumed == 0) {
         releaseIncoming(); // the last record of the exchange: its memory goes back now
     }
@@ -463,7 +471,8 @@ Status MpiTransport::receiveBatch() {
     }
     int count = 0;
     MPI_Get_count(&status, MPI_DOUBLE, &count);
-    std::vector<double> batch(static_cast<size_t>(count));
+    std::vector<double>& batch = m_arriving; // its memory serves every batch
+    batch.resize(static_cast<size_t>(count));
     const int source = status.MPI_SOURCE;
     code =
         MPI_Recv(batch.data(), count, MPI_DOUBLE, source, kBatchTag, m_messages, MPI_STATUS_IGNORE);
@@ -480,16 +489,15 @@ Status MpiTransport::receiveBatch() {
             return Error("rank " + std::to_string(m_rank) + ": malformed replay batch from rank " +
                          std::to_string(source));
         }
-        m_payloads.deliver(
-            comm, static_cast<uint32_t>(source), tag,
-            std::vector<double>(batch.begin() + static_cast<std::ptrdiff_t>(k),
-                                batch.begin() + static_cast<std::ptrdiff_t>(k + length)));
+        m_payloads.deliver(comm, static_cast<uint32_t>(source), tag,
+                           std::span<const double>(batch.data() + k, length));
         k += length;
     }
     return Status::success();
 }
 
-Result<std::vector<double>> MpiTransport::await(uint32_t comm, uint32_t source, uint32_t tag) {
+Status MpiTransport::await(uint32_t comm, uint32_t source, uint32_t tag,
+                           std::vector<double>& payload) {
     auto world = worldRankOf(comm, source);
     if (!world) {
         return world.error();
@@ -498,15 +506,16 @@ Result<std::vector<double>> MpiTransport::await(uint32_t comm, uint32_t source, 
     if (!m_payloads.has(comm, from, tag)) {
         // About to block: whoever waits for this rank must get what it posted first.
         if (Status s = sendAllBatches(); !s) {
-            return s.error();
+            return s;
         }
         while (!m_payloads.has(comm, from, tag)) {
             if (Status s = receiveBatch(); !s) {
-                return s.error();
+                return s;
             }
         }
     }
-    return m_payloads.take(comm, from, tag);
+    m_payloads.take(comm, from, tag, payload);
+    return Status::success();
 }
 
 Result<std::vector<double>> MpiTransport::awaitAll(uint32_t comm,

@@ -16,10 +16,12 @@ namespace waitscope::analysis {
 /// Communicator id that stands for all analysis ranks in world rank order.
 inline constexpr uint32_t kWorldComm = 0xFFFFFFFEu;
 
-/// What one replayed message carries: the timestamps of the partner's MPI call.
+/// What one replayed message carries: the timestamps of the partner's MPI call, and what a
+/// pass adds about that call when the transport carries it (see Transport::carryRecordInfo()).
 struct ReplayRecord {
     double enter = 0.0;
     double exit = 0.0;
+    double info = 0.0;
 };
 
 /// Exchanges between analysis ranks, one instance per rank, in bulk-synchronous steps.
@@ -40,6 +42,10 @@ public:
     /// Number of analysis ranks.
     virtual uint32_t size() const = 0;
 
+    /// Whether records carry ReplayRecord::info (the root-cause replays need it); without it,
+    /// info arrives as 0 and records take a third less room. Every rank sets the same, before
+    /// a pass sends its first record.
+    virtual void carryRecordInfo(bool carry) = 0;
     /// Queues `record` for communicator rank `destination` of traced communicator `comm`.
     virtual Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                         const ReplayRecord& record) = 0;
@@ -71,10 +77,11 @@ public:
     /// Payloads from one rank to another with one (comm, tag) arrive in posting order.
     virtual Status post(uint32_t comm, uint32_t destination, uint32_t tag,
                         const std::vector<double>& payload) = 0;
-    /// The next payload from communicator rank `source` of `comm` with `tag`, blocking until it
-    /// arrives; fails naming the ranks when it cannot arrive (in-process transport) or the
-    /// exchange fails.
-    virtual Result<std::vector<double>> await(uint32_t comm, uint32_t source, uint32_t tag) = 0;
+    /// Replaces `payload` with the next payload from communicator rank `source` of `comm` with
+    /// `tag` (reusing its memory), blocking until it arrives; fails naming the ranks when it
+    /// cannot arrive (in-process transport) or the exchange fails.
+    virtual Status await(uint32_t comm, uint32_t source, uint32_t tag,
+                         std::vector<double>& payload) = 0;
     /// Hands over `values` to all members of `comm` and returns the members' values in
     /// communicator rank order (same count everywhere), within a message-driven pass.
     virtual Result<std::vector<double>> awaitAll(uint32_t comm,
@@ -84,25 +91,37 @@ public:
     virtual Status finishPass() = 0;
 };
 
-/// Payloads of the message-driven exchange that arrived but were not awaited yet.
+/// Payloads of the message-driven exchange that arrived but were not awaited yet: per (comm,
+/// source, tag) one list of values and one of lengths, so that a payload costs no allocation of
+/// its own and runs of payloads on one channel find their queue without a lookup.
 class PayloadQueues {
 public:
     /// Stores a payload from world rank `source`.
-    void deliver(uint32_t comm, uint32_t source, uint32_t tag, std::vector<double> payload) {
-        m_queues[{comm, source, tag}].push_back(std::move(payload));
-    }
+    void deliver(uint32_t comm, uint32_t source, uint32_t tag, std::span<const double> payload);
     /// Whether a payload from world rank `source` is waiting.
-    bool has(uint32_t comm, uint32_t source, uint32_t tag) const {
-        const auto it = m_queues.find({comm, source, tag});
-        return it != m_queues.end() && !it->second.empty();
+    bool has(uint32_t comm, uint32_t source, uint32_t tag) {
+        const Queue* queue = find({comm, source, tag}, false);
+        return queue != nullptr && queue->nextLength < queue->lengths.size();
     }
-    /// Pops the next payload from world rank `source`; it must be there (see has()).
-    std::vector<double> take(uint32_t comm, uint32_t source, uint32_t tag);
+    /// Replaces `payload` with the next payload from world rank `source`; it must be there
+    /// (see has()).
+    void take(uint32_t comm, uint32_t source, uint32_t tag, std::vector<double>& payload);
     /// Number of payloads waiting.
     size_t pending() const;
 
 private:
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<std::vector<double>>> m_queues;
+    using Key = std::tuple<uint32_t, uint32_t, uint32_t>;
+    struct Queue {
+        std::vector<double> values;
+        std::vector<uint32_t> lengths;
+        size_t nextValue = 0; ///< the first value not taken
+        size_t nextLength = 0;
+    };
+    Queue* find(const Key& key, bool add);
+
+    std::map<Key, Queue> m_queues; ///< a node map: the cached pointer stays valid
+    Key m_lastKey{};
+    Queue* m_last = nullptr; ///< m_queues[m_lastKey], if any
 };
 
 /// The receiving side shared by the transports: delivered records and gathered collectives.

@@ -30,6 +30,7 @@ public:
 
     uint32_t rank() const override { return m_rank; }
     uint32_t size() const override { return m_size; }
+    void carryRecordInfo(bool carry) override { m_width = carry ? 3 : 2; }
     Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                 const ReplayRecord& record) override;
     Status contribute(uint32_t comm, std::span<const double> values) override;
@@ -41,27 +42,25 @@ public:
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override;
     Status post(uint32_t comm, uint32_t destination, uint32_t tag,
                 const std::vector<double>& payload) override;
-    Result<std::vector<double>> await(uint32_t comm, uint32_t source, uint32_t tag) override;
+    Status await(uint32_t comm, uint32_t source, uint32_t tag,
+                 std::vector<double>& payload) override;
     Result<std::vector<double>> awaitAll(uint32_t comm, const std::vector<double>& values) override;
     Status finishPass() override;
 
 private:
-    /// A record on the wire: the sender's call times, 16 bytes. A record whose enter is NaN is
-    /// a key record instead: its exit carries the traced communicator and tag of the records
-    /// that follow it (a sender writes one whenever they change), so runs of messages with one
-    /// communicator and tag, the common case, cost no more than their times.
-    struct WireRecord {
-        double enter;
-        double exit;
-    };
-    /// Records queued for one destination, in fixed-size chunks that are sent as they are.
+    /// Records queued for one destination, in fixed-size chunks that are sent as they are. On
+    /// the wire a record is its enter, its exit and (when carried) its info: 16 or 24 bytes. A
+    /// record whose enter is NaN is a key record instead: its exit carries the traced
+    /// communicator and tag of the records that follow it (a sender writes one whenever they
+    /// change), so runs of messages with one communicator and tag, the common case, cost no
+    /// more than their times.
     struct Outbox {
-        std::vector<std::vector<WireRecord>> chunks;
-        uint64_t count = 0;
+        std::vector<std::vector<double>> chunks;
+        uint64_t count = 0; ///< records
         bool keyed = false;
         uint32_t comm = 0;
         uint32_t tag = 0;
-        void push(const WireRecord& record);
+        void push(double enter, double exit, double info, size_t width);
     };
     /// The unconsumed records of one (communicator, source, tag): a chain through m_next.
     struct Cursor {
@@ -108,8 +107,9 @@ private:
         size_t next = 0;      // the next collective to hand out
     };
     std::map<uint32_t, Gathered> m_gathered;
-    std::vector<WireRecord> m_incoming; // records of the last exchange
-    std::vector<uint32_t> m_next;       // per incoming record: the next one of its key, or kEnd
+    size_t m_width = 2;             // values per record on the wire
+    std::vector<double> m_incoming; // records of the last exchange
+    std::vector<uint32_t> m_next;   // per incoming record: the next one of its key, or kEnd
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Cursor> m_cursors; // (comm, source, tag)
     std::tuple<uint32_t, uint32_t, uint32_t> m_lastKey;
     Cursor* m_lastCursor = nullptr; // m_cursors[m_lastKey], if any
@@ -125,6 +125,7 @@ private:
     std::vector<uint64_t> m_batchesSent;        // per destination, this pass
     std::vector<uint64_t> m_batchesReceived;    // per source, this pass
     PayloadQueues m_payloads;
+    std::vector<double> m_arriving; // the batch being received
 };
 
 } // namespace waitscope::analysis
