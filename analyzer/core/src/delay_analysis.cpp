@@ -451,7 +451,9 @@ void DelayAnalysis::interval(int from, int to, Interval& result) {
     for (NodeId node : waited) {
         m_denseWait[node] = 0.0;
     }
-    std::sort(result.times.begin(), result.times.end());
+    if (result.times.size() > 1) {
+        std::sort(result.times.begin(), result.times.end());
+    }
     if (from >= 0) {
         const SyncPoint& opening = m_points[static_cast<size_t>(from)];
         const NodeId node = nodeOf(from);
@@ -483,19 +485,29 @@ const std::vector<double>& DelayAnalysis::timesPayload(double wait, const Costs&
 }
 
 void DelayAnalysis::addUp(Metric metric, NodeId node, double value) {
-    if (value == 0.0) {
-        return;
+    if (value != 0.0) {
+        m_leafSums.add(metric, node, value); // its ancestors at the end (addSums())
     }
-    // The metric and its ancestors, looked up once per metric rather than once per value.
-    std::vector<Metric>& chain = m_chains[static_cast<size_t>(metric)];
-    if (chain.empty()) {
+}
+
+// Adds the sums of the pass to their metrics and all their ancestors in the result: once per
+// metric and call path rather than once per value.
+void DelayAnalysis::addSums() {
+    for (size_t i = 0; i < kMetricCount; ++i) {
+        const auto metric = static_cast<Metric>(i);
+        const std::vector<double>& row = m_leafSums.row(metric);
+        if (row.empty()) {
+            continue;
+        }
         for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
-            chain.push_back(*m);
+            for (NodeId node = 0; node < row.size(); ++node) {
+                if (row[node] != 0.0) {
+                    m_result.severities.add(*m, node, row[node]);
+                }
+            }
         }
     }
-    for (Metric m : chain) {
-        m_result.severities.add(m, node, value);
-    }
+    m_leafSums = SeverityRows();
 }
 
 void DelayAnalysis::addCosts(const Interval& span, Kind kind, double scale) {
@@ -531,7 +543,8 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& sc
 }
 
 // Reads a waiter's payload (see timesPayload()) from world rank `from`: its wait and costs
-// into `inputs`, its times by call-path key into m_remote, sorted by key (see remoteTime()).
+// into `inputs`, its times by call-path key into m_remote (see remoteTime()), sorted by key
+// when there are more than a few.
 Status DelayAnalysis::readTimesPayload(const std::vector<double>& payload, uint32_t from,
                                        std::array<double, kInputs>& inputs) {
     const size_t count = payload.size() > kInputs ? static_cast<size_t>(payload[kInputs]) : 0;
@@ -545,11 +558,21 @@ Status DelayAnalysis::readTimesPayload(const std::vector<double>& payload, uint3
          p += 2) {
         m_remote.emplace_back(static_cast<uint64_t>(p[0]), p[1]);
     }
-    std::sort(m_remote.begin(), m_remote.end());
+    if (m_remote.size() > kScannedTimes) {
+        std::sort(m_remote.begin(), m_remote.end());
+    }
     return Status::success();
 }
 
 double DelayAnalysis::remoteTime(uint64_t key) const {
+    if (m_remote.size() <= kScannedTimes) { // the usual few call paths: no sort, no search
+        for (const auto& [k, t] : m_remote) {
+            if (k == key) {
+                return t;
+            }
+        }
+        return 0.0;
+    }
     const auto it = std::lower_bound(m_remote.begin(), m_remote.end(),
                                      std::make_pair(key, -std::numeric_limits<double>::infinity()));
     return it != m_remote.end() && it->first == key ? it->second : 0.0;
@@ -827,6 +850,7 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
         return s;
     }
     classify();
+    addSums();
     return Status::success();
 }
 

@@ -116,11 +116,15 @@ private:
     NodeId nodeOf(int point) const;
     const std::vector<double>& timesPayload(double wait, const Costs& costs, const Interval& times);
     void addUp(Metric metric, NodeId node, double value);
+    void addSums();
     void addCosts(const Interval& span, Kind kind, double scale);
     void addCosts(const Interval& span, Kind kind, const ScaleMap& scales);
     Status readTimesPayload(const std::vector<double>& payload, uint32_t from,
                             std::array<double, kInputs>& inputs);
+    /// The time m_remote holds for call-path `key` (0 when none).
     double remoteTime(uint64_t key) const;
+    /// Up to this many times m_remote is scanned rather than sorted and searched.
+    static constexpr size_t kScannedTimes = 8;
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank,
                           const std::array<double, kInputs>& inputs);
     void findPartnerSyncPoints(const std::vector<ReplayRecord>& partners,
@@ -154,13 +158,13 @@ private:
     std::vector<double> m_denseWait; ///< scratch, indexed by node
     std::vector<NodeId> m_waited;    ///< scratch
     // Reused per synchronization point, so that the walk allocates nothing per point.
-    Interval m_own, m_group, m_since;                       ///< scratch intervals
-    std::vector<double> m_payload;                          ///< scratch: the payload being posted
-    std::vector<double> m_arrived;                          ///< scratch: the payload awaited
-    std::vector<std::pair<uint64_t, double>> m_remote;      ///< scratch: a partner's times by key
-    std::vector<std::pair<NodeId, double>> m_delays;        ///< scratch: excess time per call path
-    std::vector<double> m_indirectLs, m_indirectLr;         ///< per node
-    std::array<std::vector<Metric>, kMetricCount> m_chains; ///< per metric: it and its parents
+    Interval m_own, m_group, m_since;                  ///< scratch intervals
+    std::vector<double> m_payload;                     ///< scratch: the payload being posted
+    std::vector<double> m_arrived;                     ///< scratch: the payload awaited
+    std::vector<std::pair<uint64_t, double>> m_remote; ///< scratch: a partner's times by key
+    std::vector<std::pair<NodeId, double>> m_delays;   ///< scratch: excess time per call path
+    std::vector<double> m_indirectLs, m_indirectLr;    ///< per node
+    SeverityRows m_leafSums; ///< the pass's values per metric, without their ancestors (addUp())
     std::vector<double> m_enters;         ///< scratch of onCollective(): members' enters
     std::vector<char> m_synchronizes;     ///< ... whether each member synchronizes
     std::vector<uint32_t> m_partnerRanks; ///< ... the world ranks this rank synchronizes with
