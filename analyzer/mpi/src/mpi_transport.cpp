@@ -2,10 +2,13 @@
 // communicator, and batched message-driven payloads.
 #include "waitscope/analysis/mpi_transport.h"
 
+#include "polite_wait.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 
 namespace waitscope::analysis {
 namespace {
@@ -188,8 +191,12 @@ Status MpiTransport::exchangeRecords() {
     for (int r = 0; r < n; ++r) {
         sendCounts[r] = m_outbox[r].count;
     }
-    int code = MPI_Alltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(), 1,
-                            MPI_UINT64_T, m_world);
+    MPI_Request counted = MPI_REQUEST_NULL;
+    int code = MPI_Ialltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(), 1,
+                             MPI_UINT64_T, m_world, &counted);
+    if (code == MPI_SUCCESS) {
+        code = waitPolitely(counted);
+    }
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay exchange failed", code);
     }
@@ -240,7 +247,7 @@ Status MpiTransport::exchangeRecords() {
             done += chunk.size() / w;
         }
     }
-    code = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    code = waitPolitely(requests);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay exchange failed", code);
     }
@@ -306,8 +313,12 @@ Status MpiTransport::exchangeCollectives() {
         MPI_Comm_size(m_mirrors[comm], &members);
         std::vector<double> all(mine.size() * static_cast<size_t>(members));
         const int count = static_cast<int>(mine.size());
-        const int code = MPI_Allgather(mine.data(), count, MPI_DOUBLE, all.data(), count,
-                                       MPI_DOUBLE, m_mirrors[comm]);
+        MPI_Request gathered = MPI_REQUEST_NULL;
+        int code = MPI_Iallgather(mine.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE,
+                                  m_mirrors[comm], &gathered);
+        if (code == MPI_SUCCESS) {
+            code = waitPolitely(gathered);
+        }
         if (code != MPI_SUCCESS) {
             return mpiError(m_rank, "replay collective exchange failed", code);
         }
@@ -377,8 +388,12 @@ Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,
     MPI_Comm_size(*target, &members);
     std::vector<double> all(values.size() * static_cast<size_t>(members));
     const int count = static_cast<int>(values.size());
-    const int code =
-        MPI_Allgather(values.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE, *target);
+    MPI_Request gathered = MPI_REQUEST_NULL;
+    int code = MPI_Iallgather(values.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE,
+                              *target, &gathered);
+    if (code == MPI_SUCCESS) {
+        code = waitPolitely(gathered);
+    }
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay allgather failed", code);
     }
@@ -392,8 +407,12 @@ Result<std::vector<uint64_t>> MpiTransport::allToAll(const std::vector<uint64_t>
     }
     const int block = static_cast<int>(perRank.size() / m_size);
     std::vector<uint64_t> result(perRank.size());
-    const int code = MPI_Alltoall(perRank.data(), block, MPI_UINT64_T, result.data(), block,
-                                  MPI_UINT64_T, m_world);
+    MPI_Request exchanged = MPI_REQUEST_NULL;
+    int code = MPI_Ialltoall(perRank.data(), block, MPI_UINT64_T, result.data(), block,
+                             MPI_UINT64_T, m_world, &exchanged);
+    if (code == MPI_SUCCESS) {
+        code = waitPolitely(exchanged);
+    }
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay all-to-all failed", code);
     }
@@ -465,7 +484,15 @@ void MpiTransport::reapSent() {
 
 Status MpiTransport::receiveBatch() {
     MPI_Status status;
-    int code = MPI_Probe(MPI_ANY_SOURCE, kBatchTag, m_messages, &status);
+    // A probe that waits as Backoff does.
+    int code = MPI_SUCCESS;
+    Backoff backoff;
+    for (int found = 0; code == MPI_SUCCESS && !found;) {
+        code = MPI_Iprobe(MPI_ANY_SOURCE, kBatchTag, m_messages, &found, &status);
+        if (code == MPI_SUCCESS && !found) {
+            backoff.pause();
+        }
+    }
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay message failed", code);
     }
@@ -545,14 +572,18 @@ Status MpiTransport::finishPass() {
         }
     }
     for (SentBatch& batch : m_sent) {
-        MPI_Wait(&batch.request, MPI_STATUS_IGNORE);
+        waitPolitely(batch.request);
     }
     m_sent.clear();
     m_payloads = PayloadQueues();
     m_batchesSent.assign(m_size, 0);
     m_batchesReceived.assign(m_size, 0);
     // Nobody starts the next pass (and sends its batches) before all have drained this one.
-    const int code = MPI_Barrier(m_messages);
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    int code = MPI_Ibarrier(m_messages, &barrier);
+    if (code == MPI_SUCCESS) {
+        code = waitPolitely(barrier);
+    }
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay barrier failed", code);
     }

@@ -1,6 +1,7 @@
 // Parallel analysis: read own rank, replay over MPI, gather encoded results on rank 0.
 #include "waitscope/analysis/parallel_analysis.h"
 
+#include "polite_wait.h"
 #include "waitscope/analysis/mpi_transport.h"
 #include "waitscope/analysis/rank_result_codec.h"
 #include "waitscope/analysis/thread_profile.h"
@@ -16,7 +17,10 @@ namespace {
 bool anyFailed(bool failed) {
     int local = failed ? 1 : 0;
     int global = 0;
-    MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    // Ranks that finish reading early wait here for the others without taking their cores.
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Iallreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
+    waitPolitely(request);
     return global != 0;
 }
 

@@ -1,0 +1,50 @@
+// Waiting for MPI without holding on to a core.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <mpi.h>
+#include <span>
+#include <thread>
+
+namespace waitscope::analysis {
+
+// Waiting without holding on to a core: a waiting rank tests in a loop, and once the wait lasts
+// longer than a moment sleeps between tests (20 us, doubling up to 250 us). With more ranks than
+// cores, a rank that waits for another would otherwise spin on the core that the other needs
+// (MPI's own blocking calls poll, yielding at most); with a core per rank, a long wait ends at
+// most 250 us later.
+/// Paces a waiting loop: pause() between tests.
+class Backoff {
+public:
+    void pause() {
+        if (Clock::now() - m_start > std::chrono::microseconds(200)) {
+            std::this_thread::sleep_for(m_nap);
+            m_nap = std::min(2 * m_nap, std::chrono::microseconds(250));
+        }
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point m_start = Clock::now();
+    std::chrono::microseconds m_nap{20};
+};
+
+/// Completes `requests`, waiting as Backoff does; returns MPI's error code.
+inline int waitPolitely(std::span<MPI_Request> requests) {
+    for (Backoff backoff;; backoff.pause()) {
+        int done = 0;
+        const int code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                                     MPI_STATUSES_IGNORE);
+        if (code != MPI_SUCCESS || done) {
+            return code;
+        }
+    }
+}
+
+/// Completes `request`, waiting as Backoff does; returns MPI's error code.
+inline int waitPolitely(MPI_Request& request) {
+    return waitPolitely(std::span<MPI_Request>(&request, 1));
+}
+
+} // namespace waitscope::analysis
