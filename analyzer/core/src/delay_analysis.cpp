@@ -403,8 +403,16 @@ int DelayAnalysis::previousGroup(int point, const std::vector<uint32_t>& others,
 }
 
 NodeId DelayAnalysis::nodeOf(int point) const {
-    const ReplayOperation& op = (*m_operations)[m_points[static_cast<size_t>(point)].operation];
-    return (*m_spans)[op.span].node;
+    return m_points[static_cast<size_t>(point)].node;
+}
+
+DelayAnalysis::Caused& DelayAnalysis::causedAt(int point) {
+    uint32_t& slot = m_causedSlot[static_cast<size_t>(point)];
+    if (slot == 0) {
+        m_caused.push_back(Caused{point, Costs{}, 0.0});
+        slot = static_cast<uint32_t>(m_caused.size());
+    }
+    return m_caused[slot - 1];
 }
 
 // The interval's exclusive times per call path without the waiting of the SPs inside and
@@ -517,7 +525,7 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, double scale) {
     for (int k = span.from + 1; k < span.to; ++k) {
         const double wait = m_points[static_cast<size_t>(k)].wait;
         if (wait > 0.0) {
-            m_costs[k][kind] += scale * wait;
+            causedAt(k).costs[kind] += scale * wait;
         }
     }
 }
@@ -537,7 +545,7 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& sc
         }
         const double wait = m_points[static_cast<size_t>(k)].wait;
         if (scale > 0.0 && wait > 0.0) {
-            m_costs[k][kind] += scale * wait;
+            causedAt(k).costs[kind] += scale * wait;
         }
     }
 }
@@ -626,7 +634,7 @@ double DelayAnalysis::delayAtPartner(int point, Kind kind, uint32_t waiterRank,
         for (int k = own.from + 1; k < own.to; ++k) {
             const double w = m_points[static_cast<size_t>(k)].wait;
             if (w > 0.0) {
-                double& pw = m_propagating[k];
+                double& pw = causedAt(k).propagating;
                 pw = std::max(pw, scale * w);
             }
         }
@@ -720,8 +728,8 @@ void DelayAnalysis::mergeTail(size_t first) {
 }
 
 DelayAnalysis::Costs DelayAnalysis::costsOf(int point) const {
-    const auto it = m_costs.find(point);
-    return it == m_costs.end() ? Costs{} : it->second;
+    const uint32_t slot = m_causedSlot[static_cast<size_t>(point)];
+    return slot == 0 ? Costs{} : m_caused[slot - 1].costs;
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
@@ -744,9 +752,11 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     // Not needed in the walk: freed before it.
     partners = {};
     partnerWaited = {};
-    // Partners, now that every SP is known.
+    // Partners and calls, now that every SP is known.
+    m_causedSlot.assign(m_points.size(), 0);
     for (SyncPoint& sp : m_points) {
         const ReplayOperation& op = operations[sp.operation];
+        sp.node = spans[op.span].node;
         if (sp.role != Role::Group) {
             const trace::MessageRecord& m = m_events.message(op.event);
             sp.partner = worldRankOf(m.comm, m.partner);
@@ -857,15 +867,24 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
 // Every delayer sends each of its waiters one payload with the nonzero indirect shares; the
 // waiters find the wait state of each by its channel and position, counted the same way.
 Status DelayAnalysis::settleIndirect(const std::map<uint32_t, std::vector<Owed>>& owed) {
-    std::map<uint32_t, bool> delayers, waiters;
+    std::vector<char> isDelayer(m_transport.size(), 0), isWaiter(m_transport.size(), 0);
     for (const SyncPoint& sp : m_points) {
         if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
-            waiters[sp.partner] = true;
+            isWaiter[sp.partner] = 1;
         } else if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
-            delayers[sp.partner] = true;
+            isDelayer[sp.partner] = 1;
         }
     }
-    for (const auto& [waiter, unused] : waiters) {
+    std::vector<uint32_t> delayers, waiters;
+    for (uint32_t r = 0; r < m_transport.size(); ++r) {
+        if (isDelayer[r]) {
+            delayers.push_back(r);
+        }
+        if (isWaiter[r]) {
+            waiters.push_back(r);
+        }
+    }
+    for (const uint32_t waiter : waiters) {
         std::vector<double> payload;
         const auto it = owed.find(waiter);
         if (it != owed.end()) {
@@ -881,7 +900,7 @@ Status DelayAnalysis::settleIndirect(const std::map<uint32_t, std::vector<Owed>>
         }
     }
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, double> shares;
-    for (const auto& [delayer, unused] : delayers) {
+    for (const uint32_t delayer : delayers) {
         std::vector<double>& payload = m_arrived;
         if (Status s = m_transport.await(kWorldComm, delayer, kIndirectTag, payload); !s) {
             return s;
@@ -1092,12 +1111,12 @@ Status DelayAnalysis::collectiveDelay(const Collective& collective, int point) {
 void DelayAnalysis::classify() {
     const size_t nodes = m_result.tree.size();
     std::vector<double> propagatingLs(nodes, 0.0), propagatingLr(nodes, 0.0);
-    for (const auto& [k, value] : m_propagating) {
-        const Role role = m_points[static_cast<size_t>(k)].role;
+    for (const Caused& caused : m_caused) {
+        const Role role = m_points[static_cast<size_t>(caused.point)].role;
         if (role == Role::LateSender) {
-            propagatingLs[nodeOf(k)] += value;
+            propagatingLs[nodeOf(caused.point)] += caused.propagating;
         } else if (role == Role::LateReceiver) {
-            propagatingLr[nodeOf(k)] += value;
+            propagatingLr[nodeOf(caused.point)] += caused.propagating;
         }
     }
     // A node's waiting time splits into propagating and terminal, and into indirect and direct.

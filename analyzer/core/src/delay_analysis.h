@@ -12,7 +12,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -69,9 +68,11 @@ private:
         uint32_t operation = 0;
         Role role = Role::Group;
         uint32_t partner = 0; ///< world rank (point-to-point) or index into m_rankSets
+        NodeId node = 0;      ///< the call path of its MPI call (set when the walk begins)
         double wait = 0.0;
         double completion = 0.0;
     };
+    static_assert(sizeof(SyncPoint) == 32, "the call path fits into the padding");
 
     /// A pruned time profile of a synchronization interval.
     struct Interval {
@@ -146,8 +147,16 @@ private:
     const std::vector<CallSpan>* m_spans = nullptr;
     std::vector<SyncPoint> m_points;
     std::vector<Collective> m_collectives;
-    std::unordered_map<int, Costs> m_costs;        ///< per waiting SP: waiting it caused later
-    std::unordered_map<int, double> m_propagating; ///< per waiting SP
+    /// What a waiting SP caused: the waiting it caused later (its costs) and its propagating
+    /// share.
+    struct Caused {
+        int point = 0;
+        Costs costs{};
+        double propagating = 0.0;
+    };
+    Caused& causedAt(int point);
+    std::vector<Caused> m_caused;       ///< for the SPs that caused any, in order of first cost
+    std::vector<uint32_t> m_causedSlot; ///< per SP: 1 + its index in m_caused, or 0
     std::vector<std::vector<uint32_t>> m_rankSets;
     std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
     uint32_t m_lastRankSet = 0;                             ///< the set rankSet() found last
