@@ -127,15 +127,17 @@ DelayAnalysis::DelayAnalysis(const trace::Definitions& definitions,
 
 // --- synchronization points ------------------------------------------------------------------
 
-void DelayAnalysis::addSyncPoint(uint32_t operation, Role role, double wait, double completion,
-                                 uint32_t partner) {
+DelayAnalysis::SyncPoint DelayAnalysis::syncPoint(uint32_t operation, Role role,
+                                                  const CallSpan& call, double wait,
+                                                  double completion, uint32_t partner) {
     SyncPoint point;
     point.operation = operation;
     point.role = role;
-    point.wait = wait;
-    point.completion = completion;
     point.partner = partner;
-    m_points.push_back(point);
+    point.node = call.node;
+    point.wait = wait;
+    point.beforeCompletion = (call.exit - call.enter) - completion;
+    return point;
 }
 
 uint32_t DelayAnalysis::rankSet(std::vector<uint32_t>& worldRanks) {
@@ -183,19 +185,21 @@ bool DelayAnalysis::contains(const SyncPoint& point, uint32_t worldRank) const {
     return std::binary_search(ranks.begin(), ranks.end(), worldRank);
 }
 
-void DelayAnalysis::onLateSender(uint32_t operation, double wait, double completion) {
-    addSyncPoint(operation, Role::LateSender, wait, completion, 0);
+void DelayAnalysis::onLateSender(uint32_t operation, const CallSpan& call, double wait,
+                                 double completion) {
+    m_points.push_back(syncPoint(operation, Role::LateSender, call, wait, completion, 0));
 }
 
-void DelayAnalysis::onLateReceiver(uint32_t operation, double wait, double completion) {
-    addSyncPoint(operation, Role::LateReceiver, wait, completion, 0);
+void DelayAnalysis::onLateReceiver(uint32_t operation, const CallSpan& call, double wait,
+                                   double completion) {
+    m_points.push_back(syncPoint(operation, Role::LateReceiver, call, wait, completion, 0));
 }
 
 void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                                  const trace::CollectiveRecord& record) {
     const double duration = view.span.exit - view.span.enter;
     const auto groupPoint = [&](double wait, double completion, uint32_t set) {
-        addSyncPoint(operation, Role::Group, wait, completion, set);
+        m_points.push_back(syncPoint(operation, Role::Group, view.span, wait, completion, set));
         m_lastGroupNode = view.span.node;
         m_lastGroupEnter = view.span.enter;
     };
@@ -471,8 +475,7 @@ void DelayAnalysis::interval(int from, int to, Interval& result) {
             it = result.times.insert(it, {node, 0.0});
         }
         const double t = it->second;
-        const CallSpan& call = (*m_spans)[(*m_operations)[opening.operation].span];
-        const double before = (call.exit - call.enter) - opening.completion;
+        const double before = opening.beforeCompletion;
         it->second = std::max(t - before, 0.0);
         result.sum -= std::min(before, t);
     }
@@ -697,11 +700,10 @@ void DelayAnalysis::findPartnerSyncPoints(const std::vector<ReplayRecord>& partn
         }
         const uint32_t k = found[--rest];
         const CallSpan& span = (*m_spans)[ops[k].span];
-        SyncPoint sp;
-        sp.operation = k;
-        sp.role = isSend(m_events.kind(ops[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
-        sp.completion = std::max(0.0, span.exit - partners[k].exit);
-        m_points[--out] = sp;
+        const Role role =
+            isSend(m_events.kind(ops[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
+        m_points[--out] =
+            syncPoint(k, role, span, 0.0, std::max(0.0, span.exit - partners[k].exit), 0);
     }
 }
 
@@ -752,11 +754,10 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     // Not needed in the walk: freed before it.
     partners = {};
     partnerWaited = {};
-    // Partners and calls, now that every SP is known.
+    // Partners, now that every SP is known.
     m_causedSlot.assign(m_points.size(), 0);
     for (SyncPoint& sp : m_points) {
         const ReplayOperation& op = operations[sp.operation];
-        sp.node = spans[op.span].node;
         if (sp.role != Role::Group) {
             const trace::MessageRecord& m = m_events.message(op.event);
             sp.partner = worldRankOf(m.comm, m.partner);

@@ -38,10 +38,12 @@ public:
         m_points.reserve(operations);
         m_collectives.reserve(collectives);
     }
-    /// A Late Sender instance at receive operation `operation` (forward pass).
-    void onLateSender(uint32_t operation, double wait, double completion);
-    /// A Late Receiver instance at blocking send operation `operation` (backward pass).
-    void onLateReceiver(uint32_t operation, double wait, double completion);
+    /// A Late Sender instance at receive operation `operation` in MPI call `call` (forward
+    /// pass).
+    void onLateSender(uint32_t operation, const CallSpan& call, double wait, double completion);
+    /// A Late Receiver instance at blocking send operation `operation` in MPI call `call`
+    /// (backward pass).
+    void onLateReceiver(uint32_t operation, const CallSpan& call, double wait, double completion);
     /// A replayed collective at operation `operation` with all members' call times.
     void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                       const trace::CollectiveRecord& record);
@@ -68,9 +70,10 @@ private:
         uint32_t operation = 0;
         Role role = Role::Group;
         uint32_t partner = 0; ///< world rank (point-to-point) or index into m_rankSets
-        NodeId node = 0;      ///< the call path of its MPI call (set when the walk begins)
+        NodeId node = 0;      ///< the call path of its MPI call
         double wait = 0.0;
-        double completion = 0.0;
+        /// The part of its call before its completion, which the interval it opens leaves out
+        double beforeCompletion = 0.0;
     };
     static_assert(sizeof(SyncPoint) == 32, "the call path fits into the padding");
 
@@ -104,8 +107,10 @@ private:
     /// Scales from an SP on (ascending SPs; the first one holds from the interval's start).
     using ScaleMap = std::vector<std::pair<int, double>>;
 
-    void addSyncPoint(uint32_t operation, Role role, double wait, double completion,
-                      uint32_t partner);
+    /// The SP at `operation` in MPI call `call`, which waited `wait` and completed `completion`
+    /// before its exit.
+    static SyncPoint syncPoint(uint32_t operation, Role role, const CallSpan& call, double wait,
+                               double completion, uint32_t partner);
     uint32_t rankSet(std::vector<uint32_t>& worldRanks);
     uint32_t memberSet(uint32_t comm);
     bool contains(const SyncPoint& point, uint32_t worldRank) const;

@@ -473,7 +473,7 @@ private:
         LateSender::Listener onLateSender;
         if (m_delay) {
             onLateSender = [this](uint32_t op, double wait, double completion) {
-                m_delay->onLateSender(op, wait, completion);
+                m_delay->onLateSender(op, m_spans[m_operations[op].span], wait, completion);
                 m_partnerWaited[op] = kWaitedHere;
             };
         }
@@ -627,7 +627,7 @@ private:
                 if (kind == EventKind::MpiSend) {
                     const double wait = detectLateReceiver(span, *record, m.length, m_sink);
                     if (m_delay && synchronizes(span.enter, span.exit, record->enter)) {
-                        m_delay->onLateReceiver(static_cast<uint32_t>(k), wait,
+                        m_delay->onLateReceiver(static_cast<uint32_t>(k), span, wait,
                                                 std::max(0.0, span.exit - record->exit));
                     }
                 }
