@@ -20,12 +20,12 @@ namespace waitscope::analysis {
 /// direct/indirect split of point-to-point wait states for one rank (see delay_analysis.cpp).
 ///
 /// The replay feeds it while it runs: the forward pass reports Late Sender instances and
-/// collectives, the backward pass Late Receiver instances; the critical path's exchange tells
-/// the partners of those wait states. run() then adds the remaining synchronization points and
-/// replays backward, message-driven, over the transport, summing the time profile between
-/// operations that the profile pass recorded (shared with the critical path). Memory beyond that
-/// profile: 32 bytes per synchronization point, and costs only for wait states that caused further
-/// waiting.
+/// collectives, the backward pass Late Receiver instances; the same replays tell the partners
+/// of those wait states. run() then adds the remaining synchronization points and replays
+/// backward, message-driven, over the transport, summing the time profile between operations
+/// that the profile pass recorded (shared with the critical path). Memory beyond that profile:
+/// 36 bytes per synchronization point (its record and its slot for costs), and costs only for
+/// wait states that caused further waiting.
 class DelayAnalysis {
 public:
     DelayAnalysis(const trace::Definitions& definitions, const trace::EventStream& events,
