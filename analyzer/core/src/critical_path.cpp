@@ -91,8 +91,12 @@ public:
             return s;
         }
         // The holder's charges in the order of a backward walk, segment after segment.
-        std::sort(m_segments.begin(), m_segments.end(),
-                  [](const Segment& a, const Segment& b) { return a.entry > b.entry; });
+        // The join follows the path back in time, so they come in that order already (unless
+        // the trace is inconsistent).
+        const auto later = [](const Segment& a, const Segment& b) { return a.entry > b.entry; };
+        if (!std::is_sorted(m_segments.begin(), m_segments.end(), later)) {
+            std::sort(m_segments.begin(), m_segments.end(), later);
+        }
         for (const Segment& segment : m_segments) {
             chargeSegment(segment);
         }

@@ -144,24 +144,33 @@ uint32_t DelayAnalysis::rankSet(std::vector<uint32_t>& worldRanks) {
     std::sort(worldRanks.begin(), worldRanks.end());
     // Collectives repeat the same few sets: one copy each instead of one per collective, and
     // a loop asks for the same set again and again.
-    if (m_lastRankSet < m_rankSets.size() && m_rankSets[m_lastRankSet] == worldRanks) {
-        return m_lastRankSet;
+    for (const uint32_t recent : m_recentRankSets) {
+        if (recent < m_rankSets.size() && m_rankSets[recent] == worldRanks) {
+            return recent;
+        }
     }
-    const auto found = m_rankSetIds.find(worldRanks);
-    if (found != m_rankSetIds.end()) {
-        m_lastRankSet = found->second;
-        return found->second;
+    uint32_t set = 0;
+    if (const auto found = m_rankSetIds.find(worldRanks); found != m_rankSetIds.end()) {
+        set = found->second;
+    } else {
+        set = static_cast<uint32_t>(m_rankSets.size());
+        m_rankSetIds.emplace(worldRanks, set);
+        m_rankSets.push_back(worldRanks);
     }
-    const auto set = static_cast<uint32_t>(m_rankSets.size());
-    m_rankSetIds.emplace(worldRanks, set);
-    m_rankSets.push_back(worldRanks);
-    m_lastRankSet = set;
+    // The newest first; a loop asks for the same few sets (members, waiting, early) in turn.
+    std::copy_backward(m_recentRankSets.begin(), m_recentRankSets.end() - 1,
+                       m_recentRankSets.end());
+    m_recentRankSets[0] = set;
     return set;
 }
 
 uint32_t DelayAnalysis::memberSet(uint32_t comm) {
-    const auto it = m_memberSets.find(comm);
-    if (it != m_memberSets.end()) {
+    if (comm == m_lastMemberComm) {
+        return m_lastMemberSet;
+    }
+    if (const auto it = m_memberSets.find(comm); it != m_memberSets.end()) {
+        m_lastMemberComm = comm;
+        m_lastMemberSet = it->second;
         return it->second;
     }
     std::vector<uint32_t> ranks;

@@ -164,7 +164,11 @@ private:
     std::vector<uint32_t> m_causedSlot; ///< per SP: 1 + its index in m_caused, or 0
     std::vector<std::vector<uint32_t>> m_rankSets;
     std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
-    uint32_t m_lastRankSet = 0;                             ///< the set rankSet() found last
+    /// The sets rankSet() found last, newest first (kNoSet: none)
+    std::array<uint32_t, 4> m_recentRankSets{kNoSet, kNoSet, kNoSet, kNoSet};
+    static constexpr uint32_t kNoSet = 0xFFFFFFFFu;
+    uint32_t m_lastMemberComm = kNoSet; ///< the communicator memberSet() found last
+    uint32_t m_lastMemberSet = 0;       ///< ... and its set
     std::map<uint32_t, uint32_t> m_memberSets;
     std::vector<uint64_t> m_keys;    ///< per node: a rank-independent call-path key
     std::vector<double> m_dense;     ///< scratch, indexed by node
