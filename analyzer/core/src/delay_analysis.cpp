@@ -490,12 +490,22 @@ void DelayAnalysis::interval(int from, int to, Interval& result) {
     }
 }
 
+// [wait, mask of the types with costs, those costs, count, (call-path key, seconds) x count]:
+// costs are rare, so a payload usually carries none of them.
 const std::vector<double>& DelayAnalysis::timesPayload(double wait, const Costs& costs,
                                                        const Interval& times) {
     std::vector<double>& payload = m_payload;
     payload.clear();
     payload.push_back(wait);
-    payload.insert(payload.end(), costs.begin(), costs.end());
+    payload.push_back(0.0);
+    uint32_t mask = 0;
+    for (size_t x = 0; x < kKinds; ++x) {
+        if (costs[x] != 0.0) {
+            mask |= 1u << x;
+            payload.push_back(costs[x]);
+        }
+    }
+    payload[1] = mask;
     payload.push_back(static_cast<double>(times.times.size()));
     for (const auto& [node, t] : times.times) {
         payload.push_back(static_cast<double>(m_keys[node]));
@@ -567,15 +577,34 @@ void DelayAnalysis::addCosts(const Interval& span, Kind kind, const ScaleMap& sc
 // when there are more than a few.
 Status DelayAnalysis::readTimesPayload(const std::vector<double>& payload, uint32_t from,
                                        std::array<double, kInputs>& inputs) {
-    const size_t count = payload.size() > kInputs ? static_cast<size_t>(payload[kInputs]) : 0;
-    if (payload.size() <= kInputs || payload.size() != kInputs + 1 + 2 * count) {
+    const auto malformed = [&] {
         return Error("rank " + std::to_string(m_transport.rank()) +
                      ": malformed delay payload from rank " + std::to_string(from));
+    };
+    if (payload.size() < 3) {
+        return malformed();
     }
-    std::copy(payload.begin(), payload.begin() + kInputs, inputs.begin());
+    inputs.fill(0.0);
+    inputs[0] = payload[0];
+    const auto mask = static_cast<uint32_t>(payload[1]);
+    size_t next = 2;
+    for (size_t x = 0; x < kKinds; ++x) {
+        if ((mask & (1u << x)) != 0) {
+            if (next >= payload.size()) {
+                return malformed();
+            }
+            inputs[1 + x] = payload[next++];
+        }
+    }
+    if (next >= payload.size()) {
+        return malformed();
+    }
+    const auto count = static_cast<size_t>(payload[next++]);
+    if (next + 2 * count != payload.size()) {
+        return malformed();
+    }
     m_remote.clear();
-    for (const double* p = payload.data() + kInputs + 1; p != payload.data() + payload.size();
-         p += 2) {
+    for (const double* p = payload.data() + next; p != payload.data() + payload.size(); p += 2) {
         m_remote.emplace_back(static_cast<uint64_t>(p[0]), p[1]);
     }
     if (m_remote.size() > kScannedTimes) {
