@@ -52,15 +52,18 @@ Status ring(Transport& t, int rounds) {
 
 // Every rank sends every rank (itself included) records on three tags, interleaved; to its
 // right neighbour more than one wire chunk. Receivers take the tags in another order than they
-// were posted and must find each tag's records in posting order.
-Status bulk(Transport& t) {
+// were posted and must find each tag's records in posting order, with their info when the
+// transport carries it (`carry`) and 0 when not.
+Status bulk(Transport& t, bool carry) {
+    t.carryRecordInfo(carry);
     const uint32_t n = t.size();
     const uint32_t me = t.rank();
     const auto count = [n, me](uint32_t to) { return to == (me + 1) % n ? 70001u : 1000u + to; };
     for (uint32_t to = 0; to < n; ++to) {
         for (uint32_t k = 0; k < count(to); ++k) {
             const uint32_t tag = k % 7 == 0 ? 2 : k % 3 == 0 ? 0 : 1;
-            if (Status s = t.send(kWorldComm, to, tag, ReplayRecord{1e6 * me + k, 1.0 * to}); !s) {
+            const ReplayRecord record{1e6 * me + k, 1.0 * to, 4.0 * k + 1};
+            if (Status s = t.send(kWorldComm, to, tag, record); !s) {
                 return s;
             }
         }
@@ -77,7 +80,8 @@ Status bulk(Transport& t) {
                     continue;
                 }
                 auto got = t.receive(kWorldComm, from, tag);
-                if (!got || got->enter != 1e6 * from + k || got->exit != 1.0 * me) {
+                if (!got || got->enter != 1e6 * from + k || got->exit != 1.0 * me ||
+                    got->info != (carry ? 4.0 * k + 1 : 0.0)) {
                     return Error("rank " + std::to_string(me) + ": wrong record " +
                                  std::to_string(k) + " with tag " + std::to_string(tag) +
                                  " from rank " + std::to_string(from));
@@ -100,9 +104,11 @@ int main(int argc, char** argv) {
     {
         auto transport = MpiTransport::create(defs);
         if (transport) {
-            if (Status s = bulk(**transport); !s) {
-                std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
-                status = 1;
+            for (const bool carry : {false, true}) {
+                if (Status s = bulk(**transport, carry); !s && status == 0) {
+                    std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+                    status = 1;
+                }
             }
         }
         for (int pass = 0; pass < 2 && status == 0 && transport; ++pass) {
