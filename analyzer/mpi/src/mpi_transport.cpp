@@ -192,11 +192,9 @@ Status MpiTransport::exchangeRecords() {
         sendCounts[r] = m_outbox[r].count;
     }
     MPI_Request counted = MPI_REQUEST_NULL;
-    int code = MPI_Ialltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(), 1,
-                             MPI_UINT64_T, m_world, &counted);
-    if (code == MPI_SUCCESS) {
-        code = waitPolitely(counted);
-    }
+    int code = waitPolitely(MPI_Ialltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(),
+                                          1, MPI_UINT64_T, m_world, &counted),
+                            counted);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay exchange failed", code);
     }
@@ -314,11 +312,9 @@ Status MpiTransport::exchangeCollectives() {
         std::vector<double> all(mine.size() * static_cast<size_t>(members));
         const int count = static_cast<int>(mine.size());
         MPI_Request gathered = MPI_REQUEST_NULL;
-        int code = MPI_Iallgather(mine.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE,
-                                  m_mirrors[comm], &gathered);
-        if (code == MPI_SUCCESS) {
-            code = waitPolitely(gathered);
-        }
+        int code = waitPolitely(MPI_Iallgather(mine.data(), count, MPI_DOUBLE, all.data(), count,
+                                               MPI_DOUBLE, m_mirrors[comm], &gathered),
+                                gathered);
         if (code != MPI_SUCCESS) {
             return mpiError(m_rank, "replay collective exchange failed", code);
         }
@@ -389,11 +385,9 @@ Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,
     std::vector<double> all(values.size() * static_cast<size_t>(members));
     const int count = static_cast<int>(values.size());
     MPI_Request gathered = MPI_REQUEST_NULL;
-    int code = MPI_Iallgather(values.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE,
-                              *target, &gathered);
-    if (code == MPI_SUCCESS) {
-        code = waitPolitely(gathered);
-    }
+    int code = waitPolitely(MPI_Iallgather(values.data(), count, MPI_DOUBLE, all.data(), count,
+                                           MPI_DOUBLE, *target, &gathered),
+                            gathered);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay allgather failed", code);
     }
@@ -408,11 +402,9 @@ Result<std::vector<uint64_t>> MpiTransport::allToAll(const std::vector<uint64_t>
     const int block = static_cast<int>(perRank.size() / m_size);
     std::vector<uint64_t> result(perRank.size());
     MPI_Request exchanged = MPI_REQUEST_NULL;
-    int code = MPI_Ialltoall(perRank.data(), block, MPI_UINT64_T, result.data(), block,
-                             MPI_UINT64_T, m_world, &exchanged);
-    if (code == MPI_SUCCESS) {
-        code = waitPolitely(exchanged);
-    }
+    int code = waitPolitely(MPI_Ialltoall(perRank.data(), block, MPI_UINT64_T, result.data(), block,
+                                          MPI_UINT64_T, m_world, &exchanged),
+                            exchanged);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay all-to-all failed", code);
     }
@@ -580,10 +572,7 @@ Status MpiTransport::finishPass() {
     m_batchesReceived.assign(m_size, 0);
     // Nobody starts the next pass (and sends its batches) before all have drained this one.
     MPI_Request barrier = MPI_REQUEST_NULL;
-    int code = MPI_Ibarrier(m_messages, &barrier);
-    if (code == MPI_SUCCESS) {
-        code = waitPolitely(barrier);
-    }
+    int code = waitPolitely(MPI_Ibarrier(m_messages, &barrier), barrier);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay barrier failed", code);
     }

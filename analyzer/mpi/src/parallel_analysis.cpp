@@ -19,8 +19,8 @@ bool anyFailed(bool failed) {
     int global = 0;
     // Ranks that finish reading early wait here for the others without taking their cores.
     MPI_Request request = MPI_REQUEST_NULL;
-    MPI_Iallreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
-    waitPolitely(request);
+    waitPolitely(MPI_Iallreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request),
+                 request);
     return global != 0;
 }
 

@@ -47,4 +47,10 @@ inline int waitPolitely(MPI_Request& request) {
     return waitPolitely(std::span<MPI_Request>(&request, 1));
 }
 
+/// Completes `request`, just started by a call that returned `started`, waiting as Backoff
+/// does; returns MPI's error code (the start's, when it failed).
+inline int waitPolitely(int started, MPI_Request& request) {
+    return started == MPI_SUCCESS ? waitPolitely(request) : started;
+}
+
 } // namespace waitscope::analysis
