@@ -666,6 +666,17 @@ std::vector<std::uint32_t> mapIds(const DefinitionSet& global,
     return map;
 }
 
+/// Local communicator ids to global ones, which put parents first (commIdsParentsFirst).
+std::vector<std::uint32_t> mapCommIds(const DefinitionSet& global,
+                                      const std::vector<std::string>& keys) {
+    std::vector<std::uint32_t> map = mapIds(global, keys);
+    const std::vector<std::uint32_t> ids = commIdsParentsFirst(global);
+    for (std::uint32_t& id : map)
+        if (id < ids.size())
+            id = ids[id];
+    return map;
+}
+
 } // namespace
 
 void runtimeFinalize(std::uint32_t finalizeRegion, std::uint64_t enter) noexcept {
@@ -788,9 +799,9 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
         unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
         unified = unifyDefinitionSet(contexts, s->comm, kUnifyTag) && unified;
-        local =
-            s->writer.writeLocalDefinitions(mapIds(regions, regionKeys), mapIds(comms, commKeys),
-                                            mapIds(contexts, contextKeys), s->offsets);
+        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
+                                                mapCommIds(comms, commKeys),
+                                                mapIds(contexts, contextKeys), s->offsets);
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;

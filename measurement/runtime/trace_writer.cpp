@@ -422,49 +422,42 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
         rc = OTF2_GlobalDefWriter_WriteGroup(
             g, kLocationsGroup, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
             OTF2_GROUP_FLAG_NONE, locations.size(), locations.data());
-    // Communicators keep their unified ids but are written parents first, so every reader
-    // meets a parent before the communicators derived from it.
+    // Communicators are written in the order of their global ids, which put parents first
+    // (commIdsParentsFirst: every rank maps its local ids the same way).
     std::vector<CommDefinition> comms;
     std::map<CommKey, uint32_t> commIds;
+    const std::vector<std::uint32_t> ids = commIdsParentsFirst(d.comms);
+    std::vector<size_t> byId(ids.size());
     for (size_t i = 0; i < d.comms.entries.size(); ++i) {
         comms.push_back(commFromEntry(d.comms.entries[i].first, d.comms.entries[i].second));
-        commIds[comms.back().key] = static_cast<uint32_t>(i);
+        commIds[comms.back().key] = ids[i];
+        byId[ids[i]] = i;
     }
-    std::vector<bool> written(comms.size(), false);
-    uint32_t nextGroup = kLocationsGroup + 1;
-    for (bool progress = true; progress && rc == OTF2_SUCCESS;) {
-        progress = false;
-        for (size_t i = 0; i < comms.size() && rc == OTF2_SUCCESS; ++i) {
-            const CommDefinition& comm = comms[i];
-            auto parentIt = commIds.find(comm.parent);
-            bool hasParent = parentIt != commIds.end() && parentIt->second != i;
-            if (written[i] || (hasParent && !written[parentIt->second]))
-                continue;
-            uint32_t group = nextGroup++;
-            if (comm.key == kSelfKey) {
-                rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_SELF,
-                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0,
-                                                     nullptr);
-            } else {
-                std::vector<uint64_t> members(comm.members.begin(), comm.members.end());
-                if (comm.key == kWorldKey)
-                    members = locations;
-                rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_GROUP,
-                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                     members.size(), members.data());
-            }
-            std::string name = comm.key == kWorldKey  ? "MPI_COMM_WORLD"
-                               : comm.key == kSelfKey ? "MPI_COMM_SELF"
-                               : comm.name.empty()    ? "Comm " + std::to_string(i)
-                                                      : comm.name;
-            if (rc == OTF2_SUCCESS)
-                rc = OTF2_GlobalDefWriter_WriteComm(g, static_cast<uint32_t>(i), str(name), group,
-                                                    hasParent ? parentIt->second
-                                                              : OTF2_UNDEFINED_COMM,
-                                                    OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
-            written[i] = true;
-            progress = true;
+    for (size_t id = 0; id < byId.size() && rc == OTF2_SUCCESS; ++id) {
+        const CommDefinition& comm = comms[byId[id]];
+        auto parentIt = commIds.find(comm.parent);
+        bool hasParent = parentIt != commIds.end() && parentIt->second < id;
+        uint32_t group = kLocationsGroup + 1 + static_cast<uint32_t>(id);
+        if (comm.key == kSelfKey) {
+            rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_SELF,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0,
+                                                 nullptr);
+        } else {
+            std::vector<uint64_t> members(comm.members.begin(), comm.members.end());
+            if (comm.key == kWorldKey)
+                members = locations;
+            rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_GROUP,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                                 members.size(), members.data());
         }
+        std::string name = comm.key == kWorldKey  ? "MPI_COMM_WORLD"
+                           : comm.key == kSelfKey ? "MPI_COMM_SELF"
+                           : comm.name.empty()    ? "Comm " + std::to_string(id)
+                                                  : comm.name;
+        if (rc == OTF2_SUCCESS)
+            rc = OTF2_GlobalDefWriter_WriteComm(g, static_cast<uint32_t>(id), str(name), group,
+                                                hasParent ? parentIt->second : OTF2_UNDEFINED_COMM,
+                                                OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
     }
     if (rc != OTF2_SUCCESS)
         return fail("cannot write the global definitions in '" + m_directory + "'", rc);
