@@ -79,8 +79,8 @@ std::uint32_t regionForAddress(void* function) noexcept {
     SymbolInfo symbol = resolveSymbol(reinterpret_cast<std::uintptr_t>(function));
     std::uint32_t id = kFiltered;
     if (!g_filter || !g_filter->excludes(symbol.name, symbol.mangled, symbol.file))
-        id = definitions().addRegion({symbol.name, symbol.mangled, symbol.file, symbol.line, 0,
-                                      RegionRole::Function, Paradigm::Compiler});
+        id = definitions().addRegion({symbol.name, symbol.mangled, symbol.file, symbol.line,
+                                      symbol.endLine, RegionRole::Function, Paradigm::Compiler});
     g_regionsByAddress->insert(key, id);
     slot = {function, id};
     g_inside = false;
