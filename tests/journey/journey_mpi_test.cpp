@@ -345,7 +345,8 @@ TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the
     CHECK(r.output.find("no wait-state metrics") != std::string::npos);
 }
 
-TEST_CASE("score estimates a Score-P profile's trace and writes a suggested filter once") {
+TEST_CASE("score estimates a Score-P profile's trace, suggests a buffer, and writes a filter only "
+          "with -g, once") {
     const fs::path dir = workDirectory("score");
     const std::string profile = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";
     Run r = run(kDriver + " score " + profile, dir);
@@ -353,12 +354,36 @@ TEST_CASE("score estimates a Score-P profile's trace and writes a suggested filt
     REQUIRE(r.status == 0);
     CHECK(r.output.find("Estimated trace size (scorep format)") != std::string::npos);
     CHECK(r.output.find("MPI_Recv") != std::string::npos);
+    // The buffer each rank needs, in the variable's own syntax (the trace is small: 1M).
+    CHECK(r.output.find("WAITSCOPE_TOTAL_MEMORY=1M holds each rank's events") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "waitscope.filter")); // not asked for
+    r = run(kDriver + " score -g " + profile, dir);
+    REQUIRE(r.status == 0);
     const std::string filter = readFile(dir / "waitscope.filter");
     CHECK(filter.find("SCOREP_REGION_NAMES_BEGIN") != std::string::npos);
     CHECK(filter.find("SCOREP_REGION_NAMES_END") != std::string::npos);
     std::ofstream(dir / "waitscope.filter") << "mine\n";
-    r = run(kDriver + " score " + profile, dir);
+    r = run(kDriver + " score -g " + profile, dir);
     CHECK(r.status == 0);
     CHECK(r.output.find("waitscope.filter exists and is kept") != std::string::npos);
     CHECK(readFile(dir / "waitscope.filter") == "mine\n");
+    r = run(kDriver + " score -g other.filter " + profile, dir);
+    CHECK(r.status == 0);
+    CHECK(fs::exists(dir / "other.filter"));
+}
+
+TEST_CASE("score refuses a negative or malformed region count with a clear message") {
+    const fs::path dir = workDirectory("score_count");
+    const std::string profile = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";
+    for (const char* count : {"-5", "3x"}) {
+        Run r = run(kDriver + " score -r " + count + " " + profile, dir);
+        INFO(r.output);
+        CHECK(r.status == 2);
+        CHECK(r.output.find(std::string("error: -r '") + count +
+                            "': the number of regions to list must be a whole number") !=
+              std::string::npos);
+    }
+    Run r = run(kDriver + " score -r 0 " + profile, dir);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("MPI_Recv") == std::string::npos);
 }

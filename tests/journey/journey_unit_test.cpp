@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/summary/experiment_summary.h>
 #include <waitscope/summary/measurement_record.h>
@@ -197,6 +198,43 @@ TEST_CASE("the trace-size estimate of every Score-P profile is within 20 % of th
         CHECK(estimate->totalBytes == Approx(real).epsilon(0.05));
         CHECK(estimate->bytesPerRank.size() == 4);
     }
+}
+
+TEST_CASE("score lists a function once, without its symbol version, and not the program itself") {
+    report::Report profile;
+    const report::MetricId visits =
+        *profile.addMetric("visits", std::nullopt, report::DataType::Uint64);
+    const report::RegionId program =
+        *profile.addRegion({.name = "hpcc", .paradigm = "measurement"});
+    const report::RegionId libc = *profile.addRegion(
+        {.name = "memcpy@@GLIBC_2.14", .file = "/usr/lib/libc.so.6", .paradigm = "user"});
+    const report::RegionId again =
+        *profile.addRegion({.name = "memcpy", .file = "/usr/lib/libc.so.6", .paradigm = "user"});
+    const report::RegionId send = *profile.addRegion(
+        {.name = "MPI_Send", .file = "MPI", .paradigm = "mpi", .role = "point2point"});
+    const report::CallNodeId root = *profile.addCallNode(program, std::nullopt);
+    const report::CallNodeId first = *profile.addCallNode(libc, root);
+    const report::CallNodeId sendNode = *profile.addCallNode(send, first);
+    const report::CallNodeId second = *profile.addCallNode(again, root);
+    const report::SystemNodeId machine = *profile.addMachine("m");
+    const report::SystemNodeId rank = *profile.addProcess(machine, "MPI Rank 0", 0);
+    const report::LocationId loc = profile.systemNodes()[*profile.addThread(rank, "t", 0)].location;
+    REQUIRE(profile.setSeverity(visits, root, loc, 1).ok());
+    REQUIRE(profile.setSeverity(visits, first, loc, 10).ok());
+    REQUIRE(profile.setSeverity(visits, second, loc, 5).ok());
+    REQUIRE(profile.setSeverity(visits, sendNode, loc, 3).ok());
+    auto estimate = analysis::estimateTraceSize(profile, analysis::kWaitscopeSizes);
+    REQUIRE(estimate.ok());
+    std::map<std::string, std::pair<std::string, std::uint64_t>> listed;
+    for (const auto& r : estimate->regions) {
+        INFO(r.name);
+        CHECK(listed.count(r.name) == 0);
+        listed[r.name] = {r.kind, r.visits};
+    }
+    CHECK(listed.size() == 2);
+    CHECK(listed["memcpy"] == std::make_pair(std::string("USR"), std::uint64_t{15}));
+    CHECK(listed["MPI_Send"] == std::make_pair(std::string("MPI"), std::uint64_t{3}));
+    CHECK(listed.count("hpcc") == 0);
 }
 
 TEST_CASE("the suggested filter excludes only short, frequent user regions, in Score-P syntax") {

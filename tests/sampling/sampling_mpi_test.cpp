@@ -488,3 +488,54 @@ TEST_CASE("an OpenMP worker thread is sampled as its own location", "[mpi][sampl
     CHECK(record["rank.1.sampled_threads"] == "1");
 }
 #endif
+
+#ifdef WAITSCOPE_TEST_HPCC
+TEST_CASE("a stripped Debian program (hpcc) gets readable call paths", "[mpi][sampling][hpcc]") {
+    std::string dir = freshDirectory("sampling_hpcc");
+    fs::copy_file(WAITSCOPE_TEST_HPCC_INPUT, dir + "/hpccinf.txt");
+    CommandResult run = runCommand(
+        "cd '" + dir + "' && " +
+        mpirunCommand(2,
+                      {"WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir + "/exp", "WAITSCOPE_SAMPLING=true"},
+                      WAITSCOPE_TEST_HPCC));
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    requireComplete(dir + "/exp", 2);
+    Report report = analyze(dir + "/exp");
+
+    const auto& nodes = report.callNodes();
+    auto nameOf = [&](CallNodeId n) -> const std::string& {
+        return report.regions()[nodes[n].region].name;
+    };
+    auto anonymous = [&](CallNodeId n) { return nameOf(n).rfind("hpcc+0x", 0) == 0; };
+    std::size_t anonymousNodes = 0, anonymousCallers = 0;
+    for (CallNodeId n = 0; n < nodes.size(); ++n) {
+        const std::string& name = nameOf(n);
+        INFO("call node " << n << ": " << name);
+        CHECK(name.find('@') == std::string::npos); // no "@@GLIBC_2.34", no "[unknown]@hpcc"
+        CHECK(name.find("[unknown]") == std::string::npos);
+        CHECK(name.rfind("__libc_start", 0) != 0); // start-up is folded into the root
+        CHECK(name.rfind("__vdso", 0) != 0);
+        if (!anonymous(n))
+            continue;
+        ++anonymousNodes;
+        // One node per run of frames without symbols, named by the offset of its function.
+        REQUIRE(nodes[n].parent);
+        CHECK_FALSE(anonymous(*nodes[n].parent));
+        const std::string offset = name.substr(std::string("hpcc+").size());
+        CHECK(std::stoull(offset, nullptr, 16) > 0);
+        CHECK(std::stoull(offset, nullptr, 16) < fs::file_size(WAITSCOPE_TEST_HPCC));
+        for (CallNodeId c = 0; c < nodes.size(); ++c)
+            if (nodes[c].parent == n && nameOf(c).rfind("MPI_", 0) == 0) {
+                ++anonymousCallers;
+                break;
+            }
+    }
+    // main (found below libc's start-up code) holds the program's functions.
+    auto mainNode = report.findCallPath("hpcc/main");
+    REQUIRE(mainNode);
+    CHECK(anonymousNodes >= 5);
+    // Distinct functions calling MPI stay distinct nodes.
+    CHECK(anonymousCallers >= 3);
+}
+#endif
