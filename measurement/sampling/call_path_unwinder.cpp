@@ -3,6 +3,7 @@
 #include "waitscope/measure/call_path_unwinder.h"
 
 #include "waitscope/measure/definitions.h"
+#include "waitscope/measure/interpreted_program.h"
 #include "waitscope/measure/runtime.h"
 #include "waitscope/measure/symbol_resolver.h"
 
@@ -185,7 +186,7 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
         ++first;
     if (first >= depth)
         return failedContext();
-    if (m_interpreted && !skipOwnCode)
+    if (interpretedProgram() && !skipOwnCode)
         return kNoContext; // the interpreter's own frames: its program's regions are the path
     m_path.clear();
     for (int i = first; i < depth; ++i) {

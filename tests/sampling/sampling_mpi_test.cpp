@@ -539,3 +539,60 @@ TEST_CASE("a stripped Debian program (hpcc) gets readable call paths", "[mpi][sa
     CHECK(anonymousCallers >= 3);
 }
 #endif
+
+#ifdef WAITSCOPE_TEST_MPI_PYTHON
+TEST_CASE("a Python MPI program run with python3 -m waitscope shows its Python functions on the "
+          "MPI calls' paths",
+          "[mpi][sampling][python]") {
+    std::string dir = freshDirectory("sampling_python");
+    // 3 iterations of 0.25 s of computation in compute_before_send on rank 0 before each send.
+    const std::string exp =
+        measureSampledComplete(dir, std::string(WAITSCOPE_TEST_MPI_PYTHON) + " -m waitscope", 2,
+                               std::string(WAITSCOPE_TEST_PYTHON_LATE_SENDER) + " 3 0.25",
+                               {"PYTHONPATH=" WAITSCOPE_TEST_PYTHON_PATH});
+    Report report = analyze(exp);
+
+    // Python functions are named "function (file.py:line)"; the interpreter's C frames, the
+    // vDSO and libc are on no path.
+    const auto& nodes = report.callNodes();
+    std::optional<CallNodeId> received, sent, computed;
+    for (CallNodeId n = 0; n < nodes.size(); ++n) {
+        const std::string& name = report.regions()[nodes[n].region].name;
+        INFO("call node " << name);
+        CHECK(name.find("_PyEval") == std::string::npos);
+        CHECK(name.find("vdso") == std::string::npos);
+        CHECK(name.find("libc") == std::string::npos);
+        if (!nodes[n].parent)
+            continue;
+        const std::string& parent = report.regions()[nodes[*nodes[n].parent].region].name;
+        if (name == "MPI_Recv" && parent == "receive_block (python_late_sender.py:21)")
+            received = n;
+        if (name == "MPI_Send" && parent == "send_block (python_late_sender.py:17)")
+            sent = n;
+        if (name == "compute_before_send (python_late_sender.py:9)")
+            computed = n;
+    }
+    REQUIRE(received);
+    REQUIRE(sent);
+    REQUIRE(computed);
+    const MetricId late = metricOf(report, "mpi_latesender");
+    auto waited = report.locationValues(late, *received, CallTreeMode::Exclusive);
+    REQUIRE(waited.ok());
+    INFO("rank 1 waited " << (*waited)[1] << " s in MPI_Recv");
+    // Rank 1 waits for each of the three computations: 0.75 s, within 20 %.
+    CHECK((*waited)[1] > 0.75 * 0.8);
+    CHECK((*waited)[1] < 0.75 * 1.2);
+    CHECK((*waited)[0] == 0.0);
+    auto visits = report.locationValues(metricOf(report, "visits"), *sent, CallTreeMode::Exclusive);
+    REQUIRE(visits.ok());
+    CHECK(*visits == std::vector<double>{3, 0});
+    auto time = report.locationValues(metricOf(report, "time"), *computed, CallTreeMode::Inclusive);
+    REQUIRE(time.ok());
+    CHECK((*time)[0] > 0.75 * 0.9);
+    CHECK((*time)[0] < 0.75 * 1.2);
+    // The region carries the function's source lines (first and last).
+    const Region& function = report.regions()[nodes[*computed].region];
+    CHECK(function.beginLine == 9);
+    CHECK(function.endLine == 14);
+}
+#endif

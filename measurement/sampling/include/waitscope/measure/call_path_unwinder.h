@@ -53,7 +53,9 @@ public:
     /// move the region table, so no reference into it is held). kNoContext when nothing is left
     /// below the stop; failedContext() when nothing is left. `skipOwnCode`: the measurement's
     /// frames further out are left out too (a sampled thread's stack: its MPI wrappers, and the
-    /// thread start wrapper below the start routine when the stop is not found).
+    /// thread start wrapper below the start routine when the stop is not found). In an
+    /// interpreted program (interpretedProgram()) the main thread's frames are the
+    /// interpreter's: kNoContext, its own regions are the path.
     std::uint32_t contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
                             std::uint32_t stopRegion, bool skipOwnCode = false) noexcept;
     /// No stop region for contextOf().
@@ -61,11 +63,6 @@ public:
 
     /// True for an address in the measurement's own code. Any thread.
     bool inOwnCode(std::uintptr_t address) const noexcept { return m_own.contains(address); }
-
-    /// An interpreted program (Python through `python3 -m waitscope`) records its own
-    /// functions as regions: the main thread's unwound frames, the interpreter's, are then
-    /// left out and contextOf() gives kNoContext for them.
-    void setInterpreted(bool interpreted) noexcept { m_interpreted = interpreted; }
 
     /// The context "failed unwind": samples and calls whose stack could not be unwound.
     std::uint32_t failedContext() noexcept;
@@ -98,7 +95,6 @@ private:
     std::vector<Function> m_path;
     std::uint32_t m_failed = ~0u;
     std::uint32_t m_main = ~0u;
-    bool m_interpreted = false;
 };
 
 } // namespace waitscope::measure

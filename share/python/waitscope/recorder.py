@@ -1,0 +1,120 @@
+"""The profile hook that enters and leaves a region per call of the program's Python functions.
+
+Only the program's own code is recorded: functions of the standard library, installed packages
+(mpi4py's Python layer among them) and C builtins are not, which keeps the hook's cost to a
+dictionary lookup for them. A function is defined once (name, file, first and last line) and
+entered and left by id, through libwaitscope.so's waitscope_python_* functions.
+"""
+
+import ctypes
+import glob
+import os
+import sys
+import sysconfig
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_recording = None
+
+
+def _find_library():
+    """libwaitscope.so: preloaded, named by WAITSCOPE_LIBRARY, or beside this package."""
+    process = ctypes.CDLL(None)
+    if hasattr(process, "waitscope_python_region"):
+        return process
+    path = os.environ.get("WAITSCOPE_LIBRARY")
+    if not path:
+        # Installed as <prefix>/share/waitscope/python/waitscope: the library is in <prefix>/lib.
+        prefix = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(_PACKAGE_DIR))))
+        found = sorted(glob.glob(os.path.join(prefix, "lib", "libwaitscope.so")) +
+                       glob.glob(os.path.join(prefix, "lib*", "*", "libwaitscope.so")))
+        path = found[0] if found else None
+    if not path:
+        raise RuntimeError("waitscope: libwaitscope.so not found: preload it "
+                           "(LD_PRELOAD, or `waitscope analyze`) or set WAITSCOPE_LIBRARY")
+    # Global, and before mpi4py loads libmpi, so mpi4py's MPI calls reach the wrappers.
+    return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+
+
+def _library_folders():
+    folders = {_PACKAGE_DIR}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        folder = sysconfig.get_paths().get(key)
+        if folder:
+            folders.add(folder)
+    for folder in sys.path:
+        if folder.endswith(("site-packages", "dist-packages")):
+            folders.add(folder)
+    return tuple(os.path.join(os.path.realpath(f), "") for f in folders)
+
+
+def _last_line(code):
+    lines = [line for _, _, line in code.co_lines() if line] if hasattr(code, "co_lines") else []
+    return max(lines) if lines else code.co_firstlineno
+
+
+class _Recording:
+    def __init__(self, library):
+        self.region = library.waitscope_python_region
+        self.region.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+        self.region.restype = ctypes.c_long
+        self.enter = library.waitscope_python_enter
+        self.enter.argtypes = [ctypes.c_long]
+        self.enter.restype = ctypes.c_int
+        self.leave = library.waitscope_python_leave
+        self.leave.argtypes = [ctypes.c_long]
+        self.leave.restype = None
+        self.skipped = _library_folders()
+        self.ids = {}  # code object -> region id, -1 when not recorded
+
+    def define(self, code):
+        """The region of `code`: "function (file.py:12)", or -1 for code that is not the
+        program's own."""
+        path = code.co_filename
+        region = -1
+        if not path.startswith("<"):
+            real = os.path.realpath(path)
+            if not real.startswith(self.skipped):
+                name = "%s (%s:%d)" % (getattr(code, "co_qualname", code.co_name),
+                                       os.path.basename(path), code.co_firstlineno)
+                region = self.region(name.encode(), real.encode(), code.co_firstlineno,
+                                     _last_line(code))
+        self.ids[code] = region
+        return region
+
+    def hook(self):
+        ids = self.ids
+        define = self.define
+        enter = self.enter
+        leave = self.leave
+        stack = []
+
+        def profile(frame, event, arg):
+            if event == "call":
+                code = frame.f_code
+                region = ids.get(code)
+                if region is None:
+                    region = define(code)
+                if region >= 0 and enter(region):
+                    stack.append(region)
+            elif event == "return":
+                # Only what this hook entered (frames that began before it are not).
+                region = ids.get(frame.f_code, -1)
+                if region >= 0 and stack and stack[-1] == region:
+                    stack.pop()
+                    leave(region)
+
+        return profile
+
+
+def start():
+    """Records the calling (main) thread's Python functions from now on. Raises RuntimeError
+    when libwaitscope.so cannot be found."""
+    global _recording
+    if _recording is None:
+        _recording = _Recording(_find_library())
+    sys.setprofile(_recording.hook())
+
+
+def stop():
+    """Stops recording (functions still open are closed by MPI_Finalize's measurement)."""
+    sys.setprofile(None)
