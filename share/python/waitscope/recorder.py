@@ -1,8 +1,9 @@
-"""The profile hook that enters and leaves a region per call of the program's Python functions.
+"""The trace hook that enters and leaves a region per call of the program's Python functions.
 
-Only the program's own code is recorded: functions of the standard library, installed packages
-(mpi4py's Python layer among them) and C builtins are not, which keeps the hook's cost to a
-dictionary lookup for them. A function is defined once (name, file, first and last line) and
+Only the program's own code is recorded: functions of the standard library and installed
+packages (mpi4py's Python layer among them) cost a dictionary lookup at their call and nothing
+more, C builtins nothing at all (a trace function, unlike a profile function, sees only Python
+frames). A function is defined once (name, file, first and last line) and
 entered and left by id, through libwaitscope.so's waitscope_python_* functions.
 """
 
@@ -81,30 +82,34 @@ class _Recording:
         self.ids[code] = region
         return region
 
-    def hook(self):
+    def tracer(self):
+        """A trace function (sys.settrace): called for Python frames only (C builtins cost
+        nothing), it returns a local tracer, which gets the frame's return, only for the
+        program's own functions, and turns off their line events."""
         ids = self.ids
         define = self.define
         enter = self.enter
         leave = self.leave
-        stack = []
 
-        def profile(frame, event, arg):
-            if event == "call":
-                code = frame.f_code
-                region = ids.get(code)
-                if region is None:
-                    region = define(code)
-                if region >= 0 and enter(region):
-                    stack.append(region)
-            elif event == "return":
-                # Only what this hook entered (frames that began before it are not).
-                region = ids.get(frame.f_code, -1)
-                if region >= 0 and stack and stack[-1] == region:
-                    stack.pop()
+        def call(frame, event, arg):
+            if event != "call":
+                return None
+            code = frame.f_code
+            region = ids.get(code)
+            if region is None:
+                region = define(code)
+            if region < 0 or not enter(region):
+                return None
+            frame.f_trace_lines = False
+
+            def local(frame, event, arg):
+                if event == "return":
                     leave(region)
+                return local
 
-        return profile
+            return local
 
+        return call
 
 def start():
     """Records the calling (main) thread's Python functions from now on. Raises RuntimeError
@@ -112,9 +117,9 @@ def start():
     global _recording
     if _recording is None:
         _recording = _Recording(_find_library())
-    sys.setprofile(_recording.hook())
+    sys.settrace(_recording.tracer())
 
 
 def stop():
     """Stops recording (functions still open are closed by MPI_Finalize's measurement)."""
-    sys.setprofile(None)
+    sys.settrace(None)
