@@ -38,6 +38,13 @@ std::string withoutVersion(const char* symbol) {
 }
 
 std::string demangle(const char* mangled) {
+    // gfortran's module procedures: __<module>_MOD_<procedure> reads <module>::<procedure>.
+    if (std::strncmp(mangled, "__", 2) == 0) {
+        const char* mod = std::strstr(mangled + 2, "_MOD_");
+        if (mod && mod > mangled + 2 && mod[5] != '\0')
+            return std::string(mangled + 2, static_cast<size_t>(mod - mangled - 2)) +
+                   "::" + (mod + 5);
+    }
     int status = 0;
     char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
     if (status != 0 || !text)
