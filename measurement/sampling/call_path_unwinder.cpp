@@ -217,10 +217,16 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
                 m_path[top] = Function{mainRegion(), true, false, false, false};
                 break;
             }
+    // C library and vDSO frames at the inner end (clock_gettime, its vDSO code, memcpy) are
+    // not where to look: their time belongs to the function that called them.
+    size_t inner = 0;
+    while (inner < top && m_path[inner].system)
+        ++inner;
     std::uint32_t context = kNoContext;
-    for (size_t k = top + 1; k-- > 0;) {
+    for (size_t k = top + 1; k-- > inner;) {
         const Function& f = m_path[k];
-        // A run of C library frames shows as its outermost: the call the program made.
+        // A run of C library frames further out (qsort calling back) shows as its outermost:
+        // the call the program made.
         if (f.system && k < top && m_path[k + 1].system)
             continue;
         // A run of frames without symbols shows as its innermost: the code nearest the call.

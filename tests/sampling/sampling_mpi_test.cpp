@@ -59,6 +59,21 @@ Report analyze(const std::string& exp) {
     CHECK(replay.output.find("unknown_calling_context") == std::string::npos);
     waitscope::Result<Report> report = readCubex(exp + "/report.cubex");
     REQUIRE(report.ok());
+    // Samples in the C library or the vDSO count for their caller: no call path ends there.
+    const auto& nodes = report->callNodes();
+    std::vector<bool> hasChild(nodes.size(), false);
+    for (const CallNode& node : nodes)
+        if (node.parent)
+            hasChild[*node.parent] = true;
+    for (CallNodeId n = 0; n < nodes.size(); ++n) {
+        const Region& region = report->regions()[nodes[n].region];
+        INFO("leaf " << region.name << " in " << region.file);
+        if (!hasChild[n] && nodes[n].parent) {
+            CHECK(region.file.find("/libc.so") == std::string::npos);
+            CHECK(region.file.find("vdso") == std::string::npos);
+            CHECK(region.name.rfind("__vdso", 0) != 0);
+        }
+    }
     return std::move(report.value());
 }
 

@@ -46,8 +46,9 @@ public:
     /// program counter, not a return address). The measurement's frames are dropped from the
     /// inside and the frames that call main from the outside (in a stripped program: libc's
     /// start-up code, below which the function it calls is named main). A run of frames without
-    /// symbols becomes one node named after its innermost ("hpcc+0x1a2b3"), and a run of C library
-    /// or vDSO frames one node named after its outermost (the call the program made). `stopRegion`
+    /// symbols becomes one node named after its innermost ("hpcc+0x1a2b3"). C library and vDSO
+    /// frames at the inner end are left out (their time is their caller's); a run of them further
+    /// out is one node named after its outermost (the call the program made). `stopRegion`
     /// (when instrumented regions are open: the innermost one; kNoStop otherwise) ends the path
     /// below the function of that region's name (looked up per frame: defining new functions may
     /// move the region table, so no reference into it is held). kNoContext when nothing is left
