@@ -188,7 +188,11 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         // ProgramBegin/End records count per rank.
         const bool isRoot = !node.parent.has_value();
         const std::string name = listedName(region.name);
-        const std::string kind = isRoot ? "PROGRAM" : kindOf(region);
+        // Functions on sampled or unwound call paths write calling-context records, counted
+        // apart below; they are neither listed nor filtered (a filter does not reach them).
+        const std::string kind = isRoot                          ? "PROGRAM"
+                                 : region.paradigm == "sampling" ? "SAMPLED"
+                                                                 : kindOf(region);
         RegionEstimate& r = byRegion[{name, kind}];
         r.name = name;
         r.mangledName = listedName(region.mangledName);
@@ -236,7 +240,7 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         regions * sizes.defsPerRegion + sizes.defsFixed;
     estimate.totalBytes = estimate.eventBytes + estimate.definitionBytes;
     for (auto& [id, region] : byRegion) {
-        if (region.visits > 0 && region.kind != "PROGRAM") {
+        if (region.visits > 0 && region.kind != "PROGRAM" && region.kind != "SAMPLED") {
             estimate.regions.push_back(std::move(region));
         }
     }

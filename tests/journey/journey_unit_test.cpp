@@ -200,7 +200,8 @@ TEST_CASE("the trace-size estimate of every Score-P profile is within 20 % of th
     }
 }
 
-TEST_CASE("score lists a function once, without its symbol version, and not the program itself") {
+TEST_CASE("score lists a function once, without its symbol version, and neither the program "
+          "itself nor sampled functions") {
     report::Report profile;
     const report::MetricId visits =
         *profile.addMetric("visits", std::nullopt, report::DataType::Uint64);
@@ -216,6 +217,9 @@ TEST_CASE("score lists a function once, without its symbol version, and not the 
     const report::CallNodeId first = *profile.addCallNode(libc, root);
     const report::CallNodeId sendNode = *profile.addCallNode(send, first);
     const report::CallNodeId second = *profile.addCallNode(again, root);
+    const report::RegionId sampled = *profile.addRegion(
+        {.name = "__vdso_clock_gettime", .file = "[vdso]", .paradigm = "sampling"});
+    const report::CallNodeId sampledNode = *profile.addCallNode(sampled, root);
     const report::SystemNodeId machine = *profile.addMachine("m");
     const report::SystemNodeId rank = *profile.addProcess(machine, "MPI Rank 0", 0);
     const report::LocationId loc = profile.systemNodes()[*profile.addThread(rank, "t", 0)].location;
@@ -223,6 +227,7 @@ TEST_CASE("score lists a function once, without its symbol version, and not the 
     REQUIRE(profile.setSeverity(visits, first, loc, 10).ok());
     REQUIRE(profile.setSeverity(visits, second, loc, 5).ok());
     REQUIRE(profile.setSeverity(visits, sendNode, loc, 3).ok());
+    REQUIRE(profile.setSeverity(visits, sampledNode, loc, 7).ok());
     auto estimate = analysis::estimateTraceSize(profile, analysis::kWaitscopeSizes);
     REQUIRE(estimate.ok());
     std::map<std::string, std::pair<std::string, std::uint64_t>> listed;
@@ -235,6 +240,7 @@ TEST_CASE("score lists a function once, without its symbol version, and not the 
     CHECK(listed["memcpy"] == std::make_pair(std::string("USR"), std::uint64_t{15}));
     CHECK(listed["MPI_Send"] == std::make_pair(std::string("MPI"), std::uint64_t{3}));
     CHECK(listed.count("hpcc") == 0);
+    CHECK(listed.count("__vdso_clock_gettime") == 0); // sampled: no visits of its own to filter
 }
 
 TEST_CASE("the suggested filter excludes only short, frequent user regions, in Score-P syntax") {
