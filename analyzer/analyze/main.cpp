@@ -263,6 +263,18 @@ private:
             }
             variables.emplace_back("LD_PRELOAD", library.string());
         }
+        // A Python program run with `python3 -m waitscope`: the package comes with the tools.
+        const std::vector<std::string>& arguments = m_launch.programArguments;
+        for (size_t i = 0; i + 1 < arguments.size(); ++i) {
+            if (arguments[i] != "-m" || arguments[i + 1] != "waitscope")
+                continue;
+            std::string path =
+                (m_bin / ".." / "share" / "waitscope" / "python").lexically_normal().string();
+            if (const char* own = std::getenv("PYTHONPATH"); own && *own)
+                path += std::string(":") + own;
+            variables.emplace_back("PYTHONPATH", path);
+            break;
+        }
         // Without compiler instrumentation, call paths come from unwinding at MPI calls and
         // sampling (hybrid measurement); the user's own setting wins.
         if (const char* sampling = std::getenv("WAITSCOPE_SAMPLING"); sampling && *sampling)
