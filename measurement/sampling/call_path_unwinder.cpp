@@ -213,8 +213,11 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
     if (!hasMain)
         for (size_t k = 1; k < m_path.size(); ++k)
             if (m_path[k].startup) {
+                // Without a symbol it is main; a named one is what runs after main returned
+                // (exit and its handlers: an MPI_Finalize called at exit).
                 top = k - 1;
-                m_path[top] = Function{mainRegion(), true, false, false, false};
+                if (m_path[top].anonymous)
+                    m_path[top] = Function{mainRegion(), true, false, false, false};
                 break;
             }
     // C library and vDSO frames at the inner end (clock_gettime, its vDSO code, memcpy) are
