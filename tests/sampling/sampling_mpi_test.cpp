@@ -559,12 +559,15 @@ TEST_CASE("a stripped Debian program (hpcc) gets readable call paths", "[mpi][sa
 TEST_CASE("a Python MPI program run with python3 -m waitscope shows its Python functions on the "
           "MPI calls' paths",
           "[mpi][sampling][python]") {
-    std::string dir = freshDirectory("sampling_python");
+    // The library's profile function in C, and the trace function in Python it falls back to.
+    const std::string hook = GENERATE(as<std::string>{}, "", "--pure-python");
+    INFO("python3 -m waitscope " << hook);
+    std::string dir = freshDirectory("sampling_python" + hook);
     // 3 iterations of 0.25 s of computation in compute_before_send on rank 0 before each send.
-    const std::string exp =
-        measureSampledComplete(dir, std::string(WAITSCOPE_TEST_MPI_PYTHON) + " -m waitscope", 2,
-                               std::string(WAITSCOPE_TEST_PYTHON_LATE_SENDER) + " 3 0.25",
-                               {"PYTHONPATH=" WAITSCOPE_TEST_PYTHON_PATH});
+    const std::string exp = measureSampledComplete(
+        dir, std::string(WAITSCOPE_TEST_MPI_PYTHON) + " -m waitscope " + hook, 2,
+        std::string(WAITSCOPE_TEST_PYTHON_LATE_SENDER) + " 3 0.25",
+        {"PYTHONPATH=" WAITSCOPE_TEST_PYTHON_PATH});
     Report report = analyze(exp);
 
     // Python functions are named "function (file.py:line)"; the interpreter's C frames, the

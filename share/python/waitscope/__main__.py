@@ -1,4 +1,5 @@
-"""python3 -m waitscope SCRIPT [ARGS...]: runs SCRIPT as __main__ with its functions recorded."""
+"""python3 -m waitscope [--library PATH] [--pure-python] SCRIPT [ARGS...]: runs SCRIPT as
+__main__ with its own functions recorded as regions."""
 
 import os
 import runpy
@@ -6,21 +7,41 @@ import sys
 
 from waitscope.recorder import start, stop
 
-USAGE = "usage: python3 -m waitscope SCRIPT [ARGS...]\n"
+USAGE = """usage: python3 -m waitscope [--library PATH] [--pure-python] SCRIPT [ARGS...]
+  --library PATH  libwaitscope.so to load when it is not preloaded (default: the one
+                  installed with this package)
+  --pure-python   record with a trace function in Python instead of the library's profile
+                  function in C (slower; for interpreters whose C API is not found)
+"""
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
-        sys.stdout.write(USAGE) if len(sys.argv) >= 2 else sys.stderr.write(USAGE)
-        return 0 if len(sys.argv) >= 2 else 2
-    script = sys.argv[1]
+    arguments = sys.argv[1:]
+    library = None
+    pure_python = False
+    while arguments and arguments[0].startswith("-"):
+        option = arguments.pop(0)
+        if option in ("-h", "--help"):
+            sys.stdout.write(USAGE)
+            return 0
+        if option == "--library" and arguments:
+            library = arguments.pop(0)
+        elif option == "--pure-python":
+            pure_python = True
+        else:
+            sys.stderr.write("error: unknown option '%s'\n%s" % (option, USAGE))
+            return 2
+    if not arguments:
+        sys.stderr.write(USAGE)
+        return 2
+    script = arguments[0]
     if not os.path.isfile(script):
         sys.stderr.write("error: %s: no such script\n" % script)
         return 2
-    sys.argv = sys.argv[1:]
+    sys.argv = arguments
     # The script's own folder comes first on the path, as for `python3 script.py`.
     sys.path[0] = os.path.dirname(os.path.abspath(script))
-    start()
+    start(library=library, pure_python=pure_python)
     try:
         runpy.run_path(script, run_name="__main__")
     finally:

@@ -1,9 +1,10 @@
-"""The trace hook that enters and leaves a region per call of the program's Python functions.
+"""The hook that enters and leaves a region per call of the program's Python functions.
 
-Only the program's own code is recorded: functions of the standard library and installed
-packages (mpi4py's Python layer among them) cost a dictionary lookup at their call and nothing
-more, C builtins nothing at all (a trace function, unlike a profile function, sees only Python
-frames). A function is defined once (name, file, first and last line) and
+Only the program's own code is recorded, not the standard library's or installed packages'
+(mpi4py's Python layer among them). The hook is libwaitscope.so's profile function in C
+(waitscope_python_profile), which asks define() once per code object for its region and then
+costs a hash lookup per call; where the interpreter's C API cannot be found, a trace function
+in Python does the same (C builtins cost it nothing, a recorded call about a microsecond). A function is defined once (name, file, first and last line) and
 entered and left by id, through libwaitscope.so's waitscope_python_* functions.
 """
 
@@ -17,12 +18,11 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _recording = None
 
 
-def _find_library():
-    """libwaitscope.so: preloaded, named by WAITSCOPE_LIBRARY, or beside this package."""
-    process = ctypes.CDLL(None)
-    if hasattr(process, "waitscope_python_region"):
-        return process
-    path = os.environ.get("WAITSCOPE_LIBRARY")
+def _find_library(path=None):
+    """The path of libwaitscope.so to load, or None when it is in the process already
+    (preloaded): `path`, or the one installed with this package."""
+    if hasattr(ctypes.CDLL(None), "waitscope_python_region"):
+        return None
     if not path:
         # Installed as <prefix>/share/waitscope/python/waitscope: the library is in <prefix>/lib.
         prefix = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(_PACKAGE_DIR))))
@@ -31,9 +31,13 @@ def _find_library():
         path = found[0] if found else None
     if not path:
         raise RuntimeError("waitscope: libwaitscope.so not found: preload it "
-                           "(LD_PRELOAD, or `waitscope analyze`) or set WAITSCOPE_LIBRARY")
+                           "(LD_PRELOAD, or `waitscope analyze`) or name it with --library")
+    return path
+
+
+def _load(path, kind=ctypes.CDLL):
     # Global, and before mpi4py loads libmpi, so mpi4py's MPI calls reach the wrappers.
-    return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    return kind(path, mode=ctypes.RTLD_GLOBAL)
 
 
 def _library_folders():
@@ -54,7 +58,10 @@ def _last_line(code):
 
 
 class _Recording:
-    def __init__(self, library):
+    def __init__(self, path):
+        library = _load(path)
+        # Called holding the GIL (PyDLL): they install the interpreter's profile function.
+        self.python = _load(path, ctypes.PyDLL)
         self.region = library.waitscope_python_region
         self.region.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
         self.region.restype = ctypes.c_long
@@ -111,15 +118,27 @@ class _Recording:
 
         return call
 
-def start():
-    """Records the calling (main) thread's Python functions from now on. Raises RuntimeError
-    when libwaitscope.so cannot be found."""
+def start(library=None, pure_python=False):
+    """Records the calling (main) thread's Python functions from now on: with the library's
+    profile function in C, or (not found, or `pure_python`) a trace function in Python.
+    `library` is the libwaitscope.so to load when none is preloaded. Raises RuntimeError when
+    none can be found."""
     global _recording
     if _recording is None:
-        _recording = _Recording(_find_library())
+        _recording = _Recording(_find_library(library))
+    profile = getattr(_recording.python, "waitscope_python_profile", None)
+    if profile is not None and not pure_python:
+        profile.argtypes = [ctypes.py_object]
+        profile.restype = ctypes.c_int
+        if profile(_recording.define) == 1:
+            return
     sys.settrace(_recording.tracer())
 
 
 def stop():
     """Stops recording (functions still open are closed by MPI_Finalize's measurement)."""
+    if _recording is not None:
+        unprofile = getattr(_recording.python, "waitscope_python_unprofile", None)
+        if unprofile is not None:
+            unprofile()
     sys.settrace(None)
