@@ -233,7 +233,7 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
         if (f.system && k < top && m_path[k + 1].system)
             continue;
         // A run of frames without symbols shows as its innermost: the code nearest the call.
-        if (f.anonymous && k > 0 && m_path[k - 1].anonymous)
+        if (f.anonymous && k > inner && m_path[k - 1].anonymous)
             continue;
         context = definitions().callingContext(f.region, context);
     }
