@@ -597,9 +597,10 @@ TEST_CASE("a Python MPI program run with python3 -m waitscope shows its Python f
     auto waited = report.locationValues(late, *received, CallTreeMode::Exclusive);
     REQUIRE(waited.ok());
     INFO("rank 1 waited " << (*waited)[1] << " s in MPI_Recv");
-    // Rank 1 waits for each of the three computations: 0.75 s, within 20 %.
+    // Rank 1 waits for each of the three computations: 0.75 s, within 20 % below (and 35 %
+    // above: on a loaded machine rank 0 reaches its send late; counted twice it would be 1.5 s).
     CHECK((*waited)[1] > 0.75 * 0.8);
-    CHECK((*waited)[1] < 0.75 * 1.2);
+    CHECK((*waited)[1] < 0.75 * 1.35);
     CHECK((*waited)[0] == 0.0);
     auto visits = report.locationValues(metricOf(report, "visits"), *sent, CallTreeMode::Exclusive);
     REQUIRE(visits.ok());
