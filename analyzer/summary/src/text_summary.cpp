@@ -205,7 +205,8 @@ std::string renderText(const Summary& s) {
 
     out += "\nTop findings (ranked by the time they cost the whole job)\n";
     if (!s.waitStatesAvailable) {
-        out += wrap("  not available: a runtime profile has no wait-state metrics; measure with "
+        out += "  " +
+               wrap("not available: a runtime profile has no wait-state metrics; measure with "
                     "tracing (waitscope analyze without --profile) to find them",
                     4) +
                "\n";
