@@ -173,7 +173,17 @@ TEST_CASE("a long call path is shown as its call and nearest known caller, the f
     const auto send =
         *small.addCallNode(*small.addRegion({.name = "MPI_Send", .paradigm = "mpi"}), unknown);
     CHECK(summary::shortCallPath(small, libc) == "app/[unknown]@libc.so.6");
-    CHECK(summary::shortCallPath(small, send) == "app/\u2026/MPI_Send");
+    // Short enough to read whole, it stays whole.
+    CHECK(summary::shortCallPath(small, send) == "app/[unknown]@libc.so.6/[unknown]@app/MPI_Send");
+    auto inner = send;
+    for (int i = 0; i < 4; ++i) {
+        inner = *small.addCallNode(
+            *small.addRegion({.name = "__libc_internal_" + std::to_string(i), .paradigm = "s"}),
+            inner);
+    }
+    const auto recv =
+        *small.addCallNode(*small.addRegion({.name = "MPI_Recv", .paradigm = "mpi"}), inner);
+    CHECK(summary::shortCallPath(small, recv) == "\u2026/MPI_Send/\u2026/MPI_Recv");
 }
 
 TEST_CASE("the text summary keeps long call paths within 100 columns and every advice bullet "

@@ -816,6 +816,9 @@ std::string clockViolationNote(const Summary& summary) {
            directory + "`";
 }
 
+/// Call paths up to this many characters are short enough to show whole.
+constexpr size_t kShortPathLength = 50;
+
 bool isRuntimeFrame(const std::string& name) {
     // Exact names of thread and process entry points, then prefixes of runtime internals.
     for (const char* exact : {"_start", "clone", "clone3", "start_thread", "syscall",
@@ -845,8 +848,10 @@ std::string shortCallPath(const Report& report, report::CallNodeId cnode,
     for (std::optional<report::CallNodeId> n = cnode; n; n = report.callNodes()[*n].parent) {
         chain.push_back(*n);
     }
-    if (chain.size() <= 2) {
-        return displayPath(report, cnode, programName);
+    // A path that reads at a glance is shown whole.
+    const std::string full = displayPath(report, cnode, programName);
+    if (chain.size() <= 2 || full.size() <= kShortPathLength) {
+        return full;
     }
     const std::string leaf = nodeName(report, chain.front(), programName);
     for (size_t i = 1; i < chain.size(); ++i) {

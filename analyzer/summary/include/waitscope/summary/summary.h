@@ -139,7 +139,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
 /// e.g. "…/exchange_halo/MPI_Waitall" for main/solve/exchange_halo/MPI_Waitall. Frames the
 /// user did not write (unresolved "[unknown]@lib" frames, libc, vDSO, interpreter internals)
 /// are not "known" and are skipped ("hpcc/…/MPI_Sendrecv" when none is known). A path of one
-/// or two calls is returned as it is.
+/// or two calls, or of at most 50 characters, is returned whole.
 std::string shortCallPath(const report::Report& report, report::CallNodeId cnode,
                           const std::string& programName = {});
 
