@@ -250,6 +250,11 @@ TEST_CASE("clock condition violations are told with their count, share and ranks
     CHECK(few.find("too few to change the waiting times noticeably") != std::string::npos);
     CHECK(few.find("unreliable") == std::string::npos);
     CHECK(few.find("--time-correct") == std::string::npos);
+    // Only the kinds that occur are told.
+    violated->clock.collective = 0;
+    CHECK(summary::clockViolationNote(*violated).find(
+              ": on ranks 1 and 3, 5 receives ended before their send began; too few") !=
+          std::string::npos);
     report->setAttribute("waitscope::diagnostic::clock_corrected_p2p", "5");
     auto corrected = summary::summarize(*report, nullptr);
     REQUIRE(corrected);

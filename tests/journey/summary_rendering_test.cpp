@@ -384,3 +384,37 @@ TEST_CASE("the HTML summary of long call paths fits a 1280 px window in Chromium
                (dir / "summary.html").string());
     CHECK(fs::exists(dir / "summary.png"));
 }
+
+TEST_CASE("findings in a stripped program tell how to get the function names") {
+    report::Report r;
+    const auto time = *r.addMetric("time");
+    const auto lateSender = *r.addMetric("mpi_latesender", time);
+    const auto root =
+        *r.addCallNode(*r.addRegion({.name = "app", .paradigm = "user"}), std::nullopt);
+    const auto unknown =
+        *r.addCallNode(*r.addRegion({.name = "[unknown]@app", .paradigm = "sampling"}), root);
+    const auto recv =
+        *r.addCallNode(*r.addRegion({.name = "MPI_Recv", .paradigm = "mpi"}), unknown);
+    const auto process = *r.addProcess(*r.addNode(*r.addMachine("m"), "n"), "MPI Rank 0", 0);
+    const auto loc = r.systemNodes()[*r.addThread(process, "Master thread", 0)].location;
+    REQUIRE(r.setSeverity(time, recv, loc, 1.0).ok());
+    REQUIRE(r.setSeverity(lateSender, recv, loc, 0.5).ok());
+    auto s = summary::summarize(r, nullptr);
+    REQUIRE(s.ok());
+    const auto has = [&s](const std::string& text) {
+        return std::any_of(s->notes.begin(), s->notes.end(), [&text](const std::string& note) {
+            return note.find(text) != std::string::npos;
+        });
+    };
+    CHECK(has("the call paths pass through functions without symbols ([unknown]@app): the "
+              "program or library is stripped"));
+    CHECK_FALSE(std::any_of(s->notes.begin(), s->notes.end(), [](const std::string& note) {
+        return note.find("without symbols") != std::string::npos &&
+               note.find("MPI_Recv") != std::string::npos;
+    }));
+    auto named = summary::summarize(longPathReport().report, nullptr);
+    REQUIRE(named.ok());
+    for (const std::string& note : named->notes) {
+        CHECK(note.find("without symbols") == std::string::npos);
+    }
+}

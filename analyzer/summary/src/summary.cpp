@@ -798,10 +798,18 @@ std::string clockViolationNote(const Summary& summary) {
     for (const std::int64_t r : c.ranks) {
         ranks.push_back({r, 0.0});
     }
-    text += std::string(": ") + (ranks.empty() ? "" : "on " + rankList(ranks) + ", ") +
-            std::to_string(c.pointToPoint) + " receive" + (c.pointToPoint == 1 ? "" : "s") +
-            " ended before their send began and " + std::to_string(c.collective) + " collective" +
-            (c.collective == 1 ? " was" : "s were") + " left before a member entered";
+    std::string kinds;
+    if (c.pointToPoint > 0) {
+        kinds = std::to_string(c.pointToPoint) + (c.pointToPoint == 1
+                                                      ? " receive ended before its send began"
+                                                      : " receives ended before their send began");
+    }
+    if (c.collective > 0) {
+        kinds += std::string(kinds.empty() ? "" : " and ") + std::to_string(c.collective) +
+                 (c.collective == 1 ? " collective was" : " collectives were") +
+                 " left before a member entered";
+    }
+    text += std::string(": ") + (ranks.empty() ? "" : "on " + rankList(ranks) + ", ") + kinds;
     if (!c.significant) {
         return text + "; too few to change the waiting times noticeably";
     }
@@ -1006,7 +1014,10 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                 cause.seconds = delayPerNode[cnode];
                 cause.ranks =
                     reader.ranksOf(reader.perLocation(*delay, cnode), 0.01 * cause.seconds);
-                f.causes.push_back(std::move(cause));
+                // A delay of a few percent of the wait explains nothing of it.
+                if (cause.seconds >= 0.05 * f.seconds) {
+                    f.causes.push_back(std::move(cause));
+                }
             }
             summary.findings.push_back(std::move(f));
         }
@@ -1020,6 +1031,19 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
         summary.findings.resize(options.maxFindings);
     }
     summary.waitingPerRank = reader.allRanks(waiting);
+    // Unresolved frames hide where the program waits: say how to get the names.
+    for (const Finding& f : summary.findings) {
+        const size_t at = f.callPath.find("[unknown]@");
+        if (at != std::string::npos) {
+            const size_t end = f.callPath.find('/', at);
+            summary.notes.push_back(
+                "the call paths pass through functions without symbols (" +
+                f.callPath.substr(at, end == std::string::npos ? end : end - at) +
+                "): the program or library is stripped; build it with symbols (-g, not "
+                "stripped), or with `waitscope instrument`, to see their names");
+            break;
+        }
+    }
     summary.bound = boundVerdict(summary, waitingOutsideStartup);
     addAdvice(summary, report, reader);
     for (Advice& advice : summary.advice) {
