@@ -1,4 +1,5 @@
 // waitscope-analyze: measures an MPI run through its launcher, analyzes the traces, summarizes.
+#include "child_process.h"
 #include "compiler_instrumented.h"
 #include "elf_needed.h"
 #include "launch_command.h"
@@ -102,57 +103,12 @@ fs::path binaryDirectory() {
     return ec ? fs::path(".") : self.parent_path();
 }
 
-/// Runs `args` with extra environment `variables`; returns its exit code (128 + signal).
-/// With a `label` and a terminal on stderr, a line "label... 12 s" ticks while it runs (the
-/// program's own output may scroll past it; the line is redrawn each second).
+/// Runs `args` with extra environment `variables`, a progress line ticking on a terminal
+/// while it runs when `label` is given; returns its exit code (128 + signal).
 int run(const std::vector<std::string>& args,
         const std::vector<std::pair<std::string, std::string>>& variables,
         const std::string& label = {}) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        std::perror("waitscope analyze: fork");
-        return 127;
-    }
-    if (pid == 0) {
-        for (const auto& [name, value] : variables) {
-            setenv(name.c_str(), value.c_str(), 1);
-        }
-        std::vector<char*> argv;
-        for (const std::string& a : args) {
-            argv.push_back(const_cast<char*>(a.c_str()));
-        }
-        argv.push_back(nullptr);
-        execvp(argv[0], argv.data());
-        std::fprintf(stderr, "waitscope analyze: error: cannot run %s\n", args[0].c_str());
-        _exit(127);
-    }
-    int status = 0;
-    if (label.empty() || isatty(STDERR_FILENO) == 0) {
-        while (waitpid(pid, &status, 0) < 0) {
-        }
-    } else {
-        const auto start = std::chrono::steady_clock::now();
-        long shown = -1;
-        while (waitpid(pid, &status, WNOHANG) == 0) {
-            const long elapsed = static_cast<long>(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-            if (elapsed != shown && elapsed > 0) {
-                std::fprintf(stderr, "\rwaitscope analyze: %s... %ld s\033[K", label.c_str(),
-                             elapsed);
-                shown = elapsed;
-            }
-            usleep(100000);
-        }
-        if (shown >= 0) {
-            std::fputs("\r\033[K", stderr);
-        }
-    }
-    if (WIFSIGNALED(status)) {
-        return 128 + WTERMSIG(status);
-    }
-    return WEXITSTATUS(status);
+    return analysis::runChild(args, variables, "waitscope analyze", label);
 }
 
 double secondsSince(Clock::time_point start) {

@@ -441,3 +441,29 @@ TEST_CASE("a profile-only experiment: one unnumbered step, and examine summarize
           std::string::npos);
     CHECK(r.output.find("no wait state costs") == std::string::npos);
 }
+
+TEST_CASE("on a terminal the phase's elapsed time ticks, and the program's output is never "
+          "written into the ticking line") {
+    const fs::path dir = workDirectory("ticking");
+    if (run("command -v script", dir).status != 0) {
+        WARN("util-linux script is not installed: no terminal to tick on");
+        return;
+    }
+    // rank0_serial runs about 2 s: the measurement ticks at least once.
+    const Run r = run("script -qec \"" + kEnv + " " + kDriver + " analyze -e exp mpirun -np 2 " +
+                          kExamples + "/example_rank0_serial\" /dev/null",
+                      dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("\rwaitscope analyze: [1/3] measuring... 1 s\033[K") != std::string::npos);
+    // The program's line follows a cleared tick line, at the start of the line.
+    CHECK(r.output.find("\r\033[Krank0_serial: 2 ranks") != std::string::npos);
+    CHECK(r.output.find("s\033[Krank0_serial") == std::string::npos);
+    // Without a terminal there is no ticking, only a line per phase.
+    const Run plain = run(kEnv + " " + kDriver + " analyze -a exp", dir);
+    INFO(plain.output);
+    REQUIRE(plain.status == 0);
+    CHECK(plain.output.find('\r') == std::string::npos);
+    CHECK(plain.output.find("waitscope analyze: [1/2] analyzing the traces on 2 ranks\n") !=
+          std::string::npos);
+}
