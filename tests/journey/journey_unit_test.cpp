@@ -278,7 +278,7 @@ namespace {
 
 /// A 4-rank report in which rank 0 computes alone in `app` while ranks 1-3 wait in
 /// app/MPI_Allreduce (the rank-0 serialization the examples inject).
-report::Report rankZeroSerialReport() {
+report::Report rankZeroSerialReport(double scale = 1.0) {
     report::Report r;
     const auto time = *r.addMetric("time");
     const auto execution = *r.addMetric("execution", time);
@@ -299,12 +299,12 @@ report::Report rankZeroSerialReport() {
         locations.push_back(r.systemNodes()[*r.addThread(process, "Master thread", 0)].location);
     }
     for (int rank = 0; rank < 4; ++rank) {
-        const double work = rank == 0 ? 4.0 : 1.0;
-        const double wait = rank == 0 ? 0.0 : 3.0;
+        const double work = scale * (rank == 0 ? 4.0 : 1.0);
+        const double wait = scale * (rank == 0 ? 0.0 : 3.0);
         REQUIRE(r.setSeverity(comp, root, locations[rank], work).ok());
         REQUIRE(r.setSeverity(nxn, call, locations[rank], wait).ok());
         REQUIRE(r.setSeverity(time, root, locations[rank], work).ok());
-        REQUIRE(r.setSeverity(time, call, locations[rank], wait + 0.1).ok());
+        REQUIRE(r.setSeverity(time, call, locations[rank], wait + scale * 0.1).ok());
     }
     return r;
 }
@@ -428,4 +428,29 @@ TEST_CASE("a hybrid rank's wall time is its longest thread's, and its threads' t
     REQUIRE(single.ok());
     CHECK(single->threads == 0);
     CHECK(summary::renderText(*single).find("threads:") == std::string::npos);
+}
+
+TEST_CASE("serial work too small to share is not told as taking 0.00 s per rank") {
+    // rankZeroSerialReport() at a thousandth of its times, with rank 0's write_output (3 ms).
+    report::Report r = rankZeroSerialReport(0.001);
+    const auto time = *r.findMetric("time");
+    const auto visits = *r.addMetric("visits");
+    const auto imbalance = *r.addMetric("imbalance");
+    const auto single =
+        *r.addMetric("imbalance_above_single", *r.addMetric("imbalance_above", imbalance));
+    const auto write = *r.addRegion({.name = "write_output", .paradigm = "user"});
+    const auto app = r.rootCallNodes().front();
+    const auto serial = *r.addCallNode(write, app);
+    for (report::LocationId rank = 0; rank < 4; ++rank) {
+        REQUIRE(r.setSeverity(visits, app, rank, 1).ok());
+    }
+    REQUIRE(r.setSeverity(visits, serial, 0, 5).ok());
+    REQUIRE(r.setSeverity(time, serial, 0, 0.003).ok());
+    REQUIRE(r.setSeverity(single, serial, 0, 0.00225).ok());
+    auto s = summary::summarize(r, nullptr);
+    REQUIRE(s.ok());
+    REQUIRE_FALSE(s->advice.empty());
+    CHECK(s->advice[0].text.rfind("Rank 0 alone spends 3.00 ms in `write_output`", 0) == 0);
+    CHECK(s->advice[0].text.find("per rank") == std::string::npos);
+    CHECK(s->advice[0].text.find("0.00 s per rank") == std::string::npos);
 }

@@ -40,7 +40,12 @@ constexpr PatternInfo kPatterns[] = {
 
 std::string formatSeconds(double s) {
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+    // Milliseconds where seconds would read "0.00 s".
+    if (s > 0.0 && s < 0.00995) {
+        std::snprintf(buffer, sizeof buffer, "%.2f ms", 1e3 * s);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+    }
     return buffer;
 }
 
