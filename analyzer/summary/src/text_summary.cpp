@@ -50,6 +50,21 @@ std::vector<std::string> splitLongWord(const std::string& word, size_t room) {
     return pieces;
 }
 
+/// Whether the word of `text` starting at `at` is a unit ("s", "ms", "%"), maybe followed by
+/// punctuation.
+bool isUnit(const std::string& text, size_t at) {
+    for (const std::string_view unit : {"%", "s", "ms"}) {
+        if (text.compare(at, unit.size(), unit) == 0) {
+            const size_t after = at + unit.size();
+            if (after == text.size() ||
+                std::string_view(" ,;.:)").find(text[after]) != std::string_view::npos) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /// Breaks `text` into lines of at most kWidth characters, the first starting at column
 /// `indent` (the label before it), continuation lines indented by `indent` spaces. Words
 /// longer than a line (call paths) are broken after a '/'.
@@ -60,12 +75,8 @@ std::string wrap(const std::string& text, size_t indent) {
     size_t start = 0;
     while (start <= text.size()) {
         size_t end = text.find(' ', start);
-        // A unit stays with its number: "0.92 s", "10.2 %)" are not broken apart.
-        while (end != std::string::npos && end + 1 < text.size() &&
-               (text[end + 1] == '%' ||
-                (text[end + 1] == 's' &&
-                 (end + 2 == text.size() ||
-                  std::string_view(" ,;.)").find(text[end + 2]) != std::string_view::npos)))) {
+        // A unit stays with its number: "0.92 s", "3.00 ms", "10.2 %)" are not broken apart.
+        while (end != std::string::npos && isUnit(text, end + 1)) {
             end = text.find(' ', end + 1);
         }
         if (end == std::string::npos) {
