@@ -261,8 +261,10 @@ std::string renderHtml(const Summary& s) {
              ", own work during the run " + number("%.3f s", c.insideDuringRun) + ", " +
              number("%.0f", c.flushes) + " buffer flushes (" + number("%.3f s", c.flushSeconds) +
              "), at MPI_Finalize " + number("%.3f s", c.atFinalize) + "; " +
-             number("%.0f", c.events) + " events, " + number("%.1f KiB", c.traceBytes / 1024.0) +
-             " of trace</td></tr>\n";
+             number("%.0f", c.events) + " events, " +
+             (c.traceBytes > 0 ? number("%.1f KiB", c.traceBytes / 1024.0) + " of trace"
+                               : std::string("no trace")) +
+             "</td></tr>\n";
     }
     const char* effectClass =
         !c.known ? "unknown" : (c.disturbed ? "bad" : (c.startupDominated ? "warn" : "ok"));

@@ -929,9 +929,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     split.overhead = reader.total("overhead");
     if (!reader.metric("mpi")) {
         splitByRegion(report, reader, *timeId, split);
-        summary.waitStatesAvailable = false;
-        summary.notes.push_back("this report has no wait-state metrics (a runtime profile?): "
-                                "`waitscope analyze` with tracing finds the wait states");
+        summary.waitStatesAvailable = false; // the findings and the advice say so
     }
     split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
                                        split.synchronization - split.initFinalize);

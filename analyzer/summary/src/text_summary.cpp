@@ -186,16 +186,17 @@ std::string renderText(const Summary& s) {
     }
     const MeasurementCost& c = s.cost;
     if (c.known) {
-        out +=
-            field("measurement",
-                  "summed over " + std::to_string(s.ranks) + (s.ranks == 1 ? " rank" : " ranks") +
-                      ": in MPI_Init " + format("%.3f s", c.initHook) + ", before MPI_Init " +
-                      format("%.3f s", c.wrapBeforeInit) + ", own work during the run " +
-                      format("%.3f s", c.insideDuringRun) + ", " +
-                      format("%.0f buffer flushes", c.flushes) + " (" +
-                      format("%.3f s", c.flushSeconds) + "), at MPI_Finalize " +
-                      format("%.3f s", c.atFinalize) + "; " + format("%.0f events", c.events) +
-                      ", " + format("%.1f KiB of trace", c.traceBytes / 1024.0));
+        out += field(
+            "measurement",
+            "summed over " + std::to_string(s.ranks) + (s.ranks == 1 ? " rank" : " ranks") +
+                ": in MPI_Init " + format("%.3f s", c.initHook) + ", before MPI_Init " +
+                format("%.3f s", c.wrapBeforeInit) + ", own work during the run " +
+                format("%.3f s", c.insideDuringRun) + ", " +
+                format("%.0f buffer flushes", c.flushes) + " (" + format("%.3f s", c.flushSeconds) +
+                "), at MPI_Finalize " + format("%.3f s", c.atFinalize) + "; " +
+                format("%.0f events", c.events) + ", " +
+                (c.traceBytes > 0 ? format("%.1f KiB of trace", c.traceBytes / 1024.0)
+                                  : std::string("no trace")));
     }
     out += field("effect", c.verdict);
 
@@ -219,7 +220,7 @@ std::string renderText(const Summary& s) {
         out += "  " +
                wrap("not available: a runtime profile has no wait-state metrics; measure with "
                     "tracing (waitscope analyze without --profile) to find them",
-                    4) +
+                    2) +
                "\n";
     } else if (s.findings.empty()) {
         out += "  none: no wait state costs a noticeable share of the run\n";
