@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <waitscope/summary/experiment_summary.h>
 #include <waitscope/summary/summary.h>
 
 using namespace waitscope;
@@ -417,4 +418,23 @@ TEST_CASE("findings in a stripped program tell how to get the function names") {
     for (const std::string& note : named->notes) {
         CHECK(note.find("without symbols") == std::string::npos);
     }
+}
+
+TEST_CASE("an experiment without a report is told only the command that can make one") {
+    const fs::path dir = fs::path(WAITSCOPE_TEST_WORKDIR) / "no_report";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "traced");
+    fs::create_directories(dir / "empty");
+    std::ofstream(dir / "traced/traces.otf2") << "";
+    auto traced = summary::summarizeExperiment((dir / "traced").string());
+    REQUIRE_FALSE(traced.ok());
+    CHECK(traced.error().message() == (dir / "traced/report.cubex").string() +
+                                          ": no report (analyze the traces with `waitscope "
+                                          "analyze -a " +
+                                          (dir / "traced").string() + "`)");
+    auto empty = summary::summarizeExperiment((dir / "empty").string());
+    REQUIRE_FALSE(empty.ok());
+    CHECK(empty.error().message().find("-a") == std::string::npos);
+    CHECK(empty.error().message().find("measure and analyze a run with `waitscope analyze mpirun "
+                                       "-np N <program>` first") != std::string::npos);
 }
