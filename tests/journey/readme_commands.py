@@ -5,7 +5,9 @@ Usage: readme_commands.py README.md BUILD_DIR WORK_DIR
 
 Every ```sh block of the README is run as written by one bash (so `cd` and `export` carry
 over), in WORK_DIR, where build/release is a link to BUILD_DIR: the quick start's commands
-then find the programs ctest built. Left out, and named on the output, are only the lines
+then find the programs ctest built. Then the commands quoted inline that can run as written
+(`waitscope config`, and those whose only placeholder is an experiment DIR, given the quick
+start's experiment). Left out, and named on the output, are only the lines
 that install packages (apt-get needs root and the network) and the lines that build or test
 with cmake (ctest runs in the tree that build made). Fails when a command fails, or when the
 quick start does not end with what the README says it ends with.
@@ -31,6 +33,24 @@ def shell_blocks(text):
             pending = ""
         blocks.append([c for c in commands if c.strip()])
     return blocks
+
+
+def inline_commands(text):
+    """Commands quoted inline in the prose that can run as written: `waitscope config`, and
+    the ones whose only placeholder is DIR (an experiment directory: the quick start's is
+    used). Synopses with <...>, [...] or "..." are descriptions, not commands."""
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    commands = []
+    for span in re.findall(r"`([^`]+)`", prose):
+        span = " ".join(span.split())
+        words = span.split()
+        if not words or words[0] not in ("waitscope", "waitscope-replay") or len(words) < 2:
+            continue
+        if re.search(r"[<>\[\]|]|\.\.\.|\b(FILE|FILTER|N)\b", span):
+            continue
+        if (words[:2] == ["waitscope", "config"] or "DIR" in words) and span not in commands:
+            commands.append(span)
+    return commands
 
 
 def left_out(command):
@@ -61,6 +81,10 @@ def main():
                 continue
             script.append(f"echo {shlex.quote('+ ' + command)}")
             script.append(command)
+    for command in inline_commands(open(readme).read()):
+        literal = command.replace("DIR", "waitscope_example_late_sender_4")
+        script.append(f"echo {shlex.quote('+ ' + literal)}")
+        script.append(literal)
     environment = {k: v for k, v in os.environ.items()
                    if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     run = subprocess.run(["bash", "-c", "\n".join(script)], cwd=work, env=environment,
