@@ -30,7 +30,8 @@ struct LongPathReport {
 /// Two ranks; the call paths run through libc's start, main, 8 long-named levels, then
 /// exchange_halo/MPI_Waitall (Late Sender 1.5 s on rank 1) and MPI_Barrier (a 0.06 s wait,
 /// 0.4 % of the run). Computation is sampled in __vdso_clock_gettime below compute_kernel
-/// (11 s of 13.81 s). The delay costs are largest in MPI_Init, then in the clock call.
+/// (11 s of 13.81 s). The delay costs are largest in MPI_Init, then on the program's root
+/// (outside main), then in the clock call.
 LongPathReport longPathReport() {
     LongPathReport out;
     report::Report& r = out.report;
@@ -96,6 +97,7 @@ LongPathReport longPathReport() {
     set(lateSender, waitall, loc[1], 1.5);
     set(barrierWait, barrier, loc[1], 0.06);
     set(delay, init, loc[0], 5.0);
+    set(delay, app, loc[1], 4.0); // time outside main, on the program's root
     set(delay, clock, loc[0], 1.0);
     return out;
 }
@@ -232,8 +234,8 @@ TEST_CASE("advice stays quiet on small waits, names no MPI_Init or runtime frame
     INFO(advice);
     // The 0.4 % barrier wait is a finding, but gets no advice.
     CHECK(advice.find("MPI_Barrier") == std::string::npos);
-    // The root cause is the computation in compute_kernel, not MPI_Init's larger delay, and
-    // never the vDSO or libc frame the samples landed in.
+    // The root cause is the computation in compute_kernel, not the larger delays in MPI_Init
+    // and outside main, and never the vDSO or libc frame the samples landed in.
     const summary::Finding& top = s.findings.front();
     REQUIRE_FALSE(top.causes.empty());
     CHECK(top.causes.front().shortPath == "\u2026/main/compute_kernel");
@@ -259,16 +261,17 @@ TEST_CASE("the summary header tells date, hosts, ranks x threads, wall time and 
     s.date = "2026-11-25 04:01 UTC";
     CHECK(s.hosts == std::vector<std::string>{"node0"});
     CHECK(s.threadsPerRank == 1);
-    CHECK(s.bound == "compute-bound: computation takes 79.7 % of the time, MPI 18.9 % (11.3 % "
-                     "waiting)");
+    CHECK(s.bound == "compute-bound: computation 79.7 %, waiting in MPI (wait states) 11.3 %, MPI "
+                     "transfers and synchronization 7.6 %, MPI_Init and MPI_Finalize 1.4 % of the "
+                     "time");
     const std::string text = summary::renderText(s);
     INFO(text);
     CHECK(text.find("\ndate:        2026-11-25 04:01 UTC\n"
                     "host:        node0 (1 node)\n"
                     "ranks:       2 ranks \u00d7 1 thread\n"
                     "wall time:   7.16 s (longest rank); 13.81 s summed over ranks\n"
-                    "verdict:     compute-bound: computation takes 79.7 % of the time") !=
-          std::string::npos);
+                    "verdict:     compute-bound: computation 79.7 %, waiting in MPI (wait states) "
+                    "11.3 %, MPI") != std::string::npos);
     CHECK(text.find("measurement: summed over 2 ranks: in MPI_Init 0.100 s") != std::string::npos);
     const std::string html = summary::renderHtml(s);
     CHECK(html.find("<tr><th>date</th><td>2026-11-25 04:01 UTC</td></tr>") != std::string::npos);
@@ -306,7 +309,8 @@ TEST_CASE("a run that is mostly MPI_Init and MPI_Finalize is not called undistur
                                 "measurement's setup (0.60 s) and trace writing (0.20 s) "
                                 "included",
                                 0) == 0);
-    CHECK(s->bound.rfind("start-up-bound: MPI_Init and MPI_Finalize take 86.0 %", 0) == 0);
+    CHECK(s->bound == "start-up-bound: MPI_Init and MPI_Finalize 86.0 %, computation 14.0 % of the "
+                      "time");
     CHECK(summary::renderHtml(*s).find("<tr><th>effect</th><td class=\"warn\">") !=
           std::string::npos);
 }
@@ -331,7 +335,7 @@ TEST_CASE("a runtime profile's summary says wait states were not looked for, not
     CHECK(text.find("no wait state costs") == std::string::npos);
     CHECK(text.find("  not available: a runtime profile has no wait-state metrics") !=
           std::string::npos);
-    CHECK(s->bound.rfind("MPI-bound: MPI takes 75.0 % of the time", 0) == 0);
+    CHECK(s->bound == "MPI-bound: MPI 75.0 %, computation 25.0 % of the time");
     const std::string html = summary::renderHtml(*s);
     CHECK(html.find("No wait state costs") == std::string::npos);
     CHECK(html.find("<p>Not available: a runtime profile has no wait-state metrics") !=

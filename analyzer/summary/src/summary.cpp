@@ -636,30 +636,31 @@ std::string boundVerdict(const Summary& summary, double waitingOutsideStartup) {
     const double comp = t.computation / t.total;
     const double mpi = std::max(0.0, t.mpi - t.initFinalize) / t.total;
     const double wait = waitingOutsideStartup / t.total;
-    if (startup >= 0.5) {
-        return "start-up-bound: MPI_Init and MPI_Finalize take " + formatPercent(startup) +
-               " of the time; the program's own work (computation " + formatPercent(comp) +
-               ", other MPI " + formatPercent(mpi) + ") is short";
+    struct Part {
+        const char* bound;
+        const char* name;
+        double share;
+    };
+    // A profile cannot tell waiting from transfer: its MPI time is one part.
+    std::vector<Part> parts = {{"compute", "computation", comp},
+                               {"start-up", "MPI_Init and MPI_Finalize", startup}};
+    if (summary.waitStatesAvailable) {
+        parts.push_back({"wait", "waiting in MPI (wait states)", wait});
+        parts.push_back({"MPI", "MPI transfers and synchronization", std::max(0.0, mpi - wait)});
+    } else {
+        parts.push_back({"MPI", "MPI", mpi});
     }
-    if (!summary.waitStatesAvailable) {
-        return comp >= mpi
-                   ? "compute-bound: computation takes " + formatPercent(comp) +
-                         " of the time, MPI " + formatPercent(mpi)
-                   : "MPI-bound: MPI takes " + formatPercent(mpi) + " of the time, computation " +
-                         formatPercent(comp) + " (a profile cannot tell waiting from transfer)";
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const Part& a, const Part& b) { return a.share > b.share; });
+    std::string text = std::string(parts.front().bound) + "-bound: ";
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0 && parts[i].share < 0.005) {
+            break; // parts under half a percent are left out
+        }
+        text +=
+            std::string(i == 0 ? "" : ", ") + parts[i].name + " " + formatPercent(parts[i].share);
     }
-    const double transfer = std::max(0.0, mpi - wait);
-    if (comp >= wait && comp >= transfer) {
-        return "compute-bound: computation takes " + formatPercent(comp) + " of the time, MPI " +
-               formatPercent(mpi) + " (" + formatPercent(wait) + " waiting)";
-    }
-    if (wait >= transfer) {
-        return "wait-bound: ranks wait in MPI for " + formatPercent(wait) +
-               " of the time (wait states), computation takes " + formatPercent(comp);
-    }
-    return "MPI-bound: MPI takes " + formatPercent(mpi) + " of the time (" + formatPercent(wait) +
-           " waiting in wait states, " + formatPercent(transfer) +
-           " transferring and synchronizing), computation " + formatPercent(comp);
+    return text + " of the time";
 }
 
 /// Wait states below this share of the total time get no advice of their own (they are
@@ -999,8 +1000,10 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                 // are nothing the user can change, so they are no root cause to name.
                 std::optional<report::CallNodeId> top;
                 for (report::CallNodeId c = 0; c < delayPerNode.size(); ++c) {
+                    // The program's root holds the time outside main: nothing to change
+                    // there either.
                     if (delayPerNode[c] > 0.0 && (!top || delayPerNode[c] > delayPerNode[*top]) &&
-                        !insideInitOrFinalize(report, c)) {
+                        !insideInitOrFinalize(report, c) && report.callNodes()[c].parent) {
                         top = c;
                     }
                 }

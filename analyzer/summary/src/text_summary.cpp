@@ -211,7 +211,7 @@ std::string renderText(const Summary& s) {
     if (t.otherMpi > 0.0005) {
         out += splitLine("  other MPI", t.otherMpi, t.total);
     }
-    if (t.overhead > 0.0005) {
+    if (percent(t.overhead, t.total) >= 0.05) {
         out += splitLine("measurement", t.overhead, t.total);
     }
 
