@@ -250,6 +250,10 @@ TEST_CASE("clock condition violations are told with their count, share and ranks
     CHECK(few.find("too few to change the waiting times noticeably") != std::string::npos);
     CHECK(few.find("unreliable") == std::string::npos);
     CHECK(few.find("--time-correct") == std::string::npos);
+    violated->clock.mpiCalls = 1e6;
+    CHECK(summary::clockViolationNote(*violated).find("in 1000000 MPI communication calls (under "
+                                                      "0.01 %)") != std::string::npos);
+    violated->clock.mpiCalls = 38017;
     // Only the kinds that occur are told.
     violated->clock.collective = 0;
     CHECK(summary::clockViolationNote(*violated).find(

@@ -796,8 +796,14 @@ std::string clockViolationNote(const Summary& summary) {
         "the timestamps violate the clock condition " + std::to_string(total) + " times";
     if (c.mpiCalls > 0.0) {
         char calls[96];
-        std::snprintf(calls, sizeof calls, " in %.0f MPI communication calls (%.2f %%)", c.mpiCalls,
-                      100.0 * static_cast<double>(total) / c.mpiCalls);
+        const double percent = 100.0 * static_cast<double>(total) / c.mpiCalls;
+        if (percent < 0.005) {
+            std::snprintf(calls, sizeof calls, " in %.0f MPI communication calls (under 0.01 %%)",
+                          c.mpiCalls);
+        } else {
+            std::snprintf(calls, sizeof calls, " in %.0f MPI communication calls (%.2f %%)",
+                          c.mpiCalls, percent);
+        }
         text += calls;
     }
     std::vector<RankValue> ranks;
