@@ -36,7 +36,7 @@ fs::path binaryDirectory() {
 int printSummary(const std::string& path) {
     auto summary = summary::summarizeExperiment(path);
     if (!summary) {
-        std::fprintf(stderr, "error: %s\n", summary.error().message().c_str());
+        std::fprintf(stderr, "waitscope examine: error: %s\n", summary.error().message().c_str());
         return 1;
     }
     std::fputs(summary::renderText(*summary).c_str(), stdout);
@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
         } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
             path = arg;
         } else {
-            std::fprintf(stderr, "error: unexpected argument '%s'\n%s", arg.c_str(), kUsage);
+            std::fprintf(stderr, "waitscope examine: error: unexpected argument '%s'\n%s",
+                         arg.c_str(), kUsage);
             return 2;
         }
     }
@@ -75,16 +76,17 @@ int main(int argc, char** argv) {
     if (mode == Mode::Html) {
         auto summary = summary::summarizeExperiment(path);
         if (!summary) {
-            std::fprintf(stderr, "error: %s\n", summary.error().message().c_str());
+            std::fprintf(stderr, "waitscope examine: error: %s\n",
+                         summary.error().message().c_str());
             return 1;
         }
         std::ofstream out(htmlFile, std::ios::binary);
         out << summary::renderHtml(*summary);
         if (!out) {
-            std::fprintf(stderr, "error: %s: cannot write\n", htmlFile.c_str());
+            std::fprintf(stderr, "waitscope examine: error: %s: cannot write\n", htmlFile.c_str());
             return 1;
         }
-        std::fprintf(stderr, "waitscope: summary written to %s\n", htmlFile.c_str());
+        std::fprintf(stderr, "waitscope examine: summary written to %s\n", htmlFile.c_str());
         return 0;
     }
     if (mode == Mode::Gui || (mode == Mode::Automatic && hasDisplay())) {
@@ -102,13 +104,15 @@ int main(int argc, char** argv) {
             if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
                 WEXITSTATUS(status) == 0)
                 return 0;
-            std::fprintf(stderr,
-                         "waitscope: the explorer (%s) could not run; printing the summary\n",
-                         gui.c_str());
+            std::fprintf(
+                stderr,
+                "waitscope examine: the explorer (%s) could not run; printing the summary\n",
+                gui.c_str());
         } else {
-            std::fprintf(stderr,
-                         "waitscope: the explorer (%s) is not installed; printing the summary\n",
-                         gui.c_str());
+            std::fprintf(
+                stderr,
+                "waitscope examine: the explorer (%s) is not installed; printing the summary\n",
+                gui.c_str());
         }
     }
     return printSummary(path);

@@ -101,7 +101,8 @@ int main(int argc, char** argv) {
         } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
             path = arg;
         } else {
-            std::fprintf(stderr, "error: unexpected argument '%s'\n%s", arg.c_str(), kUsage);
+            std::fprintf(stderr, "waitscope score: error: unexpected argument '%s'\n%s",
+                         arg.c_str(), kUsage);
             return 2;
         }
     }
@@ -120,13 +121,14 @@ int main(int argc, char** argv) {
     }
     if (!fs::exists(path, ec)) {
         std::fprintf(stderr,
-                     "error: %s: no profile (measure one with `waitscope analyze --profile`)\n",
+                     "waitscope score: error: %s: no profile (measure one with `waitscope analyze "
+                     "--profile`)\n",
                      path.c_str());
         return 1;
     }
     auto profile = report::readCubex(path);
     if (!profile) {
-        std::fprintf(stderr, "error: %s\n", profile.error().message().c_str());
+        std::fprintf(stderr, "waitscope score: error: %s\n", profile.error().message().c_str());
         return 1;
     }
     const analysis::EventSizes* sizes = &analysis::sizesFor(*profile);
@@ -135,13 +137,15 @@ int main(int argc, char** argv) {
     } else if (format == "waitscope") {
         sizes = &analysis::kWaitscopeSizes;
     } else if (!format.empty()) {
-        std::fprintf(stderr, "error: trace format '%s' is unknown (waitscope, scorep)\n",
+        std::fprintf(stderr,
+                     "waitscope score: error: trace format '%s' is unknown (waitscope, scorep)\n",
                      format.c_str());
         return 2;
     }
     auto estimate = analysis::estimateTraceSize(*profile, *sizes);
     if (!estimate) {
-        std::fprintf(stderr, "error: %s: %s\n", path.c_str(), estimate.error().message().c_str());
+        std::fprintf(stderr, "waitscope score: error: %s: %s\n", path.c_str(),
+                     estimate.error().message().c_str());
         return 1;
     }
     double maxRank = 0.0;
@@ -176,16 +180,17 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (fs::exists(filterFile, ec)) {
-        std::fprintf(stderr,
-                     "waitscope: %s exists and is kept; remove it or name another file with -g "
-                     "FILE to get the suggested filter\n",
-                     filterFile.c_str());
+        std::fprintf(
+            stderr,
+            "waitscope score: %s exists and is kept; remove it or name another file with -g "
+            "FILE to get the suggested filter\n",
+            filterFile.c_str());
         return 0;
     }
     std::ofstream out(filterFile);
     out << analysis::filterFileText(*estimate, filtered);
     if (!out) {
-        std::fprintf(stderr, "error: %s: cannot write\n", filterFile.c_str());
+        std::fprintf(stderr, "waitscope score: error: %s: cannot write\n", filterFile.c_str());
         return 1;
     }
     std::printf("\nsuggested filter (%zu region%s excluded) written to %s\n", filtered.size(),
