@@ -184,6 +184,12 @@ public:
             if (const int status = measure(); status != 0) {
                 return status;
             }
+        } else if (!fs::exists(fs::path(m_directory) / "traces.otf2") &&
+                   fs::exists(fs::path(m_directory) / "ranks")) {
+            // A failed run's experiment: recover its trace first.
+            if (const int status = recover(); status != 0) {
+                return status;
+            }
         } else if (!fs::exists(fs::path(m_directory) / "traces.otf2")) {
             std::fprintf(stderr,
                          "error: %s: no traces.otf2 to analyze again (measure first, without "
@@ -197,9 +203,21 @@ public:
             return 0;
         }
         if (const int status = replay(); status != 0) {
-            return status;
+            return m_programStatus != 0 ? m_programStatus : status;
         }
-        return summarize();
+        const int summarized = summarize();
+        // A run that failed keeps its exit code; the report says what was lost.
+        if (m_programStatus != 0 || fs::exists(fs::path(m_directory) / "recovery.txt")) {
+            const auto notes = recoveryNotes();
+            std::fprintf(stderr,
+                         "waitscope: the run failed, so this analysis covers only what its ranks "
+                         "left%s\n",
+                         notes.empty() ? "" : "; lost:");
+            for (const std::string& note : notes) {
+                std::fprintf(stderr, "waitscope:   %s\n", note.c_str());
+            }
+        }
+        return m_programStatus != 0 ? m_programStatus : summarized;
     }
 
 private:
@@ -283,11 +301,21 @@ private:
         phase("      measurement took %.2f s", secondsSince(start));
         if (status != 0) {
             const bool wrote = fs::exists(fs::path(m_directory) / "ranks", ec);
+            if (!wrote || m_options.profile) {
+                std::fprintf(stderr,
+                             "waitscope: the program exited with code %d; analysis skipped\n",
+                             status);
+                return status;
+            }
+            // The ranks left their records: analyze what they hold, then pass the code on.
+            m_programStatus = status;
             std::fprintf(stderr,
-                         "waitscope: the program exited with code %d; analysis skipped%s%s%s\n",
-                         status, wrote ? " (the traces of a failed run are incomplete; see " : "",
-                         wrote ? (m_directory + "/ranks/*.status").c_str() : "", wrote ? ")" : "");
-            return status;
+                         "waitscope: the program exited with code %d; recovering the trace from "
+                         "what its ranks left (%s/ranks)\n",
+                         status, m_directory.c_str());
+            if (const int recovered = recover(); recovered != 0) {
+                return status;
+            }
         }
         if (!fs::exists(fs::path(m_directory) / (m_options.profile ? "" : "traces.otf2"), ec)) {
             std::fprintf(stderr,
@@ -299,6 +327,34 @@ private:
         std::ofstream commandFile(fs::path(m_directory) / summary::kCommandFile);
         commandFile << analysis::shellJoin(m_options.command) << '\n';
         return 0;
+    }
+
+    /// Runs `waitscope-recover` on the experiment; 0 when it wrote a trace.
+    int recover() {
+        const fs::path beside = m_bin / "waitscope-recover";
+        const std::string program =
+            access(beside.c_str(), X_OK) == 0 ? beside.string() : WAITSCOPE_BUILD_TREE_RECOVER;
+        const int status = run({program, m_directory}, {});
+        std::error_code ec;
+        if (status != 0 || !fs::exists(fs::path(m_directory) / "traces.otf2", ec)) {
+            std::fprintf(stderr,
+                         "waitscope: nothing could be recovered from %s; analysis skipped\n",
+                         m_directory.c_str());
+            return status != 0 ? status : 1;
+        }
+        return 0;
+    }
+
+    /// The lines of recovery.txt (what a failed run lost), empty when there is none.
+    std::vector<std::string> recoveryNotes() const {
+        std::vector<std::string> notes;
+        std::ifstream in(fs::path(m_directory) / "recovery.txt");
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty()) {
+                notes.push_back(line);
+            }
+        }
+        return notes;
     }
 
     /// waitscope-replay beside this program (installed), else the one of the build tree.
@@ -366,6 +422,7 @@ private:
     }
 
     Options m_options;
+    int m_programStatus = 0; ///< the measured program's exit code when it failed
     analysis::LaunchCommand m_launch;
     std::string m_directory;
     fs::path m_bin;

@@ -102,6 +102,7 @@ std::vector<RecordEvent> closedPrefix(const std::vector<RecordEvent>& events, co
     std::vector<RecordEvent> out;
     std::vector<std::uint32_t> open;
     std::optional<std::uint32_t> context;
+    std::size_t contextDepth = 0; ///< regions open when the context was entered
     std::size_t next = 0;
     for (std::size_t i = 0; i < cut.kept; ++i) {
         if (next < cut.dropped.size() && cut.dropped[next] == i) {
@@ -115,27 +116,33 @@ std::vector<RecordEvent> closedPrefix(const std::vector<RecordEvent>& events, co
             open.push_back(e.a);
         else if (e.eventKind() == EventKind::Leave && !open.empty())
             open.pop_back();
-        else if (e.eventKind() == EventKind::CallingContextEnter)
+        else if (e.eventKind() == EventKind::CallingContextEnter) {
             context = e.a;
-        else if (e.eventKind() == EventKind::CallingContextLeave)
+            contextDepth = open.size();
+        } else if (e.eventKind() == EventKind::CallingContextLeave)
             context.reset();
         out.push_back(e);
     }
+    // The regions entered inside the open calling context (the MPI call) close first, then
+    // the context, then the regions around it, as the measurement ends a run.
     const std::uint64_t end = out.empty() ? 0 : out.back().time;
-    if (context) {
-        RecordEvent leave;
-        leave.time = end;
-        leave.kind = static_cast<std::uint32_t>(EventKind::CallingContextLeave);
-        leave.a = *context;
-        out.push_back(leave);
+    auto append = [&](EventKind kind, std::uint32_t a) {
+        RecordEvent e;
+        e.time = end;
+        e.kind = static_cast<std::uint32_t>(kind);
+        e.a = a;
+        out.push_back(e);
+    };
+    while (!open.empty()) {
+        if (context && open.size() <= contextDepth) {
+            append(EventKind::CallingContextLeave, *context);
+            context.reset();
+        }
+        append(EventKind::Leave, open.back());
+        open.pop_back();
     }
-    for (auto it = open.rbegin(); it != open.rend(); ++it) {
-        RecordEvent leave;
-        leave.time = end;
-        leave.kind = static_cast<std::uint32_t>(EventKind::Leave);
-        leave.a = *it;
-        out.push_back(leave);
-    }
+    if (context)
+        append(EventKind::CallingContextLeave, *context);
     if (!out.empty()) {
         RecordEvent programEnd;
         programEnd.time = end;

@@ -1015,6 +1015,18 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         warn("rank " + std::to_string(s->rank) + ": " + text + "; the experiment is incomplete");
     }
     writeStatus(*s, status);
+    // A trace that lost writes is not an OTF2 archive any tool should read: without its anchor
+    // the experiment is one of a failed run, which `waitscope recover` reads from the records
+    // (kept below) once there is room again.
+    int failedWrite = (s->writeErrno != 0 || (g_diagnostics.otf2Errors > 0 && writeTrace)) ? 1 : 0;
+    int anyFailedWrite = 0;
+    reduceToAll(&failedWrite, &anyFailedWrite, 1, MPI_INT, sizeof(int), MPI_MAX, s->comm);
+    if (anyFailedWrite && s->rank == 0) {
+        ::unlink((s->directory + "/traces.otf2").c_str());
+        warn("the trace in '" + s->directory +
+             "' is incomplete and was not finished; run `waitscope recover " + s->directory +
+             "` when there is room again");
+    }
     // A complete trace no longer needs the rank's records and definitions.
     if (status == "complete\n") {
         if (!s->spillPath.empty())

@@ -464,3 +464,102 @@ TEST_CASE("profile and trace of one run agree on every call count", "[mpi][profi
     CHECK(checked >= 10);
 }
 #endif
+
+namespace {
+
+/// Runs the faults program in `mode` unmeasured and then under `waitscope analyze`; checks the
+/// exit code and the program's output are the same, and returns the analysis's output.
+std::string analyzeFault(const std::string& name, const std::string& mode, std::string& dir,
+                         std::vector<std::string> env = {}) {
+    dir = freshDirectory(name);
+    const std::string args = mode + " 300";
+    CommandResult plain = runCommand(mpirunCommand(3, {}, WAITSCOPE_TEST_FAULTS, args, false));
+    std::string command = "env";
+    for (const std::string& e : env)
+        command += " '" + e + "'";
+    command += std::string(" ") + WAITSCOPE_TEST_DRIVER + " analyze -q -e " + dir + "/exp " +
+               mpirunCommand(3, {}, WAITSCOPE_TEST_FAULTS, args, false);
+    CommandResult analyzed = runCommand(command);
+    INFO(analyzed.output);
+    CHECK(plain.exitCode != 0);
+    CHECK(analyzed.exitCode == plain.exitCode);
+    CHECK(analyzed.output.find("faults: " + mode) != std::string::npos);
+    CHECK(fs::exists(dir + "/exp/report.cubex"));
+    CHECK(fs::exists(dir + "/exp/summary.txt"));
+    return analyzed.output;
+}
+
+} // namespace
+
+TEST_CASE("a rank's segfault leaves an analyzed report of the surviving ranks", "[mpi][fault]") {
+    std::string dir;
+    std::string output = analyzeFault("fault_segv", "segv", dir);
+    INFO(output);
+    // Rank 1 did 300 ring exchanges and barriers, saved at the signal; the others were ended.
+    CHECK(output.find("rank 1 died (SIGSEGV) after ") != std::string::npos);
+    CHECK(output.find("rank 0 was terminated (SIGTERM, the job was ended)") != std::string::npos);
+    CHECK(output.find("this analysis covers only what its ranks left") != std::string::npos);
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Barrier") == 300);
+        CHECK(countEvents(events, "MPI_SEND", rank) == 300);
+        CHECK(countEvents(events, "MPI_RECV", rank) == 300);
+    }
+}
+
+TEST_CASE("MPI_Abort of one rank leaves an analyzed report saying who aborted", "[mpi][fault]") {
+    std::string dir;
+    std::string output = analyzeFault("fault_abort", "abort", dir);
+    CHECK(output.find("rank 1 called MPI_Abort (error code 7) after ") != std::string::npos);
+    CHECK(output.find("warning: incomplete trace: rank 1 called MPI_Abort") != std::string::npos);
+}
+
+TEST_CASE("a rank killed with SIGKILL keeps its events up to its last flush", "[mpi][fault]") {
+    // A small buffer, so the killed rank flushed during its 300 iterations.
+    std::string dir;
+    std::string output = analyzeFault("fault_kill", "kill", dir, {"WAITSCOPE_TOTAL_MEMORY=64k"});
+    INFO(output);
+    CHECK(output.find("rank 1 was killed without a chance to save") != std::string::npos);
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    // Every rank keeps the same barriers: no collective a member never reached.
+    int barriers = countEvents(events, "MPI_COLLECTIVE_END", 1);
+    CHECK(barriers > 10);
+    CHECK(countEvents(events, "MPI_COLLECTIVE_END", 0) == barriers);
+    CHECK(countEvents(events, "MPI_COLLECTIVE_END", 2) == barriers);
+}
+
+TEST_CASE("WAITSCOPE_OVERWRITE replaces an earlier experiment without a crash", "[mpi]") {
+    std::string dir = freshDirectory("overwrite");
+    for (int run = 0; run < 2; ++run) {
+        CommandResult result = measure(dir, WAITSCOPE_TEST_BARRIER_LOOP, 2,
+                                       std::to_string(10 + run), {"WAITSCOPE_OVERWRITE=true"});
+        INFO(result.output);
+        REQUIRE(result.exitCode == 0);
+        requireComplete(dir + "/exp", 2);
+    }
+    // The second run's trace: 11 barriers per rank, not the first run's 10.
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    CHECK(countEvents(events, "ENTER", 0, "MPI_Barrier") == 11);
+    CHECK(countEvents(events, "ENTER", 1, "MPI_Barrier") == 11);
+}
+
+TEST_CASE("ranks on one host record no clock offset", "[mpi]") {
+    std::string dir = freshDirectory("one_host_offsets");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_BARRIER_LOOP, 3, "10");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    // otf2-print lists the clock offsets of the local definitions: every one is 0.
+    CommandResult defs = runCommand(std::string(WAITSCOPE_TEST_OTF2_PRINT_TOOL) +
+                                    " --show-clock-offsets " + anchorOf(dir + "/exp"));
+    INFO(defs.output);
+    std::istringstream lines(defs.output);
+    int offsets = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("CLOCK_OFFSET", 0) != 0)
+            continue;
+        ++offsets;
+        CHECK(line.find("Offset: +0, StdDev: 0") != std::string::npos);
+    }
+    CHECK(offsets == 6); // at init and at finalize, per rank
+}

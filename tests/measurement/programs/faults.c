@@ -1,22 +1,45 @@
-/* Rank 1 ends the job early after a few barriers: "abort" calls MPI_Abort, "segv" raises
- * SIGSEGV, "exit3" returns 3 after MPI_Finalize. The other ranks wait in a receive that never
- * completes (abort, segv) so the job ends only through the fault. */
+/* Rank 1 ends the job early: "abort" calls MPI_Abort, "segv" raises SIGSEGV, "kill" is killed
+ * by rank 0 with SIGKILL (from outside its process), "exit3" returns 3 after MPI_Finalize.
+ * Before that the ranks pass a ring of messages and barriers (`iterations`, default 10), and
+ * the others then wait in a receive that never completes, so the job ends only through the
+ * fault. Rank 0 prints one line, so tests see the program's output. */
 #include <mpi.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int rank = 0;
+    int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char* mode = argc > 1 ? argv[1] : "abort";
-    for (int i = 0; i < 10; ++i)
+    const int iterations = argc > 2 ? atoi(argv[2]) : 10;
+    if (rank == 0) {
+        printf("faults: %s\n", mode);
+        fflush(stdout);
+    }
+    for (int i = 0; i < iterations; ++i) {
+        int token = i;
+        MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 1, (rank + size - 1) % size, 1,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
     if (strcmp(mode, "exit3") == 0) {
         MPI_Finalize();
         return 3;
     }
-    if (rank == 1) {
+    if (strcmp(mode, "kill") == 0) {
+        int pid = (int)getpid();
+        if (rank == 1)
+            MPI_Send(&pid, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
+        if (rank == 0) {
+            MPI_Recv(&pid, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            kill((pid_t)pid, SIGKILL);
+        }
+    } else if (rank == 1) {
         if (strcmp(mode, "abort") == 0)
             MPI_Abort(MPI_COMM_WORLD, 7);
         raise(SIGSEGV);
