@@ -470,15 +470,18 @@ namespace {
 /// Runs the faults program in `mode` unmeasured and then under `waitscope analyze`; checks the
 /// exit code and the program's output are the same, and returns the analysis's output.
 std::string analyzeFault(const std::string& name, const std::string& mode, std::string& dir,
-                         std::vector<std::string> env = {}) {
+                         std::vector<std::string> env = {}, int iterations = 300) {
     dir = freshDirectory(name);
-    const std::string args = mode + " 300";
+    const std::string args = mode + " " + std::to_string(iterations);
     CommandResult plain = runCommand(mpirunCommand(3, {}, WAITSCOPE_TEST_FAULTS, args, false));
-    std::string command = "env";
-    for (const std::string& e : env)
-        command += " '" + e + "'";
+    // The test launcher is "env VARIABLES mpirun": the driver goes between them.
+    const std::string launcher = mpirunCommand(3, env, WAITSCOPE_TEST_FAULTS, args, false);
+    const std::string testMpirun = WAITSCOPE_TEST_MPIRUN_PATH;
+    const size_t at = launcher.find(testMpirun);
+    REQUIRE(at != std::string::npos);
+    std::string command = launcher.substr(0, at);
     command += std::string(" ") + WAITSCOPE_TEST_DRIVER + " analyze -q -e " + dir + "/exp " +
-               mpirunCommand(3, {}, WAITSCOPE_TEST_FAULTS, args, false);
+               launcher.substr(at);
     CommandResult analyzed = runCommand(command);
     INFO(analyzed.output);
     CHECK(plain.exitCode != 0);
@@ -516,9 +519,10 @@ TEST_CASE("MPI_Abort of one rank leaves an analyzed report saying who aborted", 
 }
 
 TEST_CASE("a rank killed with SIGKILL keeps its events up to its last flush", "[mpi][fault]") {
-    // A small buffer, so the killed rank flushed during its 300 iterations.
+    // A small buffer, so the killed rank flushed during its 3000 iterations.
     std::string dir;
-    std::string output = analyzeFault("fault_kill", "kill", dir, {"WAITSCOPE_TOTAL_MEMORY=64k"});
+    std::string output =
+        analyzeFault("fault_kill", "kill", dir, {"WAITSCOPE_TOTAL_MEMORY=64k"}, 3000);
     INFO(output);
     CHECK(output.find("rank 1 was killed without a chance to save") != std::string::npos);
     std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
