@@ -207,7 +207,7 @@ public:
         }
         const int summarized = summarize();
         // A run that failed keeps its exit code; the report says what was lost.
-        if (m_programStatus != 0 || fs::exists(fs::path(m_directory) / "recovery.txt")) {
+        if (fs::exists(fs::path(m_directory) / "recovery.txt")) {
             const auto notes = recoveryNotes();
             std::fprintf(stderr,
                          "waitscope: the run failed, so this analysis covers only what its ranks "
@@ -307,14 +307,22 @@ private:
                              status);
                 return status;
             }
-            // The ranks left their records: analyze what they hold, then pass the code on.
+            // The ranks left their records (or the whole trace, failing after MPI_Finalize):
+            // analyze what they hold, then pass the code on.
             m_programStatus = status;
-            std::fprintf(stderr,
-                         "waitscope: the program exited with code %d; recovering the trace from "
-                         "what its ranks left (%s/ranks)\n",
-                         status, m_directory.c_str());
-            if (const int recovered = recover(); recovered != 0) {
-                return status;
+            if (fs::exists(fs::path(m_directory) / "traces.otf2", ec)) {
+                std::fprintf(stderr,
+                             "waitscope: the program exited with code %d after writing its "
+                             "trace; analyzing it\n",
+                             status);
+            } else {
+                std::fprintf(stderr,
+                             "waitscope: the program exited with code %d; recovering the trace "
+                             "from what its ranks left (%s/ranks)\n",
+                             status, m_directory.c_str());
+                if (const int recovered = recover(); recovered != 0) {
+                    return status;
+                }
             }
         }
         if (!fs::exists(fs::path(m_directory) / (m_options.profile ? "" : "traces.otf2"), ec)) {

@@ -567,3 +567,20 @@ TEST_CASE("ranks on one host record no clock offset", "[mpi]") {
     }
     CHECK(offsets == 6); // at init and at finalize, per rank
 }
+
+TEST_CASE("the replay of a failed run's experiment points to its status and to recover", "[mpi]") {
+    std::string dir = freshDirectory("replay_failed");
+    fs::create_directories(dir + "/exp/ranks");
+    CommandResult replay =
+        runCommand(std::string(WAITSCOPE_TEST_DRIVER) + " replay --serial " + dir + "/exp");
+    CHECK(replay.exitCode == 1);
+    CHECK(replay.output == "error: " + dir + "/exp: no traces.otf2: the run did not finish (see " +
+                               dir + "/exp/ranks/*.status); make a trace of what its ranks left " +
+                               "with `waitscope recover " + dir + "/exp`\n");
+    CommandResult recover =
+        runCommand(std::string(WAITSCOPE_TEST_DRIVER) + " recover " + dir + "/exp");
+    CHECK(recover.exitCode == 1);
+    CHECK(recover.output == "waitscope recover: error: " + dir +
+                                "/exp: no rank left readable definitions (ranks/*.defs); the "
+                                "records cannot be named, nothing is recovered\n");
+}
