@@ -874,6 +874,8 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         writeTrace = allOk != 0;
         if (!writeTrace && archive.ok())
             archive = Error("another rank could not open the trace archive");
+        if (!writeTrace)
+            s->writer.abandon();
     }
     std::vector<ThreadLocation> threads; // sampled threads: each its own location
     if (writeTrace) {

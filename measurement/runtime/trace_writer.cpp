@@ -127,8 +127,12 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
         rc = OTF2_Archive_SetCreator(m_archive, "Waitscope");
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_OpenEvtFiles(m_archive);
-    if (rc != OTF2_SUCCESS)
+    if (rc != OTF2_SUCCESS) {
+        // A half-opened archive may lack its collective callbacks, and closing it then
+        // crashes inside OTF2: leave it unclosed (a small leak) rather than crash the program.
+        abandon();
         return fail("cannot open the OTF2 archive in '" + directory + "'", rc);
+    }
     m_events = OTF2_Archive_GetEvtWriter(m_archive, static_cast<OTF2_LocationRef>(rank));
     if (!m_events)
         return Error("cannot open the event file of rank " + std::to_string(rank) + " in '" +
@@ -507,6 +511,11 @@ Status TraceWriter::close() {
     if (rc != OTF2_SUCCESS)
         return fail("cannot close the OTF2 archive in '" + m_directory + "'", rc);
     return Status::success();
+}
+
+void TraceWriter::abandon() noexcept {
+    m_archive = nullptr;
+    m_events = nullptr;
 }
 
 void TraceWriter::closeEventsAlone() noexcept {

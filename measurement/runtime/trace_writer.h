@@ -93,6 +93,10 @@ public:
     /// Closes the archive (collective). The event count is valid before this.
     Status close();
 
+    /// Forgets the archive without closing it: for when not every rank could open it (closing
+    /// is collective and would wait for them) or it is half open (closing could crash).
+    void abandon() noexcept;
+
     /// Closes only this rank's event file, for a rank that leaves the job alone (MPI_Abort).
     void closeEventsAlone() noexcept;
 

@@ -584,3 +584,19 @@ TEST_CASE("the replay of a failed run's experiment points to its status and to r
                                 "/exp: no rank left readable definitions (ranks/*.defs); the "
                                 "records cannot be named, nothing is recovered\n");
 }
+
+TEST_CASE("a trace archive that cannot be opened leaves the program unharmed", "[mpi]") {
+    std::string dir = freshDirectory("blocked_archive");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FAULTS, 2, "block_archive 3");
+    INFO(run.output);
+    CHECK(run.exitCode == 0);
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string status = readFile(dir + "/exp/ranks/" + std::to_string(rank) + ".status");
+        CHECK(status.rfind("incomplete: ", 0) == 0);
+    }
+    CHECK(readFile(dir + "/exp/ranks/0.status")
+              .find("cannot open the OTF2 archive in '" + dir + "/exp'") != std::string::npos);
+    // The records stay for `waitscope recover`.
+    CHECK(fs::exists(dir + "/exp/ranks/0.records"));
+    CHECK(fs::exists(dir + "/exp/ranks/0.defs"));
+}

@@ -1,5 +1,6 @@
 /* Rank 1 ends the job early: "abort" calls MPI_Abort, "segv" raises SIGSEGV, "kill" is killed
- * by rank 0 with SIGKILL (from outside its process), "exit3" returns 3 after MPI_Finalize.
+ * by rank 0 with SIGKILL (from outside its process), "exit3" returns 3 after MPI_Finalize,
+ * "block_archive" puts a file where the OTF2 archive's folder goes and finalizes normally.
  * Before that the ranks pass a ring of messages and barriers (`iterations`, default 10), and
  * the others then wait in a receive that never completes, so the job ends only through the
  * fault. Rank 0 prints one line, so tests see the program's output. */
@@ -26,6 +27,19 @@ int main(int argc, char** argv) {
         MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 1, (rank + size - 1) % size, 1,
                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (strcmp(mode, "block_archive") == 0) {
+        const char* dir = getenv("WAITSCOPE_EXPERIMENT_DIRECTORY");
+        if (rank == 0 && dir) {
+            char path[4096];
+            snprintf(path, sizeof(path), "%s/traces", dir);
+            FILE* f = fopen(path, "w");
+            if (f)
+                fclose(f);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Finalize();
+        return 0;
     }
     if (strcmp(mode, "exit3") == 0) {
         MPI_Finalize();
