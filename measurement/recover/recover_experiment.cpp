@@ -372,15 +372,21 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
         notes << note << '\n';
     if (!notes)
         return Error((dir / kRecoveryFile).string() + ": cannot write");
-    // The replay and `analyze -a` read the job's size and clock here.
-    if (!fs::exists(dir / "waitscope.measurement", ec)) {
-        std::ofstream record(dir / "waitscope.measurement");
+    // The replay and `analyze -a` read the job's size and clock here; the report carries
+    // its entries, so the notes travel with it (the summary lists them).
+    const bool haveRecord = fs::exists(dir / "waitscope.measurement", ec);
+    std::ofstream record(dir / "waitscope.measurement", std::ios::app);
+    if (!haveRecord)
         record << "# Waitscope self-measurement: key=value (recovered after a failed run)\n"
                << "version=1\nprogram=" << global.programPath << "\nranks=" << size
-               << "\nticks_per_second=" << ticksPerSecond << "\nrecovered=true\n";
-        for (std::uint32_t r = 0; r < size; ++r)
-            record << "recovered.rank." << r << ".events=" << report.keptEvents[r] << '\n';
-    }
+               << "\nticks_per_second=" << ticksPerSecond << '\n';
+    record << "recovered=true\n";
+    for (std::uint32_t r = 0; r < size; ++r)
+        record << "recovered.rank." << r << ".events=" << report.keptEvents[r] << '\n';
+    for (std::size_t k = 0; k < report.notes.size(); ++k)
+        record << "recovery." << k + 1 << '=' << report.notes[k] << '\n';
+    if (!record)
+        return Error((dir / "waitscope.measurement").string() + ": cannot write");
     return report;
 }
 
