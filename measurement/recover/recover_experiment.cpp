@@ -78,7 +78,9 @@ std::string howItEnded(const std::string& status) {
         return "left no status";
     if (status == "complete")
         return "completed";
-    return "is incomplete (" + status + ")";
+    const std::string incomplete = "incomplete: ";
+    return "is incomplete (" +
+           (status.rfind(incomplete, 0) == 0 ? status.substr(incomplete.size()) : status) + ")";
 }
 
 std::string secondsText(std::uint64_t ticks, std::uint64_t ticksPerSecond) {
@@ -294,6 +296,9 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
     }
     if (first > last)
         first = last = 0;
+    // Without its anchor, what an unfinished archive left (a full disk) is not a trace.
+    fs::remove_all(dir / "traces", ec);
+    fs::remove(dir / "traces.def", ec);
     TraceWriter writer;
     if (Status opened = writer.open(directory, 0, 4u << 20, MPI_COMM_NULL); !opened)
         return opened.error();
@@ -361,7 +366,7 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
             const std::uint64_t from = events[r][cuts[r].kept].time;
             report.notes.push_back(who + ": its last " + std::to_string(lost) + " events (from " +
                                    secondsText(from > first ? from - first : 0, ticksPerSecond) +
-                                   ") are left out: they wait for events of ranks that died");
+                                   ") are left out: they wait for events that other ranks lost");
         }
         if (cuts[r].droppedMessages > 0)
             report.notes.push_back(who + ": " + std::to_string(cuts[r].droppedMessages) +

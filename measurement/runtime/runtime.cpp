@@ -989,10 +989,13 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     writeMeasurementRecord(*s, global);
 
     std::string status = "complete\n";
+    // A full disk is said once below, plainly, not as each OTF2 call that it made fail.
+    const bool diskFull = g_diagnostics.otf2Errors > 0 && firstOtf2Error() == OTF2_ERROR_ENOSPC;
     for (const Status* st : {&archive, &local, &globalStatus, &closed, &profiled})
         if (!st->ok()) {
             status = "incomplete: " + st->error().message() + "\n";
-            warn("rank " + std::to_string(s->rank) + ": " + st->error().message());
+            if (!diskFull)
+                warn("rank " + std::to_string(s->rank) + ": " + st->error().message());
         }
     if (!unified) {
         status = "incomplete: definitions could not be unified\n";

@@ -2,9 +2,11 @@
 # A run whose experiment directory fills up (a 300 KB tmpfs): the program's output and exit
 # code are those of an unmeasured run, every rank's status says "no space left on device" with
 # the file, a warning says so, and no broken traces.otf2 is left for tools to read.
-# Usage: disk_full.sh MPIRUN LIBWAITSCOPE BARRIER_LOOP WORKDIR. Exit 77 (skip) without mount.
+# With room again, `waitscope recover` makes a trace of the records that were written.
+# Usage: disk_full.sh MPIRUN LIBWAITSCOPE BARRIER_LOOP WORKDIR RECOVER. Exit 77 (skip) without
+# mount.
 set -u
-mpirun=$1 library=$2 program=$3 work=$4
+mpirun=$1 library=$2 program=$3 work=$4 recover=$5
 rm -rf "$work" && mkdir -p "$work/mnt" || exit 1
 if ! mount -t tmpfs -o size=300k tmpfs "$work/mnt" 2>/dev/null; then
     echo "SKIP: cannot mount a tmpfs here (needs root); the full-disk test did not run"
@@ -32,4 +34,8 @@ done
 grep -q "waitscope: warning: rank 0: no space left on device writing '$work/mnt/exp/" \
     "$work/measured.err" || fail "no warning names the full disk"
 [ ! -e "$work/mnt/exp/traces.otf2" ] || fail "an incomplete traces.otf2 was left"
+# With room again, the records that were written become a trace.
+cp -r "$work/mnt/exp" "$work/copy" || exit 1
+"$recover" "$work/copy" || fail "waitscope recover failed"
+[ -s "$work/copy/traces.otf2" ] || fail "no trace recovered"
 echo "PASS"
