@@ -70,6 +70,7 @@ struct RuntimeState {
     RankIdentity identity; ///< written with the definitions; set before recording starts
     std::size_t savedDefinitions = ~std::size_t{0}; ///< definitions in the last defs file
     int writeErrno = 0;         ///< the first failed write of the experiment's files
+    bool spillFailed = false;   ///< a spill failed: the records file ends at the last whole one
     std::string writeErrorPath; ///< and its file
     int spillFd = -1;
     std::uint64_t spilledBytes = 0;
@@ -134,7 +135,7 @@ bool writeTextFile(const std::string& path, const std::string& text) {
     return std::fclose(f) == 0 && ok;
 }
 
-/// writeTextFile that records a failure in the rank's state (and warns once per file).
+/// writeTextFile that records a failure in the rank's state (its status and warning say it).
 bool writeExperimentFile(RuntimeState& s, const std::string& path, const std::string& text) {
     errno = 0;
     if (writeTextFile(path, text))
@@ -367,8 +368,8 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
         }
         // The records still in memory join the spilled ones: the spill file then holds the
         // rank's whole run in Waitscope's record layout (see event_buffer.h).
-        int spill = g_state->spillFd;
-        if (spill < 0)
+        int spill = g_state->spillFailed ? -1 : g_state->spillFd;
+        if (spill < 0 && !g_state->spillFailed)
             spill =
                 ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
         if (spill >= 0)
@@ -446,8 +447,15 @@ Status openSpill(RuntimeState& s) {
 void encodeSpilledRecords(RuntimeState& s) {
     if (s.spillFd < 0)
         return;
-    // Whatever is still buffered goes last; keep it by spilling it too.
-    writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+    // Whatever is still buffered goes last; keep it by spilling it too (unless records are
+    // already missing before it: it would decode with a wrong time base).
+    errno = 0;
+    if (!s.spillFailed && !writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes())) {
+        noteWriteError(s, s.spillPath, errno);
+        s.spillFailed = true;
+        if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
+            ++g_diagnostics.otf2Errors;
+    }
     g_hot.buffer.clear();
     int fd = s.spillFd;
     s.spillFd = -1;
@@ -530,11 +538,18 @@ void flushEvents(bool recordRegion) noexcept {
                 ::unlink(name);
         }
         errno = 0;
-        if (s->spillFd >= 0 && writeAll(s->spillFd, b.begin, b.usedBytes())) {
+        if (s->spillFailed) {
+            // Records after a gap would decode with a wrong time base: keep none of them.
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+        } else if (s->spillFd >= 0 && writeAll(s->spillFd, b.begin, b.usedBytes())) {
             s->spilledBytes += b.usedBytes();
         } else if (s->spillFd >= 0) {
             noteWriteError(*s, s->spillPath, errno);
             g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+            // The records file keeps only whole records: those of the flushes before.
+            s->spillFailed = true;
+            if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
+                ++g_diagnostics.otf2Errors;
         } else {
             g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush; // nowhere to keep them
         }
@@ -1095,7 +1110,8 @@ void runtimeAbort(int errorCode) noexcept {
     s->finalized = true;
     // This rank leaves alone: everything it recorded stays in its spill file, in order.
     if (s->spillFd >= 0) {
-        writeAll(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+        if (!s->spillFailed)
+            writeAll(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
         ::close(s->spillFd);
         s->spillFd = -1;
     }

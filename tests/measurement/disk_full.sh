@@ -36,6 +36,9 @@ grep -q "waitscope: warning: rank 0: no space left on device writing '$work/mnt/
 [ ! -e "$work/mnt/exp/traces.otf2" ] || fail "an incomplete traces.otf2 was left"
 # With room again, the records that were written become a trace.
 cp -r "$work/mnt/exp" "$work/copy" || exit 1
-"$recover" "$work/copy" || fail "waitscope recover failed"
+"$recover" "$work/copy" >"$work/recover.out" 2>&1 || fail "waitscope recover failed"
+cat "$work/recover.out"
+# The records files hold whole records only: what a full disk cut off was taken back.
+! grep -q "cut off" "$work/recover.out" || fail "a records file ends in a cut record"
 [ -s "$work/copy/traces.otf2" ] || fail "no trace recovered"
 echo "PASS"
