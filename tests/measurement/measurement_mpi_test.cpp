@@ -600,3 +600,33 @@ TEST_CASE("a trace archive that cannot be opened leaves the program unharmed", "
     CHECK(fs::exists(dir + "/exp/ranks/0.records"));
     CHECK(fs::exists(dir + "/exp/ranks/0.defs"));
 }
+
+TEST_CASE("recovery keeps nonblocking messages and collectives of derived communicators",
+          "[mpi][fault]") {
+    // 4 ranks: halves {0, 2} and {1, 3}; rank 1 dies after every rank's last barrier.
+    std::string dir = freshDirectory("fault_split");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FAULTS, 4, "segv_split 20");
+    INFO(run.output);
+    CHECK(run.exitCode != 0);
+    CommandResult recover =
+        runCommand(std::string(WAITSCOPE_TEST_DRIVER) + " recover " + dir + "/exp");
+    INFO(recover.output);
+    REQUIRE(recover.exitCode == 0);
+    CHECK(recover.output.find("rank 1 died (SIGSEGV)") != std::string::npos);
+    CHECK(recover.output.find("left out") == std::string::npos); // everything matched
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        // 20 nonblocking exchanges and allreduces in the half (the prologue's ring exchanges
+        // are blocking sends and receives).
+        CHECK(countEvents(events, "MPI_ISEND", rank) == 20);
+        CHECK(countEvents(events, "MPI_IRECV", rank) == 20);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Allreduce") == 20);
+    }
+    // The recovered trace is analyzed like any other.
+    CommandResult replay =
+        runCommand(mpirunCommand(4, {}, WAITSCOPE_TEST_REPLAY, "--quiet " + dir + "/exp", false));
+    INFO(replay.output);
+    CHECK(replay.exitCode == 0);
+    CHECK(fs::exists(dir + "/exp/report.cubex"));
+}

@@ -1,6 +1,8 @@
 /* Rank 1 ends the job early: "abort" calls MPI_Abort, "segv" raises SIGSEGV, "kill" is killed
  * by rank 0 with SIGKILL (from outside its process), "exit3" returns 3 after MPI_Finalize,
- * "block_archive" puts a file where the OTF2 archive's folder goes and finalizes normally.
+ * "block_archive" puts a file where the OTF2 archive's folder goes and finalizes normally,
+ * "segv_split" first passes nonblocking messages and allreduces in halves of the world (a
+ * derived communicator) and then segfaults on rank 1.
  * Before that the ranks pass a ring of messages and barriers (`iterations`, default 10), and
  * the others then wait in a receive that never completes, so the job ends only through the
  * fault. Rank 0 prints one line, so tests see the program's output. */
@@ -27,6 +29,24 @@ int main(int argc, char** argv) {
         MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 1, (rank + size - 1) % size, 1,
                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (strcmp(mode, "segv_split") == 0) {
+        MPI_Comm half;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        int hrank = 0, hsize = 1;
+        MPI_Comm_rank(half, &hrank);
+        MPI_Comm_size(half, &hsize);
+        for (int i = 0; i < iterations; ++i) {
+            int out = i, in = 0, sum = 0;
+            MPI_Request requests[2];
+            MPI_Irecv(&in, 1, MPI_INT, (hrank + hsize - 1) % hsize, 3, half, &requests[0]);
+            MPI_Isend(&out, 1, MPI_INT, (hrank + 1) % hsize, 3, half, &requests[1]);
+            MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+            MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, half);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1)
+            raise(SIGSEGV);
     }
     if (strcmp(mode, "block_archive") == 0) {
         const char* dir = getenv("WAITSCOPE_EXPERIMENT_DIRECTORY");
