@@ -142,6 +142,15 @@ public:
             fs::is_directory(m_options.command[0])) {
             // `waitscope analyze -a DIR`: the launcher and rank count come from the experiment.
             m_options.directory = m_options.command[0];
+            // A failed run's experiment: its trace (and record of the rank count) come first.
+            if (!fs::exists(fs::path(m_options.directory) / "traces.otf2") &&
+                fs::exists(fs::path(m_options.directory) / "ranks")) {
+                m_directory = m_options.directory;
+                m_bin = binaryDirectory();
+                if (const int status = recover(); status != 0) {
+                    return status;
+                }
+            }
             auto record = summary::MeasurementRecord::read(
                 (fs::path(m_options.directory) / "waitscope.measurement").string());
             if (!record || record->ranks() <= 0) {

@@ -630,3 +630,22 @@ TEST_CASE("recovery keeps nonblocking messages and collectives of derived commun
     CHECK(replay.exitCode == 0);
     CHECK(fs::exists(dir + "/exp/report.cubex"));
 }
+
+TEST_CASE("analyze -a of a failed run's experiment recovers it first", "[mpi][fault]") {
+    std::string dir = freshDirectory("fault_again");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FAULTS, 3, "abort 20");
+    INFO(run.output);
+    CHECK(run.exitCode != 0);
+    // The test launcher's environment ("env VARIABLES mpirun ..."), for the mpirun of -a.
+    const std::string launcher = mpirunCommand(3, {}, "true", "", false);
+    const std::string environment = launcher.substr(0, launcher.find(WAITSCOPE_TEST_MPIRUN_PATH));
+    CommandResult again = runCommand(
+        environment + " PATH=" + fs::path(WAITSCOPE_TEST_MPIRUN_PATH).parent_path().string() +
+        ":$PATH " + WAITSCOPE_TEST_DRIVER + " analyze -q -a " + dir + "/exp");
+    INFO(again.output);
+    CHECK(again.exitCode == 0);
+    CHECK(again.output.find("rank 1 called MPI_Abort (error code 7) after ") != std::string::npos);
+    CHECK(fs::exists(dir + "/exp/report.cubex"));
+    CHECK(readFile(dir + "/exp/summary.txt").find("incomplete trace: rank 1 called MPI_Abort") !=
+          std::string::npos);
+}
