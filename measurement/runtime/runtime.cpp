@@ -366,6 +366,10 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
             writeAll(fd, text, static_cast<size_t>(len));
             ::close(fd);
         }
+        // The definitions the records refer to, for `waitscope recover`: first, since they are
+        // small and without them no record can be used (mpirun follows its SIGTERM with a
+        // SIGKILL, and a rank may not get to finish a large write in between).
+        saveDefinitions(*g_state);
         // The records still in memory join the spilled ones: the spill file then holds the
         // rank's whole run in Waitscope's record layout (see event_buffer.h).
         int spill = g_state->spillFailed ? -1 : g_state->spillFd;
@@ -374,8 +378,6 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
                 ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
         if (spill >= 0)
             writeAll(spill, g_hot.buffer.begin, g_hot.buffer.usedBytes());
-        // The definitions the records refer to, for `waitscope recover`.
-        saveDefinitions(*g_state);
     }
     // Hand the signal on as if we had not been here.
     if (sig > 0 && sig < 32) {
