@@ -306,7 +306,15 @@ private:
               linked ? "linked with libwaitscope" : "libwaitscope preloaded", m_directory.c_str());
         phase("      %s", analysis::shellJoin(command).c_str());
         const auto start = Clock::now();
-        const int status = run(command, {});
+        // When a rank fails, Open MPI's mpirun ends the others with SIGTERM and, a second
+        // later, SIGKILL; on a loaded node a rank may not get to save its events in that
+        // second. Give it three (mpirun waits them out even when the ranks are gone; the user's
+        // setting wins).
+        std::vector<std::pair<std::string, std::string>> launcherVariables;
+        if (!std::getenv("OMPI_MCA_odls_base_sigkill_timeout")) {
+            launcherVariables.emplace_back("OMPI_MCA_odls_base_sigkill_timeout", "3");
+        }
+        const int status = run(command, launcherVariables);
         phase("      measurement took %.2f s", secondsSince(start));
         if (status != 0) {
             const bool wrote = fs::exists(fs::path(m_directory) / "ranks", ec);
