@@ -122,6 +122,15 @@ public:
     int main() {
         if (m_options.again && !m_options.command.empty() && m_options.directory.empty() &&
             fs::is_directory(m_options.command[0])) {
+            // A failed run's experiment: its trace (and record of the rank count) come first.
+            const fs::path again(m_options.command[0]);
+            if (!fs::exists(again / "traces.otf2") && fs::exists(again / "ranks")) {
+                m_directory = again.string();
+                m_bin = binaryDirectory();
+                if (const int status = recover(); status != 0) {
+                    return status;
+                }
+            }
             if (const int status = againFromExperiment(); status != 0) {
                 return status;
             }
@@ -159,6 +168,12 @@ public:
             if (const int status = measure(); status != 0) {
                 return status;
             }
+        } else if (!fs::exists(fs::path(m_directory) / "traces.otf2") &&
+                   fs::exists(fs::path(m_directory) / "ranks")) {
+            // A failed run's experiment: recover its trace first.
+            if (const int status = recover(); status != 0) {
+                return status;
+            }
         } else if (!fs::exists(fs::path(m_directory) / "traces.otf2")) {
             std::fprintf(stderr,
                          "waitscope analyze: error: %s: no traces.otf2 to analyze again (measure "
@@ -178,9 +193,22 @@ public:
             return 0;
         }
         if (const int status = replay(); status != 0) {
-            return status;
+            return m_programStatus != 0 ? m_programStatus : status;
         }
-        return summarize();
+        const int summarized = summarize();
+        // A run that failed keeps its exit code; the report says what was lost.
+        if (fs::exists(fs::path(m_directory) / "recovery.txt")) {
+            const auto notes = recoveryNotes();
+            std::fprintf(
+                stderr,
+                "waitscope analyze: the run failed, so this analysis covers only what its ranks "
+                "left%s\n",
+                notes.empty() ? "" : "; lost:");
+            for (const std::string& note : notes) {
+                std::fprintf(stderr, "waitscope analyze:   %s\n", note.c_str());
+            }
+        }
+        return m_programStatus != 0 ? m_programStatus : summarized;
     }
 
 private:
@@ -330,16 +358,43 @@ private:
               linked ? "linked with libwaitscope" : "libwaitscope preloaded", m_directory.c_str());
         phase("      %s", analysis::shellJoin(command).c_str());
         const auto start = Clock::now();
-        const int status = run(command, {}, m_options.quiet ? std::string() : label);
+        // When a rank fails, Open MPI's mpirun ends the others with SIGTERM and, a second
+        // later, SIGKILL; on a loaded node a rank may not get to save its events in that
+        // second. Give it three (mpirun waits them out even when the ranks are gone; the user's
+        // setting wins).
+        std::vector<std::pair<std::string, std::string>> launcherVariables;
+        if (!std::getenv("OMPI_MCA_odls_base_sigkill_timeout")) {
+            launcherVariables.emplace_back("OMPI_MCA_odls_base_sigkill_timeout", "3");
+        }
+        const int status = run(command, launcherVariables, m_options.quiet ? std::string() : label);
         phase("      measurement took %.2f s", secondsSince(start));
         if (status != 0) {
             const bool wrote = fs::exists(fs::path(m_directory) / "ranks", ec);
-            std::fprintf(
-                stderr,
-                "waitscope analyze: the program exited with code %d; analysis skipped%s%s%s\n",
-                status, wrote ? " (the traces of a failed run are incomplete; see " : "",
-                wrote ? (m_directory + "/ranks/*.status").c_str() : "", wrote ? ")" : "");
-            return status;
+            if (!wrote || m_options.profile) {
+                std::fprintf(
+                    stderr,
+                    "waitscope analyze: the program exited with code %d; analysis skipped\n",
+                    status);
+                return status;
+            }
+            // The ranks left their records (or the whole trace, failing after MPI_Finalize):
+            // analyze what they hold, then pass the code on.
+            m_programStatus = status;
+            if (fs::exists(fs::path(m_directory) / "traces.otf2", ec)) {
+                std::fprintf(stderr,
+                             "waitscope analyze: the program exited with code %d after writing its "
+                             "trace; analyzing it\n",
+                             status);
+            } else {
+                std::fprintf(
+                    stderr,
+                    "waitscope analyze: the program exited with code %d; recovering the trace "
+                    "from what its ranks left (%s/ranks)\n",
+                    status, m_directory.c_str());
+                if (const int recovered = recover(); recovered != 0) {
+                    return status;
+                }
+            }
         }
         if (!fs::exists(fs::path(m_directory) / (m_options.profile ? "" : "traces.otf2"), ec)) {
             std::fprintf(
@@ -382,6 +437,34 @@ private:
             }
         }
         return 0;
+    }
+
+    /// Runs `waitscope-recover` on the experiment; 0 when it wrote a trace.
+    int recover() {
+        const fs::path beside = m_bin / "waitscope-recover";
+        const std::string program =
+            access(beside.c_str(), X_OK) == 0 ? beside.string() : WAITSCOPE_BUILD_TREE_RECOVER;
+        const int status = run({program, m_directory}, {});
+        std::error_code ec;
+        if (status != 0 || !fs::exists(fs::path(m_directory) / "traces.otf2", ec)) {
+            std::fprintf(
+                stderr, "waitscope analyze: nothing could be recovered from %s; analysis skipped\n",
+                m_directory.c_str());
+            return status != 0 ? status : 1;
+        }
+        return 0;
+    }
+
+    /// The lines of recovery.txt (what a failed run lost), empty when there is none.
+    std::vector<std::string> recoveryNotes() const {
+        std::vector<std::string> notes;
+        std::ifstream in(fs::path(m_directory) / "recovery.txt");
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty()) {
+                notes.push_back(line);
+            }
+        }
+        return notes;
     }
 
     /// waitscope-replay beside this program (installed), else the one of the build tree.
@@ -455,6 +538,7 @@ private:
     Options m_options;
     int m_steps = 3;
     int m_step = 0;
+    int m_programStatus = 0; ///< the measured program's exit code when it failed
     analysis::LaunchCommand m_launch;
     std::string m_directory;
     fs::path m_bin;

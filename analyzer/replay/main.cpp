@@ -181,6 +181,13 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     for (const std::string& warning : result.warnings()) {
         std::fprintf(stderr, "waitscope-replay: warning: %s\n", warning.c_str());
     }
+    // A trace recovered after a failed run: say which ranks are incomplete and what is lost.
+    std::ifstream recovery(fs::path(anchor).parent_path() / "recovery.txt");
+    for (std::string line; std::getline(recovery, line);) {
+        if (!line.empty()) {
+            std::fprintf(stderr, "warning: incomplete trace: %s\n", line.c_str());
+        }
+    }
     reportClockViolations(options, result);
     return true;
 }
@@ -357,11 +364,30 @@ bool prepareOutputDir(const Options& options) {
     return true;
 }
 
+// A failed run's experiment has no trace yet, only what its ranks left: say so and how to
+// recover it, instead of only that traces.otf2 is missing.
+bool failedRunWithoutTrace(const Options& options) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path dir(options.path);
+    if (!fs::is_directory(dir / "ranks", ec) || fs::exists(dir / "traces.otf2", ec)) {
+        return false;
+    }
+    std::fprintf(stderr,
+                 "error: %s: no traces.otf2: the run did not finish (see %s/ranks/*.status); "
+                 "make a trace of what its ranks left with `waitscope recover %s`\n",
+                 options.path.c_str(), options.path.c_str(), options.path.c_str());
+    return true;
+}
+
 int main(int argc, char** argv) {
     Options options;
     if (!parse(argc, argv, options)) {
         std::fputs(kUsage, stderr);
         return 2;
+    }
+    if (failedRunWithoutTrace(options)) {
+        return 1;
     }
     if (!prepareOutputDir(options)) {
         return 1;

@@ -1065,6 +1065,12 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
         }
     }
 
+    // A trace recovered after a failed run: what was lost comes first (waitscope recover).
+    for (const auto& [key, value] : report.attributes()) {
+        if (key.rfind("waitscope::measurement::recovery.", 0) == 0) {
+            summary.notes.push_back("incomplete trace: " + value);
+        }
+    }
     for (const auto& [key, value] : report.attributes()) {
         const std::string prefix = "waitscope::diagnostic::";
         // Clock condition violations get a sentence of their own (clockViolationNote).
