@@ -81,6 +81,8 @@ public:
     /// Adds a metric by Scalasca unique name below `parent` (a root if nullopt). Display name,
     /// unit, description and URL come from the shipped metric catalog (metric_catalog.h) when
     /// the name is known there, else the display name is the unique name and the unit "sec".
+    /// The catalog's URLs point to documentationMirrors(), which become the report's mirrors
+    /// if it has none yet.
     /// Fails if the name is empty or already used, or if `parent` does not exist.
     Result<MetricId> addMetric(const std::string& uniqueName,
                                std::optional<MetricId> parent = std::nullopt,
