@@ -79,12 +79,17 @@ std::vector<CallNodeId> suggestCallPaths(const Report& report, std::string_view 
     const auto& nodes = report.callNodes();
     const auto& regions = report.regions();
     std::string wanted = lowered(last);
-    for (int pass = 0; pass < 2 && out.empty(); ++pass) {
+    // Passes from close to loose: the same name, a name containing the wanted one, a name
+    // the wanted one contains (a typo at the end: "MPI_Recvx").
+    for (int pass = 0; pass < 3 && out.empty(); ++pass) {
         for (CallNodeId c = 0; c < nodes.size() && out.size() < limit; ++c) {
             if (nodes[c].region >= regions.size())
                 continue;
             std::string name = lowered(regions[nodes[c].region].name);
-            if (pass == 0 ? name == wanted : name.find(wanted) != std::string::npos)
+            bool close = pass == 0   ? name == wanted
+                         : pass == 1 ? name.find(wanted) != std::string::npos
+                                     : name.size() >= 3 && wanted.find(name) != std::string::npos;
+            if (close)
                 out.push_back(c);
         }
     }

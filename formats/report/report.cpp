@@ -166,6 +166,7 @@ MetricId Report::appendMetricUnchecked(Metric metric) {
     auto id = static_cast<MetricId>(m_metrics.size());
     if (metric.parent)
         m_metrics[*metric.parent].children.push_back(id);
+    m_metricByName.emplace(metric.uniqueName, id);
     m_metrics.push_back(std::move(metric));
     return id;
 }
@@ -425,9 +426,8 @@ std::optional<std::string> Report::attribute(std::string_view key) const {
 }
 
 std::optional<MetricId> Report::findMetric(std::string_view uniqueName) const {
-    for (MetricId m = 0; m < m_metrics.size(); ++m)
-        if (m_metrics[m].uniqueName == uniqueName)
-            return m;
+    if (auto it = m_metricByName.find(uniqueName); it != m_metricByName.end())
+        return it->second;
     return std::nullopt;
 }
 

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     }
     if (args.empty()) {
         std::cerr << kUsage;
+        fail("no report given");
         return 2;
     }
     std::string command = "totals";
@@ -69,6 +70,11 @@ int main(int argc, char** argv) {
     std::size_t needed = command == "top" ? 2 : command == "ranks" ? 3 : 1;
     if (args.size() != needed) {
         std::cerr << kUsage;
+        fail("'" + command + "' takes " +
+             (command == "top"     ? std::string("FILE.cubex METRIC")
+              : command == "ranks" ? std::string("FILE.cubex METRIC PATH")
+                                   : std::string("FILE.cubex")) +
+             ", got " + std::to_string(args.size()) + " argument" + (args.size() == 1 ? "" : "s"));
         return 2;
     }
     auto report = readCubex(args[0]);

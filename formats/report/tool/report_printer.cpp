@@ -114,7 +114,8 @@ Status printMetricTotals(const Report& report, std::ostream& out, OutputFormat f
             out << csvField(metric.uniqueName) << ',' << csvField(metric.displayName) << ','
                 << csvField(metric.unit) << ',' << (total ? exact(*total) : std::string()) << '\n';
         } else {
-            std::string label = std::string(2 * depth, ' ') + metric.uniqueName;
+            // Indentation stops at 40 levels, so that a deep tree prints in linear size.
+            std::string label = std::string(2 * std::min(depth, 40), ' ') + metric.uniqueName;
             char line[256];
             std::snprintf(line, sizeof line, "%-48s %20s %-6s ", label.c_str(),
                           total ? number(*total, metric.dataType).c_str() : "n/a",

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <waitscope/report/call_path_search.h>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/cubex_writer.h>
 
 using namespace waitscope::report;
 using namespace waitscope::report::test;
@@ -68,6 +69,7 @@ TEST_CASE("suggestions name the region of the path's last component", "[report][
     CHECK(suggestCallPaths(r, "nowhere/MPI_Recv") == V{3, 4, 6});
     CHECK(suggestCallPaths(r, "nowhere/MPI_Recv", 2) == V{3, 4});
     CHECK(suggestCallPaths(r, "x/mpi_") == V{3, 4, 6, 7}); // then by part, ignoring case
+    CHECK(suggestCallPaths(r, "main/MPI_Sendx") == V{7});  // a name the last part contains
     CHECK(suggestCallPaths(r, "zzz").empty());
 }
 
@@ -145,4 +147,34 @@ TEST_CASE("call path lookups stay linear on a very deep call tree", "[report][ca
     REQUIRE(printRankDistribution(r, "time", "0", CallTreeMode::Inclusive, inclusive,
                                   OutputFormat::Csv));
     CHECK(inclusive.str() == "rank,process,value\n0,MPI Rank 0,2\n");
+}
+
+TEST_CASE("a 100,000-deep metric tree is written, read and printed in linear time",
+          "[report][printer]") {
+    Report r;
+    RegionId f = *r.addRegion({.name = "main"});
+    CallNodeId root = *r.addCallNode(f, std::nullopt);
+    SystemNodeId machine = *r.addMachine("m");
+    SystemNodeId p0 = *r.addProcess(machine, "MPI Rank 0", 0);
+    REQUIRE(r.addThread(p0, "t", 0));
+    constexpr int kDepth = 100000;
+    std::optional<MetricId> parent;
+    for (int i = 0; i < kDepth; ++i) {
+        Metric m;
+        m.uniqueName = "m" + std::to_string(i);
+        m.parent = parent;
+        parent = *r.addMetric(m);
+    }
+    REQUIRE(r.setSeverity(*parent, root, 0, 4.0));
+    REQUIRE(r.setSeverity(0, root, 0, 5.0));
+    auto bytes = writeCubexToMemory(r);
+    REQUIRE(bytes);
+    auto back = readCubexFromMemory(*bytes, "deep_metrics.cubex");
+    REQUIRE(back);
+    CHECK(*back->total(*back->findMetric("m99999")) == 4.0);
+    CHECK(*back->total(0) == 5.0);
+    std::ostringstream out;
+    REQUIRE(printMetricTotals(*back, out, OutputFormat::Text));
+    CHECK(out.str().size() < 200u * kDepth);
+    CHECK(out.str().find(std::string(80, ' ') + "m99999 ") != std::string::npos);
 }

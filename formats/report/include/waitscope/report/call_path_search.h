@@ -17,8 +17,8 @@ namespace waitscope::report {
 std::vector<CallNodeId> findCallPathsBySuffix(const Report& report, std::string_view suffix);
 
 /// Up to `limit` call nodes to suggest when `path` matches nothing: those whose own region is
-/// named like the last component of `path`, else those whose region name contains it
-/// (ignoring case), in id order.
+/// named like the last component of `path`, else those whose region name contains it, else
+/// those whose region name (3 characters or more) it contains; ignoring case, in id order.
 std::vector<CallNodeId> suggestCallPaths(const Report& report, std::string_view path,
                                          std::size_t limit = 5);
 

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -235,6 +236,7 @@ private:
     Status checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const;
 
     std::vector<Metric> m_metrics;
+    std::map<std::string, MetricId, std::less<>> m_metricByName; ///< first metric of each name
     std::vector<Region> m_regions;
     std::vector<CallNode> m_callNodes;
     std::vector<SystemNode> m_systemNodes;
