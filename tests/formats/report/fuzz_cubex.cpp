@@ -378,7 +378,43 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
     std::size_t anchor = 0;
     while (anchor < members.size() && members[anchor].name != "anchor.xml")
         ++anchor;
-    if (choice < 13 && anchor < members.size()) {
+    if (choice == 12 && anchor < members.size()) { // a part every report needs is gone
+        std::string& xml = members[anchor].bytes;
+        static const char* parts[] = {"system", "program", "metrics"};
+        switch (rng() % 5) {
+        case 0:
+        case 1:
+        case 2: {
+            std::string name = parts[rng() % 3];
+            std::size_t begin = xml.find("<" + name + ">");
+            std::size_t end = xml.find("</" + name + ">");
+            if (begin == std::string::npos || end == std::string::npos)
+                return mutate(seed, rng);
+            xml.erase(begin, end + name.size() + 3 - begin);
+            out.description = "anchor.xml: <" + name + "> deleted";
+            break;
+        }
+        case 3: { // every cnode
+            std::size_t begin = xml.find("<cnode");
+            std::size_t end = xml.find("</program>");
+            if (begin == std::string::npos || end == std::string::npos || end < begin)
+                return mutate(seed, rng);
+            xml.erase(begin, end - begin);
+            out.description = "anchor.xml: all <cnode> deleted";
+            break;
+        }
+        default: { // every data member
+            std::vector<Member> kept;
+            for (Member& m : members)
+                if (m.name == "anchor.xml")
+                    kept.push_back(std::move(m));
+            members = std::move(kept);
+            out.description = "all members but anchor.xml deleted";
+            break;
+        }
+        }
+        out.mustFail = true;
+    } else if (choice < 13 && anchor < members.size()) {
         int rounds = 1 + static_cast<int>(rng() % 3);
         for (int i = 0; i < rounds; ++i) {
             std::string what;
