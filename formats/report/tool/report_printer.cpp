@@ -180,13 +180,27 @@ Status printRankDistribution(const Report& report, const std::string& metricName
         out << info.uniqueName << " at " << report.callPath(*cnode) << " ("
             << (mode == CallTreeMode::Exclusive ? "exclusive" : "inclusive") << ", " << info.unit
             << "):\n";
+    // The call path's values are computed once for all locations, then each process takes
+    // its own threads (by the metric's aggregation: sum, or min/max).
+    auto perLocation = report.locationValues(*metric, *cnode, mode);
+    if (!perLocation)
+        return perLocation.error();
+    DataType aggregation = isDerived(info.kind) ? DataType::Double : info.dataType;
     const auto& nodes = report.systemNodes();
     for (SystemNodeId s = 0; s < nodes.size(); ++s) {
         if (nodes[s].kind != SystemKind::Process)
             continue;
-        auto v = report.value(*metric, *cnode, s, mode, SystemMode::Inclusive);
-        if (!v)
-            return v.error();
+        std::optional<double> v;
+        for (SystemNodeId child : nodes[s].children) {
+            if (nodes[child].kind != SystemKind::Location)
+                continue;
+            double x = (*perLocation)[nodes[child].location];
+            v = !v                                   ? x
+                : aggregation == DataType::MinDouble ? std::min(*v, x)
+                : aggregation == DataType::MaxDouble ? std::max(*v, x)
+                                                     : *v + x;
+        }
+        v = v.value_or(0.0);
         if (format == OutputFormat::Csv) {
             out << nodes[s].rank << ',' << csvField(nodes[s].name) << ',' << exact(*v) << '\n';
         } else {

@@ -178,3 +178,28 @@ TEST_CASE("a 100,000-deep metric tree is written, read and printed in linear tim
     CHECK(out.str().size() < 200u * kDepth);
     CHECK(out.str().find(std::string(80, ' ') + "m99999 ") != std::string::npos);
 }
+
+TEST_CASE("the ranks view equals the per-process values of the query API", "[report][printer]") {
+    Report r = makeSampleReport(); // sums, min/max and integer types, threads, a derived metric
+    for (MetricId m = 0; m < r.metrics().size(); ++m) {
+        for (CallNodeId c = 0; c < r.callNodes().size(); ++c) {
+            for (CallTreeMode mode : {CallTreeMode::Exclusive, CallTreeMode::Inclusive}) {
+                INFO(r.metrics()[m].uniqueName << " at " << c);
+                std::ostringstream out;
+                REQUIRE(printRankDistribution(r, r.metrics()[m].uniqueName, std::to_string(c), mode,
+                                              out, OutputFormat::Csv));
+                std::string expected = "rank,process,value\n";
+                for (SystemNodeId s = 0; s < r.systemNodes().size(); ++s) {
+                    if (r.systemNodes()[s].kind != SystemKind::Process)
+                        continue;
+                    char value[64];
+                    std::snprintf(value, sizeof value, "%.17g",
+                                  *r.value(m, c, s, mode, SystemMode::Inclusive));
+                    expected += std::to_string(r.systemNodes()[s].rank) + "," +
+                                r.systemNodes()[s].name + "," + value + "\n";
+                }
+                CHECK(out.str() == expected);
+            }
+        }
+    }
+}
