@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/cubex_writer.h>
@@ -161,4 +162,40 @@ TEST_CASE("a rank's threads become locations after its main thread", "[report][t
     CHECK(*out.value(*out.findMetric("visits"), worker, rank0[2], exclusive, inclusive) == 1.0);
     // The derived values of the main locations do not count the threads.
     CHECK(merged.total(Metric::Time) == 2.0);
+}
+
+TEST_CASE("the report nests its metrics as Scalasca's does and names its documentation mirrors",
+          "[report]") {
+    const std::string dir = std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender";
+    auto defs = trace::readDefinitions(dir + "/trace/traces.otf2");
+    REQUIRE(defs.ok());
+    auto result = analyzeArchiveInProcess(dir + "/trace");
+    REQUIRE(result.ok());
+    auto ours = buildReport(*result, *defs, {});
+    REQUIRE(ours.ok());
+    auto scalasca = report::readCubex(dir + "/trace.cubex");
+    REQUIRE(scalasca.ok());
+    auto parentName = [](const report::Report& r, report::MetricId m) {
+        const auto& parent = r.metrics()[m].parent;
+        return parent ? r.metrics()[*parent].uniqueName : std::string("(root)");
+    };
+    int compared = 0;
+    for (report::MetricId m = 0; m < ours->metrics().size(); ++m) {
+        const std::string& name = ours->metrics()[m].uniqueName;
+        auto theirs = scalasca->findMetric(name);
+        if (!theirs)
+            continue; // Scalasca's trace.cubex lacks metrics without values for this trace
+        INFO(name);
+        CHECK(parentName(*ours, m) == parentName(*scalasca, *theirs));
+        ++compared;
+    }
+    CHECK(compared >= 90);
+    // Among the roots no two metrics share a display name (they did for the counts).
+    std::set<std::string> rootNames;
+    for (report::MetricId m : ours->rootMetrics())
+        CHECK(rootNames.insert(ours->metrics()[m].displayName).second);
+    // The metric URLs' "@mirror@" resolves: Scalasca's mirrors, in its order.
+    CHECK(ours->mirrors() == scalasca->mirrors());
+    CHECK(ours->metrics()[*ours->findMetric("mpi_sls_count")].url ==
+          "@mirror@scalasca_patterns.html#mpi_sls_count");
 }
