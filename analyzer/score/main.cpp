@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/experiment_report.h>
 
 namespace {
 
@@ -71,21 +72,13 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, stderr);
         return 2;
     }
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-        // A runtime profile when there is one, else the trace analysis report (it has visits).
-        const fs::path profileFile = fs::path(path) / "profile.cubex";
-        const fs::path reportFile = fs::path(path) / "report.cubex";
-        path =
-            (fs::exists(profileFile, ec) || !fs::exists(reportFile, ec) ? profileFile : reportFile)
-                .string();
-    }
-    if (!fs::exists(path, ec)) {
-        std::fprintf(stderr,
-                     "error: %s: no profile (measure one with `waitscope analyze --profile`)\n",
-                     path.c_str());
+    // A runtime profile when there is one, else a trace analysis report (it has visits).
+    auto located = report::locateExperimentReport(path, report::ReportPreference::Profile);
+    if (!located) {
+        std::fprintf(stderr, "error: %s\n", located.error().message().c_str());
         return 1;
     }
+    path = *located;
     auto profile = report::readCubex(path);
     if (!profile) {
         std::fprintf(stderr, "error: %s\n", profile.error().message().c_str());
@@ -125,6 +118,7 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(r.visits), r.bytes, r.timePerVisit() * 1e6);
     }
     const auto filtered = analysis::regionsToFilter(*estimate);
+    std::error_code ec;
     if (fs::exists(filterFile, ec)) {
         std::fprintf(stderr,
                      "waitscope: %s exists and is kept; remove it or name another file with -g "

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/experiment_report.h>
 
 namespace {
 
@@ -70,7 +71,11 @@ int main(int argc, char** argv) {
         std::cerr << kUsage;
         return 2;
     }
-    auto report = readCubex(args[0]);
+    // An experiment directory opens its most complete report, as in the explorer.
+    auto located = locateExperimentReport(args[0]);
+    if (!located)
+        return fail(located.error().message());
+    auto report = readCubex(*located);
     if (!report)
         return fail(report.error().message());
     waitscope::Status status;
