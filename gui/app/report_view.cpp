@@ -298,6 +298,11 @@ void ReportView::onSystemCurrent(const QModelIndex& index) {
 }
 
 void ReportView::updateMetricInfo() {
+    if (m_session->report().metrics().empty()) {
+        m_metricInfo->setHtml(tr("This report defines no metrics: its call tree and system tree "
+                                 "are shown without values."));
+        return;
+    }
     m_metricInfo->setHtml(m_session->metricTree()->description(m_session->selection()->metric()));
     QString error = m_session->callTree()->lastError();
     if (!error.isEmpty())

@@ -1,0 +1,73 @@
+// Reports with empty trees (no metrics, no call paths, no system tree) open without crashing.
+#include "test_reports.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <waitscope/gui/report_session.h>
+#include <waitscope/report/cubex_writer.h>
+
+using namespace waitscope::gui;
+using namespace waitscope::gui::test;
+using namespace waitscope::report;
+
+namespace {
+
+// A call tree main/MPI_Recv on 2 ranks, and no metrics: what a report without <metrics> reads as.
+Report withoutMetrics() {
+    Report report;
+    RegionId mainRegion = *report.addRegion({.name = "main"});
+    RegionId recv = *report.addRegion({.name = "MPI_Recv"});
+    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
+    (void)*report.addCallNode(recv, root);
+    SystemNodeId machine = *report.addMachine("cluster");
+    SystemNodeId node = *report.addNode(machine, "node0");
+    for (int r = 0; r < 2; ++r)
+        (void)*report.addThread(*report.addProcess(node, "MPI Rank " + std::to_string(r), r),
+                                "Master thread", 0);
+    return report;
+}
+
+// Builds a session over `report` with the model tester on every model and reads every row.
+void openAndTouch(Report report) {
+    ReportSession session(std::make_shared<const Report>(std::move(report)));
+    auto testers = {attachTester(session.metricTree()), attachTester(session.callTree()),
+                    attachTester(session.systemTree()), attachTester(session.flatProfile())};
+    (void)testers;
+    touchAll(*session.metricTree());
+    touchAll(*session.callTree());
+    touchAll(*session.systemTree());
+    touchAll(*session.flatProfile());
+    session.callTree()->hottestPath();
+    session.selection()->setCallPath(1, CallTreeMode::Exclusive);
+    session.selection()->setValueMode(ValueMode::PeerPercent);
+    touchAll(*session.systemTree());
+    CHECK(std::isnan(session.selection()->selectedMetricValue()));
+}
+
+} // namespace
+
+TEST_CASE("a report without metrics shows its call and system trees without values",
+          "[degenerate]") {
+    Report report = withoutMetrics();
+    ReportSession session(std::make_shared<const Report>(std::move(report)));
+    CHECK(session.metricTree()->rowCount() == 0);
+    CHECK(session.callTree()->rowCount() == 1);
+    CHECK(session.systemTree()->rowCount() == 1);
+    QModelIndex rank0 = findByName(*session.systemTree(), QStringLiteral("MPI Rank 0"));
+    REQUIRE(rank0.isValid());
+    CHECK(rank0.data(ValueTreeModel::ValueTextRole).toString() == QStringLiteral("n/a"));
+    openAndTouch(withoutMetrics());
+}
+
+TEST_CASE("a report without metrics written and read back opens", "[degenerate]") {
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/no_metrics.cubex";
+    REQUIRE(writeCubex(withoutMetrics(), path).ok());
+    auto session = ReportSession::open(QString::fromStdString(path));
+    INFO((session ? std::string() : session.error().message()));
+    REQUIRE(session.ok());
+    CHECK((*session)->callTree()->rowCount() == 1);
+}
+
+TEST_CASE("an empty report opens", "[degenerate]") {
+    openAndTouch(Report());
+}
