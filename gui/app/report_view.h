@@ -36,9 +36,11 @@ public:
     /// Selects the metric with this unique or display name and expands its ancestors. Returns
     /// false if there is none.
     bool selectMetric(const QString& name);
-    /// Selects a call path ("a/b/c" or a call node id) and expands its ancestors. Returns
-    /// false if there is none.
-    bool selectCallPath(const QString& path);
+    /// Selects a call path and expands its ancestors: "a/b/c" in full, its last regions ("b/c",
+    /// report::findCallPathsBySuffix; of several, the one with the largest value), or a call
+    /// node id. Returns an empty string, or the message naming what did not match (with the
+    /// paths the user may have meant).
+    QString selectCallPath(const QString& path);
     /// Selects the process of an MPI rank and expands its ancestors, and the process itself when
     /// it has more than one thread. Returns false if none.
     bool selectRank(qint64 rank);
@@ -46,8 +48,11 @@ public:
     void setValueMode(ValueMode mode);
     /// Searches the call tree by name, highlights and reveals the matches; returns how many.
     int search(const QString& text);
-    /// Expands the call tree along its hottest path and selects the path's end.
+    /// Expands the call tree along its hottest path (ValueTreeModel::hottestPath), the path's
+    /// end included, and selects the end.
     void expandHottestPath();
+    /// Expands the system tree down to the processes (machines and nodes open).
+    void expandToProcesses();
     /// Shows the flat profile instead of the call tree (or back).
     void showFlatProfile(bool flat);
     /// Orders the children of all three trees by value.
@@ -56,6 +61,9 @@ public:
     bool showTab(const QString& name);
     /// A one-line summary for the status bar: ranks, metrics, call paths.
     QString summary() const;
+    /// The rows the three trees show (every row whose ancestors are expanded), one per line:
+    /// indented by depth, "> " before a selected row, then the value and the name as shown.
+    QString visibleRows() const;
 
 signals:
     /// A message for the status bar.
@@ -63,6 +71,7 @@ signals:
 
 private:
     QTreeView* makeTree(ValueTreeModel* model);
+    void showContextMenu(QTreeView* view, ValueTreeModel* model, const QPoint& position);
     void onMetricCurrent(const QModelIndex& index);
     void onCallPathCurrent(const QModelIndex& index);
     void onSystemCurrent(const QModelIndex& index);

@@ -21,7 +21,7 @@ std::vector<CallNodeId> findCallPathsBySuffix(const Report& report, std::string_
 /// findCallPathsBySuffix() finds nothing: the paths whose last region is the last region of
 /// `path` (ignoring case), else those whose last region contains it. In call-node id order.
 std::vector<std::string> suggestCallPaths(const Report& report, std::string_view path,
-                                          std::size_t limit = 5);
+                                          std::size_t limit = 3);
 
 /// The message for a `path` that names no call node: "no call path 'PATH' in this report",
 /// followed by "; did you mean 'a/b/c' or 'x/y/c'?" when suggestCallPaths() has candidates.
