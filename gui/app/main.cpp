@@ -1,5 +1,6 @@
 // waitscope-gui: command line of the explorer (open a report, select, take a screenshot).
 #include "main_window.h"
+#include "metric_help.h"
 #include "report_view.h"
 
 #include <QApplication>
@@ -33,6 +34,7 @@ struct Options {
     bool sort = false;
     bool timing = false;
     bool printVisible = false;
+    bool metricDocs = false;
 };
 
 int fail(const QString& message) {
@@ -189,11 +191,15 @@ int main(int argc, char** argv) {
             QStringLiteral("print-visible"),
             QStringLiteral("print the rows the three trees show (value and name; the selected ones "
                            "marked with >), e.g. with --screenshot"));
+        QCommandLineOption metricDocs(
+            QStringLiteral("metric-docs"),
+            QStringLiteral("open Help > Metric documentation at the selected metric (with "
+                           "--screenshot, the picture is of that window)"));
         QCommandLineOption timing(QStringLiteral("timing"),
                                   QStringLiteral("print the time to first values and to expand the "
                                                  "hottest path, then exit"));
         parser.addOptions({screenshot, metric, callPath, rank, mode, search, tab, hottest, flat,
-                           sort, size, timing, printVisible});
+                           sort, size, timing, printVisible, metricDocs});
         parser.process(parsing);
 
         options.report = parser.positionalArguments().value(0);
@@ -209,6 +215,7 @@ int main(int argc, char** argv) {
         options.sort = parser.isSet(sort);
         options.timing = parser.isSet(timing);
         options.printVisible = parser.isSet(printVisible);
+        options.metricDocs = parser.isSet(metricDocs);
         if (parser.isSet(size)) {
             QStringList parts = parser.value(size).split(QLatin1Char('x'));
             if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
@@ -292,16 +299,24 @@ int main(int argc, char** argv) {
                 status = 1;
             }
         }
+        QWidget* pictured = &window;
+        if (options.metricDocs) {
+            MetricHelp* help = window.showMetricHelp();
+            pictured = help;
+            if (options.printVisible)
+                std::printf("metric documentation (%d metrics):\n%s\n", help->metricCount(),
+                            qPrintable(help->shownText()));
+        }
         if (!batch)
             return;
         if (!options.screenshot.isEmpty()) {
             // Let the layouts settle before grabbing.
-            QTimer::singleShot(50, &app, [&] {
+            QTimer::singleShot(50, &app, [&, pictured] {
                 if (options.printVisible && window.reportView()) {
                     std::fputs(qPrintable(window.reportView()->visibleRows()), stdout);
                     std::fflush(stdout);
                 }
-                if (!capture(window).save(options.screenshot)) {
+                if (!capture(*pictured).save(options.screenshot)) {
                     std::fprintf(stderr, "waitscope-gui: error: cannot write %s\n",
                                  qPrintable(options.screenshot));
                     status = 1;
