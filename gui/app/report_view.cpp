@@ -584,8 +584,8 @@ QString ReportView::visibleRows() const {
                                                                 int depth) {
             for (int row = 0; row < model->rowCount(parent); ++row) {
                 QModelIndex index = model->index(row, 0, parent);
-                text += QString(2 * depth, QLatin1Char(' ')) +
-                        (index == current ? QStringLiteral("> ") : QStringLiteral("  ")) +
+                text += (index == current ? QStringLiteral("> ") : QStringLiteral("  ")) +
+                        QString(2 * depth, QLatin1Char(' ')) +
                         index.data(Qt::DisplayRole).toString() + QLatin1Char('\n');
                 if (view->isExpanded(index))
                     walk(index, depth + 1);

@@ -62,7 +62,8 @@ public:
     /// A one-line summary for the status bar: ranks, metrics, call paths.
     QString summary() const;
     /// The rows the three trees show (every row whose ancestors are expanded), one per line:
-    /// indented by depth, "> " before a selected row, then the value and the name as shown.
+    /// "> " for a selected row (else two spaces), two spaces per depth, then the value and the
+    /// name as shown (e.g. ">     1.03 s  MPI Rank 1").
     QString visibleRows() const;
 
 signals:
