@@ -4,28 +4,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <waitscope/gui/report_session.h>
-#include <waitscope/report/cubex_writer.h>
 
 using namespace waitscope::gui;
 using namespace waitscope::gui::test;
 using namespace waitscope::report;
 
 namespace {
-
-// A call tree main/MPI_Recv on 2 ranks, and no metrics: what a report without <metrics> reads as.
-Report withoutMetrics() {
-    Report report;
-    RegionId mainRegion = *report.addRegion({.name = "main"});
-    RegionId recv = *report.addRegion({.name = "MPI_Recv"});
-    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
-    (void)*report.addCallNode(recv, root);
-    SystemNodeId machine = *report.addMachine("cluster");
-    SystemNodeId node = *report.addNode(machine, "node0");
-    for (int r = 0; r < 2; ++r)
-        (void)*report.addThread(*report.addProcess(node, "MPI Rank " + std::to_string(r), r),
-                                "Master thread", 0);
-    return report;
-}
 
 // Builds a session over `report` with the model tester on every model and reads every row.
 void openAndTouch(Report report) {
@@ -48,7 +32,7 @@ void openAndTouch(Report report) {
 
 TEST_CASE("a report without metrics shows its call and system trees without values",
           "[degenerate]") {
-    Report report = withoutMetrics();
+    Report report = reportWithoutMetrics();
     ReportSession session(std::make_shared<const Report>(std::move(report)));
     CHECK(session.metricTree()->rowCount() == 0);
     CHECK(session.callTree()->rowCount() == 1);
@@ -56,12 +40,11 @@ TEST_CASE("a report without metrics shows its call and system trees without valu
     QModelIndex rank0 = findByName(*session.systemTree(), QStringLiteral("MPI Rank 0"));
     REQUIRE(rank0.isValid());
     CHECK(rank0.data(ValueTreeModel::ValueTextRole).toString() == QStringLiteral("n/a"));
-    openAndTouch(withoutMetrics());
+    openAndTouch(reportWithoutMetrics());
 }
 
 TEST_CASE("a report without metrics written and read back opens", "[degenerate]") {
-    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/no_metrics.cubex";
-    REQUIRE(writeCubex(withoutMetrics(), path).ok());
+    std::string path = writeReportWithoutMetrics();
     auto session = ReportSession::open(QString::fromStdString(path));
     INFO((session ? std::string() : session.error().message()));
     REQUIRE(session.ok());
