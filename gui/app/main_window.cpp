@@ -25,6 +25,12 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open report..."), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction(tr("Open &experiment directory..."), this, [this] {
+        QString directory =
+            QFileDialog::getExistingDirectory(this, tr("Open experiment directory"));
+        if (!directory.isEmpty())
+            openReport(directory);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -52,8 +58,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
         "#e0a09c; }"));
     m_banner->hide();
     m_welcome = new QLabel(tr("<h2>Waitscope explorer</h2><p>Open a report (.cubex) or an "
-                              "experiment directory with <b>File &gt; Open report</b> or on the "
-                              "command line: <tt>waitscope-gui report.cubex</tt></p>"));
+                              "experiment directory with the <b>File</b> menu or on the command "
+                              "line: <tt>waitscope-gui waitscope_app_4</tt></p>"));
     m_welcome->setAlignment(Qt::AlignCenter);
     layout->addWidget(m_banner);
     layout->addWidget(m_welcome, 1);
