@@ -31,7 +31,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <functional>
-#include <waitscope/report/call_path_match.h>
+#include <waitscope/report/call_path_search.h>
 
 namespace waitscope::gui {
 
@@ -466,13 +466,27 @@ bool ReportView::selectMetric(const QString& name) {
 QString ReportView::selectCallPath(const QString& path) {
     const Report& report = m_session->report();
     CallTreeModel* model = m_session->callTree();
-    std::vector<CallNodeId> matches = findCallPathsBySuffix(report, path.toStdString());
+    const std::string wanted = path.toStdString();
+    std::vector<CallNodeId> matches;
     bool isNumber = false;
     uint id = path.toUInt(&isNumber);
-    if (matches.empty() && isNumber && id < report.callNodes().size())
+    if (auto exact = report.findCallPath(wanted))
+        matches.push_back(*exact);
+    else if (isNumber && id < report.callNodes().size())
         matches.push_back(id);
-    if (matches.empty())
-        return QString::fromStdString(noCallPathMessage(report, path.toStdString()));
+    else
+        matches = findCallPathsBySuffix(report, wanted);
+    if (matches.empty()) {
+        QString message = tr("no call path '%1' in this report").arg(path);
+        std::vector<CallNodeId> close = suggestCallPaths(report, wanted, 3);
+        for (std::size_t i = 0; i < close.size(); ++i)
+            message += (i == 0                  ? QStringLiteral("; did you mean '")
+                        : i + 1 == close.size() ? QStringLiteral("' or '")
+                                                : QStringLiteral("', '")) +
+                       QString::fromStdString(report.callPath(close[i]));
+        return close.empty() ? message : message + QStringLiteral("'?");
+    }
+    // Several paths end so: the one with the largest value of the selected metric.
     CallNodeId best = matches.front();
     for (CallNodeId c : matches)
         if (std::fabs(model->inclusiveValue(c)) > std::fabs(model->inclusiveValue(best)))

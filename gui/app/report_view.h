@@ -36,10 +36,10 @@ public:
     /// Selects the metric with this unique or display name and expands its ancestors. Returns
     /// false if there is none.
     bool selectMetric(const QString& name);
-    /// Selects a call path and expands its ancestors: "a/b/c" in full, its last regions ("b/c",
-    /// report::findCallPathsBySuffix; of several, the one with the largest value), or a call
-    /// node id. Returns an empty string, or the message naming what did not match (with the
-    /// paths the user may have meant).
+    /// Selects a call path and expands its ancestors: "a/b/c" in full, a call node id, or its
+    /// last regions ("b/c", report::findCallPathsBySuffix; of several, the one with the largest
+    /// value). Returns an empty string, or the message naming what did not match with up to
+    /// three paths the user may have meant (report::suggestCallPaths).
     QString selectCallPath(const QString& path);
     /// Selects the process of an MPI rank and expands its ancestors, and the process itself when
     /// it has more than one thread. Returns false if none.
