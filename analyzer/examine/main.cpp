@@ -65,7 +65,7 @@ bool runExplorer(const fs::path& gui, const std::string& report,
 int printSummary(const std::string& path) {
     auto summary = summary::summarizeExperiment(path);
     if (!summary) {
-        std::fprintf(stderr, "error: %s\n", summary.error().message().c_str());
+        std::fprintf(stderr, "waitscope examine: error: %s\n", summary.error().message().c_str());
         return 1;
     }
     std::fputs(summary::renderText(*summary).c_str(), stdout);
@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
         } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
             path = arg;
         } else {
-            std::fprintf(stderr, "error: unexpected argument '%s'\n%s", arg.c_str(), kUsage);
+            std::fprintf(stderr, "waitscope examine: error: unexpected argument '%s'\n%s",
+                         arg.c_str(), kUsage);
             return 2;
         }
     }
@@ -114,31 +115,33 @@ int main(int argc, char** argv) {
     // The same report in the explorer and in the summary, Waitscope's or Scalasca's.
     auto located = report::locateExperimentReport(path);
     if (!located) {
-        std::fprintf(stderr, "error: %s\n", located.error().message().c_str());
+        std::fprintf(stderr, "waitscope examine: error: %s\n", located.error().message().c_str());
         return 1;
     }
     const std::string& reportFile = *located;
     if (mode == Mode::Html) {
         auto summary = summary::summarizeExperiment(reportFile);
         if (!summary) {
-            std::fprintf(stderr, "error: %s\n", summary.error().message().c_str());
+            std::fprintf(stderr, "waitscope examine: error: %s\n",
+                         summary.error().message().c_str());
             return 1;
         }
         std::ofstream out(htmlFile, std::ios::binary);
         out << summary::renderHtml(*summary);
         if (!out) {
-            std::fprintf(stderr, "error: %s: cannot write\n", htmlFile.c_str());
+            std::fprintf(stderr, "waitscope examine: error: %s: cannot write\n", htmlFile.c_str());
             return 1;
         }
-        std::fprintf(stderr, "waitscope: summary written to %s\n", htmlFile.c_str());
+        std::fprintf(stderr, "waitscope examine: summary written to %s\n", htmlFile.c_str());
         return 0;
     }
     if (mode == Mode::Gui || (mode == Mode::Automatic && hasDisplay())) {
         const fs::path gui = binaryDirectory() / "waitscope-gui";
         if (access(gui.c_str(), X_OK) != 0) {
-            std::fprintf(stderr,
-                         "waitscope: the explorer (%s) is not installed; printing the summary\n",
-                         gui.c_str());
+            std::fprintf(
+                stderr,
+                "waitscope examine: the explorer (%s) is not installed; printing the summary\n",
+                gui.c_str());
         } else if (runExplorer(gui, reportFile, explorerOptions)) {
             return 0;
         } else if (screenshot) {
@@ -146,7 +149,8 @@ int main(int argc, char** argv) {
         } else {
             // The explorer could not open the display (or failed otherwise): the user still
             // gets the findings, as text.
-            std::fprintf(stderr, "waitscope: the explorer could not run; printing the summary\n");
+            std::fprintf(stderr,
+                         "waitscope examine: the explorer could not run; printing the summary\n");
         }
     }
     return printSummary(reportFile);

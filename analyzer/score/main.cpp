@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     // A runtime profile when there is one, else a trace analysis report (it has visits).
     auto located = report::locateExperimentReport(path, report::ReportPreference::Profile);
     if (!located) {
-        std::fprintf(stderr, "error: %s\n", located.error().message().c_str());
+        std::fprintf(stderr, "waitscope score: error: %s\n", located.error().message().c_str());
         return 1;
     }
     path = *located;
