@@ -279,59 +279,74 @@ QTreeView* ReportView::makeTree(ValueTreeModel* model) {
     connect(view, &QTreeView::collapsed, model,
             [model](const QModelIndex& index) { model->setExpanded(index, false); });
     view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(
-        view, &QWidget::customContextMenuRequested, this,
-        [this, view, model](const QPoint& position) { showContextMenu(view, model, position); });
+    connect(view, &QWidget::customContextMenuRequested, this, [this, view](const QPoint& position) {
+        QMenu* menu = contextMenu(view, view->indexAt(position));
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(view->viewport()->mapToGlobal(position));
+    });
     return view;
 }
 
-void ReportView::showContextMenu(QTreeView* view, ValueTreeModel* model, const QPoint& position) {
-    QModelIndex index = view->indexAt(position);
+QTreeView* ReportView::treeView(const QString& name) const {
+    if (name == QLatin1String("metric"))
+        return m_metricView;
+    if (name == QLatin1String("call"))
+        return m_callView;
+    if (name == QLatin1String("system"))
+        return m_systemView;
+    return nullptr;
+}
+
+QMenu* ReportView::contextMenu(QTreeView* view, const QModelIndex& index) {
+    auto* model = static_cast<ValueTreeModel*>(view->model());
     std::uint32_t node = model->nodeOf(index);
     const bool isCallTree = model == m_session->callTree();
-    QMenu menu(this);
+    auto* menu = new QMenu(this);
     if (node != ValueTreeModel::kNoNode) {
         view->setCurrentIndex(index);
         QString name = index.data(ValueTreeModel::NameRole).toString();
         if (isCallTree) {
             QString path = QString::fromStdString(m_session->report().callPath(node));
-            menu.addAction(tr("Copy call path"), this,
-                           [path] { QGuiApplication::clipboard()->setText(path); });
+            menu->addAction(tr("Copy call path"), this,
+                            [path] { QGuiApplication::clipboard()->setText(path); });
         } else {
-            menu.addAction(tr("Copy name"), this,
-                           [name] { QGuiApplication::clipboard()->setText(name); });
+            menu->addAction(tr("Copy name"), this,
+                            [name] { QGuiApplication::clipboard()->setText(name); });
         }
         QString value = index.data(ValueTreeModel::ValueTextRole).toString();
-        menu.addAction(tr("Copy value (%1)").arg(value), this,
-                       [value] { QGuiApplication::clipboard()->setText(value); });
-        menu.addSeparator();
-        menu.addAction(tr("Expand all below"), this, [view, index] {
-            view->expand(index);
-            view->expandRecursively(index);
+        menu->addAction(tr("Copy value (%1)").arg(value), this,
+                        [value] { QGuiApplication::clipboard()->setText(value); });
+        menu->addSeparator();
+        QPersistentModelIndex at(index);
+        menu->addAction(tr("Expand all below"), this, [view, at] {
+            view->expand(at);
+            view->expandRecursively(at);
         });
-        menu.addAction(tr("Collapse all below"), this, [view, model, index] {
-            // Innermost first, so that each node reports its own collapse to the model.
+        menu->addAction(tr("Collapse all below"), this, [view, model, at] {
+            // Innermost first, so that each node tells the model its own collapse.
             std::function<void(const QModelIndex&)> collapse = [&](const QModelIndex& parent) {
                 for (int row = 0; row < model->rowCount(parent); ++row)
                     if (QModelIndex child = model->index(row, 0, parent); view->isExpanded(child))
                         collapse(child);
                 view->collapse(parent);
             };
-            collapse(index);
+            collapse(at);
         });
     }
-    menu.addAction(tr("Expand all"), view, &QTreeView::expandAll);
-    menu.addAction(tr("Collapse all"), view, &QTreeView::collapseAll);
+    menu->addAction(tr("Expand all"), view, &QTreeView::expandAll);
+    menu->addAction(tr("Collapse all"), view, &QTreeView::collapseAll);
     if (isCallTree) {
-        menu.addAction(tr("Expand hottest path"), this, &ReportView::expandHottestPath);
+        menu->addAction(tr("Expand hottest path"), this, &ReportView::expandHottestPath);
         if (node != ValueTreeModel::kNoNode)
-            menu.addAction(tr("Show source"), this, [this] { showTab(QStringLiteral("source")); });
-    } else if (model == m_session->metricTree() && node != ValueTreeModel::kNoNode) {
-        menu.addAction(tr("Show description"), this, [this] { showTab(QStringLiteral("metric")); });
-    } else if (model == m_session->systemTree()) {
-        menu.addAction(tr("Expand to the processes"), this, &ReportView::expandToProcesses);
+            menu->addAction(tr("Show source"), this, [this] { showTab(QStringLiteral("source")); });
+    } else if (model == m_session->metricTree()) {
+        if (node != ValueTreeModel::kNoNode)
+            menu->addAction(tr("Show description"), this,
+                            [this] { showTab(QStringLiteral("metric")); });
+    } else {
+        menu->addAction(tr("Expand to the processes"), this, &ReportView::expandToProcesses);
     }
-    menu.exec(view->viewport()->mapToGlobal(position));
+    return menu;
 }
 
 void ReportView::onMetricCurrent(const QModelIndex& index) {

@@ -9,6 +9,7 @@ class QComboBox;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPlainTextEdit;
 class QSplitter;
 class QStackedWidget;
@@ -61,6 +62,13 @@ public:
     bool showTab(const QString& name);
     /// A one-line summary for the status bar: ranks, metrics, call paths.
     QString summary() const;
+    /// The tree views, for tests: "metric", "call" or "system" (nullptr otherwise).
+    QTreeView* treeView(const QString& name) const;
+    /// The context menu of `view` at the row `index` (invalid: the empty area below the rows):
+    /// copy the call path or name and the value, expand or collapse all below, expand or
+    /// collapse all, and per tree: the hottest path and the source (call tree), the
+    /// description (metric tree), expanding to the processes (system tree). The caller owns it.
+    QMenu* contextMenu(QTreeView* view, const QModelIndex& index);
     /// The rows the three trees show (every row whose ancestors are expanded), one per line:
     /// "> " for a selected row (else two spaces), two spaces per depth, then the value and the
     /// name as shown (e.g. ">     1.03 s  MPI Rank 1").
@@ -72,7 +80,6 @@ signals:
 
 private:
     QTreeView* makeTree(ValueTreeModel* model);
-    void showContextMenu(QTreeView* view, ValueTreeModel* model, const QPoint& position);
     void onMetricCurrent(const QModelIndex& index);
     void onCallPathCurrent(const QModelIndex& index);
     void onSystemCurrent(const QModelIndex& index);
