@@ -180,8 +180,10 @@ int main(int argc, char** argv) {
         QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("information tab: metric, source, attributes"),
                                QStringLiteral("NAME"));
-        QCommandLineOption hottest(QStringLiteral("expand-hottest"),
-                                   QStringLiteral("expand the call tree along the hottest path"));
+        QCommandLineOption hottest(
+            QStringLiteral("expand-hottest"),
+            QStringLiteral("expand the hottest path of the selected metric (the window opens with "
+                           "the first metric's)"));
         QCommandLineOption flat(QStringLiteral("flat"), QStringLiteral("show the flat profile"));
         QCommandLineOption sort(QStringLiteral("sort"), QStringLiteral("sort the trees by value"));
         QCommandLineOption size(QStringLiteral("size"),
