@@ -386,7 +386,8 @@ TEST_CASE("examine opens our experiment and Scalasca's in a real X window that s
     }
     checkExplorerPicture(dir / "ours.png", dir);
 
-    // The README's selection: ranks 1 and 3 wait about 1 s (5 x 200 ms) in the Late Sender.
+    // The README's selection: ranks 1 and 3 wait about 1 s (5 x 200 ms) in the Late Sender, the
+    // others not at all.
     r = examineOnX("waitscope_example_late_sender_4", "late.png",
                    "--metric mpi_latesender --callpath receive_block/MPI_Recv --rank 1", dir);
     INFO(r.output);
@@ -396,8 +397,10 @@ TEST_CASE("examine opens our experiment and Scalasca's in a real X window that s
     REQUIRE(selected != std::string::npos);
     const size_t lineEnd = r.output.find('\n', selected + 17);
     CHECK(r.output.substr(lineEnd - 10, 10) == "  MPI_Recv");
-    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 1") == Approx(1.0).margin(0.3));
-    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 3") == Approx(1.0).margin(0.3));
+    // (Generous: a loaded machine stretches the waits; the values are checked closely by the
+    // examples' end-to-end test.)
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 1") == Approx(1.0).margin(0.6));
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 3") == Approx(1.0).margin(0.6));
     CHECK(shownSeconds(r.output, "system tree", "MPI Rank 0") == 0.0);
     CHECK(shownSeconds(r.output, "system tree", "MPI Rank 2") == 0.0);
     checkExplorerPicture(dir / "late.png", dir);
