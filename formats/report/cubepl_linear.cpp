@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <unordered_map>
 
 namespace waitscope::report::detail {
 namespace {
@@ -235,8 +236,25 @@ std::optional<std::vector<LinearTerm>>
 parseLinearCubePL(std::string_view expression,
                   const std::function<std::optional<MetricId>(std::string_view)>& lookup,
                   std::string& why) {
+    if (expression.size() > kMaxExpressionLength) {
+        why = "expression longer than " + std::to_string(kMaxExpressionLength) + " characters";
+        return std::nullopt;
+    }
     Parser parser(expression, lookup);
-    return parser.parse(why);
+    auto terms = parser.parse(why);
+    if (!terms)
+        return terms;
+    // One term per metric: "a + a" and "2 * (a + b) - b" evaluate each operand once.
+    std::vector<LinearTerm> merged;
+    std::unordered_map<MetricId, std::size_t> slot;
+    for (const LinearTerm& term : *terms) {
+        auto [it, fresh] = slot.emplace(term.metric, merged.size());
+        if (fresh)
+            merged.push_back(term);
+        else
+            merged[it->second].coefficient += term.coefficient;
+    }
+    return merged;
 }
 
 } // namespace waitscope::report::detail

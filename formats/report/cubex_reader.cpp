@@ -84,13 +84,24 @@ public:
                                   attr.attribute("value").as_string());
         for (pugi::xml_node murl : cube.child("doc").child("mirrors").children("murl"))
             m_report.addMirror(murl.text().as_string());
+        // A report without one of its three trees has no values to show: refuse it rather
+        // than show zeros.
+        for (const char* part : {"metrics", "program", "system"})
+            if (!cube.child(part))
+                return error(std::string("no <") + part + "> element");
         if (Status s = parseMetrics(cube.child("metrics")); !s)
             return s;
+        if (m_report.metrics().empty())
+            return error("no metrics");
         if (Status s = parseProgram(cube.child("program")); !s)
             return s;
+        if (m_report.callNodes().empty())
+            return error("no call paths (<cnode>)");
         tell("building system tree", kCallTreeBuilt);
         if (Status s = parseSystem(cube.child("system")); !s)
             return s;
+        if (m_report.locations().empty())
+            return error("no locations");
         resolveDerived();
         return Status::success();
     }
@@ -610,7 +621,7 @@ Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::
         return archive.error();
     const detail::TarMember* anchor = archive->find("anchor.xml");
     if (!anchor)
-        return Error(name + ": member 'anchor.xml' missing (not a CUBE4 report)");
+        return Error(name + ": not a CUBE4 report (.cubex): no member 'anchor.xml'");
     Report report;
     auto context = std::make_shared<LoadContext>();
     AnchorParser parser(report, context->files, name + ": anchor.xml", progress);
@@ -621,6 +632,13 @@ Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::
     for (const auto& [metric, why] : parser.m_unavailable) {
         report.setMetricUnavailableUnchecked(metric, why);
     }
+    // Score-P leaves out the members of a metric without values, but never those of all
+    // metrics: an archive with nothing beside anchor.xml lost its data.
+    bool anyStored = false;
+    for (MetricId m = 0; m < report.metrics().size(); ++m)
+        anyStored = anyStored || context->files[m].stored;
+    if (anyStored && archive->members().size() == 1)
+        return Error(name + ": holds no metric data (no member besides anchor.xml)");
     context->archive = std::move(*archive);
     context->nodes = report.callNodes();
     context->width = report.locations().size();

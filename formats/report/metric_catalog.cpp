@@ -92,3 +92,18 @@ const MetricInfo* findMetricInfo(std::string_view uniqueName) {
 }
 
 } // namespace waitscope::report
+
+namespace waitscope::report {
+
+const std::vector<std::string>& documentationMirrors() {
+    // Where Scalasca 2.6 publishes the pattern documentation (scalasca_patterns.html), in the
+    // order its reports list them; the catalog's metric URLs are relative to these.
+    static const std::vector<std::string> mirrors = {
+        "http://apps.fz-juelich.de/scalasca/releases/scalasca/2.6/help/",
+        "http://perftools.pages.jsc.fz-juelich.de/cicd/scalasca/tags/scalasca-2.6/patterns/",
+        "http://perftools.pages.jsc.fz-juelich.de/cicd/scalasca/tags/latest/patterns/",
+    };
+    return mirrors;
+}
+
+} // namespace waitscope::report

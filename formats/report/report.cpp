@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 #include <waitscope/report/metric_catalog.h>
 #include <waitscope/report/report.h>
 
@@ -36,6 +37,8 @@ Result<MetricId> Report::addMetric(const std::string& uniqueName, std::optional<
         metric.unit = info->unit;
         metric.description = info->description;
         metric.url = "@mirror@scalasca_patterns.html#" + uniqueName;
+        if (m_mirrors.empty()) // so that "@mirror@" resolves in Cube and our GUI
+            m_mirrors = documentationMirrors();
     }
     return addMetric(std::move(metric));
 }
@@ -163,6 +166,7 @@ MetricId Report::appendMetricUnchecked(Metric metric) {
     auto id = static_cast<MetricId>(m_metrics.size());
     if (metric.parent)
         m_metrics[*metric.parent].children.push_back(id);
+    m_metricByName.emplace(metric.uniqueName, id);
     m_metrics.push_back(std::move(metric));
     return id;
 }
@@ -422,9 +426,8 @@ std::optional<std::string> Report::attribute(std::string_view key) const {
 }
 
 std::optional<MetricId> Report::findMetric(std::string_view uniqueName) const {
-    for (MetricId m = 0; m < m_metrics.size(); ++m)
-        if (m_metrics[m].uniqueName == uniqueName)
-            return m;
+    if (auto it = m_metricByName.find(uniqueName); it != m_metricByName.end())
+        return it->second;
     return std::nullopt;
 }
 
@@ -445,10 +448,33 @@ std::string Report::callPath(CallNodeId cnode) const {
 }
 
 std::optional<CallNodeId> Report::findCallPath(std::string_view path) const {
-    for (CallNodeId c = 0; c < m_callNodes.size(); ++c)
-        if (callPath(c) == path)
-            return c;
-    return std::nullopt;
+    // Descends from the roots one component at a time: linear in the nodes visited, however
+    // deep the tree (building every node's path string would be quadratic).
+    auto nameOf = [this](CallNodeId c) -> std::string_view {
+        RegionId r = m_callNodes[c].region;
+        return r < m_regions.size() ? std::string_view(m_regions[r].name) : std::string_view();
+    };
+    std::vector<CallNodeId> level = rootCallNodes();
+    std::vector<CallNodeId> next;
+    std::size_t pos = 0;
+    for (;;) {
+        std::size_t end = path.find('/', pos);
+        std::string_view part =
+            path.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+        next.clear();
+        for (CallNodeId c : level)
+            if (nameOf(c) == part)
+                next.push_back(c);
+        if (next.empty())
+            return std::nullopt;
+        if (end == std::string_view::npos)
+            return *std::min_element(next.begin(), next.end());
+        level.clear();
+        for (CallNodeId c : next)
+            level.insert(level.end(), m_callNodes[c].children.begin(),
+                         m_callNodes[c].children.end());
+        pos = end + 1;
+    }
 }
 
 std::optional<SystemNodeId> Report::findProcess(std::int64_t rank) const {
@@ -468,12 +494,22 @@ std::optional<SystemNodeId> Report::findProcess(std::int64_t rank) const {
 
 namespace {
 
+// One Evaluator answers one query (one call node and call-tree view, or all call nodes in one
+// view): each metric's result is computed once and reused, so derived metrics that share
+// operands (a DAG, as in Scalasca's hierarchies) cost one evaluation per metric, not one per
+// path through the DAG.
 struct Evaluator {
     const Report& report;
     const SeverityStorage& storage;
     int depth = 0;
+    std::unordered_map<std::uint64_t, std::vector<double>> memo;
+    std::unordered_map<MetricId, std::vector<detail::LinearTerm>> parsedTerms;
 
-    static constexpr int kMaxDepth = 256; // guards against cyclic derived definitions
+    static constexpr int kMaxDepth = 256; // bounds the recursion (and catches cycles)
+
+    static std::uint64_t memoKey(MetricId m, MetricMode metricMode) {
+        return std::uint64_t(m) * 2 + (metricMode == MetricMode::Exclusive ? 1 : 0);
+    }
 
     Result<const MetricRows*> rowsOf(MetricId m) const {
         auto rows = storage.rows(m, report.locations().size());
@@ -482,21 +518,25 @@ struct Evaluator {
         return rows;
     }
 
-    Result<std::vector<detail::LinearTerm>> termsOf(MetricId m) const {
+    Result<const std::vector<detail::LinearTerm>*> termsOf(MetricId m) {
+        if (auto it = parsedTerms.find(m); it != parsedTerms.end())
+            return &it->second;
         const Metric& metric = report.metrics()[m];
         std::vector<detail::LinearTerm> terms;
         if (metric.expression.empty()) {
             for (MetricId child : metric.children)
                 terms.push_back({1.0, child});
-            return terms;
+        } else {
+            std::string why;
+            auto parsed = detail::parseLinearCubePL(
+                metric.expression,
+                [this](std::string_view name) { return report.findMetric(name); }, why);
+            if (!parsed)
+                return Error("metric '" + metric.uniqueName +
+                             "': cannot evaluate expression: " + why);
+            terms = std::move(*parsed);
         }
-        std::string why;
-        auto parsed = detail::parseLinearCubePL(
-            metric.expression, [this](std::string_view name) { return report.findMetric(name); },
-            why);
-        if (!parsed)
-            return Error("metric '" + metric.uniqueName + "': cannot evaluate expression: " + why);
-        return *parsed;
+        return &parsedTerms.emplace(m, std::move(terms)).first->second;
     }
 
     Status checkAvailable(MetricId m) const {
@@ -507,13 +547,36 @@ struct Evaluator {
             return Error("metric '" + metric.uniqueName +
                          "' is not available: " + metric.unavailableReason);
         if (depth > kMaxDepth)
-            return Error("metric '" + metric.uniqueName + "': derived definitions nest too deeply");
+            return Error("metric '" + metric.uniqueName +
+                         "': derived definitions nest too deeply (or are cyclic)");
         return Status::success();
     }
 
-    // Per-location values at one call node.
+    // Per-location values at one call node (the same node and view for the whole evaluator).
     Result<std::vector<double>> atNode(MetricId m, CallNodeId c, CallTreeMode callMode,
                                        MetricMode metricMode) {
+        std::uint64_t key = memoKey(m, metricMode);
+        if (auto it = memo.find(key); it != memo.end())
+            return it->second;
+        auto result = atNodeUncached(m, c, callMode, metricMode);
+        if (result)
+            memo.emplace(key, *result);
+        return result;
+    }
+
+    // Per-call-node values over all locations (the same view for the whole evaluator).
+    Result<std::vector<double>> perNode(MetricId m, CallTreeMode callMode, MetricMode metricMode) {
+        std::uint64_t key = memoKey(m, metricMode);
+        if (auto it = memo.find(key); it != memo.end())
+            return it->second;
+        auto result = perNodeUncached(m, callMode, metricMode);
+        if (result)
+            memo.emplace(key, *result);
+        return result;
+    }
+
+    Result<std::vector<double>> atNodeUncached(MetricId m, CallNodeId c, CallTreeMode callMode,
+                                               MetricMode metricMode) {
         if (Status s = checkAvailable(m); !s)
             return s.error();
         const Metric& metric = report.metrics()[m];
@@ -541,7 +604,7 @@ struct Evaluator {
             if (!terms)
                 return terms.error();
             std::vector<double> out(width, 0.0);
-            for (const auto& term : *terms) {
+            for (const auto& term : **terms) {
                 auto part = atNode(term.metric, c, callMode, MetricMode::Inclusive);
                 if (!part)
                     return part;
@@ -604,8 +667,8 @@ struct Evaluator {
         return out;
     }
 
-    // Per-call-node values over all locations.
-    Result<std::vector<double>> perNode(MetricId m, CallTreeMode callMode, MetricMode metricMode) {
+    Result<std::vector<double>> perNodeUncached(MetricId m, CallTreeMode callMode,
+                                                MetricMode metricMode) {
         if (Status s = checkAvailable(m); !s)
             return s.error();
         const Metric& metric = report.metrics()[m];
@@ -633,7 +696,7 @@ struct Evaluator {
             if (!terms)
                 return terms.error();
             std::vector<double> out(count, 0.0);
-            for (const auto& term : *terms) {
+            for (const auto& term : **terms) {
                 auto part = perNode(term.metric, callMode, MetricMode::Inclusive);
                 if (!part)
                     return part;

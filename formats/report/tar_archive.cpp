@@ -110,7 +110,10 @@ Result<TarArchive> TarArchive::index(std::shared_ptr<MappedFile> file, const std
     bool sawEnd = false;
     std::string lastMember;
     if (total == 0)
-        return Error(name + ": empty file, not a tar archive");
+        return Error(name + ": not a CUBE4 report (.cubex): empty file");
+    if (total < kBlock)
+        return Error(name + ": not a CUBE4 report (.cubex): " + std::to_string(total) +
+                     " bytes, shorter than one tar header");
     while (pos + kBlock <= total) {
         const unsigned char* header = data + pos;
         if (allZero(header)) {
@@ -119,8 +122,11 @@ Result<TarArchive> TarArchive::index(std::shared_ptr<MappedFile> file, const std
         }
         std::string memberName = fieldText(header, 100);
         std::string where = name + ": tar header at offset " + std::to_string(pos);
-        if (std::memcmp(header + 257, "ustar", 5) != 0)
-            return Error(where + ": not a ustar header");
+        if (std::memcmp(header + 257, "ustar", 5) != 0) {
+            if (pos == 0) // not a tar archive at all: say what the user needs to know
+                return Error(name + ": not a CUBE4 report (.cubex)");
+            return Error(where + ": not a ustar header (archive corrupt)");
+        }
         std::uint64_t checksum = 0;
         if (!parseNumber(header + 148, 8, checksum))
             return Error(where + ": bad checksum field");

@@ -1,7 +1,6 @@
 // waitscope-report: command-line entry point of `waitscope report`.
 #include "report_printer.h"
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,8 +13,8 @@ constexpr const char* kUsage =
     "usage: waitscope-report [options] FILE.cubex                  metric tree with totals\n"
     "       waitscope-report [options] top FILE.cubex METRIC        top call paths of METRIC\n"
     "       waitscope-report [options] ranks FILE.cubex METRIC PATH METRIC at call path PATH\n"
-    "                                                              (\"a/b/c\" or cnode id) per "
-    "rank\n"
+    "                                                              per rank (PATH: \"a/b/c\", its\n"
+    "                                                              end \"b/c\", or a cnode id)\n"
     "       waitscope-report [options] attributes FILE.cubex        report attributes\n"
     "options: --csv            comma-separated output for scripts\n"
     "         --inclusive      call-tree inclusive values (default: exclusive) for top/ranks\n"
@@ -43,10 +42,12 @@ int main(int argc, char** argv) {
         } else if (arg == "--exclusive") {
             mode = CallTreeMode::Exclusive;
         } else if (arg == "-n" && i + 1 < argc) {
-            char* end = nullptr;
-            count = std::strtoul(argv[++i], &end, 10);
-            if (!end || *end)
-                return fail(std::string("bad number for -n: ") + argv[i]);
+            // strtoul would wrap "-5" around to a huge count: accept digits only.
+            std::string text = argv[++i];
+            if (text.empty() || text.size() > 9 ||
+                text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
+                return fail("-n takes a count from 1 to 999999999, not '" + text + "'");
+            count = std::stoul(text);
         } else if (arg == "-h" || arg == "--help") {
             std::cout << kUsage;
             return 0;
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
     }
     if (args.empty()) {
         std::cerr << kUsage;
+        fail("no report given");
         return 2;
     }
     std::string command = "totals";
@@ -69,6 +71,11 @@ int main(int argc, char** argv) {
     std::size_t needed = command == "top" ? 2 : command == "ranks" ? 3 : 1;
     if (args.size() != needed) {
         std::cerr << kUsage;
+        fail("'" + command + "' takes " +
+             (command == "top"     ? std::string("FILE.cubex METRIC")
+              : command == "ranks" ? std::string("FILE.cubex METRIC PATH")
+                                   : std::string("FILE.cubex")) +
+             ", got " + std::to_string(args.size()) + " argument" + (args.size() == 1 ? "" : "s"));
         return 2;
     }
     // An experiment directory opens its most complete report, as in the explorer.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <waitscope/report/call_path_search.h>
 
 namespace waitscope::report {
 namespace {
@@ -36,10 +37,62 @@ std::string exact(double value) {
     return buffer;
 }
 
+// A metric by unique name, else by display name when exactly one metric has it.
 Result<MetricId> metricByName(const Report& report, const std::string& name) {
     if (auto id = report.findMetric(name))
         return *id;
-    return Error("no metric '" + name + "' in this report");
+    std::vector<MetricId> byDisplay;
+    for (MetricId m = 0; m < report.metrics().size(); ++m)
+        if (report.metrics()[m].displayName == name)
+            byDisplay.push_back(m);
+    if (byDisplay.size() == 1)
+        return byDisplay.front();
+    if (byDisplay.empty())
+        return Error("no metric '" + name + "' in this report");
+    std::string which;
+    for (MetricId m : byDisplay) {
+        const Metric& metric = report.metrics()[m];
+        which += "\n  " + metric.uniqueName;
+        if (metric.parent)
+            which += " (under " + report.metrics()[*metric.parent].uniqueName + ")";
+    }
+    return Error("metric name '" + name + "' matches " + std::to_string(byDisplay.size()) +
+                 " metrics; give the unique name of one:" + which);
+}
+
+// A call path given as the whole path, a call node id, or the end of a path.
+Result<CallNodeId> callNodeByPath(const Report& report, const std::string& path) {
+    if (auto c = report.findCallPath(path))
+        return *c;
+    if (!path.empty() &&
+        std::all_of(path.begin(), path.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        if (path.size() < 11) {
+            unsigned long long id = std::stoull(path);
+            if (id < report.callNodes().size())
+                return static_cast<CallNodeId>(id);
+        }
+        return Error("call node id " + path + " out of range (" +
+                     std::to_string(report.callNodes().size()) + " call nodes)");
+    }
+    std::vector<CallNodeId> matches = findCallPathsBySuffix(report, path);
+    if (matches.size() == 1)
+        return matches.front();
+    constexpr std::size_t kListed = 10;
+    auto listing = [&](const std::vector<CallNodeId>& nodes) {
+        std::string out;
+        for (std::size_t i = 0; i < nodes.size() && i < kListed; ++i)
+            out += "\n  " + report.callPath(nodes[i]) + " (id " + std::to_string(nodes[i]) + ")";
+        if (nodes.size() > kListed)
+            out += "\n  ... and " + std::to_string(nodes.size() - kListed) + " more";
+        return out;
+    };
+    if (matches.size() > 1)
+        return Error("call path '" + path + "' matches " + std::to_string(matches.size()) +
+                     " call paths; give more of the path or a call node id:" + listing(matches));
+    std::vector<CallNodeId> close = suggestCallPaths(report, path);
+    if (close.empty())
+        return Error("no call path '" + path + "' in this report");
+    return Error("no call path '" + path + "' in this report; did you mean:" + listing(close));
 }
 
 } // namespace
@@ -61,7 +114,8 @@ Status printMetricTotals(const Report& report, std::ostream& out, OutputFormat f
             out << csvField(metric.uniqueName) << ',' << csvField(metric.displayName) << ','
                 << csvField(metric.unit) << ',' << (total ? exact(*total) : std::string()) << '\n';
         } else {
-            std::string label = std::string(2 * depth, ' ') + metric.uniqueName;
+            // Indentation stops at 40 levels, so that a deep tree prints in linear size.
+            std::string label = std::string(2 * std::min(depth, 40), ' ') + metric.uniqueName;
             char line[256];
             std::snprintf(line, sizeof line, "%-48s %20s %-6s ", label.c_str(),
                           total ? number(*total, metric.dataType).c_str() : "n/a",
@@ -116,16 +170,9 @@ Status printRankDistribution(const Report& report, const std::string& metricName
     auto metric = metricByName(report, metricName);
     if (!metric)
         return metric.error();
-    std::optional<CallNodeId> cnode = report.findCallPath(callPath);
-    if (!cnode && !callPath.empty() && std::all_of(callPath.begin(), callPath.end(), [](char c) {
-            return c >= '0' && c <= '9';
-        })) {
-        unsigned long id = std::stoul(callPath);
-        if (id < report.callNodes().size())
-            cnode = static_cast<CallNodeId>(id);
-    }
+    auto cnode = callNodeByPath(report, callPath);
     if (!cnode)
-        return Error("no call path '" + callPath + "' in this report");
+        return cnode.error();
     const Metric& info = report.metrics()[*metric];
     if (format == OutputFormat::Csv)
         out << "rank,process,value\n";

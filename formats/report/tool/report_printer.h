@@ -12,6 +12,9 @@ namespace waitscope::report {
 /// Output style: aligned text for people, or CSV (header line, comma-separated, quoted).
 enum class OutputFormat { Text, Csv };
 
+// A metric is named by its unique name, or by its display name if no other metric has it
+// (if several do, the failure lists their unique names).
+
 /// Prints the metric tree with each metric's total (inclusive along the metric tree).
 /// Metrics that cannot be evaluated are listed with the reason instead of a number.
 Status printMetricTotals(const Report& report, std::ostream& out, OutputFormat format);
@@ -19,8 +22,10 @@ Status printMetricTotals(const Report& report, std::ostream& out, OutputFormat f
 /// along the call tree), summed over all locations. Fails if the metric is unknown.
 Status printTopCallPaths(const Report& report, const std::string& metric, std::size_t count,
                          CallTreeMode mode, std::ostream& out, OutputFormat format);
-/// Prints the value of `metric` at `callPath` ("a/b/c" or a call node id) for every process.
-/// Fails if the metric or call path is unknown.
+/// Prints the value of `metric` at `callPath` for every process. The call path is a whole
+/// path ("a/b/c"), a call node id, or the end of exactly one path ("b/c"; see
+/// findCallPathsBySuffix). Fails if the metric is unknown, or the path matches no call path
+/// (suggesting some) or several (listing them).
 Status printRankDistribution(const Report& report, const std::string& metric,
                              const std::string& callPath, CallTreeMode mode, std::ostream& out,
                              OutputFormat format);

@@ -117,17 +117,23 @@ TEST_CASE("truncated archive", "[report][badinput]") {
     CHECK(readError(bytes->substr(0, 1100)) ==
           "bad.cubex: truncated archive: partial tar header at offset 1024");
     CHECK(readError(bytes->substr(0, 700)).find("bad.cubex: ") == 0);
-    CHECK(readError("") == "bad.cubex: empty file, not a tar archive");
+    CHECK(readError("") == "bad.cubex: not a CUBE4 report (.cubex): empty file");
+    CHECK(readError("hello\n") ==
+          "bad.cubex: not a CUBE4 report (.cubex): 6 bytes, shorter than one tar header");
 }
 
 TEST_CASE("missing anchor.xml", "[report][badinput]") {
     std::string bytes = tarOf({{"0.index", index({0})}, {"0.data", data({1, 2})}});
-    CHECK(readError(bytes) == "bad.cubex: member 'anchor.xml' missing (not a CUBE4 report)");
+    CHECK(readError(bytes) == "bad.cubex: not a CUBE4 report (.cubex): no member 'anchor.xml'");
 }
 
-TEST_CASE("not a tar archive", "[report][badinput]") {
+TEST_CASE("a file that is not a tar archive is not a CUBE4 report", "[report][badinput]") {
     std::string junk(1536, 'x');
-    CHECK(readError(junk) == "bad.cubex: tar header at offset 0: not a ustar header");
+    CHECK(readError(junk) == "bad.cubex: not a CUBE4 report (.cubex)");
+    std::string two = tarOf({{"0.index", index({0})}, {"anchor.xml", anchor(kOneMetric)}});
+    std::memset(two.data() + 1024 + 257, 'x', 5); // the second header loses its magic
+    CHECK(readError(two) ==
+          "bad.cubex: tar header at offset 1024: not a ustar header (archive corrupt)");
     std::string bytes = tarOf({{"anchor.xml", anchor(kOneMetric)}});
     bytes[10] ^= 1; // damage the name: checksum no longer matches
     CHECK(readError(bytes) ==
@@ -311,4 +317,41 @@ TEST_CASE("hand-made corpus files agree across byte order and compression", "[re
         CHECK(r->topologies().size() == 1);
         CHECK(r->callNodes()[1].line == 4);
     }
+}
+
+TEST_CASE("a report without one of its trees is refused, not read as zeros", "[report][badinput]") {
+    std::string full = anchor(kOneMetric);
+    auto without = [&](const std::string& open, const std::string& close) {
+        std::string xml = full;
+        std::size_t begin = xml.find(open);
+        std::size_t end = xml.find(close, begin) + close.size();
+        xml.erase(begin, end - begin);
+        return tarOf({{"0.index", index({0})}, {"0.data", data({1, 2})}, {"anchor.xml", xml}});
+    };
+    CHECK(readError(without("<system>", "</system>")) ==
+          "bad.cubex: anchor.xml: no <system> element");
+    CHECK(readError(without("<program>", "</program>")) ==
+          "bad.cubex: anchor.xml: no <program> element");
+    CHECK(readError(without("<metrics>", "</metrics>")) ==
+          "bad.cubex: anchor.xml: no <metrics> element");
+    CHECK(readError(without("<metric id", "</metric>")) == "bad.cubex: anchor.xml: no metrics");
+    CHECK(readError(without("<cnode", "</cnode>")) ==
+          "bad.cubex: anchor.xml: no call paths (<cnode>)");
+    CHECK(readError(without("<locationgroup", "</locationgroup>")) ==
+          "bad.cubex: anchor.xml: no locations");
+}
+
+TEST_CASE("an archive holding only anchor.xml is refused", "[report][badinput]") {
+    CHECK(readError(tarOf({{"anchor.xml", anchor(kOneMetric)}})) ==
+          "bad.cubex: holds no metric data (no member besides anchor.xml)");
+    // A metric without members among others that have them reads as zeros (Score-P's way).
+    const char* two = R"(<metric id="0" type="EXCLUSIVE"><uniq_name>time</uniq_name>
+        <dtype>DOUBLE</dtype></metric><metric id="1" type="EXCLUSIVE">
+        <uniq_name>visits</uniq_name><dtype>UINT64</dtype></metric>)";
+    auto r = readCubexFromMemory(
+        tarOf({{"0.index", index({0})}, {"0.data", data({1, 2})}, {"anchor.xml", anchor(two)}}),
+        "sparse.cubex");
+    REQUIRE(r);
+    CHECK(*r->total(0) == 3.0);
+    CHECK(*r->total(1) == 0.0);
 }

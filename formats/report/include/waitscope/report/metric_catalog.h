@@ -26,4 +26,8 @@ const std::vector<MetricInfo>& metricCatalog();
 /// The description of `uniqueName`, or nullptr if the catalog does not know it.
 const MetricInfo* findMetricInfo(std::string_view uniqueName);
 
+/// The documentation mirrors that resolve the catalog's metric URLs
+/// ("@mirror@scalasca_patterns.html#<name>"), first the preferred one.
+const std::vector<std::string>& documentationMirrors();
+
 } // namespace waitscope::report

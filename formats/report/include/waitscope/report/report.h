@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -81,6 +82,8 @@ public:
     /// Adds a metric by Scalasca unique name below `parent` (a root if nullopt). Display name,
     /// unit, description and URL come from the shipped metric catalog (metric_catalog.h) when
     /// the name is known there, else the display name is the unique name and the unit "sec".
+    /// The catalog's URLs point to documentationMirrors(), which become the report's mirrors
+    /// if it has none yet.
     /// Fails if the name is empty or already used, or if `parent` does not exist.
     Result<MetricId> addMetric(const std::string& uniqueName,
                                std::optional<MetricId> parent = std::nullopt,
@@ -233,6 +236,7 @@ private:
     Status checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const;
 
     std::vector<Metric> m_metrics;
+    std::map<std::string, MetricId, std::less<>> m_metricByName; ///< first metric of each name
     std::vector<Region> m_regions;
     std::vector<CallNode> m_callNodes;
     std::vector<SystemNode> m_systemNodes;
