@@ -113,7 +113,8 @@ bool parseCount(const std::string& text, int& out) {
 
 } // namespace
 
-Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args) {
+Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args,
+                                         ProgramRequired programRequired) {
     if (args.empty()) {
         return Error("no launcher given (expected e.g. `mpirun -np 4 ./app`)");
     }
@@ -144,7 +145,6 @@ Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args) {
             ++i;
             break;
         }
-        command.launcherOptions.push_back(arg);
         const size_t eq = arg.find('=');
         const std::string key = arg.substr(0, eq);
         const bool inlineValue = eq != std::string::npos;
@@ -161,7 +161,6 @@ Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args) {
                     return v.error();
                 }
                 value = *v;
-                command.launcherOptions.push_back(value);
             }
             if (!parseCount(value, command.ranks)) {
                 return Error(name + ": rank count '" + value + "' of " + key +
@@ -177,6 +176,7 @@ Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args) {
             }
             continue;
         }
+        command.launcherOptions.push_back(arg);
         if (inlineValue) {
             continue;
         }
@@ -195,16 +195,21 @@ Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args) {
         }
     }
     if (i >= args.size()) {
+        if (programRequired == ProgramRequired::No) {
+            return command;
+        }
         return Error(name + ": no program to run after the launcher options");
-    }
-    if (command.ranks == 0) {
-        return Error(name + ": no rank count in the command line (give it with " +
-                     (command.kind == LauncherKind::OpenMpi ? "-np N" : "-n N or --ntasks=N") +
-                     ")");
     }
     command.program = args[i];
     command.programArguments.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
     return command;
+}
+
+std::vector<std::string> LaunchCommand::rankCountOptions() const {
+    if (ranks <= 0) {
+        return {};
+    }
+    return {kind == LauncherKind::Slurm ? "-n" : "-np", std::to_string(ranks)};
 }
 
 std::vector<std::string>
@@ -213,6 +218,8 @@ LaunchCommand::commandLine(const std::vector<std::string>& extraOptions,
                            const std::vector<std::string>& arguments) const {
     std::vector<std::string> out{launcher};
     out.insert(out.end(), extraOptions.begin(), extraOptions.end());
+    const std::vector<std::string> count = rankCountOptions();
+    out.insert(out.end(), count.begin(), count.end());
     out.insert(out.end(), launcherOptions.begin(), launcherOptions.end());
     out.push_back(programPath);
     out.insert(out.end(), arguments.begin(), arguments.end());
@@ -259,6 +266,45 @@ std::string shellJoin(const std::vector<std::string>& args) {
             }
             out += '\'';
         }
+    }
+    return out;
+}
+
+std::vector<std::string> shellSplit(const std::string& line) {
+    std::vector<std::string> out;
+    std::string word;
+    bool inWord = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            if (inWord) {
+                out.push_back(word);
+                word.clear();
+                inWord = false;
+            }
+        } else if (c == '\'') {
+            inWord = true;
+            const size_t end = line.find('\'', i + 1);
+            word += line.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1);
+            i = end == std::string::npos ? line.size() : end;
+        } else if (c == '"') {
+            inWord = true;
+            for (++i; i < line.size() && line[i] != '"'; ++i) {
+                if (line[i] == '\\' && i + 1 < line.size()) {
+                    ++i;
+                }
+                word += line[i];
+            }
+        } else if (c == '\\' && i + 1 < line.size()) {
+            inWord = true;
+            word += line[++i];
+        } else {
+            inWord = true;
+            word += c;
+        }
+    }
+    if (inWord) {
+        out.push_back(word);
     }
     return out;
 }

@@ -17,13 +17,16 @@ enum class LauncherKind {
 /// A parsed launcher command line.
 struct LaunchCommand {
     LauncherKind kind = LauncherKind::OpenMpi;
-    std::string launcher;                     ///< as given, e.g. "mpirun"
-    std::vector<std::string> launcherOptions; ///< everything between launcher and program
-    std::string program;                      ///< as given
+    std::string launcher; ///< as given, e.g. "mpirun"
+    /// everything between launcher and program except the rank count
+    std::vector<std::string> launcherOptions;
+    std::string program; ///< as given; empty when parsed with ProgramRequired::No and none given
     std::vector<std::string> programArguments;
-    int ranks = 0;
+    int ranks = 0; ///< the rank count given, 0 when the launcher decides it
 
-    /// The launcher with its options (and `extraOptions` right after the launcher name), then
+    /// The rank count option for `ranks` (`-np N`, `-n N` for srun); none for 0.
+    std::vector<std::string> rankCountOptions() const;
+    /// The launcher, `extraOptions`, the rank count option, the other launcher options, then
     /// `program` and `arguments`.
     std::vector<std::string> commandLine(const std::vector<std::string>& extraOptions,
                                          const std::string& program,
@@ -33,12 +36,21 @@ struct LaunchCommand {
     exportOptions(const std::vector<std::pair<std::string, std::string>>& variables) const;
 };
 
-/// Parses `args` (launcher first). Fails, naming the launcher, when the launcher is not
-/// mpirun, mpiexec, orterun or srun, when no rank count (-np, -n, --np, --ntasks) is given, or
-/// when no program follows the options.
-Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args);
+/// Whether a launcher command line must name the program to run.
+enum class ProgramRequired { Yes, No };
+
+/// Parses `args` (launcher first). A missing rank count (-np, -n, --np, --ntasks) leaves
+/// `ranks` 0: the launcher decides it. Fails, naming the launcher, when the launcher is not
+/// mpirun, mpiexec, orterun or srun, when a rank count is not a positive number, or when no
+/// program follows the options (unless `program` is ProgramRequired::No).
+Result<LaunchCommand> parseLaunchCommand(const std::vector<std::string>& args,
+                                         ProgramRequired program = ProgramRequired::Yes);
 
 /// Joins a command line for display, quoting arguments with spaces or shell characters.
 std::string shellJoin(const std::vector<std::string>& args);
+
+/// Splits a command line written by shellJoin() (or typed for a POSIX shell: single and double
+/// quotes, backslashes) back into its arguments.
+std::vector<std::string> shellSplit(const std::string& line);
 
 } // namespace waitscope::analysis

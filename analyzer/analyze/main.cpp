@@ -1,4 +1,5 @@
 // waitscope-analyze: measures an MPI run through its launcher, analyzes the traces, summarizes.
+#include "child_process.h"
 #include "compiler_instrumented.h"
 #include "elf_needed.h"
 #include "launch_command.h"
@@ -27,10 +28,13 @@ using Clock = std::chrono::steady_clock;
 
 const char* const kUsage =
     "usage: waitscope analyze [options] <launcher> [launcher options] <program> [arguments]\n"
-    "       waitscope analyze -a <experiment dir>\n"
+    "       waitscope analyze -a [--time-correct] <experiment dir> [<launcher> [options]]\n"
     "Measures the program under mpirun, mpiexec or srun, analyzes its wait states with\n"
     "waitscope-replay on as many ranks, and writes report.cubex, trace.stat, summary.txt and\n"
-    "summary.html into the experiment directory.\n"
+    "summary.html into the experiment directory. Without a rank count (-np N) the launcher\n"
+    "decides it and the analysis takes it from the trace. Analyzing again (-a) reuses the\n"
+    "launcher and its options from the experiment's waitscope.command; a launcher with other\n"
+    "options after the directory replaces them (e.g. -a DIR mpirun --oversubscribe).\n"
     "options:\n"
     "  -e DIR      experiment directory (default: waitscope_<program>_<ranks>)\n"
     "  -f FILTER   measurement filter file (passed on as WAITSCOPE_FILTER)\n"
@@ -63,7 +67,8 @@ bool parseOptions(int argc, char** argv, Options& options) {
         }
         if (arg == "-e" || arg == "-f") {
             if (i + 1 >= argc) {
-                std::fprintf(stderr, "error: option %s needs a value\n%s", arg.c_str(), kUsage);
+                std::fprintf(stderr, "waitscope analyze: error: option %s needs a value\n%s",
+                             arg.c_str(), kUsage);
                 return false;
             }
             (arg == "-e" ? options.directory : options.filter) = argv[++i];
@@ -83,7 +88,8 @@ bool parseOptions(int argc, char** argv, Options& options) {
             std::fputs(kUsage, stdout);
             std::exit(0);
         } else {
-            std::fprintf(stderr, "error: unknown option %s\n%s", arg.c_str(), kUsage);
+            std::fprintf(stderr, "waitscope analyze: error: unknown option %s\n%s", arg.c_str(),
+                         kUsage);
             return false;
         }
     }
@@ -97,36 +103,12 @@ fs::path binaryDirectory() {
     return ec ? fs::path(".") : self.parent_path();
 }
 
-/// Runs `args` with extra environment `variables`; returns its exit code (128 + signal).
+/// Runs `args` with extra environment `variables`, a progress line ticking on a terminal
+/// while it runs when `label` is given; returns its exit code (128 + signal).
 int run(const std::vector<std::string>& args,
-        const std::vector<std::pair<std::string, std::string>>& variables) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        std::perror("waitscope: fork");
-        return 127;
-    }
-    if (pid == 0) {
-        for (const auto& [name, value] : variables) {
-            setenv(name.c_str(), value.c_str(), 1);
-        }
-        std::vector<char*> argv;
-        for (const std::string& a : args) {
-            argv.push_back(const_cast<char*>(a.c_str()));
-        }
-        argv.push_back(nullptr);
-        execvp(argv[0], argv.data());
-        std::fprintf(stderr, "error: cannot run %s\n", args[0].c_str());
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-    }
-    if (WIFSIGNALED(status)) {
-        return 128 + WTERMSIG(status);
-    }
-    return WEXITSTATUS(status);
+        const std::vector<std::pair<std::string, std::string>>& variables,
+        const std::string& label = {}) {
+    return analysis::runChild(args, variables, "waitscope analyze", label);
 }
 
 double secondsSince(Clock::time_point start) {
@@ -138,78 +120,157 @@ public:
     explicit Analyze(Options options) : m_options(std::move(options)) {}
 
     int main() {
-        if (m_options.again && m_options.command.size() == 1 && m_options.directory.empty() &&
+        if (m_options.again && !m_options.command.empty() && m_options.directory.empty() &&
             fs::is_directory(m_options.command[0])) {
-            // `waitscope analyze -a DIR`: the launcher and rank count come from the experiment.
-            m_options.directory = m_options.command[0];
-            auto record = summary::MeasurementRecord::read(
-                (fs::path(m_options.directory) / "waitscope.measurement").string());
-            if (!record || record->ranks() <= 0) {
-                std::fprintf(stderr,
-                             "error: %s: no rank count in waitscope.measurement; give the "
-                             "launcher command line, e.g. `waitscope analyze -a -e %s mpirun "
-                             "-np 4 ./app`\n",
-                             m_options.directory.c_str(), m_options.directory.c_str());
-                return 1;
+            // A failed run's experiment: its trace (and record of the rank count) come first.
+            const fs::path again(m_options.command[0]);
+            if (!fs::exists(again / "traces.otf2") && fs::exists(again / "ranks")) {
+                m_directory = again.string();
+                m_bin = binaryDirectory();
+                if (const int status = recover(); status != 0) {
+                    return status;
+                }
             }
-            m_options.command = {"mpirun", "-np", std::to_string(record->ranks()),
-                                 record->text("program")};
-        }
-        if (m_options.again && m_options.command.size() == 1 &&
-            !fs::is_directory(m_options.command[0])) {
-            std::fprintf(stderr, "error: experiment directory '%s' not found\n",
+            if (const int status = againFromExperiment(); status != 0) {
+                return status;
+            }
+        } else if (m_options.again && m_options.command.size() == 1) {
+            std::fprintf(stderr, "waitscope analyze: error: experiment directory '%s' not found\n",
                          m_options.command[0].c_str());
             return 1;
+        } else {
+            auto launch = analysis::parseLaunchCommand(m_options.command);
+            if (!launch) {
+                std::fprintf(stderr, "waitscope analyze: error: %s\n%s",
+                             launch.error().message().c_str(),
+                             m_options.command.empty() ? kUsage : "");
+                return 2;
+            }
+            m_launch = *launch;
         }
-        auto launch = analysis::parseLaunchCommand(m_options.command);
-        if (!launch) {
-            std::fprintf(stderr, "error: %s\n%s", launch.error().message().c_str(),
-                         m_options.command.empty() ? kUsage : "");
-            return 2;
-        }
-        m_launch = *launch;
         if (!analysis::findInPath(m_launch.launcher)) {
-            std::fprintf(stderr, "error: launcher '%s' not found in PATH\n",
+            std::fprintf(stderr, "waitscope analyze: error: launcher '%s' not found in PATH\n",
                          m_launch.launcher.c_str());
             return 2;
         }
         const std::string exe = fs::path(m_launch.program).filename().string();
-        m_directory = m_options.directory.empty()
+        // Without a rank count the name gets it once the run has told it (see measure()).
+        m_directory = !m_options.directory.empty() ? m_options.directory
+                      : m_launch.ranks > 0
                           ? "waitscope_" + exe + "_" + std::to_string(m_launch.ranks)
-                          : m_options.directory;
+                          : "waitscope_" + exe;
         m_directory = fs::absolute(m_directory).lexically_normal().string();
         m_bin = binaryDirectory();
+        // Phases: measure (unless -a), analyze and summarize (unless --profile).
+        m_steps = (m_options.again ? 0 : 1) + (m_options.profile ? 0 : 2);
 
         if (!m_options.again) {
             if (const int status = measure(); status != 0) {
                 return status;
             }
+        } else if (!fs::exists(fs::path(m_directory) / "traces.otf2") &&
+                   fs::exists(fs::path(m_directory) / "ranks")) {
+            // A failed run's experiment: recover its trace first.
+            if (const int status = recover(); status != 0) {
+                return status;
+            }
         } else if (!fs::exists(fs::path(m_directory) / "traces.otf2")) {
             std::fprintf(stderr,
-                         "error: %s: no traces.otf2 to analyze again (measure first, without "
-                         "-a)\n",
+                         "waitscope analyze: error: %s: no traces.otf2 to analyze again (measure "
+                         "first, without -a)\n",
                          m_directory.c_str());
             return 1;
         }
         if (m_options.profile) {
-            phase("runtime profile written to %s (no trace analysis for --profile)",
-                  m_directory.c_str());
+            if (!m_options.dryRun) {
+                phase("runtime profile written to %s/profile.cubex (a profile has no trace to "
+                      "analyze)",
+                      m_directory.c_str());
+                if (!m_options.quiet) {
+                    std::printf("examine it: waitscope examine %s\n", m_directory.c_str());
+                }
+            }
             return 0;
         }
         if (const int status = replay(); status != 0) {
-            return status;
+            return m_programStatus != 0 ? m_programStatus : status;
         }
-        return summarize();
+        const int summarized = summarize();
+        // A run that failed keeps its exit code; the report says what was lost.
+        if (fs::exists(fs::path(m_directory) / "recovery.txt")) {
+            const auto notes = recoveryNotes();
+            std::fprintf(
+                stderr,
+                "waitscope analyze: the run failed, so this analysis covers only what its ranks "
+                "left%s\n",
+                notes.empty() ? "" : "; lost:");
+            for (const std::string& note : notes) {
+                std::fprintf(stderr, "waitscope analyze:   %s\n", note.c_str());
+            }
+        }
+        return m_programStatus != 0 ? m_programStatus : summarized;
     }
 
 private:
+    /// `waitscope analyze -a DIR [launcher [options]]`: the launcher, its options and the rank
+    /// count come from the experiment (waitscope.command, waitscope.measurement); a launcher
+    /// given after DIR replaces the recorded one and its options.
+    int againFromExperiment() {
+        m_options.directory = m_options.command[0];
+        const fs::path directory(m_options.directory);
+        auto record =
+            summary::MeasurementRecord::read((directory / "waitscope.measurement").string());
+        const int traced = record ? record->ranks() : 0;
+        std::vector<std::string> launcher(m_options.command.begin() + 1, m_options.command.end());
+        if (launcher.empty()) {
+            if (std::ifstream file(directory / summary::kCommandFile); file) {
+                std::string line;
+                std::getline(file, line);
+                launcher = analysis::shellSplit(line);
+            }
+        }
+        if (launcher.empty()) {
+            launcher = {"mpirun"};
+        }
+        auto launch = analysis::parseLaunchCommand(launcher, analysis::ProgramRequired::No);
+        if (!launch) {
+            std::fprintf(stderr, "waitscope analyze: error: %s\n",
+                         launch.error().message().c_str());
+            return 2;
+        }
+        m_launch = *launch;
+        // The analysis runs on exactly as many ranks as were traced.
+        if (traced > 0) {
+            m_launch.ranks = traced;
+        }
+        if (m_launch.ranks <= 0) {
+            std::fprintf(stderr,
+                         "waitscope analyze: error: %s: no rank count in waitscope.measurement; "
+                         "give the launcher with one after the directory, e.g. `waitscope analyze "
+                         "-a %s mpirun -np 4`\n",
+                         m_options.directory.c_str(), m_options.directory.c_str());
+            return 1;
+        }
+        if (m_launch.program.empty() && record) {
+            m_launch.program = record->text("program");
+        }
+        return 0;
+    }
+
+    /// "[2/3] " for the current phase, counting only the phases this run does.
+    std::string step() {
+        ++m_step;
+        return m_steps > 1 ? "[" + std::to_string(m_step) + "/" + std::to_string(m_steps) + "] "
+                           : "";
+    }
+
     void phase(const char* format, ...) __attribute__((format(printf, 2, 3))) {
         if (m_options.quiet) {
             return;
         }
         va_list args;
         va_start(args, format);
-        std::fputs("waitscope: ", stderr);
+        std::fputs("waitscope analyze: ", stderr);
         std::vfprintf(stderr, format, args);
         std::fputc('\n', stderr);
         va_end(args);
@@ -219,14 +280,16 @@ private:
         std::error_code ec;
         if (fs::exists(m_directory, ec)) {
             std::fprintf(stderr,
-                         "error: experiment directory '%s' already exists; remove it yourself, "
+                         "waitscope analyze: error: experiment directory '%s' already exists; "
+                         "remove it yourself, "
                          "choose another with -e DIR, or analyze it again with -a\n",
                          m_directory.c_str());
             return 1;
         }
         const auto program = analysis::findInPath(m_launch.program);
         if (!program) {
-            std::fprintf(stderr, "error: program '%s' not found or not executable\n",
+            std::fprintf(stderr,
+                         "waitscope analyze: error: program '%s' not found or not executable\n",
                          m_launch.program.c_str());
             return 2;
         }
@@ -234,7 +297,7 @@ private:
             {"WAITSCOPE_EXPERIMENT_DIRECTORY", m_directory}};
         if (!m_options.filter.empty()) {
             if (!fs::is_regular_file(m_options.filter, ec)) {
-                std::fprintf(stderr, "error: filter file '%s' not found\n",
+                std::fprintf(stderr, "waitscope analyze: error: filter file '%s' not found\n",
                              m_options.filter.c_str());
                 return 2;
             }
@@ -256,12 +319,25 @@ private:
             const fs::path library = (m_bin / ".." / "lib" / "libwaitscope.so").lexically_normal();
             if (!fs::exists(library, ec)) {
                 std::fprintf(stderr,
-                             "error: %s is not linked with libwaitscope.so and %s is missing, so "
+                             "waitscope analyze: error: %s is not linked with libwaitscope.so and "
+                             "%s is missing, so "
                              "it cannot be preloaded\n",
                              program->c_str(), library.string().c_str());
                 return 2;
             }
             variables.emplace_back("LD_PRELOAD", library.string());
+        }
+        // A Python program run with `python3 -m waitscope`: the package comes with the tools.
+        const std::vector<std::string>& arguments = m_launch.programArguments;
+        for (size_t i = 0; i + 1 < arguments.size(); ++i) {
+            if (arguments[i] != "-m" || arguments[i + 1] != "waitscope")
+                continue;
+            std::string path =
+                (m_bin / ".." / "share" / "waitscope" / "python").lexically_normal().string();
+            if (const char* own = std::getenv("PYTHONPATH"); own && *own)
+                path += std::string(":") + own;
+            variables.emplace_back("PYTHONPATH", path);
+            break;
         }
         // Without compiler instrumentation, call paths come from unwinding at MPI calls and
         // sampling (hybrid measurement); the user's own setting wins.
@@ -275,30 +351,120 @@ private:
             std::printf("measure:   %s\n", analysis::shellJoin(command).c_str());
             return 0;
         }
-        phase("[1/3] measuring %d ranks (%s) into %s", m_launch.ranks,
+        const std::string label = step() + "measuring";
+        const std::string ranks = m_launch.ranks > 0 ? std::to_string(m_launch.ranks) + " ranks"
+                                                     : "the ranks the launcher starts";
+        phase("%s %s (%s) into %s", label.c_str(), ranks.c_str(),
               linked ? "linked with libwaitscope" : "libwaitscope preloaded", m_directory.c_str());
         phase("      %s", analysis::shellJoin(command).c_str());
         const auto start = Clock::now();
-        const int status = run(command, {});
+        // When a rank fails, Open MPI's mpirun ends the others with SIGTERM and, a second
+        // later, SIGKILL; on a loaded node a rank may not get to save its events in that
+        // second. Give it three (mpirun waits them out even when the ranks are gone; the user's
+        // setting wins).
+        std::vector<std::pair<std::string, std::string>> launcherVariables;
+        if (!std::getenv("OMPI_MCA_odls_base_sigkill_timeout")) {
+            launcherVariables.emplace_back("OMPI_MCA_odls_base_sigkill_timeout", "3");
+        }
+        const int status = run(command, launcherVariables, m_options.quiet ? std::string() : label);
         phase("      measurement took %.2f s", secondsSince(start));
         if (status != 0) {
             const bool wrote = fs::exists(fs::path(m_directory) / "ranks", ec);
-            std::fprintf(stderr,
-                         "waitscope: the program exited with code %d; analysis skipped%s%s%s\n",
-                         status, wrote ? " (the traces of a failed run are incomplete; see " : "",
-                         wrote ? (m_directory + "/ranks/*.status").c_str() : "", wrote ? ")" : "");
-            return status;
+            if (!wrote || m_options.profile) {
+                std::fprintf(
+                    stderr,
+                    "waitscope analyze: the program exited with code %d; analysis skipped\n",
+                    status);
+                return status;
+            }
+            // The ranks left their records (or the whole trace, failing after MPI_Finalize):
+            // analyze what they hold, then pass the code on.
+            m_programStatus = status;
+            if (fs::exists(fs::path(m_directory) / "traces.otf2", ec)) {
+                std::fprintf(stderr,
+                             "waitscope analyze: the program exited with code %d after writing its "
+                             "trace; analyzing it\n",
+                             status);
+            } else {
+                std::fprintf(
+                    stderr,
+                    "waitscope analyze: the program exited with code %d; recovering the trace "
+                    "from what its ranks left (%s/ranks)\n",
+                    status, m_directory.c_str());
+                if (const int recovered = recover(); recovered != 0) {
+                    return status;
+                }
+            }
         }
         if (!fs::exists(fs::path(m_directory) / (m_options.profile ? "" : "traces.otf2"), ec)) {
-            std::fprintf(stderr,
-                         "error: the run wrote no experiment to %s (was the measurement "
-                         "disabled, e.g. WAITSCOPE_ENABLE=false?); analysis skipped\n",
-                         m_directory.c_str());
+            std::fprintf(
+                stderr,
+                "waitscope analyze: error: the run wrote no experiment to %s (was the measurement "
+                "disabled, e.g. WAITSCOPE_ENABLE=false?); analysis skipped\n",
+                m_directory.c_str());
             return 1;
         }
-        std::ofstream commandFile(fs::path(m_directory) / summary::kCommandFile);
-        commandFile << analysis::shellJoin(m_options.command) << '\n';
+        std::ofstream(fs::path(m_directory) / summary::kCommandFile)
+            << analysis::shellJoin(m_options.command) << '\n';
+        if (m_launch.ranks <= 0) {
+            return takeRankCount();
+        }
         return 0;
+    }
+
+    /// After a run whose launcher chose the rank count: read it from the measurement record,
+    /// and give the default experiment directory its usual name, waitscope_<program>_<ranks>.
+    int takeRankCount() {
+        auto record = summary::MeasurementRecord::read(
+            (fs::path(m_directory) / "waitscope.measurement").string());
+        if (!record || record->ranks() <= 0) {
+            std::fprintf(stderr,
+                         "waitscope analyze: error: %s/waitscope.measurement: no rank count; "
+                         "analyze it with `waitscope analyze -a %s mpirun -np N`\n",
+                         m_directory.c_str(), m_directory.c_str());
+            return 1;
+        }
+        m_launch.ranks = record->ranks();
+        phase("      the launcher started %d ranks", m_launch.ranks);
+        if (m_options.directory.empty()) {
+            const std::string named = m_directory + "_" + std::to_string(m_launch.ranks);
+            std::error_code ec;
+            if (!fs::exists(named, ec)) {
+                fs::rename(m_directory, named, ec);
+                if (!ec) {
+                    m_directory = named;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /// Runs `waitscope-recover` on the experiment; 0 when it wrote a trace.
+    int recover() {
+        const fs::path beside = m_bin / "waitscope-recover";
+        const std::string program =
+            access(beside.c_str(), X_OK) == 0 ? beside.string() : WAITSCOPE_BUILD_TREE_RECOVER;
+        const int status = run({program, m_directory}, {});
+        std::error_code ec;
+        if (status != 0 || !fs::exists(fs::path(m_directory) / "traces.otf2", ec)) {
+            std::fprintf(
+                stderr, "waitscope analyze: nothing could be recovered from %s; analysis skipped\n",
+                m_directory.c_str());
+            return status != 0 ? status : 1;
+        }
+        return 0;
+    }
+
+    /// The lines of recovery.txt (what a failed run lost), empty when there is none.
+    std::vector<std::string> recoveryNotes() const {
+        std::vector<std::string> notes;
+        std::ifstream in(fs::path(m_directory) / "recovery.txt");
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty()) {
+                notes.push_back(line);
+            }
+        }
+        return notes;
     }
 
     /// waitscope-replay beside this program (installed), else the one of the build tree.
@@ -324,14 +490,16 @@ private:
             std::printf("analyze:   %s\n", analysis::shellJoin(command).c_str());
             return 0;
         }
-        phase("[2/3] analyzing the traces on %d ranks", m_launch.ranks);
+        const std::string label = step() + "analyzing";
+        phase("%s the traces on %d ranks", label.c_str(), m_launch.ranks);
         phase("      %s", analysis::shellJoin(command).c_str());
         const auto start = Clock::now();
-        const int status = run(command, {});
+        const int status = run(command, {}, m_options.quiet ? std::string() : label);
         phase("      analysis took %.2f s", secondsSince(start));
         if (status != 0) {
             std::fprintf(stderr,
-                         "error: the analysis failed (waitscope-replay exit code %d); the traces "
+                         "waitscope analyze: error: the analysis failed (waitscope-replay exit "
+                         "code %d); the traces "
                          "in %s are kept\n",
                          status, m_directory.c_str());
             return status;
@@ -346,14 +514,16 @@ private:
             return 0;
         }
         const auto start = Clock::now();
-        phase("[3/3] summarizing");
+        phase("%ssummarizing", step().c_str());
         auto result = summary::summarizeExperiment(m_directory);
         if (!result) {
-            std::fprintf(stderr, "error: %s\n", result.error().message().c_str());
+            std::fprintf(stderr, "waitscope analyze: error: %s\n",
+                         result.error().message().c_str());
             return 1;
         }
         if (Status status = summary::writeSummaryFiles(*result, m_directory); !status) {
-            std::fprintf(stderr, "error: %s\n", status.error().message().c_str());
+            std::fprintf(stderr, "waitscope analyze: error: %s\n",
+                         status.error().message().c_str());
             return 1;
         }
         phase("      summary took %.2f s: %s/summary.txt, summary.html", secondsSince(start),
@@ -366,6 +536,9 @@ private:
     }
 
     Options m_options;
+    int m_steps = 3;
+    int m_step = 0;
+    int m_programStatus = 0; ///< the measured program's exit code when it failed
     analysis::LaunchCommand m_launch;
     std::string m_directory;
     fs::path m_bin;

@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"config", "list the measurement's WAITSCOPE_* settings and check the current ones"},
     {"analyze", "measure an MPI run and analyze its wait states"},
     {"replay", "analyze an experiment's traces (an MPI program: run it with mpirun)"},
+    {"recover", "make a trace of a run that failed from what its ranks left"},
     {"report", "print a CUBE4 report: metric tree, top call paths, ranks"},
     {"examine", "open a report or experiment: explorer, or the summary as text"},
     {"instrument", "compile and link a program with the measurement"},

@@ -67,8 +67,9 @@ bool parse(int argc, char** argv, Options& options) {
             char* end = nullptr;
             const double latency = std::strtod(argv[++i], &end);
             if (end == argv[i] || *end != '\0' || !(latency >= 0.0)) {
-                std::fprintf(stderr, "error: --min-latency: %s is not a time in seconds\n",
-                             argv[i]);
+                std::fprintf(
+                    stderr, "waitscope-replay: error: --min-latency: %s is not a time in seconds\n",
+                    argv[i]);
                 return false;
             }
             if (!options.replay.correction) {
@@ -139,43 +140,53 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     // The measurement's self-measurement lives beside the trace; it is optional.
     auto measurement = analysis::readMeasurementRecord(fs::path(anchor).parent_path().string());
     if (!measurement) {
-        std::fprintf(stderr, "warning: %s\n", measurement.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: warning: %s\n",
+                     measurement.error().message().c_str());
     }
     auto report = analysis::buildReport(
         result, definitions,
         measurement ? *measurement : std::vector<std::pair<std::string, std::string>>{});
     if (!report) {
-        std::fprintf(stderr, "error: %s\n", report.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", report.error().message().c_str());
         return false;
     }
     const fs::path reportFile = dir / "report.cubex";
     if (Status status = report::writeCubex(*report, reportFile.string()); !status) {
-        std::fprintf(stderr, "error: %s\n", status.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }
     const fs::path statFile = dir / "trace.stat";
     std::ofstream stat(statFile);
     stat << analysis::traceStatText(analysis::patternStatistics(result));
     if (!stat) {
-        std::fprintf(stderr, "error: %s: cannot write\n", statFile.string().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s: cannot write\n",
+                     statFile.string().c_str());
         return false;
     }
     if (!options.dumpText.empty()) {
         std::ofstream dump(options.dumpText);
         dump << analysis::canonicalText(result, definitions);
         if (!dump) {
-            std::fprintf(stderr, "error: %s: cannot write\n", options.dumpText.c_str());
+            std::fprintf(stderr, "waitscope-replay: error: %s: cannot write\n",
+                         options.dumpText.c_str());
             return false;
         }
     }
     for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
         for (const auto& [name, count] : result.diagnostics()[rank]) {
-            std::fprintf(stderr, "warning: rank %u: %s: %llu\n", rank, name.c_str(),
-                         static_cast<unsigned long long>(count));
+            std::fprintf(stderr, "waitscope-replay: warning: rank %u: %s: %llu\n", rank,
+                         name.c_str(), static_cast<unsigned long long>(count));
         }
     }
     for (const std::string& warning : result.warnings()) {
-        std::fprintf(stderr, "warning: %s\n", warning.c_str());
+        std::fprintf(stderr, "waitscope-replay: warning: %s\n", warning.c_str());
+    }
+    // A trace recovered after a failed run: say which ranks are incomplete and what is lost.
+    std::ifstream recovery(fs::path(anchor).parent_path() / "recovery.txt");
+    for (std::string line; std::getline(recovery, line);) {
+        if (!line.empty()) {
+            std::fprintf(stderr, "warning: incomplete trace: %s\n", line.c_str());
+        }
     }
     reportClockViolations(options, result);
     return true;
@@ -255,30 +266,37 @@ void printThroughput(const analysis::AnalysisResult& result, double seconds, dou
     const uint64_t events = result.events().empty()
                                 ? 0
                                 : *std::max_element(result.events().begin(), result.events().end());
+    // Against a tiny event file the ratio only measures the process's fixed memory ("10243x
+    // its event file of 0.0 MB"): it is told for event files of a megabyte or more.
+    char ratio[96] = "";
+    if (traceBytes >= 1e6) {
+        std::snprintf(ratio, sizeof ratio, " (%.1fx its largest event file of %.1f MB)",
+                      peakBytes / traceBytes, traceBytes / 1e6);
+    }
     std::fprintf(stderr,
                  "waitscope-replay: %u ranks, %llu events on the busiest rank in %.3f s: %.2f M "
-                 "events/s per rank; "
-                 "peak memory %.1f MB per rank (%.2fx its largest event file of %.1f MB)\n",
+                 "events/s per rank; peak memory %.1f MB per rank%s\n",
                  result.ranks(), static_cast<unsigned long long>(events), seconds,
                  seconds > 0 ? static_cast<double>(events) / seconds / 1e6 : 0.0, peakBytes / 1e6,
-                 traceBytes > 0 ? peakBytes / traceBytes : 0.0, traceBytes / 1e6);
+                 ratio);
 }
 
 int runSerial(const Options& options) {
     const auto start = Clock::now();
     auto anchor = trace::findAnchorFile(options.path);
     if (!anchor) {
-        std::fprintf(stderr, "error: %s\n", anchor.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", anchor.error().message().c_str());
         return 1;
     }
     auto definitions = trace::readDefinitions(*anchor);
     if (!definitions) {
-        std::fprintf(stderr, "error: %s\n", definitions.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s\n",
+                     definitions.error().message().c_str());
         return 1;
     }
     auto result = analysis::analyzeArchiveInProcess(*anchor, options.replay);
     if (!result) {
-        std::fprintf(stderr, "error: %s\n", result.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", result.error().message().c_str());
         return 1;
     }
     const double analysisTime = secondsSince(start);
@@ -302,7 +320,7 @@ int runParallel(const Options& options) {
     PhaseLog phases(rank == 0 && !options.quiet);
     auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), options.replay);
     if (!analysis) {
-        std::fprintf(stderr, "error: %s\n", analysis.error().message().c_str());
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", analysis.error().message().c_str());
         return 1;
     }
     const double analysisTime = secondsSince(start);
@@ -338,11 +356,27 @@ bool prepareOutputDir(const Options& options) {
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
     if (ec || !std::filesystem::is_directory(options.outputDir)) {
-        std::fprintf(stderr, "error: %s: cannot create the output directory: %s\n",
-                     options.outputDir.c_str(),
-                     ec ? ec.message().c_str() : "a file of that name exists");
+        std::fprintf(
+            stderr, "waitscope-replay: error: %s: cannot create the output directory: %s\n",
+            options.outputDir.c_str(), ec ? ec.message().c_str() : "a file of that name exists");
         return false;
     }
+    return true;
+}
+
+// A failed run's experiment has no trace yet, only what its ranks left: say so and how to
+// recover it, instead of only that traces.otf2 is missing.
+bool failedRunWithoutTrace(const Options& options) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path dir(options.path);
+    if (!fs::is_directory(dir / "ranks", ec) || fs::exists(dir / "traces.otf2", ec)) {
+        return false;
+    }
+    std::fprintf(stderr,
+                 "error: %s: no traces.otf2: the run did not finish (see %s/ranks/*.status); "
+                 "make a trace of what its ranks left with `waitscope recover %s`\n",
+                 options.path.c_str(), options.path.c_str(), options.path.c_str());
     return true;
 }
 
@@ -351,6 +385,9 @@ int main(int argc, char** argv) {
     if (!parse(argc, argv, options)) {
         std::fputs(kUsage, stderr);
         return 2;
+    }
+    if (failedRunWithoutTrace(options)) {
+        return 1;
     }
     if (!prepareOutputDir(options)) {
         return 1;

@@ -3,6 +3,7 @@
 #include "trace_size_estimate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,13 +19,41 @@ namespace fs = std::filesystem;
 const char* const kUsage =
     "usage: waitscope score [options] <profile.cubex | experiment dir>\n"
     "Estimates the size of a trace of the run from its profile (visits per call path x bytes\n"
-    "per event), lists the regions that dominate it, and writes a suggested filter file.\n"
+    "per event), the buffer each rank needs, and lists the regions that dominate it.\n"
     "options:\n"
-    "  -g FILE         where the suggested filter goes (default: waitscope.filter); an\n"
+    "  -g [FILE]       write a suggested filter file (default name: waitscope.filter); an\n"
     "                  existing file is not overwritten\n"
     "  --format NAME   trace format to estimate: waitscope or scorep (default: the format of\n"
     "                  the tool that wrote the profile)\n"
-    "  -r N            list N regions (default 15)\n";
+    "  -r N            list N regions (default 15; 0 lists none)\n";
+
+/// A count as given on the command line: digits only ("-5" and "3x" are not counts).
+bool parseCount(const std::string& text, size_t& value) {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    value = static_cast<size_t>(std::stoul(text));
+    return true;
+}
+
+/// True for an argument that names a profile to score (an experiment directory or a .cubex
+/// file), not a filter file to write.
+bool namesProfile(const std::string& arg) {
+    std::error_code ec;
+    return fs::is_directory(arg, ec) ||
+           (arg.size() > 6 && arg.compare(arg.size() - 6, 6, ".cubex") == 0);
+}
+
+/// The buffer size that holds `bytes` without a flush, rounded up to whole MiB (at least 1M),
+/// in WAITSCOPE_TOTAL_MEMORY's syntax.
+std::string bufferSetting(double bytes) {
+    const double mib = 1024.0 * 1024.0;
+    // A tenth more than the estimate: the definitions and the records of the measurement itself.
+    const double needed = std::max(1.0, std::ceil(bytes * 1.1 / mib));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0fM", needed);
+    return text;
+}
 
 std::string humanBytes(double bytes) {
     char buffer[64];
@@ -45,18 +74,27 @@ std::string humanBytes(double bytes) {
 int main(int argc, char** argv) {
     std::string path;
     std::string filterFile = "waitscope.filter";
+    bool writeFilter = false;
     std::string format;
     size_t listed = 15;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if ((arg == "-g" || arg == "--format" || arg == "-r") && i + 1 < argc) {
+        if (arg == "-g") {
+            // Score-P's scorep-score writes a filter only when asked with -g; the file name is
+            // optional (the next argument, unless it is an option or the profile).
+            writeFilter = true;
+            if (i + 1 < argc && argv[i + 1][0] != '-' && !namesProfile(argv[i + 1]))
+                filterFile = argv[++i];
+        } else if ((arg == "--format" || arg == "-r") && i + 1 < argc) {
             const std::string value = argv[++i];
-            if (arg == "-g") {
-                filterFile = value;
-            } else if (arg == "--format") {
+            if (arg == "--format") {
                 format = value;
-            } else {
-                listed = static_cast<size_t>(std::stoul(value));
+            } else if (!parseCount(value, listed)) {
+                std::fprintf(stderr,
+                             "error: -r '%s': the number of regions to list must be a whole "
+                             "number of 0 or more\n",
+                             value.c_str());
+                return 2;
             }
         } else if (arg == "-h" || arg == "--help") {
             std::fputs(kUsage, stdout);
@@ -64,7 +102,8 @@ int main(int argc, char** argv) {
         } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
             path = arg;
         } else {
-            std::fprintf(stderr, "error: unexpected argument '%s'\n%s", arg.c_str(), kUsage);
+            std::fprintf(stderr, "waitscope score: error: unexpected argument '%s'\n%s",
+                         arg.c_str(), kUsage);
             return 2;
         }
     }
@@ -81,7 +120,7 @@ int main(int argc, char** argv) {
     path = *located;
     auto profile = report::readCubex(path);
     if (!profile) {
-        std::fprintf(stderr, "error: %s\n", profile.error().message().c_str());
+        std::fprintf(stderr, "waitscope score: error: %s\n", profile.error().message().c_str());
         return 1;
     }
     const analysis::EventSizes* sizes = &analysis::sizesFor(*profile);
@@ -90,13 +129,15 @@ int main(int argc, char** argv) {
     } else if (format == "waitscope") {
         sizes = &analysis::kWaitscopeSizes;
     } else if (!format.empty()) {
-        std::fprintf(stderr, "error: trace format '%s' is unknown (waitscope, scorep)\n",
+        std::fprintf(stderr,
+                     "waitscope score: error: trace format '%s' is unknown (waitscope, scorep)\n",
                      format.c_str());
         return 2;
     }
     auto estimate = analysis::estimateTraceSize(*profile, *sizes);
     if (!estimate) {
-        std::fprintf(stderr, "error: %s: %s\n", path.c_str(), estimate.error().message().c_str());
+        std::fprintf(stderr, "waitscope score: error: %s: %s\n", path.c_str(),
+                     estimate.error().message().c_str());
         return 1;
     }
     double maxRank = 0.0;
@@ -117,19 +158,32 @@ int main(int argc, char** argv) {
         std::printf("  %-11s %-40s %14llu %12.0f %11.3f us\n", r.kind.c_str(), r.name.c_str(),
                     static_cast<unsigned long long>(r.visits), r.bytes, r.timePerVisit() * 1e6);
     }
+    // The buffer that holds the largest rank's events, so the run is never flushed midway (as
+    // scorep-score's SCOREP_TOTAL_MEMORY estimate).
+    std::printf("\n  buffer:           WAITSCOPE_TOTAL_MEMORY=%s holds each rank's events without "
+                "a flush (default 16M)\n",
+                bufferSetting(maxRank).c_str());
     const auto filtered = analysis::regionsToFilter(*estimate);
+    if (!writeFilter) {
+        if (!filtered.empty())
+            std::printf("\n%zu region%s could be filtered: `waitscope score -g` writes the "
+                        "suggested filter\n",
+                        filtered.size(), filtered.size() == 1 ? "" : "s");
+        return 0;
+    }
     std::error_code ec;
     if (fs::exists(filterFile, ec)) {
-        std::fprintf(stderr,
-                     "waitscope: %s exists and is kept; remove it or name another file with -g "
-                     "FILE to get the suggested filter\n",
-                     filterFile.c_str());
+        std::fprintf(
+            stderr,
+            "waitscope score: %s exists and is kept; remove it or name another file with -g "
+            "FILE to get the suggested filter\n",
+            filterFile.c_str());
         return 0;
     }
     std::ofstream out(filterFile);
     out << analysis::filterFileText(*estimate, filtered);
     if (!out) {
-        std::fprintf(stderr, "error: %s: cannot write\n", filterFile.c_str());
+        std::fprintf(stderr, "waitscope score: error: %s: cannot write\n", filterFile.c_str());
         return 1;
     }
     std::printf("\nsuggested filter (%zu region%s excluded) written to %s\n", filtered.size(),

@@ -93,6 +93,16 @@ VisitEvents eventsPerVisit(const report::Region& region, bool isRoot) {
     return e;
 }
 
+/// A region's name as listed: without a dynamic symbol's version ("memcpy@@GLIBC_2.14"), which
+/// older measurements kept.
+std::string listedName(const std::string& name) {
+    const size_t version = name.find("@@");
+    if (version != std::string::npos && version > 0)
+        return name.substr(0, version);
+    const size_t glibc = name.find("@GLIBC");
+    return glibc != std::string::npos && glibc > 0 ? name.substr(0, glibc) : name;
+}
+
 std::string kindOf(const report::Region& region) {
     if (region.paradigm == "mpi") {
         return "MPI";
@@ -159,7 +169,9 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         }
         timePerNode = std::move(*t);
     }
-    std::map<report::RegionId, RegionEstimate> byRegion;
+    // Regions of one name and kind are listed once (a function sampled in several modules or
+    // files, or defined again by each rank's measurement).
+    std::map<std::pair<std::string, std::string>, RegionEstimate> byRegion;
     for (report::CallNodeId n = 0; n < profile.callNodes().size(); ++n) {
         const report::CallNode& node = profile.callNodes()[n];
         const report::Region& region = profile.regions()[node.region];
@@ -172,10 +184,19 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
                                      e.pointToPoint * sizes.pointToPoint +
                                      e.collective * sizes.collective + e.other * sizes.other;
         const double eventsPerVisit = e.enterLeave + e.pointToPoint + e.collective + e.other;
-        RegionEstimate& r = byRegion[node.region];
-        r.name = region.name;
-        r.mangledName = region.mangledName;
-        r.kind = kindOf(region);
+        // The program itself (a root) is the whole run, not a region to list or filter: its
+        // ProgramBegin/End records count per rank.
+        const bool isRoot = !node.parent.has_value();
+        const std::string name = listedName(region.name);
+        // Functions on sampled or unwound call paths write calling-context records, counted
+        // apart below; they are neither listed nor filtered (a filter does not reach them).
+        const std::string kind = isRoot                          ? "PROGRAM"
+                                 : region.paradigm == "sampling" ? "SAMPLED"
+                                                                 : kindOf(region);
+        RegionEstimate& r = byRegion[{name, kind}];
+        r.name = name;
+        r.mangledName = listedName(region.mangledName);
+        r.kind = kind;
         r.filterable = r.kind == "USR" || r.kind == "COM";
         for (size_t loc = 0; loc < visits->size(); ++loc) {
             const double v = (*visits)[loc];
@@ -219,7 +240,7 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
         regions * sizes.defsPerRegion + sizes.defsFixed;
     estimate.totalBytes = estimate.eventBytes + estimate.definitionBytes;
     for (auto& [id, region] : byRegion) {
-        if (region.visits > 0) {
+        if (region.visits > 0 && region.kind != "PROGRAM" && region.kind != "SAMPLED") {
             estimate.regions.push_back(std::move(region));
         }
     }

@@ -49,6 +49,7 @@ struct RegionEstimate {
     std::string name;
     std::string mangledName;  ///< the linker name when the report has one, else empty
     std::string kind;         ///< "MPI", "USR", "COM" (compiler-instrumented), "MEASUREMENT"
+                              ///< (the program itself and sampled functions are not listed)
     bool filterable = false;  ///< user or compiler regions; MPI calls cannot be filtered
     std::uint64_t visits = 0; ///< over all ranks
     std::uint64_t maxVisitsPerRank = 0;

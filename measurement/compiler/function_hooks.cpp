@@ -5,6 +5,7 @@
 // a filtered function stops there (its decision is cached as kFiltered).
 #include "waitscope/measure/filter.h"
 #include "waitscope/measure/handle_map.h"
+#include "waitscope/measure/interpreted_program.h"
 #include "waitscope/measure/runtime.h"
 #include "waitscope/measure/symbol_resolver.h"
 #include "waitscope/user.h"
@@ -35,7 +36,8 @@ HandleMap<std::uint32_t>* g_regionsByAddress = nullptr;
 HandleMap<std::uint32_t>* g_regionsByName = nullptr;
 Filter* g_filter = nullptr;
 bool g_setUp = false;
-bool g_inside = false; ///< resolving a symbol: hooks of anything it calls are ignored
+bool g_inside = false;      ///< resolving a symbol: hooks of anything it calls are ignored
+bool g_interpreted = false; ///< an interpreter defined regions of its program's functions
 
 /// The run-time filter file, WAITSCOPE_FILTER (as Score-P's SCOREP_FILTERING_FILE).
 void loadFilter() {
@@ -79,8 +81,8 @@ std::uint32_t regionForAddress(void* function) noexcept {
     SymbolInfo symbol = resolveSymbol(reinterpret_cast<std::uintptr_t>(function));
     std::uint32_t id = kFiltered;
     if (!g_filter || !g_filter->excludes(symbol.name, symbol.mangled, symbol.file))
-        id = definitions().addRegion({symbol.name, symbol.mangled, symbol.file, symbol.line, 0,
-                                      RegionRole::Function, Paradigm::Compiler});
+        id = definitions().addRegion({symbol.name, symbol.mangled, symbol.file, symbol.line,
+                                      symbol.endLine, RegionRole::Function, Paradigm::Compiler});
     g_regionsByAddress->insert(key, id);
     slot = {function, id};
     g_inside = false;
@@ -132,6 +134,10 @@ inline bool hotPathOpen() noexcept {
 
 } // namespace
 
+bool interpretedProgram() noexcept {
+    return g_interpreted;
+}
+
 } // namespace waitscope::measure
 
 using namespace waitscope::measure;
@@ -179,4 +185,45 @@ extern "C" __attribute__((visibility("default"))) void waitscope_region_end(cons
     std::uint32_t* id = g_regionsByName->find(handleKey(name));
     if (id && *id != kFiltered)
         leaveUserRegion(*id);
+}
+
+// Interpreted programs (share/python/waitscope: a profile hook of Python functions). The hook
+// defines each function once and then enters and leaves it by id, so a call costs no lookup.
+
+/// Defines the region of an interpreted function (`name` as shown, its source `file`, first and
+/// last line); starts the measurement if it is not running. Returns its id, or -1 when the
+/// function is filtered or nothing is measured. From then on unwound call paths of the main
+/// thread leave the interpreter's own frames out. Main thread.
+extern "C" __attribute__((visibility("default"))) long
+waitscope_python_region(const char* name, const char* file, int firstLine, int lastLine) {
+    if (!name || g_inside || !ready())
+        return -1;
+    g_inside = true;
+    std::string regionName = name;
+    std::string fileName = file ? file : "";
+    long id = -1;
+    if (!g_filter || !g_filter->excludes(regionName, regionName, fileName)) {
+        id = definitions().addRegion({regionName, regionName, fileName,
+                                      firstLine > 0 ? static_cast<std::uint32_t>(firstLine) : 0,
+                                      lastLine > 0 ? static_cast<std::uint32_t>(lastLine) : 0,
+                                      RegionRole::Function, Paradigm::User});
+        g_interpreted = true;
+    }
+    g_inside = false;
+    return id;
+}
+
+/// Enters a region defined by waitscope_python_region. Returns 1 when recorded, 0 when not
+/// (not measuring, another thread): the caller then does not leave it. Main thread.
+extern "C" __attribute__((visibility("default"))) int waitscope_python_enter(long region) {
+    if (region < 0 || !hotPathOpen())
+        return 0;
+    enterUserRegion(static_cast<std::uint32_t>(region));
+    return 1;
+}
+
+/// Leaves a region whose waitscope_python_enter returned 1. Main thread.
+extern "C" __attribute__((visibility("default"))) void waitscope_python_leave(long region) {
+    if (region >= 0 && hotPathOpen())
+        leaveUserRegion(static_cast<std::uint32_t>(region));
 }

@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cxxabi.h>
 #include <elfutils/libdwfl.h>
+#include <link.h>
 #include <unistd.h>
 
 namespace waitscope::measure {
@@ -28,7 +30,21 @@ bool reportModules() {
     return rc == 0;
 }
 
+/// A dynamic symbol's name without its version ("__libc_start_main@@GLIBC_2.34"): linker
+/// names of C, C++ and Fortran never contain '@'.
+std::string withoutVersion(const char* symbol) {
+    const char* at = std::strchr(symbol, '@');
+    return at ? std::string(symbol, static_cast<size_t>(at - symbol)) : std::string(symbol);
+}
+
 std::string demangle(const char* mangled) {
+    // gfortran's module procedures: __<module>_MOD_<procedure> reads <module>::<procedure>.
+    if (std::strncmp(mangled, "__", 2) == 0) {
+        const char* mod = std::strstr(mangled + 2, "_MOD_");
+        if (mod && mod > mangled + 2 && mod[5] != '\0')
+            return std::string(mangled + 2, static_cast<size_t>(mod - mangled - 2)) +
+                   "::" + (mod + 5);
+    }
     int status = 0;
     char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
     if (status != 0 || !text)
@@ -70,6 +86,91 @@ std::uintptr_t functionStart(std::uintptr_t address, bool& known) noexcept {
     return static_cast<std::uintptr_t>(base);
 }
 
+namespace {
+
+struct FunctionTableSearch {
+    std::uintptr_t address;
+    std::uintptr_t start = 0;
+};
+
+/// Looks the address up in its module's .eh_frame_hdr, the sorted table of function starts
+/// (FDE initial locations) the unwinder itself uses, as the linker writes it (version 1,
+/// 4-byte count, table of 4-byte offsets from the header: DW_EH_PE_datarel | sdata4).
+int searchFunctionTable(dl_phdr_info* info, size_t, void* data) {
+    auto* search = static_cast<FunctionTableSearch*>(data);
+    bool holds = false;
+    const unsigned char* header = nullptr;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+        const std::uintptr_t from = info->dlpi_addr + segment.p_vaddr;
+        if (segment.p_type == PT_LOAD && search->address >= from &&
+            search->address < from + segment.p_memsz)
+            holds = true;
+        if (segment.p_type == PT_GNU_EH_FRAME)
+            header = reinterpret_cast<const unsigned char*>(from);
+    }
+    if (!holds)
+        return 0;
+    constexpr unsigned char kUdata4 = 0x03, kDatarelSdata4 = 0x3b;
+    if (!header || header[0] != 1 || header[2] != kUdata4 || header[3] != kDatarelSdata4 ||
+        (header[1] & 0x0f) != 0x0b)
+        return 1; // another layout: no function starts from it
+    std::uint32_t count = 0;
+    std::memcpy(&count, header + 8, sizeof(count));
+    const unsigned char* table = header + 12;
+    auto entry = [&](std::uint32_t i, int field) {
+        std::int32_t value = 0;
+        std::memcpy(&value, table + 8 * static_cast<size_t>(i) + 4 * field, sizeof(value));
+        return value;
+    };
+    const auto base = reinterpret_cast<std::intptr_t>(header);
+    const std::intptr_t relative = static_cast<std::intptr_t>(search->address) - base;
+    std::uint32_t low = 0, high = count; // the last entry starting at or before the address
+    while (low < high) {
+        const std::uint32_t middle = low + (high - low) / 2;
+        if (entry(middle, 0) <= relative)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low == 0)
+        return 1;
+    const std::uintptr_t start = static_cast<std::uintptr_t>(base + entry(low - 1, 0));
+    // The FDE's range (pc_begin and pc_range of 4 bytes each after length and CIE pointer, as
+    // the usual pcrel | sdata4 encoding has them): code past it belongs to no function.
+    const unsigned char* fde = reinterpret_cast<const unsigned char*>(base + entry(low - 1, 1));
+    std::uint32_t range = 0;
+    std::memcpy(&range, fde + 12, sizeof(range));
+    if (search->address < start + range)
+        search->start = start;
+    return 1;
+}
+
+} // namespace
+
+std::uintptr_t unwindInfoStart(std::uintptr_t address) noexcept {
+    FunctionTableSearch search{address};
+    dl_iterate_phdr(searchFunctionTable, &search);
+    return search.start;
+}
+
+std::string moduleOffsetName(std::uintptr_t address) noexcept {
+    Dwfl_Module* module = moduleOf(address);
+    const char* name = module ? dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr,
+                                                 nullptr, nullptr, nullptr)
+                              : nullptr;
+    Dwarf_Addr bias = 0;
+    // The address as the binary's own tools (addr2line -e) take it: its ELF virtual address.
+    if (module && !dwfl_module_getelf(module, &bias))
+        dwfl_module_info(module, nullptr, &bias, nullptr, nullptr, nullptr, nullptr, nullptr);
+    std::string base = name ? name : "?";
+    base = base.substr(base.find_last_of('/') + 1);
+    char offset[32];
+    std::snprintf(offset, sizeof(offset), "+0x%lx",
+                  static_cast<unsigned long>(address - static_cast<std::uintptr_t>(bias)));
+    return base + offset;
+}
+
 std::string moduleName(std::uintptr_t address) noexcept {
     Dwfl_Module* module = moduleOf(address);
     const char* name = module ? dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr,
@@ -95,10 +196,14 @@ SymbolInfo resolve(std::uintptr_t address, bool lines) noexcept {
     if (module)
         moduleName =
             dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
-    const char* symbol = module ? dwfl_module_addrname(module, address) : nullptr;
+    GElf_Off offset = 0;
+    GElf_Sym elfSymbol{};
+    const char* symbol = module ? dwfl_module_addrinfo(module, address, &offset, &elfSymbol,
+                                                       nullptr, nullptr, nullptr)
+                                : nullptr;
     if (symbol) {
-        info.mangled = symbol;
-        info.name = demangle(symbol);
+        info.mangled = withoutVersion(symbol);
+        info.name = demangle(info.mangled.c_str());
     } else {
         char text[64];
         std::snprintf(text, sizeof(text), "0x%lx", static_cast<unsigned long>(address));
@@ -110,7 +215,20 @@ SymbolInfo resolve(std::uintptr_t address, bool lines) noexcept {
                 dwfl_lineinfo(line, nullptr, &lineNumber, nullptr, nullptr, nullptr)) {
             info.file = file;
             info.line = lineNumber > 0 ? static_cast<std::uint32_t>(lineNumber) : 0;
+            info.endLine = info.line;
         }
+        // The last line: that of the function's last instruction (its closing brace), when it
+        // lies in the same file after the first (not an inlined header function's).
+        const std::uintptr_t last = address - offset + elfSymbol.st_size - 1;
+        Dwfl_Line* lastLine = symbol && elfSymbol.st_size > 0 && last >= address
+                                  ? dwfl_module_getsrc(module, last)
+                                  : nullptr;
+        int lastNumber = 0;
+        const char* lastFile =
+            lastLine ? dwfl_lineinfo(lastLine, nullptr, &lastNumber, nullptr, nullptr, nullptr)
+                     : nullptr;
+        if (lastFile && info.file == lastFile && lastNumber > static_cast<int>(info.line))
+            info.endLine = static_cast<std::uint32_t>(lastNumber);
     }
     if (info.file.empty() && moduleName)
         info.file = moduleName;

@@ -13,6 +13,7 @@ namespace {
 
 const char* const kCCompilers[] = {"mpicc", "gcc", "cc", "clang"};
 const char* const kCxxCompilers[] = {"mpicxx", "mpic++", "mpiCC", "g++", "c++", "clang++"};
+const char* const kFortranCompilers[] = {"mpif90", "mpifort", "mpif77", "gfortran"};
 
 std::string baseName(const std::string& path) {
     size_t slash = path.find_last_of('/');
@@ -154,10 +155,12 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
     for (const char* c : kCxxCompilers)
         if (namesCompiler(name, c))
             known = result.cxx = true;
+    for (const char* c : kFortranCompilers)
+        known = known || namesCompiler(name, c);
     if (!known)
-        return Error(
-            "unknown compiler '" + command[0] +
-            "' (supported: mpicc, mpicxx, mpic++, mpiCC, gcc, g++, cc, c++, clang, clang++)");
+        return Error("unknown compiler '" + command[0] +
+                     "' (supported: mpicc, mpicxx, mpic++, mpiCC, mpif90, mpifort, mpif77, gcc, "
+                     "g++, cc, c++, clang, clang++, gfortran)");
     result.clang = name.find("clang") != std::string::npos;
 
     // Classify with response files expanded; pass the original words on.

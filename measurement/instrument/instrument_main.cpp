@@ -23,8 +23,9 @@ void usage(FILE* out) {
         out,
         "usage: waitscope instrument [options] <compiler> <arguments>\n"
         "  compiles and links with the measurement: MPI calls, and function entry and\n"
-        "  exit through compiler instrumentation; <compiler> is mpicc, mpicxx, gcc,\n"
-        "  g++, clang or clang++ (also as a CMake launcher or make's CC)\n"
+        "  exit through compiler instrumentation; <compiler> is mpicc, mpicxx, mpif90,\n"
+        "  mpifort, gcc, g++, gfortran, clang or clang++ (also as a CMake launcher or\n"
+        "  make's CC/FC)\n"
         "options:\n"
         "  --mpi | --nompi             an MPI program (default) or a serial one, whose\n"
         "                              measurement ends at exit (experiment waitscope_<exe>_1)\n"

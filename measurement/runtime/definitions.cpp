@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace waitscope::measure {
 
@@ -220,6 +221,38 @@ CommDefinition commFromEntry(const std::string& key, const std::string& descript
         comm.describes = true;
     }
     return comm;
+}
+
+std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms) {
+    const std::uint32_t n = static_cast<std::uint32_t>(comms.entries.size());
+    std::vector<CommDefinition> defs;
+    std::map<CommKey, std::uint32_t> position;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        defs.push_back(commFromEntry(comms.entries[i].first, comms.entries[i].second));
+        position[defs.back().key] = i;
+    }
+    constexpr std::uint32_t kUnassigned = ~0u;
+    std::vector<std::uint32_t> ids(n, kUnassigned);
+    std::uint32_t next = 0;
+    // Passes in unified order, each taking the communicators whose parent has its id already;
+    // a parent that is missing or part of a cycle (damaged input) does not hold a child back.
+    for (bool progress = true; progress && next < n;) {
+        progress = false;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (ids[i] != kUnassigned)
+                continue;
+            auto parent = position.find(defs[i].parent);
+            if (parent != position.end() && parent->second != i &&
+                ids[parent->second] == kUnassigned)
+                continue;
+            ids[i] = next++;
+            progress = true;
+        }
+    }
+    for (std::uint32_t& id : ids)
+        if (id == kUnassigned)
+            id = next++;
+    return ids;
 }
 
 } // namespace waitscope::measure

@@ -5,15 +5,18 @@
 #include "trace_writer.h"
 #include "unification.h"
 #include "waitscope/base/executable_path.h"
+#include "waitscope/measure/rank_definitions_file.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <mpi.h>
 #include <string>
 #include <sys/stat.h>
@@ -62,6 +65,13 @@ struct RuntimeState {
     std::string programPath;
     std::string statusPath;
     std::string spillPath; ///< full buffers go here during the run, as raw records
+    std::string defsPath;  ///< the rank's definitions, for recovering the records (see recover)
+    std::string defsTempPath;
+    RankIdentity identity; ///< written with the definitions; set before recording starts
+    std::size_t savedDefinitions = ~std::size_t{0}; ///< definitions in the last defs file
+    int writeErrno = 0;         ///< the first failed write of the experiment's files
+    bool spillFailed = false;   ///< a spill failed: the records file ends at the last whole one
+    std::string writeErrorPath; ///< and its file
     int spillFd = -1;
     std::uint64_t spilledBytes = 0;
     std::uint64_t eventsAtLastFlush = 0;
@@ -76,6 +86,8 @@ struct RuntimeState {
     MPI_Comm comm = MPI_COMM_NULL; ///< private duplicate of MPI_COMM_WORLD
     std::uint32_t flushRegion = 0;
     std::vector<ClockOffset> offsets;
+    bool probeClock = true;        ///< this rank's clock may differ from rank 0's
+    std::vector<char> probedRanks; ///< on rank 0: which ranks' offsets are measured
     SelfMeasurement self;
     std::uint64_t firstTime = 0;
     std::uint64_t lastTime = 0;
@@ -87,7 +99,7 @@ std::atomic<int> g_inSignal{0};
 struct sigaction g_previous[32];
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
 
-void writeAll(int fd, const void* data, size_t n);
+bool writeAll(int fd, const void* data, size_t n);
 
 void warn(const std::string& text) {
     // Warnings go to stderr once per job (rank 0) and never to stdout, which is the program's.
@@ -106,12 +118,30 @@ std::string hostName() {
     return buffer;
 }
 
+/// Remembers the first failed write (errno, file) for the rank's status and warning.
+void noteWriteError(RuntimeState& s, const std::string& path, int error) {
+    if (s.writeErrno == 0) {
+        s.writeErrno = error != 0 ? error : EIO;
+        s.writeErrorPath = path;
+    }
+}
+
 bool writeTextFile(const std::string& path, const std::string& text) {
     FILE* f = std::fopen(path.c_str(), "w");
     if (!f)
         return false;
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
     return std::fclose(f) == 0 && ok;
+}
+
+/// writeTextFile that records a failure in the rank's state (its status and warning say it).
+bool writeExperimentFile(RuntimeState& s, const std::string& path, const std::string& text) {
+    errno = 0;
+    if (writeTextFile(path, text))
+        return true;
+    noteWriteError(s, path, errno);
+    return false;
 }
 
 double seconds(std::uint64_t ticks) {
@@ -125,6 +155,28 @@ std::uint64_t ticksAt(std::uint64_t ns) {
     long double back = static_cast<long double>(nowNs > ns ? nowNs - ns : 0) *
                        static_cast<long double>(g_hot.clock.ticksPerSecond()) / 1e9L;
     return nowTicks - static_cast<std::uint64_t>(back);
+}
+
+/// With WAITSCOPE_OVERWRITE: removes what an earlier run wrote into `dir` (OTF2 refuses to
+/// write an archive over an existing one), leaving other files alone. False, after a warning,
+/// when something could not be removed.
+bool removePreviousExperiment(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (const char* name : {"traces", "ranks"})
+        if (fs::remove_all(fs::path(dir) / name, ec) == static_cast<std::uintmax_t>(-1) || ec)
+            break;
+    for (const char* name :
+         {"traces.otf2", "traces.def", "profile.cubex", "waitscope.measurement", "waitscope.config",
+          "report.cubex", "trace.stat", "summary.txt", "summary.html", "recovery.txt"})
+        if (!ec)
+            fs::remove(fs::path(dir) / name, ec);
+    if (ec) {
+        warn("cannot remove the previous experiment in '" + dir + "': " + ec.message() +
+             "; the program runs unmeasured");
+        return false;
+    }
+    return true;
 }
 
 /// Rank 0 decides whether the run is measured and where; every rank learns the answer.
@@ -141,6 +193,8 @@ bool prepareDirectory(RuntimeState& s) {
                     "experiment directory '" + dir +
                     "' already exists; the program runs unmeasured (remove it, set "
                     "WAITSCOPE_EXPERIMENT_DIRECTORY to another path, or WAITSCOPE_OVERWRITE=true)");
+                verdict = 0;
+            } else if (!removePreviousExperiment(dir)) {
                 verdict = 0;
             }
         } else if (mkdir(dir.c_str(), 0755) != 0) {
@@ -173,11 +227,31 @@ std::string configDump(const Config& c) {
     return out;
 }
 
-/// Ping-pong with every rank from rank 0; each rank keeps the offset of its fastest round.
+/// Ranks on rank 0's host read rank 0's clock (CLOCK_MONOTONIC, or an invariant TSC, is one
+/// clock per host): only the others need their offset measured. Collective on s.comm.
+void decideClockProbes(RuntimeState& s) {
+    char rootHost[64] = {0};
+    if (s.rank == 0)
+        std::snprintf(rootHost, sizeof(rootHost), "%s", s.identity.host.c_str());
+    broadcastFromRoot(rootHost, sizeof(rootHost), MPI_CHAR, s.comm);
+    char mine[64] = {0};
+    std::snprintf(mine, sizeof(mine), "%s", s.identity.host.c_str());
+    const bool oneClock = !g_hot.clock.usesTsc() || hasInvariantTsc();
+    s.probeClock = s.rank != 0 && !(oneClock && std::strncmp(rootHost, mine, 64) == 0);
+    char probe = s.probeClock ? 1 : 0;
+    s.probedRanks.assign(s.rank == 0 ? static_cast<size_t>(s.size) : 0, 0);
+    gatherToRoot(&probe, s.probedRanks.data(), 1, MPI_CHAR, 1, s.comm);
+}
+
+/// Ping-pong with every rank from rank 0 whose clock may differ; each such rank keeps the
+/// offset of its fastest round, and only if it exceeds that round's uncertainty (half its
+/// round trip). The others record offset 0.
 void measureClockOffset(RuntimeState& s) {
-    constexpr int kRounds = 5;
+    constexpr int kRounds = 10;
     if (s.rank == 0) {
         for (int peer = 1; peer < s.size; ++peer) {
+            if (!s.probedRanks[static_cast<size_t>(peer)])
+                continue;
             std::int64_t best = 0;
             std::uint64_t bestRtt = ~0ull;
             for (int i = 0; i < kRounds; ++i) {
@@ -193,9 +267,14 @@ void measureClockOffset(RuntimeState& s) {
                 }
             }
             double deviation = static_cast<double>(bestRtt) / 2.0;
+            best = significantOffset(best, deviation);
             PMPI_Send(&best, 1, MPI_INT64_T, peer, kOffsetTag, s.comm);
             PMPI_Send(&deviation, 1, MPI_DOUBLE, peer, kOffsetTag, s.comm);
         }
+        s.offsets.push_back({now(), 0, 0.0});
+        return;
+    }
+    if (!s.probeClock) {
         s.offsets.push_back({now(), 0, 0.0});
         return;
     }
@@ -219,15 +298,55 @@ void writeStatus(RuntimeState& s, const std::string& text) {
 }
 
 // Signal context: only async-signal-safe calls (open, write, close), no allocation, no locks.
-void writeAll(int fd, const void* data, size_t n) {
+// False when the data could not all be written (errno says why; ENOSPC for a short write).
+bool writeAll(int fd, const void* data, size_t n) {
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
         ssize_t w = ::write(fd, p, n);
-        if (w <= 0)
-            return;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return false;
+        }
         p += w;
         n -= static_cast<size_t>(w);
     }
+    return true;
+}
+
+/// Writes the rank's definitions file (a new one beside, then renamed over the old one, so a
+/// rank killed meanwhile leaves the previous one whole). Signal-safe.
+bool saveDefinitions(RuntimeState& s) {
+    if (s.defsPath.empty())
+        return true;
+    int fd = ::open(s.defsTempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return false;
+    bool ok = writeRankDefinitions(fd, s.identity, s.defs);
+    ok = ::close(fd) == 0 && ok;
+    if (ok)
+        ok = ::rename(s.defsTempPath.c_str(), s.defsPath.c_str()) == 0;
+    else
+        ::unlink(s.defsTempPath.c_str());
+    return ok;
+}
+
+std::size_t definitionCount(const Definitions& defs) {
+    return defs.regions().size() + defs.comms().size() + defs.callingContexts().size();
+}
+
+/// Saves the definitions when they grew since the last save (normal context).
+void saveNewDefinitions(RuntimeState& s) {
+    std::size_t n = definitionCount(s.defs);
+    if (n == s.savedDefinitions)
+        return;
+    errno = 0;
+    if (saveDefinitions(s))
+        s.savedDefinitions = n;
+    else
+        noteWriteError(s, s.defsPath, errno);
 }
 
 void fatalSignal(int sig, siginfo_t* info, void* context) {
@@ -247,10 +366,14 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
             writeAll(fd, text, static_cast<size_t>(len));
             ::close(fd);
         }
+        // The definitions the records refer to, for `waitscope recover`: first, since they are
+        // small and without them no record can be used (mpirun follows its SIGTERM with a
+        // SIGKILL, and a rank may not get to finish a large write in between).
+        saveDefinitions(*g_state);
         // The records still in memory join the spilled ones: the spill file then holds the
         // rank's whole run in Waitscope's record layout (see event_buffer.h).
-        int spill = g_state->spillFd;
-        if (spill < 0)
+        int spill = g_state->spillFailed ? -1 : g_state->spillFd;
+        if (spill < 0 && !g_state->spillFailed)
             spill =
                 ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
         if (spill >= 0)
@@ -326,8 +449,15 @@ Status openSpill(RuntimeState& s) {
 void encodeSpilledRecords(RuntimeState& s) {
     if (s.spillFd < 0)
         return;
-    // Whatever is still buffered goes last; keep it by spilling it too.
-    writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+    // Whatever is still buffered goes last; keep it by spilling it too (unless records are
+    // already missing before it: it would decode with a wrong time base).
+    errno = 0;
+    if (!s.spillFailed && !writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes())) {
+        noteWriteError(s, s.spillPath, errno);
+        s.spillFailed = true;
+        if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
+            ++g_diagnostics.otf2Errors;
+    }
     g_hot.buffer.clear();
     int fd = s.spillFd;
     s.spillFd = -1;
@@ -359,8 +489,6 @@ void encodeSpilledRecords(RuntimeState& s) {
     ::close(fd);
     if (filled != 0)
         ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
-    if (!s.spillPath.empty())
-        ::unlink(s.spillPath.c_str());
 }
 
 } // namespace
@@ -411,15 +539,28 @@ void flushEvents(bool recordRegion) noexcept {
             if (s->spillFd >= 0)
                 ::unlink(name);
         }
-        if (s->spillFd >= 0) {
-            writeAll(s->spillFd, b.begin, b.usedBytes());
+        errno = 0;
+        if (s->spillFailed) {
+            // Records after a gap would decode with a wrong time base: keep none of them.
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+        } else if (s->spillFd >= 0 && writeAll(s->spillFd, b.begin, b.usedBytes())) {
             s->spilledBytes += b.usedBytes();
+        } else if (s->spillFd >= 0) {
+            noteWriteError(*s, s->spillPath, errno);
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+            // The records file keeps only whole records: those of the flushes before.
+            s->spillFailed = true;
+            if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
+                ++g_diagnostics.otf2Errors;
         } else {
             g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush; // nowhere to keep them
         }
     }
     b.clear();
     s->eventsAtLastFlush = b.events;
+    // The records just spilled may name definitions made since the last save.
+    if (s->measured && !s->finalized)
+        saveNewDefinitions(*s);
     std::uint64_t end = now();
     ++g_diagnostics.flushes;
     g_diagnostics.flushTicks += end - start;
@@ -510,8 +651,16 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
         return;
     }
     s->statusPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".status";
-    if (s->config.tracing)
+    if (s->config.tracing) {
         s->spillPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".records";
+        s->defsPath = s->directory + "/ranks/" + std::to_string(s->rank) + ".defs";
+        s->defsTempPath = s->defsPath + ".new";
+    }
+    s->identity.rank = static_cast<std::uint32_t>(s->rank);
+    s->identity.size = static_cast<std::uint32_t>(s->size);
+    s->identity.ticksPerSecond = g_hot.clock.ticksPerSecond();
+    s->identity.host = hostName();
+    s->identity.program = s->programPath;
     // During the run records go to the rank's spill file; the OTF2 archive is opened only at
     // finalize (an OTF2 archive open during the run slows the program's own MPI operations).
     Status opened = s->config.tracing ? openSpill(*s) : Status::success();
@@ -525,8 +674,9 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
         return;
     }
     if (s->rank == 0)
-        writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
+        writeExperimentFile(*s, s->directory + "/waitscope.config", configDump(s->config));
     writeStatus(*s, "incomplete: running\n");
+    decideClockProbes(*s);
     measureClockOffset(*s);
     if (s->config.signalHandlers)
         installSignalHandlers();
@@ -542,6 +692,7 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     recordCollectiveEnd(leave, OTF2_COLLECTIVE_OP_CREATE_HANDLE, 0, OTF2_UNDEFINED_UINT32, 0, 0);
     recordLeave(leave, initRegion);
     s->measured = true;
+    saveNewDefinitions(*s);
     g_hot.recordMask = s->config.mpiGroups | kGroupUser;
     if (s->config.sampling && samplingStart && !samplingStart(s->config) && s->rank == 0)
         warn("the sampling timer could not be set up; MPI call paths are still unwound");
@@ -655,7 +806,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
             out += line;
         }
     }
-    writeTextFile(s.directory + "/waitscope.measurement", out);
+    writeExperimentFile(s, s.directory + "/waitscope.measurement", out);
 }
 
 std::vector<std::uint32_t> mapIds(const DefinitionSet& global,
@@ -663,6 +814,17 @@ std::vector<std::uint32_t> mapIds(const DefinitionSet& global,
     std::vector<std::uint32_t> map(keys.size());
     for (size_t i = 0; i < keys.size(); ++i)
         map[i] = static_cast<std::uint32_t>(global.find(keys[i]));
+    return map;
+}
+
+/// Local communicator ids to global ones, which put parents first (commIdsParentsFirst).
+std::vector<std::uint32_t> mapCommIds(const DefinitionSet& global,
+                                      const std::vector<std::string>& keys) {
+    std::vector<std::uint32_t> map = mapIds(global, keys);
+    const std::vector<std::uint32_t> ids = commIdsParentsFirst(global);
+    for (std::uint32_t& id : map)
+        if (id < ids.size())
+            id = ids[id];
     return map;
 }
 
@@ -740,6 +902,8 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         writeTrace = allOk != 0;
         if (!writeTrace && archive.ok())
             archive = Error("another rank could not open the trace archive");
+        if (!writeTrace)
+            s->writer.abandon();
     }
     std::vector<ThreadLocation> threads; // sampled threads: each its own location
     if (writeTrace) {
@@ -788,9 +952,9 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
         unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
         unified = unifyDefinitionSet(contexts, s->comm, kUnifyTag) && unified;
-        local =
-            s->writer.writeLocalDefinitions(mapIds(regions, regionKeys), mapIds(comms, commKeys),
-                                            mapIds(contexts, contextKeys), s->offsets);
+        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
+                                                mapCommIds(comms, commKeys),
+                                                mapIds(contexts, contextKeys), s->offsets);
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;
@@ -853,16 +1017,56 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     writeMeasurementRecord(*s, global);
 
     std::string status = "complete\n";
+    // A full disk is said once below, plainly, not as each OTF2 call that it made fail.
+    const bool diskFull = g_diagnostics.otf2Errors > 0 && firstOtf2Error() == OTF2_ERROR_ENOSPC;
     for (const Status* st : {&archive, &local, &globalStatus, &closed, &profiled})
         if (!st->ok()) {
             status = "incomplete: " + st->error().message() + "\n";
-            warn("rank " + std::to_string(s->rank) + ": " + st->error().message());
+            if (!diskFull)
+                warn("rank " + std::to_string(s->rank) + ": " + st->error().message());
         }
     if (!unified) {
         status = "incomplete: definitions could not be unified\n";
         warn("rank " + std::to_string(s->rank) + ": definitions could not be unified");
     }
+    // OTF2 counts its failed writes; the first one says why (a full disk, mostly).
+    if (g_diagnostics.otf2Errors > 0 && writeTrace) {
+        std::string why = firstOtf2Error() == OTF2_ERROR_ENOSPC
+                              ? "no space left on device"
+                              : OTF2_Error_GetDescription(firstOtf2Error());
+        std::string text = why + " writing the trace in '" + s->directory + "' (" +
+                           std::to_string(g_diagnostics.otf2Errors) + " failed OTF2 calls)";
+        status = "incomplete: " + text + "\n";
+        warn("rank " + std::to_string(s->rank) + ": " + text + "; the trace is incomplete");
+    }
+    if (s->writeErrno != 0) {
+        std::string why = std::strerror(s->writeErrno);
+        if (!why.empty())
+            why[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(why[0])));
+        std::string text = why + " writing '" + s->writeErrorPath + "'";
+        status = "incomplete: " + text + "\n";
+        warn("rank " + std::to_string(s->rank) + ": " + text + "; the experiment is incomplete");
+    }
     writeStatus(*s, status);
+    // A trace that lost writes is not an OTF2 archive any tool should read: without its anchor
+    // the experiment is one of a failed run, which `waitscope recover` reads from the records
+    // (kept below) once there is room again.
+    int failedWrite = (s->writeErrno != 0 || (g_diagnostics.otf2Errors > 0 && writeTrace)) ? 1 : 0;
+    int anyFailedWrite = 0;
+    reduceToAll(&failedWrite, &anyFailedWrite, 1, MPI_INT, sizeof(int), MPI_MAX, s->comm);
+    if (anyFailedWrite && s->rank == 0) {
+        ::unlink((s->directory + "/traces.otf2").c_str());
+        warn("the trace in '" + s->directory +
+             "' is incomplete and was not finished; run `waitscope recover " + s->directory +
+             "` when there is room again");
+    }
+    // A complete trace no longer needs the rank's records and definitions.
+    if (status == "complete\n") {
+        if (!s->spillPath.empty())
+            ::unlink(s->spillPath.c_str());
+        if (!s->defsPath.empty())
+            ::unlink(s->defsPath.c_str());
+    }
     if (s->config.verbose && s->rank == 0)
         std::fprintf(stderr, "waitscope: experiment written to '%s' (%.3f s at finalize)\n",
                      s->directory.c_str(), seconds(s->self.finalizeMeasurement));
@@ -897,7 +1101,7 @@ void finishSerialRunAtExit() {
             return;
         }
     }
-    writeTextFile(s->directory + "/waitscope.config", configDump(s->config));
+    writeExperimentFile(*s, s->directory + "/waitscope.config", configDump(s->config));
     s->measured = true;
     finishRun(*s, leave);
 }
@@ -919,11 +1123,13 @@ void runtimeAbort(int errorCode) noexcept {
     s->finalized = true;
     // This rank leaves alone: everything it recorded stays in its spill file, in order.
     if (s->spillFd >= 0) {
-        writeAll(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+        if (!s->spillFailed)
+            writeAll(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
         ::close(s->spillFd);
         s->spillFd = -1;
     }
     g_hot.buffer.clear();
+    saveDefinitions(*s);
     writeStatus(*s, "incomplete: MPI_Abort with error code " + std::to_string(errorCode) + "\n");
 }
 

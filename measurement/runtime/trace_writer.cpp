@@ -57,10 +57,14 @@ void poolFreeAll(void* user, OTF2_FileType fileType, OTF2_LocationRef, void**, b
     }
 }
 
+OTF2_ErrorCode g_firstError = OTF2_SUCCESS;
+
 // OTF2 reports errors by printing them; the program's stderr is not ours to print into.
 OTF2_ErrorCode countError(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
                           const char*, va_list) {
     ++g_diagnostics.otf2Errors;
+    if (g_firstError == OTF2_SUCCESS)
+        g_firstError = code;
     return code;
 }
 
@@ -75,8 +79,11 @@ OTF2_FlushCallbacks kFlushCallbacks = {preFlush, postFlush};
 OTF2_MemoryCallbacks kMemoryCallbacks = {poolAllocate, poolFreeAll};
 
 void count(OTF2_ErrorCode code) {
-    if (code != OTF2_SUCCESS)
+    if (code != OTF2_SUCCESS) {
         ++g_diagnostics.otf2Errors;
+        if (g_firstError == OTF2_SUCCESS)
+            g_firstError = code;
+    }
 }
 
 Status fail(const std::string& what, OTF2_ErrorCode code) {
@@ -84,6 +91,10 @@ Status fail(const std::string& what, OTF2_ErrorCode code) {
 }
 
 } // namespace
+
+OTF2_ErrorCode firstOtf2Error() noexcept {
+    return g_firstError;
+}
 
 TraceWriter::~TraceWriter() {
     if (m_archive)
@@ -116,8 +127,12 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
         rc = OTF2_Archive_SetCreator(m_archive, "Waitscope");
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_OpenEvtFiles(m_archive);
-    if (rc != OTF2_SUCCESS)
+    if (rc != OTF2_SUCCESS) {
+        // A half-opened archive may lack its collective callbacks, and closing it then
+        // crashes inside OTF2: leave it unclosed (a small leak) rather than crash the program.
+        abandon();
         return fail("cannot open the OTF2 archive in '" + directory + "'", rc);
+    }
     m_events = OTF2_Archive_GetEvtWriter(m_archive, static_cast<OTF2_LocationRef>(rank));
     if (!m_events)
         return Error("cannot open the event file of rank " + std::to_string(rank) + " in '" +
@@ -228,6 +243,22 @@ void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) no
         translate(m_events, begin, end, m_decodeTime);
 }
 
+std::uint64_t TraceWriter::beginRank(int rank) noexcept {
+    std::uint64_t events = eventsWritten();
+    if (!m_archive)
+        return events;
+    if (m_events)
+        count(OTF2_Archive_CloseEvtWriter(m_archive, m_events));
+    m_earlierRanks.push_back(static_cast<std::uint64_t>(m_rank));
+    m_rank = rank;
+    m_decodeTime = 0;
+    m_mainEvents = 0;
+    m_events = OTF2_Archive_GetEvtWriter(m_archive, static_cast<OTF2_LocationRef>(rank));
+    if (!m_events)
+        ++g_diagnostics.otf2Errors;
+    return events;
+}
+
 std::uint64_t TraceWriter::writeThread(std::uint32_t number, const std::uint64_t* begin,
                                        const std::uint64_t* end) noexcept {
     if (!m_archive)
@@ -279,6 +310,7 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     // Every location of the rank uses the rank's local ids: the same tables for each.
     std::vector<std::uint64_t> locations = {static_cast<std::uint64_t>(m_rank)};
     locations.insert(locations.end(), m_threadLocations.begin(), m_threadLocations.end());
+    locations.insert(locations.end(), m_earlierRanks.begin(), m_earlierRanks.end());
     for (std::uint64_t location : locations) {
         Status written =
             writeLocationDefinitions(location, regionMap, commMap, contextMap, offsets);
@@ -422,49 +454,42 @@ Status TraceWriter::writeGlobalDefinitions(const GlobalDefinitions& d) {
         rc = OTF2_GlobalDefWriter_WriteGroup(
             g, kLocationsGroup, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
             OTF2_GROUP_FLAG_NONE, locations.size(), locations.data());
-    // Communicators keep their unified ids but are written parents first, so every reader
-    // meets a parent before the communicators derived from it.
+    // Communicators are written in the order of their global ids, which put parents first
+    // (commIdsParentsFirst: every rank maps its local ids the same way).
     std::vector<CommDefinition> comms;
     std::map<CommKey, uint32_t> commIds;
+    const std::vector<std::uint32_t> ids = commIdsParentsFirst(d.comms);
+    std::vector<size_t> byId(ids.size());
     for (size_t i = 0; i < d.comms.entries.size(); ++i) {
         comms.push_back(commFromEntry(d.comms.entries[i].first, d.comms.entries[i].second));
-        commIds[comms.back().key] = static_cast<uint32_t>(i);
+        commIds[comms.back().key] = ids[i];
+        byId[ids[i]] = i;
     }
-    std::vector<bool> written(comms.size(), false);
-    uint32_t nextGroup = kLocationsGroup + 1;
-    for (bool progress = true; progress && rc == OTF2_SUCCESS;) {
-        progress = false;
-        for (size_t i = 0; i < comms.size() && rc == OTF2_SUCCESS; ++i) {
-            const CommDefinition& comm = comms[i];
-            auto parentIt = commIds.find(comm.parent);
-            bool hasParent = parentIt != commIds.end() && parentIt->second != i;
-            if (written[i] || (hasParent && !written[parentIt->second]))
-                continue;
-            uint32_t group = nextGroup++;
-            if (comm.key == kSelfKey) {
-                rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_SELF,
-                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0,
-                                                     nullptr);
-            } else {
-                std::vector<uint64_t> members(comm.members.begin(), comm.members.end());
-                if (comm.key == kWorldKey)
-                    members = locations;
-                rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_GROUP,
-                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                     members.size(), members.data());
-            }
-            std::string name = comm.key == kWorldKey  ? "MPI_COMM_WORLD"
-                               : comm.key == kSelfKey ? "MPI_COMM_SELF"
-                               : comm.name.empty()    ? "Comm " + std::to_string(i)
-                                                      : comm.name;
-            if (rc == OTF2_SUCCESS)
-                rc = OTF2_GlobalDefWriter_WriteComm(g, static_cast<uint32_t>(i), str(name), group,
-                                                    hasParent ? parentIt->second
-                                                              : OTF2_UNDEFINED_COMM,
-                                                    OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
-            written[i] = true;
-            progress = true;
+    for (size_t id = 0; id < byId.size() && rc == OTF2_SUCCESS; ++id) {
+        const CommDefinition& comm = comms[byId[id]];
+        auto parentIt = commIds.find(comm.parent);
+        bool hasParent = parentIt != commIds.end() && parentIt->second < id;
+        uint32_t group = kLocationsGroup + 1 + static_cast<uint32_t>(id);
+        if (comm.key == kSelfKey) {
+            rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_SELF,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0,
+                                                 nullptr);
+        } else {
+            std::vector<uint64_t> members(comm.members.begin(), comm.members.end());
+            if (comm.key == kWorldKey)
+                members = locations;
+            rc = OTF2_GlobalDefWriter_WriteGroup(g, group, str(""), OTF2_GROUP_TYPE_COMM_GROUP,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                                 members.size(), members.data());
         }
+        std::string name = comm.key == kWorldKey  ? "MPI_COMM_WORLD"
+                           : comm.key == kSelfKey ? "MPI_COMM_SELF"
+                           : comm.name.empty()    ? "Comm " + std::to_string(id)
+                                                  : comm.name;
+        if (rc == OTF2_SUCCESS)
+            rc = OTF2_GlobalDefWriter_WriteComm(g, static_cast<uint32_t>(id), str(name), group,
+                                                hasParent ? parentIt->second : OTF2_UNDEFINED_COMM,
+                                                OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
     }
     if (rc != OTF2_SUCCESS)
         return fail("cannot write the global definitions in '" + m_directory + "'", rc);
@@ -479,6 +504,11 @@ Status TraceWriter::close() {
     if (rc != OTF2_SUCCESS)
         return fail("cannot close the OTF2 archive in '" + m_directory + "'", rc);
     return Status::success();
+}
+
+void TraceWriter::abandon() noexcept {
+    m_archive = nullptr;
+    m_events = nullptr;
 }
 
 void TraceWriter::closeEventsAlone() noexcept {

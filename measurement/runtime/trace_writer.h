@@ -68,6 +68,11 @@ public:
     /// Translates records [begin, end) into OTF2 events. Never fails; OTF2 errors are counted.
     void write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;
 
+    /// Ends the current rank's event stream and starts the one of `rank` in the same archive
+    /// (an archive opened with MPI_COMM_NULL that holds every rank: `waitscope recover`).
+    /// Returns the events written for the previous rank. OTF2 errors are counted.
+    std::uint64_t beginRank(int rank) noexcept;
+
     /// Translates the whole record stream of sampled thread `number` into the events of its
     /// own location (threadLocationId) and closes its event file. Call after the main
     /// location's last write() (its event file is closed first) and before
@@ -88,6 +93,10 @@ public:
     /// Closes the archive (collective). The event count is valid before this.
     Status close();
 
+    /// Forgets the archive without closing it: for when not every rank could open it (closing
+    /// is collective and would wait for them) or it is half open (closing could crash).
+    void abandon() noexcept;
+
     /// Closes only this rank's event file, for a rank that leaves the job alone (MPI_Abort).
     void closeEventsAlone() noexcept;
 
@@ -107,10 +116,15 @@ private:
     OTF2_EvtWriter* m_events = nullptr;
     std::uint64_t m_mainEvents = 0; ///< the main location's events, once its writer closed
     std::vector<std::uint64_t> m_threadLocations; ///< written by writeThread
+    std::vector<std::uint64_t> m_earlierRanks;    ///< written before beginRank
     int m_rank = 0;
     std::uint64_t m_decodeTime = 0;
     std::string m_directory;
 };
+
+/// The first error an OTF2 call reported in this process (OTF2_SUCCESS: none yet), for the
+/// rank's status: with OTF2_ERROR_ENOSPC the disk was full.
+OTF2_ErrorCode firstOtf2Error() noexcept;
 
 /// The global id of communicators' location group in the written definitions.
 inline constexpr std::uint32_t kLocationsGroup = 0;

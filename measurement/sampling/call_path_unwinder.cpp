@@ -3,6 +3,7 @@
 #include "waitscope/measure/call_path_unwinder.h"
 
 #include "waitscope/measure/definitions.h"
+#include "waitscope/measure/interpreted_program.h"
 #include "waitscope/measure/runtime.h"
 #include "waitscope/measure/symbol_resolver.h"
 
@@ -69,34 +70,72 @@ int CallPathUnwinder::unwindInterrupted(void* ucontext, std::uintptr_t* frames, 
     return depth > 0 ? depth : -1;
 }
 
+namespace {
+
+/// The C library, the dynamic linker and the vDSO: their inner frames are implementation
+/// details of the call the program made (clock_gettime, fopen), never a place to blame.
+bool isSystemModule(const std::string& path) {
+    const std::string base = path.substr(path.find_last_of('/') + 1);
+    for (const char* prefix :
+         {"libc.so", "libc-", "ld-linux", "ld64.so", "libpthread", "[vdso", "linux-vdso"})
+        if (base.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+
+/// The C library's start-up code, which calls main.
+bool isStartup(const std::string& name) {
+    return name == "__libc_start_call_main" || name == "__libc_start_main" ||
+           name == "__libc_start_main_impl" || name == "_start";
+}
+
+} // namespace
+
+std::uintptr_t CallPathUnwinder::codeStart(std::uintptr_t address, bool& known) noexcept {
+    std::uintptr_t start = functionStart(address, known);
+    if (known || start == 0)
+        return start;
+    // No symbol (a stripped binary): the function's start by its unwind information, else the
+    // address itself, so distinct code stays distinct.
+    std::uintptr_t unwound = unwindInfoStart(address);
+    return unwound ? unwound : address;
+}
+
 CallPathUnwinder::Function CallPathUnwinder::defineFunction(std::uintptr_t start, bool known,
                                                             std::uintptr_t address) noexcept {
     RegionDefinition region;
+    Function f;
+    const std::string module = moduleName(known || start == 0 ? start : address);
     if (known) {
         // Source lines only for the program's own functions: the line tables of libraries
         // (libc with its debug information installed, MPI) take long to load.
-        SymbolInfo symbol =
-            moduleName(start) == m_program ? resolveSymbol(start) : resolveSymbolName(start);
+        SymbolInfo symbol = module == m_program ? resolveSymbol(start) : resolveSymbolName(start);
         region.name = symbol.name;
         region.canonicalName = symbol.mangled;
         region.file = symbol.file;
         region.beginLine = symbol.line;
-    } else {
-        // No symbol covers the address: one region per module keeps the tree small.
-        std::string module = moduleName(address);
-        region.name = "[unknown]@" + module.substr(module.find_last_of('/') + 1);
+        region.endLine = symbol.endLine;
+        f.startup = isStartup(region.canonicalName);
+    } else if (start != 0) {
+        // Code no symbol names: "module+0xoffset" of its start, which addr2line reads.
+        region.name = moduleOffsetName(start);
         region.canonicalName = region.name;
         region.file = module;
+        f.anonymous = true;
+    } else {
+        region.name = "[unknown]"; // in no module at all
+        region.canonicalName = region.name;
+        f.anonymous = true;
     }
+    f.system = isSystemModule(module);
     region.role = RegionRole::Function;
     region.paradigm = Paradigm::Sampling;
-    Function f;
     f.isMain = region.canonicalName == "main" || region.canonicalName == "MAIN__";
     if (!m_cached) {
-        auto it = m_functionByName.find(region.canonicalName + '\n' + region.file);
+        std::string key = region.canonicalName + '\n' + region.file;
+        auto it = m_functionByName.find(key);
         if (it != m_functionByName.end())
             return it->second;
-        std::string key = region.canonicalName + '\n' + region.file;
         f.region = definitions().addRegion(std::move(region));
         m_functionByName.emplace(std::move(key), f);
         return f;
@@ -110,18 +149,18 @@ CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bo
     std::uintptr_t address = isPc ? frame : frame - 1;
     if (!m_cached) {
         bool known = false;
-        std::uintptr_t start = functionStart(address, known);
+        std::uintptr_t start = codeStart(address, known);
         return defineFunction(start, known, address);
     }
     std::uint64_t returnKey = handleKey(address);
     std::uintptr_t start = 0;
-    bool known = true;
     if (std::uintptr_t* cached = m_startByReturn.find(returnKey)) {
         start = *cached;
     } else {
-        start = functionStart(address, known);
-        // Unknown code is keyed by its module's base with the top bit set, apart from symbols
-        // (user-space addresses never have it).
+        bool known = true;
+        start = codeStart(address, known);
+        // Code without a symbol is keyed with the top bit set, apart from symbols (user-space
+        // addresses never have it).
         if (!known)
             start |= kUnknownBit;
         m_startByReturn.insert(returnKey, start);
@@ -133,6 +172,13 @@ CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bo
     return f;
 }
 
+std::uint32_t CallPathUnwinder::mainRegion() noexcept {
+    if (m_main == ~0u)
+        m_main = definitions().addRegion(
+            {"main", "main", m_program, 0, 0, RegionRole::Function, Paradigm::Sampling});
+    return m_main;
+}
+
 std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
                                           std::uint32_t stopRegion, bool skipOwnCode) noexcept {
     int first = 0;
@@ -140,6 +186,8 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
         ++first;
     if (first >= depth)
         return failedContext();
+    if (interpretedProgram() && !skipOwnCode)
+        return kNoContext; // the interpreter's own frames: its program's regions are the path
     m_path.clear();
     for (int i = first; i < depth; ++i) {
         if (skipOwnCode && m_own.contains(frames[i]))
@@ -152,16 +200,43 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
     }
     if (m_path.empty())
         return stopRegion != kNoStop ? kNoContext : failedContext();
-    // The path starts at the outermost main; what calls main (libc start-up) is left out.
+    // The path starts at the outermost main; what calls main (libc start-up) is left out. In a
+    // stripped program, main is the function the start-up code calls.
     size_t top = m_path.size() - 1;
+    bool hasMain = false;
     for (size_t k = m_path.size(); k-- > 0;)
         if (m_path[k].isMain) {
             top = k;
+            hasMain = true;
             break;
         }
+    if (!hasMain)
+        for (size_t k = 1; k < m_path.size(); ++k)
+            if (m_path[k].startup) {
+                // Without a symbol it is main; a named one is what runs after main returned
+                // (exit and its handlers: an MPI_Finalize called at exit).
+                top = k - 1;
+                if (m_path[top].anonymous)
+                    m_path[top] = Function{mainRegion(), true, false, false, false};
+                break;
+            }
+    // C library and vDSO frames at the inner end (clock_gettime, its vDSO code, memcpy) are
+    // not where to look: their time belongs to the function that called them.
+    size_t inner = 0;
+    while (inner < top && m_path[inner].system)
+        ++inner;
     std::uint32_t context = kNoContext;
-    for (size_t k = top + 1; k-- > 0;)
-        context = definitions().callingContext(m_path[k].region, context);
+    for (size_t k = top + 1; k-- > inner;) {
+        const Function& f = m_path[k];
+        // A run of C library frames further out (qsort calling back) shows as its outermost:
+        // the call the program made.
+        if (f.system && k < top && m_path[k + 1].system)
+            continue;
+        // A run of frames without symbols shows as its innermost: the code nearest the call.
+        if (f.anonymous && k > inner && m_path[k - 1].anonymous)
+            continue;
+        context = definitions().callingContext(f.region, context);
+    }
     return context;
 }
 

@@ -47,8 +47,10 @@ analyze() {
     out=$(mpirun -np "$n" "$build/bin/waitscope-replay" $mode --output-dir "$work/out" "$trace" 2>&1 |
           grep 'events on the busiest rank') || { echo "analysis of $trace failed" >&2; exit 1; }
     # "N ranks, E events on the busiest rank in S s: R M events/s per rank; peak memory P MB
-    #  per rank (Xx its largest event file of F MB)"
-    echo "$out" | sed -E 's/.* ranks, ([0-9]+) events .* in ([0-9.]+) s:.*peak memory ([0-9.]+) MB per rank \(([0-9.]+)x.*/\2 \1 \3 \4/'
+    #  per rank (Xx its largest event file of F MB)"; without the ratio for event files under
+    #  1 MB (then "-")
+    echo "$out" | sed -E -e 's/.* ranks, ([0-9]+) events .* in ([0-9.]+) s:.*peak memory ([0-9.]+) MB per rank \(([0-9.]+)x.*/\2 \1 \3 \4/' \
+        -e 's/.* ranks, ([0-9]+) events .* in ([0-9.]+) s:.*peak memory ([0-9.]+) MB per rank$/\2 \1 \3 -/'
 }
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

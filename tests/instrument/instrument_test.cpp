@@ -338,3 +338,36 @@ TEST_CASE("score proposes the filter that removes tiny functions, and it removes
     CHECK(countEvents(events, "ENTER", -1, "tiny_add(double, double)") == 0);
     CHECK(countEvents(events, "ENTER", 0, "main") == 1);
 }
+
+TEST_CASE("instrumented C++ and Fortran functions carry demangled names and their first and last "
+          "source lines",
+          "[mpi]") {
+    std::string dir = freshDirectory("instrument_source_lines");
+    const std::string projects = WAITSCOPE_TEST_PROJECTS;
+    CommandResult build = runCommand(
+        "cd '" + dir + "' && " + kWaitscope + " instrument mpicxx -g -O1 -o lines_cxx '" +
+        projects + "/source_lines.cpp' && " + kWaitscope +
+        " instrument mpif90 -g -O1 -o lines_f '" + projects + "/source_lines.f90'");
+    INFO(build.output);
+    REQUIRE(build.exitCode == 0);
+    for (const char* program : {"lines_cxx", "lines_f"}) {
+        CommandResult run = runCommand(
+            "cd '" + dir + "' && " +
+            mpirunCommand(1, {std::string("WAITSCOPE_EXPERIMENT_DIRECTORY=") + program + "_exp"},
+                          std::string("./") + program, "", false));
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+    }
+    // The "Begin: N, End: M" of the region definition named `name` (empty when none).
+    auto linesOf = [&](const std::string& exp, const std::string& name) {
+        for (const std::string& r : readDefinitions(dir + "/" + exp + "/traces.otf2", "REGION"))
+            if (r.find("Name: \"" + name + "\"") != std::string::npos)
+                return r.substr(r.find("Begin: "));
+        return std::string();
+    };
+    // From the signature to the closing brace or `end subroutine`, never "N-0".
+    CHECK(linesOf("lines_cxx_exp", "lines::spread(double, int)") == "Begin: 7, End: 12");
+    CHECK(linesOf("lines_cxx_exp", "main") == "Begin: 16, End: 23");
+    CHECK(linesOf("lines_f_exp", "lines::spread") == "Begin: 6, End: 13");
+    CHECK(linesOf("lines_f_exp", "MAIN__") == "Begin: 16, End: 27");
+}

@@ -101,8 +101,9 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     INFO(summary);
     CHECK(first.find("Late Sender (mpi_latesender)") != std::string::npos);
     // No compiler instrumentation: analyze unwinds the user's call path to each MPI call.
-    CHECK(first.find("call path: example_late_sender/main/receive_block/MPI_Recv") !=
+    CHECK(first.find("call path: example_late_sender/main/receive_block/MPI_Recv\n") !=
           std::string::npos);
+    CHECK(first.find("full path:") == std::string::npos); // short enough to show whole
     const size_t ranksAt = first.find("ranks:");
     const std::string ranks = first.substr(ranksAt, first.find('\n', ranksAt) - ranksAt);
     CHECK(ranks.find(" 1 (") != std::string::npos);
@@ -112,14 +113,21 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     // The root causes: the senders' computation (delay costs).
     const size_t causeAt = first.find("caused by:");
     REQUIRE(causeAt != std::string::npos);
-    const std::string cause = first.substr(causeAt, first.find('\n', causeAt) - causeAt);
+    const std::string cause = first.substr(causeAt); // the finding's last line, maybe wrapped
     CHECK(cause.find(" 0 (") != std::string::npos);
     CHECK(cause.find(" 2 (") != std::string::npos);
     CHECK(cause.find(" 1 (") == std::string::npos);
     CHECK(cause.find(" 3 (") == std::string::npos);
     CHECK(cause.find("delay_latesender") != std::string::npos);
-    CHECK(summary.find("verdict:     the measurement did not noticeably disturb the run") !=
+    CHECK(summary.find("effect:      the measurement did not noticeably disturb the run") !=
           std::string::npos);
+    CHECK(summary.find("ranks:       4 ranks \u00d7 1 thread\n") != std::string::npos);
+    // Every line of the run's own output names the tool that wrote it.
+    CHECK(r.output.find("waitscope analyze: [1/3] measuring") != std::string::npos);
+    CHECK(r.output.find("waitscope analyze: [3/3] summarizing") != std::string::npos);
+    CHECK(r.output.find("\nerror:") == std::string::npos);
+    // No ratio against an event file of a few kilobytes ("10243.07x ... of 0.0 MB").
+    CHECK(r.output.find("its largest event file of 0.0 MB") == std::string::npos);
     CHECK(summary.find("command:     mpirun -np 4 ") != std::string::npos);
 
     // score on the experiment (its report has the visits) estimates Waitscope's real trace.
@@ -157,7 +165,7 @@ TEST_CASE("analyze of rank0_serial names Wait at N x N on ranks 1-3 and rank 0's
     const std::string flat = collapseSpaces(summary);
     CHECK(flat.find("- Rank 0 alone spends") != std::string::npos);
     // Sampling finds write_output in the uninstrumented program, so the root causes name it.
-    CHECK(flat.find("while ranks 1, 2 and 3 wait for it in `MPI_Allreduce`") != std::string::npos);
+    CHECK(flat.find("while ranks 1, 2 and 3 wait for it in MPI_Allreduce") != std::string::npos);
     CHECK(flat.find("lies on the critical path") != std::string::npos);
     CHECK(flat.find("This serial work is the thing to fix") != std::string::npos);
 }
@@ -257,9 +265,6 @@ TEST_CASE("analyze names a missing launcher and a command line it cannot parse")
     Run r = run(kDriver + " analyze qsub -n 4 ./app", dir);
     CHECK(r.status == 2);
     CHECK(r.output.find("error: launcher 'qsub' is not supported") != std::string::npos);
-    r = run(kDriver + " analyze mpirun ./app", dir);
-    CHECK(r.status == 2);
-    CHECK(r.output.find("error: mpirun: no rank count in the command line") != std::string::npos);
     r = run("PATH=/nonexistent " + kDriver + " analyze mpirun -np 2 ./app", dir);
     CHECK(r.status == 2);
     CHECK(r.output.find("error: launcher 'mpirun' not found in PATH") != std::string::npos);
@@ -454,7 +459,8 @@ TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the
     CHECK(r.output.find("no wait-state metrics") != std::string::npos);
 }
 
-TEST_CASE("score estimates a Score-P profile's trace and writes a suggested filter once") {
+TEST_CASE("score estimates a Score-P profile's trace, suggests a buffer, and writes a filter only "
+          "with -g, once") {
     const fs::path dir = workDirectory("score");
     const std::string profile = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";
     Run r = run(kDriver + " score " + profile, dir);
@@ -462,12 +468,136 @@ TEST_CASE("score estimates a Score-P profile's trace and writes a suggested filt
     REQUIRE(r.status == 0);
     CHECK(r.output.find("Estimated trace size (scorep format)") != std::string::npos);
     CHECK(r.output.find("MPI_Recv") != std::string::npos);
+    // The buffer each rank needs, in the variable's own syntax (the trace is small: 1M).
+    CHECK(r.output.find("WAITSCOPE_TOTAL_MEMORY=1M holds each rank's events") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "waitscope.filter")); // not asked for
+    r = run(kDriver + " score -g " + profile, dir);
+    REQUIRE(r.status == 0);
     const std::string filter = readFile(dir / "waitscope.filter");
     CHECK(filter.find("SCOREP_REGION_NAMES_BEGIN") != std::string::npos);
     CHECK(filter.find("SCOREP_REGION_NAMES_END") != std::string::npos);
     std::ofstream(dir / "waitscope.filter") << "mine\n";
-    r = run(kDriver + " score " + profile, dir);
+    r = run(kDriver + " score -g " + profile, dir);
     CHECK(r.status == 0);
     CHECK(r.output.find("waitscope.filter exists and is kept") != std::string::npos);
     CHECK(readFile(dir / "waitscope.filter") == "mine\n");
+    r = run(kDriver + " score -g other.filter " + profile, dir);
+    CHECK(r.status == 0);
+    CHECK(fs::exists(dir / "other.filter"));
+}
+
+TEST_CASE("score refuses a negative or malformed region count with a clear message") {
+    const fs::path dir = workDirectory("score_count");
+    const std::string profile = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";
+    for (const char* count : {"-5", "3x"}) {
+        Run r = run(kDriver + " score -r " + count + " " + profile, dir);
+        INFO(r.output);
+        CHECK(r.status == 2);
+        CHECK(r.output.find(std::string("error: -r '") + count +
+                            "': the number of regions to list must be a whole number") !=
+              std::string::npos);
+    }
+    Run r = run(kDriver + " score -r 0 " + profile, dir);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("MPI_Recv") == std::string::npos);
+}
+
+TEST_CASE("analyze runs mpirun without -np: the launcher decides the rank count and the analysis "
+          "takes it from the trace") {
+    const fs::path dir = workDirectory("no_count");
+    // Two slots on this host: mpirun starts two ranks.
+    const Run r = run(kEnv + " " + kDriver + " analyze mpirun --host localhost:2 " + kExamples +
+                          "/example_wait_nxn",
+                      dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("measuring the ranks the launcher starts") != std::string::npos);
+    CHECK(r.output.find("the launcher started 2 ranks") != std::string::npos);
+    CHECK(r.output.find("analyzing the traces on 2 ranks") != std::string::npos);
+    // The experiment gets its usual name once the count is known.
+    const fs::path experiment = dir / "waitscope_example_wait_nxn_2";
+    REQUIRE(fs::exists(experiment / "report.cubex"));
+    CHECK_FALSE(fs::exists(dir / "waitscope_example_wait_nxn"));
+    const std::string summary = readFile(experiment / "summary.txt");
+    CHECK(summary.find("ranks:       2 ranks") != std::string::npos);
+    CHECK(summary.find("command:     mpirun --host localhost:2 ") != std::string::npos);
+}
+
+TEST_CASE("analyze -a reuses the launcher options the experiment was measured with, and a "
+          "launcher after the directory replaces them") {
+    const fs::path dir = workDirectory("again_options");
+    Run r = run(kEnv + " " + kDriver + " analyze -q -e exp mpirun -np 2 --oversubscribe " +
+                    kExamples + "/example_wait_nxn",
+                dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(readFile(dir / "exp/waitscope.command") ==
+          "mpirun -np 2 --oversubscribe " + kExamples + "/example_wait_nxn\n");
+    // The command the clock-violation note suggests, as it is written there.
+    r = run(kEnv + " " + kDriver + " analyze -n --time-correct -a exp", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("analyze:   mpirun -np 2 --oversubscribe ") != std::string::npos);
+    CHECK(r.output.find("waitscope-replay --time-correct " + (dir / "exp").string()) !=
+          std::string::npos);
+    r = run(kEnv + " " + kDriver + " analyze -n -a exp mpirun --bind-to none", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("analyze:   mpirun -np 2 --bind-to none ") != std::string::npos);
+    CHECK(r.output.find("--oversubscribe") == std::string::npos);
+    // And it runs: the replay gets the options it needs.
+    r = run(kEnv + " " + kDriver + " analyze --time-correct -a exp", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("waitscope analyze: [1/2] analyzing the traces on 2 ranks") !=
+          std::string::npos);
+    CHECK(r.output.find("mpirun -np 2 --oversubscribe ") != std::string::npos);
+}
+
+TEST_CASE("a profile-only experiment: one unnumbered step, and examine summarizes its profile "
+          "without claiming there are no wait states") {
+    const fs::path dir = workDirectory("profile_only");
+    Run r = run(analyzeCommand("--profile -e prof", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("[1/") == std::string::npos);
+    CHECK(r.output.find("waitscope analyze: measuring 4 ranks") != std::string::npos);
+    // The command it suggests works.
+    const size_t at = r.output.find("examine it: ");
+    REQUIRE(at != std::string::npos);
+    const std::string suggested = r.output.substr(at + 12, r.output.find('\n', at) - at - 12);
+    CHECK(suggested == "waitscope examine " + (dir / "prof").string());
+    r = run("env -u DISPLAY -u WAYLAND_DISPLAY " + kDriver + " examine " + (dir / "prof").string(),
+            dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("not available: a runtime profile has no wait-state metrics") !=
+          std::string::npos);
+    CHECK(r.output.find("no wait state costs") == std::string::npos);
+}
+
+TEST_CASE("on a terminal the phase's elapsed time ticks, and the program's output is never "
+          "written into the ticking line") {
+    const fs::path dir = workDirectory("ticking");
+    if (run("command -v script", dir).status != 0) {
+        WARN("util-linux script is not installed: no terminal to tick on");
+        return;
+    }
+    // rank0_serial runs about 2 s: the measurement ticks at least once.
+    const Run r = run("script -qec \"" + kEnv + " " + kDriver + " analyze -e exp mpirun -np 2 " +
+                          kExamples + "/example_rank0_serial\" /dev/null",
+                      dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("\rwaitscope analyze: [1/3] measuring... 1 s\033[K") != std::string::npos);
+    // The program's line follows a cleared tick line, at the start of the line.
+    CHECK(r.output.find("\r\033[Krank0_serial: 2 ranks") != std::string::npos);
+    CHECK(r.output.find("s\033[Krank0_serial") == std::string::npos);
+    // Without a terminal there is no ticking, only a line per phase.
+    const Run plain = run(kEnv + " " + kDriver + " analyze -a exp", dir);
+    INFO(plain.output);
+    REQUIRE(plain.status == 0);
+    CHECK(plain.output.find('\r') == std::string::npos);
+    CHECK(plain.output.find("waitscope analyze: [1/2] analyzing the traces on 2 ranks\n") !=
+          std::string::npos);
 }

@@ -1,24 +1,59 @@
 // Locating an experiment's report and measurement record, and writing the summary files.
 #include "waitscope/summary/experiment_summary.h"
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <waitscope/report/cubex_reader.h>
 
 namespace waitscope::summary {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// When a file was last written, as "YYYY-MM-DD HH:MM UTC"; empty when unknown.
+std::string modificationDate(const fs::path& file) {
+    struct stat info {};
+    if (stat(file.c_str(), &info) != 0) {
+        return "";
+    }
+    std::tm utc{};
+    gmtime_r(&info.st_mtime, &utc);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M UTC", &utc);
+    return buffer;
+}
+
+/// The report of `path`: the file itself, or an experiment directory's report.cubex, or its
+/// runtime profile (profile.cubex) when it has no analysis report.
+fs::path reportOf(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        return path;
+    }
+    const fs::path report = fs::path(path) / "report.cubex";
+    const fs::path profile = fs::path(path) / "profile.cubex";
+    return !fs::exists(report, ec) && fs::exists(profile, ec) ? profile : report;
+}
+
+} // namespace
+
 Result<Summary> summarizeExperiment(const std::string& path) {
     std::error_code ec;
-    const bool isDirectory = fs::is_directory(path, ec);
-    const fs::path reportPath = isDirectory ? fs::path(path) / "report.cubex" : fs::path(path);
+    const fs::path reportPath = reportOf(path);
     const fs::path directory =
         reportPath.parent_path().empty() ? fs::path(".") : reportPath.parent_path();
     if (!fs::exists(reportPath, ec)) {
-        return Error(reportPath.string() + ": no report (run `waitscope analyze` first, or " +
-                     "analyze the traces again with `waitscope analyze -a`)");
+        // Only suggest what can work: analyzing again needs the experiment's traces.
+        const bool traced = fs::exists(directory / "traces.otf2", ec);
+        return Error(
+            reportPath.string() + ": no report (" +
+            (traced ? "analyze the traces with `waitscope analyze -a " + directory.string() + "`)"
+                    : std::string("measure and analyze a run with `waitscope analyze "
+                                  "mpirun -np N <program>` first)")));
     }
     auto report = report::readCubex(reportPath.string());
     if (!report) {
@@ -40,6 +75,9 @@ Result<Summary> summarizeExperiment(const std::string& path) {
         return summary.error().withContext(reportPath.string());
     }
     summary->source = reportPath.string();
+    // The run ended when the measurement wrote its record; a lone report has only its own date.
+    const fs::path recordFile = directory / "waitscope.measurement";
+    summary->date = modificationDate(fs::exists(recordFile, ec) ? recordFile : reportPath);
     return summary;
 }
 

@@ -12,6 +12,56 @@ std::string escape(const std::string& text) {
     return escapeMarkup(text);
 }
 
+/// Escaped markup with a line-break opportunity after each '/', so call paths wrap there.
+std::string breakAfterSlashes(const std::string& markup) {
+    std::string out;
+    for (const char c : markup) {
+        out += c;
+        if (c == '/') {
+            out += "<wbr>";
+        }
+    }
+    return out;
+}
+
+/// Escaped text with its `backticked` code as <code> elements.
+std::string withCode(const std::string& text) {
+    std::string out;
+    bool inCode = false;
+    size_t start = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i == text.size() || text[i] == '`') {
+            std::string part = escape(text.substr(start, i - start));
+            if (inCode) {
+                part = breakAfterSlashes(part);
+            }
+            out += part;
+            if (i < text.size()) {
+                out += inCode ? "</code>" : "<code>";
+                inCode = !inCode;
+            }
+            start = i + 1;
+        }
+    }
+    return inCode ? out + "</code>" : out;
+}
+
+/// A call path in its short form, the full path on hover and in a details element that opens
+/// below it (so the table keeps its width).
+std::string pathCell(const std::string& shortPath, const std::string& fullPath) {
+    if (shortPath == fullPath) {
+        return "<code>" + breakAfterSlashes(escape(fullPath)) + "</code>";
+    }
+    return "<details><summary><code title=\"" + escape(fullPath) + "\">" + escape(shortPath) +
+           "</code></summary><code class=\"path\">" + breakAfterSlashes(escape(fullPath)) +
+           "</code></details>";
+}
+
+/// A call path in its short form with the full path on hover, for a line of running text.
+std::string pathInText(const std::string& shortPath, const std::string& fullPath) {
+    return "<code title=\"" + escape(fullPath) + "\">" + escape(shortPath) + "</code>";
+}
+
 /// Rank numbers in ascending order, at most `limit`, comma-separated.
 std::string sortedRanks(const std::vector<RankValue>& values, size_t limit = 16) {
     std::vector<std::int64_t> ranks;
@@ -148,27 +198,56 @@ std::string waitingChart(const std::vector<RankValue>& ranks, double wallSeconds
 
 std::string renderHtml(const Summary& s) {
     std::string h;
+    // Long call paths and commands wrap anywhere rather than widen the page: the page fits a
+    // 1280 px window (checked in headless Chromium by the journey tests).
     h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<title>Waitscope summary</title>\n<style>\n"
-         "body{font-family:sans-serif;margin:24px;max-width:980px;color:#222;background:#fff}\n"
+         "body{font-family:sans-serif;margin:24px;max-width:1100px;color:#222;background:#fff;"
+         "overflow-wrap:anywhere}\n"
          "h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:28px;"
          "border-bottom:1px solid #ccc}\n"
-         "table{border-collapse:collapse}td,th{padding:3px 10px;text-align:left;"
-         "vertical-align:top}\n"
+         "table{border-collapse:collapse;max-width:100%}td,th{padding:3px 10px;text-align:left;"
+         "vertical-align:top;overflow-wrap:anywhere}\n"
+         "table.header th{width:8em;white-space:nowrap}\n"
+         "table.findings{width:100%;table-layout:fixed}\n"
          "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-         "code{background:#f4f4f4;padding:1px 3px}.verdict{font-weight:bold}\n"
-         ".ok{color:#2a7a2a}.bad{color:#b02020}.unknown{color:#555}.evidence{color:#555;font-size:"
-         "13px}\n"
+         "code{background:#f4f4f4;padding:1px 3px;overflow-wrap:anywhere;white-space:normal}\n"
+         "details summary{cursor:pointer}details code.path{display:block;margin-top:4px;"
+         "font-size:12px}\n"
+         ".verdict{font-weight:bold}\n"
+         ".ok{color:#2a7a2a}.bad{color:#b02020}.warn{color:#a05a00}.unknown{color:#555}"
+         ".evidence{color:#555;font-size:13px}\n"
+         "svg{max-width:100%;height:auto}li{margin-bottom:6px}\n"
          "</style>\n</head>\n<body>\n";
-    h += "<h1>Waitscope summary</h1>\n<table>\n";
+    h += "<h1>Waitscope summary</h1>\n<table class=\"header\">\n";
     h += "<tr><th>command</th><td><code>" + escape(s.command) + "</code></td></tr>\n";
+    if (!s.date.empty()) {
+        h += "<tr><th>date</th><td>" + escape(s.date) + "</td></tr>\n";
+    }
+    if (!s.hosts.empty()) {
+        std::string hosts;
+        for (size_t i = 0; i < s.hosts.size() && i < 8; ++i) {
+            hosts += (i ? ", " : "") + s.hosts[i];
+        }
+        if (s.hosts.size() > 8) {
+            hosts += ", ...";
+        }
+        h += std::string("<tr><th>") + (s.hosts.size() == 1 ? "host" : "hosts") + "</th><td>" +
+             escape(hosts) + " (" + std::to_string(s.nodes) + (s.nodes == 1 ? " node" : " nodes") +
+             ")</td></tr>\n";
+    }
+    h += "<tr><th>ranks</th><td>" + std::to_string(s.ranks) + (s.ranks == 1 ? " rank" : " ranks") +
+         " &times; " + std::to_string(s.threadsPerRank) +
+         (s.threadsPerRank == 1 ? " thread" : " threads") + "</td></tr>\n";
+    h += "<tr><th>wall time</th><td>" + number("%.2f s", s.wallSeconds) + " (longest rank); " +
+         number("%.2f s", s.split.total) + " summed over ranks</td></tr>\n";
+    if (!s.bound.empty()) {
+        h += "<tr><th>verdict</th><td class=\"verdict\">" + escape(s.bound) + "</td></tr>\n";
+    }
     if (!s.source.empty()) {
         h += "<tr><th>report</th><td><code>" + escape(s.source) + "</code></td></tr>\n";
     }
-    h += "<tr><th>ranks</th><td>" + std::to_string(s.ranks) + " on " + std::to_string(s.nodes) +
-         (s.nodes == 1 ? " node" : " nodes") + "</td></tr>\n";
-    h += "<tr><th>wall time</th><td>" + number("%.2f s", s.wallSeconds) + " (longest rank); " +
-         number("%.2f s", s.split.total) + " summed over ranks</td></tr>\n";
     if (s.threads > 0) {
         h += "<tr><th>threads</th><td>" + std::to_string(s.threads) +
              " beside the ranks' main threads, " + number("%.2f s", s.threadSeconds) +
@@ -176,37 +255,48 @@ std::string renderHtml(const Summary& s) {
     }
     const MeasurementCost& c = s.cost;
     if (c.known) {
-        h += "<tr><th>measurement</th><td>in MPI_Init " + number("%.3f s", c.initHook) +
+        h += "<tr><th>measurement</th><td>summed over " + std::to_string(s.ranks) +
+             (s.ranks == 1 ? " rank" : " ranks") + ": in MPI_Init " + number("%.3f s", c.initHook) +
              ", before MPI_Init " + number("%.3f s", c.wrapBeforeInit) +
              ", own work during the run " + number("%.3f s", c.insideDuringRun) + ", " +
              number("%.0f", c.flushes) + " buffer flushes (" + number("%.3f s", c.flushSeconds) +
              "), at MPI_Finalize " + number("%.3f s", c.atFinalize) + "; " +
-             number("%.0f", c.events) + " events, " + number("%.1f KiB", c.traceBytes / 1024.0) +
-             " of trace</td></tr>\n";
+             number("%.0f", c.events) + " events, " +
+             (c.traceBytes > 0 ? number("%.1f KiB", c.traceBytes / 1024.0) + " of trace"
+                               : std::string("no trace")) +
+             "</td></tr>\n";
     }
-    const char* verdictClass = !c.known ? "unknown" : (c.disturbed ? "bad" : "ok");
-    h += "<tr><th>verdict</th><td class=\"verdict " + std::string(verdictClass) + "\">" +
-         escape(c.verdict) + "</td></tr>\n</table>\n";
+    const char* effectClass =
+        !c.known ? "unknown" : (c.disturbed ? "bad" : (c.startupDominated ? "warn" : "ok"));
+    h += "<tr><th>effect</th><td class=\"" + std::string(effectClass) + "\">" + escape(c.verdict) +
+         "</td></tr>\n</table>\n";
 
     h += "<h2>Where the time went</h2>\n" + timeSplitChart(s.split);
     h += "<h2>Top findings</h2>\n";
-    if (s.findings.empty()) {
+    if (!s.waitStatesAvailable) {
+        h += "<p>Not available: a runtime profile has no wait-state metrics; measure with tracing "
+             "(<code>waitscope analyze</code> without <code>--profile</code>) to find them.</p>\n";
+    } else if (s.findings.empty()) {
         h += "<p>No wait state costs a noticeable share of the run.</p>\n";
     } else {
-        h += "<table>\n<tr><th>#</th><th>pattern</th><th>call path</th><th>ranks</th>"
+        h += "<table class=\"findings\">\n<colgroup><col style=\"width:2.5em\">"
+             "<col style=\"width:12em\"><col><col style=\"width:7em\">"
+             "<col style=\"width:5.5em\"><col style=\"width:5em\"></colgroup>\n"
+             "<tr><th>#</th><th>pattern</th><th>call path</th><th>ranks</th>"
              "<th>time</th><th>share</th></tr>\n";
         for (size_t i = 0; i < s.findings.size(); ++i) {
             const Finding& f = s.findings[i];
             const std::string ranks = sortedRanks(f.ranks);
             h += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + escape(f.displayName) +
-                 " <code>" + escape(f.metric) + "</code></td><td><code>" + escape(f.callPath) +
-                 "</code></td><td>" + ranks + "</td><td class=\"num\">" +
-                 number("%.2f s", f.seconds) + "</td><td class=\"num\">" +
-                 number("%.1f %%", 100.0 * f.share) + "</td></tr>\n";
+                 " <code>" + escape(f.metric) + "</code></td><td>" +
+                 pathCell(f.shortPath, f.callPath) + "</td><td>" + ranks +
+                 "</td><td class=\"num\">" + number("%.2f s", f.seconds) +
+                 "</td><td class=\"num\">" + number("%.1f %%", 100.0 * f.share) + "</td></tr>\n";
             for (const Cause& cause : f.causes) {
                 const std::string causeRanks = sortedRanks(cause.ranks);
-                h += "<tr><td></td><td colspan=\"5\" class=\"evidence\">caused by ranks " +
-                     causeRanks + " in <code>" + escape(cause.callPath) + "</code> (" +
+                h += "<tr><td></td><td colspan=\"5\" class=\"evidence\">caused by " +
+                     std::string(cause.ranks.size() == 1 ? "rank " : "ranks ") + causeRanks +
+                     " in " + pathInText(cause.shortPath, cause.callPath) + " (" +
                      escape(cause.metric) + ", " + number("%.2f s", cause.seconds) +
                      ")</td></tr>\n";
             }
@@ -216,14 +306,18 @@ std::string renderHtml(const Summary& s) {
     h += "<h2>Waiting time per rank</h2>\n" + waitingChart(s.waitingPerRank, s.wallSeconds);
     h += "<h2>Advice</h2>\n<ul>\n";
     for (const Advice& a : s.advice) {
-        h += "<li>" + escape(a.text) +
-             "<br><span class=\"evidence\">evidence: " + escape(a.evidence) + "</span></li>\n";
+        h += "<li>" + withCode(a.text) +
+             "<br><span class=\"evidence\">evidence: " + withCode(a.evidence) + "</span></li>\n";
     }
     h += "</ul>\n";
-    if (!s.notes.empty()) {
+    std::vector<std::string> notes = s.notes;
+    if (const std::string clock = clockViolationNote(s); !clock.empty()) {
+        notes.push_back(clock);
+    }
+    if (!notes.empty()) {
         h += "<h2>Notes from the analysis</h2>\n<ul>\n";
-        for (const std::string& note : s.notes) {
-            h += "<li>" + escape(note) + "</li>\n";
+        for (const std::string& note : notes) {
+            h += "<li>" + withCode(note) + "</li>\n";
         }
         h += "</ul>\n";
     }

@@ -40,7 +40,12 @@ constexpr PatternInfo kPatterns[] = {
 
 std::string formatSeconds(double s) {
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+    // Milliseconds where seconds would read "0.00 s".
+    if (s > 0.0 && s < 0.00995) {
+        std::snprintf(buffer, sizeof buffer, "%.2f ms", 1e3 * s);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+    }
     return buffer;
 }
 
@@ -195,8 +200,9 @@ private:
     std::optional<Error> m_error;
 };
 
-MeasurementCost measurementCost(const MeasurementRecord* record, double totalTime,
-                                double overheadMetric) {
+MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit& split) {
+    const double totalTime = split.total;
+    const double overheadMetric = split.overhead;
     MeasurementCost cost;
     cost.overheadMetric = overheadMetric;
     if (record == nullptr) {
@@ -226,6 +232,17 @@ MeasurementCost measurementCost(const MeasurementRecord* record, double totalTim
                        formatPercent(std::max(flushShare, overheadShare)) +
                        " of the run), which delays the flushing rank and makes others wait; "
                        "raise WAITSCOPE_TOTAL_MEMORY or filter frequent regions";
+    } else if (totalTime > 0.0 && split.initFinalize >= 0.5 * totalTime) {
+        // Flushes were harmless, but the run is mostly start-up and shut-down: saying "not
+        // disturbed" beside that would mislead.
+        cost.startupDominated = true;
+        cost.verdict = "MPI_Init and MPI_Finalize take " +
+                       formatPercent(split.initFinalize / totalTime) +
+                       " of the run, the measurement's setup (" + formatSeconds(cost.initHook) +
+                       ") and trace writing (" + formatSeconds(cost.atFinalize) +
+                       ") included: the program's own work is too short to judge; measure a "
+                       "longer run (its buffer flushes took " +
+                       formatPercent(flushShare) + " of the run)";
     } else {
         cost.verdict = "the measurement did not noticeably disturb the run: " +
                        std::string(cost.flushes > 0 ? "its buffer flushes took " +
@@ -310,6 +327,44 @@ std::string displayPath(const Report& report, report::CallNodeId cnode,
         path = programName + path.substr(end + 1);
     }
     return path;
+}
+
+/// The name of a call node's region; an undefined program root shows the program's name.
+std::string nodeName(const Report& report, report::CallNodeId cnode,
+                     const std::string& programName) {
+    const std::string& name = report.regions()[report.callNodes()[cnode].region].name;
+    if (name.rfind("<region ", 0) == 0 && !programName.empty()) {
+        return programName;
+    }
+    return name;
+}
+
+/// The call node itself, or its nearest caller that is the user's code when it is a runtime
+/// frame (a sample in `__vdso_clock_gettime` is the user's call of the clock).
+report::CallNodeId nearestUserNode(const Report& report, report::CallNodeId cnode) {
+    report::CallNodeId n = cnode;
+    while (isRuntimeFrame(report.regions()[report.callNodes()[n].region].name)) {
+        const auto parent = report.callNodes()[n].parent;
+        if (!parent) {
+            return cnode; // nothing of the user's above it
+        }
+        n = *parent;
+    }
+    return n;
+}
+
+bool isInitOrFinalize(const std::string& name) {
+    return name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize";
+}
+
+/// Whether the call node is MPI_Init or MPI_Finalize or lies below one of them.
+bool insideInitOrFinalize(const Report& report, report::CallNodeId cnode) {
+    for (std::optional<report::CallNodeId> n = cnode; n; n = report.callNodes()[*n].parent) {
+        if (isInitOrFinalize(report.regions()[report.callNodes()[*n].region].name)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /// The call node where `comp` is most unevenly spread: the largest excess of one rank's
@@ -426,7 +481,8 @@ std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& rep
     const Finding& top = summary.findings.front();
     const auto work = serialWork(report, reader);
     // Only when the serial work can explain a good part of the longest wait.
-    if (!work || top.ranks.empty() || work->seconds < 0.3 * top.ranks.front().seconds) {
+    if (!work || top.ranks.empty() || work->seconds < 0.3 * top.ranks.front().seconds ||
+        insideInitOrFinalize(report, work->cnode)) {
         return std::nullopt;
     }
     std::vector<RankValue> waiters;
@@ -438,7 +494,8 @@ std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& rep
     if (waiters.empty()) {
         return std::nullopt;
     }
-    const std::string function = report.regions()[report.callNodes()[work->cnode].region].name;
+    const report::CallNodeId named = nearestUserNode(report, work->cnode);
+    const std::string function = nodeName(report, named, summary.program);
     const std::string waitCall = top.callPath.substr(top.callPath.rfind('/') + 1);
     std::string text = "rank " + std::to_string(work->rank) + " alone spends " +
                        formatSeconds(work->seconds) + " in `" + function + "` while " +
@@ -450,23 +507,184 @@ std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& rep
                 " of it lies on the critical path, so the run waits for it";
     }
     const double ranks = summary.ranks > 0 ? summary.ranks : 1;
-    text += "; shared among " +
+    // "It would take 0.00 s per rank" tells nothing: the clause is left out for tiny work.
+    if (summary.ranks > 1 && work->seconds / ranks >= 0.005) {
+        text +=
+            "; shared among " +
             (summary.ranks == 2 ? std::string("both") : "all " + std::to_string(summary.ranks)) +
-            " ranks it would take " + formatSeconds(work->seconds / ranks) + " per rank.";
+            " ranks it would take " + formatSeconds(work->seconds / ranks) + " per rank";
+    }
+    text += ".";
     const std::string path = displayPath(report, work->cnode, summary.program);
-    char evidence[512];
-    std::snprintf(evidence, sizeof evidence,
-                  "imbalance_above_single at %s: %.2f s on rank %lld; critical_path there: "
-                  "%.2f s; %s at %s: %.2f s in total",
-                  path.c_str(), work->single, static_cast<long long>(work->rank), work->critical,
-                  top.metric.c_str(), top.callPath.c_str(), top.seconds);
+    std::string evidence =
+        "imbalance_above_single at `" + path + "`: " + formatSeconds(work->single) + " on rank " +
+        std::to_string(work->rank) + "; critical_path there: " + formatSeconds(work->critical) +
+        "; " + top.metric + " at `" + top.callPath + "`: " + formatSeconds(top.seconds) +
+        " in total";
     return Advice{text, evidence};
 }
 
+/// When computation takes most of the time, what it is doing: the call paths with the most
+/// computation (sampled time outside MPI), each named by its nearest user function.
+std::optional<Advice> computationAdvice(const Summary& summary, const Report& report,
+                                        Reader& reader) {
+    const TimeSplit& split = summary.split;
+    if (split.total <= 0.0 || split.computation < 0.5 * split.total) {
+        return std::nullopt;
+    }
+    // comp when the report has it; a runtime profile has only time, outside MPI.
+    const auto comp = reader.metric("comp");
+    const auto id = comp ? comp : reader.metric("time");
+    if (!id) {
+        return std::nullopt;
+    }
+    const auto perNode = reader.perCallNode(*id);
+    std::map<report::CallNodeId, double> byFunction;
+    double sum = 0.0;
+    for (report::CallNodeId n = 0; n < perNode.size(); ++n) {
+        const report::Region& region = report.regions()[report.callNodes()[n].region];
+        if (perNode[n] <= 0.0 || region.paradigm == "mpi" || region.paradigm == "measurement") {
+            continue;
+        }
+        byFunction[nearestUserNode(report, n)] += perNode[n];
+        sum += perNode[n];
+    }
+    std::vector<std::pair<report::CallNodeId, double>> spots(byFunction.begin(), byFunction.end());
+    std::stable_sort(spots.begin(), spots.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (spots.empty() || sum <= 0.0) {
+        return std::nullopt;
+    }
+    std::string list;
+    std::string evidence =
+        std::string(comp ? "comp" : "time outside MPI") + " (exclusive, summed over ranks): ";
+    for (size_t i = 0; i < spots.size() && i < 3; ++i) {
+        const auto& [cnode, seconds] = spots[i];
+        if (i > 0 && seconds < 0.05 * sum) {
+            break;
+        }
+        list += std::string(i == 0 ? "" : ", ") + "`" +
+                shortCallPath(report, cnode, summary.program) + "` " +
+                formatPercent(seconds / sum) + " of it";
+        evidence += std::string(i == 0 ? "" : "; ") + "`" +
+                    displayPath(report, cnode, summary.program) + "` " + formatSeconds(seconds);
+    }
+    std::string text = "computation takes " + formatPercent(split.computation / split.total) +
+                       " of the time; most of it is in " + list +
+                       ". Faster code there shortens the run more than any change to the MPI "
+                       "communication.";
+    return Advice{text, evidence};
+}
+
+/// The clock condition violations of the report's diagnostics, with the MPI communication
+/// calls (visits) they occur among.
+ClockViolations clockViolations(const Report& report, Reader& reader) {
+    ClockViolations clock;
+    const std::string prefix = "waitscope::diagnostic::";
+    std::set<std::int64_t> ranks;
+    for (const auto& [key, value] : report.attributes()) {
+        if (key.rfind(prefix, 0) != 0) {
+            continue;
+        }
+        const std::string name = key.substr(prefix.size());
+        const size_t rankAt = name.find("::rank");
+        const std::string counter = name.substr(0, rankAt);
+        const bool violation =
+            counter == "clock_violations_p2p" || counter == "clock_violations_collective";
+        const std::uint64_t count = std::strtoull(value.c_str(), nullptr, 10);
+        if (rankAt != std::string::npos) {
+            if (violation && count > 0) {
+                ranks.insert(std::strtoll(name.c_str() + rankAt + 6, nullptr, 10));
+            }
+            continue;
+        }
+        if (counter == "clock_violations_p2p") {
+            clock.pointToPoint = count;
+        } else if (counter == "clock_violations_collective") {
+            clock.collective = count;
+        }
+        clock.corrected = clock.corrected || counter.rfind("clock_correct", 0) == 0;
+    }
+    clock.ranks.assign(ranks.begin(), ranks.end());
+    if (const auto visits = reader.metric("visits")) {
+        const auto perNode = reader.perCallNode(*visits);
+        for (report::CallNodeId n = 0; n < perNode.size(); ++n) {
+            const report::Region& region = report.regions()[report.callNodes()[n].region];
+            const std::string role = region.role.empty() ? roleFromName(region.name) : region.role;
+            if (region.paradigm == "mpi" && !isInitOrFinalize(region.name) &&
+                (role == "point2point" || role == "barrier" || role == "one2all" ||
+                 role == "all2one" || role == "all2all" || role == "other collective")) {
+                clock.mpiCalls += perNode[n];
+            }
+        }
+    }
+    // A handful among thousands of calls moves few waiting times by little; one in a hundred
+    // or more (or any, when the calls are not counted) makes the waiting times suspect.
+    const double violations = static_cast<double>(clock.pointToPoint + clock.collective);
+    clock.significant = violations > 0 && !clock.corrected &&
+                        (clock.mpiCalls <= 0.0 || violations >= 0.01 * clock.mpiCalls);
+    return clock;
+}
+
+/// One line: what bounds the run — computation, waiting, MPI's own work, or start-up.
+std::string boundVerdict(const Summary& summary, double waitingOutsideStartup) {
+    const TimeSplit& t = summary.split;
+    if (t.total <= 0.0) {
+        return "";
+    }
+    const double startup = t.initFinalize / t.total;
+    const double comp = t.computation / t.total;
+    const double mpi = std::max(0.0, t.mpi - t.initFinalize) / t.total;
+    const double wait = waitingOutsideStartup / t.total;
+    struct Part {
+        const char* bound;
+        const char* name;
+        double share;
+    };
+    // A profile cannot tell waiting from transfer: its MPI time is one part.
+    std::vector<Part> parts = {{"compute", "computation", comp},
+                               {"start-up", "MPI_Init and MPI_Finalize", startup}};
+    if (summary.waitStatesAvailable) {
+        parts.push_back({"wait", "waiting in MPI (wait states)", wait});
+        parts.push_back({"MPI", "MPI transfers and synchronization", std::max(0.0, mpi - wait)});
+    } else {
+        parts.push_back({"MPI", "MPI", mpi});
+    }
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const Part& a, const Part& b) { return a.share > b.share; });
+    std::string text = std::string(parts.front().bound) + "-bound: ";
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0 && parts[i].share < 0.005) {
+            break; // parts under half a percent are left out
+        }
+        text +=
+            std::string(i == 0 ? "" : ", ") + parts[i].name + " " + formatPercent(parts[i].share);
+    }
+    return text + " of the time";
+}
+
+/// Wait states below this share of the total time get no advice of their own (they are
+/// still listed among the findings).
+constexpr double kAdviceMinShare = 0.02;
+
 void addAdvice(Summary& summary, const Report& report, Reader& reader) {
-    if (summary.findings.empty()) {
+    if (!summary.waitStatesAvailable) {
         summary.advice.push_back(
-            {"No wait state costs a noticeable share of the run; look at the computation and the "
+            {"this runtime profile cannot show wait states; measure with tracing (`waitscope "
+             "analyze` without `--profile`) to find them and their causes.",
+             "the report has no wait-state metrics"});
+        if (auto computation = computationAdvice(summary, report, reader)) {
+            summary.advice.push_back(std::move(*computation));
+        }
+        return;
+    }
+    auto computation = computationAdvice(summary, report, reader);
+    if (summary.findings.empty()) {
+        if (computation) {
+            summary.advice.push_back(std::move(*computation));
+        }
+        summary.advice.push_back(
+            {"no wait state costs a noticeable share of the run; look at the computation and the "
              "MPI time split instead.",
              "no wait-state finding above " + formatPercent(SummaryOptions{}.minShare) +
                  " of the total time"});
@@ -487,62 +705,78 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
         }
     }
     const std::string waitCall = top.callPath.substr(top.callPath.rfind('/') + 1);
-    if (auto serial = serialWorkAdvice(summary, report, reader)) {
+    if (top.share < kAdviceMinShare) {
+        // Nothing worth a bullet: the waits are listed, the advice stays quiet.
+    } else if (auto serial = serialWorkAdvice(summary, report, reader)) {
         summary.advice.push_back(std::move(*serial));
-    } else if (heavyAreNotWaiting && hotspot->excess > 0.3 * top.seconds) {
-        const std::string path = displayPath(report, hotspot->cnode, summary.program);
+    } else if (heavyAreNotWaiting && hotspot->excess > 0.3 * top.seconds &&
+               !insideInitOrFinalize(report, hotspot->cnode)) {
+        const report::CallNodeId named = nearestUserNode(report, hotspot->cnode);
+        const std::string path = shortCallPath(report, named, summary.program);
         const double share =
             summary.wallSeconds > 0 ? hotspot->heavySeconds / summary.wallSeconds : 0.0;
         const bool single = hotspot->heavyRanks.size() == 1;
         std::string text =
             (single ? "Rank " + std::to_string(hotspot->heavyRanks[0].rank) + " alone spends "
                     : "R" + rankList(hotspot->heavyRanks).substr(1) + " spend ") +
-            formatPercent(share) + " of the run computing in " + path + " while " +
-            ranksThat(top.ranks, "waits", "wait") + " in " + waitCall + " (" + top.displayName +
+            formatPercent(share) + " of the run computing in `" + path + "` while " +
+            ranksThat(top.ranks, "waits", "wait") + " in `" + waitCall + "` (" + top.displayName +
             ", " + formatPercent(top.share) + " of the total time). ";
         text += single ? "This serial work is the thing to fix: share it among the ranks, or "
                          "overlap it with the others' work."
                        : "This uneven work is the thing to fix: balance it across the ranks.";
-        char evidence[512];
-        std::snprintf(evidence, sizeof evidence,
-                      "comp at %s: %.2f s on the busiest rank vs %.2f s on average on the others; "
-                      "%s at %s: %.2f s in total",
-                      path.c_str(), hotspot->heavySeconds, hotspot->othersMean, top.metric.c_str(),
-                      top.callPath.c_str(), top.seconds);
+        char numbers[160];
+        std::snprintf(numbers, sizeof numbers,
+                      ": %.2f s on the busiest rank vs %.2f s on average on the others; ",
+                      hotspot->heavySeconds, hotspot->othersMean);
+        const std::string evidence =
+            "comp at `" + displayPath(report, hotspot->cnode, summary.program) + "`" + numbers +
+            top.metric + " at `" + top.callPath + "`: " + formatSeconds(top.seconds) + " in total";
         summary.advice.push_back({text, evidence});
     }
+    // After the specific cause of the costliest wait, before the advice per wait state.
+    if (computation) {
+        summary.advice.push_back(std::move(*computation));
+    }
     for (const Finding& f : summary.findings) {
+        if (f.share < kAdviceMinShare) {
+            continue;
+        }
+        const std::string at = "`" + f.shortPath + "`";
         std::string text;
         if (f.metric == "mpi_latesender") {
-            text = ranksThat(f.ranks, "waits", "wait") + " in " + f.callPath +
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
                    " for messages that are sent late. Let the senders send earlier, or post the "
-                   "receive as MPI_Irecv and do useful work before waiting for it.";
+                   "receive as `MPI_Irecv` and do useful work before waiting for it.";
         } else if (f.metric == "mpi_latereceiver") {
-            text = ranksThat(f.ranks, "blocks", "block") + " in " + f.callPath +
+            text = ranksThat(f.ranks, "blocks", "block") + " in " + at +
                    " until the receiver posts its receive. Post receives earlier, or use "
-                   "MPI_Isend (or a buffered send) so the sender can continue.";
+                   "`MPI_Isend` (or a buffered send) so the sender can continue.";
         } else if (f.metric == "mpi_wait_nxn" || f.metric == "mpi_barrier_wait") {
-            text = ranksThat(f.ranks, "waits", "wait") + " in " + f.callPath +
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
                    " for the last rank to arrive. The work before it is unevenly spread; "
                    "balance it, or remove the synchronization if it is not needed.";
         } else if (f.metric == "mpi_latebroadcast") {
-            text = ranksThat(f.ranks, "waits", "wait") + " in " + f.callPath +
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
                    " for the root, which enters late. Shorten the root's work before the "
                    "broadcast or give part of it to the other ranks.";
         } else if (f.metric == "mpi_earlyreduce") {
-            text = "The root (" + rankList(f.ranks) + ") waits in " + f.callPath +
+            text = "The root (" + rankList(f.ranks) + ") waits in " + at +
                    " for the other ranks' contributions. Enter the reduction later on the root, "
-                   "or use MPI_Ireduce and work meanwhile.";
+                   "or use `MPI_Ireduce` and work meanwhile.";
         } else {
             continue;
         }
         for (const Cause& c : f.causes) {
-            text += " The root-cause analysis points at " + rankList(c.ranks) + " in " +
-                    c.callPath + ".";
+            // A cause that explains a tenth of the wait or less is no lead to follow.
+            if (c.seconds >= 0.1 * f.seconds) {
+                text += " The root-cause analysis points at " + rankList(c.ranks) + " in `" +
+                        c.shortPath + "`.";
+            }
             break;
         }
-        summary.advice.push_back({text, f.metric + " at " + f.callPath + ": " +
-                                            formatSeconds(f.seconds) + " (" +
+        summary.advice.push_back({text, f.metric + " at `" + f.callPath +
+                                            "`: " + formatSeconds(f.seconds) + " (" +
                                             formatPercent(f.share) + " of the total time)"});
         if (summary.advice.size() >= 4) {
             break;
@@ -551,6 +785,104 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
 }
 
 } // namespace
+
+std::string clockViolationNote(const Summary& summary) {
+    const ClockViolations& c = summary.clock;
+    const std::uint64_t total = c.pointToPoint + c.collective;
+    if (total == 0 || c.corrected) {
+        return "";
+    }
+    std::string text =
+        "the timestamps violate the clock condition " + std::to_string(total) + " times";
+    if (c.mpiCalls > 0.0) {
+        char calls[96];
+        const double percent = 100.0 * static_cast<double>(total) / c.mpiCalls;
+        if (percent < 0.005) {
+            std::snprintf(calls, sizeof calls, " in %.0f MPI communication calls (under 0.01 %%)",
+                          c.mpiCalls);
+        } else {
+            std::snprintf(calls, sizeof calls, " in %.0f MPI communication calls (%.2f %%)",
+                          c.mpiCalls, percent);
+        }
+        text += calls;
+    }
+    std::vector<RankValue> ranks;
+    for (const std::int64_t r : c.ranks) {
+        ranks.push_back({r, 0.0});
+    }
+    std::string kinds;
+    if (c.pointToPoint > 0) {
+        kinds = std::to_string(c.pointToPoint) + (c.pointToPoint == 1
+                                                      ? " receive ended before its send began"
+                                                      : " receives ended before their send began");
+    }
+    if (c.collective > 0) {
+        kinds += std::string(kinds.empty() ? "" : " and ") + std::to_string(c.collective) +
+                 (c.collective == 1 ? " collective was" : " collectives were") +
+                 " left before a member entered";
+    }
+    text += std::string(": ") + (ranks.empty() ? "" : "on " + rankList(ranks) + ", ") + kinds;
+    if (!c.significant) {
+        return text + "; too few to change the waiting times noticeably";
+    }
+    const size_t slash = summary.source.rfind('/');
+    const std::string directory =
+        summary.source.empty()
+            ? "<experiment dir>"
+            : (slash == std::string::npos ? "." : summary.source.substr(0, slash));
+    return text +
+           "; the ranks' clocks disagree, so the waiting times are unreliable: analyze "
+           "again with `waitscope analyze --time-correct -a " +
+           directory + "`";
+}
+
+/// Call paths up to this many characters are short enough to show whole.
+constexpr size_t kShortPathLength = 50;
+
+bool isRuntimeFrame(const std::string& name) {
+    // Exact names of thread and process entry points, then prefixes of runtime internals.
+    for (const char* exact : {"_start", "clone", "clone3", "start_thread", "syscall",
+                              "failed unwind", "__restore_rt", "abort", "raise"}) {
+        if (name == exact) {
+            return true;
+        }
+    }
+    for (const char* prefix :
+         {"[unknown]",    "__libc_",     "__GI_",    "__pthread_",    "_dl_",
+          "__dl_",        "__vdso",      "__clock_", "clock_gettime", "__gettimeofday",
+          "gettimeofday", "__nanosleep", "__memcpy", "__memset",      "__memmove",
+          "__strlen",     "_PyEval_",    "PyEval_",  "_PyObject_",    "PyObject_",
+          "_PyFunction_", "_Py_",        "Py_",      "_PyRun_",       "PyRun_",
+          "pymain_",      "cfunction_"}) {
+        if (name.rfind(prefix, 0) == 0) {
+            return true;
+        }
+    }
+    // Versioned libc symbols as unwinding names them: "__libc_start_main@@GLIBC_2.34".
+    return name.find("@GLIBC") != std::string::npos;
+}
+
+std::string shortCallPath(const Report& report, report::CallNodeId cnode,
+                          const std::string& programName) {
+    std::vector<report::CallNodeId> chain; // the call node first, the root last
+    for (std::optional<report::CallNodeId> n = cnode; n; n = report.callNodes()[*n].parent) {
+        chain.push_back(*n);
+    }
+    // A path that reads at a glance is shown whole.
+    const std::string full = displayPath(report, cnode, programName);
+    if (chain.size() <= 2 || full.size() <= kShortPathLength) {
+        return full;
+    }
+    const std::string leaf = nodeName(report, chain.front(), programName);
+    for (size_t i = 1; i < chain.size(); ++i) {
+        const std::string name = nodeName(report, chain[i], programName);
+        if (!isRuntimeFrame(name)) {
+            const bool root = i + 1 == chain.size();
+            return (root ? "" : "\u2026/") + name + (i == 1 ? "/" : "/\u2026/") + leaf;
+        }
+    }
+    return nodeName(report, chain.back(), programName) + "/\u2026/" + leaf;
+}
 
 Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
                           const SummaryOptions& options) {
@@ -583,6 +915,15 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     }
     summary.ranks = static_cast<int>(ranks.size());
     summary.nodes = static_cast<int>(nodes.size());
+    for (const report::SystemNodeId node : nodes) {
+        summary.hosts.push_back(report.systemNodes()[node].name);
+    }
+    for (const report::SystemNode& n : report.systemNodes()) {
+        if (n.kind == report::SystemKind::Process) {
+            summary.threadsPerRank =
+                std::max(summary.threadsPerRank, static_cast<int>(n.children.size()));
+        }
+    }
 
     TimeSplit& split = summary.split;
     split.total = reader.total("time");
@@ -595,8 +936,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     split.overhead = reader.total("overhead");
     if (!reader.metric("mpi")) {
         splitByRegion(report, reader, *timeId, split);
-        summary.notes.push_back("this report has no wait-state metrics (a runtime profile?): "
-                                "`waitscope analyze` with tracing finds the wait states");
+        summary.waitStatesAvailable = false; // the findings and the advice say so
     }
     split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
                                        split.synchronization - split.initFinalize);
@@ -614,10 +954,11 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
             summary.threadSeconds += perLocation[loc];
         }
     }
-    summary.cost = measurementCost(record, split.total, split.overhead);
+    summary.cost = measurementCost(record, split);
 
     // Findings: every (pattern, call node) with a noticeable value.
     std::vector<double> waiting(report.locations().size(), 0.0);
+    double waitingOutsideStartup = 0.0; ///< for the verdict: MPI_Init's waits count as start-up
     for (const PatternInfo& pattern : kPatterns) {
         const auto id = reader.metric(pattern.metric);
         if (!id) {
@@ -632,6 +973,9 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
             for (size_t i = 0; i < waiting.size(); ++i) {
                 waiting[i] += perLoc[i];
             }
+            if (!insideInitOrFinalize(report, n)) {
+                waitingOutsideStartup += perNode[n];
+            }
             const double share = split.total > 0 ? perNode[n] / split.total : 0.0;
             if (share < options.minShare) {
                 continue;
@@ -640,6 +984,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
             f.metric = pattern.metric;
             f.displayName = report.metrics()[*id].displayName;
             f.callPath = displayPath(report, n, summary.program);
+            f.shortPath = shortCallPath(report, n, summary.program);
             f.seconds = perNode[n];
             f.share = share;
             // A rank is listed when it holds at least 5 % of the finding's biggest rank value.
@@ -657,17 +1002,34 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                 }
                 summary.rootCauseAvailable = true;
                 const auto delayPerNode = reader.perCallNode(*delay);
-                const auto top = std::max_element(delayPerNode.begin(), delayPerNode.end());
-                if (top == delayPerNode.end() || *top <= 0.0) {
+                // The largest delay outside MPI_Init and MPI_Finalize: start-up and shut-down
+                // are nothing the user can change, so they are no root cause to name.
+                std::optional<report::CallNodeId> top;
+                for (report::CallNodeId c = 0; c < delayPerNode.size(); ++c) {
+                    // The program's root holds the time outside main: nothing to change
+                    // there either.
+                    if (delayPerNode[c] > 0.0 && (!top || delayPerNode[c] > delayPerNode[*top]) &&
+                        !insideInitOrFinalize(report, c) && report.callNodes()[c].parent) {
+                        top = c;
+                    }
+                }
+                if (!top) {
                     continue;
                 }
-                const auto cnode = static_cast<report::CallNodeId>(top - delayPerNode.begin());
+                const report::CallNodeId cnode = *top;
                 Cause cause;
                 cause.metric = delayName;
                 cause.callPath = displayPath(report, cnode, summary.program);
-                cause.seconds = *top;
-                cause.ranks = reader.ranksOf(reader.perLocation(*delay, cnode), 0.01 * *top);
-                f.causes.push_back(std::move(cause));
+                // Advice names the user's code, never a libc or vDSO frame it called.
+                cause.shortPath =
+                    shortCallPath(report, nearestUserNode(report, cnode), summary.program);
+                cause.seconds = delayPerNode[cnode];
+                cause.ranks =
+                    reader.ranksOf(reader.perLocation(*delay, cnode), 0.01 * cause.seconds);
+                // A delay of a few percent of the wait explains nothing of it.
+                if (cause.seconds >= 0.05 * f.seconds) {
+                    f.causes.push_back(std::move(cause));
+                }
             }
             summary.findings.push_back(std::move(f));
         }
@@ -681,6 +1043,20 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
         summary.findings.resize(options.maxFindings);
     }
     summary.waitingPerRank = reader.allRanks(waiting);
+    // Unresolved frames hide where the program waits: say how to get the names.
+    for (const Finding& f : summary.findings) {
+        const size_t at = f.callPath.find("[unknown]@");
+        if (at != std::string::npos) {
+            const size_t end = f.callPath.find('/', at);
+            summary.notes.push_back(
+                "the call paths pass through functions without symbols (" +
+                f.callPath.substr(at, end == std::string::npos ? end : end - at) +
+                "): the program or library is stripped; build it with symbols (-g, not "
+                "stripped), or with `waitscope instrument`, to see their names");
+            break;
+        }
+    }
+    summary.bound = boundVerdict(summary, waitingOutsideStartup);
     addAdvice(summary, report, reader);
     for (Advice& advice : summary.advice) {
         if (!advice.text.empty()) {
@@ -689,27 +1065,21 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
         }
     }
 
-    uint64_t clockViolations = 0;
-    bool corrected = false;
+    // A trace recovered after a failed run: what was lost comes first (waitscope recover).
     for (const auto& [key, value] : report.attributes()) {
-        const std::string prefix = "waitscope::diagnostic::";
-        if (key.rfind(prefix, 0) == 0 && key.find("::rank") == std::string::npos) {
-            const std::string name = key.substr(prefix.size());
-            summary.notes.push_back(name + ": " + value);
-            if (name == "clock_violations_p2p" || name == "clock_violations_collective") {
-                clockViolations += std::strtoull(value.c_str(), nullptr, 10);
-            }
-            corrected = corrected || name.rfind("clock_correct", 0) == 0;
+        if (key.rfind("waitscope::measurement::recovery.", 0) == 0) {
+            summary.notes.push_back("incomplete trace: " + value);
         }
     }
-    // Waiting times measured across unsynchronized clocks are wrong: say how to fix them.
-    if (clockViolations > 0 && !corrected) {
-        summary.notes.push_back(
-            "the timestamps violate the clock condition " + std::to_string(clockViolations) +
-            " times (a message received before it was sent, or a collective left before a "
-            "member entered it), so waiting times are unreliable: analyze again with "
-            "`waitscope analyze --time-correct -a <experiment dir>`");
+    for (const auto& [key, value] : report.attributes()) {
+        const std::string prefix = "waitscope::diagnostic::";
+        // Clock condition violations get a sentence of their own (clockViolationNote).
+        if (key.rfind(prefix, 0) == 0 && key.find("::rank") == std::string::npos &&
+            key.find("clock_violations_") == std::string::npos) {
+            summary.notes.push_back(key.substr(prefix.size()) + ": " + value);
+        }
     }
+    summary.clock = clockViolations(report, reader);
     if (Status status = reader.status(); !status) {
         return status.error();
     }

@@ -32,6 +32,9 @@ struct MeasurementCost {
     double overheadMetric = 0.0; ///< the report's `overhead` metric (flush regions), seconds
     std::string verdict;         ///< one sentence
     bool disturbed = false;
+    /// MPI_Init and MPI_Finalize (with the measurement's setup and writing) take most of the run:
+    /// the program's own work is too short to judge.
+    bool startupDominated = false;
 };
 
 /// Where the time went, in seconds summed over ranks.
@@ -57,6 +60,7 @@ struct RankValue {
 struct Cause {
     std::string metric; ///< e.g. "delay_n2n" or "imbalance_above_single"
     std::string callPath;
+    std::string shortPath;        ///< shortCallPath() of its nearest user frame (never libc, vDSO)
     std::vector<RankValue> ranks; ///< largest first
     double seconds = 0.0;
 };
@@ -66,25 +70,43 @@ struct Finding {
     std::string metric;           ///< Scalasca unique name, e.g. "mpi_latesender"
     std::string displayName;      ///< e.g. "Late Sender"
     std::string callPath;         ///< e.g. "main/MPI_Recv"
+    std::string shortPath;        ///< e.g. "…/exchange_halo/MPI_Waitall", see shortCallPath()
     double seconds = 0.0;         ///< summed over ranks
     double share = 0.0;           ///< of the total allocation time, 0..1
     std::vector<RankValue> ranks; ///< the waiting ranks, largest first
     std::vector<Cause> causes;    ///< from delay_* / imbalance_* metrics, when present
 };
 
-/// An advice sentence and the evidence it rests on.
+/// An advice sentence and the evidence it rests on. Code (function names, call paths,
+/// commands) is quoted in `backticks`; the HTML rendering turns them into <code>.
 struct Advice {
     std::string text;
     std::string evidence;
 };
 
+/// Clock condition violations the analysis counted, against the MPI calls they occur among.
+struct ClockViolations {
+    std::uint64_t pointToPoint = 0;
+    std::uint64_t collective = 0;
+    std::vector<std::int64_t> ranks; ///< ranks with at least one violation, ascending
+    double mpiCalls = 0.0;           ///< visits of MPI communication calls, 0 when unknown
+    bool corrected = false;          ///< the timestamps were corrected (--time-correct)
+    /// Whether the violations are a significant share of the communication, so that the
+    /// waiting times are unreliable and a correction is worth suggesting.
+    bool significant = false;
+};
+
 /// Everything the summary shows.
 struct Summary {
-    std::string command; ///< the measured command line, or the program path
-    std::string source;  ///< the report file
-    std::string program; ///< the executable's name, shown for an unnamed call-tree root
+    std::string command;            ///< the measured command line, or the program path
+    std::string source;             ///< the report file
+    std::string program;            ///< the executable's name, shown for an unnamed call-tree root
+    std::string date;               ///< when the run ended, "YYYY-MM-DD HH:MM UTC"; may be empty
+    std::vector<std::string> hosts; ///< node names of the system tree
     int ranks = 0;
     int nodes = 0;
+    int threadsPerRank = 1;     ///< the most locations of one process
+    std::string bound;          ///< one line: compute-, MPI-, wait- or start-up-bound
     double wallSeconds = 0.0;   ///< the longest location's time (a rank's main thread)
     int threads = 0;            ///< locations beside the processes' first (main) ones
     double threadSeconds = 0.0; ///< their time, part of split.total
@@ -94,6 +116,10 @@ struct Summary {
     std::vector<Finding> findings;         ///< ranked, largest first
     std::vector<Advice> advice;
     bool rootCauseAvailable = false;
+    /// false for a runtime profile: it has no wait-state metrics, so "no findings" means
+    /// "not looked for", not "none"
+    bool waitStatesAvailable = true;
+    ClockViolations clock;
     std::vector<std::string> notes; ///< diagnostics carried in the report's attributes
 };
 
@@ -109,7 +135,27 @@ struct SummaryOptions {
 Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
                           const SummaryOptions& options = {});
 
-/// The summary as plain text for a terminal (lines of at most about 100 characters).
+/// The short form of a call path for display: the last call and its nearest known caller,
+/// e.g. "…/exchange_halo/MPI_Waitall" for main/solve/exchange_halo/MPI_Waitall. Frames the
+/// user did not write (unresolved "[unknown]@lib" frames, libc, vDSO, interpreter internals)
+/// are not "known" and are skipped ("hpcc/…/MPI_Sendrecv" when none is known). A path of one
+/// or two calls, or of at most 50 characters, is returned whole.
+std::string shortCallPath(const report::Report& report, report::CallNodeId cnode,
+                          const std::string& programName = {});
+
+/// Whether a region name is a runtime frame rather than the user's code: libc and dynamic
+/// loader internals (`__libc_*`, `_dl_*`), the vDSO (`__vdso_clock_gettime`), interpreter
+/// internals (`_PyEval_EvalFrameDefault`), unresolved frames (`[unknown]@...`).
+bool isRuntimeFrame(const std::string& regionName);
+
+/// The note on clock condition violations: how many, among how many MPI calls, on which ranks;
+/// and, only when they are a significant share, that waiting times are unreliable and how to
+/// correct them (with the experiment directory of `summary.source`). Empty without violations
+/// or after a correction.
+std::string clockViolationNote(const Summary& summary);
+
+/// The summary as plain text for a terminal (lines of at most 100 characters: long call
+/// paths are broken after a '/').
 std::string renderText(const Summary& summary);
 
 /// The summary as one self-contained HTML page with inline SVG charts (no external resources).

@@ -56,4 +56,12 @@ private:
 /// True when the CPU reports an invariant (constant-rate, non-stop) time-stamp counter.
 bool hasInvariantTsc();
 
+/// The clock offset to apply from a probe's best round: `offset` when it exceeds its own
+/// uncertainty `deviation` (half the round trip), else 0, since it cannot be told from none.
+inline std::int64_t significantOffset(std::int64_t offset, double deviation) {
+    const double magnitude =
+        offset < 0 ? -static_cast<double>(offset) : static_cast<double>(offset);
+    return magnitude > deviation ? offset : 0;
+}
+
 } // namespace waitscope::measure

@@ -145,5 +145,10 @@ std::string callingContextKey(const Definitions& defs, std::uint32_t context);
 std::vector<std::string> splitCallingContextKey(const std::string& key);
 std::string commDescription(const CommDefinition& comm);
 CommDefinition commFromEntry(const std::string& key, const std::string& description);
+/// The global id of each unified communicator (by its position in `comms`): the unified
+/// order, except that a parent comes before every communicator derived from it. Written in
+/// id order, the definitions then meet each parent first and their ids count up from 0, as
+/// OTF2 readers expect (otf2-print warns about anything else).
+std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms);
 
 } // namespace waitscope::measure

@@ -44,13 +44,19 @@ public:
 
     /// The calling context of a stack, frames innermost first (`firstIsPc`: frames[0] is a
     /// program counter, not a return address). The measurement's frames are dropped from the
-    /// inside and the frames that call main from the outside. `stopRegion` (when instrumented
-    /// regions are open: the innermost one; kNoStop otherwise) ends the path below the function
-    /// of that region's name (looked up per frame: defining new functions may move the region
-    /// table, so no reference into it is held). kNoContext when nothing is left below the stop;
-    /// failedContext() when nothing is left. `skipOwnCode`: the measurement's frames further
-    /// out are left out too (a sampled thread's stack: its MPI wrappers, and the thread start
-    /// wrapper below the start routine when the stop is not found).
+    /// inside and the frames that call main from the outside (in a stripped program: libc's
+    /// start-up code, below which the function it calls is named main). A run of frames without
+    /// symbols becomes one node named after its innermost ("hpcc+0x1a2b3"). C library and vDSO
+    /// frames at the inner end are left out (their time is their caller's); a run of them further
+    /// out is one node named after its outermost (the call the program made). `stopRegion`
+    /// (when instrumented regions are open: the innermost one; kNoStop otherwise) ends the path
+    /// below the function of that region's name (looked up per frame: defining new functions may
+    /// move the region table, so no reference into it is held). kNoContext when nothing is left
+    /// below the stop; failedContext() when nothing is left. `skipOwnCode`: the measurement's
+    /// frames further out are left out too (a sampled thread's stack: its MPI wrappers, and the
+    /// thread start wrapper below the start routine when the stop is not found). In an
+    /// interpreted program (interpretedProgram()) the main thread's frames are the
+    /// interpreter's: kNoContext, its own regions are the path.
     std::uint32_t contextOf(const std::uintptr_t* frames, int depth, bool firstIsPc,
                             std::uint32_t stopRegion, bool skipOwnCode = false) noexcept;
     /// No stop region for contextOf().
@@ -67,8 +73,16 @@ public:
 private:
     struct Function {
         std::uint32_t region = 0;
-        bool isMain = false; ///< main or MAIN__: paths start there
+        bool isMain = false;    ///< main or MAIN__: paths start there
+        bool startup = false;   ///< libc's start-up code, which calls main
+        bool anonymous = false; ///< no symbol: named "module+0xoffset"
+        bool system = false;    ///< in libc, the dynamic linker or the vDSO
     };
+    /// Where the code at `address` starts: its symbol's entry (`known`), else (stripped) the
+    /// start of its unwind-information range or the address itself; 0 in no module.
+    static std::uintptr_t codeStart(std::uintptr_t address, bool& known) noexcept;
+    /// The region "main" for a stripped program's main (the function libc's start-up calls).
+    std::uint32_t mainRegion() noexcept;
     Function functionAt(std::uintptr_t returnAddress, bool isPc) noexcept;
     Function defineFunction(std::uintptr_t start, bool known, std::uintptr_t address) noexcept;
 
@@ -81,6 +95,7 @@ private:
     std::unordered_map<std::string, Function> m_functionByName; ///< uncached mode only
     std::vector<Function> m_path;
     std::uint32_t m_failed = ~0u;
+    std::uint32_t m_main = ~0u;
 };
 
 } // namespace waitscope::measure

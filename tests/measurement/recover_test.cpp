@@ -1,0 +1,160 @@
+// Recovery's parts on inputs built here: the definitions file (round trip, every damage named),
+// the records reader (round trip, damage named), the consistent cut, the clock-offset rule.
+#include "consistent_cut.h"
+#include "records_file.h"
+#include "waitscope/measure/clock.h"
+#include "waitscope/measure/rank_definitions_file.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <unistd.h>
+
+using namespace waitscope::measure;
+
+namespace {
+
+Definitions sampleDefinitions() {
+    Definitions defs;
+    defs.addRegion({"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::Point2Point, Paradigm::Mpi});
+    defs.addRegion({"main", "main", "app.c", 3, 40, RegionRole::Function, Paradigm::User});
+    CommDefinition world;
+    world.key = kWorldKey;
+    world.describes = true;
+    defs.addComm(world);
+    CommDefinition derived;
+    derived.key = makeCommKey(0, 1);
+    derived.parent = kWorldKey;
+    derived.name = "halves";
+    derived.members = {0, 2};
+    derived.describes = true;
+    defs.addComm(derived);
+    std::uint32_t top = defs.callingContext(1, kNoContext);
+    defs.callingContext(0, top);
+    return defs;
+}
+
+std::string definitionsBytes(const Definitions& defs) {
+    std::FILE* file = std::tmpfile();
+    RankIdentity id{1, 3, 2000000000ull, "node7", "/bin/app"};
+    REQUIRE(writeRankDefinitions(fileno(file), id, defs));
+    std::string bytes(static_cast<std::size_t>(std::ftell(file)), '\0');
+    std::rewind(file);
+    REQUIRE(std::fread(bytes.data(), 1, bytes.size(), file) == bytes.size());
+    std::fclose(file);
+    return bytes;
+}
+
+RecordEvent event(std::uint64_t time, EventKind kind, std::uint32_t a = 0, std::uint64_t x0 = 0) {
+    RecordEvent e;
+    e.time = time;
+    e.kind = static_cast<std::uint32_t>(kind);
+    e.a = a;
+    e.x[0] = x0;
+    return e;
+}
+
+/// An MPI call as the measurement records it: Enter, the message or collective, Leave.
+void call(std::vector<RecordEvent>& out, std::uint64_t t, RecordEvent inner) {
+    out.push_back(event(t, EventKind::Enter, 0));
+    inner.time = t;
+    out.push_back(inner);
+    out.push_back(event(t + 1, EventKind::Leave, 0));
+}
+
+} // namespace
+
+TEST_CASE("a rank's definitions file reads back as written", "[recover]") {
+    const Definitions defs = sampleDefinitions();
+    auto read = parseRankDefinitions(definitionsBytes(defs), "0.defs");
+    REQUIRE(read);
+    CHECK(read->identity.rank == 1);
+    CHECK(read->identity.size == 3);
+    CHECK(read->identity.host == "node7");
+    CHECK(read->identity.program == "/bin/app");
+    REQUIRE(read->defs.regions().size() == 2);
+    CHECK(regionKey(read->defs.regions()[1]) == regionKey(defs.regions()[1]));
+    REQUIRE(read->defs.comms().size() == 2);
+    CHECK(commDescription(read->defs.comms()[1]) == commDescription(defs.comms()[1]));
+    CHECK(read->defs.comms()[1].members == std::vector<std::uint32_t>{0, 2});
+    REQUIRE(read->defs.callingContexts().size() == 2);
+    CHECK(callingContextKey(read->defs, 1) == callingContextKey(defs, 1));
+}
+
+TEST_CASE("every cut of a definitions file is refused with its byte offset", "[recover]") {
+    const std::string bytes = definitionsBytes(sampleDefinitions());
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+        INFO("cut at " << n);
+        auto read = parseRankDefinitions(bytes.substr(0, n), "ranks/1.defs");
+        REQUIRE(!read);
+        CHECK(read.error().message().rfind("ranks/1.defs: ", 0) == 0);
+    }
+    auto trailing = parseRankDefinitions(bytes + "x", "ranks/1.defs");
+    REQUIRE(!trailing);
+    CHECK(trailing.error().message() ==
+          "ranks/1.defs: trailing bytes at byte " + std::to_string(bytes.size()));
+}
+
+TEST_CASE("records read back as encoded, and damage is named with its place", "[recover]") {
+    const Definitions defs = sampleDefinitions();
+    std::vector<RecordEvent> events;
+    events.push_back(event(5000000000ull, EventKind::ProgramBegin));
+    call(events, 5000000100ull, [] {
+        RecordEvent send = event(0, EventKind::MpiSend, 2, packPair(1, 9));
+        send.x[1] = 64;
+        return send;
+    }());
+    events.push_back(event(5000000200ull, EventKind::CallingContextSample, 1));
+    const std::string bytes = encodeRecords(events);
+    RecordsRead clean = readRecords(bytes, defs);
+    CHECK(clean.damage.empty());
+    REQUIRE(clean.events.size() == events.size());
+    CHECK(encodeRecords(clean.events) == bytes);
+
+    // The send record (after ProgramBegin's time base, itself and Enter) cut in its middle.
+    RecordsRead cut = readRecords(bytes.substr(0, bytes.size() - 8 - 8 - 8), defs);
+    CHECK(cut.events.size() == 2);
+    CHECK(cut.damage == "record 3 (byte 32): cut off after 2 of its 3 words");
+    RecordsRead odd = readRecords(bytes + "abc", defs);
+    CHECK(odd.events.size() == events.size());
+    CHECK(odd.damage == "record 6 (byte " + std::to_string(bytes.size()) +
+                            "): cut off: 3 stray bytes at the end");
+    std::string unknownRegion = encodeRecords({event(1, EventKind::Enter, 7)});
+    CHECK(readRecords(unknownRegion, defs).damage == "record 0 (byte 0): undefined region");
+    std::string badKind = bytes;
+    badKind[16] = 63; // ProgramBegin, after the time base: kind 63 does not exist
+    CHECK(readRecords(badKind, defs).damage == "record 1 (byte 16): unknown kind 63");
+}
+
+TEST_CASE("the cut drops a receive whose sender died before sending, and what depends on it",
+          "[recover]") {
+    // World of 3. Rank 1 died after the first barrier; rank 0 received from 1 after it (no
+    // send exists), then did a second barrier. Rank 2 sent to rank 0 once, received never.
+    const std::vector<CutComm> comms = {{{0, 1, 2}, false}};
+    auto barrier = [](std::uint64_t t) {
+        return event(t, EventKind::MpiCollectiveEnd, 2, packPair(0, ~0u));
+    };
+    std::vector<std::vector<RecordEvent>> ranks(3);
+    call(ranks[0], 10, barrier(10));
+    call(ranks[0], 20, event(20, EventKind::MpiRecv, 2, packPair(0, 5))); // from 2: matched
+    call(ranks[0], 30, event(30, EventKind::MpiRecv, 1, packPair(0, 5))); // from 1: never sent
+    call(ranks[0], 40, barrier(40));
+    call(ranks[1], 10, barrier(10));
+    call(ranks[2], 10, barrier(10));
+    call(ranks[2], 15, event(15, EventKind::MpiSend, 0, packPair(0, 5)));
+    call(ranks[2], 16, event(16, EventKind::MpiSend, 1, packPair(0, 5))); // to the dead rank
+    call(ranks[2], 40, barrier(40));
+    std::vector<RankCut> cuts = consistentCut(ranks, comms);
+    CHECK(cuts[0].kept == 6); // barrier and the matched receive
+    CHECK(cuts[1].kept == 3); // all it had
+    CHECK(cuts[2].kept == 9); // the second barrier is gone: rank 1 never reached it
+    CHECK(cuts[2].dropped == std::vector<std::size_t>{7}); // the send to rank 1, never received
+    CHECK(cuts[2].droppedMessages == 1);
+    CHECK(cuts[0].dropped.empty());
+}
+
+TEST_CASE("a clock offset within its own uncertainty is not applied", "[recover]") {
+    CHECK(significantOffset(400000, 500000.0) == 0);
+    CHECK(significantOffset(-400000, 500000.0) == 0);
+    CHECK(significantOffset(900000, 500000.0) == 900000);
+    CHECK(significantOffset(-900000, 500000.0) == -900000);
+}
