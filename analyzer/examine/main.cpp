@@ -6,6 +6,8 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
+#include <waitscope/report/experiment_report.h>
 #include <waitscope/summary/experiment_summary.h>
 
 namespace {
@@ -15,9 +17,14 @@ namespace fs = std::filesystem;
 
 const char* const kUsage =
     "usage: waitscope examine <experiment dir | report.cubex> [--text | --html FILE | --gui]\n"
-    "  --text       print the findings summary (the default without a display)\n"
-    "  --html FILE  write the summary as a single-file HTML page\n"
-    "  --gui        open the explorer (waitscope-gui; the default with a display)\n";
+    "                         [--screenshot FILE] [-- explorer options]\n"
+    "  --text             print the findings summary (the default without a display)\n"
+    "  --html FILE        write the summary as a single-file HTML page\n"
+    "  --gui              open the explorer (waitscope-gui; the default with a display)\n"
+    "  --screenshot FILE  open the explorer, save its window as a PNG picture and exit\n"
+    "  -- OPTIONS         pass the rest to the explorer (see waitscope-gui --help)\n"
+    "An experiment directory opens its most complete report: report.cubex, Scalasca's\n"
+    "trace.cubex, scout.cubex or summary.cubex, or a profile.cubex.\n";
 
 enum class Mode { Automatic, Text, Html, Gui };
 
@@ -31,6 +38,28 @@ fs::path binaryDirectory() {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     return ec ? fs::path(".") : self.parent_path();
+}
+
+// Runs the explorer on `report` with `options` and waits for it; true if it ran and exited
+// with 0. It prints its own errors (naming a display it cannot open).
+bool runExplorer(const fs::path& gui, const std::string& report,
+                 const std::vector<std::string>& options) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(gui.c_str()));
+    argv.push_back(const_cast<char*>(report.c_str()));
+    for (const std::string& option : options)
+        argv.push_back(const_cast<char*>(option.c_str()));
+    argv.push_back(nullptr);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t child = fork();
+    if (child == 0) {
+        execv(gui.c_str(), argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
 }
 
 int printSummary(const std::string& path) {
@@ -49,6 +78,8 @@ int main(int argc, char** argv) {
     Mode mode = Mode::Automatic;
     std::string path;
     std::string htmlFile;
+    std::vector<std::string> explorerOptions;
+    bool screenshot = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--text") {
@@ -58,6 +89,14 @@ int main(int argc, char** argv) {
         } else if (arg == "--html" && i + 1 < argc) {
             mode = Mode::Html;
             htmlFile = argv[++i];
+        } else if (arg == "--screenshot" && i + 1 < argc) {
+            mode = Mode::Gui;
+            screenshot = true;
+            explorerOptions.insert(explorerOptions.end(), {arg, argv[++i]});
+        } else if (arg == "--") {
+            mode = mode == Mode::Automatic ? Mode::Gui : mode;
+            explorerOptions.insert(explorerOptions.end(), argv + i + 1, argv + argc);
+            break;
         } else if (arg == "-h" || arg == "--help") {
             std::fputs(kUsage, stdout);
             return 0;
@@ -73,8 +112,15 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, stderr);
         return 2;
     }
+    // The same report in the explorer and in the summary, Waitscope's or Scalasca's.
+    auto located = report::locateExperimentReport(path);
+    if (!located) {
+        std::fprintf(stderr, "waitscope examine: error: %s\n", located.error().message().c_str());
+        return 1;
+    }
+    const std::string& reportFile = *located;
     if (mode == Mode::Html) {
-        auto summary = summary::summarizeExperiment(path);
+        auto summary = summary::summarizeExperiment(reportFile);
         if (!summary) {
             std::fprintf(stderr, "waitscope examine: error: %s\n",
                          summary.error().message().c_str());
@@ -91,29 +137,21 @@ int main(int argc, char** argv) {
     }
     if (mode == Mode::Gui || (mode == Mode::Automatic && hasDisplay())) {
         const fs::path gui = binaryDirectory() / "waitscope-gui";
-        if (access(gui.c_str(), X_OK) == 0) {
-            // Run the explorer as a child: if it cannot open the display (or fails otherwise),
-            // the user still gets the findings, as text.
-            std::fflush(stdout);
-            pid_t child = fork();
-            if (child == 0) {
-                execl(gui.c_str(), gui.c_str(), path.c_str(), static_cast<char*>(nullptr));
-                _exit(127);
-            }
-            int status = 0;
-            if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
-                WEXITSTATUS(status) == 0)
-                return 0;
-            std::fprintf(
-                stderr,
-                "waitscope examine: the explorer (%s) could not run; printing the summary\n",
-                gui.c_str());
-        } else {
+        if (access(gui.c_str(), X_OK) != 0) {
             std::fprintf(
                 stderr,
                 "waitscope examine: the explorer (%s) is not installed; printing the summary\n",
                 gui.c_str());
+        } else if (runExplorer(gui, reportFile, explorerOptions)) {
+            return 0;
+        } else if (screenshot) {
+            return 1; // a script asked for the picture: the explorer said why it failed
+        } else {
+            // The explorer could not open the display (or failed otherwise): the user still
+            // gets the findings, as text.
+            std::fprintf(stderr,
+                         "waitscope examine: the explorer could not run; printing the summary\n");
         }
     }
-    return printSummary(path);
+    return printSummary(reportFile);
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/experiment_report.h>
 
 namespace {
 
@@ -110,22 +111,13 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, stderr);
         return 2;
     }
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-        // A runtime profile when there is one, else the trace analysis report (it has visits).
-        const fs::path profileFile = fs::path(path) / "profile.cubex";
-        const fs::path reportFile = fs::path(path) / "report.cubex";
-        path =
-            (fs::exists(profileFile, ec) || !fs::exists(reportFile, ec) ? profileFile : reportFile)
-                .string();
-    }
-    if (!fs::exists(path, ec)) {
-        std::fprintf(stderr,
-                     "waitscope score: error: %s: no profile (measure one with `waitscope analyze "
-                     "--profile`)\n",
-                     path.c_str());
+    // A runtime profile when there is one, else a trace analysis report (it has visits).
+    auto located = report::locateExperimentReport(path, report::ReportPreference::Profile);
+    if (!located) {
+        std::fprintf(stderr, "waitscope score: error: %s\n", located.error().message().c_str());
         return 1;
     }
+    path = *located;
     auto profile = report::readCubex(path);
     if (!profile) {
         std::fprintf(stderr, "waitscope score: error: %s\n", profile.error().message().c_str());
@@ -179,6 +171,7 @@ int main(int argc, char** argv) {
                         filtered.size(), filtered.size() == 1 ? "" : "s");
         return 0;
     }
+    std::error_code ec;
     if (fs::exists(filterFile, ec)) {
         std::fprintf(
             stderr,

@@ -1,5 +1,6 @@
 // waitscope-gui: command line of the explorer (open a report, select, take a screenshot).
 #include "main_window.h"
+#include "metric_help.h"
 #include "report_view.h"
 
 #include <QApplication>
@@ -7,8 +8,12 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QScreen>
 #include <QTimer>
+#include <QWindow>
 #include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 using namespace waitscope::gui;
 
@@ -28,6 +33,8 @@ struct Options {
     bool flat = false;
     bool sort = false;
     bool timing = false;
+    bool printVisible = false;
+    bool metricDocs = false;
 };
 
 int fail(const QString& message) {
@@ -71,8 +78,9 @@ QString applySelections(ReportView& view, const Options& options) {
     waitForValues(view);
     if (options.hottest)
         view.expandHottestPath();
-    if (!options.callPath.isEmpty() && !view.selectCallPath(options.callPath))
-        return QStringLiteral("no call path %1").arg(options.callPath);
+    if (!options.callPath.isEmpty())
+        if (QString error = view.selectCallPath(options.callPath); !error.isEmpty())
+            return error;
     if (!options.rank.isEmpty() && !view.selectRank(options.rank.toLongLong()))
         return QStringLiteral("no process with rank %1").arg(options.rank);
     if (!options.search.isEmpty())
@@ -84,81 +92,166 @@ QString applySelections(ReportView& view, const Options& options) {
     return {};
 }
 
+bool environmentSet(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0';
+}
+
+// Qt's messages while the platform plugin starts. When it cannot start (no display to connect
+// to), Qt prints several lines and aborts; the user gets one line instead.
+bool g_started = false;
+QString g_platformProblem;
+
+void startupMessageHandler(QtMsgType type, const QMessageLogContext& context,
+                           const QString& message) {
+    const bool platform =
+        context.category != nullptr && QByteArray(context.category).startsWith("qt.qpa");
+    if (!g_started && type == QtFatalMsg) {
+        QByteArray display = qgetenv("DISPLAY");
+        std::fprintf(stderr,
+                     "waitscope-gui: error: cannot open the display %s%s%s; "
+                     "`waitscope examine --text DIR` prints the findings, and `waitscope-gui "
+                     "--screenshot FILE REPORT` renders the window without a display\n",
+                     display.isEmpty() ? "(DISPLAY is not set)" : display.constData(),
+                     g_platformProblem.isEmpty() ? "" : ": ", qPrintable(g_platformProblem));
+        std::fflush(stderr);
+        _exit(1);
+    }
+    if (!g_started && platform) {
+        if (g_platformProblem.isEmpty())
+            g_platformProblem = message;
+        return;
+    }
+    std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
+// The window as the display shows it: read back from the window system when there is one
+// (proof that a real window was mapped), rendered by the widgets offscreen.
+QPixmap capture(QWidget& window) {
+    if (QGuiApplication::platformName() == QLatin1String("offscreen"))
+        return window.grab();
+    QWindow* handle = window.windowHandle();
+    QElapsedTimer waited;
+    waited.start();
+    while (handle != nullptr && !handle->isExposed() && waited.elapsed() < 5000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    window.repaint();
+    QCoreApplication::processEvents();
+    return window.screen()->grabWindow(window.winId());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("waitscope-gui"));
     QElapsedTimer sinceStart;
     sinceStart.start();
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Waitscope explorer: metric, call and system trees of a CUBE4 report"));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("report"),
-                                 QStringLiteral("report (.cubex) or experiment directory"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("render the window to FILE (PNG) and exit"),
-                                  QStringLiteral("FILE"));
-    QCommandLineOption metric(QStringLiteral("metric"),
-                              QStringLiteral("select the metric (unique or display name)"),
-                              QStringLiteral("NAME"));
-    QCommandLineOption callPath(QStringLiteral("callpath"),
-                                QStringLiteral("select the call path a/b/c (or a call node id)"),
-                                QStringLiteral("PATH"));
-    QCommandLineOption rank(QStringLiteral("rank"),
-                            QStringLiteral("select the process of MPI rank N"),
-                            QStringLiteral("N"));
-    QCommandLineOption mode(QStringLiteral("mode"),
-                            QStringLiteral("value mode: absolute, root, selection, peer"),
-                            QStringLiteral("MODE"));
-    QCommandLineOption search(QStringLiteral("search"),
-                              QStringLiteral("search the call tree for TEXT"),
-                              QStringLiteral("TEXT"));
-    QCommandLineOption tab(QStringLiteral("tab"),
-                           QStringLiteral("information tab: metric, source, attributes"),
-                           QStringLiteral("NAME"));
-    QCommandLineOption hottest(QStringLiteral("expand-hottest"),
-                               QStringLiteral("expand the call tree along the hottest path"));
-    QCommandLineOption flat(QStringLiteral("flat"), QStringLiteral("show the flat profile"));
-    QCommandLineOption sort(QStringLiteral("sort"), QStringLiteral("sort the trees by value"));
-    QCommandLineOption size(QStringLiteral("size"),
-                            QStringLiteral("window size for --screenshot (default 1400x860)"),
-                            QStringLiteral("WxH"));
-    QCommandLineOption timing(QStringLiteral("timing"),
-                              QStringLiteral("print the time to first values and to expand the "
-                                             "hottest path, then exit"));
-    parser.addOptions(
-        {screenshot, metric, callPath, rank, mode, search, tab, hottest, flat, sort, size, timing});
-    parser.process(app);
-
+    // The command line is read before the window system is touched, so that --help and
+    // mistakes in the options need no display.
     Options options;
-    options.report = parser.positionalArguments().value(0);
-    options.screenshot = parser.value(screenshot);
-    options.metric = parser.value(metric);
-    options.callPath = parser.value(callPath);
-    options.rank = parser.value(rank);
-    options.mode = parser.value(mode);
-    options.search = parser.value(search);
-    options.tab = parser.value(tab);
-    options.hottest = parser.isSet(hottest);
-    options.flat = parser.isSet(flat);
-    options.sort = parser.isSet(sort);
-    options.timing = parser.isSet(timing);
-    if (parser.isSet(size)) {
-        QStringList parts = parser.value(size).split(QLatin1Char('x'));
-        if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
-            return fail(QStringLiteral("bad --size %1 (expected WxH, e.g. 1400x860)")
-                            .arg(parser.value(size)));
-        options.size = QSize(parts[0].toInt(), parts[1].toInt());
+    bool batch = false;
+    {
+        QCoreApplication parsing(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("waitscope-gui"));
+        QCommandLineParser parser;
+        parser.setApplicationDescription(
+            QStringLiteral("Waitscope explorer: metric, call and system trees of a CUBE4 report"));
+        parser.addHelpOption();
+        parser.addPositionalArgument(QStringLiteral("report"),
+                                     QStringLiteral("report (.cubex) or experiment directory"));
+        QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                      QStringLiteral("render the window to FILE (PNG) and exit"),
+                                      QStringLiteral("FILE"));
+        QCommandLineOption metric(QStringLiteral("metric"),
+                                  QStringLiteral("select the metric (unique or display name)"),
+                                  QStringLiteral("NAME"));
+        QCommandLineOption callPath(
+            QStringLiteral("callpath"),
+            QStringLiteral("select the call path a/b/c, its last regions (b/c), or a call node id"),
+            QStringLiteral("PATH"));
+        QCommandLineOption rank(QStringLiteral("rank"),
+                                QStringLiteral("select the process of MPI rank N"),
+                                QStringLiteral("N"));
+        QCommandLineOption mode(QStringLiteral("mode"),
+                                QStringLiteral("value mode: absolute, root, selection, peer"),
+                                QStringLiteral("MODE"));
+        QCommandLineOption search(QStringLiteral("search"),
+                                  QStringLiteral("search the call tree for TEXT"),
+                                  QStringLiteral("TEXT"));
+        QCommandLineOption tab(QStringLiteral("tab"),
+                               QStringLiteral("information tab: metric, source, attributes"),
+                               QStringLiteral("NAME"));
+        QCommandLineOption hottest(
+            QStringLiteral("expand-hottest"),
+            QStringLiteral("expand the hottest path of the selected metric (the window opens with "
+                           "the first metric's)"));
+        QCommandLineOption flat(QStringLiteral("flat"), QStringLiteral("show the flat profile"));
+        QCommandLineOption sort(QStringLiteral("sort"), QStringLiteral("sort the trees by value"));
+        QCommandLineOption size(QStringLiteral("size"),
+                                QStringLiteral("window size for --screenshot (default 1400x860)"),
+                                QStringLiteral("WxH"));
+        QCommandLineOption printVisible(
+            QStringLiteral("print-visible"),
+            QStringLiteral("print the rows the three trees show (value and name; the selected ones "
+                           "marked with >), e.g. with --screenshot"));
+        QCommandLineOption metricDocs(
+            QStringLiteral("metric-docs"),
+            QStringLiteral("open Help > Metric documentation at the selected metric (with "
+                           "--screenshot, the picture is of that window)"));
+        QCommandLineOption timing(QStringLiteral("timing"),
+                                  QStringLiteral("print the time to first values and to expand the "
+                                                 "hottest path, then exit"));
+        parser.addOptions({screenshot, metric, callPath, rank, mode, search, tab, hottest, flat,
+                           sort, size, timing, printVisible, metricDocs});
+        parser.process(parsing);
+
+        options.report = parser.positionalArguments().value(0);
+        options.screenshot = parser.value(screenshot);
+        options.metric = parser.value(metric);
+        options.callPath = parser.value(callPath);
+        options.rank = parser.value(rank);
+        options.mode = parser.value(mode);
+        options.search = parser.value(search);
+        options.tab = parser.value(tab);
+        options.hottest = parser.isSet(hottest);
+        options.flat = parser.isSet(flat);
+        options.sort = parser.isSet(sort);
+        options.timing = parser.isSet(timing);
+        options.printVisible = parser.isSet(printVisible);
+        options.metricDocs = parser.isSet(metricDocs);
+        if (parser.isSet(size)) {
+            QStringList parts = parser.value(size).split(QLatin1Char('x'));
+            if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
+                return fail(QStringLiteral("bad --size %1 (expected WxH, e.g. 1400x860)")
+                                .arg(parser.value(size)));
+            options.size = QSize(parts[0].toInt(), parts[1].toInt());
+        }
+        batch = !options.screenshot.isEmpty() || options.timing;
+        if (batch && options.report.isEmpty())
+            return fail(QStringLiteral("--screenshot and --timing need a report"));
     }
-    bool batch = !options.screenshot.isEmpty() || options.timing;
-    if (batch && options.report.isEmpty())
-        return fail(QStringLiteral("--screenshot and --timing need a report"));
+
+    // Without a display a picture is still rendered (offscreen); a window cannot be shown.
+    if (!environmentSet("QT_QPA_PLATFORM") && !environmentSet("DISPLAY") &&
+        !environmentSet("WAYLAND_DISPLAY")) {
+        if (!batch)
+            return fail(QStringLiteral(
+                "no display to show the window on (DISPLAY is not set); `waitscope examine "
+                "--text DIR` prints the findings, and --screenshot FILE renders the window "
+                "without a display"));
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    qInstallMessageHandler(startupMessageHandler);
+    QApplication app(argc, argv);
+    g_started = true;
+    qInstallMessageHandler(nullptr);
+    QApplication::setApplicationName(QStringLiteral("waitscope-gui"));
 
     MainWindow window(!batch);
-    window.resize(options.size);
+    // On a real screen the window fits it, so that a picture of it shows all of it.
+    QSize size = options.size;
+    if (QGuiApplication::platformName() != QLatin1String("offscreen") && window.screen())
+        size = size.boundedTo(window.screen()->availableSize());
+    window.resize(size);
     int status = 0;
     QObject::connect(&window, &MainWindow::reportOpened, &app, [&](bool ok) {
         if (!ok) {
@@ -208,12 +301,24 @@ int main(int argc, char** argv) {
                 status = 1;
             }
         }
+        QWidget* pictured = &window;
+        if (options.metricDocs) {
+            MetricHelp* help = window.showMetricHelp();
+            pictured = help;
+            if (options.printVisible)
+                std::printf("metric documentation (%d metrics):\n%s\n", help->metricCount(),
+                            qPrintable(help->shownText()));
+        }
         if (!batch)
             return;
         if (!options.screenshot.isEmpty()) {
             // Let the layouts settle before grabbing.
-            QTimer::singleShot(50, &app, [&] {
-                if (!window.grab().save(options.screenshot)) {
+            QTimer::singleShot(50, &app, [&, pictured] {
+                if (options.printVisible && window.reportView()) {
+                    std::fputs(qPrintable(window.reportView()->visibleRows()), stdout);
+                    std::fflush(stdout);
+                }
+                if (!capture(*pictured).save(options.screenshot)) {
                     std::fprintf(stderr, "waitscope-gui: error: cannot write %s\n",
                                  qPrintable(options.screenshot));
                     status = 1;
@@ -221,6 +326,8 @@ int main(int argc, char** argv) {
                 app.exit(status);
             });
         } else {
+            if (options.printVisible && window.reportView())
+                std::fputs(qPrintable(window.reportView()->visibleRows()), stdout);
             app.exit(status);
         }
     });

@@ -1,6 +1,7 @@
 // MainWindow: the explorer's window.
 #include "main_window.h"
 
+#include "metric_help.h"
 #include "report_view.h"
 
 #include <QApplication>
@@ -24,8 +25,26 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open report..."), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction(tr("Open &experiment directory..."), this, [this] {
+        QString directory =
+            QFileDialog::getExistingDirectory(this, tr("Open experiment directory"));
+        if (!directory.isEmpty())
+            openReport(directory);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Metric documentation"), QKeySequence::HelpContents, this,
+                    &MainWindow::showMetricHelp);
+    help->addAction(tr("&About the explorer"), this, [this] {
+        QMessageBox::about(
+            this, tr("About the Waitscope explorer"),
+            tr("<p><b>Waitscope explorer</b> shows CUBE4 reports of Waitscope, Scalasca and "
+               "Score-P: the metric tree, the call tree and the system tree, coupled from left "
+               "to right.</p><p>A collapsed node shows its inclusive value, an expanded one "
+               "its exclusive value. Right-click a tree for copying, expanding and the "
+               "source; <b>Help &gt; Metric documentation</b> explains every metric.</p>"));
+    });
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
@@ -39,8 +58,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
         "#e0a09c; }"));
     m_banner->hide();
     m_welcome = new QLabel(tr("<h2>Waitscope explorer</h2><p>Open a report (.cubex) or an "
-                              "experiment directory with <b>File &gt; Open report</b> or on the "
-                              "command line: <tt>waitscope-gui report.cubex</tt></p>"));
+                              "experiment directory with the <b>File</b> menu or on the command "
+                              "line: <tt>waitscope-gui waitscope_app_4</tt></p>"));
     m_welcome->setAlignment(Qt::AlignCenter);
     layout->addWidget(m_banner);
     layout->addWidget(m_welcome, 1);
@@ -135,6 +154,18 @@ void MainWindow::finishOpening() {
     m_openMilliseconds = m_clock.elapsed();
     statusBar()->showMessage(tr("Opened in %1 ms").arg(m_openMilliseconds), 5000);
     emit reportOpened(true);
+}
+
+MetricHelp* MainWindow::showMetricHelp() {
+    const report::Report* report = m_view ? &m_view->session().report() : nullptr;
+    QString current;
+    if (report && m_view->session().selection()->metric() < report->metrics().size())
+        current = QString::fromStdString(
+            report->metrics()[m_view->session().selection()->metric()].uniqueName);
+    auto* dialog = new MetricHelp(report, current, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::showError(const QString& message) {

@@ -12,6 +12,7 @@ class QProgressBar;
 
 namespace waitscope::gui {
 
+class MetricHelp;
 class ReportView;
 
 /// The top-level window. openReport() reads the report and builds its models on a worker
@@ -33,6 +34,9 @@ public:
     qint64 lastOpenMilliseconds() const { return m_openMilliseconds; }
     /// The last error message, empty after a successful open.
     const QString& lastError() const { return m_lastError; }
+    /// Opens the Help menu's metric documentation at the selected metric (non-modal; the
+    /// window deletes itself when closed).
+    MetricHelp* showMetricHelp();
 
 signals:
     /// Emitted when opening finished, successfully or not.

@@ -6,14 +6,17 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -26,6 +29,9 @@
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <cmath>
+#include <functional>
+#include <waitscope/report/call_path_search.h>
 
 namespace waitscope::gui {
 
@@ -245,6 +251,9 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
     updateMetricInfo();
     updateCallPathInfo();
     fillAttributes();
+    // Open where the time goes, and show the ranks.
+    expandHottestPath();
+    expandToProcesses();
 }
 
 ReportView::~ReportView() {
@@ -269,7 +278,75 @@ QTreeView* ReportView::makeTree(ValueTreeModel* model) {
             [model](const QModelIndex& index) { model->setExpanded(index, true); });
     connect(view, &QTreeView::collapsed, model,
             [model](const QModelIndex& index) { model->setExpanded(index, false); });
+    view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view, &QWidget::customContextMenuRequested, this, [this, view](const QPoint& position) {
+        QMenu* menu = contextMenu(view, view->indexAt(position));
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(view->viewport()->mapToGlobal(position));
+    });
     return view;
+}
+
+QTreeView* ReportView::treeView(const QString& name) const {
+    if (name == QLatin1String("metric"))
+        return m_metricView;
+    if (name == QLatin1String("call"))
+        return m_callView;
+    if (name == QLatin1String("system"))
+        return m_systemView;
+    return nullptr;
+}
+
+QMenu* ReportView::contextMenu(QTreeView* view, const QModelIndex& index) {
+    auto* model = static_cast<ValueTreeModel*>(view->model());
+    std::uint32_t node = model->nodeOf(index);
+    const bool isCallTree = model == m_session->callTree();
+    auto* menu = new QMenu(this);
+    if (node != ValueTreeModel::kNoNode) {
+        view->setCurrentIndex(index);
+        QString name = index.data(ValueTreeModel::NameRole).toString();
+        if (isCallTree) {
+            QString path = QString::fromStdString(m_session->report().callPath(node));
+            menu->addAction(tr("Copy call path"), this,
+                            [path] { QGuiApplication::clipboard()->setText(path); });
+        } else {
+            menu->addAction(tr("Copy name"), this,
+                            [name] { QGuiApplication::clipboard()->setText(name); });
+        }
+        QString value = index.data(ValueTreeModel::ValueTextRole).toString();
+        menu->addAction(tr("Copy value (%1)").arg(value), this,
+                        [value] { QGuiApplication::clipboard()->setText(value); });
+        menu->addSeparator();
+        QPersistentModelIndex at(index);
+        menu->addAction(tr("Expand all below"), this, [view, at] {
+            view->expand(at);
+            view->expandRecursively(at);
+        });
+        menu->addAction(tr("Collapse all below"), this, [view, model, at] {
+            // Innermost first, so that each node tells the model its own collapse.
+            std::function<void(const QModelIndex&)> collapse = [&](const QModelIndex& parent) {
+                for (int row = 0; row < model->rowCount(parent); ++row)
+                    if (QModelIndex child = model->index(row, 0, parent); view->isExpanded(child))
+                        collapse(child);
+                view->collapse(parent);
+            };
+            collapse(at);
+        });
+    }
+    menu->addAction(tr("Expand all"), view, &QTreeView::expandAll);
+    menu->addAction(tr("Collapse all"), view, &QTreeView::collapseAll);
+    if (isCallTree) {
+        menu->addAction(tr("Expand hottest path"), this, &ReportView::expandHottestPath);
+        if (node != ValueTreeModel::kNoNode)
+            menu->addAction(tr("Show source"), this, [this] { showTab(QStringLiteral("source")); });
+    } else if (model == m_session->metricTree()) {
+        if (node != ValueTreeModel::kNoNode)
+            menu->addAction(tr("Show description"), this,
+                            [this] { showTab(QStringLiteral("metric")); });
+    } else {
+        menu->addAction(tr("Expand to the processes"), this, &ReportView::expandToProcesses);
+    }
+    return menu;
 }
 
 void ReportView::onMetricCurrent(const QModelIndex& index) {
@@ -298,6 +375,11 @@ void ReportView::onSystemCurrent(const QModelIndex& index) {
 }
 
 void ReportView::updateMetricInfo() {
+    if (m_session->report().metrics().empty()) {
+        m_metricInfo->setHtml(tr("This report defines no metrics: its call tree and system tree "
+                                 "are shown without values."));
+        return;
+    }
     m_metricInfo->setHtml(m_session->metricTree()->description(m_session->selection()->metric()));
     QString error = m_session->callTree()->lastError();
     if (!error.isEmpty())
@@ -396,17 +478,40 @@ bool ReportView::selectMetric(const QString& name) {
     return false;
 }
 
-bool ReportView::selectCallPath(const QString& path) {
+QString ReportView::selectCallPath(const QString& path) {
     const Report& report = m_session->report();
-    std::optional<CallNodeId> cnode = report.findCallPath(path.toStdString());
+    CallTreeModel* model = m_session->callTree();
+    const std::string wanted = path.toStdString();
+    std::vector<CallNodeId> matches;
     bool isNumber = false;
     uint id = path.toUInt(&isNumber);
-    if (!cnode && isNumber && id < report.callNodes().size())
-        cnode = id;
-    if (!cnode)
-        return false;
-    reveal(m_callView, m_session->callTree(), *cnode, true);
-    return true;
+    if (auto exact = report.findCallPath(wanted))
+        matches.push_back(*exact);
+    else if (isNumber && id < report.callNodes().size())
+        matches.push_back(id);
+    else
+        matches = findCallPathsBySuffix(report, wanted);
+    if (matches.empty()) {
+        QString message = tr("no call path '%1' in this report").arg(path);
+        std::vector<CallNodeId> close = suggestCallPaths(report, wanted, 3);
+        for (std::size_t i = 0; i < close.size(); ++i)
+            message += (i == 0                  ? QStringLiteral("; did you mean '")
+                        : i + 1 == close.size() ? QStringLiteral("' or '")
+                                                : QStringLiteral("', '")) +
+                       QString::fromStdString(report.callPath(close[i]));
+        return close.empty() ? message : message + QStringLiteral("'?");
+    }
+    // Several paths end so: the one with the largest value of the selected metric.
+    CallNodeId best = matches.front();
+    for (CallNodeId c : matches)
+        if (std::fabs(model->inclusiveValue(c)) > std::fabs(model->inclusiveValue(best)))
+            best = c;
+    reveal(m_callView, model, best, true);
+    if (matches.size() > 1)
+        emit message(tr("%1 call paths end in %2; showing the one with the largest value, %3")
+                         .arg(matches.size())
+                         .arg(path, QString::fromStdString(report.callPath(best))));
+    return {};
 }
 
 bool ReportView::selectRank(qint64 rank) {
@@ -448,9 +553,18 @@ void ReportView::expandHottestPath() {
     std::vector<std::uint32_t> path = model->hottestPath();
     if (path.empty())
         return;
-    for (std::size_t i = 0; i + 1 < path.size(); ++i)
-        m_callView->expand(model->indexOfNode(path[i]));
+    // The end is expanded too: it shows what it keeps for itself above its callees.
+    for (std::uint32_t node : path)
+        m_callView->expand(model->indexOfNode(node));
     reveal(m_callView, model, path.back(), true);
+}
+
+void ReportView::expandToProcesses() {
+    const auto& nodes = m_session->report().systemNodes();
+    SystemTreeModel* model = m_session->systemTree();
+    for (SystemNodeId s = 0; s < nodes.size(); ++s)
+        if (nodes[s].kind == SystemKind::Machine || nodes[s].kind == SystemKind::Node)
+            m_systemView->expand(model->indexOfNode(s));
 }
 
 void ReportView::showFlatProfile(bool flat) {
@@ -488,6 +602,30 @@ QString ReportView::summary() const {
         .arg(report.metrics().size())
         .arg(report.callNodes().size())
         .arg(QDir::toNativeSeparators(m_session->path()));
+}
+
+QString ReportView::visibleRows() const {
+    QString text;
+    auto list = [&text](const QString& title, QTreeView* view, const QAbstractItemModel* model) {
+        text += title + QStringLiteral(":\n");
+        QModelIndex current = view->currentIndex();
+        std::function<void(const QModelIndex&, int)> walk = [&](const QModelIndex& parent,
+                                                                int depth) {
+            for (int row = 0; row < model->rowCount(parent); ++row) {
+                QModelIndex index = model->index(row, 0, parent);
+                text += (index == current ? QStringLiteral("> ") : QStringLiteral("  ")) +
+                        QString(2 * depth, QLatin1Char(' ')) +
+                        index.data(Qt::DisplayRole).toString() + QLatin1Char('\n');
+                if (view->isExpanded(index))
+                    walk(index, depth + 1);
+            }
+        };
+        walk({}, 0);
+    };
+    list(tr("metric tree"), m_metricView, m_session->metricTree());
+    list(tr("call tree"), m_callView, m_session->callTree());
+    list(tr("system tree"), m_systemView, m_session->systemTree());
+    return text;
 }
 
 } // namespace waitscope::gui

@@ -9,6 +9,7 @@ class QComboBox;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPlainTextEdit;
 class QSplitter;
 class QStackedWidget;
@@ -36,9 +37,11 @@ public:
     /// Selects the metric with this unique or display name and expands its ancestors. Returns
     /// false if there is none.
     bool selectMetric(const QString& name);
-    /// Selects a call path ("a/b/c" or a call node id) and expands its ancestors. Returns
-    /// false if there is none.
-    bool selectCallPath(const QString& path);
+    /// Selects a call path and expands its ancestors: "a/b/c" in full, a call node id, or its
+    /// last regions ("b/c", report::findCallPathsBySuffix; of several, the one with the largest
+    /// value). Returns an empty string, or the message naming what did not match with up to
+    /// three paths the user may have meant (report::suggestCallPaths).
+    QString selectCallPath(const QString& path);
     /// Selects the process of an MPI rank and expands its ancestors, and the process itself when
     /// it has more than one thread. Returns false if none.
     bool selectRank(qint64 rank);
@@ -46,8 +49,11 @@ public:
     void setValueMode(ValueMode mode);
     /// Searches the call tree by name, highlights and reveals the matches; returns how many.
     int search(const QString& text);
-    /// Expands the call tree along its hottest path and selects the path's end.
+    /// Expands the call tree along its hottest path (ValueTreeModel::hottestPath), the path's
+    /// end included, and selects the end.
     void expandHottestPath();
+    /// Expands the system tree down to the processes (machines and nodes open).
+    void expandToProcesses();
     /// Shows the flat profile instead of the call tree (or back).
     void showFlatProfile(bool flat);
     /// Orders the children of all three trees by value.
@@ -56,6 +62,17 @@ public:
     bool showTab(const QString& name);
     /// A one-line summary for the status bar: ranks, metrics, call paths.
     QString summary() const;
+    /// The tree views, for tests: "metric", "call" or "system" (nullptr otherwise).
+    QTreeView* treeView(const QString& name) const;
+    /// The context menu of `view` at the row `index` (invalid: the empty area below the rows):
+    /// copy the call path or name and the value, expand or collapse all below, expand or
+    /// collapse all, and per tree: the hottest path and the source (call tree), the
+    /// description (metric tree), expanding to the processes (system tree). The caller owns it.
+    QMenu* contextMenu(QTreeView* view, const QModelIndex& index);
+    /// The rows the three trees show (every row whose ancestors are expanded), one per line:
+    /// "> " for a selected row (else two spaces), two spaces per depth, then the value and the
+    /// name as shown (e.g. ">     1.03 s  MPI Rank 1").
+    QString visibleRows() const;
 
 signals:
     /// A message for the status bar.

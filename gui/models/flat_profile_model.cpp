@@ -100,7 +100,7 @@ QVariant FlatProfileModel::data(const QModelIndex& index, int role) const {
         if (index.column() == RegionColumn)
             return name;
         return m_selection->valueMode() == ValueMode::Absolute
-                   ? formatValue(value, report.metrics()[m_selection->metric()].unit)
+                   ? formatValue(value, m_selection->metricUnit())
                    : formatPercent(shown(value));
     case ValueRole:
         if (index.column() == RegionColumn)

@@ -1,23 +1,15 @@
 // loadReport: finds the report in a file or experiment directory and opens it.
-#include <QDir>
-#include <QFileInfo>
 #include <waitscope/gui/report_loader.h>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/experiment_report.h>
 
 namespace waitscope::gui {
 
 Result<QString> resolveReportPath(const QString& fileOrDirectory) {
-    QFileInfo info(fileOrDirectory);
-    if (!info.exists())
-        return Error(fileOrDirectory.toStdString() + ": no such file or directory");
-    if (!info.isDir())
-        return info.filePath();
-    QDir dir(info.filePath());
-    for (const char* name : {"trace.cubex", "scout.cubex", "summary.cubex", "profile.cubex"})
-        if (dir.exists(QLatin1String(name)))
-            return dir.filePath(QLatin1String(name));
-    return Error(fileOrDirectory.toStdString() + ": directory holds no report (trace.cubex, "
-                                                 "scout.cubex, summary.cubex or profile.cubex)");
+    Result<std::string> path = report::locateExperimentReport(fileOrDirectory.toStdString());
+    if (!path)
+        return path.error();
+    return QString::fromStdString(*path);
 }
 
 Result<std::shared_ptr<const report::Report>> loadReport(const QString& fileOrDirectory,

@@ -44,6 +44,11 @@ void SelectionState::setValueMode(ValueMode mode) {
     emit valueModeChanged();
 }
 
+std::string SelectionState::metricUnit() const {
+    return m_metric < m_report->metrics().size() ? m_report->metrics()[m_metric].unit
+                                                 : std::string();
+}
+
 double SelectionState::selectedMetricValue() const {
     if (m_metric >= m_report->metrics().size())
         return std::nan("");

@@ -80,7 +80,7 @@ QString SystemTreeModel::nodeName(std::uint32_t node) const {
 }
 
 std::string SystemTreeModel::unitOf(std::uint32_t) const {
-    return m_selection->report().metrics()[m_selection->metric()].unit;
+    return m_selection->metricUnit();
 }
 
 double SystemTreeModel::reference(std::uint32_t node, ValueMode mode) const {

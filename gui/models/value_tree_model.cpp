@@ -218,18 +218,28 @@ std::vector<std::uint32_t> ValueTreeModel::setSearchText(const QString& text) {
 }
 
 std::vector<std::uint32_t> ValueTreeModel::hottestPath() const {
+    // Down from the largest root, into the child with the largest inclusive value, as long as
+    // that child holds more than the node keeps for itself: a node whose own (exclusive) time
+    // exceeds each child's is where the time goes, and the path ends there rather than in a
+    // small callee below it.
     std::vector<std::uint32_t> path;
-    const std::vector<std::uint32_t>* candidates = &m_roots;
-    while (!candidates->empty()) {
+    auto largest = [this](const std::vector<std::uint32_t>& candidates) {
         std::uint32_t best = kNoNode;
-        for (std::uint32_t node : *candidates)
+        for (std::uint32_t node : candidates)
             if (!std::isnan(m_inclusive[node]) &&
                 (best == kNoNode || std::fabs(m_inclusive[node]) > std::fabs(m_inclusive[best])))
                 best = node;
-        if (best == kNoNode || (m_inclusive[best] == 0.0 && !path.empty()))
+        return best;
+    };
+    std::uint32_t node = largest(m_roots);
+    while (node != kNoNode) {
+        path.push_back(node);
+        std::uint32_t child = largest(m_children[node]);
+        if (child == kNoNode || m_inclusive[child] == 0.0 ||
+            (!std::isnan(m_exclusive[node]) &&
+             std::fabs(m_exclusive[node]) >= std::fabs(m_inclusive[child])))
             break;
-        path.push_back(best);
-        candidates = &m_children[best];
+        node = child;
     }
     return path;
 }

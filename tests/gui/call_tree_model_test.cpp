@@ -141,3 +141,36 @@ TEST_CASE("asynchronous values arrive after the model moved threads", "[call]") 
     CHECK(model.index(0, 0).data(ValueTreeModel::ValueRole).toDouble() ==
           Approx(2.025888).margin(1e-6));
 }
+
+TEST_CASE("the hottest path ends at the node that keeps more than its largest callee", "[call]") {
+    // solve / {exchange (3 s inclusive) / MPI_Send (2 s), MPI_Recv (1 s)}: what solve keeps for
+    // itself decides whether the path goes on into its callees.
+    auto pathFor = [](double solveOwn) {
+        Report report;
+        MetricId time = *report.addMetric("time");
+        auto region = [&report](const char* name) { return *report.addRegion({.name = name}); };
+        CallNodeId solve = *report.addCallNode(region("solve"), std::nullopt);
+        CallNodeId exchange = *report.addCallNode(region("exchange"), solve);
+        CallNodeId send = *report.addCallNode(region("MPI_Send"), exchange);
+        CallNodeId recv = *report.addCallNode(region("MPI_Recv"), solve);
+        SystemNodeId process = *report.addProcess(*report.addMachine("m"), "MPI Rank 0", 0);
+        LocationId location =
+            report.systemNodes()[*report.addThread(process, "Master thread", 0)].location;
+        REQUIRE(report.setSeverity(time, solve, location, solveOwn));
+        REQUIRE(report.setSeverity(time, exchange, location, 1.0));
+        REQUIRE(report.setSeverity(time, send, location, 2.0));
+        REQUIRE(report.setSeverity(time, recv, location, 1.0));
+        SelectionState selection(std::make_shared<const Report>(std::move(report)));
+        CallTreeModel model(&selection);
+        std::vector<std::string> names;
+        for (std::uint32_t node : model.hottestPath())
+            names.push_back(
+                model.indexOfNode(node).data(ValueTreeModel::NameRole).toString().toStdString());
+        return names;
+    };
+    // solve keeps 6 s, exchange holds 3 s: the time is in solve itself (as on hpcc, where the
+    // path went on to a 185 ms MPI_Send below a node of 14 s).
+    CHECK(pathFor(6.0) == std::vector<std::string>{"solve"});
+    // solve keeps 0.5 s: into exchange (3 s), which keeps 1 s, then MPI_Send (2 s).
+    CHECK(pathFor(0.5) == std::vector<std::string>{"solve", "exchange", "MPI_Send"});
+}

@@ -70,6 +70,28 @@ std::shared_ptr<const Report> writtenReport() {
     return openReport(path);
 }
 
+Report reportWithoutMetrics() {
+    Report report;
+    RegionId mainRegion = *report.addRegion({.name = "main"});
+    RegionId recv = *report.addRegion({.name = "MPI_Recv"});
+    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
+    (void)*report.addCallNode(recv, root);
+    SystemNodeId machine = *report.addMachine("cluster");
+    SystemNodeId node = *report.addNode(machine, "node0");
+    for (int r = 0; r < 2; ++r)
+        (void)*report.addThread(*report.addProcess(node, "MPI Rank " + std::to_string(r), r),
+                                "Master thread", 0);
+    return report;
+}
+
+std::string writeReportWithoutMetrics() {
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/no_metrics.cubex";
+    Status written = writeCubex(reportWithoutMetrics(), path);
+    INFO((written ? std::string() : written.error().message()));
+    REQUIRE(written.ok());
+    return path;
+}
+
 std::shared_ptr<const Report> threadedReport() {
     Report report;
     MetricId time = *report.addMetric("time");

@@ -25,6 +25,11 @@ std::shared_ptr<const report::Report> writtenReport();
 /// one; time on main (master threads, 1 s each) and worker_fn/compute (threads: rank 0's 2 s and
 /// 0.5 s, rank 1's 0.25 s). Written to threaded.cubex in the test directory.
 std::shared_ptr<const report::Report> threadedReport();
+/// A call tree main/MPI_Recv on 2 ranks and no metrics: what a report without <metrics> reads
+/// as.
+report::Report reportWithoutMetrics();
+/// Writes reportWithoutMetrics() to no_metrics.cubex in the test directory; returns its path.
+std::string writeReportWithoutMetrics();
 /// Attaches a fatal QAbstractItemModelTester to `model` for the lifetime of the result.
 std::unique_ptr<QAbstractItemModelTester> attachTester(QAbstractItemModel* model);
 /// Calls data() for every role of interest on every index of the model (all levels).

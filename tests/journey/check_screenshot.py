@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Checks a PNG screenshot of the summary page: not blank, and the chart colours are drawn.
+"""Checks a PNG screenshot: of the summary page (not blank, the chart colours drawn) or, with
+--explorer, of the explorer's window (a window-sized picture with text, the selection's
+highlight and the colour boxes of the values, the hottest one among them).
 
-Usage: check_screenshot.py FILE.png   (exit 0 when the picture looks right, 1 with a reason)
+Usage: check_screenshot.py [--explorer] FILE.png   (exit 0 when it looks right, else a reason)
 """
 import struct
 import sys
@@ -50,13 +52,18 @@ def read_png(path):
     return width, height, channels, rows
 
 
-def main():
-    width, height, channels, rows = read_png(sys.argv[1])
+def colour_counts(path):
+    width, height, channels, rows = read_png(path)
     counts = {}
     for line in rows:
         for x in range(0, width * channels, channels):
             pixel = bytes(line[x:x + 3])
             counts[pixel] = counts.get(pixel, 0) + 1
+    return width, height, counts
+
+
+def check_page(path):
+    width, height, counts = colour_counts(path)
     total = width * height
     non_white = total - counts.get(b"\xff\xff\xff", 0)
     print(f"{width}x{height}, {len(counts)} colours, {100.0 * non_white / total:.1f} % not white")
@@ -65,6 +72,39 @@ def main():
     for name, rgb in (("computation bar", b"\x4e\x79\xa7"), ("waiting bars", b"\xb6\x40\x3a")):
         if counts.get(rgb, 0) < 100:
             sys.exit(f"the {name} (#{rgb.hex()}) is missing")
+
+
+def near(counts, rgb, tolerance=6):
+    return sum(n for pixel, n in counts.items()
+               if sum(abs(a - b) for a, b in zip(pixel, rgb)) < tolerance)
+
+
+def check_explorer(path):
+    width, height, counts = colour_counts(path)
+    total = width * height
+    biggest = max(counts.values())
+    print(f"{width}x{height}, {len(counts)} colours, most common colour "
+          f"{100.0 * biggest / total:.1f} %")
+    if width < 800 or height < 500:
+        sys.exit(f"the picture is {width}x{height}, not a window")
+    # A black or single-colour picture is what a window that was never mapped gives.
+    if biggest > 0.9 * total or len(counts) < 50:
+        sys.exit("the picture is nearly one colour: no window content")
+    # Rendered text (anti-aliased greys) and the selected rows' highlight.
+    checks = (("the hottest values' colour box (#d73027)", (0xd7, 0x30, 0x27), 50),
+              ("the coldest values' colour box (#4575b4)", (0x45, 0x75, 0xb4), 50),
+              ("the selected rows' highlight (#308cc6)", (0x30, 0x8c, 0xc6), 2000))
+    for name, rgb, least in checks:
+        found = near(counts, rgb)
+        if found < least:
+            sys.exit(f"{name} is missing: {found} pixels")
+
+
+def main():
+    if sys.argv[1] == "--explorer":
+        check_explorer(sys.argv[2])
+    else:
+        check_page(sys.argv[1])
     return 0
 
 

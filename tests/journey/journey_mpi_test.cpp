@@ -286,6 +286,10 @@ TEST_CASE("examine prints the summary without a display and writes HTML that ren
     r = run("DISPLAY=:99 " + kDriver + " examine exp/report.cubex", dir);
     REQUIRE(r.status == 0);
     CHECK(r.output.find("; printing the summary") != std::string::npos);
+    // One line from the explorer, not Qt's platform messages and abort.
+    CHECK(r.output.find("cannot open the display :99") != std::string::npos);
+    CHECK(r.output.find("qt.qpa") == std::string::npos);
+    CHECK(r.output.find("failed to start") == std::string::npos);
     CHECK(r.output.find("Top findings") != std::string::npos);
     r = run(kDriver + " examine exp --html page.html", dir);
     REQUIRE(r.status == 0);
@@ -316,6 +320,111 @@ TEST_CASE("examine prints the summary without a display and writes HTML that ren
           "<h2>Waiting time per rank</h2>", "<h2>Advice</h2>"}) {
         CHECK(r.output.find(heading) != std::string::npos);
     }
+}
+
+namespace {
+
+/// The value in seconds on the line of `tree` (a section of --print-visible) that ends in
+/// `name`, or -1 when there is none ("1.03 s  MPI Rank 1", "136 us  main").
+double shownSeconds(const std::string& visible, const std::string& tree, const std::string& name) {
+    const size_t start = visible.find(tree + ":\n");
+    if (start == std::string::npos)
+        return -1.0;
+    const size_t end = visible.find(":\n", start + tree.size() + 2);
+    std::istringstream lines(visible.substr(start, end - start));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.size() <= name.size() + 2 ||
+            line.compare(line.size() - name.size() - 2, std::string::npos, "  " + name) != 0)
+            continue;
+        std::istringstream fields(line.substr(line[0] == '>' ? 1 : 0));
+        double value = 0.0;
+        std::string unit;
+        fields >> value >> unit;
+        const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 0.0;
+        return scale > 0.0 ? value * scale : -1.0;
+    }
+    return -1.0;
+}
+
+/// `waitscope examine DIR --screenshot PNG -- OPTIONS --print-visible` under a fresh X server.
+Run examineOnX(const std::string& experiment, const std::string& png, const std::string& options,
+               const fs::path& dir) {
+    return run("env -u QT_QPA_PLATFORM -u WAYLAND_DISPLAY " + std::string(WAITSCOPE_TEST_XVFB_RUN) +
+                   " -a -s '-screen 0 1600x1000x24' " + kDriver + " examine " + experiment +
+                   " --screenshot " + png + " -- " + options + " --print-visible",
+               dir);
+}
+
+/// Checks the picture of the explorer's window with check_screenshot.py --explorer.
+void checkExplorerPicture(const fs::path& png, const fs::path& dir) {
+    REQUIRE(fs::exists(png));
+    const Run check = run(std::string(WAITSCOPE_TEST_PYTHON) + " " + WAITSCOPE_TEST_CHECK_PNG +
+                              " --explorer " + png.string(),
+                          dir);
+    INFO(check.output);
+    CHECK(check.status == 0);
+}
+
+} // namespace
+
+TEST_CASE("examine opens our experiment and Scalasca's in a real X window that shows values") {
+    const std::string xvfb = WAITSCOPE_TEST_XVFB_RUN;
+    if (xvfb.empty() || xvfb.find("NOTFOUND") != std::string::npos) {
+        WARN("xvfb-run not installed: the explorer was not run on an X server");
+        return;
+    }
+    const fs::path dir = workDirectory("explorer");
+    Run r = run(analyzeCommand("-q", "late_sender"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+
+    // As the README says: examine the experiment directory. The window opens on the hottest
+    // path with the ranks shown.
+    r = examineOnX("waitscope_example_late_sender_4", "ours.png", "", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("call tree:\n") != std::string::npos);
+    CHECK(r.output.find("\n> ") != std::string::npos); // a call path is selected
+    CHECK(shownSeconds(r.output, "metric tree", "Time") > 0.0);
+    for (const char* rank : {"MPI Rank 0", "MPI Rank 1", "MPI Rank 2", "MPI Rank 3"}) {
+        CHECK(shownSeconds(r.output, "system tree", rank) >= 0.0);
+    }
+    checkExplorerPicture(dir / "ours.png", dir);
+
+    // The README's selection: ranks 1 and 3 wait about 1 s (5 x 200 ms) in the Late Sender, the
+    // others not at all.
+    r = examineOnX("waitscope_example_late_sender_4", "late.png",
+                   "--metric mpi_latesender --callpath receive_block/MPI_Recv --rank 1", dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // The selected row: MPI_Recv below receive_block.
+    const size_t selected = r.output.find("  receive_block\n> ");
+    REQUIRE(selected != std::string::npos);
+    const size_t lineEnd = r.output.find('\n', selected + 17);
+    CHECK(r.output.substr(lineEnd - 10, 10) == "  MPI_Recv");
+    // (Generous: a loaded machine stretches the waits; the values are checked closely by the
+    // examples' end-to-end test.)
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 1") == Approx(1.0).margin(0.6));
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 3") == Approx(1.0).margin(0.6));
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 0") == 0.0);
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 2") == 0.0);
+    checkExplorerPicture(dir / "late.png", dir);
+
+    // Scalasca's experiment: its combined trace.cubex, with Scalasca's values.
+    const std::string scalasca = std::string(WAITSCOPE_TEST_REFERENCE) + "/late_sender";
+    r = examineOnX(scalasca, "scalasca.png", "--metric mpi_latesender --callpath main/MPI_Recv",
+                   dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 1") == Approx(1.03).margin(0.005));
+    CHECK(shownSeconds(r.output, "system tree", "MPI Rank 3") == Approx(1.00).margin(0.005));
+    checkExplorerPicture(dir / "scalasca.png", dir);
+
+    // A call path that matches nothing: the explorer names the one meant, examine fails.
+    r = examineOnX("waitscope_example_late_sender_4", "none.png", "--callpath main/MPI_Recv", dir);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("no call path 'main/MPI_Recv' in this report; did you mean "
+                        "'example_late_sender/main/receive_block/MPI_Recv'?") != std::string::npos);
 }
 
 TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {

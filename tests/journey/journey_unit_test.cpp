@@ -171,6 +171,13 @@ TEST_CASE("a summary without waitscope.measurement says the measurement cost is 
     CHECK(missing.error().message().find(kReference + "/no_such_experiment: no report") == 0);
 }
 
+TEST_CASE("the summary of a Scalasca experiment directory reads its combined trace.cubex") {
+    auto s = summary::summarizeExperiment(kReference + "/late_sender");
+    INFO((s ? std::string() : s.error().message()));
+    REQUIRE(s.ok());
+    CHECK(s->source == kReference + "/late_sender/trace.cubex");
+}
+
 TEST_CASE("the trace-size estimate of every Score-P profile is within 20 % of the real trace") {
     for (const auto& entry : fs::directory_iterator(kReference)) {
         if (!fs::exists(entry.path() / "profile.cubex")) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/experiment_report.h>
 
 namespace waitscope::summary {
 
@@ -27,16 +28,14 @@ std::string modificationDate(const fs::path& file) {
     return buffer;
 }
 
-/// The report of `path`: the file itself, or an experiment directory's report.cubex, or its
-/// runtime profile (profile.cubex) when it has no analysis report.
+/// The report of `path`: the file itself, or an experiment directory's most complete report
+/// (report::locateExperimentReport, the rule of every tool); its report.cubex when it has none,
+/// for the message.
 fs::path reportOf(const std::string& path) {
+    if (auto located = report::locateExperimentReport(path))
+        return *located;
     std::error_code ec;
-    if (!fs::is_directory(path, ec)) {
-        return path;
-    }
-    const fs::path report = fs::path(path) / "report.cubex";
-    const fs::path profile = fs::path(path) / "profile.cubex";
-    return !fs::exists(report, ec) && fs::exists(profile, ec) ? profile : report;
+    return fs::is_directory(path, ec) ? fs::path(path) / "report.cubex" : fs::path(path);
 }
 
 } // namespace

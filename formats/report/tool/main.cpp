@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 #include <waitscope/report/cubex_reader.h>
+#include <waitscope/report/experiment_report.h>
 
 namespace {
 
@@ -77,7 +78,11 @@ int main(int argc, char** argv) {
              ", got " + std::to_string(args.size()) + " argument" + (args.size() == 1 ? "" : "s"));
         return 2;
     }
-    auto report = readCubex(args[0]);
+    // An experiment directory opens its most complete report, as in the explorer.
+    auto located = locateExperimentReport(args[0]);
+    if (!located)
+        return fail(located.error().message());
+    auto report = readCubex(*located);
     if (!report)
         return fail(report.error().message());
     waitscope::Status status;

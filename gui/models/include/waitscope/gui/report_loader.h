@@ -9,10 +9,8 @@
 
 namespace waitscope::gui {
 
-/// The report file to open for `fileOrDirectory`: the file itself, or in an experiment
-/// directory the first of trace.cubex, scout.cubex, summary.cubex, profile.cubex (Scalasca's
-/// order: the combined report first). Fails with a message naming the path when it does not
-/// exist or a directory holds no report.
+/// The report file to open for `fileOrDirectory`: the file itself, or the most complete report
+/// of an experiment directory (report::locateExperimentReport). Fails with its message.
 Result<QString> resolveReportPath(const QString& fileOrDirectory);
 
 /// Resolves and opens a report, then loads the first root metric's data so that the first

@@ -39,6 +39,9 @@ public:
     /// Sets the value mode of all trees. Emits valueModeChanged on a change.
     void setValueMode(ValueMode mode);
 
+    /// The selected metric's unit ("sec", "bytes", ...); empty for a report without metrics.
+    std::string metricUnit() const;
+
     /// The selected metric's value as the metric tree shows it (its total, inclusive or
     /// exclusive along the metric tree), NaN if it cannot be computed.
     double selectedMetricValue() const;

@@ -67,7 +67,8 @@ public:
     /// The node id of an index, or kNoNode.
     std::uint32_t nodeOf(const QModelIndex& index) const;
     /// From the root with the largest inclusive value, follows the child with the largest
-    /// inclusive value down to a leaf (or a node whose children are all zero).
+    /// inclusive value down to the first node that keeps more for itself (its exclusive value)
+    /// than that child holds, or to a leaf, or to a node whose children are all zero.
     std::vector<std::uint32_t> hottestPath() const;
 
     /// Number of nodes in the tree.
