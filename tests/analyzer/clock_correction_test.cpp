@@ -174,16 +174,58 @@ TEST_CASE("clock violations: counted per rank as each collective defines them",
           "[clock-correction]") {
     using Op = trace::CollectiveOp;
     TinyTrace t(3);
-    // Broadcast from rank 0 entered at 10: rank 1 leaving at 15 before rank 2 entered (30) is
-    // fine, rank 2 leaving at 8 before the root entered is a violation.
-    t.rank(0).enter(0, "main").collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
-    t.rank(1).enter(0, "main").collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
-    t.rank(2).enter(0, "main").collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
+    // Broadcast of 8 bytes from rank 0 entered at 10: rank 1 leaving at 15 before rank 2
+    // entered (30) is fine, rank 2 leaving at 8 before the root entered is a violation.
+    t.rank(0)
+        .enter(0, "main")
+        .collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0, 24, 8)
+        .leave(50, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0, 0, 8)
+        .leave(50, "main");
+    t.rank(2)
+        .enter(0, "main")
+        .collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0, 0, 8)
+        .leave(50, "main");
     auto result = analyzeInProcess(t.defs, t.streams());
     REQUIRE(result);
     CHECK(result->diagnostics()[0].count("clock_violations_collective") == 0);
     CHECK(result->diagnostics()[1].count("clock_violations_collective") == 0);
     CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
+    auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
+    REQUIRE(corrected);
+    CHECK(corrected->diagnostic("clock_violations_collective") == 0);
+    CHECK(corrected->diagnostic("clock_corrected_collective") == 1);
+}
+
+TEST_CASE("clock violations: a broadcast of 0 bytes defines no clock condition, a barrier does",
+          "[clock-correction]") {
+    using Op = trace::CollectiveOp;
+    TinyTrace t(3);
+    // The same timing as above, but nothing is broadcast: rank 2 may leave before the root
+    // entered. The barrier after it, left by rank 2 at 22 before rank 0 entered (25), is a
+    // violation.
+    t.rank(0)
+        .enter(0, "main")
+        .collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(25, 26, "MPI_Barrier", Op::Barrier, 0)
+        .leave(50, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(20, 27, "MPI_Barrier", Op::Barrier, 0)
+        .leave(50, "main");
+    t.rank(2)
+        .enter(0, "main")
+        .collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(21, 22, "MPI_Barrier", Op::Barrier, 0)
+        .leave(50, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result);
+    CHECK(result->diagnostic("clock_violations_collective") == 1);
+    CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
+    // The correction moves only the barrier's exit on rank 2, not the broadcast's.
     auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(corrected);
     CHECK(corrected->diagnostic("clock_violations_collective") == 0);

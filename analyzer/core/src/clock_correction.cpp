@@ -18,7 +18,7 @@
 //    event. A send posts its corrected time to the receiver; a receive awaits it, and when it
 //    lies before send + mu the receive jumps there and the shift grows by the jump. A
 //    collective hands its members the corrected enter; an exit jumps to the latest enter that
-//    binds it (clock_condition.h) + mu.
+//    binds it (clock_condition.h: only exits of members that receive data, and barriers') + mu.
 // 2. limits (only when some rank jumped; one bulk exchange, as every time is known): each
 //    receive tells its sender its corrected time, each collective exit its members; a
 //    send-like event (send, enter of a collective whose enter binds others) may later move to
@@ -35,6 +35,7 @@
 #include "waitscope/analysis/clock_correction.h"
 
 #include "clock_condition.h"
+#include "exchange_signature.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +67,9 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
     const uint32_t self = transport.rank();
     // Per peer: the count of messages and a checksum of their communicators and tags.
     std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
-    std::vector<double> mine(defs.communicators.size() + 1, 0.0);
+    const size_t comms = defs.communicators.size();
+    std::vector<double> mine(2 * comms + 1, 0.0); // counts, checksums, a problem
+    std::vector<uint64_t> signatures(comms, 0);
     double& problem = mine.back();
     problem = events == nullptr ? 1.0 : 0.0;
     for (size_t i = 0; events != nullptr && i < events->size(); ++i) {
@@ -79,15 +82,21 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
             } else {
                 auto& table = isSend(kind) ? sent : received;
                 table[2 * peer] += 1;
-                table[2 * peer + 1] +=
-                    (static_cast<uint64_t>(m.comm) * 1000003u + m.tag) & 0xFFFFFFu;
+                table[2 * peer + 1] =
+                    (table[2 * peer + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
             }
         } else if (kind == EventKind::MpiCollectiveEnd) {
-            const uint32_t comm = events->collective(i).comm;
-            if (comm < defs.communicators.size()) {
-                mine[comm] += 1.0;
+            // Count and operations: which collectives exchange enters follows from the
+            // operation, and every member must take part in the same ones.
+            const trace::CollectiveRecord& c = events->collective(i);
+            if (c.comm < defs.communicators.size()) {
+                mine[c.comm] += 1.0;
+                signatures[c.comm] = collectiveSignature(signatures[c.comm], c, 0);
             }
         }
+    }
+    for (size_t comm = 0; comm < comms; ++comm) {
+        mine[comms + comm] = static_cast<double>(signatures[comm]);
     }
     auto incoming = transport.allToAll(sent);
     if (!incoming) {
@@ -116,7 +125,9 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
         // Members take part in as many collectives, the others in none.
         std::vector<bool> member(n, false);
         for (const uint32_t r : c.worldRanks) {
-            if (r >= n || (*all)[r * width + comm] != (*all)[c.worldRanks[0] * width + comm]) {
+            const uint32_t first = c.worldRanks[0];
+            if (r >= n || first >= n || (*all)[r * width + comm] != (*all)[first * width + comm] ||
+                (*all)[r * width + comms + comm] != (*all)[first * width + comms + comm]) {
                 return false;
             }
             member[r] = true;
@@ -243,7 +254,7 @@ private:
                     }
                     const uint32_t me = commRankOf(m_defs, c.comm, m_self);
                     int64_t latest = std::numeric_limits<int64_t>::min();
-                    for (uint32_t member = 0; member < enters->size(); ++member) {
+                    for (uint32_t member = 0; exitIsBound(c) && member < enters->size(); ++member) {
                         if (enterBindsExit(c.op, member, me, c.root)) {
                             latest = std::max(latest, static_cast<int64_t>((*enters)[member]));
                         }
@@ -276,9 +287,10 @@ private:
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = m_events.collective(i);
                 if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
-                    if (Status s = m_transport.contribute(
-                            c.comm, std::array{static_cast<double>(relative(i))});
-                        !s) {
+                    // An exit that no enter binds limits no one.
+                    const double exit = exitIsBound(c) ? static_cast<double>(relative(i))
+                                                       : std::numeric_limits<double>::infinity();
+                    if (Status s = m_transport.contribute(c.comm, std::array{exit}); !s) {
                         return s;
                     }
                 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <otf2/otf2.h>
 
@@ -248,9 +249,87 @@ Status resolveCommunicators(Definitions& defs, const std::string& file) {
 
 // --- event callbacks ------------------------------------------------------------------------
 
+// One kind of reference (region, communicator, ...) as a rank's local definitions map it to the
+// global definitions. libotf2 passes an id that its table lacks through unchanged, which turns
+// a damaged or missing table into wrong but plausible ids; the reader maps itself instead and
+// refuses what does not resolve.
+class LocalMapping {
+public:
+    /// Records one pair of a mapping table (local definitions).
+    void add(uint64_t local, uint64_t global) {
+        m_present = true;
+        if (local < kDenseLimit) {
+            if (local >= m_dense.size()) {
+                m_dense.resize(local + 1, kUnmapped);
+            }
+            m_dense[local] = global;
+        } else {
+            m_sparse[local] = global;
+        }
+    }
+    /// The global id of `local`, or kUnmapped when a table exists and lacks it; without a table
+    /// the local ids are the global ones. The result must still be checked against the global
+    /// definitions.
+    uint64_t map(uint64_t local) const {
+        if (!m_present) {
+            return local;
+        }
+        if (local < m_dense.size()) {
+            return m_dense[local];
+        }
+        const auto it = m_sparse.find(local);
+        return it == m_sparse.end() ? kUnmapped : it->second;
+    }
+    static constexpr uint64_t kUnmapped = ~uint64_t{0};
+
+private:
+    static constexpr uint64_t kDenseLimit = uint64_t{1} << 22;
+    bool m_present = false;
+    std::vector<uint64_t> m_dense;
+    std::map<uint64_t, uint64_t> m_sparse;
+};
+
+// The mapping tables of one location's local definitions, for the references the reader keeps.
+struct LocalMappings {
+    LocalMapping strings, regions, comms, contexts;
+    LocalMapping* of(OTF2_MappingType type) {
+        switch (type) {
+        case OTF2_MAPPING_STRING:
+            return &strings;
+        case OTF2_MAPPING_REGION:
+            return &regions;
+        case OTF2_MAPPING_COMM:
+            return &comms;
+        case OTF2_MAPPING_CALLING_CONTEXT:
+            return &contexts;
+        default:
+            return nullptr;
+        }
+    }
+};
+
+OTF2_CallbackCode onMappingTable(void* user, OTF2_MappingType type, const OTF2_IdMap* idMap) {
+    LocalMapping* mapping = static_cast<LocalMappings*>(user)->of(type);
+    if (mapping != nullptr) {
+        OTF2_IdMap_Traverse(
+            idMap,
+            [](uint64_t local, uint64_t global, void* data) {
+                static_cast<LocalMapping*>(data)->add(local, global);
+            },
+            mapping);
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 struct EventSink {
     EventStream* stream = nullptr;
     uint64_t lastTime = 0;
+    const LocalMappings* mappings = nullptr;
+    /// Sizes of the global tables the references must fall into (0: not checked).
+    uint64_t regionCount = 0, commCount = 0, contextCount = 0, stringCount = 0;
+    /// The first reference that did not resolve: what it named, as text, and its event.
+    std::string unresolved;
+    uint64_t unresolvedCount = 0;
 
     void add(EventKind kind, uint64_t time, uint32_t ref) {
         check(time);
@@ -262,6 +341,39 @@ struct EventSink {
         }
         lastTime = time;
     }
+    // The global id of local `ref` of `mapping`, checked against `count` global definitions;
+    // one that does not resolve is remembered and kept as it came.
+    uint32_t resolve(const LocalMapping& mapping, uint64_t count, uint32_t ref, const char* what) {
+        const uint64_t global = mapping.map(ref);
+        if (global != LocalMapping::kUnmapped && (count == 0 || global < count)) {
+            return static_cast<uint32_t>(global);
+        }
+        if (unresolvedCount++ == 0) {
+            unresolved = "event " + std::to_string(stream->size()) + " names " + what + " " +
+                         std::to_string(ref) +
+                         (global == LocalMapping::kUnmapped
+                              ? std::string(", which its mapping table lacks")
+                              : ", mapped to " + std::to_string(global) +
+                                    ", which the global definitions do not define");
+        }
+        return ref;
+    }
+    uint32_t region(uint32_t ref) { return resolve(mappings->regions, regionCount, ref, "region"); }
+    uint32_t comm(uint32_t ref) { return resolve(mappings->comms, commCount, ref, "communicator"); }
+    uint32_t context(uint32_t ref) {
+        return resolve(mappings->contexts, contextCount, ref, "calling context");
+    }
+    // A program's name (ProgramBegin) passes through when the table lacks it, as libotf2 lets
+    // it: Score-P's string tables leave it out. It must name a global string all the same.
+    uint32_t string(uint32_t ref) {
+        if (ref == OTF2_UNDEFINED_STRING) {
+            return ref;
+        }
+        const uint64_t global = mappings->strings.map(ref);
+        return resolve(LocalMapping(), stringCount,
+                       static_cast<uint32_t>(global == LocalMapping::kUnmapped ? ref : global),
+                       "string");
+    }
 };
 
 EventSink& sink(void* user) {
@@ -270,12 +382,12 @@ EventSink& sink(void* user) {
 
 OTF2_CallbackCode evEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
-    sink(u).add(EventKind::Enter, t, region);
+    sink(u).add(EventKind::Enter, t, sink(u).region(region));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
-    sink(u).add(EventKind::Leave, t, region);
+    sink(u).add(EventKind::Leave, t, sink(u).region(region));
     return OTF2_CALLBACK_SUCCESS;
 }
 void addMessage(void* u, EventKind kind, uint64_t t, const MessageRecord& m) {
@@ -284,24 +396,27 @@ void addMessage(void* u, EventKind kind, uint64_t t, const MessageRecord& m) {
 }
 OTF2_CallbackCode evSend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
                          uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-    addMessage(u, EventKind::MpiSend, t, MessageRecord{length, 0, receiver, comm, tag});
+    addMessage(u, EventKind::MpiSend, t,
+               MessageRecord{length, 0, receiver, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evIsend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
                           uint64_t length, uint64_t request) {
-    addMessage(u, EventKind::MpiIsend, t, MessageRecord{length, request, receiver, comm, tag});
+    addMessage(u, EventKind::MpiIsend, t,
+               MessageRecord{length, request, receiver, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evRecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
                          uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-    addMessage(u, EventKind::MpiRecv, t, MessageRecord{length, 0, sender, comm, tag});
+    addMessage(u, EventKind::MpiRecv, t, MessageRecord{length, 0, sender, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evIrecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
                           uint64_t length, uint64_t request) {
-    addMessage(u, EventKind::MpiIrecv, t, MessageRecord{length, request, sender, comm, tag});
+    addMessage(u, EventKind::MpiIrecv, t,
+               MessageRecord{length, request, sender, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evIsendComplete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -335,7 +450,7 @@ OTF2_CallbackCode evCollEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* 
     CollectiveRecord record;
     record.sent = sent;
     record.received = received;
-    record.comm = comm;
+    record.comm = sink(u).comm(comm);
     record.root = root;
     record.op = op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
                     ? static_cast<CollectiveOp>(op)
@@ -347,7 +462,7 @@ OTF2_CallbackCode evCollEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* 
 OTF2_CallbackCode evProgramBegin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                  OTF2_AttributeList*, OTF2_StringRef name, uint32_t,
                                  const OTF2_StringRef*) {
-    sink(u).add(EventKind::ProgramBegin, t, name);
+    sink(u).add(EventKind::ProgramBegin, t, sink(u).string(name));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evProgramEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -357,18 +472,18 @@ OTF2_CallbackCode evProgramEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, voi
 }
 OTF2_CallbackCode evCcEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                             OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t) {
-    sink(u).add(EventKind::CallingContextEnter, t, context);
+    sink(u).add(EventKind::CallingContextEnter, t, sink(u).context(context));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evCcLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                             OTF2_AttributeList*, OTF2_CallingContextRef context) {
-    sink(u).add(EventKind::CallingContextLeave, t, context);
+    sink(u).add(EventKind::CallingContextLeave, t, sink(u).context(context));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evCcSample(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                              OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t,
                              OTF2_InterruptGeneratorRef) {
-    sink(u).add(EventKind::CallingContextSample, t, context);
+    sink(u).add(EventKind::CallingContextSample, t, sink(u).context(context));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evFlush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -432,9 +547,60 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
 
 namespace {
 
-// Reads the events of `location`; `where` starts every error message.
+// Whether the archive directory `dir` holds a local definition file other than `own`.
+bool hasOtherDefinitionFiles(const std::filesystem::path& dir, const std::filesystem::path& own) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() == ".def" && it->path().filename() != own.filename()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Reads the local definitions of `location` (mapping tables and clock offsets) into `mappings`;
+// libotf2 keeps the clock offsets for the event reader. A missing file is an error when other
+// locations have theirs (a writer that maps writes one per location), a damaged one always.
+Status readLocalDefinitions(OTF2_Reader* reader, const std::string& anchorFile,
+                            const Location& location, const std::string& where,
+                            LocalMappings& mappings) {
+    const std::filesystem::path dir = std::filesystem::path(anchorFile).replace_extension("");
+    const std::filesystem::path defFile = dir / (std::to_string(location.id) + ".def");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(defFile, ec)) {
+        if (hasOtherDefinitionFiles(dir, defFile)) {
+            return Error(where + ": local definitions " + defFile.string() +
+                         " are missing (the other locations have theirs)");
+        }
+        return Status::success();
+    }
+    if (OTF2_Reader_OpenDefFiles(reader) != OTF2_SUCCESS) {
+        return Error(where + ": cannot open the local definitions " + defFile.string());
+    }
+    OTF2_DefReader* localDefs = OTF2_Reader_GetDefReader(reader, location.id);
+    if (localDefs == nullptr) {
+        OTF2_Reader_CloseDefFiles(reader);
+        return Error(where + ": cannot open the local definitions " + defFile.string());
+    }
+    OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
+    OTF2_DefReaderCallbacks_SetMappingTableCallback(callbacks, onMappingTable);
+    OTF2_Reader_RegisterDefCallbacks(reader, localDefs, callbacks, &mappings);
+    OTF2_DefReaderCallbacks_Delete(callbacks);
+    uint64_t read = 0;
+    const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalDefinitions(reader, localDefs, &read);
+    OTF2_Reader_CloseDefReader(reader, localDefs);
+    OTF2_Reader_CloseDefFiles(reader);
+    if (code != OTF2_SUCCESS) {
+        return Error(where + ": local definitions " + defFile.string() +
+                     " are truncated or corrupt after definition " + std::to_string(read));
+    }
+    return Status::success();
+}
+
+// Reads the events of `location`; `where` starts every error message. With `defs`, every
+// reference must resolve to one of its definitions.
 Result<EventStream> readEvents(const std::string& anchorFile, const Location* location,
-                               const std::string& where) {
+                               const Definitions* defs, const std::string& where) {
     ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
     if (!reader) {
         return Error(anchorFile + ": cannot open otf2 archive");
@@ -448,25 +614,30 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
         return Error(where + ": event file " + evtFile.string() + " is missing");
     }
     OTF2_Reader_SelectLocation(reader.get(), location->id);
-    const bool haveDefFiles = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
-    OTF2_Reader_OpenEvtFiles(reader.get());
-    if (haveDefFiles) {
-        // Local definitions carry the mapping tables from local to global ids.
-        OTF2_DefReader* localDefs = OTF2_Reader_GetDefReader(reader.get(), location->id);
-        if (localDefs != nullptr) {
-            uint64_t read = 0;
-            OTF2_Reader_ReadAllLocalDefinitions(reader.get(), localDefs, &read);
-            OTF2_Reader_CloseDefReader(reader.get(), localDefs);
-        }
-        OTF2_Reader_CloseDefFiles(reader.get());
+    LocalMappings mappings;
+    if (Status status = readLocalDefinitions(reader.get(), anchorFile, *location, where, mappings);
+        !status) {
+        return status.error();
     }
+    OTF2_Reader_OpenEvtFiles(reader.get());
     OTF2_EvtReader* evtReader = OTF2_Reader_GetEvtReader(reader.get(), location->id);
     if (evtReader == nullptr) {
         return Error(where + ": cannot open the event stream");
     }
+    // The reader maps the references itself (LocalMapping); libotf2 still applies the clock
+    // offsets.
+    OTF2_EvtReader_ApplyMappingTables(evtReader, false);
     EventStream stream;
     stream.reserve(location->announcedEvents);
-    EventSink eventSink{&stream, 0};
+    EventSink eventSink;
+    eventSink.stream = &stream;
+    eventSink.mappings = &mappings;
+    if (defs != nullptr) {
+        eventSink.regionCount = defs->regions.size();
+        eventSink.commCount = defs->communicators.size();
+        eventSink.contextCount = defs->callingContexts.size();
+        eventSink.stringCount = defs->strings.size();
+    }
     OTF2_EvtReaderCallbacks* callbacks = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(callbacks, evEnter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(callbacks, evLeave);
@@ -502,6 +673,12 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
         return Error(where + ": trace truncated after event " + std::to_string(read) + " of " +
                      std::to_string(location->announcedEvents));
     }
+    if (eventSink.unresolvedCount > 0) {
+        return Error(where + ": " + std::to_string(eventSink.unresolvedCount) +
+                     " event references do not resolve through the local definitions of " +
+                     evtFile.filename().replace_extension(".def").string() +
+                     " (damaged or missing?); the first: " + eventSink.unresolved);
+    }
     stream.setSkippedEvents(read - stream.size());
     stream.shrink();
     return stream;
@@ -516,14 +693,15 @@ Result<EventStream> readRankEvents(const std::string& anchorFile, const Definiti
     if (location == nullptr) {
         return Error(where + ": no location defined for this rank");
     }
-    return readEvents(anchorFile, location, where);
+    return readEvents(anchorFile, location, &defs, where);
 }
 
-Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location) {
+Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location,
+                                       const Definitions* definitions) {
     const std::string where = anchorFile + ": rank " + std::to_string(location.group) +
                               ": location " + std::to_string(location.id) + " (" + location.name +
                               ")";
-    return readEvents(anchorFile, &location, where);
+    return readEvents(anchorFile, &location, definitions, where);
 }
 
 } // namespace waitscope::trace
