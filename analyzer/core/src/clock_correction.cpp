@@ -23,6 +23,11 @@
 //    receive tells its sender its corrected time, each collective exit its members; a
 //    send-like event (send, enter of a collective whose enter binds others) may later move to
 //    at most that partner's time - mu.
+// 0. before these, unless a latency is given: mu per rank pair is estimated as the smallest
+//    gap from a send to its receive among the pair's messages that keep the clock condition,
+//    and for collectives as the smallest gap from the latest binding enter to an exit (each at
+//    most the given bound, 1 us by default), so that a trace that keeps the clock condition is
+//    not moved at all, however fast its messages (Scalasca uses fixed latencies instead).
 // 3. backward amortization (local): for each jump of delta at event R, whose time was r before
 //    the jump, the events in (l, R) with l = r - delta / m (at the earliest the first event)
 //    move by g(t) = delta (t - l) / (r - l): intervals before the jump stretch by at most m
@@ -159,14 +164,21 @@ public:
     ClockCorrection(const trace::Definitions& definitions, trace::EventStream& events,
                     Transport& transport, const ClockCorrectionOptions& options)
         : m_defs(definitions), m_events(events), m_transport(transport), m_self(transport.rank()),
-          m_maxSlope(options.maxSlope) {
+          m_maxSlope(options.maxSlope), m_estimate(options.estimateLatency) {
         // Whole ticks, rounded up: mu is a lower bound.
         m_latency = static_cast<int64_t>(
             std::ceil(options.minLatency * static_cast<double>(definitions.clock.ticksPerSecond)));
         m_latency = std::max<int64_t>(m_latency, 0);
+        m_pairLatency.assign(transport.size(), m_latency);
+        m_collectiveLatency = m_latency;
     }
 
     Result<Diagnostics> run() {
+        if (m_estimate) {
+            if (Status status = estimateLatency(); !status) {
+                return status.error();
+            }
+        }
         if (Status status = forward(); !status) {
             return status.error();
         }
@@ -208,6 +220,117 @@ private:
         largest = std::max(largest, ns);
     }
 
+    // --- 0. latency estimate ----------------------------------------------------------------
+
+    // The latest enter binding the exit of this rank's collective `c` among `enters` (in
+    // communicator rank order), or the least int64 when none binds it.
+    int64_t latestBindingEnter(const trace::CollectiveRecord& c,
+                               const std::vector<double>& enters) const {
+        int64_t latest = std::numeric_limits<int64_t>::min();
+        const uint32_t me = commRankOf(m_defs, c.comm, m_self);
+        for (uint32_t member = 0; exitIsBound(c) && member < enters.size(); ++member) {
+            if (enterBindsExit(c.op, member, me, c.root)) {
+                latest = std::max(latest, static_cast<int64_t>(enters[member]));
+            }
+        }
+        return latest;
+    }
+
+    // The least latencies as the trace shows them (see ClockCorrectionOptions), with the
+    // original times: one bulk exchange of every send's and collective enter's time.
+    Status estimateLatency() {
+        int64_t enter = 0;
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (kind == EventKind::Enter || kind == EventKind::MpiCollectiveBegin) {
+                enter = relative(i);
+            } else if (isSend(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                const double t = static_cast<double>(relative(i));
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag, ReplayRecord{t, t}); !s) {
+                    return s;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
+                    if (Status s =
+                            m_transport.contribute(c.comm, std::array{static_cast<double>(enter)});
+                        !s) {
+                        return s;
+                    }
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+        std::vector<int64_t> pairGap(m_transport.size(), kNone);
+        int64_t collectiveGap = kNone;
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (isReceive(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                auto send = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!send) {
+                    return send.error();
+                }
+                const int64_t gap = relative(i) - static_cast<int64_t>(send->enter);
+                const uint32_t source = worldRankOf(m_defs, m.comm, m.partner, m_self);
+                if (gap >= 0 && source < pairGap.size()) {
+                    pairGap[source] = std::min(pairGap[source], gap);
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
+                    continue;
+                }
+                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
+                    return s;
+                }
+                const int64_t latest = latestBindingEnter(c, m_exits);
+                if (latest != std::numeric_limits<int64_t>::min() && relative(i) >= latest) {
+                    collectiveGap = std::min(collectiveGap, relative(i) - latest);
+                }
+            }
+        }
+        // Pairs without a message that keeps the clock condition take the smallest gap of all.
+        int64_t smallest = kNone;
+        for (const int64_t gap : pairGap) {
+            smallest = std::min(smallest, gap);
+        }
+        auto all = m_transport.allGather(
+            kWorldComm, {static_cast<double>(smallest), static_cast<double>(collectiveGap)});
+        if (!all) {
+            return all.error();
+        }
+        double anyPair = static_cast<double>(kNone);
+        double anyCollective = static_cast<double>(kNone);
+        for (size_t r = 0; r + 1 < all->size(); r += 2) {
+            anyPair = std::min(anyPair, (*all)[r]);
+            anyCollective = std::min(anyCollective, (*all)[r + 1]);
+        }
+        const auto capped = [this](double gap) {
+            return gap < static_cast<double>(m_latency) ? static_cast<int64_t>(gap) : m_latency;
+        };
+        int64_t least = capped(anyCollective);
+        m_collectiveLatency = least;
+        for (size_t source = 0; source < pairGap.size(); ++source) {
+            m_pairLatency[source] =
+                capped(pairGap[source] != kNone ? static_cast<double>(pairGap[source]) : anyPair);
+            least = std::min(least, m_pairLatency[source]);
+        }
+        m_counters["clock_correction_min_latency_ns"] = static_cast<uint64_t>(std::llround(
+            1e9 * static_cast<double>(least) / static_cast<double>(m_defs.clock.ticksPerSecond)));
+        return Status::success();
+    }
+
+    // The least latency of a message to this rank from communicator rank `partner` of `comm`.
+    int64_t pairLatency(uint32_t comm, uint32_t partner) const {
+        const uint32_t source = worldRankOf(m_defs, comm, partner, m_self);
+        return source < m_pairLatency.size() ? m_pairLatency[source] : m_latency;
+    }
+
     // --- 1. forward -------------------------------------------------------------------------
 
     Status forward() {
@@ -238,7 +361,8 @@ private:
                                  ": empty clock payload from communicator rank " +
                                  std::to_string(m.partner));
                 }
-                const int64_t bound = static_cast<int64_t>(m_arrived[0]) + m_latency;
+                const int64_t bound =
+                    static_cast<int64_t>(m_arrived[0]) + pairLatency(m.comm, m.partner);
                 if (t < bound) {
                     jump(event, t, bound - t, "clock_corrected_p2p");
                     shift += bound - t;
@@ -252,17 +376,12 @@ private:
                     if (!enters) {
                         return enters.error();
                     }
-                    const uint32_t me = commRankOf(m_defs, c.comm, m_self);
-                    int64_t latest = std::numeric_limits<int64_t>::min();
-                    for (uint32_t member = 0; exitIsBound(c) && member < enters->size(); ++member) {
-                        if (enterBindsExit(c.op, member, me, c.root)) {
-                            latest = std::max(latest, static_cast<int64_t>((*enters)[member]));
-                        }
-                    }
-                    if (latest != std::numeric_limits<int64_t>::min() && t < latest + m_latency) {
-                        jump(event, t, latest + m_latency - t, "clock_corrected_collective");
-                        shift += latest + m_latency - t;
-                        t = latest + m_latency;
+                    const int64_t latest = latestBindingEnter(c, *enters);
+                    const int64_t mu = m_collectiveLatency;
+                    if (latest != std::numeric_limits<int64_t>::min() && t < latest + mu) {
+                        jump(event, t, latest + mu - t, "clock_corrected_collective");
+                        shift += latest + mu - t;
+                        t = latest + mu;
                     }
                 }
             }
@@ -279,8 +398,9 @@ private:
         for (size_t i = 0; i < m_events.size(); ++i) {
             const EventKind kind = m_events.kind(i);
             if (isReceive(kind)) {
+                // The latest time its send may move to: the receive minus the pair's latency.
                 const trace::MessageRecord& m = m_events.message(i);
-                const double t = static_cast<double>(relative(i));
+                const double t = static_cast<double>(relative(i) - pairLatency(m.comm, m.partner));
                 if (Status s = m_transport.send(m.comm, m.partner, m.tag, ReplayRecord{t, t}); !s) {
                     return s;
                 }
@@ -299,7 +419,7 @@ private:
         if (Status s = m_transport.exchange(); !s) {
             return s;
         }
-        const double latency = static_cast<double>(m_latency);
+        const double latency = static_cast<double>(m_collectiveLatency);
         size_t collective = 0;
         for (size_t i = 0; i < m_events.size(); ++i) {
             const EventKind kind = m_events.kind(i);
@@ -309,7 +429,7 @@ private:
                 if (!receive) {
                     return receive.error();
                 }
-                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter - latency});
+                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter});
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = m_events.collective(i);
                 if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
@@ -411,7 +531,10 @@ private:
     Transport& m_transport;
     uint32_t m_self;
     double m_maxSlope;
-    int64_t m_latency = 0;
+    bool m_estimate;
+    int64_t m_latency = 0;              ///< the given least latency (ticks)
+    std::vector<int64_t> m_pairLatency; ///< per world source rank, for its messages here
+    int64_t m_collectiveLatency = 0;    ///< for collective exits
     std::vector<Jump> m_jumps;
     std::vector<uint32_t> m_collectiveEnters; ///< enter event of each exchanged collective
     std::vector<Limit> m_limits;              ///< by event index
