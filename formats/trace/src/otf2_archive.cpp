@@ -2,7 +2,9 @@
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <otf2/otf2.h>
@@ -16,7 +18,28 @@ struct ReaderCloser {
 };
 using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
 
-template <class T> void putAt(std::vector<T>& table, uint64_t index, T value) {
+// The global definitions being read, and what bounds their references: a valid archive
+// numbers each kind of definition densely, so no reference reaches the number of definitions
+// it holds. A damaged one could otherwise make a table of billions of entries.
+struct GlobalReading {
+    Definitions defs;
+    uint64_t limit = 0;
+    std::string error; ///< the first reference beyond the limit
+};
+
+Definitions* defsOf(void* user) {
+    return &static_cast<GlobalReading*>(user)->defs;
+}
+
+template <class T> void putAt(void* user, std::vector<T>& table, uint64_t index, T value) {
+    auto* reading = static_cast<GlobalReading*>(user);
+    if (index >= reading->limit) {
+        if (reading->error.empty()) {
+            reading->error = "a definition numbered " + std::to_string(index) +
+                             " in an archive of " + std::to_string(reading->limit) + " definitions";
+        }
+        return;
+    }
     if (index >= table.size()) {
         table.resize(index + 1);
     }
@@ -89,7 +112,7 @@ std::string stringAt(const Definitions& defs, OTF2_StringRef ref) {
 // --- global definition callbacks -------------------------------------------------------------
 
 OTF2_CallbackCode onString(void* user, OTF2_StringRef self, const char* string) {
-    putAt(static_cast<Definitions*>(user)->strings, self, std::string(string));
+    putAt(user, defsOf(user)->strings, self, std::string(string));
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -97,7 +120,7 @@ OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name,
                            OTF2_StringRef canonicalName, OTF2_StringRef, OTF2_RegionRole role,
                            OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef sourceFile,
                            uint32_t beginLine, uint32_t endLine) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     Region region;
     region.name = stringAt(*defs, name);
     region.canonicalName = stringAt(*defs, canonicalName);
@@ -106,15 +129,15 @@ OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name,
     region.endLine = endLine;
     region.role = toRole(role);
     region.paradigm = toParadigm(paradigm);
-    putAt(defs->regions, self, std::move(region));
+    putAt(user, defs->regions, self, std::move(region));
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onLocationGroup(void* user, OTF2_LocationGroupRef self, OTF2_StringRef name,
                                   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
                                   OTF2_LocationGroupRef) {
-    auto* defs = static_cast<Definitions*>(user);
-    putAt(defs->locationGroups, self,
+    auto* defs = defsOf(user);
+    putAt(user, defs->locationGroups, self,
           LocationGroup{stringAt(*defs, name), type == OTF2_LOCATION_GROUP_TYPE_PROCESS,
                         parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? kUndefined : parent});
     return OTF2_CALLBACK_SUCCESS;
@@ -122,8 +145,8 @@ OTF2_CallbackCode onLocationGroup(void* user, OTF2_LocationGroupRef self, OTF2_S
 
 OTF2_CallbackCode onSystemTreeNode(void* user, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
                                    OTF2_StringRef className, OTF2_SystemTreeNodeRef parent) {
-    auto* defs = static_cast<Definitions*>(user);
-    putAt(defs->systemTreeNodes, self,
+    auto* defs = defsOf(user);
+    putAt(user, defs->systemTreeNodes, self,
           SystemTreeNode{stringAt(*defs, name), stringAt(*defs, className),
                          parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? kUndefined : parent});
     return OTF2_CALLBACK_SUCCESS;
@@ -144,7 +167,7 @@ LocationType toLocationType(OTF2_LocationType type) {
 
 OTF2_CallbackCode onLocation(void* user, OTF2_LocationRef self, OTF2_StringRef name,
                              OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     defs->locations.push_back(
         Location{self, stringAt(*defs, name), group, events, toLocationType(type)});
     return OTF2_CALLBACK_SUCCESS;
@@ -153,7 +176,7 @@ OTF2_CallbackCode onLocation(void* user, OTF2_LocationRef self, OTF2_StringRef n
 OTF2_CallbackCode onGroup(void* user, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                           OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count,
                           const uint64_t* members) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     Group group;
     group.name = stringAt(*defs, name);
     group.paradigm = toParadigm(paradigm);
@@ -172,31 +195,31 @@ OTF2_CallbackCode onGroup(void* user, OTF2_GroupRef self, OTF2_StringRef name, O
         break;
     }
     group.members.assign(members, members + count);
-    putAt(defs->groups, self, std::move(group));
+    putAt(user, defs->groups, self, std::move(group));
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onComm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                          OTF2_CommRef parent, OTF2_CommFlag) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     Communicator comm;
     comm.name = stringAt(*defs, name);
     comm.group = group;
     comm.parent = parent;
-    putAt(defs->communicators, self, std::move(comm));
+    putAt(user, defs->communicators, self, std::move(comm));
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onClock(void* user, uint64_t resolution, uint64_t offset, uint64_t length,
                           uint64_t) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     defs->clock = ClockProperties{resolution == 0 ? 1 : resolution, offset, length};
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onCallingContext(void* user, OTF2_CallingContextRef self, OTF2_RegionRef region,
                                    OTF2_SourceCodeLocationRef, OTF2_CallingContextRef parent) {
-    putAt(static_cast<Definitions*>(user)->callingContexts, self, CallingContext{region, parent});
+    putAt(user, defsOf(user)->callingContexts, self, CallingContext{region, parent});
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -330,6 +353,12 @@ struct EventSink {
     /// The first reference that did not resolve: what it named, as text, and its event.
     std::string unresolved;
     uint64_t unresolvedCount = 0;
+    /// With the global regions: the regions entered and not left, innermost last, and the
+    /// first communication event whose MPI call has a role that contradicts it.
+    const std::vector<Region>* regions = nullptr;
+    std::vector<uint32_t> stack;
+    std::string misplaced;
+    uint64_t misplacedCount = 0;
 
     void add(EventKind kind, uint64_t time, uint32_t ref) {
         check(time);
@@ -359,6 +388,82 @@ struct EventSink {
         return ref;
     }
     uint32_t region(uint32_t ref) { return resolve(mappings->regions, regionCount, ref, "region"); }
+    void enter(uint32_t region) { stack.push_back(region); }
+    void leave() {
+        if (!stack.empty()) {
+            stack.pop_back();
+        }
+    }
+    // Whether the innermost entered region is a user's or compiler-instrumented function: no
+    // MPI call, whatever its role.
+    bool innermostIsUserCode() const {
+        if (regions == nullptr || stack.empty() || stack.back() >= regions->size()) {
+            return false;
+        }
+        const Paradigm paradigm = (*regions)[stack.back()].paradigm;
+        return paradigm == Paradigm::User || paradigm == Paradigm::Compiler;
+    }
+    // The role of the innermost entered region, or Unknown.
+    RegionRole innermostRole() const {
+        if (regions == nullptr || stack.empty() || stack.back() >= regions->size()) {
+            return RegionRole::Unknown;
+        }
+        return (*regions)[stack.back()].role;
+    }
+    void misplacedEvent(const std::string& what) {
+        if (misplacedCount++ == 0) {
+            misplaced = "event " + std::to_string(stream->size()) + " is " + what +
+                        " inside region " + std::to_string(stack.back()) + " (" +
+                        (*regions)[stack.back()].name + ")";
+        }
+    }
+    // A message inside a collective MPI call or a user's function: the region mapping does not
+    // fit the events.
+    void checkMessage() {
+        if (isCollectiveRole(innermostRole()) || innermostIsUserCode()) {
+            misplacedEvent("a point-to-point message");
+        }
+    }
+    // A collective whose operation contradicts the role of its MPI call (an MPI_Barrier
+    // recorded inside MPI_Alltoallw).
+    void checkCollective(OTF2_CollectiveOp op) {
+        const RegionRole role = innermostRole();
+        const RegionRole expected = roleOf(op);
+        if ((isCollectiveRole(role) && expected != RegionRole::Unknown && role != expected) ||
+            innermostIsUserCode()) {
+            misplacedEvent("collective operation " + std::to_string(op));
+        }
+    }
+    static bool isCollectiveRole(RegionRole role) {
+        return role == RegionRole::Barrier || role == RegionRole::CollectiveOneToAll ||
+               role == RegionRole::CollectiveAllToOne || role == RegionRole::CollectiveAllToAll;
+    }
+    // The role of the MPI call that performs `op`, Unknown where calls of several roles may.
+    static RegionRole roleOf(OTF2_CollectiveOp op) {
+        switch (op) {
+        case OTF2_COLLECTIVE_OP_BARRIER:
+            return RegionRole::Barrier;
+        case OTF2_COLLECTIVE_OP_BCAST:
+        case OTF2_COLLECTIVE_OP_SCATTER:
+        case OTF2_COLLECTIVE_OP_SCATTERV:
+            return RegionRole::CollectiveOneToAll;
+        case OTF2_COLLECTIVE_OP_GATHER:
+        case OTF2_COLLECTIVE_OP_GATHERV:
+        case OTF2_COLLECTIVE_OP_REDUCE:
+            return RegionRole::CollectiveAllToOne;
+        case OTF2_COLLECTIVE_OP_ALLGATHER:
+        case OTF2_COLLECTIVE_OP_ALLGATHERV:
+        case OTF2_COLLECTIVE_OP_ALLTOALL:
+        case OTF2_COLLECTIVE_OP_ALLTOALLV:
+        case OTF2_COLLECTIVE_OP_ALLTOALLW:
+        case OTF2_COLLECTIVE_OP_ALLREDUCE:
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+            return RegionRole::CollectiveAllToAll;
+        default:
+            return RegionRole::Unknown;
+        }
+    }
     uint32_t comm(uint32_t ref) { return resolve(mappings->comms, commCount, ref, "communicator"); }
     uint32_t context(uint32_t ref) {
         return resolve(mappings->contexts, contextCount, ref, "calling context");
@@ -382,15 +487,22 @@ EventSink& sink(void* user) {
 
 OTF2_CallbackCode evEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
-    sink(u).add(EventKind::Enter, t, sink(u).region(region));
+    const uint32_t global = sink(u).region(region);
+    sink(u).enter(global);
+    sink(u).add(EventKind::Enter, t, global);
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
+    sink(u).leave();
     sink(u).add(EventKind::Leave, t, sink(u).region(region));
     return OTF2_CALLBACK_SUCCESS;
 }
 void addMessage(void* u, EventKind kind, uint64_t t, const MessageRecord& m) {
+    if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend || kind == EventKind::MpiRecv ||
+        kind == EventKind::MpiIrecv) {
+        sink(u).checkMessage();
+    }
     sink(u).check(t);
     sink(u).stream->appendMessage(kind, t, m);
 }
@@ -452,6 +564,7 @@ OTF2_CallbackCode evCollEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* 
     record.received = received;
     record.comm = sink(u).comm(comm);
     record.root = root;
+    sink(u).checkCollective(op);
     record.op = op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
                     ? static_cast<CollectiveOp>(op)
                     : CollectiveOp::Other;
@@ -512,7 +625,74 @@ Result<std::string> findAnchorFile(const std::string& path) {
     return Error(path + ": no such trace archive");
 }
 
+namespace {
+
+// libotf2 trusts the numbers of the anchor file before it checks them: a damaged chunk size
+// or property count makes it allocate (and walk) gigabytes for minutes. An anchor written by
+// libotf2 on a little-endian machine is 0x03 'B' "OTF2" 0, the anchor format, the trace
+// format, three version bytes, the event and definition chunk sizes (64-bit little-endian),
+// substrate, compression, the numbers of locations and global definitions (64-bit), three
+// strings (machine, creator, description) and, from anchor format 2, the number of properties
+// (32-bit) and the properties as pairs of strings. Those numbers are checked here; anchors of
+// another layout are left to libotf2.
+Status checkAnchorHeader(const std::string& anchorFile) {
+    std::ifstream in(anchorFile, std::ios::binary);
+    std::string bytes(1 << 20, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    if (bytes.size() < 46 || bytes.compare(0, 7,
+                                           std::string("\x03"
+                                                       "BOTF2\0",
+                                                       7)) != 0) {
+        return Status::success();
+    }
+    const auto number = [&bytes](size_t at, size_t width) {
+        uint64_t value = 0;
+        for (size_t b = width; b-- > 0;) {
+            value = value << 8 | static_cast<unsigned char>(bytes[at + b]);
+        }
+        return value;
+    };
+    const auto corrupt = [&anchorFile](const std::string& what) {
+        return Error(anchorFile + ": corrupt anchor file: " + what);
+    };
+    for (const size_t at : {size_t{12}, size_t{20}}) {
+        const uint64_t size = number(at, 8);
+        if (size < OTF2_CHUNK_SIZE_MIN || size > OTF2_CHUNK_SIZE_MAX) {
+            return corrupt("a chunk size of " + std::to_string(size) + " bytes (otf2 allows " +
+                           std::to_string(OTF2_CHUNK_SIZE_MIN) + " to " +
+                           std::to_string(OTF2_CHUNK_SIZE_MAX) + ")");
+        }
+    }
+    if (number(30, 8) > 0xFFFFFFFFull) {
+        return corrupt(std::to_string(number(30, 8)) + " locations");
+    }
+    const uint8_t anchorFormat = static_cast<uint8_t>(bytes[7]);
+    size_t at = 46;
+    for (int string = 0; string < 3; ++string) {
+        const size_t end = bytes.find('\0', at);
+        if (end == std::string::npos) {
+            return corrupt("a string without its end");
+        }
+        at = end + 1;
+    }
+    if (anchorFormat > 1 && at + 4 <= bytes.size()) {
+        // Each property takes at least two bytes (two empty strings).
+        const uint64_t properties = number(at, 4);
+        if (properties > (bytes.size() - at) / 2) {
+            return corrupt(std::to_string(properties) + " properties in " +
+                           std::to_string(bytes.size()) + " bytes");
+        }
+    }
+    return Status::success();
+}
+
+} // namespace
+
 Result<Definitions> readDefinitions(const std::string& anchorFile) {
+    if (Status status = checkAnchorHeader(anchorFile); !status) {
+        return status.error();
+    }
     ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
     if (!reader) {
         return Error(anchorFile + ": cannot open otf2 archive");
@@ -522,7 +702,9 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     if (defReader == nullptr) {
         return Error(anchorFile + ": cannot read global definitions");
     }
-    Definitions defs;
+    GlobalReading reading;
+    OTF2_Reader_GetNumberOfGlobalDefinitions(reader.get(), &reading.limit);
+    Definitions& defs = reading.defs;
     OTF2_GlobalDefReaderCallbacks* callbacks = OTF2_GlobalDefReaderCallbacks_New();
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, onString);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, onRegion);
@@ -533,16 +715,19 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, onComm);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, onClock);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(callbacks, onCallingContext);
-    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &defs);
+    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &reading);
     OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
     if (OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), defReader, &read) != OTF2_SUCCESS) {
         return Error(anchorFile + ": global definitions are truncated or corrupt");
     }
+    if (!reading.error.empty()) {
+        return Error(anchorFile + ": global definitions are corrupt: " + reading.error);
+    }
     if (Status status = resolveCommunicators(defs, anchorFile); !status) {
         return status.error();
     }
-    return defs;
+    return std::move(reading.defs);
 }
 
 namespace {
@@ -628,7 +813,10 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
     // offsets.
     OTF2_EvtReader_ApplyMappingTables(evtReader, false);
     EventStream stream;
-    stream.reserve(location->announcedEvents);
+    // Room for the announced events, but no more than the event file can hold (a record takes
+    // at least a byte): a damaged count must not reserve terabytes.
+    const uint64_t fileBytes = std::filesystem::file_size(evtFile, ec);
+    stream.reserve(std::min<uint64_t>(location->announcedEvents, ec ? 0 : fileBytes));
     EventSink eventSink;
     eventSink.stream = &stream;
     eventSink.mappings = &mappings;
@@ -637,6 +825,7 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
         eventSink.commCount = defs->communicators.size();
         eventSink.contextCount = defs->callingContexts.size();
         eventSink.stringCount = defs->strings.size();
+        eventSink.regions = &defs->regions;
     }
     OTF2_EvtReaderCallbacks* callbacks = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(callbacks, evEnter);
@@ -678,6 +867,14 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
                      " event references do not resolve through the local definitions of " +
                      evtFile.filename().replace_extension(".def").string() +
                      " (damaged or missing?); the first: " + eventSink.unresolved);
+    }
+    if (eventSink.misplacedCount > 0) {
+        return Error(where + ": " + std::to_string(eventSink.misplacedCount) +
+                     " communication events sit in MPI calls of another kind: the local "
+                     "definitions of " +
+                     evtFile.filename().replace_extension(".def").string() +
+                     " do not fit the events (damaged, or another location's?); the first: " +
+                     eventSink.misplaced);
     }
     stream.setSkippedEvents(read - stream.size());
     stream.shrink();
