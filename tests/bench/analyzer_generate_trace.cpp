@@ -8,8 +8,8 @@
 // where the even ranks synchronize in the barrier, to exercise derived communicators.
 // With "offset=T", the clocks of the even ranks other than 0 run T ticks ahead (their sends
 // then seem to happen after the receives: clock condition violations).
-// With "mismatch", rank 0 records its barriers as MPI_Alltoallv (a damaged trace: the members
-// of those collectives disagree about who waits for whom).
+// With "mismatch", rank 0 records its barriers as all-to-all collectives (MPI_Alltoallv in an
+// all-to-all call: a damaged trace whose ranks disagree about who waits for whom).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -67,12 +67,14 @@ uint64_t writeIteration(OTF2_EvtWriter* w, uint32_t rank, uint32_t ranks, uint64
         events += 4;
     }
     if (barrierEvery > 0 && it % barrierEvery == 0) {
-        OTF2_EvtWriter_Enter(w, nullptr, base + 300 + 10 * rank, kBarrier);
+        // A mismatched rank 0 calls MPI_Alltoallv (the region of the all-reduce is as good).
+        const Region region = g_mismatch && rank == 0 ? kAllreduce : kBarrier;
+        OTF2_EvtWriter_Enter(w, nullptr, base + 300 + 10 * rank, region);
         OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, base + 300 + 10 * rank);
         const OTF2_CollectiveOp op =
             g_mismatch && rank == 0 ? OTF2_COLLECTIVE_OP_ALLTOALLV : OTF2_COLLECTIVE_OP_BARRIER;
         OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, base + 399, op, 0, OTF2_UNDEFINED_UINT32, 0, 0);
-        OTF2_EvtWriter_Leave(w, nullptr, base + 400, kBarrier);
+        OTF2_EvtWriter_Leave(w, nullptr, base + 400, region);
         events += 4;
     }
     return events;

@@ -870,11 +870,10 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
     }
     if (eventSink.misplacedCount > 0) {
         return Error(where + ": " + std::to_string(eventSink.misplacedCount) +
-                     " communication events sit in MPI calls of another kind: the local "
-                     "definitions of " +
+                     " communication events sit in MPI calls of another kind (a damaged event "
+                     "file, or local definitions " +
                      evtFile.filename().replace_extension(".def").string() +
-                     " do not fit the events (damaged, or another location's?); the first: " +
-                     eventSink.misplaced);
+                     " of another location?); the first: " + eventSink.misplaced);
     }
     stream.setSkippedEvents(read - stream.size());
     stream.shrink();
