@@ -3,7 +3,8 @@
 # hang and never a silent report. The program itself must detect it; the timeouts here only
 # keep a regression from hanging the suite.
 # Variables: REPLAY, MPIRUN, REFERENCE (a 4-rank reference trace directory), MISMATCH (a
-# 4-rank trace whose rank 0 records its barriers as MPI_Alltoallv), WORK.
+# 4-rank trace whose rank 0 records its barriers as MPI_Alltoallv), MISPLACED (the same with
+# them inside MPI_Barrier), WORK.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
@@ -55,4 +56,11 @@ endif()
 run_replay("${REPLAY}" --serial --quiet --output-dir "${WORK}/out" "${MISMATCH}")
 if(status EQUAL 0 OR NOT errors MATCHES "communicator 0: the collectives of rank 0 and rank 1 differ")
   message(FATAL_ERROR "disagreeing collectives not refused by --serial (${status}): ${errors}")
+endif()
+
+# 4. A collective operation inside an MPI call of another kind (an MPI_Alltoallv operation in
+# MPI_Barrier, as a wrong region mapping shows it): refused when reading, naming rank and file.
+run_replay("${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet --output-dir "${WORK}/out" "${MISPLACED}")
+if(status EQUAL 0 OR NOT errors MATCHES "rank 0: [0-9]+ communication events sit in MPI calls of another kind [^\n]*0.def")
+  message(FATAL_ERROR "misplaced collectives not refused under mpirun (${status}): ${errors}")
 endif()

@@ -9,7 +9,9 @@
 // With "offset=T", the clocks of the even ranks other than 0 run T ticks ahead (their sends
 // then seem to happen after the receives: clock condition violations).
 // With "mismatch", rank 0 records its barriers as all-to-all collectives (MPI_Alltoallv in an
-// all-to-all call: a damaged trace whose ranks disagree about who waits for whom).
+// all-to-all call: a damaged trace whose ranks disagree about who waits for whom). With
+// "misplaced", rank 0 records them as MPI_Alltoallv inside MPI_Barrier (as a wrong region
+// mapping would show them).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +32,7 @@ const OTF2_FlushCallbacks kFlush = {preFlush, postFlush};
 enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce, kRegionCount };
 bool g_derived = false;
 bool g_mismatch = false;
+bool g_misplaced = false;
 uint64_t g_offset = 0;
 constexpr uint32_t kTicksPerIteration = 1000;
 
@@ -68,7 +71,7 @@ uint64_t writeIteration(OTF2_EvtWriter* w, uint32_t rank, uint32_t ranks, uint64
     }
     if (barrierEvery > 0 && it % barrierEvery == 0) {
         // A mismatched rank 0 calls MPI_Alltoallv (the region of the all-reduce is as good).
-        const Region region = g_mismatch && rank == 0 ? kAllreduce : kBarrier;
+        const Region region = g_mismatch && rank == 0 && !g_misplaced ? kAllreduce : kBarrier;
         OTF2_EvtWriter_Enter(w, nullptr, base + 300 + 10 * rank, region);
         OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, base + 300 + 10 * rank);
         const OTF2_CollectiveOp op =
@@ -97,6 +100,8 @@ int main(int argc, char** argv) {
             g_derived = true;
         } else if (option == "mismatch") {
             g_mismatch = true;
+        } else if (option == "misplaced") {
+            g_mismatch = g_misplaced = true;
         } else if (option.rfind("offset=", 0) == 0) {
             g_offset = std::strtoull(option.c_str() + 7, nullptr, 10);
         } else {

@@ -188,3 +188,21 @@ TEST_CASE("an anchor file with a damaged chunk size is refused before libotf2 re
     CHECK(defs.error().message().rfind(anchor + ": corrupt anchor file: a chunk size of ", 0) == 0);
     fs::remove_all(dir);
 }
+
+TEST_CASE("an anchor file whose strings run into its property count is refused",
+          "[otf2][bad-input]") {
+    const fs::path dir = copyArchive("late_sender", "anchor_properties");
+    const std::string anchor = (dir / "traces.otf2").string();
+    // Byte 46 ends the empty machine name; without it the strings shift and the property
+    // count read after them is text (libotf2 would allocate and walk gigabytes for it).
+    {
+        std::fstream file(anchor, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp(46);
+        file.put('\x01');
+    }
+    auto defs = readDefinitions(anchor);
+    REQUIRE_FALSE(defs.ok());
+    CHECK(defs.error().message().find(": corrupt anchor file: ") != std::string::npos);
+    CHECK(defs.error().message().find(" properties in ") != std::string::npos);
+    fs::remove_all(dir);
+}
