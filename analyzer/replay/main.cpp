@@ -47,7 +47,8 @@ const char* const kUsage =
     "  --time-correct     correct clock condition violations (receives before their send,\n"
     "                     collectives left before they could be) with the controlled logical\n"
     "                     clock before the analysis\n"
-    "  --min-latency SEC  the least time a message takes (default 1e-6; implies --time-correct)\n"
+    "  --min-latency SEC  the least time a message takes (default: estimated from the trace\n"
+    "                     per rank pair, at most 1e-6; implies --time-correct)\n"
     "  --no-root-cause    skip the root-cause passes (critical path, delay costs, wait-state\n"
     "                     classification): faster\n"
     "  --quiet            no progress on stderr\n";
@@ -76,6 +77,7 @@ bool parse(int argc, char** argv, Options& options) {
                 options.replay.correction.emplace();
             }
             options.replay.correction->minLatency = latency;
+            options.replay.correction->estimateLatency = false;
         } else if (arg == "--no-root-cause") {
             options.replay.rootCause = false;
         } else if ((arg == "--output-dir" || arg == "--dump-text") && i + 1 < argc) {

@@ -33,8 +33,9 @@ struct Corrected {
 };
 
 // Corrects copies of the trace's streams, every rank a thread of the in-process transport.
-// The tiny traces tick in milliseconds: a minimum latency of 1 ms is one tick.
-Corrected correct(const TinyTrace& t, double minLatency = 0.001) {
+// The tiny traces tick in milliseconds: a minimum latency of 1 ms is one tick. With
+// `estimate`, the latencies are estimated from the trace, at most `minLatency`.
+Corrected correct(const TinyTrace& t, double minLatency = 0.001, bool estimate = false) {
     Corrected out{t.streams(), {}, {}};
     const auto ranks = static_cast<uint32_t>(out.streams.size());
     out.counters.resize(ranks);
@@ -45,6 +46,7 @@ Corrected correct(const TinyTrace& t, double minLatency = 0.001) {
         threads.emplace_back([&, r] {
             ClockCorrectionOptions options;
             options.minLatency = minLatency;
+            options.estimateLatency = estimate;
             auto counters = correctClocks(t.defs, &out.streams[r], world.endpoint(r), options);
             if (counters) {
                 out.counters[r] = *counters;
@@ -174,16 +176,58 @@ TEST_CASE("clock violations: counted per rank as each collective defines them",
           "[clock-correction]") {
     using Op = trace::CollectiveOp;
     TinyTrace t(3);
-    // Broadcast from rank 0 entered at 10: rank 1 leaving at 15 before rank 2 entered (30) is
-    // fine, rank 2 leaving at 8 before the root entered is a violation.
-    t.rank(0).enter(0, "main").collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
-    t.rank(1).enter(0, "main").collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
-    t.rank(2).enter(0, "main").collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0).leave(50, "main");
+    // Broadcast of 8 bytes from rank 0 entered at 10: rank 1 leaving at 15 before rank 2
+    // entered (30) is fine, rank 2 leaving at 8 before the root entered is a violation.
+    t.rank(0)
+        .enter(0, "main")
+        .collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0, 24, 8)
+        .leave(50, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0, 0, 8)
+        .leave(50, "main");
+    t.rank(2)
+        .enter(0, "main")
+        .collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0, 0, 8)
+        .leave(50, "main");
     auto result = analyzeInProcess(t.defs, t.streams());
     REQUIRE(result);
     CHECK(result->diagnostics()[0].count("clock_violations_collective") == 0);
     CHECK(result->diagnostics()[1].count("clock_violations_collective") == 0);
     CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
+    auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
+    REQUIRE(corrected);
+    CHECK(corrected->diagnostic("clock_violations_collective") == 0);
+    CHECK(corrected->diagnostic("clock_corrected_collective") == 1);
+}
+
+TEST_CASE("clock violations: a broadcast of 0 bytes defines no clock condition, a barrier does",
+          "[clock-correction]") {
+    using Op = trace::CollectiveOp;
+    TinyTrace t(3);
+    // The same timing as above, but nothing is broadcast: rank 2 may leave before the root
+    // entered. The barrier after it, left by rank 2 at 22 before rank 0 entered (25), is a
+    // violation.
+    t.rank(0)
+        .enter(0, "main")
+        .collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(25, 26, "MPI_Barrier", Op::Barrier, 0)
+        .leave(50, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(20, 27, "MPI_Barrier", Op::Barrier, 0)
+        .leave(50, "main");
+    t.rank(2)
+        .enter(0, "main")
+        .collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(21, 22, "MPI_Barrier", Op::Barrier, 0)
+        .leave(50, "main");
+    auto result = analyzeInProcess(t.defs, t.streams());
+    REQUIRE(result);
+    CHECK(result->diagnostic("clock_violations_collective") == 1);
+    CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
+    // The correction moves only the barrier's exit on rank 2, not the broadcast's.
     auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(corrected);
     CHECK(corrected->diagnostic("clock_violations_collective") == 0);
@@ -209,6 +253,67 @@ TEST_CASE("clock correction: the corrected trace has no violations, its late sen
     // this large against 32 ms of history stretches them by 59 %, more than a real trace's).
     CHECK(result->total(Metric::MpiLateSender) == Approx(0.035));
     CHECK(result->total(Metric::MpiLateSender) >= 0.0);
+}
+
+TEST_CASE("clock correction: a trace that keeps the clock condition with sub-microsecond "
+          "latencies is left unchanged and keeps its late sender",
+          "[clock-correction]") {
+    using Op = trace::CollectiveOp;
+    TinyTrace t(2);
+    t.defs.clock = trace::ClockProperties{1000000000, 0, 0}; // nanoseconds
+    // The message takes 200 ns (send 1000, receive record 1200), after rank 1 waited from
+    // 100: a late sender of 900 ns. The barrier's exits follow its last enter by 150 and 200 ns.
+    t.rank(0)
+        .enter(0, "main")
+        .send(1000, 1010, 1, 7)
+        .collective(2000, 2300, "MPI_Barrier", Op::Barrier)
+        .leave(3000, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .recv(100, 1200, 1210, 0, 7)
+        .collective(2100, 2250, "MPI_Barrier", Op::Barrier)
+        .leave(3000, "main");
+    const Corrected estimated = correct(t, 1e-6, true);
+    CHECK(estimated.errors == std::vector<std::string>{"", ""});
+    CHECK(estimated.counters[0].count("clock_corrected_p2p") == 0);
+    CHECK(estimated.counters[1].count("clock_corrected_p2p") == 0);
+    CHECK(estimated.counters[0].count("clock_corrected_collective") == 0);
+    CHECK(estimated.counters[1].count("clock_corrected_collective") == 0);
+    CHECK(estimated.counters[1].at("clock_correction_min_latency_ns") == 150);
+    CHECK(timesOf(estimated.streams[0]) == timesOf(t.streams()[0]));
+    CHECK(timesOf(estimated.streams[1]) == timesOf(t.streams()[1]));
+    // A fixed latency of 1 us would move the receive and both barrier exits.
+    const Corrected fixed = correct(t, 1e-6, false);
+    CHECK(fixed.counters[1].at("clock_corrected_p2p") == 1);
+    auto raw = analyzeInProcess(t.defs, t.streams());
+    auto result = analyzeInProcess(t.defs, t.streams(), withCorrection({}));
+    REQUIRE(raw);
+    REQUIRE(result);
+    CHECK(result->diagnostic("clock_corrected_p2p") == 0);
+    CHECK(result->diagnostic("clock_corrected_collective") == 0);
+    CHECK(raw->total(Metric::MpiLateSender) == Approx(900e-9));
+    CHECK(result->total(Metric::MpiLateSender) == Approx(900e-9));
+    CHECK(result->total(Metric::MpiLateReceiver) == 0.0);
+}
+
+TEST_CASE("clock correction: estimated latencies still correct a real violation",
+          "[clock-correction]") {
+    TinyTrace t(2);
+    t.defs.clock = trace::ClockProperties{1000000000, 0, 0}; // nanoseconds
+    // The first message takes 300 ns; the second is received (1500) before it was sent (2000):
+    // it moves to 2000 + 300.
+    t.rank(0).enter(0, "main").send(100, 110, 1, 7).send(2000, 2010, 1, 7).leave(3000, "main");
+    t.rank(1)
+        .enter(0, "main")
+        .recv(50, 400, 410, 0, 7)
+        .recv(1400, 1500, 1510, 0, 7)
+        .leave(3000, "main");
+    const Corrected c = correct(t, 1e-6, true);
+    CHECK(c.counters[1].at("clock_corrected_p2p") == 1);
+    CHECK(c.counters[1].at("clock_correction_min_latency_ns") == 300);
+    // Receive record 1500 -> 2300 (jump 800), its leave after it keeps its 10 ns.
+    CHECK(timesOf(c.streams[1])[5] == 2300);
+    CHECK(timesOf(c.streams[1])[6] == 2310);
 }
 
 namespace {

@@ -1,11 +1,14 @@
 // Run under mpirun: the bulk exchange of the MPI transport delivers records with interleaved
 // tags, in several chunks and to the sender itself, in posting order per tag; the
 // message-driven exchange carries a token around a ring of ranks several times (each hop
-// depends on the previous one), mixed with awaitAll and with payloads nobody awaits. Exits
-// non-zero with a message on any wrong value.
+// depends on the previous one), mixed with awaitAll and with payloads nobody awaits; a wait
+// for a payload that no rank sends, and a wait for a rank that abandoned the replay, end in
+// errors naming the ranks within seconds. Exits non-zero with a message on any wrong value.
 #include "waitscope/analysis/mpi_transport.h"
 
+#include <chrono>
 #include <cstdio>
+#include <string>
 
 using namespace waitscope;
 using namespace waitscope::analysis;
@@ -95,6 +98,58 @@ Status bulk(Transport& t, bool carry) {
     return Status::success();
 }
 
+// Rank 1 waits for a payload rank 0 never posts, the others end the pass: no rank can go on,
+// and every rank's wait must fail, rank 1's naming what it waited for.
+Status stall(Transport& t) {
+    const auto start = std::chrono::steady_clock::now();
+    Status s;
+    if (t.rank() == 1) {
+        std::vector<double> got;
+        s = t.await(kWorldComm, 0, 9, got);
+    } else {
+        s = t.finishPass();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string me = "rank " + std::to_string(t.rank());
+    if (s) {
+        return Error(me + ": a wait that cannot end ended");
+    }
+    const std::string expected =
+        t.rank() == 1 ? "rank 1: replay stalled waiting for a message from rank 0 with tag 9"
+                      : me + ": replay stalled waiting for ";
+    if (s.error().message().rfind(expected, 0) != 0) {
+        return Error(me + ": unexpected stall message: " + s.error().message());
+    }
+    if (seconds > 10.0) {
+        return Error(me + ": the stall took " + std::to_string(seconds) + " s to detect");
+    }
+    return Status::success();
+}
+
+// The last rank abandons the replay; rank 0 waits for a payload from it and must stop.
+Status abandoned(MpiTransport& t) {
+    const uint32_t last = t.size() - 1;
+    if (t.rank() == last) {
+        t.abandon();
+        return Status::success();
+    }
+    if (t.rank() != 0) {
+        return Status::success();
+    }
+    std::vector<double> got;
+    Status s = t.await(kWorldComm, last, 4, got);
+    const std::string expected = "rank 0: stopped waiting for a message from rank " +
+                                 std::to_string(last) + " with tag 4 on communicator " +
+                                 std::to_string(kWorldComm) + ": rank " + std::to_string(last) +
+                                 " left the replay with an error";
+    if (s || s.error().message() != expected) {
+        return Error("rank 0: unexpected end of a wait for an abandoned rank: " +
+                     (s ? std::string("none") : s.error().message()));
+    }
+    return Status::success();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +173,18 @@ int main(int argc, char** argv) {
             }
         }
     }
+    for (int scenario = 0; scenario < 2 && status == 0; ++scenario) {
+        auto transport = MpiTransport::create(defs);
+        Status s = !transport      ? Status(transport.error())
+                   : scenario == 0 ? stall(**transport)
+                                   : abandoned(**transport);
+        if (!s) {
+            std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+            status = 1;
+        }
+    }
+    int worst = 0;
+    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
-    return status;
+    return worst;
 }

@@ -2,11 +2,16 @@
 // computation, point-to-point messages with Late Senders, and periodic barriers.
 //
 // DIR is replaced if it exists.
-// usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived] [offset=T]]
+// usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived] [offset=T]
+//                                [mismatch]]
 // With "derived", the odd ranks also reduce on a communicator of their own (communicator 1)
 // where the even ranks synchronize in the barrier, to exercise derived communicators.
 // With "offset=T", the clocks of the even ranks other than 0 run T ticks ahead (their sends
 // then seem to happen after the receives: clock condition violations).
+// With "mismatch", rank 0 records its barriers as all-to-all collectives (MPI_Alltoallv in an
+// all-to-all call: a damaged trace whose ranks disagree about who waits for whom). With
+// "misplaced", rank 0 records them as MPI_Alltoallv inside MPI_Barrier (as a wrong region
+// mapping would show them).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +31,8 @@ const OTF2_FlushCallbacks kFlush = {preFlush, postFlush};
 
 enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce, kRegionCount };
 bool g_derived = false;
+bool g_mismatch = false;
+bool g_misplaced = false;
 uint64_t g_offset = 0;
 constexpr uint32_t kTicksPerIteration = 1000;
 
@@ -63,11 +70,14 @@ uint64_t writeIteration(OTF2_EvtWriter* w, uint32_t rank, uint32_t ranks, uint64
         events += 4;
     }
     if (barrierEvery > 0 && it % barrierEvery == 0) {
-        OTF2_EvtWriter_Enter(w, nullptr, base + 300 + 10 * rank, kBarrier);
+        // A mismatched rank 0 calls MPI_Alltoallv (the region of the all-reduce is as good).
+        const Region region = g_mismatch && rank == 0 && !g_misplaced ? kAllreduce : kBarrier;
+        OTF2_EvtWriter_Enter(w, nullptr, base + 300 + 10 * rank, region);
         OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, base + 300 + 10 * rank);
-        OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, base + 399, OTF2_COLLECTIVE_OP_BARRIER, 0,
-                                        OTF2_UNDEFINED_UINT32, 0, 0);
-        OTF2_EvtWriter_Leave(w, nullptr, base + 400, kBarrier);
+        const OTF2_CollectiveOp op =
+            g_mismatch && rank == 0 ? OTF2_COLLECTIVE_OP_ALLTOALLV : OTF2_COLLECTIVE_OP_BARRIER;
+        OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, base + 399, op, 0, OTF2_UNDEFINED_UINT32, 0, 0);
+        OTF2_EvtWriter_Leave(w, nullptr, base + 400, region);
         events += 4;
     }
     return events;
@@ -88,6 +98,10 @@ int main(int argc, char** argv) {
         const std::string option = argv[a];
         if (option == "derived") {
             g_derived = true;
+        } else if (option == "mismatch") {
+            g_mismatch = true;
+        } else if (option == "misplaced") {
+            g_mismatch = g_misplaced = true;
         } else if (option.rfind("offset=", 0) == 0) {
             g_offset = std::strtoull(option.c_str() + 7, nullptr, 10);
         } else {

@@ -40,11 +40,31 @@ inline bool synchronizes(trace::CollectiveOp op) {
     return enterBindsExit(op, 0, 1, 0) || enterBindsExit(op, 0, 1, 1);
 }
 
-/// Whether the own exit in `view` comes before the enter of a member that binds it (a clock
-/// condition violation of collective `op`).
-inline bool exitPrecedesBindingEnter(trace::CollectiveOp op, const CollectiveView& view) {
+/// Whether the exit of a member whose collective end is `own` is bound by any enter at all: a
+/// barrier's always; otherwise only when the member receives data in it, since leaving before
+/// a partner entered is legal when nothing comes from that partner (a 0-byte broadcast, a
+/// scatter or gather that moves nothing to this member). MPI_Alltoallv/w bind nothing: their
+/// records do not say who sends to whom (as Scalasca's clock correction treats them).
+inline bool exitIsBound(const trace::CollectiveRecord& own) {
+    switch (collectiveShape(own.op)) {
+    case CollectiveShape::Barrier:
+        return true;
+    case CollectiveShape::None:
+        return false;
+    default:
+        return own.received > 0 && !isPairwiseVariant(own.op);
+    }
+}
+
+/// Whether the own exit in `view` of the collective whose end is `own` comes before the enter
+/// of a member that binds it (a clock condition violation).
+inline bool exitPrecedesBindingEnter(const trace::CollectiveRecord& own,
+                                     const CollectiveView& view) {
+    if (!exitIsBound(own)) {
+        return false;
+    }
     for (uint32_t member = 0; member < view.members(); ++member) {
-        if (enterBindsExit(op, member, view.self, view.root) &&
+        if (enterBindsExit(own.op, member, view.self, view.root) &&
             view.span.exit < view.enterOf(member)) {
             return true;
         }

@@ -18,11 +18,16 @@
 //    event. A send posts its corrected time to the receiver; a receive awaits it, and when it
 //    lies before send + mu the receive jumps there and the shift grows by the jump. A
 //    collective hands its members the corrected enter; an exit jumps to the latest enter that
-//    binds it (clock_condition.h) + mu.
+//    binds it (clock_condition.h: only exits of members that receive data, and barriers') + mu.
 // 2. limits (only when some rank jumped; one bulk exchange, as every time is known): each
 //    receive tells its sender its corrected time, each collective exit its members; a
 //    send-like event (send, enter of a collective whose enter binds others) may later move to
 //    at most that partner's time - mu.
+// 0. before these, unless a latency is given: mu per rank pair is estimated as the smallest
+//    gap from a send to its receive among the pair's messages that keep the clock condition,
+//    and for collectives as the smallest gap from the latest binding enter to an exit (each at
+//    most the given bound, 1 us by default), so that a trace that keeps the clock condition is
+//    not moved at all, however fast its messages (Scalasca uses fixed latencies instead).
 // 3. backward amortization (local): for each jump of delta at event R, whose time was r before
 //    the jump, the events in (l, R) with l = r - delta / m (at the earliest the first event)
 //    move by g(t) = delta (t - l) / (r - l): intervals before the jump stretch by at most m
@@ -35,6 +40,7 @@
 #include "waitscope/analysis/clock_correction.h"
 
 #include "clock_condition.h"
+#include "exchange_signature.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +72,9 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
     const uint32_t self = transport.rank();
     // Per peer: the count of messages and a checksum of their communicators and tags.
     std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
-    std::vector<double> mine(defs.communicators.size() + 1, 0.0);
+    const size_t comms = defs.communicators.size();
+    std::vector<double> mine(2 * comms + 1, 0.0); // counts, checksums, a problem
+    std::vector<uint64_t> signatures(comms, 0);
     double& problem = mine.back();
     problem = events == nullptr ? 1.0 : 0.0;
     for (size_t i = 0; events != nullptr && i < events->size(); ++i) {
@@ -79,15 +87,21 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
             } else {
                 auto& table = isSend(kind) ? sent : received;
                 table[2 * peer] += 1;
-                table[2 * peer + 1] +=
-                    (static_cast<uint64_t>(m.comm) * 1000003u + m.tag) & 0xFFFFFFu;
+                table[2 * peer + 1] =
+                    (table[2 * peer + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
             }
         } else if (kind == EventKind::MpiCollectiveEnd) {
-            const uint32_t comm = events->collective(i).comm;
-            if (comm < defs.communicators.size()) {
-                mine[comm] += 1.0;
+            // Count and operations: which collectives exchange enters follows from the
+            // operation, and every member must take part in the same ones.
+            const trace::CollectiveRecord& c = events->collective(i);
+            if (c.comm < defs.communicators.size()) {
+                mine[c.comm] += 1.0;
+                signatures[c.comm] = collectiveSignature(signatures[c.comm], c, 0);
             }
         }
+    }
+    for (size_t comm = 0; comm < comms; ++comm) {
+        mine[comms + comm] = static_cast<double>(signatures[comm]);
     }
     auto incoming = transport.allToAll(sent);
     if (!incoming) {
@@ -116,7 +130,9 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
         // Members take part in as many collectives, the others in none.
         std::vector<bool> member(n, false);
         for (const uint32_t r : c.worldRanks) {
-            if (r >= n || (*all)[r * width + comm] != (*all)[c.worldRanks[0] * width + comm]) {
+            const uint32_t first = c.worldRanks[0];
+            if (r >= n || first >= n || (*all)[r * width + comm] != (*all)[first * width + comm] ||
+                (*all)[r * width + comms + comm] != (*all)[first * width + comms + comm]) {
                 return false;
             }
             member[r] = true;
@@ -148,14 +164,21 @@ public:
     ClockCorrection(const trace::Definitions& definitions, trace::EventStream& events,
                     Transport& transport, const ClockCorrectionOptions& options)
         : m_defs(definitions), m_events(events), m_transport(transport), m_self(transport.rank()),
-          m_maxSlope(options.maxSlope) {
+          m_maxSlope(options.maxSlope), m_estimate(options.estimateLatency) {
         // Whole ticks, rounded up: mu is a lower bound.
         m_latency = static_cast<int64_t>(
             std::ceil(options.minLatency * static_cast<double>(definitions.clock.ticksPerSecond)));
         m_latency = std::max<int64_t>(m_latency, 0);
+        m_pairLatency.assign(transport.size(), m_latency);
+        m_collectiveLatency = m_latency;
     }
 
     Result<Diagnostics> run() {
+        if (m_estimate) {
+            if (Status status = estimateLatency(); !status) {
+                return status.error();
+            }
+        }
         if (Status status = forward(); !status) {
             return status.error();
         }
@@ -197,6 +220,117 @@ private:
         largest = std::max(largest, ns);
     }
 
+    // --- 0. latency estimate ----------------------------------------------------------------
+
+    // The latest enter binding the exit of this rank's collective `c` among `enters` (in
+    // communicator rank order), or the least int64 when none binds it.
+    int64_t latestBindingEnter(const trace::CollectiveRecord& c,
+                               const std::vector<double>& enters) const {
+        int64_t latest = std::numeric_limits<int64_t>::min();
+        const uint32_t me = commRankOf(m_defs, c.comm, m_self);
+        for (uint32_t member = 0; exitIsBound(c) && member < enters.size(); ++member) {
+            if (enterBindsExit(c.op, member, me, c.root)) {
+                latest = std::max(latest, static_cast<int64_t>(enters[member]));
+            }
+        }
+        return latest;
+    }
+
+    // The least latencies as the trace shows them (see ClockCorrectionOptions), with the
+    // original times: one bulk exchange of every send's and collective enter's time.
+    Status estimateLatency() {
+        int64_t enter = 0;
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (kind == EventKind::Enter || kind == EventKind::MpiCollectiveBegin) {
+                enter = relative(i);
+            } else if (isSend(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                const double t = static_cast<double>(relative(i));
+                if (Status s = m_transport.send(m.comm, m.partner, m.tag, ReplayRecord{t, t}); !s) {
+                    return s;
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
+                    if (Status s =
+                            m_transport.contribute(c.comm, std::array{static_cast<double>(enter)});
+                        !s) {
+                        return s;
+                    }
+                }
+            }
+        }
+        if (Status s = m_transport.exchange(); !s) {
+            return s;
+        }
+        constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+        std::vector<int64_t> pairGap(m_transport.size(), kNone);
+        int64_t collectiveGap = kNone;
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (isReceive(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                auto send = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!send) {
+                    return send.error();
+                }
+                const int64_t gap = relative(i) - static_cast<int64_t>(send->enter);
+                const uint32_t source = worldRankOf(m_defs, m.comm, m.partner, m_self);
+                if (gap >= 0 && source < pairGap.size()) {
+                    pairGap[source] = std::min(pairGap[source], gap);
+                }
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
+                    continue;
+                }
+                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
+                    return s;
+                }
+                const int64_t latest = latestBindingEnter(c, m_exits);
+                if (latest != std::numeric_limits<int64_t>::min() && relative(i) >= latest) {
+                    collectiveGap = std::min(collectiveGap, relative(i) - latest);
+                }
+            }
+        }
+        // Pairs without a message that keeps the clock condition take the smallest gap of all.
+        int64_t smallest = kNone;
+        for (const int64_t gap : pairGap) {
+            smallest = std::min(smallest, gap);
+        }
+        auto all = m_transport.allGather(
+            kWorldComm, {static_cast<double>(smallest), static_cast<double>(collectiveGap)});
+        if (!all) {
+            return all.error();
+        }
+        double anyPair = static_cast<double>(kNone);
+        double anyCollective = static_cast<double>(kNone);
+        for (size_t r = 0; r + 1 < all->size(); r += 2) {
+            anyPair = std::min(anyPair, (*all)[r]);
+            anyCollective = std::min(anyCollective, (*all)[r + 1]);
+        }
+        const auto capped = [this](double gap) {
+            return gap < static_cast<double>(m_latency) ? static_cast<int64_t>(gap) : m_latency;
+        };
+        int64_t least = capped(anyCollective);
+        m_collectiveLatency = least;
+        for (size_t source = 0; source < pairGap.size(); ++source) {
+            m_pairLatency[source] =
+                capped(pairGap[source] != kNone ? static_cast<double>(pairGap[source]) : anyPair);
+            least = std::min(least, m_pairLatency[source]);
+        }
+        m_counters["clock_correction_min_latency_ns"] = static_cast<uint64_t>(std::llround(
+            1e9 * static_cast<double>(least) / static_cast<double>(m_defs.clock.ticksPerSecond)));
+        return Status::success();
+    }
+
+    // The least latency of a message to this rank from communicator rank `partner` of `comm`.
+    int64_t pairLatency(uint32_t comm, uint32_t partner) const {
+        const uint32_t source = worldRankOf(m_defs, comm, partner, m_self);
+        return source < m_pairLatency.size() ? m_pairLatency[source] : m_latency;
+    }
+
     // --- 1. forward -------------------------------------------------------------------------
 
     Status forward() {
@@ -227,7 +361,8 @@ private:
                                  ": empty clock payload from communicator rank " +
                                  std::to_string(m.partner));
                 }
-                const int64_t bound = static_cast<int64_t>(m_arrived[0]) + m_latency;
+                const int64_t bound =
+                    static_cast<int64_t>(m_arrived[0]) + pairLatency(m.comm, m.partner);
                 if (t < bound) {
                     jump(event, t, bound - t, "clock_corrected_p2p");
                     shift += bound - t;
@@ -241,17 +376,12 @@ private:
                     if (!enters) {
                         return enters.error();
                     }
-                    const uint32_t me = commRankOf(m_defs, c.comm, m_self);
-                    int64_t latest = std::numeric_limits<int64_t>::min();
-                    for (uint32_t member = 0; member < enters->size(); ++member) {
-                        if (enterBindsExit(c.op, member, me, c.root)) {
-                            latest = std::max(latest, static_cast<int64_t>((*enters)[member]));
-                        }
-                    }
-                    if (latest != std::numeric_limits<int64_t>::min() && t < latest + m_latency) {
-                        jump(event, t, latest + m_latency - t, "clock_corrected_collective");
-                        shift += latest + m_latency - t;
-                        t = latest + m_latency;
+                    const int64_t latest = latestBindingEnter(c, *enters);
+                    const int64_t mu = m_collectiveLatency;
+                    if (latest != std::numeric_limits<int64_t>::min() && t < latest + mu) {
+                        jump(event, t, latest + mu - t, "clock_corrected_collective");
+                        shift += latest + mu - t;
+                        t = latest + mu;
                     }
                 }
             }
@@ -268,17 +398,19 @@ private:
         for (size_t i = 0; i < m_events.size(); ++i) {
             const EventKind kind = m_events.kind(i);
             if (isReceive(kind)) {
+                // The latest time its send may move to: the receive minus the pair's latency.
                 const trace::MessageRecord& m = m_events.message(i);
-                const double t = static_cast<double>(relative(i));
+                const double t = static_cast<double>(relative(i) - pairLatency(m.comm, m.partner));
                 if (Status s = m_transport.send(m.comm, m.partner, m.tag, ReplayRecord{t, t}); !s) {
                     return s;
                 }
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = m_events.collective(i);
                 if (!isSelf(m_defs, c.comm) && synchronizes(c.op)) {
-                    if (Status s = m_transport.contribute(
-                            c.comm, std::array{static_cast<double>(relative(i))});
-                        !s) {
+                    // An exit that no enter binds limits no one.
+                    const double exit = exitIsBound(c) ? static_cast<double>(relative(i))
+                                                       : std::numeric_limits<double>::infinity();
+                    if (Status s = m_transport.contribute(c.comm, std::array{exit}); !s) {
                         return s;
                     }
                 }
@@ -287,7 +419,7 @@ private:
         if (Status s = m_transport.exchange(); !s) {
             return s;
         }
-        const double latency = static_cast<double>(m_latency);
+        const double latency = static_cast<double>(m_collectiveLatency);
         size_t collective = 0;
         for (size_t i = 0; i < m_events.size(); ++i) {
             const EventKind kind = m_events.kind(i);
@@ -297,7 +429,7 @@ private:
                 if (!receive) {
                     return receive.error();
                 }
-                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter - latency});
+                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter});
             } else if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = m_events.collective(i);
                 if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
@@ -399,7 +531,10 @@ private:
     Transport& m_transport;
     uint32_t m_self;
     double m_maxSlope;
-    int64_t m_latency = 0;
+    bool m_estimate;
+    int64_t m_latency = 0;              ///< the given least latency (ticks)
+    std::vector<int64_t> m_pairLatency; ///< per world source rank, for its messages here
+    int64_t m_collectiveLatency = 0;    ///< for collective exits
     std::vector<Jump> m_jumps;
     std::vector<uint32_t> m_collectiveEnters; ///< enter event of each exchanged collective
     std::vector<Limit> m_limits;              ///< by event index

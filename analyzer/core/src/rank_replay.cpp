@@ -28,6 +28,7 @@
 #include "collective_shape.h"
 #include "critical_path.h"
 #include "delay_analysis.h"
+#include "exchange_signature.h"
 #include "late_sender.h"
 #include "operation_profile.h"
 #include "pattern_sink.h"
@@ -317,14 +318,23 @@ private:
         const uint32_t n = m_transport.size();
         // Per peer: [messages sent to it, checksum of their comm/tag] and the same for receives.
         std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
-        std::vector<double> collectives(m_defs.communicators.size(), 0.0);
+        // Per communicator: the number of collectives, then (after all counts) the chained
+        // checksum of what the passes read of them (collectiveSignature()).
+        const size_t comms = m_defs.communicators.size();
+        std::vector<double> collectives(2 * comms, 0.0);
+        std::vector<uint64_t> signatures(comms, 0);
         uint64_t badPartners = 0;
         for (const Operation& op : m_operations) {
             const EventKind kind = m_events.kind(op.event);
             if (kind == EventKind::MpiCollectiveEnd) {
-                const uint32_t comm = m_events.collective(op.event).comm;
-                if (comm < collectives.size()) {
-                    collectives[comm] += 1;
+                const trace::CollectiveRecord& c = m_events.collective(op.event);
+                if (c.comm < comms) {
+                    collectives[c.comm] += 1;
+                    const RegionClass cls = classOf(regionOfSpan(op));
+                    const uint32_t call = cls == RegionClass::MpiInit       ? 1
+                                          : cls == RegionClass::MpiFinalize ? 2
+                                                                            : 0;
+                    signatures[c.comm] = collectiveSignature(signatures[c.comm], c, call);
                 }
                 continue;
             }
@@ -334,12 +344,14 @@ private:
                 ++badPartners;
                 continue;
             }
-            const uint64_t signature =
-                (static_cast<uint64_t>(m.comm) * 1000003u + m.tag) & 0xFFFFFFu;
             auto& table =
                 (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) ? sent : received;
             table[2 * peer] += 1;
-            table[2 * peer + 1] += signature;
+            table[2 * peer + 1] =
+                (table[2 * peer + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
+        }
+        for (size_t comm = 0; comm < comms; ++comm) {
+            collectives[comms + comm] = static_cast<double>(signatures[comm]);
         }
         auto incoming = m_transport.allToAll(sent);
         if (!incoming) {
@@ -374,7 +386,7 @@ private:
             return all.error();
         }
         const size_t width = mine.size();
-        const size_t p = collectives.size();
+        const size_t p = collectives.size(); // where the problems start
         for (uint32_t r = 0; r < n; ++r) {
             const double* found = &(*all)[r * width + p];
             const auto peer = static_cast<uint64_t>(found[1]);
@@ -418,6 +430,12 @@ private:
                                  std::to_string(static_cast<uint64_t>(a)) +
                                  " collectives but rank " + std::to_string(member) + " in " +
                                  std::to_string(static_cast<uint64_t>(b)));
+                }
+                if ((*all)[first * width + comms + comm] != (*all)[member * width + comms + comm]) {
+                    return Error("communicator " + std::to_string(comm) +
+                                 ": the collectives of rank " + std::to_string(first) +
+                                 " and rank " + std::to_string(member) +
+                                 " differ in operation, root or MPI call");
                 }
             }
             for (uint32_t r = 0; r < n; ++r) {
@@ -529,7 +547,7 @@ private:
         CollectiveView view{span, &m_collected, commRankOf(c.comm), c.root,
                             m_pathCollectives ? PathCollectives::kWidth : 2};
         // Timestamps that put the end of a collective before an enter it waits for.
-        if (exitPrecedesBindingEnter(c.op, view)) {
+        if (exitPrecedesBindingEnter(c, view)) {
             m_sink.diagnose("clock_violations_collective");
         }
         const RegionClass cls = classOf(regionOfSpan(op));
@@ -685,8 +703,10 @@ Result<RankResult> replayRank(const trace::Definitions& definitions,
         // Take part in the check's exchanges, so the others find the missing messages and
         // stop there instead of waiting forever.
         auto sent = transport.allToAll(std::vector<uint64_t>(2 * transport.size(), 0));
-        std::vector<double> mine(definitions.communicators.size() + 4, 0.0);
-        mine[definitions.communicators.size()] = 4; // "no events": every rank refuses
+        // The layout of checkConsistency()'s: counts and checksums per communicator, then the
+        // problem.
+        std::vector<double> mine(2 * definitions.communicators.size() + 4, 0.0);
+        mine[2 * definitions.communicators.size()] = 4; // "no events": every rank refuses
         auto all = transport.allGather(kWorldComm, mine);
         (void)sent;
         (void)all;

@@ -20,6 +20,13 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
                                   std::vector<std::optional<Error>> errors,
                                   const ReplayOptions& options, const std::string& anchorFile) {
     const auto ranks = static_cast<uint32_t>(streams.size());
+    // A rank that could not be read fails the whole analysis with its own error (naming the
+    // file and the cause): replaying the others would only add their refusals.
+    for (const auto& error : errors) {
+        if (error) {
+            return *error;
+        }
+    }
     InProcessWorld world(definitions, ranks);
     std::vector<std::optional<RankResult>> results(ranks);
     std::vector<std::thread> threads;
@@ -56,7 +63,7 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
     for (std::thread& thread : threads) {
         thread.join();
     }
-    // Reading errors come first: they explain the other ranks' refusals.
+    // The lowest rank's error.
     for (const auto& error : errors) {
         if (error) {
             return *error;

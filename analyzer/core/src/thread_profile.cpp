@@ -108,7 +108,7 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
         if (locations[k]->type != trace::LocationType::CpuThread) {
             continue;
         }
-        auto events = trace::readLocationEvents(anchorFile, *locations[k]);
+        auto events = trace::readLocationEvents(anchorFile, *locations[k], &definitions);
         if (!events) {
             result.warnings.push_back(events.error().message());
             ++result.diagnostics["unreadable_thread_locations"];

@@ -3,6 +3,7 @@
 #include "waitscope/analysis/mpi_transport.h"
 
 #include "polite_wait.h"
+#include "stall_watch.h"
 
 #include <algorithm>
 #include <bit>
@@ -41,6 +42,43 @@ void MpiTransport::Outbox::push(double enter, double exit, double info, size_t w
     ++count;
 }
 
+MpiTransport::MpiTransport() = default;
+
+Status MpiTransport::complete(std::span<MPI_Request> requests, const WaitTarget& target,
+                              const char* failure) {
+    int done = 0;
+    int code =
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (code == MPI_SUCCESS && done) {
+        return Status::success(); // the common case: no wait to watch
+    }
+    m_watch->begin(target);
+    for (Backoff backoff; code == MPI_SUCCESS && !done;) {
+        if (Status watched = m_watch->poll(m_totalSent, m_totalReceived, m_calls); !watched) {
+            m_watch->end();
+            return watched;
+        }
+        backoff.pause();
+        code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                           MPI_STATUSES_IGNORE);
+    }
+    m_watch->end();
+    return code == MPI_SUCCESS ? Status::success() : mpiError(m_rank, failure, code);
+}
+
+WaitTarget MpiTransport::collectiveCall(uint32_t channel, const char* label) {
+    WaitTarget target;
+    target.kind = WaitTarget::Kind::Collective;
+    target.channel = channel;
+    target.sequence = m_calls[channel]++;
+    target.label = label;
+    return target;
+}
+
+void MpiTransport::abandon() {
+    m_watch->abandon();
+}
+
 Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definitions& definitions) {
     std::unique_ptr<MpiTransport> t(new MpiTransport());
     int rank = 0, size = 0;
@@ -71,6 +109,23 @@ Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definiti
         }
         t->m_mirrors.push_back(mirror);
     }
+    // Channels of the watch: the mirrors, then the world and the message-driven traffic.
+    std::vector<std::vector<uint32_t>> channels;
+    for (size_t c = 0; c < t->m_mirrors.size(); ++c) {
+        channels.push_back(t->m_mirrors[c] == MPI_COMM_NULL && definitions.communicators[c].isSelf
+                               ? std::vector<uint32_t>{}
+                               : definitions.communicators[c].worldRanks);
+    }
+    std::vector<uint32_t> all(t->m_size);
+    for (uint32_t r = 0; r < t->m_size; ++r) {
+        all[r] = r;
+    }
+    channels.push_back(all);
+    channels.push_back(all);
+    t->m_calls.assign(channels.size(), 0);
+    t->m_watch = std::make_unique<StallWatch>(MPI_COMM_WORLD, std::move(channels));
+    t->m_totalSent.assign(t->m_size, 0);
+    t->m_totalReceived.assign(t->m_size, 0);
     return t;
 }
 
@@ -192,11 +247,16 @@ Status MpiTransport::exchangeRecords() {
         sendCounts[r] = m_outbox[r].count;
     }
     MPI_Request counted = MPI_REQUEST_NULL;
-    int code = waitPolitely(MPI_Ialltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(),
-                                          1, MPI_UINT64_T, m_world, &counted),
-                            counted);
+    int code = MPI_Ialltoall(sendCounts.data(), 1, MPI_UINT64_T, receiveCounts.data(), 1,
+                             MPI_UINT64_T, m_world, &counted);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay exchange failed", code);
+    }
+    if (Status s = complete(std::span<MPI_Request>(&counted, 1),
+                            collectiveCall(worldChannel(), "the replay exchange's counts"),
+                            "replay exchange failed");
+        !s) {
+        return s;
     }
     std::vector<uint64_t> receiveOffsets(n + 1, 0);
     for (int r = 0; r < n; ++r) {
@@ -245,9 +305,12 @@ Status MpiTransport::exchangeRecords() {
             done += chunk.size() / w;
         }
     }
-    code = waitPolitely(requests);
-    if (code != MPI_SUCCESS) {
-        return mpiError(m_rank, "replay exchange failed", code);
+    // Every rank posts its part of this step once it knows the counts: a collective step.
+    if (Status s =
+            complete(requests, collectiveCall(worldChannel(), "the replay exchange's records"),
+                     "replay exchange failed");
+        !s) {
+        return s;
     }
     for (Outbox& box : m_outbox) {
         box = Outbox();
@@ -312,11 +375,16 @@ Status MpiTransport::exchangeCollectives() {
         std::vector<double> all(mine.size() * static_cast<size_t>(members));
         const int count = static_cast<int>(mine.size());
         MPI_Request gathered = MPI_REQUEST_NULL;
-        int code = waitPolitely(MPI_Iallgather(mine.data(), count, MPI_DOUBLE, all.data(), count,
-                                               MPI_DOUBLE, m_mirrors[comm], &gathered),
-                                gathered);
+        const int code = MPI_Iallgather(mine.data(), count, MPI_DOUBLE, all.data(), count,
+                                        MPI_DOUBLE, m_mirrors[comm], &gathered);
         if (code != MPI_SUCCESS) {
             return mpiError(m_rank, "replay collective exchange failed", code);
+        }
+        if (Status s = complete(std::span<MPI_Request>(&gathered, 1),
+                                collectiveCall(comm, "the replay's collective exchange"),
+                                "replay collective exchange failed");
+            !s) {
+            return s;
         }
         // Kept as gathered; collected() cuts out one collective at a time.
         m_gathered[comm] =
@@ -385,11 +453,16 @@ Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,
     std::vector<double> all(values.size() * static_cast<size_t>(members));
     const int count = static_cast<int>(values.size());
     MPI_Request gathered = MPI_REQUEST_NULL;
-    int code = waitPolitely(MPI_Iallgather(values.data(), count, MPI_DOUBLE, all.data(), count,
-                                           MPI_DOUBLE, *target, &gathered),
-                            gathered);
+    const int code = MPI_Iallgather(values.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE,
+                                    *target, &gathered);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay allgather failed", code);
+    }
+    if (Status s = complete(std::span<MPI_Request>(&gathered, 1),
+                            collectiveCall(channelOf(comm), "an allgather of the replay"),
+                            "replay allgather failed");
+        !s) {
+        return s.error();
     }
     return all;
 }
@@ -402,11 +475,16 @@ Result<std::vector<uint64_t>> MpiTransport::allToAll(const std::vector<uint64_t>
     const int block = static_cast<int>(perRank.size() / m_size);
     std::vector<uint64_t> result(perRank.size());
     MPI_Request exchanged = MPI_REQUEST_NULL;
-    int code = waitPolitely(MPI_Ialltoall(perRank.data(), block, MPI_UINT64_T, result.data(), block,
-                                          MPI_UINT64_T, m_world, &exchanged),
-                            exchanged);
+    const int code = MPI_Ialltoall(perRank.data(), block, MPI_UINT64_T, result.data(), block,
+                                   MPI_UINT64_T, m_world, &exchanged);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay all-to-all failed", code);
+    }
+    if (Status s = complete(std::span<MPI_Request>(&exchanged, 1),
+                            collectiveCall(worldChannel(), "an all-to-all of the replay"),
+                            "replay all-to-all failed");
+        !s) {
+        return s.error();
     }
     return result;
 }
@@ -450,6 +528,7 @@ Status MpiTransport::sendBatch(uint32_t destination) {
         return mpiError(m_rank, "replay message failed", code);
     }
     ++m_batchesSent[destination];
+    ++m_totalSent[destination];
     reapSent();
     return Status::success();
 }
@@ -474,16 +553,22 @@ void MpiTransport::reapSent() {
     }
 }
 
-Status MpiTransport::receiveBatch() {
+Status MpiTransport::receiveBatch(const WaitTarget& target) {
     MPI_Status status;
-    // A probe that waits as Backoff does.
-    int code = MPI_SUCCESS;
-    Backoff backoff;
-    for (int found = 0; code == MPI_SUCCESS && !found;) {
-        code = MPI_Iprobe(MPI_ANY_SOURCE, kBatchTag, m_messages, &found, &status);
-        if (code == MPI_SUCCESS && !found) {
+    // A probe that waits as Backoff does, watched.
+    int found = 0;
+    int code = MPI_Iprobe(MPI_ANY_SOURCE, kBatchTag, m_messages, &found, &status);
+    if (code == MPI_SUCCESS && !found) {
+        m_watch->begin(target);
+        for (Backoff backoff; code == MPI_SUCCESS && !found;) {
+            if (Status watched = m_watch->poll(m_totalSent, m_totalReceived, m_calls); !watched) {
+                m_watch->end();
+                return watched;
+            }
             backoff.pause();
+            code = MPI_Iprobe(MPI_ANY_SOURCE, kBatchTag, m_messages, &found, &status);
         }
+        m_watch->end();
     }
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay message failed", code);
@@ -499,6 +584,7 @@ Status MpiTransport::receiveBatch() {
         return mpiError(m_rank, "replay message failed", code);
     }
     ++m_batchesReceived[static_cast<size_t>(source)];
+    ++m_totalReceived[static_cast<size_t>(source)];
     for (size_t k = 0; k + 3 <= batch.size();) {
         const auto comm = static_cast<uint32_t>(batch[k]);
         const auto tag = static_cast<uint32_t>(batch[k + 1]);
@@ -527,8 +613,14 @@ Status MpiTransport::await(uint32_t comm, uint32_t source, uint32_t tag,
         if (Status s = sendAllBatches(); !s) {
             return s;
         }
+        WaitTarget target;
+        target.kind = WaitTarget::Kind::Payload;
+        target.source = from;
+        target.comm = comm;
+        target.tag = tag;
+        target.label = "a message";
         while (!m_payloads.has(comm, from, tag)) {
-            if (Status s = receiveBatch(); !s) {
+            if (Status s = receiveBatch(target); !s) {
                 return s;
             }
         }
@@ -557,14 +649,25 @@ Status MpiTransport::finishPass() {
         return expected.error();
     }
     for (uint32_t source = 0; source < m_size; ++source) {
+        WaitTarget target;
+        target.kind = WaitTarget::Kind::Payload;
+        target.source = source;
+        target.label = "the last batches of a message-driven pass";
         while (m_batchesReceived[source] < (*expected)[source]) {
-            if (Status s = receiveBatch(); !s) {
+            if (Status s = receiveBatch(target); !s) {
                 return s;
             }
         }
     }
+    std::vector<MPI_Request> sends;
     for (SentBatch& batch : m_sent) {
-        waitPolitely(batch.request);
+        sends.push_back(batch.request);
+    }
+    if (Status s =
+            complete(sends, collectiveCall(messagesChannel(), "the sends of a message-driven pass"),
+                     "replay message failed");
+        !s) {
+        return s;
     }
     m_sent.clear();
     m_payloads = PayloadQueues();
@@ -572,11 +675,13 @@ Status MpiTransport::finishPass() {
     m_batchesReceived.assign(m_size, 0);
     // Nobody starts the next pass (and sends its batches) before all have drained this one.
     MPI_Request barrier = MPI_REQUEST_NULL;
-    int code = waitPolitely(MPI_Ibarrier(m_messages, &barrier), barrier);
+    const int code = MPI_Ibarrier(m_messages, &barrier);
     if (code != MPI_SUCCESS) {
         return mpiError(m_rank, "replay barrier failed", code);
     }
-    return Status::success();
+    return complete(std::span<MPI_Request>(&barrier, 1),
+                    collectiveCall(messagesChannel(), "the end of a message-driven pass"),
+                    "replay barrier failed");
 }
 
 } // namespace waitscope::analysis

@@ -66,6 +66,9 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         }
         auto counters = correctClocks(analysis.definitions, events ? &*events : nullptr,
                                       **transport, *options.correction);
+        if (!counters) {
+            (*transport)->abandon(); // the others' waits for this rank end
+        }
         // Every rank stops here together when one failed, before the replay's exchanges.
         if (anyFailed(!counters)) {
             transport.value().reset();
@@ -85,6 +88,9 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     }
     auto replayed = replayRank(analysis.definitions, events ? &*events : nullptr, **transport,
                                progress, releaseTimes, options);
+    if (!replayed) {
+        (*transport)->abandon(); // the others' waits for this rank end
+    }
     transport.value().reset(); // frees the mirrored communicators while every rank is here
     if (replayed) {
         for (const auto& [name, count] : corrected) {

@@ -2,7 +2,10 @@
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <otf2/otf2.h>
 
@@ -15,7 +18,28 @@ struct ReaderCloser {
 };
 using ReaderPtr = std::unique_ptr<OTF2_Reader, ReaderCloser>;
 
-template <class T> void putAt(std::vector<T>& table, uint64_t index, T value) {
+// The global definitions being read, and what bounds their references: a valid archive
+// numbers each kind of definition densely, so no reference reaches the number of definitions
+// it holds. A damaged one could otherwise make a table of billions of entries.
+struct GlobalReading {
+    Definitions defs;
+    uint64_t limit = 0;
+    std::string error; ///< the first reference beyond the limit
+};
+
+Definitions* defsOf(void* user) {
+    return &static_cast<GlobalReading*>(user)->defs;
+}
+
+template <class T> void putAt(void* user, std::vector<T>& table, uint64_t index, T value) {
+    auto* reading = static_cast<GlobalReading*>(user);
+    if (index >= reading->limit) {
+        if (reading->error.empty()) {
+            reading->error = "a definition numbered " + std::to_string(index) +
+                             " in an archive of " + std::to_string(reading->limit) + " definitions";
+        }
+        return;
+    }
     if (index >= table.size()) {
         table.resize(index + 1);
     }
@@ -88,7 +112,7 @@ std::string stringAt(const Definitions& defs, OTF2_StringRef ref) {
 // --- global definition callbacks -------------------------------------------------------------
 
 OTF2_CallbackCode onString(void* user, OTF2_StringRef self, const char* string) {
-    putAt(static_cast<Definitions*>(user)->strings, self, std::string(string));
+    putAt(user, defsOf(user)->strings, self, std::string(string));
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -96,7 +120,7 @@ OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name,
                            OTF2_StringRef canonicalName, OTF2_StringRef, OTF2_RegionRole role,
                            OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef sourceFile,
                            uint32_t beginLine, uint32_t endLine) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     Region region;
     region.name = stringAt(*defs, name);
     region.canonicalName = stringAt(*defs, canonicalName);
@@ -105,15 +129,15 @@ OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name,
     region.endLine = endLine;
     region.role = toRole(role);
     region.paradigm = toParadigm(paradigm);
-    putAt(defs->regions, self, std::move(region));
+    putAt(user, defs->regions, self, std::move(region));
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onLocationGroup(void* user, OTF2_LocationGroupRef self, OTF2_StringRef name,
                                   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
                                   OTF2_LocationGroupRef) {
-    auto* defs = static_cast<Definitions*>(user);
-    putAt(defs->locationGroups, self,
+    auto* defs = defsOf(user);
+    putAt(user, defs->locationGroups, self,
           LocationGroup{stringAt(*defs, name), type == OTF2_LOCATION_GROUP_TYPE_PROCESS,
                         parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? kUndefined : parent});
     return OTF2_CALLBACK_SUCCESS;
@@ -121,8 +145,8 @@ OTF2_CallbackCode onLocationGroup(void* user, OTF2_LocationGroupRef self, OTF2_S
 
 OTF2_CallbackCode onSystemTreeNode(void* user, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
                                    OTF2_StringRef className, OTF2_SystemTreeNodeRef parent) {
-    auto* defs = static_cast<Definitions*>(user);
-    putAt(defs->systemTreeNodes, self,
+    auto* defs = defsOf(user);
+    putAt(user, defs->systemTreeNodes, self,
           SystemTreeNode{stringAt(*defs, name), stringAt(*defs, className),
                          parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? kUndefined : parent});
     return OTF2_CALLBACK_SUCCESS;
@@ -143,7 +167,7 @@ LocationType toLocationType(OTF2_LocationType type) {
 
 OTF2_CallbackCode onLocation(void* user, OTF2_LocationRef self, OTF2_StringRef name,
                              OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     defs->locations.push_back(
         Location{self, stringAt(*defs, name), group, events, toLocationType(type)});
     return OTF2_CALLBACK_SUCCESS;
@@ -152,7 +176,7 @@ OTF2_CallbackCode onLocation(void* user, OTF2_LocationRef self, OTF2_StringRef n
 OTF2_CallbackCode onGroup(void* user, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                           OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count,
                           const uint64_t* members) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     Group group;
     group.name = stringAt(*defs, name);
     group.paradigm = toParadigm(paradigm);
@@ -171,31 +195,31 @@ OTF2_CallbackCode onGroup(void* user, OTF2_GroupRef self, OTF2_StringRef name, O
         break;
     }
     group.members.assign(members, members + count);
-    putAt(defs->groups, self, std::move(group));
+    putAt(user, defs->groups, self, std::move(group));
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onComm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                          OTF2_CommRef parent, OTF2_CommFlag) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     Communicator comm;
     comm.name = stringAt(*defs, name);
     comm.group = group;
     comm.parent = parent;
-    putAt(defs->communicators, self, std::move(comm));
+    putAt(user, defs->communicators, self, std::move(comm));
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onClock(void* user, uint64_t resolution, uint64_t offset, uint64_t length,
                           uint64_t) {
-    auto* defs = static_cast<Definitions*>(user);
+    auto* defs = defsOf(user);
     defs->clock = ClockProperties{resolution == 0 ? 1 : resolution, offset, length};
     return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode onCallingContext(void* user, OTF2_CallingContextRef self, OTF2_RegionRef region,
                                    OTF2_SourceCodeLocationRef, OTF2_CallingContextRef parent) {
-    putAt(static_cast<Definitions*>(user)->callingContexts, self, CallingContext{region, parent});
+    putAt(user, defsOf(user)->callingContexts, self, CallingContext{region, parent});
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -248,9 +272,93 @@ Status resolveCommunicators(Definitions& defs, const std::string& file) {
 
 // --- event callbacks ------------------------------------------------------------------------
 
+// One kind of reference (region, communicator, ...) as a rank's local definitions map it to the
+// global definitions. libotf2 passes an id that its table lacks through unchanged, which turns
+// a damaged or missing table into wrong but plausible ids; the reader maps itself instead and
+// refuses what does not resolve.
+class LocalMapping {
+public:
+    /// Records one pair of a mapping table (local definitions).
+    void add(uint64_t local, uint64_t global) {
+        m_present = true;
+        if (local < kDenseLimit) {
+            if (local >= m_dense.size()) {
+                m_dense.resize(local + 1, kUnmapped);
+            }
+            m_dense[local] = global;
+        } else {
+            m_sparse[local] = global;
+        }
+    }
+    /// The global id of `local`, or kUnmapped when a table exists and lacks it; without a table
+    /// the local ids are the global ones. The result must still be checked against the global
+    /// definitions.
+    uint64_t map(uint64_t local) const {
+        if (!m_present) {
+            return local;
+        }
+        if (local < m_dense.size()) {
+            return m_dense[local];
+        }
+        const auto it = m_sparse.find(local);
+        return it == m_sparse.end() ? kUnmapped : it->second;
+    }
+    static constexpr uint64_t kUnmapped = ~uint64_t{0};
+
+private:
+    static constexpr uint64_t kDenseLimit = uint64_t{1} << 22;
+    bool m_present = false;
+    std::vector<uint64_t> m_dense;
+    std::map<uint64_t, uint64_t> m_sparse;
+};
+
+// The mapping tables of one location's local definitions, for the references the reader keeps.
+struct LocalMappings {
+    LocalMapping strings, regions, comms, contexts;
+    LocalMapping* of(OTF2_MappingType type) {
+        switch (type) {
+        case OTF2_MAPPING_STRING:
+            return &strings;
+        case OTF2_MAPPING_REGION:
+            return &regions;
+        case OTF2_MAPPING_COMM:
+            return &comms;
+        case OTF2_MAPPING_CALLING_CONTEXT:
+            return &contexts;
+        default:
+            return nullptr;
+        }
+    }
+};
+
+OTF2_CallbackCode onMappingTable(void* user, OTF2_MappingType type, const OTF2_IdMap* idMap) {
+    LocalMapping* mapping = static_cast<LocalMappings*>(user)->of(type);
+    if (mapping != nullptr) {
+        OTF2_IdMap_Traverse(
+            idMap,
+            [](uint64_t local, uint64_t global, void* data) {
+                static_cast<LocalMapping*>(data)->add(local, global);
+            },
+            mapping);
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 struct EventSink {
     EventStream* stream = nullptr;
     uint64_t lastTime = 0;
+    const LocalMappings* mappings = nullptr;
+    /// Sizes of the global tables the references must fall into (0: not checked).
+    uint64_t regionCount = 0, commCount = 0, contextCount = 0, stringCount = 0;
+    /// The first reference that did not resolve: what it named, as text, and its event.
+    std::string unresolved;
+    uint64_t unresolvedCount = 0;
+    /// With the global regions: the regions entered and not left, innermost last, and the
+    /// first communication event whose MPI call has a role that contradicts it.
+    const std::vector<Region>* regions = nullptr;
+    std::vector<uint32_t> stack;
+    std::string misplaced;
+    uint64_t misplacedCount = 0;
 
     void add(EventKind kind, uint64_t time, uint32_t ref) {
         check(time);
@@ -262,6 +370,115 @@ struct EventSink {
         }
         lastTime = time;
     }
+    // The global id of local `ref` of `mapping`, checked against `count` global definitions;
+    // one that does not resolve is remembered and kept as it came.
+    uint32_t resolve(const LocalMapping& mapping, uint64_t count, uint32_t ref, const char* what) {
+        const uint64_t global = mapping.map(ref);
+        if (global != LocalMapping::kUnmapped && (count == 0 || global < count)) {
+            return static_cast<uint32_t>(global);
+        }
+        if (unresolvedCount++ == 0) {
+            unresolved = "event " + std::to_string(stream->size()) + " names " + what + " " +
+                         std::to_string(ref) +
+                         (global == LocalMapping::kUnmapped
+                              ? std::string(", which its mapping table lacks")
+                              : ", mapped to " + std::to_string(global) +
+                                    ", which the global definitions do not define");
+        }
+        return ref;
+    }
+    uint32_t region(uint32_t ref) { return resolve(mappings->regions, regionCount, ref, "region"); }
+    void enter(uint32_t region) { stack.push_back(region); }
+    void leave() {
+        if (!stack.empty()) {
+            stack.pop_back();
+        }
+    }
+    // Whether the innermost entered region is a user's or compiler-instrumented function: no
+    // MPI call, whatever its role.
+    bool innermostIsUserCode() const {
+        if (regions == nullptr || stack.empty() || stack.back() >= regions->size()) {
+            return false;
+        }
+        const Paradigm paradigm = (*regions)[stack.back()].paradigm;
+        return paradigm == Paradigm::User || paradigm == Paradigm::Compiler;
+    }
+    // The role of the innermost entered region, or Unknown.
+    RegionRole innermostRole() const {
+        if (regions == nullptr || stack.empty() || stack.back() >= regions->size()) {
+            return RegionRole::Unknown;
+        }
+        return (*regions)[stack.back()].role;
+    }
+    void misplacedEvent(const std::string& what) {
+        if (misplacedCount++ == 0) {
+            misplaced = "event " + std::to_string(stream->size()) + " is " + what +
+                        " inside region " + std::to_string(stack.back()) + " (" +
+                        (*regions)[stack.back()].name + ")";
+        }
+    }
+    // A message inside a collective MPI call or a user's function: the region mapping does not
+    // fit the events.
+    void checkMessage() {
+        if (isCollectiveRole(innermostRole()) || innermostIsUserCode()) {
+            misplacedEvent("a point-to-point message");
+        }
+    }
+    // A collective whose operation contradicts the role of its MPI call (an MPI_Barrier
+    // recorded inside MPI_Alltoallw).
+    void checkCollective(OTF2_CollectiveOp op) {
+        const RegionRole role = innermostRole();
+        const RegionRole expected = roleOf(op);
+        if ((isCollectiveRole(role) && expected != RegionRole::Unknown && role != expected) ||
+            innermostIsUserCode()) {
+            misplacedEvent("collective operation " + std::to_string(op));
+        }
+    }
+    static bool isCollectiveRole(RegionRole role) {
+        return role == RegionRole::Barrier || role == RegionRole::CollectiveOneToAll ||
+               role == RegionRole::CollectiveAllToOne || role == RegionRole::CollectiveAllToAll;
+    }
+    // The role of the MPI call that performs `op`, Unknown where calls of several roles may.
+    static RegionRole roleOf(OTF2_CollectiveOp op) {
+        switch (op) {
+        case OTF2_COLLECTIVE_OP_BARRIER:
+            return RegionRole::Barrier;
+        case OTF2_COLLECTIVE_OP_BCAST:
+        case OTF2_COLLECTIVE_OP_SCATTER:
+        case OTF2_COLLECTIVE_OP_SCATTERV:
+            return RegionRole::CollectiveOneToAll;
+        case OTF2_COLLECTIVE_OP_GATHER:
+        case OTF2_COLLECTIVE_OP_GATHERV:
+        case OTF2_COLLECTIVE_OP_REDUCE:
+            return RegionRole::CollectiveAllToOne;
+        case OTF2_COLLECTIVE_OP_ALLGATHER:
+        case OTF2_COLLECTIVE_OP_ALLGATHERV:
+        case OTF2_COLLECTIVE_OP_ALLTOALL:
+        case OTF2_COLLECTIVE_OP_ALLTOALLV:
+        case OTF2_COLLECTIVE_OP_ALLTOALLW:
+        case OTF2_COLLECTIVE_OP_ALLREDUCE:
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+            return RegionRole::CollectiveAllToAll;
+        default:
+            return RegionRole::Unknown;
+        }
+    }
+    uint32_t comm(uint32_t ref) { return resolve(mappings->comms, commCount, ref, "communicator"); }
+    uint32_t context(uint32_t ref) {
+        return resolve(mappings->contexts, contextCount, ref, "calling context");
+    }
+    // A program's name (ProgramBegin) passes through when the table lacks it, as libotf2 lets
+    // it: Score-P's string tables leave it out. It must name a global string all the same.
+    uint32_t string(uint32_t ref) {
+        if (ref == OTF2_UNDEFINED_STRING) {
+            return ref;
+        }
+        const uint64_t global = mappings->strings.map(ref);
+        return resolve(LocalMapping(), stringCount,
+                       static_cast<uint32_t>(global == LocalMapping::kUnmapped ? ref : global),
+                       "string");
+    }
 };
 
 EventSink& sink(void* user) {
@@ -270,38 +487,48 @@ EventSink& sink(void* user) {
 
 OTF2_CallbackCode evEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
-    sink(u).add(EventKind::Enter, t, region);
+    const uint32_t global = sink(u).region(region);
+    sink(u).enter(global);
+    sink(u).add(EventKind::Enter, t, global);
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, OTF2_RegionRef region) {
-    sink(u).add(EventKind::Leave, t, region);
+    sink(u).leave();
+    sink(u).add(EventKind::Leave, t, sink(u).region(region));
     return OTF2_CALLBACK_SUCCESS;
 }
 void addMessage(void* u, EventKind kind, uint64_t t, const MessageRecord& m) {
+    if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend || kind == EventKind::MpiRecv ||
+        kind == EventKind::MpiIrecv) {
+        sink(u).checkMessage();
+    }
     sink(u).check(t);
     sink(u).stream->appendMessage(kind, t, m);
 }
 OTF2_CallbackCode evSend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
                          uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-    addMessage(u, EventKind::MpiSend, t, MessageRecord{length, 0, receiver, comm, tag});
+    addMessage(u, EventKind::MpiSend, t,
+               MessageRecord{length, 0, receiver, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evIsend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
                           uint64_t length, uint64_t request) {
-    addMessage(u, EventKind::MpiIsend, t, MessageRecord{length, request, receiver, comm, tag});
+    addMessage(u, EventKind::MpiIsend, t,
+               MessageRecord{length, request, receiver, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evRecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*,
                          uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
-    addMessage(u, EventKind::MpiRecv, t, MessageRecord{length, 0, sender, comm, tag});
+    addMessage(u, EventKind::MpiRecv, t, MessageRecord{length, 0, sender, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evIrecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
                           uint64_t length, uint64_t request) {
-    addMessage(u, EventKind::MpiIrecv, t, MessageRecord{length, request, sender, comm, tag});
+    addMessage(u, EventKind::MpiIrecv, t,
+               MessageRecord{length, request, sender, sink(u).comm(comm), tag});
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evIsendComplete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -335,8 +562,9 @@ OTF2_CallbackCode evCollEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* 
     CollectiveRecord record;
     record.sent = sent;
     record.received = received;
-    record.comm = comm;
+    record.comm = sink(u).comm(comm);
     record.root = root;
+    sink(u).checkCollective(op);
     record.op = op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
                     ? static_cast<CollectiveOp>(op)
                     : CollectiveOp::Other;
@@ -347,7 +575,7 @@ OTF2_CallbackCode evCollEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* 
 OTF2_CallbackCode evProgramBegin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                  OTF2_AttributeList*, OTF2_StringRef name, uint32_t,
                                  const OTF2_StringRef*) {
-    sink(u).add(EventKind::ProgramBegin, t, name);
+    sink(u).add(EventKind::ProgramBegin, t, sink(u).string(name));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evProgramEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -357,18 +585,18 @@ OTF2_CallbackCode evProgramEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, voi
 }
 OTF2_CallbackCode evCcEnter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                             OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t) {
-    sink(u).add(EventKind::CallingContextEnter, t, context);
+    sink(u).add(EventKind::CallingContextEnter, t, sink(u).context(context));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evCcLeave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                             OTF2_AttributeList*, OTF2_CallingContextRef context) {
-    sink(u).add(EventKind::CallingContextLeave, t, context);
+    sink(u).add(EventKind::CallingContextLeave, t, sink(u).context(context));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evCcSample(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                              OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t,
                              OTF2_InterruptGeneratorRef) {
-    sink(u).add(EventKind::CallingContextSample, t, context);
+    sink(u).add(EventKind::CallingContextSample, t, sink(u).context(context));
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode evFlush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
@@ -397,7 +625,74 @@ Result<std::string> findAnchorFile(const std::string& path) {
     return Error(path + ": no such trace archive");
 }
 
+namespace {
+
+// libotf2 trusts the numbers of the anchor file before it checks them: a damaged chunk size
+// or property count makes it allocate (and walk) gigabytes for minutes. An anchor written by
+// libotf2 on a little-endian machine is 0x03 'B' "OTF2" 0, the anchor format, the trace
+// format, three version bytes, the event and definition chunk sizes (64-bit little-endian),
+// substrate, compression, the numbers of locations and global definitions (64-bit), three
+// strings (machine, creator, description) and, from anchor format 2, the number of properties
+// (32-bit) and the properties as pairs of strings. Those numbers are checked here; anchors of
+// another layout are left to libotf2.
+Status checkAnchorHeader(const std::string& anchorFile) {
+    std::ifstream in(anchorFile, std::ios::binary);
+    std::string bytes(1 << 20, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    if (bytes.size() < 46 || bytes.compare(0, 7,
+                                           std::string("\x03"
+                                                       "BOTF2\0",
+                                                       7)) != 0) {
+        return Status::success();
+    }
+    const auto number = [&bytes](size_t at, size_t width) {
+        uint64_t value = 0;
+        for (size_t b = width; b-- > 0;) {
+            value = value << 8 | static_cast<unsigned char>(bytes[at + b]);
+        }
+        return value;
+    };
+    const auto corrupt = [&anchorFile](const std::string& what) {
+        return Error(anchorFile + ": corrupt anchor file: " + what);
+    };
+    for (const size_t at : {size_t{12}, size_t{20}}) {
+        const uint64_t size = number(at, 8);
+        if (size < OTF2_CHUNK_SIZE_MIN || size > OTF2_CHUNK_SIZE_MAX) {
+            return corrupt("a chunk size of " + std::to_string(size) + " bytes (otf2 allows " +
+                           std::to_string(OTF2_CHUNK_SIZE_MIN) + " to " +
+                           std::to_string(OTF2_CHUNK_SIZE_MAX) + ")");
+        }
+    }
+    if (number(30, 8) > 0xFFFFFFFFull) {
+        return corrupt(std::to_string(number(30, 8)) + " locations");
+    }
+    const uint8_t anchorFormat = static_cast<uint8_t>(bytes[7]);
+    size_t at = 46;
+    for (int string = 0; string < 3; ++string) {
+        const size_t end = bytes.find('\0', at);
+        if (end == std::string::npos) {
+            return corrupt("a string without its end");
+        }
+        at = end + 1;
+    }
+    if (anchorFormat > 1 && at + 4 <= bytes.size()) {
+        // Each property takes at least two bytes (two empty strings).
+        const uint64_t properties = number(at, 4);
+        if (properties > (bytes.size() - at) / 2) {
+            return corrupt(std::to_string(properties) + " properties in " +
+                           std::to_string(bytes.size()) + " bytes");
+        }
+    }
+    return Status::success();
+}
+
+} // namespace
+
 Result<Definitions> readDefinitions(const std::string& anchorFile) {
+    if (Status status = checkAnchorHeader(anchorFile); !status) {
+        return status.error();
+    }
     ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
     if (!reader) {
         return Error(anchorFile + ": cannot open otf2 archive");
@@ -407,7 +702,9 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     if (defReader == nullptr) {
         return Error(anchorFile + ": cannot read global definitions");
     }
-    Definitions defs;
+    GlobalReading reading;
+    OTF2_Reader_GetNumberOfGlobalDefinitions(reader.get(), &reading.limit);
+    Definitions& defs = reading.defs;
     OTF2_GlobalDefReaderCallbacks* callbacks = OTF2_GlobalDefReaderCallbacks_New();
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, onString);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, onRegion);
@@ -418,23 +715,77 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, onComm);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, onClock);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(callbacks, onCallingContext);
-    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &defs);
+    OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &reading);
     OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
     if (OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), defReader, &read) != OTF2_SUCCESS) {
         return Error(anchorFile + ": global definitions are truncated or corrupt");
     }
+    if (!reading.error.empty()) {
+        return Error(anchorFile + ": global definitions are corrupt: " + reading.error);
+    }
     if (Status status = resolveCommunicators(defs, anchorFile); !status) {
         return status.error();
     }
-    return defs;
+    return std::move(reading.defs);
 }
 
 namespace {
 
-// Reads the events of `location`; `where` starts every error message.
+// Whether the archive directory `dir` holds a local definition file other than `own`.
+bool hasOtherDefinitionFiles(const std::filesystem::path& dir, const std::filesystem::path& own) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() == ".def" && it->path().filename() != own.filename()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Reads the local definitions of `location` (mapping tables and clock offsets) into `mappings`;
+// libotf2 keeps the clock offsets for the event reader. A missing file is an error when other
+// locations have theirs (a writer that maps writes one per location), a damaged one always.
+Status readLocalDefinitions(OTF2_Reader* reader, const std::string& anchorFile,
+                            const Location& location, const std::string& where,
+                            LocalMappings& mappings) {
+    const std::filesystem::path dir = std::filesystem::path(anchorFile).replace_extension("");
+    const std::filesystem::path defFile = dir / (std::to_string(location.id) + ".def");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(defFile, ec)) {
+        if (hasOtherDefinitionFiles(dir, defFile)) {
+            return Error(where + ": local definitions " + defFile.string() +
+                         " are missing (the other locations have theirs)");
+        }
+        return Status::success();
+    }
+    if (OTF2_Reader_OpenDefFiles(reader) != OTF2_SUCCESS) {
+        return Error(where + ": cannot open the local definitions " + defFile.string());
+    }
+    OTF2_DefReader* localDefs = OTF2_Reader_GetDefReader(reader, location.id);
+    if (localDefs == nullptr) {
+        OTF2_Reader_CloseDefFiles(reader);
+        return Error(where + ": cannot open the local definitions " + defFile.string());
+    }
+    OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
+    OTF2_DefReaderCallbacks_SetMappingTableCallback(callbacks, onMappingTable);
+    OTF2_Reader_RegisterDefCallbacks(reader, localDefs, callbacks, &mappings);
+    OTF2_DefReaderCallbacks_Delete(callbacks);
+    uint64_t read = 0;
+    const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalDefinitions(reader, localDefs, &read);
+    OTF2_Reader_CloseDefReader(reader, localDefs);
+    OTF2_Reader_CloseDefFiles(reader);
+    if (code != OTF2_SUCCESS) {
+        return Error(where + ": local definitions " + defFile.string() +
+                     " are truncated or corrupt after definition " + std::to_string(read));
+    }
+    return Status::success();
+}
+
+// Reads the events of `location`; `where` starts every error message. With `defs`, every
+// reference must resolve to one of its definitions.
 Result<EventStream> readEvents(const std::string& anchorFile, const Location* location,
-                               const std::string& where) {
+                               const Definitions* defs, const std::string& where) {
     ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
     if (!reader) {
         return Error(anchorFile + ": cannot open otf2 archive");
@@ -448,25 +799,34 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
         return Error(where + ": event file " + evtFile.string() + " is missing");
     }
     OTF2_Reader_SelectLocation(reader.get(), location->id);
-    const bool haveDefFiles = OTF2_Reader_OpenDefFiles(reader.get()) == OTF2_SUCCESS;
-    OTF2_Reader_OpenEvtFiles(reader.get());
-    if (haveDefFiles) {
-        // Local definitions carry the mapping tables from local to global ids.
-        OTF2_DefReader* localDefs = OTF2_Reader_GetDefReader(reader.get(), location->id);
-        if (localDefs != nullptr) {
-            uint64_t read = 0;
-            OTF2_Reader_ReadAllLocalDefinitions(reader.get(), localDefs, &read);
-            OTF2_Reader_CloseDefReader(reader.get(), localDefs);
-        }
-        OTF2_Reader_CloseDefFiles(reader.get());
+    LocalMappings mappings;
+    if (Status status = readLocalDefinitions(reader.get(), anchorFile, *location, where, mappings);
+        !status) {
+        return status.error();
     }
+    OTF2_Reader_OpenEvtFiles(reader.get());
     OTF2_EvtReader* evtReader = OTF2_Reader_GetEvtReader(reader.get(), location->id);
     if (evtReader == nullptr) {
         return Error(where + ": cannot open the event stream");
     }
+    // The reader maps the references itself (LocalMapping); libotf2 still applies the clock
+    // offsets.
+    OTF2_EvtReader_ApplyMappingTables(evtReader, false);
     EventStream stream;
-    stream.reserve(location->announcedEvents);
-    EventSink eventSink{&stream, 0};
+    // Room for the announced events, but no more than the event file can hold (a record takes
+    // at least a byte): a damaged count must not reserve terabytes.
+    const uint64_t fileBytes = std::filesystem::file_size(evtFile, ec);
+    stream.reserve(std::min<uint64_t>(location->announcedEvents, ec ? 0 : fileBytes));
+    EventSink eventSink;
+    eventSink.stream = &stream;
+    eventSink.mappings = &mappings;
+    if (defs != nullptr) {
+        eventSink.regionCount = defs->regions.size();
+        eventSink.commCount = defs->communicators.size();
+        eventSink.contextCount = defs->callingContexts.size();
+        eventSink.stringCount = defs->strings.size();
+        eventSink.regions = &defs->regions;
+    }
     OTF2_EvtReaderCallbacks* callbacks = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(callbacks, evEnter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(callbacks, evLeave);
@@ -502,6 +862,19 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
         return Error(where + ": trace truncated after event " + std::to_string(read) + " of " +
                      std::to_string(location->announcedEvents));
     }
+    if (eventSink.unresolvedCount > 0) {
+        return Error(where + ": " + std::to_string(eventSink.unresolvedCount) +
+                     " event references do not resolve through the local definitions of " +
+                     evtFile.filename().replace_extension(".def").string() +
+                     " (damaged or missing?); the first: " + eventSink.unresolved);
+    }
+    if (eventSink.misplacedCount > 0) {
+        return Error(where + ": " + std::to_string(eventSink.misplacedCount) +
+                     " communication events sit in MPI calls of another kind (a damaged event "
+                     "file, or local definitions " +
+                     evtFile.filename().replace_extension(".def").string() +
+                     " of another location?); the first: " + eventSink.misplaced);
+    }
     stream.setSkippedEvents(read - stream.size());
     stream.shrink();
     return stream;
@@ -516,14 +889,15 @@ Result<EventStream> readRankEvents(const std::string& anchorFile, const Definiti
     if (location == nullptr) {
         return Error(where + ": no location defined for this rank");
     }
-    return readEvents(anchorFile, location, where);
+    return readEvents(anchorFile, location, &defs, where);
 }
 
-Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location) {
+Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location,
+                                       const Definitions* definitions) {
     const std::string where = anchorFile + ": rank " + std::to_string(location.group) +
                               ": location " + std::to_string(location.id) + " (" + location.name +
                               ")";
-    return readEvents(anchorFile, &location, where);
+    return readEvents(anchorFile, &location, definitions, where);
 }
 
 } // namespace waitscope::trace

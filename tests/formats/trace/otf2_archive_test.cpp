@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 using namespace waitscope::trace;
@@ -142,5 +143,66 @@ TEST_CASE("a truncated event file is refused naming the rank", "[otf2][bad-input
     REQUIRE_FALSE(events.ok());
     CHECK(events.error().message().rfind(anchor + ": rank 3: ", 0) == 0);
     CHECK(events.error().message().find("trunc") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("damaged or missing local definitions are refused naming the rank and the file",
+          "[otf2][bad-input]") {
+    const fs::path dir = copyArchive("late_sender", "local_definitions");
+    const std::string anchor = (dir / "traces.otf2").string();
+    const fs::path def = dir / "traces" / "1.def";
+    const fs::path saved = dir / "1.def.saved";
+    fs::copy_file(def, saved);
+    auto defs = readDefinitions(anchor);
+    REQUIRE(defs.ok());
+    // Truncated: libotf2 reports the damage on stderr only; the reader refuses the rank.
+    fs::resize_file(def, fs::file_size(def) / 2);
+    auto truncated = readRankEvents(anchor, *defs, 1);
+    REQUIRE_FALSE(truncated.ok());
+    CHECK(truncated.error().message().rfind(anchor + ": rank 1: local definitions " + def.string() +
+                                                " are truncated or corrupt",
+                                            0) == 0);
+    // Missing while the other ranks have theirs: its local ids would pass for global ones.
+    fs::remove(def);
+    auto missing = readRankEvents(anchor, *defs, 1);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message() == anchor + ": rank 1: local definitions " + def.string() +
+                                           " are missing (the other locations have theirs)");
+    CHECK(readRankEvents(anchor, *defs, 2).ok());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("an anchor file with a damaged chunk size is refused before libotf2 reads it",
+          "[otf2][bad-input]") {
+    const fs::path dir = copyArchive("late_sender", "anchor");
+    const std::string anchor = (dir / "traces.otf2").string();
+    // Byte 18 is in the event chunk size (64-bit little-endian at byte 12): 1 MiB becomes
+    // about 72 PB, which libotf2 would try to allocate.
+    {
+        std::fstream file(anchor, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp(18);
+        file.put(static_cast<char>(0xFF));
+    }
+    auto defs = readDefinitions(anchor);
+    REQUIRE_FALSE(defs.ok());
+    CHECK(defs.error().message().rfind(anchor + ": corrupt anchor file: a chunk size of ", 0) == 0);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("an anchor file whose strings run into its property count is refused",
+          "[otf2][bad-input]") {
+    const fs::path dir = copyArchive("late_sender", "anchor_properties");
+    const std::string anchor = (dir / "traces.otf2").string();
+    // Byte 46 ends the empty machine name; without it the strings shift and the property
+    // count read after them is text (libotf2 would allocate and walk gigabytes for it).
+    {
+        std::fstream file(anchor, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp(46);
+        file.put('\x01');
+    }
+    auto defs = readDefinitions(anchor);
+    REQUIRE_FALSE(defs.ok());
+    CHECK(defs.error().message().find(": corrupt anchor file: ") != std::string::npos);
+    CHECK(defs.error().message().find(" properties in ") != std::string::npos);
     fs::remove_all(dir);
 }

@@ -9,17 +9,23 @@
 #include <memory>
 #include <mpi.h>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 namespace waitscope::analysis {
 
+class StallWatch;
+struct WaitTarget;
+
 /// Mirrors every traced MPI communicator (same members, same rank order) with
 /// MPI_Comm_split. An exchange moves all queued records point to point, in chunks straight
 /// from where they were queued (records keep their traced communicator and tag and arrive in
 /// posting order, which reproduces the traced matching), and each communicator's collective
 /// contributions with one MPI_Allgather on its mirror. Collective over MPI_COMM_WORLD.
+/// Every wait is watched (StallWatch): when no rank can progress, or a rank abandon()ed the
+/// replay, the waits fail with a message naming the rank and what it waited for.
 class MpiTransport final : public Transport {
 public:
     /// Builds the mirrors; every rank must call it with the same definitions.
@@ -46,6 +52,9 @@ public:
                  std::vector<double>& payload) override;
     Result<std::vector<double>> awaitAll(uint32_t comm, const std::vector<double>& values) override;
     Status finishPass() override;
+    /// Tells the other ranks that this rank leaves the replay with an error, so that their
+    /// waits for it fail instead of lasting forever.
+    void abandon();
 
 private:
     /// Records queued for one destination, in fixed-size chunks that are sent as they are. On
@@ -68,7 +77,16 @@ private:
         uint32_t tail;
     };
 
-    MpiTransport() = default;
+    MpiTransport();
+    /// Completes `requests`, waiting politely and watching for a stall (StallWatch); fails
+    /// with `failure` and MPI's message when MPI fails.
+    Status complete(std::span<MPI_Request> requests, const WaitTarget& target, const char* failure);
+    /// The target of the next collective call on `channel` (a traced communicator's mirror,
+    /// worldChannel() or messagesChannel()).
+    WaitTarget collectiveCall(uint32_t channel, const char* label);
+    uint32_t channelOf(uint32_t comm) const { return comm == kWorldComm ? worldChannel() : comm; }
+    uint32_t worldChannel() const { return static_cast<uint32_t>(m_mirrors.size()); }
+    uint32_t messagesChannel() const { return static_cast<uint32_t>(m_mirrors.size()) + 1; }
     Result<MPI_Comm> mirror(uint32_t comm) const;
     /// World ranks of the members of traced communicator `comm`, cached.
     Result<const std::vector<uint32_t>*> membersOf(uint32_t comm);
@@ -82,7 +100,7 @@ private:
     // it is full or when this rank is about to block.
     Status sendBatch(uint32_t destination);
     Status sendAllBatches();
-    Status receiveBatch();
+    Status receiveBatch(const WaitTarget& target);
     void reapSent();
 
     const trace::Definitions* m_defs = nullptr;
@@ -126,6 +144,11 @@ private:
     std::vector<uint64_t> m_batchesReceived;    // per source, this pass
     PayloadQueues m_payloads;
     std::vector<double> m_arriving; // the batch being received
+
+    std::unique_ptr<StallWatch> m_watch;
+    std::vector<uint64_t> m_calls;         // per channel: collective calls made
+    std::vector<uint64_t> m_totalSent;     // per destination: batches ever sent
+    std::vector<uint64_t> m_totalReceived; // per source: batches ever received
 };
 
 } // namespace waitscope::analysis

@@ -18,13 +18,18 @@ Result<std::string> findAnchorFile(const std::string& path);
 Result<Definitions> readDefinitions(const std::string& anchorFile);
 
 /// Reads the event stream of `rank` only (its local definitions map ids to global ones).
-/// Fails naming the rank when the event file is missing or truncated.
+/// Fails naming the rank and the file when the event file is missing or truncated, when its
+/// local definitions (`traces/N.def`) are damaged, or missing while other locations have
+/// theirs, and when an event names a region, communicator, calling context or string that
+/// does not resolve through those mappings to a global definition.
 Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& definitions,
                                    uint32_t rank);
 
 /// Reads the event stream of any one location (for example a further thread of a rank, see
 /// Definitions::locationsOfRank()). Fails with a message naming the file, the rank and the
-/// location when the event file is missing, truncated or corrupt.
-Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location);
+/// location when the event file is missing, truncated or corrupt, or its local definitions
+/// are (as readRankEvents()); with `definitions`, references must resolve into them too.
+Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location,
+                                       const Definitions* definitions = nullptr);
 
 } // namespace waitscope::trace
