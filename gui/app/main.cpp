@@ -76,7 +76,9 @@ QString applySelections(ReportView& view, const Options& options) {
     if (!options.metric.isEmpty() && !view.selectMetric(options.metric))
         return QStringLiteral("no metric named %1").arg(options.metric);
     waitForValues(view);
-    if (options.hottest)
+    // The window opens on the hottest path of the first metric; a metric chosen here gets its own
+    // hottest path unless a call path is chosen too.
+    if (options.hottest || (!options.metric.isEmpty() && options.callPath.isEmpty()))
         view.expandHottestPath();
     if (!options.callPath.isEmpty())
         if (QString error = view.selectCallPath(options.callPath); !error.isEmpty())

@@ -193,6 +193,21 @@ TEST_CASE("the window opens on the hottest path with the ranks shown", "[screens
                                              "      1.00 s  MPI Rank 1\n")));
 }
 
+TEST_CASE("a metric chosen on the command line opens on its own hottest path", "[screenshot]") {
+    (void)writtenReport();
+    // Time's hottest path ends at compute (4 s); Late Sender's only value is at MPI_Recv.
+    Run run = screenshot(QStringLiteral("metric_hottest"),
+                         {QStringLiteral(WAITSCOPE_TEST_TMP_DIR "/written.cubex"),
+                          QStringLiteral("--metric"), QStringLiteral("mpi_latesender"),
+                          QStringLiteral("--print-visible")});
+    INFO(run.errors.toStdString());
+    CHECK(run.exitCode == 0);
+    CHECK(run.output.contains(QStringLiteral("    0 s  compute\n"
+                                             ">   1.00 s  MPI_Recv\n")));
+    CHECK(run.output.contains(QStringLiteral("      1.00 s  MPI Rank 0\n"
+                                             "      0 s  MPI Rank 1\n")));
+}
+
 TEST_CASE("a call path is found by its last regions, or the ones meant are named", "[screenshot]") {
     const QString report = QString::fromStdString(referenceReport("late_sender", "trace"));
     Run found = screenshot(QStringLiteral("suffix"),
