@@ -107,6 +107,7 @@ def main():
                    r"\(-[0-9]+ %\), significant over 3 runs each", out) is not None,
          "waitscope compare named the smaller Late Sender as significant"),
         (os.path.exists(os.path.join(work, "merged.cubex")), "waitscope report merge wrote"),
+        (os.path.exists(os.path.join(work, "late_sender.json")), "waitscope export wrote"),
     ]
     if os.path.exists(os.path.join(build, "bin", "waitscope-gui")):
         checks.append((os.path.exists(os.path.join(work, "waitscope_example_late_sender_4",
