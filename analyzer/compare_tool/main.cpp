@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 #include <waitscope/compare/run_comparison.h>
+#include <waitscope/compare/scaling_study.h>
 #include <waitscope/report/cubex_reader.h>
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: waitscope-compare --before DIR... --after DIR... [options]\n"
+    "       waitscope-compare --scaling DIR...   one run per rank count: efficiency per call\n"
+    "                                            path, wait states that grow with the ranks\n"
     "  DIR: an experiment directory or a .cubex report, one per run; repeat runs on each\n"
     "  side to know their noise (2 or more per side; 5 give a useful test)\n"
     "options: --html FILE   also write the comparison as an HTML page\n"
@@ -43,6 +46,7 @@ int main(int argc, char** argv) {
     using namespace waitscope;
     std::vector<std::string> before;
     std::vector<std::string> after;
+    std::vector<std::string> scaling;
     std::vector<std::string>* side = nullptr;
     std::string html;
     double level = 0.05;
@@ -53,6 +57,8 @@ int main(int argc, char** argv) {
             side = &before;
         } else if (arg == "--after") {
             side = &after;
+        } else if (arg == "--scaling") {
+            side = &scaling;
         } else if (arg == "--html" && i + 1 < argc) {
             html = argv[++i];
         } else if (arg == "--level" && i + 1 < argc) {
@@ -77,6 +83,24 @@ int main(int argc, char** argv) {
             std::cerr << kUsage;
             return fail("say which side " + arg + " is on: --before or --after");
         }
+    }
+    if (!scaling.empty() && (!before.empty() || !after.empty()))
+        return fail("--scaling compares rank counts; use it without --before and --after");
+    if (before.empty() && after.empty() && !scaling.empty()) {
+        std::vector<std::unique_ptr<report::Report>> reports;
+        std::vector<const report::Report*> runs;
+        for (const std::string& path : scaling) {
+            auto report = report::readCubex(reportFileOf(path));
+            if (!report)
+                return fail(report.error().message());
+            reports.push_back(std::make_unique<report::Report>(std::move(*report)));
+            runs.push_back(reports.back().get());
+        }
+        auto study = compare::studyScaling(runs);
+        if (!study)
+            return fail(study.error().message());
+        compare::printScalingStudy(*study, std::cout);
+        return 0;
     }
     if (before.empty() || after.empty()) {
         std::cerr << kUsage;

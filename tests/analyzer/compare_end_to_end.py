@@ -7,7 +7,11 @@ the Late Sender at main/receive_block/MPI_Recv as a significant change of -0.27 
 +30 %: a shared machine lengthens waits more often than it shortens them), in text and HTML, and that `waitscope report diff` of two experiment directories
 holds the same difference. Exit status 0 on success; every failure is printed.
 
-Usage: compare_end_to_end.py WAITSCOPE EXAMPLE WORK_DIR
+Then `waitscope compare --scaling` of wait_at_barrier at 2 and 4 ranks (2 x 50 ms): the Wait at
+Barrier summed over ranks grows from 0.1 s to 0.6 s (delay x P (P - 1) / 2 per iteration),
+and the barrier's call path stops scaling.
+
+Usage: compare_end_to_end.py WAITSCOPE EXAMPLE BARRIER_EXAMPLE WORK_DIR
 """
 import os
 import re
@@ -27,7 +31,7 @@ def run(command):
 
 
 def main():
-    waitscope, example, work = sys.argv[1:4]
+    waitscope, example, barrier_example, work = sys.argv[1:5]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     sides = {"before": "100", "after": "10"}
@@ -68,6 +72,27 @@ def main():
     if not -0.27 * 1.3 <= totals.get("mpi_latesender", 0) <= -0.27 * 0.8:
         failures.append("report diff: mpi_latesender %s, expected -0.27 s (-20 %%..+30 %%)" %
                         totals.get("mpi_latesender"))
+
+    scaling = []
+    for ranks in ("4", "2"):
+        directory = os.path.join(work, "scaling%s" % ranks)
+        run([waitscope, "analyze", "-q", "-e", directory, "mpirun", "-np", ranks,
+             "--oversubscribe", barrier_example, "2", "50"])
+        scaling.append(directory)
+    study = run([waitscope, "compare", "--scaling"] + scaling)
+    print(study)
+    growth = re.search(r"^  Wait at Barrier \(mpi_barrier_wait\): ([0-9.]+) s -> ([0-9.]+) s",
+                       study, re.M)
+    if not growth:
+        failures.append("--scaling: no growing Wait at Barrier")
+    else:
+        for got, want in zip(growth.groups(), (0.1, 0.6)):
+            if not want * 0.9 <= float(got) <= want * 1.3:
+                failures.append("--scaling: Wait at Barrier %s s, expected %s s (-10 %%..+30 %%)"
+                                % (got, want))
+    stops = study[study.find("Call paths that stop scaling"):study.find("Wait states that")]
+    if "example_wait_at_barrier/main/reach_barrier/MPI_Barrier:" not in stops:
+        failures.append("--scaling: the barrier is not named as no longer scaling")
     for failure in failures:
         print("FAIL:", failure)
     return 1 if failures else 0

@@ -108,6 +108,8 @@ def main():
          "waitscope compare named the smaller Late Sender as significant"),
         (os.path.exists(os.path.join(work, "merged.cubex")), "waitscope report merge wrote"),
         (os.path.exists(os.path.join(work, "late_sender.json")), "waitscope export wrote"),
+        (re.search(r"^  Wait at Barrier \(mpi_barrier_wait\): [0-9.]+ s -> [0-9.]+ s", out, re.M)
+         is not None, "waitscope compare --scaling named the growing Wait at Barrier"),
     ]
     if os.path.exists(os.path.join(build, "bin", "waitscope-gui")):
         checks.append((os.path.exists(os.path.join(work, "waitscope_example_late_sender_4",
