@@ -1,7 +1,8 @@
 // waitscope-compare: entry point of `waitscope compare`: what got better, what got worse, and
 // whether it exceeds the run-to-run noise.
+#include "report_algebra_command.h"
+
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -26,18 +27,6 @@ constexpr const char* kUsage =
 int fail(const std::string& message) {
     std::cerr << "waitscope-compare: error: " << message << '\n';
     return 1;
-}
-
-/// The report of `path`: the file itself, or an experiment directory's report.cubex (its
-/// profile.cubex when it has no analysis report).
-std::string reportFileOf(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_directory(path, ec))
-        return path;
-    const fs::path report = fs::path(path) / "report.cubex";
-    const fs::path profile = fs::path(path) / "profile.cubex";
-    return (!fs::exists(report, ec) && fs::exists(profile, ec) ? profile : report).string();
 }
 
 } // namespace
@@ -90,7 +79,7 @@ int main(int argc, char** argv) {
         std::vector<std::unique_ptr<report::Report>> reports;
         std::vector<const report::Report*> runs;
         for (const std::string& path : scaling) {
-            auto report = report::readCubex(reportFileOf(path));
+            auto report = report::readCubex(report::reportFileOf(path));
             if (!report)
                 return fail(report.error().message());
             reports.push_back(std::make_unique<report::Report>(std::move(*report)));
@@ -110,7 +99,7 @@ int main(int argc, char** argv) {
     auto load = [&](const std::vector<std::string>& paths,
                     std::vector<const report::Report*>& out) -> Status {
         for (const std::string& path : paths) {
-            auto report = report::readCubex(reportFileOf(path));
+            auto report = report::readCubex(report::reportFileOf(path));
             if (!report)
                 return report.error();
             reports.push_back(std::make_unique<report::Report>(std::move(*report)));

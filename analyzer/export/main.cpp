@@ -1,8 +1,8 @@
 // waitscope-export: entry point of `waitscope export`: a report's call tree and metrics for
 // Python (Hatchet and Thicket).
 #include "hatchet_literal.h"
+#include "report_algebra_command.h"
 
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -20,18 +20,6 @@ constexpr const char* kUsage =
 int fail(const std::string& message) {
     std::cerr << "waitscope-export: error: " << message << '\n';
     return 1;
-}
-
-/// The report of `path`: the file itself, or an experiment directory's report.cubex (its
-/// profile.cubex when it has no analysis report).
-std::string reportFileOf(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_directory(path, ec))
-        return path;
-    const fs::path report = fs::path(path) / "report.cubex";
-    const fs::path profile = fs::path(path) / "profile.cubex";
-    return (!fs::exists(report, ec) && fs::exists(profile, ec) ? profile : report).string();
 }
 
 } // namespace
@@ -63,7 +51,7 @@ int main(int argc, char** argv) {
         std::cerr << kUsage;
         return fail("give the output (--hatchet OUT.json) and the experiment or report");
     }
-    auto report = waitscope::report::readCubex(reportFileOf(input));
+    auto report = waitscope::report::readCubex(waitscope::report::reportFileOf(input));
     if (!report)
         return fail(report.error().message());
     std::ofstream file(output);

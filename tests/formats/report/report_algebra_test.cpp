@@ -243,3 +243,32 @@ TEST_CASE("report algebra finds an experiment directory's report") {
     CHECK(reportFileOf(dir) == dir + "/report.cubex");
     CHECK(reportFileOf(dir + "/x.cubex") == dir + "/x.cubex");
 }
+
+TEST_CASE("report diff of a metric stored exclusively and one stored inclusively") {
+    // The same values, stored per call node without callees (A) and with them (B).
+    Small a = makeSmall(2.0, 2);
+    Report b;
+    Metric inclusiveTime;
+    inclusiveTime.uniqueName = "time";
+    inclusiveTime.kind = MetricKind::Inclusive;
+    const MetricId time = *b.addMetric(inclusiveTime);
+    const CallNodeId main = *b.addCallNode(*b.addRegion({.name = "main"}), std::nullopt);
+    const CallNodeId solve = *b.addCallNode(*b.addRegion({.name = "solve"}), main, 5);
+    const CallNodeId recv = *b.addCallNode(*b.addRegion({.name = "MPI_Recv"}), main, 7);
+    const SystemNodeId machine = *b.addMachine("cluster");
+    for (int rank = 0; rank < 2; ++rank)
+        (void)b.addThread(*b.addProcess(machine, "MPI Rank", rank), "Master thread", 0);
+    for (LocationId loc = 0; loc < 2; ++loc) {
+        const double base = 2.0 + 10.0 * loc;
+        REQUIRE(b.setSeverity(time, solve, loc, base + 1));
+        REQUIRE(b.setSeverity(time, recv, loc, base + 2));
+        REQUIRE(b.setSeverity(time, main, loc, 3 * base + 3)); // main + solve + MPI_Recv
+    }
+    auto d = diffReports(a.report, b);
+    REQUIRE(d);
+    const Report r = roundTrip(d->report, "kinds.cubex");
+    CHECK(r.metrics()[*r.findMetric("time")].kind == MetricKind::Exclusive);
+    for (const char* path : {"main", "main/solve", "main/MPI_Recv"})
+        for (int rank = 0; rank < 2; ++rank)
+            CHECK(at(r, "time", path, rank) == Approx(0.0).margin(1e-12));
+}
