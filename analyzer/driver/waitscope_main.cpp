@@ -22,6 +22,8 @@ constexpr Command kCommands[] = {
     {"replay", "analyze an experiment's traces (an MPI program: run it with mpirun)"},
     {"recover", "make a trace of a run that failed from what its ranks left"},
     {"report", "print a CUBE4 report: metric tree, top call paths, ranks"},
+    {"compare", "compare repeated runs before and after a change: what is beyond the noise"},
+    {"export", "write a report's call tree and metrics for Python (Hatchet, Thicket)"},
     {"examine", "open a report or experiment: explorer, or the summary as text"},
     {"instrument", "compile and link a program with the measurement"},
     {"score", "estimate trace size from a profile and suggest a filter"},

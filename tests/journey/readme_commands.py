@@ -103,6 +103,13 @@ def main():
          "ranks 1 and 3 wait"),
         (os.path.exists(os.path.join(work, "summary.html")), "examine --html wrote the page"),
         ("Time" in out and "mpi_latesender" in out, "waitscope report printed the report"),
+        (re.search(r"Late Sender at example_late_sender/main/receive_block/MPI_Recv: -[0-9.]+ s "
+                   r"\(-[0-9]+ %\), significant over 3 runs each", out) is not None,
+         "waitscope compare named the smaller Late Sender as significant"),
+        (os.path.exists(os.path.join(work, "merged.cubex")), "waitscope report merge wrote"),
+        (os.path.exists(os.path.join(work, "late_sender.json")), "waitscope export wrote"),
+        (re.search(r"^  Wait at Barrier \(mpi_barrier_wait\): [0-9.]+ s -> [0-9.]+ s", out, re.M)
+         is not None, "waitscope compare --scaling named the growing Wait at Barrier"),
     ]
     if os.path.exists(os.path.join(build, "bin", "waitscope-gui")):
         checks.append((os.path.exists(os.path.join(work, "waitscope_example_late_sender_4",

@@ -1,4 +1,5 @@
 // waitscope-report: command-line entry point of `waitscope report`.
+#include "report_algebra_command.h"
 #include "report_printer.h"
 
 #include <iostream>
@@ -18,7 +19,8 @@ constexpr const char* kUsage =
     "       waitscope-report [options] attributes FILE.cubex        report attributes\n"
     "options: --csv            comma-separated output for scripts\n"
     "         --inclusive      call-tree inclusive values (default: exclusive) for top/ranks\n"
-    "         -n N             number of call paths for top (default 10)\n";
+    "         -n N             number of call paths for top (default 10)\n"
+    "       waitscope-report diff|mean|merge ... -o OUT.cubex      report algebra (diff -h)\n";
 
 int fail(const std::string& message) {
     std::cerr << "waitscope-report: error: " << message << '\n';
@@ -29,6 +31,8 @@ int fail(const std::string& message) {
 
 int main(int argc, char** argv) {
     using namespace waitscope::report;
+    if (argc > 1 && isAlgebraCommand(argv[1]))
+        return runAlgebraCommand(argv[1], std::vector<std::string>(argv + 2, argv + argc));
     OutputFormat format = OutputFormat::Text;
     CallTreeMode mode = CallTreeMode::Exclusive;
     std::size_t count = 10;
