@@ -22,33 +22,28 @@ namespace {
 
 using trace::EventKind;
 
-// The category and reserved trace-viewer colour of a region's kind.
-struct Kind {
-    const char* category;
-    const char* colour;
-};
-
-Kind kindOf(const trace::Region& region) {
+// The category of a region's kind (Perfetto and chrome://tracing filter by it).
+const char* categoryOf(const trace::Region& region) {
     using analysis::RegionClass;
     switch (analysis::classifyRegion(region)) {
     case RegionClass::Computation:
-        return {"computation", "thread_state_running"};
+        return "computation";
     case RegionClass::Overhead:
-        return {"measurement", "grey"};
+        return "measurement";
     case RegionClass::MpiPointToPoint:
-        return {"mpi point-to-point", "rail_response"};
+        return "mpi point-to-point";
     case RegionClass::MpiCollective:
-        return {"mpi collective", "rail_animation"};
+        return "mpi collective";
     case RegionClass::MpiBarrier:
     case RegionClass::MpiRmaSync:
-        return {"mpi synchronization", "yellow"};
+        return "mpi synchronization";
     case RegionClass::MpiIoIndividual:
     case RegionClass::MpiIoCollective:
-        return {"mpi i/o", "olive"};
+        return "mpi i/o";
     case RegionClass::MpiRmaCommunication:
-        return {"mpi one-sided", "rail_load"};
+        return "mpi one-sided";
     default:
-        return {"mpi management", "startup"};
+        return "mpi management";
     }
 }
 
@@ -171,8 +166,8 @@ struct Exporter {
     JsonOut& out;
     ChromeTraceCounts counts;
     FlowPairs flows;
-    std::vector<std::string> names; // escaped region names
-    std::vector<Kind> kinds;        // per region
+    std::vector<std::string> names;      // escaped region names
+    std::vector<const char*> categories; // per region
 
     int64_t nanoseconds(uint64_t ticks) const {
         const auto since = static_cast<int64_t>(ticks - definitions.clock.globalOffset);
@@ -188,10 +183,10 @@ struct Exporter {
     void prepareRegions() {
         const size_t count = definitions.regions.size();
         names.reserve(count);
-        kinds.reserve(count);
+        categories.reserve(count);
         for (size_t r = 0; r < count; ++r) {
             names.push_back(escaped(definitions.regions[r].name));
-            kinds.push_back(kindOf(definitions.regions[r]));
+            categories.push_back(categoryOf(definitions.regions[r]));
         }
     }
 
@@ -264,9 +259,7 @@ struct Exporter {
                     out.text(escaped(definitions.regionName(region)));
                 }
                 out.text("\",\"cat\":\"")
-                    .text(known ? kinds[region].category : "computation")
-                    .text("\",\"cname\":\"")
-                    .text(known ? kinds[region].colour : "thread_state_running")
+                    .text(known ? categories[region] : "computation")
                     .text("\",\"pid\":")
                     .number(rank)
                     .text(",\"tid\":")
