@@ -1,6 +1,7 @@
 // waitscope-gui: command line of the explorer (open a report, select, take a screenshot).
 #include "main_window.h"
 #include "report_view.h"
+#include "timeline_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -129,6 +130,10 @@ int main(int argc, char** argv) {
     QCommandLineOption timing(QStringLiteral("timing"),
                               QStringLiteral("print the time to first values and to expand the "
                                              "hottest path, then exit"));
+    QCommandLineOption timelineOption(
+        QStringLiteral("timeline"),
+        QStringLiteral("open the experiment's trace on the timeline instead of the report"));
+    parser.addOption(timelineOption);
     parser.addOptions(
         {screenshot, metric, callPath, rank, mode, search, tab, hottest, flat, sort, size, timing});
     parser.process(app);
@@ -156,6 +161,22 @@ int main(int argc, char** argv) {
     bool batch = !options.screenshot.isEmpty() || options.timing;
     if (batch && options.report.isEmpty())
         return fail(QStringLiteral("--screenshot and --timing need a report"));
+
+    if (parser.isSet(timelineOption)) {
+        // The timeline of a trace: read here, then shown (or rendered to --screenshot).
+        auto timeline = waitscope::timeline::Timeline::load(options.report.toStdString());
+        if (!timeline)
+            return fail(QString::fromStdString(timeline.error().message()));
+        TimelineView view(std::move(*timeline));
+        view.resize(options.size);
+        if (!options.screenshot.isEmpty()) {
+            if (!view.grab().save(options.screenshot))
+                return fail(QStringLiteral("cannot write %1").arg(options.screenshot));
+            return 0;
+        }
+        view.show();
+        return app.exec();
+    }
 
     MainWindow window(!batch);
     window.resize(options.size);
