@@ -27,6 +27,7 @@ constexpr Command kCommands[] = {
     {"examine", "open a report or experiment: explorer, or the summary as text"},
     {"instrument", "compile and link a program with the measurement"},
     {"score", "estimate trace size from a profile and suggest a filter"},
+    {"export", "write an experiment for other tools: Perfetto UI / chrome://tracing"},
 };
 
 std::string programFor(const std::string& command) {

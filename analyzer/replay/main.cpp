@@ -5,6 +5,7 @@
 #include "waitscope/analysis/report_builder.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/trace_stat.h"
+#include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
@@ -132,8 +133,8 @@ void reportClockViolations(const Options& options, const analysis::AnalysisResul
     }
 }
 
-// Writes report.cubex, trace.stat (and the optional text dump); returns false after printing an
-// error.
+// Writes report.cubex, trace.stat, instances.txt (and the optional text dump); returns false after
+// printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions) {
     namespace fs = std::filesystem;
@@ -163,6 +164,12 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     if (!stat) {
         std::fprintf(stderr, "waitscope-replay: error: %s: cannot write\n",
                      statFile.string().c_str());
+        return false;
+    }
+    // Every wait-state instance, for the timeline and the exports.
+    const fs::path instancesFile = dir / analysis::kWaitInstancesFile;
+    if (Status status = analysis::writeWaitInstances(result, instancesFile.string()); !status) {
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }
     if (!options.dumpText.empty()) {

@@ -2,6 +2,7 @@
 #include "main_window.h"
 #include "metric_help.h"
 #include "report_view.h"
+#include "timeline_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -35,6 +36,7 @@ struct Options {
     bool timing = false;
     bool printVisible = false;
     bool metricDocs = false;
+    bool timeline = false; ///< --timeline: the trace on the timeline instead of the report
 };
 
 int fail(const QString& message) {
@@ -202,8 +204,11 @@ int main(int argc, char** argv) {
         QCommandLineOption timing(QStringLiteral("timing"),
                                   QStringLiteral("print the time to first values and to expand the "
                                                  "hottest path, then exit"));
+        QCommandLineOption timelineOption(
+            QStringLiteral("timeline"),
+            QStringLiteral("open the experiment's trace on the timeline instead of the report"));
         parser.addOptions({screenshot, metric, callPath, rank, mode, search, tab, hottest, flat,
-                           sort, size, timing, printVisible, metricDocs});
+                           sort, size, timing, printVisible, metricDocs, timelineOption});
         parser.process(parsing);
 
         options.report = parser.positionalArguments().value(0);
@@ -220,6 +225,7 @@ int main(int argc, char** argv) {
         options.timing = parser.isSet(timing);
         options.printVisible = parser.isSet(printVisible);
         options.metricDocs = parser.isSet(metricDocs);
+        options.timeline = parser.isSet(timelineOption);
         if (parser.isSet(size)) {
             QStringList parts = parser.value(size).split(QLatin1Char('x'));
             if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
@@ -247,6 +253,22 @@ int main(int argc, char** argv) {
     g_started = true;
     qInstallMessageHandler(nullptr);
     QApplication::setApplicationName(QStringLiteral("waitscope-gui"));
+
+    if (options.timeline) {
+        // The timeline of a trace: read here, then shown (or rendered to --screenshot).
+        auto timeline = waitscope::timeline::Timeline::load(options.report.toStdString());
+        if (!timeline)
+            return fail(QString::fromStdString(timeline.error().message()));
+        TimelineView view(std::move(*timeline));
+        view.resize(options.size);
+        if (!options.screenshot.isEmpty()) {
+            if (!view.grab().save(options.screenshot))
+                return fail(QStringLiteral("cannot write %1").arg(options.screenshot));
+            return 0;
+        }
+        view.show();
+        return app.exec();
+    }
 
     MainWindow window(!batch);
     // On a real screen the window fits it, so that a picture of it shows all of it.

@@ -20,6 +20,8 @@ RankResult sample() {
         {Metric::MpiLateSender, recv, 3, 1.0, 2.0, 0.25});
     r.patterns[static_cast<size_t>(Metric::MpiLateSender)].add(
         {Metric::MpiLateSender, recv, 3, 3.0, 4.0, 0.5});
+    r.instances.push_back({Metric::MpiLateSender, recv, 3, 1.0, 2.0, 0.25});
+    r.instances.push_back({Metric::MpiLateSender, recv, 3, 3.0, 4.0, 0.5});
     r.diagnostics["clock_violations_p2p"] = 2;
     return r;
 }
@@ -46,6 +48,13 @@ TEST_CASE("a rank result survives encoding and decoding", "[codec]") {
     REQUIRE(ls.mostSevere.size() == 2);
     CHECK(ls.mostSevere[0].severity == 0.5);
     CHECK(ls.mostSevere[0].enter == 3.0);
+    REQUIRE(decoded->instances.size() == 2);
+    CHECK(decoded->instances[1].metric == Metric::MpiLateSender);
+    CHECK(decoded->instances[1].node == 1);
+    CHECK(decoded->instances[1].rank == 3);
+    CHECK(decoded->instances[1].enter == 3.0);
+    CHECK(decoded->instances[1].exit == 4.0);
+    CHECK(decoded->instances[1].severity == 0.5);
     CHECK(decoded->diagnostics.at("clock_violations_p2p") == 2);
     CHECK(encodeRankResult(*decoded) == bytes);
 }

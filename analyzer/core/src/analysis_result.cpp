@@ -38,6 +38,11 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
             merged.m_patterns[m].merge(samples);
             samples = PatternSamples();
         }
+        for (PatternInstance& instance : result.instances) {
+            instance.node = toGlobal[r][instance.node];
+            merged.m_instances.push_back(instance);
+        }
+        result.instances = {};
         for (ThreadResult& thread : result.threads) {
             ThreadValues values{static_cast<uint32_t>(r),
                                 thread.location,

@@ -33,8 +33,10 @@ public:
             return;
         }
         m_result.severities.add(metric, span.node, severity);
-        m_result.patterns[static_cast<size_t>(metric)].add(
-            PatternInstance{metric, span.node, m_result.rank, span.enter, span.exit, severity});
+        const PatternInstance instance{metric,     span.node, m_result.rank,
+                                       span.enter, span.exit, severity};
+        m_result.patterns[static_cast<size_t>(metric)].add(instance);
+        m_result.instances.push_back(instance);
     }
     /// Adds to a metric without an instance (counts, parents of a pattern).
     void add(Metric metric, NodeId node, double value) {

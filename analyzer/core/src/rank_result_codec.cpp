@@ -111,6 +111,14 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
             w.put<double>(i.severity);
         }
     }
+    w.put<uint64_t>(result.instances.size());
+    for (const PatternInstance& i : result.instances) {
+        w.put<uint8_t>(static_cast<uint8_t>(i.metric));
+        w.put<uint32_t>(i.node);
+        w.put<double>(i.enter);
+        w.put<double>(i.exit);
+        w.put<double>(i.severity);
+    }
     w.put<uint64_t>(result.diagnostics.size());
     for (const auto& [name, count] : result.diagnostics) {
         w.putString(name);
@@ -178,6 +186,20 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
             i.metric = static_cast<Metric>(metric);
             samples.mostSevere.push_back(i);
         }
+    }
+    uint64_t instances = 0;
+    if (!r.get(instances) || instances > size) {
+        return bad();
+    }
+    result.instances.resize(instances);
+    for (PatternInstance& i : result.instances) {
+        uint8_t metric = 0;
+        if (!r.get(metric) || metric >= kMetricCount || !r.get(i.node) || !r.get(i.enter) ||
+            !r.get(i.exit) || !r.get(i.severity) || i.node >= nodes) {
+            return bad();
+        }
+        i.metric = static_cast<Metric>(metric);
+        i.rank = result.rank;
     }
     uint64_t diagnostics = 0;
     if (!r.get(diagnostics)) {

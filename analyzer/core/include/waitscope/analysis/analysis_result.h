@@ -44,6 +44,9 @@ public:
     const PatternSamples& samples(Metric metric) const {
         return m_patterns[static_cast<size_t>(metric)];
     }
+    /// Every wait-state instance: ranks in order, within a rank in the order found; call nodes
+    /// of the merged tree.
+    const std::vector<PatternInstance>& instances() const { return m_instances; }
     /// Diagnostics per rank.
     const std::vector<Diagnostics>& diagnostics() const { return m_diagnostics; }
     /// Sum of one named diagnostic over ranks.
@@ -62,6 +65,7 @@ private:
     CallTree m_tree;
     std::vector<double> m_values;
     std::array<PatternSamples, kMetricCount> m_patterns;
+    std::vector<PatternInstance> m_instances;
     std::vector<Diagnostics> m_diagnostics;
     std::vector<uint64_t> m_events;
     std::vector<ThreadValues> m_threads;

@@ -12,7 +12,8 @@
 
 namespace waitscope::analysis {
 
-/// One occurrence of a wait-state pattern (for trace.stat's most severe instances).
+/// One occurrence of a wait-state pattern: trace.stat's most severe instances and the
+/// instances file beside the report.
 struct PatternInstance {
     Metric metric = Metric::Time;
     NodeId node = kNoNode;
@@ -86,6 +87,8 @@ struct RankResult {
     CallTree tree;           ///< call paths of the main location and of the further threads
     SeverityRows severities; ///< of the main location
     std::array<PatternSamples, kMetricCount> patterns;
+    /// Every wait-state instance of the main location in the order found (on `tree`).
+    std::vector<PatternInstance> instances;
     Diagnostics diagnostics;
     uint64_t events = 0;               ///< events of the main location
     std::vector<ThreadResult> threads; ///< the further threads, in definition order

@@ -1,0 +1,81 @@
+// Wait-state instances as text: one line per instance, in nanosecond resolution.
+#include "waitscope/analysis/wait_instances.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace waitscope::analysis {
+
+Status writeWaitInstances(const AnalysisResult& result, const std::string& path) {
+    std::vector<const PatternInstance*> order;
+    order.reserve(result.instances().size());
+    for (const PatternInstance& instance : result.instances()) {
+        order.push_back(&instance);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const PatternInstance* a, const PatternInstance* b) {
+                         if (a->metric != b->metric) {
+                             return a->metric < b->metric;
+                         }
+                         return a->rank != b->rank ? a->rank < b->rank : a->enter < b->enter;
+                     });
+    const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
+    if (!file) {
+        return Error(path + ": cannot write");
+    }
+    std::fprintf(file.get(), "# waitscope wait-state instances 1\n"
+                             "# pattern rank cnode enter exit severity (seconds)\n");
+    for (const PatternInstance* i : order) {
+        const std::string_view name = metricInfo(i->metric).uniqueName;
+        std::fprintf(file.get(), "%.*s %u %u %.9f %.9f %.9f\n", static_cast<int>(name.size()),
+                     name.data(), i->rank, i->node, i->enter, i->exit, i->severity);
+    }
+    if (std::ferror(file.get()) != 0) {
+        return Error(path + ": cannot write");
+    }
+    return Status::success();
+}
+
+std::pair<double, double> waitingInterval(const PatternInstance& instance) {
+    const double waited = std::min(instance.severity, instance.exit - instance.enter);
+    switch (instance.metric) {
+    case Metric::MpiInitCompletion:
+    case Metric::MpiBarrierCompletion:
+    case Metric::MpiNxnCompletion:
+        return {instance.exit - waited, instance.exit};
+    default:
+        return {instance.enter, instance.enter + waited};
+    }
+}
+
+Result<std::vector<PatternInstance>> readWaitInstances(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return Error(path + ": cannot open");
+    }
+    std::vector<PatternInstance> instances;
+    std::string line;
+    for (size_t number = 1; std::getline(in, line); ++number) {
+        if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        std::istringstream fields(line);
+        std::string name;
+        PatternInstance i;
+        fields >> name >> i.rank >> i.node >> i.enter >> i.exit >> i.severity;
+        const auto metric = metricByName(name);
+        if (!fields || !metric) {
+            return Error(path + ": line " + std::to_string(number) +
+                         ": not 'pattern rank cnode enter exit severity'");
+        }
+        i.metric = *metric;
+        instances.push_back(i);
+    }
+    return instances;
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,353 @@
+// Painting the timeline: blocks per row and depth from Timeline::visible(), so the cost of a
+// frame follows the pixels, not the events.
+#include "timeline_view.h"
+
+#include "waitscope/analysis/metric.h"
+#include "waitscope/analysis/wait_instances.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace waitscope::gui {
+namespace {
+
+constexpr int kLabelWidth = 130;
+constexpr int kRulerHeight = 28;
+constexpr int kLegendHeight = 26;
+constexpr int kRowHeight = 34;
+constexpr int kDepthHeight = 12;
+
+QColor kindColour(timeline::RegionKind kind) {
+    using timeline::RegionKind;
+    switch (kind) {
+    case RegionKind::Computation:
+        return QColor(0x9c, 0xc6, 0x8f);
+    case RegionKind::PointToPoint:
+        return QColor(0x3f, 0x7f, 0xd0);
+    case RegionKind::Collective:
+        return QColor(0xe6, 0x8a, 0x2e);
+    case RegionKind::Synchronization:
+        return QColor(0xd8, 0xc0, 0x30);
+    case RegionKind::Io:
+        return QColor(0x8e, 0x5f, 0xb5);
+    case RegionKind::OneSided:
+        return QColor(0x2c, 0xae, 0xa6);
+    case RegionKind::Management:
+        return QColor(0xa0, 0xa0, 0xa0);
+    default:
+        return QColor(0x60, 0x60, 0x60);
+    }
+}
+
+// Wait states in shades of red, one per pattern.
+QColor patternColour(analysis::Metric metric) {
+    static const QColor kShades[] = {QColor(0xd7, 0x30, 0x27), QColor(0xb2, 0x18, 0x2b),
+                                     QColor(0xf4, 0x6d, 0x43), QColor(0x99, 0x00, 0x0d)};
+    return kShades[static_cast<size_t>(metric) % std::size(kShades)];
+}
+
+// "1.5 s", "12.3 ms", "4 us" for ruler labels and tooltips.
+QString formatSeconds(double seconds) {
+    const double magnitude = std::abs(seconds);
+    if (magnitude >= 1.0 || magnitude == 0.0)
+        return QStringLiteral("%1 s").arg(seconds, 0, 'g', 6);
+    if (magnitude >= 1e-3)
+        return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'g', 6);
+    if (magnitude >= 1e-6)
+        return QStringLiteral("%1 us").arg(seconds * 1e6, 0, 'g', 6);
+    return QStringLiteral("%1 ns").arg(seconds * 1e9, 0, 'g', 6);
+}
+
+} // namespace
+
+TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
+    : QWidget(parent), m_timeline(std::move(timeline)) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setWindowTitle(QStringLiteral("Waitscope timeline"));
+    m_from = m_timeline.begin();
+    m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
+}
+
+void TimelineView::setWindow(double from, double to) {
+    const double begin = m_timeline.begin();
+    const double end = std::max(m_timeline.end(), begin + 1e-9);
+    const double width = std::clamp(to - from, 1e-9, end - begin);
+    from = std::clamp(from, begin, end - width);
+    m_from = from;
+    m_to = from + width;
+    update();
+}
+
+void TimelineView::zoom(double factor, double anchor) {
+    const double at = m_from + anchor * (m_to - m_from);
+    setWindow(at - (at - m_from) * factor, at + (m_to - at) * factor);
+}
+
+void TimelineView::pan(double fraction) {
+    const double shift = fraction * (m_to - m_from);
+    setWindow(m_from + shift, m_to + shift);
+}
+
+void TimelineView::setDepthMode(bool on) {
+    m_depthMode = on;
+    update();
+}
+
+QRectF TimelineView::plotArea() const {
+    return QRectF(kLabelWidth, kRulerHeight, std::max(1, width() - kLabelWidth - 8),
+                  std::max(1, height() - kRulerHeight - kLegendHeight));
+}
+
+QRectF TimelineView::rowRect(uint32_t row) const {
+    double y = kRulerHeight + 4;
+    for (uint32_t r = 0; r < row; ++r) {
+        const size_t depths = std::max<size_t>(1, m_timeline.rows()[r].depths.size());
+        y += (m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight) + 6;
+    }
+    const size_t depths = std::max<size_t>(1, m_timeline.rows()[row].depths.size());
+    const double height = m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight;
+    return QRectF(kLabelWidth, y, plotArea().width(), height);
+}
+
+double TimelineView::xOf(double time) const {
+    const QRectF area = plotArea();
+    return area.left() + (time - m_from) / (m_to - m_from) * area.width();
+}
+
+double TimelineView::timeAt(double x) const {
+    const QRectF area = plotArea();
+    return m_from + (x - area.left()) / area.width() * (m_to - m_from);
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    const QRectF area = plotArea();
+    const double pixel = (m_to - m_from) / area.width();
+
+    // Ruler: about one label per 120 pixels at a round step.
+    painter.setPen(palette().text().color());
+    const double rawStep = (m_to - m_from) / std::max(1.0, area.width() / 120.0);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rawStep)));
+    double step = magnitude;
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (magnitude * m >= rawStep) {
+            step = magnitude * m;
+            break;
+        }
+    for (double t = std::ceil(m_from / step) * step; t <= m_to; t += step) {
+        const double x = xOf(t);
+        painter.drawLine(QPointF(x, kRulerHeight - 8), QPointF(x, kRulerHeight - 2));
+        painter.drawText(QPointF(x + 3, kRulerHeight - 10), formatSeconds(t));
+    }
+    painter.drawLine(QPointF(area.left(), kRulerHeight - 2),
+                     QPointF(area.right(), kRulerHeight - 2));
+
+    painter.save();
+    for (uint32_t r = 0; r < m_timeline.rows().size(); ++r) {
+        const timeline::Row& row = m_timeline.rows()[r];
+        const QRectF box = rowRect(r);
+        painter.setClipping(false);
+        painter.setPen(palette().text().color());
+        const QString label = row.thread == 0 ? QStringLiteral("rank %1").arg(row.rank)
+                                              : QStringLiteral("  thread %1").arg(row.thread);
+        painter.drawText(QRectF(4, box.top(), kLabelWidth - 8, box.height()),
+                         Qt::AlignVCenter | Qt::AlignLeft, label);
+        painter.setClipRect(area);
+        painter.setPen(Qt::NoPen);
+        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
+            const double top =
+                m_depthMode ? box.top() + static_cast<double>(depth * kDepthHeight) : box.top();
+            const double height = m_depthMode ? kDepthHeight - 1 : box.height();
+            for (const timeline::Block& block : m_timeline.visible(r, depth, m_from, m_to, pixel)) {
+                const double left = std::max(area.left() - 1, xOf(block.start));
+                const double right = std::min(area.right() + 1, xOf(block.end));
+                QColor colour = kindColour(m_timeline.regionKind(block.region));
+                if (block.visits > 1)
+                    colour = colour.darker(115);
+                painter.fillRect(QRectF(left, top, std::max(1.0, right - left), height), colour);
+            }
+        }
+    }
+    // Wait states: shaded over the waiting part of the call, hatched so the call shows through.
+    for (const analysis::PatternInstance& instance : m_timeline.instances()) {
+        const auto [from, to] = analysis::waitingInterval(instance);
+        if (to < m_from || from > m_to)
+            continue;
+        const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
+        const double left = xOf(from);
+        const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, xOf(to) - left),
+                           box.height() * 0.55);
+        QColor colour = patternColour(instance.metric);
+        painter.fillRect(shade, colour);
+        painter.fillRect(shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
+    }
+    // Messages: an arrow from the send to the receive.
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
+    for (const timeline::Message* m : m_timeline.visibleMessages(m_from, m_to)) {
+        const QRectF from = rowRect(m->fromRow);
+        const QRectF to = rowRect(m->toRow);
+        const QPointF a(xOf(m->sendTime), from.center().y());
+        const QPointF b(xOf(m->receiveTime), to.center().y());
+        painter.drawLine(a, b);
+        const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
+        QPainterPath head;
+        head.moveTo(b);
+        head.lineTo(b - QPointF(std::cos(angle - 0.4), std::sin(angle - 0.4)) * 8);
+        head.lineTo(b - QPointF(std::cos(angle + 0.4), std::sin(angle + 0.4)) * 8);
+        head.closeSubpath();
+        painter.fillPath(head, QColor(0x20, 0x20, 0x20));
+    }
+    painter.restore();
+
+    // Legend.
+    double x = 8;
+    const double y = height() - kLegendHeight + 6;
+    for (size_t k = 0; k < static_cast<size_t>(timeline::RegionKind::Count_); ++k) {
+        const auto kind = static_cast<timeline::RegionKind>(k);
+        painter.fillRect(QRectF(x, y, 14, 14), kindColour(kind));
+        const QString name = QString::fromLatin1(timeline::kindName(kind));
+        painter.setPen(palette().text().color());
+        painter.drawText(QPointF(x + 18, y + 12), name);
+        x += 26 + painter.fontMetrics().horizontalAdvance(name);
+    }
+    painter.fillRect(QRectF(x, y, 14, 14), patternColour(analysis::Metric::MpiLateSender));
+    painter.drawText(QPointF(x + 18, y + 12), QStringLiteral("wait state"));
+    x += 26 + painter.fontMetrics().horizontalAdvance(QStringLiteral("wait state"));
+    painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
+    painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("message"));
+}
+
+QString TimelineView::describeAt(QPointF point) const {
+    const double time = timeAt(point.x());
+    const double pixel = (m_to - m_from) / plotArea().width();
+    for (uint32_t r = 0; r < m_timeline.rows().size(); ++r) {
+        const QRectF box = rowRect(r);
+        if (!box.contains(point))
+            continue;
+        const timeline::Row& row = m_timeline.rows()[r];
+        QStringList lines;
+        lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
+        for (const analysis::PatternInstance& instance : m_timeline.instances()) {
+            const auto [from, to] = analysis::waitingInterval(instance);
+            if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
+                time <= to + pixel)
+                lines << QStringLiteral("wait state: %1, %2 (call path %3)")
+                             .arg(QString::fromLatin1(
+                                 analysis::metricInfo(instance.metric).displayName.data(),
+                                 static_cast<qsizetype>(
+                                     analysis::metricInfo(instance.metric).displayName.size())))
+                             .arg(formatSeconds(instance.severity))
+                             .arg(instance.node);
+        }
+        // The visits under the cursor, outermost first.
+        QStringList path;
+        const timeline::Visit* innermost = nullptr;
+        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
+            if (m_depthMode && point.y() < box.top() + static_cast<double>(depth * kDepthHeight))
+                break;
+            for (const timeline::Block& block :
+                 m_timeline.visible(r, depth, time - pixel, time + pixel, pixel))
+                if (block.visits == 1) {
+                    path << QString::fromStdString(m_timeline.regionName(block.region));
+                    const auto& visits = row.depths[depth];
+                    const auto it = std::lower_bound(
+                        visits.begin(), visits.end(), block.start,
+                        [](const timeline::Visit& v, double t) { return v.start < t; });
+                    if (it != visits.end())
+                        innermost = &*it;
+                    break;
+                }
+        }
+        if (innermost != nullptr) {
+            lines << QStringLiteral("%1 (%2)")
+                         .arg(QString::fromStdString(m_timeline.regionName(innermost->region)))
+                         .arg(QString::fromLatin1(
+                             timeline::kindName(m_timeline.regionKind(innermost->region))));
+            lines << QStringLiteral("call path: %1").arg(path.join(QLatin1Char('/')));
+            lines << QStringLiteral("from %1 to %2 (%3)")
+                         .arg(formatSeconds(innermost->start), formatSeconds(innermost->end),
+                              formatSeconds(innermost->end - innermost->start));
+        }
+        for (const timeline::Message* m :
+             m_timeline.visibleMessages(time - 3 * pixel, time + 3 * pixel)) {
+            if ((m->fromRow == r && std::abs(m->sendTime - time) <= 3 * pixel) ||
+                (m->toRow == r && std::abs(m->receiveTime - time) <= 3 * pixel))
+                lines << QStringLiteral("message rank %1 -> rank %2, %3 bytes")
+                             .arg(m_timeline.rows()[m->fromRow].rank)
+                             .arg(m_timeline.rows()[m->toRow].rank)
+                             .arg(m->bytes);
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    return {};
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+    const QRectF area = plotArea();
+    const double anchor =
+        std::clamp((event->position().x() - area.left()) / area.width(), 0.0, 1.0);
+    zoom(event->angleDelta().y() > 0 ? 0.8 : 1.25, anchor);
+    event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        m_dragFrom = event->position();
+        m_dragStart = m_from;
+    }
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+    if (m_dragFrom) {
+        const double shift =
+            (m_dragFrom->x() - event->position().x()) / plotArea().width() * (m_to - m_from);
+        setWindow(m_dragStart + shift, m_dragStart + shift + (m_to - m_from));
+        return;
+    }
+    const QString text = describeAt(event->position());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent*) {
+    m_dragFrom.reset();
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoom(0.8);
+        break;
+    case Qt::Key_Minus:
+        zoom(1.25);
+        break;
+    case Qt::Key_Left:
+        pan(-0.2);
+        break;
+    case Qt::Key_Right:
+        pan(0.2);
+        break;
+    case Qt::Key_Home:
+        setWindow(m_timeline.begin(), m_timeline.end());
+        break;
+    case Qt::Key_D:
+        setDepthMode(!m_depthMode);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+} // namespace waitscope::gui

@@ -1,0 +1,235 @@
+// Loading the timeline from the trace: each location's events become visits per call depth;
+// messages pair the n-th send of a channel (sender, receiver, communicator, tag) with its
+// n-th receive, as MPI delivers them.
+#include "timeline_data.h"
+
+#include "waitscope/analysis/region_class.h"
+#include "waitscope/analysis/wait_instances.h"
+#include "waitscope/trace/otf2_archive.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+namespace waitscope::timeline {
+namespace {
+
+RegionKind kindOf(const trace::Region& region) {
+    using analysis::RegionClass;
+    switch (analysis::classifyRegion(region)) {
+    case RegionClass::Computation:
+        return RegionKind::Computation;
+    case RegionClass::Overhead:
+        return RegionKind::Measurement;
+    case RegionClass::MpiPointToPoint:
+        return RegionKind::PointToPoint;
+    case RegionClass::MpiCollective:
+        return RegionKind::Collective;
+    case RegionClass::MpiBarrier:
+    case RegionClass::MpiRmaSync:
+        return RegionKind::Synchronization;
+    case RegionClass::MpiIoIndividual:
+    case RegionClass::MpiIoCollective:
+        return RegionKind::Io;
+    case RegionClass::MpiRmaCommunication:
+        return RegionKind::OneSided;
+    default:
+        return RegionKind::Management;
+    }
+}
+
+using Channel = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
+
+struct MessageEnd {
+    uint32_t row;
+    double time;
+    uint64_t bytes;
+};
+
+struct ChannelEnds {
+    std::vector<MessageEnd> sends;
+    std::vector<MessageEnd> receives;
+};
+
+uint32_t worldRank(const trace::Definitions& definitions, uint32_t comm, uint32_t partner,
+                   uint32_t self) {
+    if (comm >= definitions.communicators.size()) {
+        return partner;
+    }
+    const trace::Communicator& c = definitions.communicators[comm];
+    if (c.isSelf || c.worldRanks.empty()) {
+        return self;
+    }
+    return partner < c.worldRanks.size() ? c.worldRanks[partner] : partner;
+}
+
+} // namespace
+
+const char* kindName(RegionKind kind) {
+    static const char* const kNames[] = {
+        "computation", "MPI point-to-point", "MPI collective", "MPI synchronization",
+        "MPI I/O",     "MPI one-sided",      "MPI management", "measurement"};
+    return kNames[static_cast<size_t>(kind)];
+}
+
+Result<Timeline> Timeline::load(const std::string& experiment) {
+    auto anchor = trace::findAnchorFile(experiment);
+    if (!anchor) {
+        return anchor.error();
+    }
+    auto definitions = trace::readDefinitions(*anchor);
+    if (!definitions) {
+        return definitions.error();
+    }
+    Timeline timeline;
+    for (const trace::Region& region : definitions->regions) {
+        timeline.addRegion(region.name, kindOf(region));
+    }
+    std::map<Channel, ChannelEnds> channels;
+    bool anyTime = false;
+    const uint32_t ranks = definitions->rankCount();
+    for (uint32_t rank = 0; rank < ranks; ++rank) {
+        const std::vector<const trace::Location*> locations = definitions->locationsOfRank(rank);
+        for (uint32_t t = 0; t < locations.size(); ++t) {
+            auto events = trace::readLocationEvents(*anchor, *locations[t]);
+            if (!events) {
+                return events.error();
+            }
+            const trace::EventStream& stream = *events;
+            timeline.m_events += stream.size();
+            Row row{rank, t, locations[t]->name, {}};
+            const auto rowIndex = static_cast<uint32_t>(timeline.m_rows.size());
+            std::vector<std::pair<uint32_t, double>> open;
+            for (size_t e = 0; e < stream.size(); ++e) {
+                const double time = definitions->seconds(stream.time(e));
+                if (!anyTime || time < timeline.m_begin) {
+                    timeline.m_begin = time;
+                }
+                if (!anyTime || time > timeline.m_end) {
+                    timeline.m_end = time;
+                }
+                anyTime = true;
+                switch (stream.kind(e)) {
+                case trace::EventKind::Enter:
+                    open.emplace_back(stream.ref(e), time);
+                    break;
+                case trace::EventKind::Leave:
+                    if (!open.empty()) {
+                        const size_t depth = open.size() - 1;
+                        if (row.depths.size() <= depth) {
+                            row.depths.resize(depth + 1);
+                        }
+                        const uint32_t region = open.back().first;
+                        row.depths[depth].push_back(
+                            {open.back().second, time,
+                             region < timeline.m_regionNames.size() ? region : 0});
+                        open.pop_back();
+                    }
+                    break;
+                case trace::EventKind::MpiSend:
+                case trace::EventKind::MpiIsend: {
+                    const trace::MessageRecord m = stream.message(e);
+                    const uint32_t to = worldRank(*definitions, m.comm, m.partner, rank);
+                    channels[{rank, to, m.comm, m.tag}].sends.push_back({rowIndex, time, m.length});
+                    break;
+                }
+                case trace::EventKind::MpiRecv:
+                case trace::EventKind::MpiIrecv: {
+                    const trace::MessageRecord m = stream.message(e);
+                    const uint32_t from = worldRank(*definitions, m.comm, m.partner, rank);
+                    channels[{from, rank, m.comm, m.tag}].receives.push_back(
+                        {rowIndex, time, m.length});
+                    break;
+                }
+                default:
+                    break;
+                }
+            }
+            timeline.m_rows.push_back(std::move(row));
+        }
+    }
+    for (const auto& [channel, ends] : channels) {
+        const size_t paired = std::min(ends.sends.size(), ends.receives.size());
+        for (size_t k = 0; k < paired; ++k) {
+            timeline.m_messages.push_back({ends.sends[k].row, ends.receives[k].row,
+                                           ends.sends[k].time, ends.receives[k].time,
+                                           ends.sends[k].bytes});
+        }
+    }
+    std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
+              [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
+    const std::filesystem::path instances =
+        std::filesystem::path(*anchor).parent_path() / analysis::kWaitInstancesFile;
+    if (std::filesystem::exists(instances)) {
+        auto read = analysis::readWaitInstances(instances.string());
+        if (!read) {
+            return read.error();
+        }
+        timeline.m_instances = std::move(*read);
+    }
+    return timeline;
+}
+
+uint32_t Timeline::rowOfRank(uint32_t rank) const {
+    for (uint32_t r = 0; r < m_rows.size(); ++r) {
+        if (m_rows[r].rank == rank && m_rows[r].thread == 0) {
+            return r;
+        }
+    }
+    return 0;
+}
+
+std::vector<Block> Timeline::visible(uint32_t row, size_t depth, double from, double to,
+                                     double pixel) const {
+    std::vector<Block> blocks;
+    if (row >= m_rows.size() || depth >= m_rows[row].depths.size()) {
+        return blocks;
+    }
+    const std::vector<Visit>& visits = m_rows[row].depths[depth];
+    const auto endsAfter = [&visits](size_t first, double time) {
+        return static_cast<size_t>(
+            std::upper_bound(visits.begin() + static_cast<std::ptrdiff_t>(first), visits.end(),
+                             time, [](double t, const Visit& v) { return t < v.end; }) -
+            visits.begin());
+    };
+    // Visits at one depth do not overlap, so their ends are in order too.
+    size_t i = endsAfter(0, from);
+    const auto last = static_cast<size_t>(
+        std::lower_bound(visits.begin() + static_cast<std::ptrdiff_t>(i), visits.end(), to,
+                         [](const Visit& v, double t) { return v.start < t; }) -
+        visits.begin());
+    while (i < last) {
+        // The block takes every following visit in the window that ends within a pixel of its
+        // start.
+        const size_t next = std::clamp(endsAfter(i, visits[i].start + pixel), i + 1, last);
+        blocks.push_back({visits[i].start, visits[next - 1].end, visits[i].region,
+                          static_cast<uint32_t>(next - i)});
+        i = next;
+    }
+    return blocks;
+}
+
+std::vector<const Message*> Timeline::visibleMessages(double from, double to) const {
+    std::vector<const Message*> shown;
+    for (const Message& m : m_messages) {
+        if (std::min(m.sendTime, m.receiveTime) <= to &&
+            std::max(m.sendTime, m.receiveTime) >= from) {
+            shown.push_back(&m);
+        }
+    }
+    return shown;
+}
+
+uint32_t Timeline::addRow(Row row) {
+    m_rows.push_back(std::move(row));
+    return static_cast<uint32_t>(m_rows.size() - 1);
+}
+
+uint32_t Timeline::addRegion(std::string name, RegionKind kind) {
+    m_regionNames.push_back(std::move(name));
+    m_regionKinds.push_back(kind);
+    return static_cast<uint32_t>(m_regionNames.size() - 1);
+}
+
+} // namespace waitscope::timeline

@@ -1,0 +1,111 @@
+// The timeline's data: region visits per location and call depth, messages and wait-state
+// instances of an experiment, and what of them is visible at a zoom level (no Qt, no widgets).
+#pragma once
+
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/base/result.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waitscope::timeline {
+
+/// What a region does, for its colour and the legend.
+enum class RegionKind : uint8_t {
+    Computation,
+    PointToPoint,
+    Collective,
+    Synchronization,
+    Io,
+    OneSided,
+    Management,
+    Measurement,
+    Count_,
+};
+/// The legend's name of `kind`.
+const char* kindName(RegionKind kind);
+
+/// One region visit; times in seconds on the trace clock.
+struct Visit {
+    double start = 0.0;
+    double end = 0.0;
+    uint32_t region = 0;
+};
+
+/// A location's row: its visits per call depth (depth 0 outermost). Within a depth the visits
+/// do not overlap and are in time order, so a time window is found by binary search.
+struct Row {
+    uint32_t rank = 0;
+    uint32_t thread = 0; ///< 0 for the rank's main location
+    std::string name;
+    std::vector<std::vector<Visit>> depths;
+};
+
+/// A message from a send to its receive (rows index Timeline::rows()).
+struct Message {
+    uint32_t fromRow = 0;
+    uint32_t toRow = 0;
+    double sendTime = 0.0;
+    double receiveTime = 0.0;
+    uint64_t bytes = 0;
+};
+
+/// What the view draws of one depth of a row: a visit, or several visits too short to tell
+/// apart at this zoom merged into one block (`visits` > 1; `region` is then the first's).
+struct Block {
+    double start = 0.0;
+    double end = 0.0;
+    uint32_t region = 0;
+    uint32_t visits = 1;
+};
+
+/// The region visits, messages and wait-state instances of one experiment.
+class Timeline {
+public:
+    /// Reads the trace of `experiment` (directory or traces.otf2) and, when beside it,
+    /// instances.txt. Errors name the file (and rank).
+    static Result<Timeline> load(const std::string& experiment);
+
+    const std::vector<Row>& rows() const { return m_rows; }
+    const std::vector<Message>& messages() const { return m_messages; }
+    /// Wait-state instances (empty when the experiment has no instances.txt).
+    const std::vector<analysis::PatternInstance>& instances() const { return m_instances; }
+    /// The row of `rank`'s main location.
+    uint32_t rowOfRank(uint32_t rank) const;
+    double begin() const { return m_begin; }
+    double end() const { return m_end; }
+    const std::string& regionName(uint32_t region) const { return m_regionNames[region]; }
+    RegionKind regionKind(uint32_t region) const { return m_regionKinds[region]; }
+    /// Events read.
+    uint64_t events() const { return m_events; }
+
+    /// The blocks of depth `depth` of row `row` drawn over [from, to] when one pixel is
+    /// `pixel` seconds: every visit overlapping the window, in time order, with consecutive
+    /// visits that end within one pixel of the block's start merged into one block.
+    std::vector<Block> visible(uint32_t row, size_t depth, double from, double to,
+                               double pixel) const;
+    /// The messages with an end in [from, to] or crossing it.
+    std::vector<const Message*> visibleMessages(double from, double to) const;
+
+    /// For tests and generated timelines: adds a row and a region.
+    uint32_t addRow(Row row);
+    uint32_t addRegion(std::string name, RegionKind kind);
+    void addMessage(const Message& message) { m_messages.push_back(message); }
+    void setRange(double begin, double end) {
+        m_begin = begin;
+        m_end = end;
+    }
+
+private:
+    std::vector<Row> m_rows;
+    std::vector<Message> m_messages;
+    std::vector<analysis::PatternInstance> m_instances;
+    std::vector<std::string> m_regionNames;
+    std::vector<RegionKind> m_regionKinds;
+    double m_begin = 0.0;
+    double m_end = 0.0;
+    uint64_t m_events = 0;
+};
+
+} // namespace waitscope::timeline

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Chrome trace export benchmark (run on demand, not by ctest):
+#   tests/bench/export_benchmark.sh [BUILD_DIR] [WORK_DIR] [EVENTS_PER_RANK] [RANKS] [REPEATS]
+# Generates RANKS x EVENTS_PER_RANK events (default 4 x 2.5 million) with
+# analyzer_generate_trace, analyzes it serially (for instances.txt), then exports it REPEATS
+# times (default 3) to WORK_DIR/trace.json. Prints per run the events per second by wall
+# clock and by CPU time (user + system: what the export costs when the cores are not shared),
+# the JSON size and the size per event.
+set -euo pipefail
+build=${1:-build/dev}
+work=${2:-/tmp/waitscope_export_bench}
+events=${3:-2500000}
+ranks=${4:-4}
+repeats=${5:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+if [ ! -x "$work/analyzer_generate_trace" ] || [ "$here/analyzer_generate_trace.cpp" -nt "$work/analyzer_generate_trace" ]; then
+    c++ -std=c++20 -O2 "$here/analyzer_generate_trace.cpp" $(pkg-config --cflags --libs otf2) -o "$work/analyzer_generate_trace"
+fi
+trace="$work/trace_${ranks}x${events}"
+if [ ! -f "$trace/traces.otf2" ]; then
+    rm -rf "$trace"
+    "$work/analyzer_generate_trace" "$trace" "$ranks" "$events" 100 > /dev/null
+fi
+[ -f "$trace/instances.txt" ] || "$build/bin/waitscope-replay" --serial --quiet "$trace"
+echo "trace: $(du -sh "$trace" | cut -f1) on disk, instances.txt $(du -h "$trace/instances.txt" | cut -f1)"
+for run in $(seq "$repeats"); do
+    /usr/bin/time -f "%e %U %S" -o "$work/time.txt" \
+        "$build/bin/waitscope-export" --chrome-trace "$work/trace.json" "$trace" 2> "$work/export.txt"
+    read -r wall user system < "$work/time.txt"
+    total=$(sed -n 's/.*: \([0-9]*\) events in.*/\1/p' "$work/export.txt")
+    bytes=$(stat -c %s "$work/trace.json")
+    awk -v n="$total" -v w="$wall" -v u="$user" -v s="$system" -v b="$bytes" -v r="$run" 'BEGIN {
+        printf "run %d: %d events, %.2f s wall (%.1f million events/s), %.2f s CPU (%.1f million events/s), %.0f MB JSON (%.0f bytes/event)\n",
+            r, n, w, n / w / 1e6, u + s, n / (u + s) / 1e6, b / 1e6, b / n }'
+done
+rm -f "$work/trace.json"

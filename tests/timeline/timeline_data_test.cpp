@@ -1,0 +1,125 @@
+// The timeline's data: what is visible at a zoom level counts exactly the visits a brute-force
+// scan finds, and a reference trace loads with all its visits and messages.
+#include "timeline_data.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace waitscope::timeline;
+
+namespace {
+
+// A row of random nested visits: depth 0 covers [0, 1000]; each visit holds a random number of
+// children, short and long mixed.
+Row randomRow(std::mt19937& random, size_t depths) {
+    Row row{0, 0, "rank 0", std::vector<std::vector<Visit>>(depths)};
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::function<void(size_t, double, double)> fill = [&](size_t depth, double start, double end) {
+        row.depths[depth].push_back({start, end, static_cast<uint32_t>(depth)});
+        if (depth + 1 >= depths) {
+            return;
+        }
+        const int children = static_cast<int>(unit(random) * 40);
+        double at = start;
+        for (int c = 0; c < children && at < end; ++c) {
+            const double gap = (end - start) * unit(random) * unit(random) / 20 + 1e-6;
+            const double length = (end - start) * std::pow(unit(random), 6) / 4 + 1e-6;
+            if (at + gap + length >= end) {
+                break;
+            }
+            fill(depth + 1, at + gap, at + gap + length);
+            at += gap + length;
+        }
+    };
+    fill(0, 0.0, 1000.0);
+    return row;
+}
+
+size_t bruteForce(const std::vector<Visit>& visits, double from, double to) {
+    size_t count = 0;
+    for (const Visit& v : visits) {
+        count += v.end > from && v.start < to ? 1 : 0;
+    }
+    return count;
+}
+
+} // namespace
+
+TEST_CASE("the visible blocks hold exactly the visits overlapping the window at any zoom",
+          "[timeline]") {
+    std::mt19937 random(23);
+    Timeline timeline;
+    for (int r = 0; r < 4; ++r) {
+        timeline.addRegion("region " + std::to_string(r), RegionKind::Computation);
+    }
+    const uint32_t row = timeline.addRow(randomRow(random, 4));
+    const Row& data = timeline.rows()[row];
+    REQUIRE(data.depths[3].size() > 100);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int trial = 0; trial < 300; ++trial) {
+        const double width = 1000.0 * std::pow(unit(random), 3) + 1e-6;
+        const double from = unit(random) * (1000.0 - width);
+        const double to = from + width;
+        const double pixel = width / (200 + unit(random) * 2000);
+        for (size_t depth = 0; depth < data.depths.size(); ++depth) {
+            const std::vector<Block> blocks = timeline.visible(row, depth, from, to, pixel);
+            size_t visits = 0;
+            for (size_t b = 0; b < blocks.size(); ++b) {
+                visits += blocks[b].visits;
+                CHECK(blocks[b].start <= blocks[b].end);
+                if (b > 0) {
+                    CHECK(blocks[b - 1].end <= blocks[b].start);
+                }
+                if (blocks[b].visits > 1) {
+                    CHECK(blocks[b].end - blocks[b].start <= pixel);
+                }
+            }
+            CHECK(visits == bruteForce(data.depths[depth], from, to));
+            // Two consecutive blocks advance at least a pixel: the view draws at most about
+            // two blocks per pixel column, however many visits there are.
+            CHECK(blocks.size() <= 2 * static_cast<size_t>(width / pixel) + 3);
+        }
+    }
+    // Zoomed in below the shortest visit and gap (1e-6), every visit is a block of its own.
+    const std::vector<Block> single = timeline.visible(row, 3, 0.0, 1000.0, 1e-9);
+    REQUIRE(single.size() == data.depths[3].size());
+    for (size_t k = 0; k < single.size(); ++k) {
+        CHECK(single[k].visits == 1);
+        CHECK(single[k].start == data.depths[3][k].start);
+    }
+}
+
+TEST_CASE("a reference trace loads with every region visit and message", "[timeline]") {
+    auto timeline = Timeline::load(std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender/trace");
+    REQUIRE(timeline.ok());
+    REQUIRE(timeline->rows().size() == 4);
+    // otf2-print lists 68 enters and 10 MPI_SEND / MPI_RECV pairs in this trace.
+    size_t visits = 0;
+    for (const Row& row : timeline->rows()) {
+        for (const auto& depth : row.depths) {
+            visits += depth.size();
+            for (size_t k = 1; k < depth.size(); ++k) {
+                CHECK(depth[k - 1].end <= depth[k].start);
+            }
+        }
+    }
+    CHECK(visits == 68);
+    REQUIRE(timeline->messages().size() == 10);
+    for (const Message& m : timeline->messages()) {
+        CHECK(m.fromRow != m.toRow);
+        CHECK(m.sendTime >= timeline->begin());
+        CHECK(m.receiveTime <= timeline->end());
+        CHECK(timeline->rows()[m.fromRow].rank % 2 == 0); // even ranks send to odd ones
+        CHECK(timeline->rows()[m.toRow].rank == timeline->rows()[m.fromRow].rank + 1);
+    }
+    CHECK(timeline->instances().empty()); // no instances.txt beside the reference trace
+    CHECK(timeline->regionName(timeline->rows()[0].depths[1][0].region) == "MPI_Init");
+}
+
+TEST_CASE("a missing trace is refused naming the path", "[timeline]") {
+    auto timeline = Timeline::load("/nonexistent/experiment");
+    REQUIRE(!timeline.ok());
+    CHECK(timeline.error().message().find("/nonexistent/experiment") != std::string::npos);
+}

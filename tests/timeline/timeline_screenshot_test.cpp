@@ -1,0 +1,59 @@
+// waitscope-gui --timeline renders an experiment with a Late Sender: the receives of the odd
+// ranks in point-to-point blue and their wait states shaded in the pattern's red.
+#include "waitscope/analysis/serial_analysis.h"
+#include "waitscope/analysis/wait_instances.h"
+
+#include <QColor>
+#include <QImage>
+#include <QProcess>
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int countPixels(const QImage& image, QColor colour) {
+    int count = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor pixel = image.pixelColor(x, y);
+            if (std::abs(pixel.red() - colour.red()) + std::abs(pixel.green() - colour.green()) +
+                    std::abs(pixel.blue() - colour.blue()) <
+                6)
+                ++count;
+        }
+    return count;
+}
+
+} // namespace
+
+TEST_CASE("the timeline shows the Late Sender's receives and wait states", "[timeline]") {
+    const fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / "timeline_late_sender";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path reference = fs::path(WAITSCOPE_REFERENCE_DIR) / "late_sender" / "trace";
+    fs::copy(reference, dir, fs::copy_options::recursive);
+    auto result = waitscope::analysis::analyzeArchiveInProcess((dir / "traces.otf2").string());
+    REQUIRE(result.ok());
+    REQUIRE(
+        waitscope::analysis::writeWaitInstances(*result, (dir / "instances.txt").string()).ok());
+    const QString png = QString::fromStdString((dir / "timeline.png").string());
+    QProcess process;
+    auto environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(WAITSCOPE_GUI_EXECUTABLE),
+                  {QStringLiteral("--timeline"), QStringLiteral("--screenshot"), png,
+                   QStringLiteral("--size"), QStringLiteral("1400x400"),
+                   QString::fromStdString(dir.string())});
+    REQUIRE(process.waitForFinished(60000));
+    CHECK(process.exitCode() == 0);
+    const QImage image(png);
+    REQUIRE(!image.isNull());
+    CHECK(image.width() == 1400);
+    // Point-to-point blue on ranks 1 and 3 (their receives last most of the run), and the
+    // Late Sender's red over them (hatched: the solid share alone is a large area).
+    CHECK(countPixels(image, QColor(0x3f, 0x7f, 0xd0)) > 20000);
+    CHECK(countPixels(image, QColor(0x99, 0x00, 0x0d)) > 5000);
+}
