@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <otf2/otf2.h>
+#include <sstream>
 #include <string>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/report.h>
@@ -552,6 +553,28 @@ TEST_CASE("a stripped Debian program (hpcc) gets readable call paths", "[mpi][sa
     CHECK(anonymousNodes >= 5);
     // Distinct functions calling MPI stay distinct nodes.
     CHECK(anonymousCallers >= 3);
+
+    // The findings summary a user reads: a header with its verdict, the program's call paths
+    // without symbol versions, libc or vDSO frames, and lines that fit a terminal.
+    CommandResult summary =
+        runCommand(std::string(WAITSCOPE_TEST_EXAMINE) + " --text '" + dir + "/exp' 2>&1");
+    INFO(summary.output);
+    REQUIRE(summary.exitCode == 0);
+    CHECK(summary.output.find("verdict:") != std::string::npos);
+    CHECK(summary.output.find("ranks:       2 ranks") != std::string::npos);
+    CHECK(summary.output.find("@@GLIBC") == std::string::npos);
+    CHECK(summary.output.find("[unknown]") == std::string::npos);
+    CHECK(summary.output.find("__vdso") == std::string::npos);
+    CHECK(summary.output.find("__libc") == std::string::npos);
+    std::istringstream lines(summary.output);
+    for (std::string line; std::getline(lines, line);) {
+        INFO(line);
+        // Columns are characters: UTF-8 continuation bytes (of x and the like) take none.
+        const auto columns = std::count_if(line.begin(), line.end(), [](char c) {
+            return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        });
+        CHECK(columns <= 100);
+    }
 }
 #endif
 
