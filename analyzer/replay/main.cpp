@@ -194,7 +194,7 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     std::ifstream recovery(fs::path(anchor).parent_path() / "recovery.txt");
     for (std::string line; std::getline(recovery, line);) {
         if (!line.empty()) {
-            std::fprintf(stderr, "warning: incomplete trace: %s\n", line.c_str());
+            std::fprintf(stderr, "waitscope-replay: warning: incomplete trace: %s\n", line.c_str());
         }
     }
     reportClockViolations(options, result);
