@@ -319,8 +319,11 @@ QMenu* ReportView::contextMenu(QTreeView* view, const QModelIndex& index) {
         menu->addSeparator();
         QPersistentModelIndex at(index);
         menu->addAction(tr("Expand all below"), this, [view, at] {
-            view->expand(at);
-            view->expandRecursively(at);
+            int depth = 0; // of `at`, to stay within kMaxExpandedDepth expanded levels
+            for (QModelIndex up = at.parent(); up.isValid(); up = up.parent())
+                ++depth;
+            if (depth < static_cast<int>(kMaxExpandedDepth))
+                view->expandRecursively(at, static_cast<int>(kMaxExpandedDepth) - depth - 1);
         });
         menu->addAction(tr("Collapse all below"), this, [view, model, at] {
             // Innermost first, so that each node tells the model its own collapse.
@@ -333,7 +336,10 @@ QMenu* ReportView::contextMenu(QTreeView* view, const QModelIndex& index) {
             collapse(at);
         });
     }
-    menu->addAction(tr("Expand all"), view, &QTreeView::expandAll);
+    menu->addAction(tr("Expand all"), view, [view, model] {
+        for (int row = 0; row < model->rowCount(); ++row)
+            view->expandRecursively(model->index(row, 0), static_cast<int>(kMaxExpandedDepth) - 1);
+    });
     menu->addAction(tr("Collapse all"), view, &QTreeView::collapseAll);
     if (isCallTree) {
         menu->addAction(tr("Expand hottest path"), this, &ReportView::expandHottestPath);

@@ -244,4 +244,18 @@ TEST_CASE("a 100,000-deep call tree opens on its hottest path as deep as the tre
     // A search reveals the leaf by its ancestor at the deepest shown level.
     CHECK(view.search(QStringLiteral("leaf")) == 1);
     CHECK(calls->currentIndex() == current);
+    // Expanding all stops at the same depth: the level below it stays collapsed.
+    QModelIndex root = calls->model()->index(0, 0);
+    QModelIndex below = calls->model()->index(0, 0, current);
+    std::unique_ptr<QMenu> menu(view.contextMenu(calls, root));
+    find(*menu, QStringLiteral("Expand all below"))->trigger();
+    CHECK(calls->isExpanded(current));
+    CHECK(!calls->isExpanded(below));
+    find(*menu, QStringLiteral("Collapse all below"))->trigger();
+    CHECK(!calls->isExpanded(root));
+    CHECK(!calls->isExpanded(current));
+    find(*menu, QStringLiteral("Expand all"))->trigger();
+    CHECK(calls->isExpanded(root));
+    CHECK(calls->isExpanded(current));
+    CHECK(!calls->isExpanded(below));
 }
