@@ -12,8 +12,10 @@
 #include <QScreen>
 #include <QTimer>
 #include <QWindow>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <unistd.h>
 
 using namespace waitscope::gui;
@@ -85,8 +87,20 @@ QString applySelections(ReportView& view, const Options& options) {
     if (!options.callPath.isEmpty())
         if (QString error = view.selectCallPath(options.callPath); !error.isEmpty())
             return error;
-    if (!options.rank.isEmpty() && !view.selectRank(options.rank.toLongLong()))
-        return QStringLiteral("no process with rank %1").arg(options.rank);
+    if (!options.rank.isEmpty() && !view.selectRank(options.rank.toLongLong())) {
+        std::optional<std::int64_t> first, last;
+        for (const waitscope::report::SystemNode& node : view.session().report().systemNodes())
+            if (node.kind == waitscope::report::SystemKind::Process) {
+                first = std::min(first.value_or(node.rank), node.rank);
+                last = std::max(last.value_or(node.rank), node.rank);
+            }
+        return first ? QStringLiteral("--rank %1: no process with this rank in the report (ranks "
+                                      "%2 to %3)")
+                           .arg(options.rank)
+                           .arg(*first)
+                           .arg(*last)
+                     : QStringLiteral("--rank %1: the report has no processes").arg(options.rank);
+    }
     if (!options.search.isEmpty())
         view.search(options.search);
     if (options.flat)
@@ -216,6 +230,12 @@ int main(int argc, char** argv) {
         options.metric = parser.value(metric);
         options.callPath = parser.value(callPath);
         options.rank = parser.value(rank);
+        if (parser.isSet(rank)) {
+            bool number = false;
+            if (options.rank.toLongLong(&number) < 0 || !number)
+                return fail(QStringLiteral("--rank %1: not a rank (a whole number from 0)")
+                                .arg(options.rank));
+        }
         options.mode = parser.value(mode);
         options.search = parser.value(search);
         options.tab = parser.value(tab);

@@ -319,8 +319,11 @@ QMenu* ReportView::contextMenu(QTreeView* view, const QModelIndex& index) {
         menu->addSeparator();
         QPersistentModelIndex at(index);
         menu->addAction(tr("Expand all below"), this, [view, at] {
-            view->expand(at);
-            view->expandRecursively(at);
+            int depth = 0; // of `at`, to stay within kMaxExpandedDepth expanded levels
+            for (QModelIndex up = at.parent(); up.isValid(); up = up.parent())
+                ++depth;
+            if (depth < static_cast<int>(kMaxExpandedDepth))
+                view->expandRecursively(at, static_cast<int>(kMaxExpandedDepth) - depth - 1);
         });
         menu->addAction(tr("Collapse all below"), this, [view, model, at] {
             // Innermost first, so that each node tells the model its own collapse.
@@ -333,7 +336,10 @@ QMenu* ReportView::contextMenu(QTreeView* view, const QModelIndex& index) {
             collapse(at);
         });
     }
-    menu->addAction(tr("Expand all"), view, &QTreeView::expandAll);
+    menu->addAction(tr("Expand all"), view, [view, model] {
+        for (int row = 0; row < model->rowCount(); ++row)
+            view->expandRecursively(model->index(row, 0), static_cast<int>(kMaxExpandedDepth) - 1);
+    });
     menu->addAction(tr("Collapse all"), view, &QTreeView::collapseAll);
     if (isCallTree) {
         menu->addAction(tr("Expand hottest path"), this, &ReportView::expandHottestPath);
@@ -460,7 +466,20 @@ void ReportView::reveal(QTreeView* view, ValueTreeModel* model, std::uint32_t no
     QModelIndex index = model->indexOfNode(node);
     if (!index.isValid())
         return;
+    std::vector<QModelIndex> ancestors; // parent first
     for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
+        ancestors.push_back(up);
+    if (ancestors.size() > kMaxExpandedDepth) {
+        std::size_t cut = ancestors.size() - kMaxExpandedDepth;
+        emit message(tr("%1 is %2 levels deep; the tree shows %3 levels, down to its ancestor %4")
+                         .arg(index.data(ValueTreeModel::NameRole).toString())
+                         .arg(ancestors.size())
+                         .arg(kMaxExpandedDepth)
+                         .arg(ancestors[cut - 1].data(ValueTreeModel::NameRole).toString()));
+        index = ancestors[cut - 1];
+        ancestors.erase(ancestors.begin(), ancestors.begin() + static_cast<std::ptrdiff_t>(cut));
+    }
+    for (const QModelIndex& up : ancestors)
         view->expand(up);
     if (select)
         view->setCurrentIndex(index);
@@ -539,7 +558,7 @@ int ReportView::search(const QString& text) {
     for (std::size_t i = 0; i < matches.size() && i < kRevealed; ++i)
         reveal(m_callView, model, matches[i], false);
     if (!matches.empty())
-        m_callView->scrollTo(model->indexOfNode(matches.front()));
+        reveal(m_callView, model, matches.front(), false); // scrollTo alone expands every level
     if (!text.isEmpty())
         emit message(matches.empty() ? tr("no call path matches \"%1\"").arg(text)
                                      : tr("%n call path(s) match \"%1\"", nullptr,
@@ -553,9 +572,17 @@ void ReportView::expandHottestPath() {
     std::vector<std::uint32_t> path = model->hottestPath();
     if (path.empty())
         return;
-    // The end is expanded too: it shows what it keeps for itself above its callees.
-    for (std::uint32_t node : path)
-        m_callView->expand(model->indexOfNode(node));
+    // The end is expanded too: it shows what it keeps for itself above its callees. A path cut
+    // at the deepest level shown ends collapsed, with the time of all below it.
+    bool cut = path.size() > kMaxExpandedDepth;
+    if (cut) {
+        emit message(tr("the hottest path is %1 levels deep; the tree shows its first %2")
+                         .arg(path.size())
+                         .arg(kMaxExpandedDepth));
+        path.resize(kMaxExpandedDepth);
+    }
+    for (std::size_t i = 0; i + (cut ? 1 : 0) < path.size(); ++i)
+        m_callView->expand(model->indexOfNode(path[i]));
     reveal(m_callView, model, path.back(), true);
 }
 

@@ -28,6 +28,9 @@ namespace waitscope::gui {
 class ReportView : public QWidget {
     Q_OBJECT
 public:
+    /// QTreeView lays out expanded levels recursively, some 300 bytes of stack each: the trees
+    /// are expanded at most this deep, and a deeper node is shown by its ancestor at that depth.
+    static constexpr std::size_t kMaxExpandedDepth = 10000;
     /// Takes ownership of the session (whose objects must live in the GUI thread).
     explicit ReportView(std::unique_ptr<ReportSession> session, QWidget* parent = nullptr);
     ~ReportView() override;

@@ -11,16 +11,36 @@ MetricTreeModel::MetricTreeModel(SelectionState* selection, QObject* parent)
     : ValueTreeModel(parent), m_selection(selection) {
     const auto& metrics = selection->report().metrics();
     std::vector<std::uint32_t> parents(metrics.size(), kNoNode);
-    m_rootOf.resize(metrics.size());
     for (std::size_t m = 0; m < metrics.size(); ++m) {
         if (metrics[m].ghost)
             parents[m] = kHiddenNode; // CUBE's GHOST metrics are stored but not shown
         else if (metrics[m].parent)
             parents[m] = *metrics[m].parent;
-        auto root = static_cast<std::uint32_t>(m);
-        while (metrics[root].parent)
-            root = *metrics[root].parent;
-        m_rootOf[m] = root;
+    }
+    // Each metric's root and pre-order span, in one iterative walk: metric trees can be
+    // arbitrarily deep, so neither a walk to the root per metric nor recursion.
+    m_rootOf.assign(metrics.size(), kNoNode);
+    m_first.assign(metrics.size(), 0);
+    m_end.assign(metrics.size(), 0);
+    std::uint32_t order = 0;
+    std::vector<std::pair<std::uint32_t, bool>> stack; // metric, its children done
+    for (std::size_t r = 0; r < metrics.size(); ++r) {
+        if (metrics[r].parent)
+            continue;
+        stack.emplace_back(static_cast<std::uint32_t>(r), false);
+        while (!stack.empty()) {
+            auto [m, done] = stack.back();
+            stack.pop_back();
+            if (done) {
+                m_end[m] = order;
+                continue;
+            }
+            m_rootOf[m] = static_cast<std::uint32_t>(r);
+            m_first[m] = order++;
+            stack.emplace_back(m, true);
+            for (MetricId child : metrics[m].children)
+                stack.emplace_back(child, false);
+        }
     }
     setForest(parents);
     // Totals read only root rows of inclusively stored metrics, so this stays cheap.
@@ -60,12 +80,12 @@ double MetricTreeModel::reference(std::uint32_t node, ValueMode mode) const {
     if (mode == ValueMode::PercentOfSelection) {
         // Parts of the selected metric relate to it; other metrics (maybe of another unit)
         // keep percent of their root.
-        const auto& metrics = m_selection->report().metrics();
-        for (std::optional<MetricId> up = node; up; up = metrics[*up].parent)
-            if (*up == m_selection->metric())
-                return m_selection->selectedMetricValue();
+        MetricId selected = m_selection->metric();
+        if (selected < m_first.size() && m_first[selected] <= m_first[node] &&
+            m_first[node] < m_end[selected])
+            return m_selection->selectedMetricValue();
     }
-    return inclusiveValue(m_rootOf[node]);
+    return m_rootOf[node] == kNoNode ? std::nan("") : inclusiveValue(m_rootOf[node]);
 }
 
 QString MetricTreeModel::description(MetricId id) const {

@@ -256,13 +256,30 @@ void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
     m_expanded.assign(n, 0);
     m_match.assign(n, 0);
     // A node is shown if it and all its ancestors are; parents may come after their children.
-    std::vector<char> hidden(n, 0);
-    for (std::uint32_t i = 0; i < n; ++i)
-        for (std::uint32_t up = i, steps = 0; up < n && steps <= n; up = parents[up], ++steps)
-            if (parents[up] == kHiddenNode) {
-                hidden[i] = 1;
+    // Each walk up stops at a node already decided and decides all it passed, so that a deep
+    // tree costs linear time.
+    constexpr char kUndecided = 2;
+    std::vector<char> hidden(n, kUndecided);
+    std::vector<std::uint32_t> passed;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        char verdict = 0;
+        for (std::uint32_t up = i; up < n; up = parents[up]) {
+            if (hidden[up] != kUndecided) {
+                verdict = hidden[up];
                 break;
             }
+            if (passed.size() > n) // a cycle, which no reader lets through
+                break;
+            passed.push_back(up);
+            if (parents[up] == kHiddenNode) {
+                verdict = 1;
+                break;
+            }
+        }
+        for (std::uint32_t node : passed)
+            hidden[node] = verdict;
+        passed.clear();
+    }
     for (std::uint32_t i = 0; i < n; ++i) {
         if (hidden[i])
             continue;
@@ -306,16 +323,23 @@ void ValueTreeModel::setReferences(double root, double selection) {
     m_selectionReference = selection;
 }
 
-void ValueTreeModel::emitValuesChanged(const QModelIndex& parent) {
+void ValueTreeModel::emitValuesChanged(const QModelIndex& top) {
     // Only rows a view can show need the signal: the roots and the children of expanded nodes.
-    int rows = rowCount(parent);
-    if (rows == 0)
-        return;
-    emit dataChanged(index(0, 0, parent), index(rows - 1, 0, parent));
-    const std::vector<std::uint32_t>& ids = parent.isValid() ? m_children[nodeOf(parent)] : m_roots;
-    for (std::uint32_t node : ids)
-        if (m_expanded[node])
-            emitValuesChanged(indexOfNode(node));
+    // Iterative: an expanded path may be as deep as the tree.
+    std::vector<QModelIndex> parents{top};
+    while (!parents.empty()) {
+        QModelIndex parent = parents.back();
+        parents.pop_back();
+        int rows = rowCount(parent);
+        if (rows == 0)
+            continue;
+        emit dataChanged(index(0, 0, parent), index(rows - 1, 0, parent));
+        const std::vector<std::uint32_t>& ids =
+            parent.isValid() ? m_children[nodeOf(parent)] : m_roots;
+        for (std::uint32_t node : ids)
+            if (m_expanded[node])
+                parents.push_back(indexOfNode(node));
+    }
 }
 
 } // namespace waitscope::gui

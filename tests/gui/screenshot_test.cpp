@@ -120,6 +120,27 @@ TEST_CASE("bad selections are reported", "[screenshot]") {
     CHECK(run.errors.contains(QStringLiteral("no metric named no_such_metric")));
 }
 
+TEST_CASE("a rank that is negative, not a number or not in the report is refused by name",
+          "[screenshot]") {
+    QString report = QString::fromStdString(referenceReport("late_sender", "trace"));
+    // Refused before any window, so without a display too.
+    for (const char* rank : {"-5", "abc", "1.5", ""}) {
+        Run run = runGui({report, QStringLiteral("--rank"), QLatin1String(rank)}, withoutDisplay());
+        CHECK(run.exitCode == 1);
+        CHECK(run.errors == QStringLiteral("waitscope-gui: error: --rank %1: not a rank (a whole "
+                                           "number from 0)\n")
+                                .arg(QLatin1String(rank)));
+    }
+    for (const char* rank : {"2147483647", "4"}) {
+        Run run = screenshot(QStringLiteral("bad_rank"),
+                             {report, QStringLiteral("--rank"), QLatin1String(rank)});
+        CHECK(run.exitCode == 1);
+        CHECK(run.errors.contains(QStringLiteral("waitscope-gui: error: --rank %1: no process with "
+                                                 "this rank in the report (ranks 0 to 3)\n")
+                                      .arg(QLatin1String(rank))));
+    }
+}
+
 // The threads' values are checked in system_tree_model_test.cpp; this one renders them (rank 0
 // expanded: its master thread, then thread 1 and thread 2) for a look.
 TEST_CASE("the window shows a hybrid process's threads", "[screenshot][threads]") {

@@ -32,6 +32,10 @@ protected:
 private:
     SelectionState* m_selection;
     std::vector<std::uint32_t> m_rootOf; // root metric of each metric
+    // Pre-order span of each metric: the descendants of m are those numbered in
+    // [m_first[m], m_end[m]).
+    std::vector<std::uint32_t> m_first;
+    std::vector<std::uint32_t> m_end;
 };
 
 } // namespace waitscope::gui

@@ -117,7 +117,7 @@ protected:
 private:
     void sortChildren(std::vector<std::uint32_t>& ids) const;
     void rebuildOrder();
-    void emitValuesChanged(const QModelIndex& parent);
+    void emitValuesChanged(const QModelIndex& top);
 
     std::vector<std::uint32_t> m_parent;
     std::vector<std::vector<std::uint32_t>> m_children; // in display order
