@@ -1,6 +1,8 @@
 // Local definitions and the canonical byte encodings that unification compares.
 #include "waitscope/measure/definitions.h"
 
+#include "field_reader.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -19,33 +21,6 @@ void putString(std::string& out, const std::string& s) {
     putU32(out, static_cast<std::uint32_t>(s.size()));
     out += s;
 }
-
-class ByteReader {
-public:
-    explicit ByteReader(const std::string& bytes) : m_bytes(bytes) {}
-    bool u32(std::uint32_t& v) { return take(&v, 4); }
-    bool u64(std::uint64_t& v) { return take(&v, 8); }
-    bool string(std::string& s) {
-        std::uint32_t n = 0;
-        if (!u32(n) || m_bytes.size() - m_pos < n)
-            return false;
-        s.assign(m_bytes, m_pos, n);
-        m_pos += n;
-        return true;
-    }
-    bool atEnd() const { return m_pos == m_bytes.size(); }
-
-private:
-    bool take(void* out, size_t n) {
-        if (m_bytes.size() - m_pos < n)
-            return false;
-        std::memcpy(out, m_bytes.data() + m_pos, n);
-        m_pos += n;
-        return true;
-    }
-    const std::string& m_bytes;
-    size_t m_pos = 0;
-};
 
 bool keyLess(const std::pair<std::string, std::string>& e, const std::string& key) {
     return e.first < key;
@@ -123,7 +98,7 @@ std::string DefinitionSet::serialize() const {
 }
 
 bool DefinitionSet::deserialize(const std::string& bytes) {
-    ByteReader in(bytes);
+    FieldReader in(bytes);
     std::uint64_t n = 0;
     if (!in.u64(n))
         return false;
@@ -151,7 +126,7 @@ std::string regionKey(const RegionDefinition& region) {
 
 RegionDefinition regionFromKey(const std::string& key) {
     RegionDefinition region;
-    ByteReader in(key);
+    FieldReader in(key);
     std::uint32_t kinds = 0;
     in.string(region.name);
     in.string(region.canonicalName);
@@ -177,7 +152,7 @@ std::string callingContextKey(const Definitions& defs, std::uint32_t context) {
 
 std::vector<std::string> splitCallingContextKey(const std::string& key) {
     std::vector<std::string> parts;
-    ByteReader reader(key);
+    FieldReader reader(key);
     std::string part;
     while (!reader.atEnd() && reader.string(part))
         parts.push_back(part);
@@ -212,7 +187,7 @@ CommDefinition commFromEntry(const std::string& key, const std::string& descript
     for (int i = 0; i < 8 && i < static_cast<int>(key.size()); ++i)
         comm.key = (comm.key << 8) | static_cast<unsigned char>(key[i]);
     comm.key -= 3;
-    ByteReader in(description);
+    FieldReader in(description);
     std::uint32_t n = 0;
     if (in.u64(comm.parent) && in.string(comm.name) && in.u32(n)) {
         comm.members.resize(n);

@@ -1,6 +1,8 @@
 // Writes a rank's definitions file without allocating (signal context), and parses it back.
 #include "waitscope/measure/rank_definitions_file.h"
 
+#include "field_reader.h"
+
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -62,39 +64,6 @@ private:
     bool m_ok = true;
     std::size_t m_used = 0;
     char m_buffer[4096];
-};
-
-/// Reads the fields of a definitions file, remembering how far it got for the error message.
-class FieldReader {
-public:
-    explicit FieldReader(const std::string& bytes) : m_bytes(bytes) {}
-    bool bytes(void* out, std::size_t n) {
-        if (m_bytes.size() - m_pos < n)
-            return false;
-        std::memcpy(out, m_bytes.data() + m_pos, n);
-        m_pos += n;
-        return true;
-    }
-    bool u32(std::uint32_t& v) { return bytes(&v, 4); }
-    bool u64(std::uint64_t& v) { return bytes(&v, 8); }
-    bool string(std::string& s) {
-        std::uint32_t n = 0;
-        if (!u32(n) || m_bytes.size() - m_pos < n)
-            return false;
-        s.assign(m_bytes, m_pos, n);
-        m_pos += n;
-        return true;
-    }
-    /// A count of items each at least `itemBytes` long: no larger than the bytes left allow.
-    bool count(std::uint32_t& n, std::size_t itemBytes) {
-        return u32(n) && static_cast<std::uint64_t>(n) * itemBytes <= m_bytes.size() - m_pos;
-    }
-    std::size_t position() const { return m_pos; }
-    bool atEnd() const { return m_pos == m_bytes.size(); }
-
-private:
-    const std::string& m_bytes;
-    std::size_t m_pos = 0;
 };
 
 /// The fields of regionKey(), checked: three strings and three numbers, nothing after them.
