@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${TMPDIR:-/tmp}/waitscope_records_fuzz_asan
 g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
     -I"$root/measurement/recover" -I"$root/measurement/runtime/include" \
-    -I"$root/formats/base/include" \
+    -I"$root/base/include" \
     "$root/tests/measurement/records_fuzz.cpp" "$root/measurement/recover/records_file.cpp" \
     "$root/measurement/runtime/rank_definitions_file.cpp" \
     "$root/measurement/runtime/definitions.cpp" -o "$out"
