@@ -1,0 +1,49 @@
+// Classification of point-to-point wait states by the root-cause pass: propagating or
+// terminal, direct or indirect (see delay_analysis.cpp for the shares).
+#include "delay_ledger.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis::delay {
+
+void classifyWaitStates(const SyncPoints& points, const RankResult& result, Ledger& ledger) {
+    const size_t nodes = result.tree.size();
+    std::vector<double> propagatingLs(nodes, 0.0), propagatingLr(nodes, 0.0);
+    for (const Ledger::Caused& caused : ledger.caused()) {
+        const Role role = points.at(caused.point).role;
+        if (role == Role::LateSender) {
+            propagatingLs[points.nodeOf(caused.point)] += caused.propagating;
+        } else if (role == Role::LateReceiver) {
+            propagatingLr[points.nodeOf(caused.point)] += caused.propagating;
+        }
+    }
+    // A node's waiting time splits into propagating and terminal, and into indirect and direct.
+    struct Split {
+        Metric wait, propagating, terminal, indirect, direct;
+        const std::vector<double>& propagatingTime;
+        const std::vector<double>& indirectTime;
+    };
+    const Split splits[] = {
+        {Metric::MpiLateSender, Metric::MpiWaitPropagatingLs, Metric::MpiWaitTerminalLs,
+         Metric::MpiWaitIndirectLateSender, Metric::MpiWaitDirectLateSender, propagatingLs,
+         ledger.indirect(kLateSender)},
+        {Metric::MpiLateReceiver, Metric::MpiWaitPropagatingLr, Metric::MpiWaitTerminalLr,
+         Metric::MpiWaitIndirectLateReceiver, Metric::MpiWaitDirectLateReceiver, propagatingLr,
+         ledger.indirect(kLateReceiver)}};
+    const SeverityRows& rows = result.severities;
+    for (NodeId n = 0; n < nodes; ++n) {
+        for (const Split& split : splits) {
+            const double wait = rows.get(split.wait, n);
+            if (wait > 0.0) {
+                const double propagating = std::min(split.propagatingTime[n], wait);
+                const double indirect = std::min(split.indirectTime[n], wait);
+                ledger.addUp(split.propagating, n, propagating);
+                ledger.addUp(split.terminal, n, wait - propagating);
+                ledger.addUp(split.indirect, n, indirect);
+                ledger.addUp(split.direct, n, wait - indirect);
+            }
+        }
+    }
+}
+
+} // namespace waitscope::analysis::delay

@@ -1,0 +1,101 @@
+// The root-cause pass's accounts of costs, shares and delay values (see delay_ledger.h).
+#include "delay_ledger.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace waitscope::analysis::delay {
+namespace {
+
+constexpr Metric kShortTerm[kKinds] = {Metric::DelayLateSender, Metric::DelayLateReceiver,
+                                       Metric::DelayBarrier,    Metric::DelayN2n,
+                                       Metric::Delay12n,        Metric::DelayN21};
+constexpr Metric kLongTerm[kKinds] = {
+    Metric::DelayLateSenderLongterm, Metric::DelayLateReceiverLongterm,
+    Metric::DelayBarrierLongterm,    Metric::DelayN2nLongterm,
+    Metric::Delay12nLongterm,        Metric::DelayN21Longterm};
+
+} // namespace
+
+Metric shortTermMetric(Kind kind) {
+    return kShortTerm[kind];
+}
+Metric longTermMetric(Kind kind) {
+    return kLongTerm[kind];
+}
+
+Ledger::Ledger(const SyncPoints& points, size_t nodes)
+    : m_points(points), m_causedSlot(points.size(), 0), m_indirectLs(nodes, 0.0),
+      m_indirectLr(nodes, 0.0) {}
+
+Ledger::Caused& Ledger::causedAt(int point) {
+    uint32_t& slot = m_causedSlot[static_cast<size_t>(point)];
+    if (slot == 0) {
+        m_caused.push_back(Caused{point, Costs{}, 0.0});
+        slot = static_cast<uint32_t>(m_caused.size());
+    }
+    return m_caused[slot - 1];
+}
+
+Costs Ledger::costsOf(int point) const {
+    const uint32_t slot = m_causedSlot[static_cast<size_t>(point)];
+    return slot == 0 ? Costs{} : m_caused[slot - 1].costs;
+}
+
+void Ledger::addCosts(const Interval& span, Kind kind, double scale) {
+    if (!(scale > 0.0)) {
+        return;
+    }
+    for (int k = span.from + 1; k < span.to; ++k) {
+        const double wait = m_points.at(k).wait;
+        if (wait > 0.0) {
+            causedAt(k).costs[kind] += scale * wait;
+        }
+    }
+}
+
+void Ledger::addCosts(const Interval& span, Kind kind, const ScaleMap& scales) {
+    if (scales.empty()) {
+        return;
+    }
+    double scale = scales.front().second;
+    size_t next = 1;
+    for (int k = span.from + 1; k < span.to; ++k) {
+        while (next < scales.size() && scales[next].first < k) {
+            ++next;
+        }
+        if (next < scales.size() && scales[next].first == k) {
+            scale = scales[next].second;
+        }
+        const double wait = m_points.at(k).wait;
+        if (scale > 0.0 && wait > 0.0) {
+            causedAt(k).costs[kind] += scale * wait;
+        }
+    }
+}
+
+void Ledger::propagate(int point, double share) {
+    double& pw = causedAt(point).propagating;
+    pw = std::max(pw, share);
+}
+
+// Once per metric and call path rather than once per value.
+void Ledger::addSums(RankResult& result) {
+    for (size_t i = 0; i < kMetricCount; ++i) {
+        const auto metric = static_cast<Metric>(i);
+        const std::vector<double>& row = m_leafSums.row(metric);
+        if (row.empty()) {
+            continue;
+        }
+        for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
+            for (NodeId node = 0; node < row.size(); ++node) {
+                if (row[node] != 0.0) {
+                    result.severities.add(*m, node, row[node]);
+                }
+            }
+        }
+    }
+    m_leafSums = SeverityRows();
+}
+
+} // namespace waitscope::analysis::delay

@@ -1,0 +1,124 @@
+// The synchronization points (SPs) of one rank's root-cause pass and the rank sets they name.
+#pragma once
+
+#include "pattern_sink.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace waitscope::analysis::delay {
+
+/// Wait-state types, each with a short-term and a long-term delay metric.
+enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };
+
+/// Waiting of each type that a wait state caused later on.
+using Costs = std::array<double, kKinds>;
+
+/// What an SP was to this rank: the waiter or the delayer of a point-to-point wait state, or
+/// a member of a synchronizing collective.
+enum class Role : uint8_t { LateSender, SenderOfLate, LateReceiver, ReceiverOfLate, Group };
+
+/// A synchronization point: an operation at which this rank synchronized with others.
+/// 32 bytes (the call's duration comes from its span).
+struct SyncPoint {
+    uint32_t operation = 0;
+    Role role = Role::Group;
+    uint32_t partner = 0; ///< world rank (point-to-point) or a rank set (SyncPoints::ranks())
+    NodeId node = 0;      ///< the call path of its MPI call
+    double wait = 0.0;
+    /// The part of its call before its completion, which the interval it opens leaves out
+    double beforeCompletion = 0.0;
+
+    /// The SP at `operation` in MPI call `call`, which waited `wait` and completed
+    /// `completion` before its exit.
+    static SyncPoint at(uint32_t operation, Role role, const CallSpan& call, double wait,
+                        double completion, uint32_t partner);
+};
+static_assert(sizeof(SyncPoint) == 32, "the call path fits into the padding");
+
+/// A collective this rank takes part in where the latecomer is an SP.
+struct Collective {
+    uint32_t operation = 0;
+    uint32_t late = 0;      ///< communicator rank of the latecomer
+    uint32_t waiting = 0;   ///< rank set: the other members that are SPs
+    uint32_t early = 0;     ///< rank set: those of them that post up early
+    bool postEarly = false; ///< this member posts its share before the walk
+};
+
+/// The SPs of one rank in operation order (after SyncPoints::mergeTail()), with the sets of
+/// world ranks that group SPs synchronized with, each distinct set stored once.
+class SyncPoints {
+public:
+    /// `ranks`: the number of world ranks (the members of kWorldComm).
+    SyncPoints(const trace::Definitions& definitions, uint32_t ranks)
+        : m_defs(definitions), m_ranks(ranks) {}
+
+    void reserve(size_t points) { m_points.reserve(points); }
+    void push(const SyncPoint& point) { m_points.push_back(point); }
+    size_t size() const { return m_points.size(); }
+    bool empty() const { return m_points.empty(); }
+    const SyncPoint& back() const { return m_points.back(); }
+    const SyncPoint& operator[](size_t k) const { return m_points[k]; }
+    const SyncPoint& at(int k) const { return m_points[static_cast<size_t>(k)]; }
+    NodeId nodeOf(int k) const { return at(k).node; }
+    std::vector<SyncPoint>::const_iterator begin() const { return m_points.begin(); }
+    std::vector<SyncPoint>::const_iterator end() const { return m_points.end(); }
+
+    /// The id of the set of `worldRanks` (sorted in place), added when new.
+    uint32_t rankSet(std::vector<uint32_t>& worldRanks);
+    /// The rank set of communicator `comm`'s members (kWorldComm: all ranks).
+    uint32_t memberSet(uint32_t comm);
+    /// The world ranks of set `set`, sorted.
+    const std::vector<uint32_t>& ranks(uint32_t set) const { return m_rankSets[set]; }
+    /// Whether this rank synchronized with `worldRank` at `point`.
+    bool contains(const SyncPoint& point, uint32_t worldRank) const;
+
+    /// The last SP before `point` that synchronized with `worldRank` (-1: none).
+    int previousWith(int point, uint32_t worldRank) const;
+    /// The last SP before `point` at which this rank had synchronized with all of `others`
+    /// (walking back, an SP covering all still missing ends the walk); members met on the way
+    /// at later SPs are returned in `intermediate` with that SP, sorted.
+    int previousGroup(int point, const std::vector<uint32_t>& others,
+                      std::vector<std::pair<uint32_t, int>>& intermediate);
+
+    /// Merges the SPs from `first` on (in operation order) into those before (in operation
+    /// order, none at the same operation).
+    void mergeTail(size_t first);
+    /// Adds the sends and receives of `operations` that are SPs because their partner waited
+    /// there (`partnerWaited`, with the partner's call times in `partners`), unless this rank
+    /// waited there itself; keeps the operation order.
+    void addPartnerPoints(const std::vector<ReplayOperation>& operations,
+                          const std::vector<CallSpan>& spans, const trace::EventStream& events,
+                          const std::vector<ReplayRecord>& partners,
+                          const std::vector<uint8_t>& partnerWaited);
+    /// Sets the world rank of every point-to-point SP's partner, once every SP is known.
+    void resolvePartners(const std::vector<ReplayOperation>& operations,
+                         const trace::EventStream& events, uint32_t self);
+
+private:
+    static constexpr uint32_t kNoSet = 0xFFFFFFFFu;
+
+    const trace::Definitions& m_defs;
+    uint32_t m_ranks;
+    std::vector<SyncPoint> m_points;
+    std::vector<std::vector<uint32_t>> m_rankSets;
+    std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
+    /// The sets rankSet() found last, newest first (kNoSet: none)
+    std::array<uint32_t, 4> m_recentRankSets{kNoSet, kNoSet, kNoSet, kNoSet};
+    uint32_t m_lastMemberComm = kNoSet; ///< the communicator memberSet() found last
+    uint32_t m_lastMemberSet = 0;       ///< ... and its set
+    std::map<uint32_t, uint32_t> m_memberSets;
+    std::vector<uint32_t> m_remaining, m_left; ///< scratch of previousGroup()
+};
+
+bool isSend(trace::EventKind kind);
+bool isReceive(trace::EventKind kind);
+/// The delay type of a collective operation, or kKinds when it synchronizes no one.
+Kind kindOf(trace::CollectiveOp op);
+
+} // namespace waitscope::analysis::delay
