@@ -2,6 +2,7 @@
 // loader that decodes a metric's index and data members on first use.
 #include "cubepl_linear.h"
 #include "mapped_file.h"
+#include "report_assembly.h"
 #include "row_order.h"
 #include "severity_storage.h"
 #include "tar_archive.h"
@@ -64,9 +65,10 @@ constexpr const char* kUnsupportedTypes[] = {"RATE",      "COMPLEX",    "TAU_ATO
 
 class AnchorParser {
 public:
-    AnchorParser(Report& report, std::vector<FileMetric>& files, std::string where,
-                 const ReadProgress& progress)
-        : m_report(report), m_files(files), m_where(std::move(where)), m_progress(progress) {}
+    AnchorParser(detail::ReportAssembly& assembly, std::vector<FileMetric>& files,
+                 std::string where, const ReadProgress& progress)
+        : m_assembly(assembly), m_report(assembly.report()), m_files(files),
+          m_where(std::move(where)), m_progress(progress) {}
 
     Status parse(std::string_view xml) {
         pugi::xml_document doc;
@@ -178,7 +180,7 @@ private:
                 return error(label + ": unknown data type '" + typeText + "'");
             }
             m_fileIds.push_back(id);
-            MetricId mine = m_report.appendMetricUnchecked(std::move(metric));
+            MetricId mine = m_assembly.appendMetric(std::move(metric));
             m_files.push_back(std::move(file));
             std::vector<pugi::xml_node> children;
             for (pugi::xml_node child : node.children("metric"))
@@ -223,7 +225,7 @@ private:
             region.description = childText(node, "descr");
         }
         for (Region& region : regions)
-            m_report.appendRegionUnchecked(std::move(region));
+            m_assembly.appendRegion(std::move(region));
 
         // Call nodes: count first so ids can be checked against the total.
         std::vector<std::pair<pugi::xml_node, std::optional<CallNodeId>>> stack;
@@ -281,7 +283,7 @@ private:
             for (auto c = children.rbegin(); c != children.rend(); ++c)
                 stack.emplace_back(*c, static_cast<CallNodeId>(id));
         }
-        m_report.setCallNodesUnchecked(std::move(nodes));
+        m_assembly.setCallNodes(std::move(nodes));
         return Status::success();
     }
 
@@ -347,7 +349,7 @@ private:
             if (id < 0 || id >= static_cast<std::int64_t>(locationIds.size()))
                 return error("location Id " + std::to_string(id) + " out of range (" +
                              std::to_string(locationIds.size()) + " locations)");
-        m_report.setSystemNodesUnchecked(std::move(nodes));
+        m_assembly.setSystemNodes(std::move(nodes));
 
         for (pugi::xml_node cart : system.child("topologies").children("cart")) {
             CartTopology topology;
@@ -387,7 +389,7 @@ private:
                                  std::to_string(loc) + " has the wrong number of dimensions");
                 topology.coordinates.emplace_back(static_cast<LocationId>(loc), std::move(values));
             }
-            m_report.appendTopologyUnchecked(std::move(topology));
+            m_assembly.appendTopology(std::move(topology));
         }
         return Status::success();
     }
@@ -414,7 +416,8 @@ public:
     std::vector<std::pair<MetricId, std::string>> m_unavailable;
 
 private:
-    Report& m_report;
+    detail::ReportAssembly& m_assembly;
+    Report& m_report; ///< the report being assembled, for lookups and checked setters
     std::vector<FileMetric>& m_files;
     std::vector<std::int64_t> m_fileIds;
     std::string m_where;
@@ -622,15 +625,16 @@ Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::
     const detail::TarMember* anchor = archive->find("anchor.xml");
     if (!anchor)
         return Error(name + ": not a CUBE4 report (.cubex): no member 'anchor.xml'");
-    Report report;
+    detail::ReportAssembly assembly;
+    const Report& report = assembly.report();
     auto context = std::make_shared<LoadContext>();
-    AnchorParser parser(report, context->files, name + ": anchor.xml", progress);
+    AnchorParser parser(assembly, context->files, name + ": anchor.xml", progress);
     if (progress)
         progress("parsing anchor.xml", 0.05);
     if (Status s = parser.parse(archive->bytes(*anchor)); !s)
         return s.error();
     for (const auto& [metric, why] : parser.m_unavailable) {
-        report.setMetricUnavailableUnchecked(metric, why);
+        assembly.setMetricUnavailable(metric, why);
     }
     // Score-P leaves out the members of a metric without values, but never those of all
     // metrics: an archive with nothing beside anchor.xml lost its data.
@@ -650,8 +654,8 @@ Result<Report> readArchive(std::shared_ptr<detail::MappedFile> file, const std::
     auto loader = [context](MetricId metric, MetricRows& rows) {
         return context->load(metric, rows);
     };
-    report.setStorage(std::make_unique<detail::SeverityStorage>(loader, std::move(lazy)));
-    return report;
+    assembly.setStorage(std::make_unique<detail::SeverityStorage>(loader, std::move(lazy)));
+    return std::move(assembly).finish();
 }
 
 } // namespace

@@ -386,7 +386,7 @@ Status writeMetric(Sink& sink, const Report& report, const Numbering& n, RowOrde
     if (Status s = report.load(m); !s)
         return s;
     std::vector<std::uint64_t> scratch(width), permuted(width);
-    auto loaded = report.severityStorage().rows(m, width);
+    auto loaded = detail::SeverityStorage::of(report).rows(m, width);
     if (!loaded)
         return loaded.error();
     const detail::MetricRows& rows = **loaded;

@@ -1,18 +1,18 @@
 // Report: building the trees, storing severities and answering value queries.
-#include "cubepl_linear.h"
-#include "row_order.h"
+#include "cubepl_evaluator.h"
 #include "severity_storage.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 #include <waitscope/report/metric_catalog.h>
 #include <waitscope/report/report.h>
 
 namespace waitscope::report {
 
+using detail::Aggregate;
+using detail::aggregateOf;
 using detail::kNoRow;
 using detail::MetricRows;
 using detail::SeverityStorage;
@@ -158,7 +158,7 @@ Status Report::addTopology(CartTopology topology) {
                          " has " + std::to_string(coords.size()) + " coordinates for " +
                          std::to_string(topology.dimensions.size()) + " dimensions");
     }
-    appendTopologyUnchecked(std::move(topology));
+    m_topologies.push_back(std::move(topology));
     return Status::success();
 }
 
@@ -196,37 +196,6 @@ SystemNodeId Report::appendSystemNodeUnchecked(SystemNode node) {
     return id;
 }
 
-void Report::appendTopologyUnchecked(CartTopology topology) {
-    m_topologies.push_back(std::move(topology));
-}
-
-void Report::setCallNodesUnchecked(std::vector<CallNode> nodes) {
-    m_callNodes = std::move(nodes);
-}
-
-void Report::setSystemNodesUnchecked(std::vector<SystemNode> nodes) {
-    m_systemNodes = std::move(nodes);
-    std::size_t count = 0;
-    for (const SystemNode& node : m_systemNodes)
-        if (node.kind == SystemKind::Location)
-            ++count;
-    m_locations.assign(count, 0);
-    for (SystemNodeId s = 0; s < m_systemNodes.size(); ++s)
-        if (m_systemNodes[s].kind == SystemKind::Location && m_systemNodes[s].location < count)
-            m_locations[m_systemNodes[s].location] = s;
-}
-
-void Report::setMetricUnavailableUnchecked(MetricId metric, std::string reason) {
-    if (metric >= m_metrics.size())
-        return;
-    m_metrics[metric].available = false;
-    m_metrics[metric].unavailableReason = std::move(reason);
-}
-
-void Report::setStorage(std::unique_ptr<detail::SeverityStorage> storage) {
-    m_storage = std::move(storage);
-}
-
 // ---- Severities -----------------------------------------------------------------------------
 
 Status Report::checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const {
@@ -248,17 +217,6 @@ bool isFloating(DataType type) {
     return type == DataType::Double || type == DataType::MinDouble || type == DataType::MaxDouble;
 }
 
-double decode(DataType type, std::uint64_t bits) {
-    switch (type) {
-    case DataType::Int64:
-        return static_cast<double>(static_cast<std::int64_t>(bits));
-    case DataType::Uint64:
-        return static_cast<double>(bits);
-    default:
-        return std::bit_cast<double>(bits);
-    }
-}
-
 std::uint64_t encode(DataType type, double value) {
     switch (type) {
     case DataType::Int64:
@@ -268,16 +226,6 @@ std::uint64_t encode(DataType type, double value) {
     default:
         return std::bit_cast<std::uint64_t>(value);
     }
-}
-
-enum class Aggregate { Sum, Min, Max };
-
-Aggregate aggregateOf(DataType type) {
-    if (type == DataType::MinDouble)
-        return Aggregate::Min;
-    if (type == DataType::MaxDouble)
-        return Aggregate::Max;
-    return Aggregate::Sum;
 }
 
 // Makes a mapped (read-only) table writable by copying its rows into owned cells.
@@ -494,281 +442,6 @@ std::optional<SystemNodeId> Report::findProcess(std::int64_t rank) const {
 
 namespace {
 
-// One Evaluator answers one query (one call node and call-tree view, or all call nodes in one
-// view): each metric's result is computed once and reused, so derived metrics that share
-// operands (a DAG, as in Scalasca's hierarchies) cost one evaluation per metric, not one per
-// path through the DAG.
-struct Evaluator {
-    const Report& report;
-    const SeverityStorage& storage;
-    int depth = 0;
-    std::unordered_map<std::uint64_t, std::vector<double>> memo;
-    std::unordered_map<MetricId, std::vector<detail::LinearTerm>> parsedTerms;
-
-    static constexpr int kMaxDepth = 256; // bounds the recursion (and catches cycles)
-
-    static std::uint64_t memoKey(MetricId m, MetricMode metricMode) {
-        return std::uint64_t(m) * 2 + (metricMode == MetricMode::Exclusive ? 1 : 0);
-    }
-
-    Result<const MetricRows*> rowsOf(MetricId m) const {
-        auto rows = storage.rows(m, report.locations().size());
-        if (!rows)
-            return rows.error().withContext("metric '" + report.metrics()[m].uniqueName + "'");
-        return rows;
-    }
-
-    Result<const std::vector<detail::LinearTerm>*> termsOf(MetricId m) {
-        if (auto it = parsedTerms.find(m); it != parsedTerms.end())
-            return &it->second;
-        const Metric& metric = report.metrics()[m];
-        std::vector<detail::LinearTerm> terms;
-        if (metric.expression.empty()) {
-            for (MetricId child : metric.children)
-                terms.push_back({1.0, child});
-        } else {
-            std::string why;
-            auto parsed = detail::parseLinearCubePL(
-                metric.expression,
-                [this](std::string_view name) { return report.findMetric(name); }, why);
-            if (!parsed)
-                return Error("metric '" + metric.uniqueName +
-                             "': cannot evaluate expression: " + why);
-            terms = std::move(*parsed);
-        }
-        return &parsedTerms.emplace(m, std::move(terms)).first->second;
-    }
-
-    Status checkAvailable(MetricId m) const {
-        if (m >= report.metrics().size())
-            return Error("metric id " + std::to_string(m) + " out of range");
-        const Metric& metric = report.metrics()[m];
-        if (!metric.available)
-            return Error("metric '" + metric.uniqueName +
-                         "' is not available: " + metric.unavailableReason);
-        if (depth > kMaxDepth)
-            return Error("metric '" + metric.uniqueName +
-                         "': derived definitions nest too deeply (or are cyclic)");
-        return Status::success();
-    }
-
-    // Per-location values at one call node (the same node and view for the whole evaluator).
-    Result<std::vector<double>> atNode(MetricId m, CallNodeId c, CallTreeMode callMode,
-                                       MetricMode metricMode) {
-        std::uint64_t key = memoKey(m, metricMode);
-        if (auto it = memo.find(key); it != memo.end())
-            return it->second;
-        auto result = atNodeUncached(m, c, callMode, metricMode);
-        if (result)
-            memo.emplace(key, *result);
-        return result;
-    }
-
-    // Per-call-node values over all locations (the same view for the whole evaluator).
-    Result<std::vector<double>> perNode(MetricId m, CallTreeMode callMode, MetricMode metricMode) {
-        std::uint64_t key = memoKey(m, metricMode);
-        if (auto it = memo.find(key); it != memo.end())
-            return it->second;
-        auto result = perNodeUncached(m, callMode, metricMode);
-        if (result)
-            memo.emplace(key, *result);
-        return result;
-    }
-
-    Result<std::vector<double>> atNodeUncached(MetricId m, CallNodeId c, CallTreeMode callMode,
-                                               MetricMode metricMode) {
-        if (Status s = checkAvailable(m); !s)
-            return s.error();
-        const Metric& metric = report.metrics()[m];
-        std::size_t width = report.locations().size();
-        ++depth;
-        struct Guard {
-            int& d;
-            ~Guard() { --d; }
-        } guard{depth};
-        if (metricMode == MetricMode::Exclusive && aggregateOf(metric.dataType) == Aggregate::Sum) {
-            auto own = atNode(m, c, callMode, MetricMode::Inclusive);
-            if (!own)
-                return own;
-            for (MetricId child : metric.children) {
-                auto part = atNode(child, c, callMode, MetricMode::Inclusive);
-                if (!part)
-                    return part;
-                for (std::size_t i = 0; i < width; ++i)
-                    (*own)[i] -= (*part)[i];
-            }
-            return own;
-        }
-        if (isDerived(metric.kind)) {
-            auto terms = termsOf(m);
-            if (!terms)
-                return terms.error();
-            std::vector<double> out(width, 0.0);
-            for (const auto& term : **terms) {
-                auto part = atNode(term.metric, c, callMode, MetricMode::Inclusive);
-                if (!part)
-                    return part;
-                for (std::size_t i = 0; i < width; ++i)
-                    out[i] += term.coefficient * (*part)[i];
-            }
-            return out;
-        }
-        auto rows = rowsOf(m);
-        if (!rows)
-            return rows.error();
-        return storedAtNode(metric, **rows, c, callMode);
-    }
-
-    std::vector<double> storedAtNode(const Metric& metric, const MetricRows& rows, CallNodeId c,
-                                     CallTreeMode callMode) const {
-        const auto& nodes = report.callNodes();
-        std::size_t width = report.locations().size();
-        Aggregate agg = aggregateOf(metric.dataType);
-        std::vector<double> out(width, 0.0);
-        std::vector<bool> seen(agg == Aggregate::Sum ? 0 : width, false);
-        std::vector<std::uint64_t> buffer(width);
-        auto combine = [&](CallNodeId n, double sign) {
-            if (n >= rows.rowOf.size() || rows.rowOf[n] == kNoRow)
-                return;
-            SeverityStorage::readRow(rows, n, buffer.data(), width);
-            for (std::size_t i = 0; i < width; ++i) {
-                double v = decode(metric.dataType, buffer[i]);
-                if (agg == Aggregate::Sum) {
-                    out[i] += sign * v;
-                } else if (!seen[i]) {
-                    out[i] = v;
-                    seen[i] = true;
-                } else {
-                    out[i] = agg == Aggregate::Min ? std::min(out[i], v) : std::max(out[i], v);
-                }
-            }
-        };
-        bool storedInclusive = metric.kind == MetricKind::Inclusive;
-        bool wantInclusive = callMode == CallTreeMode::Inclusive;
-        if (metric.kind == MetricKind::Simple || storedInclusive == wantInclusive) {
-            combine(c, 1.0);
-        } else if (storedInclusive) {
-            // Exclusive from inclusive: own minus the children (min/max: own).
-            combine(c, 1.0);
-            if (agg == Aggregate::Sum)
-                for (CallNodeId child : nodes[c].children)
-                    combine(child, -1.0);
-        } else {
-            // Inclusive from exclusive: the whole subtree.
-            std::vector<CallNodeId> stack{c};
-            while (!stack.empty()) {
-                CallNodeId n = stack.back();
-                stack.pop_back();
-                combine(n, 1.0);
-                for (CallNodeId child : nodes[n].children)
-                    stack.push_back(child);
-            }
-        }
-        return out;
-    }
-
-    Result<std::vector<double>> perNodeUncached(MetricId m, CallTreeMode callMode,
-                                                MetricMode metricMode) {
-        if (Status s = checkAvailable(m); !s)
-            return s.error();
-        const Metric& metric = report.metrics()[m];
-        std::size_t count = report.callNodes().size();
-        ++depth;
-        struct Guard {
-            int& d;
-            ~Guard() { --d; }
-        } guard{depth};
-        if (metricMode == MetricMode::Exclusive && aggregateOf(metric.dataType) == Aggregate::Sum) {
-            auto own = perNode(m, callMode, MetricMode::Inclusive);
-            if (!own)
-                return own;
-            for (MetricId child : metric.children) {
-                auto part = perNode(child, callMode, MetricMode::Inclusive);
-                if (!part)
-                    return part;
-                for (std::size_t i = 0; i < count; ++i)
-                    (*own)[i] -= (*part)[i];
-            }
-            return own;
-        }
-        if (isDerived(metric.kind)) {
-            auto terms = termsOf(m);
-            if (!terms)
-                return terms.error();
-            std::vector<double> out(count, 0.0);
-            for (const auto& term : **terms) {
-                auto part = perNode(term.metric, callMode, MetricMode::Inclusive);
-                if (!part)
-                    return part;
-                for (std::size_t i = 0; i < count; ++i)
-                    out[i] += term.coefficient * (*part)[i];
-            }
-            return out;
-        }
-        auto rows = rowsOf(m);
-        if (!rows)
-            return rows.error();
-        return storedPerNode(metric, **rows, callMode);
-    }
-
-    std::vector<double> storedPerNode(const Metric& metric, const MetricRows& rows,
-                                      CallTreeMode callMode) const {
-        const auto& nodes = report.callNodes();
-        std::size_t width = report.locations().size();
-        Aggregate agg = aggregateOf(metric.dataType);
-        std::vector<double> own(nodes.size(), 0.0);
-        std::vector<bool> present(nodes.size(), false);
-        std::vector<std::uint64_t> buffer(width);
-        for (CallNodeId n = 0; n < nodes.size(); ++n) {
-            if (n >= rows.rowOf.size() || rows.rowOf[n] == kNoRow)
-                continue;
-            present[n] = true;
-            SeverityStorage::readRow(rows, n, buffer.data(), width);
-            double acc = 0.0;
-            for (std::size_t i = 0; i < width; ++i) {
-                double v = decode(metric.dataType, buffer[i]);
-                if (agg == Aggregate::Sum)
-                    acc += v;
-                else if (i == 0)
-                    acc = v;
-                else
-                    acc = agg == Aggregate::Min ? std::min(acc, v) : std::max(acc, v);
-            }
-            own[n] = acc;
-        }
-        bool storedInclusive = metric.kind == MetricKind::Inclusive;
-        bool wantInclusive = callMode == CallTreeMode::Inclusive;
-        if (metric.kind == MetricKind::Simple || storedInclusive == wantInclusive)
-            return own;
-        if (storedInclusive) {
-            if (agg != Aggregate::Sum)
-                return own;
-            std::vector<double> out = own;
-            for (CallNodeId n = 0; n < nodes.size(); ++n)
-                for (CallNodeId child : nodes[n].children)
-                    out[n] -= own[child];
-            return out;
-        }
-        std::vector<double> out = own;
-        std::vector<CallNodeId> order = detail::preOrder(nodes);
-        for (auto it = order.rbegin(); it != order.rend(); ++it) {
-            CallNodeId n = *it;
-            if (!nodes[n].parent)
-                continue;
-            CallNodeId p = *nodes[n].parent;
-            if (agg == Aggregate::Sum) {
-                out[p] += out[n];
-            } else if (present[n]) {
-                out[p] = !present[p]             ? out[n]
-                         : agg == Aggregate::Min ? std::min(out[p], out[n])
-                                                 : std::max(out[p], out[n]);
-                present[p] = true;
-            }
-        }
-        return out;
-    }
-};
-
 double aggregateValues(DataType type, const std::vector<double>& values,
                        const std::vector<LocationId>& which) {
     Aggregate agg = aggregateOf(type);
@@ -794,13 +467,13 @@ Result<std::vector<double>> Report::locationValues(MetricId metric, CallNodeId c
                                                    MetricMode metricMode) const {
     if (cnode >= m_callNodes.size())
         return Error("call node id " + std::to_string(cnode) + " out of range");
-    Evaluator evaluator{*this, *m_storage};
+    detail::CubePLEvaluator evaluator(*this, *m_storage);
     return evaluator.atNode(metric, cnode, callMode, metricMode);
 }
 
 Result<std::vector<double>> Report::callNodeValues(MetricId metric, CallTreeMode callMode,
                                                    MetricMode metricMode) const {
-    Evaluator evaluator{*this, *m_storage};
+    detail::CubePLEvaluator evaluator(*this, *m_storage);
     return evaluator.perNode(metric, callMode, metricMode);
 }
 

@@ -3,11 +3,16 @@
 
 #include <bit>
 #include <cstring>
+#include <waitscope/report/report.h>
 
 namespace waitscope::report::detail {
 
 SeverityStorage::SeverityStorage(Loader loader, std::vector<bool> lazy)
     : m_loader(std::move(loader)), m_lazy(std::move(lazy)) {}
+
+const SeverityStorage& SeverityStorage::of(const Report& report) {
+    return *report.m_storage;
+}
 
 SeverityStorage::Slot& SeverityStorage::slot(MetricId metric) const {
     if (metric >= m_slots.size())

@@ -12,6 +12,10 @@
 #include <waitscope/report/metric.h>
 #include <waitscope/report/system_tree.h>
 
+namespace waitscope::report {
+class Report;
+}
+
 namespace waitscope::report::detail {
 
 /// Marks a call node without a stored row (all zero).
@@ -37,6 +41,8 @@ public:
     using Loader = std::function<Status(MetricId, MetricRows&)>;
 
     SeverityStorage() = default;
+    /// The storage of `report`, for the writer, which reads the row tables directly.
+    static const SeverityStorage& of(const Report& report);
     /// Storage for a file: each metric with `lazy[m]` is filled by `loader` on first use.
     SeverityStorage(Loader loader, std::vector<bool> lazy);
 

@@ -63,8 +63,9 @@ enum class SystemMode { Inclusive, Exclusive };
 enum class MetricMode { Inclusive, Exclusive };
 
 namespace detail {
+class ReportAssembly;
 class SeverityStorage;
-}
+} // namespace detail
 
 /// A complete report. Movable, not copyable. Structure (trees) is built first, then severities
 /// are set; a report read from a file loads a metric's data on first use.
@@ -213,27 +214,18 @@ public:
     /// sparse file are zero). Fails like load().
     Result<bool> hasStoredRow(MetricId metric, CallNodeId cnode) const;
 
-    /// For the writer: direct access to the row tables. Not for general use.
-    const detail::SeverityStorage& severityStorage() const { return *m_storage; }
-    /// For readers: replaces the severity storage. Not for general use.
-    void setStorage(std::unique_ptr<detail::SeverityStorage> storage);
-    /// For readers: appends a metric/region/call node/system node read from a file without
-    /// the builder's checks (ids were validated by the reader). Not for general use.
+private:
+    // A reader assembles a report through detail::ReportAssembly, the writer reads the rows
+    // through detail::SeverityStorage::of(): neither goes through the checks above.
+    friend class detail::ReportAssembly;
+    friend class detail::SeverityStorage;
+
+    Status checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const;
+    /// Appends a metric/region/call node/system node without the checks (ids valid).
     MetricId appendMetricUnchecked(Metric metric);
     CallNodeId appendCallNodeUnchecked(CallNode node);
     RegionId appendRegionUnchecked(Region region);
     SystemNodeId appendSystemNodeUnchecked(SystemNode node);
-    void appendTopologyUnchecked(CartTopology topology);
-    /// For readers: replaces the call tree (parents and children already consistent).
-    void setCallNodesUnchecked(std::vector<CallNode> nodes);
-    /// For readers: replaces the system tree; `location` fields must number the locations
-    /// densely from 0 (they become the columns of every severity row).
-    void setSystemNodesUnchecked(std::vector<SystemNode> nodes);
-    /// For readers: marks a metric as not evaluable, with the reason shown to users.
-    void setMetricUnavailableUnchecked(MetricId metric, std::string reason);
-
-private:
-    Status checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const;
 
     std::vector<Metric> m_metrics;
     std::map<std::string, MetricId, std::less<>> m_metricByName; ///< first metric of each name
