@@ -41,6 +41,9 @@ public:
     /// The next wait state of `waiter` on channel (comm, tag, kind) has indirect share
     /// `value` (none when 0).
     void add(uint32_t waiter, uint32_t comm, uint32_t tag, uint32_t kind, double value);
+    /// Shares received from the delayers: by (delayer, comm, tag, kind, position).
+    using Received = std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, double>;
+
     /// The shares owed to each waiter rank.
     const std::map<uint32_t, std::vector<Owed>>& byWaiter() const { return m_owed; }
 
@@ -96,6 +99,10 @@ private:
     Status pointToPoint(int point, const ReplayOperation& op);
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank, const Inputs& inputs);
     Status settleIndirect();
+    void partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const;
+    Status postOwedShares(const std::vector<uint32_t>& waiters);
+    Status awaitOwedShares(const std::vector<uint32_t>& delayers, OwedShares::Received& shares);
+    void creditIndirect(const OwedShares::Received& shares);
 
     // Collective delay (delay_collective.cpp).
     Status collectiveDelay(const Collective& collective, int point);

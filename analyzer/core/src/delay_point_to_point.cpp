@@ -102,7 +102,24 @@ double Pass::delayAtPartner(int point, Kind kind, uint32_t waiterRank, const Inp
 // Every delayer sends each of its waiters one payload with the nonzero indirect shares; the
 // waiters find the wait state of each by its channel and position, counted the same way.
 Status Pass::settleIndirect() {
-    const auto& owed = m_owed.byWaiter();
+    std::vector<uint32_t> delayers, waiters;
+    partnerRanks(delayers, waiters);
+    if (Status s = postOwedShares(waiters); !s) {
+        return s;
+    }
+    OwedShares::Received shares;
+    if (Status s = awaitOwedShares(delayers, shares); !s) {
+        return s;
+    }
+    if (!shares.empty()) {
+        creditIndirect(shares);
+    }
+    return Status::success();
+}
+
+// The ranks that delayed this one's point-to-point wait states and those that waited for it,
+// ascending.
+void Pass::partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const {
     std::vector<char> isDelayer(m_transport.size(), 0), isWaiter(m_transport.size(), 0);
     for (const SyncPoint& sp : m_points) {
         if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
@@ -111,7 +128,6 @@ Status Pass::settleIndirect() {
             isDelayer[sp.partner] = 1;
         }
     }
-    std::vector<uint32_t> delayers, waiters;
     for (uint32_t r = 0; r < m_transport.size(); ++r) {
         if (isDelayer[r]) {
             delayers.push_back(r);
@@ -120,6 +136,11 @@ Status Pass::settleIndirect() {
             waiters.push_back(r);
         }
     }
+}
+
+// One payload per waiter: (comm, tag, kind, position, share) per share, possibly none.
+Status Pass::postOwedShares(const std::vector<uint32_t>& waiters) {
+    const auto& owed = m_owed.byWaiter();
     for (const uint32_t waiter : waiters) {
         std::vector<double> payload;
         const auto it = owed.find(waiter);
@@ -135,7 +156,10 @@ Status Pass::settleIndirect() {
             return s;
         }
     }
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>, double> shares;
+    return Status::success();
+}
+
+Status Pass::awaitOwedShares(const std::vector<uint32_t>& delayers, OwedShares::Received& shares) {
     for (const uint32_t delayer : delayers) {
         std::vector<double>& payload = m_arrived;
         if (Status s = m_transport.await(kWorldComm, delayer, kIndirectTag, payload); !s) {
@@ -147,9 +171,11 @@ Status Pass::settleIndirect() {
                 payload[i + 4];
         }
     }
-    if (shares.empty()) {
-        return Status::success();
-    }
+    return Status::success();
+}
+
+// Counts this rank's wait states per channel backward, as the delayers did, to find each share's.
+void Pass::creditIndirect(const OwedShares::Received& shares) {
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
     for (size_t k = m_points.size(); k-- > 0;) {
         const SyncPoint& sp = m_points[k];
@@ -165,7 +191,6 @@ Status Pass::settleIndirect() {
             m_ledger.addIndirect(kind, m_points.nodeOf(static_cast<int>(k)), it->second);
         }
     }
-    return Status::success();
 }
 
 } // namespace waitscope::analysis::delay
