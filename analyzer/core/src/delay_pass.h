@@ -22,11 +22,14 @@
 namespace waitscope::analysis::delay {
 
 // Tags of the message-driven exchange next to the traced ones (assumed below 0x7FFFFF00).
-inline constexpr uint32_t kLateReceiverTag = 0x80000000u;   ///< ORed in: Late Receiver, sender to
-                                                            ///< receiver
-inline constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;      ///< member to latecomer, in the walk
-inline constexpr uint32_t kIndirectTag = 0xFFFFFF03u;       ///< delayer to waiter, after the walk
-inline constexpr uint32_t kCollectiveUpEarly = 0xFFFFFF04u; ///< member to latecomer, before it
+/// ORed into a traced tag: Late Receiver, sender to receiver.
+inline constexpr uint32_t kLateReceiverTag = 0x80000000u;
+/// Member to latecomer, in the walk.
+inline constexpr uint32_t kCollectiveUp = 0xFFFFFF02u;
+/// Delayer to waiter, after the walk.
+inline constexpr uint32_t kIndirectTag = 0xFFFFFF03u;
+/// Member to latecomer, before the walk.
+inline constexpr uint32_t kCollectiveUpEarly = 0xFFFFFF04u;
 
 /// Indirect shares a delayer owes its waiters, collected per waiter rank during the walk and
 /// settled at its end, each with its channel (communicator, tag, type) and position on it.
