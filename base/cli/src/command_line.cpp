@@ -60,7 +60,7 @@ void appendWrapped(std::string& out, const std::string& text, std::size_t column
     }
 }
 
-constexpr std::size_t kWidth = 100;
+constexpr std::size_t kWidth = 80;
 constexpr std::size_t kHelpColumn = 26;
 
 } // namespace
@@ -194,12 +194,12 @@ CommandLine& CommandLine::number(const std::string& names, std::string valueName
         });
 }
 
-CommandLine& CommandLine::passedOn(const std::vector<std::string>& names, int values,
+CommandLine& CommandLine::passedOn(const std::vector<std::string>& names, std::string valueName,
                                    std::string help) {
     Option option;
     option.kind = Kind::PassedOn;
     option.names = names;
-    option.values = values;
+    option.valueName = std::move(valueName);
     option.help = std::move(help);
     m_options.push_back(std::move(option));
     return *this;
@@ -315,10 +315,12 @@ Status CommandLine::read(const std::vector<std::string>& args) {
             option->optional(inlineValue);
             break;
         case Kind::PassedOn:
-            if (!inlineValue && i + static_cast<std::size_t>(option->values) >= args.size())
-                return Error("option '" + name + "' needs a value");
-            if (!inlineValue)
-                i += static_cast<std::size_t>(option->values);
+            if (inlineValue || option->valueName.empty())
+                break;
+            if (i + 1 >= args.size())
+                return Error("option '" + name + "' needs a value: " + name + " " +
+                             option->valueName);
+            ++i;
             break;
         }
     }
@@ -420,10 +422,11 @@ std::string CommandLine::helpText() const {
         std::string left;
         for (const std::string& name : option.names) {
             left += (left.empty() ? "" : ", ") + name;
-            if (option.kind == Kind::PassedOn && option.values > 0)
-                left += " VALUE";
+            if (option.kind == Kind::PassedOn)
+                break; // its other spellings are the library's business
         }
-        if (option.kind == Kind::Value)
+        if ((option.kind == Kind::Value || option.kind == Kind::PassedOn) &&
+            !option.valueName.empty())
             left += " " + option.valueName;
         else if (option.kind == Kind::OptionalValue)
             left += " [" + option.valueName + "]";

@@ -191,14 +191,16 @@ TEST_CASE("an optional value is taken only when the next argument is accepted") 
 TEST_CASE("options of a library handed on are accepted with their values") {
     std::string report;
     CommandLine line("gui");
-    line.passedOn({"-platform", "--platform"}, 1, "Qt's platform plugin")
-        .passedOn({"-reverse"}, 0, "right to left")
+    line.passedOn({"-platform", "--platform"}, "NAME", "Qt's platform plugin")
+        .passedOn({"-reverse"}, "", "right to left")
         .positional("REPORT", "report", report);
     REQUIRE(errorOf(line, {"-platform", "offscreen", "-reverse", "r.cubex"}).empty());
     CHECK(report == "r.cubex");
     REQUIRE(errorOf(line, {"--platform=offscreen", "s.cubex"}).empty());
     CHECK(report == "s.cubex");
-    CHECK(errorOf(line, {"-platform"}) == "option '-platform' needs a value");
+    CHECK(errorOf(line, {"-platform"}) == "option '-platform' needs a value: -platform NAME");
+    CHECK(line.helpText().find("  -platform NAME          Qt's platform plugin\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("-h and --help stop reading; the usage has one line per option") {

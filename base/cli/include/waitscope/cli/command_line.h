@@ -67,9 +67,11 @@ public:
                         std::function<void(double)> action, double min, double max,
                         bool exclusive = false, std::string what = "a number");
 
-    /// Options of a library the command hands its arguments on to (Qt's `-platform NAME`):
-    /// accepted with `values` values and left alone. Listed in the help as one line.
-    CommandLine& passedOn(const std::vector<std::string>& names, int values, std::string help);
+    /// An option of a library the command hands its arguments on to (Qt's `-platform NAME`):
+    /// accepted with its value (none when `valueName` is empty) and left alone. The help lists
+    /// it by its first spelling.
+    CommandLine& passedOn(const std::vector<std::string>& names, std::string valueName,
+                          std::string help);
 
     /// The next positional argument; a missing required one is an error naming `valueName`.
     CommandLine& positional(std::string valueName, std::string help, std::string& target,
@@ -111,7 +113,6 @@ private:
         Kind kind = Kind::Flag;
         std::string valueName;
         std::string help;
-        int values = 0; ///< PassedOn: how many values follow
         std::function<void()> flag;
         std::function<Status(const std::string&)> value;
         std::function<bool(const std::string&)> accepts;
