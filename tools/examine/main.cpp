@@ -71,9 +71,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> explorerOptions;
     bool screenshot = false;
     cli::CommandLine commandLine("examine");
-    commandLine
-        .usage("<experiment dir | report.cubex> [--text | --html FILE | --gui] [--screenshot FILE] "
-               "[-- explorer options]")
+    commandLine.usage("<experiment dir | report.cubex> [--text | --html FILE | --gui]")
+        .usage("<experiment dir | report.cubex> [--screenshot FILE] [-- explorer options]")
         .flag("--text", "print the findings summary (the default without a display)",
               [&] { mode = Mode::Text; })
         .option("--html", "FILE", "write the summary as a single-file HTML page",
