@@ -60,6 +60,17 @@ void appendWrapped(std::string& out, const std::string& text, std::size_t column
     }
 }
 
+/// "option '-e' needs a value: -e DIR".
+Error missingValue(const std::string& name, const std::string& valueName) {
+    std::string message = "option '";
+    message += name;
+    message += "' needs a value: ";
+    message += name;
+    message += ' ';
+    message += valueName;
+    return Error(message);
+}
+
 constexpr std::size_t kWidth = 80;
 constexpr std::size_t kHelpColumn = 26;
 
@@ -168,7 +179,7 @@ CommandLine& CommandLine::count(const std::string& names, std::string valueName,
 
 CommandLine& CommandLine::number(const std::string& names, std::string valueName, std::string help,
                                  std::function<void(double)> action, double min, double max,
-                                 bool exclusive, std::string what) {
+                                 bool exclusive, const std::string& what) {
     const std::string first = splitNames(names).front();
     return option(
         names, std::move(valueName), std::move(help),
@@ -301,8 +312,7 @@ Status CommandLine::read(const std::vector<std::string>& args) {
             break;
         case Kind::Value: {
             if (!inlineValue && i + 1 >= args.size())
-                return Error("option '" + name + "' needs a value: " + name + " " +
-                             option->valueName);
+                return missingValue(name, option->valueName);
             const std::string value = inlineValue ? *inlineValue : args[++i];
             if (Status status = option->value(value); !status)
                 return status;
@@ -318,8 +328,7 @@ Status CommandLine::read(const std::vector<std::string>& args) {
             if (inlineValue || option->valueName.empty())
                 break;
             if (i + 1 >= args.size())
-                return Error("option '" + name + "' needs a value: " + name + " " +
-                             option->valueName);
+                return missingValue(name, option->valueName);
             ++i;
             break;
         }

@@ -65,7 +65,7 @@ public:
     /// names it in the error ("a time in seconds").
     CommandLine& number(const std::string& names, std::string valueName, std::string help,
                         std::function<void(double)> action, double min, double max,
-                        bool exclusive = false, std::string what = "a number");
+                        bool exclusive = false, const std::string& what = "a number");
 
     /// An option of a library the command hands its arguments on to (Qt's `-platform NAME`):
     /// accepted with its value (none when `valueName` is empty) and left alone. The help lists
