@@ -5,7 +5,6 @@
 #include "timeline_view.h"
 
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -17,6 +16,7 @@
 #include <cstdlib>
 #include <optional>
 #include <unistd.h>
+#include <waitscope/cli/command_line.h>
 
 using namespace waitscope::gui;
 
@@ -168,89 +168,83 @@ int main(int argc, char** argv) {
     Options options;
     bool batch = false;
     {
-        QCoreApplication parsing(argc, argv);
-        QCoreApplication::setApplicationName(QStringLiteral("waitscope-gui"));
-        QCommandLineParser parser;
-        parser.setApplicationDescription(
-            QStringLiteral("Waitscope explorer: metric, call and system trees of a CUBE4 report"));
-        parser.addHelpOption();
-        parser.addPositionalArgument(QStringLiteral("report"),
-                                     QStringLiteral("report (.cubex) or experiment directory"));
-        QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                      QStringLiteral("render the window to FILE (PNG) and exit"),
-                                      QStringLiteral("FILE"));
-        QCommandLineOption metric(QStringLiteral("metric"),
-                                  QStringLiteral("select the metric (unique or display name)"),
-                                  QStringLiteral("NAME"));
-        QCommandLineOption callPath(
-            QStringLiteral("callpath"),
-            QStringLiteral("select the call path a/b/c, its last regions (b/c), or a call node id"),
-            QStringLiteral("PATH"));
-        QCommandLineOption rank(QStringLiteral("rank"),
-                                QStringLiteral("select the process of MPI rank N"),
-                                QStringLiteral("N"));
-        QCommandLineOption mode(QStringLiteral("mode"),
-                                QStringLiteral("value mode: absolute, root, selection, peer"),
-                                QStringLiteral("MODE"));
-        QCommandLineOption search(QStringLiteral("search"),
-                                  QStringLiteral("search the call tree for TEXT"),
-                                  QStringLiteral("TEXT"));
-        QCommandLineOption tab(QStringLiteral("tab"),
-                               QStringLiteral("information tab: metric, source, attributes"),
-                               QStringLiteral("NAME"));
-        QCommandLineOption hottest(
-            QStringLiteral("expand-hottest"),
-            QStringLiteral("expand the hottest path of the selected metric (the window opens with "
-                           "the first metric's)"));
-        QCommandLineOption flat(QStringLiteral("flat"), QStringLiteral("show the flat profile"));
-        QCommandLineOption sort(QStringLiteral("sort"), QStringLiteral("sort the trees by value"));
-        QCommandLineOption size(QStringLiteral("size"),
-                                QStringLiteral("window size for --screenshot (default 1400x860)"),
-                                QStringLiteral("WxH"));
-        QCommandLineOption printVisible(
-            QStringLiteral("print-visible"),
-            QStringLiteral("print the rows the three trees show (value and name; the selected ones "
-                           "marked with >), e.g. with --screenshot"));
-        QCommandLineOption metricDocs(
-            QStringLiteral("metric-docs"),
-            QStringLiteral("open Help > Metric documentation at the selected metric (with "
-                           "--screenshot, the picture is of that window)"));
-        QCommandLineOption timing(QStringLiteral("timing"),
-                                  QStringLiteral("print the time to first values and to expand the "
-                                                 "hottest path, then exit"));
-        QCommandLineOption timelineOption(
-            QStringLiteral("timeline"),
-            QStringLiteral("open the experiment's trace on the timeline instead of the report"));
-        parser.addOptions({screenshot, metric, callPath, rank, mode, search, tab, hottest, flat,
-                           sort, size, timing, printVisible, metricDocs, timelineOption});
-        parser.process(parsing);
+        std::string report, screenshot, metric, callPath, rank, mode, search, tab, size;
+        bool rankGiven = false;
+        waitscope::cli::CommandLine commandLine("gui");
+        commandLine
+            .description("Waitscope explorer: metric, call and system trees of a CUBE4 report.")
+            .positional("REPORT", "report (.cubex) or experiment directory", report, false)
+            .option("--screenshot", "FILE", "render the window to FILE (PNG) and exit", screenshot)
+            .option("--metric", "NAME", "select the metric (unique or display name)", metric)
+            .option("--callpath", "PATH",
+                    "select the call path a/b/c, its last regions (b/c), or a call node id",
+                    callPath)
+            .option("--rank", "N", "select the process of MPI rank N",
+                    [&](const std::string& value) {
+                        rank = value;
+                        rankGiven = true;
+                        return waitscope::Status::success();
+                    })
+            .option("--mode", "MODE", "value mode: absolute, root, selection, peer", mode)
+            .option("--search", "TEXT", "search the call tree for TEXT", search)
+            .option("--tab", "NAME", "information tab: metric, source, attributes", tab)
+            .flag("--expand-hottest",
+                  "expand the hottest path of the selected metric (the window opens with the "
+                  "first metric's)",
+                  options.hottest)
+            .flag("--flat", "show the flat profile", options.flat)
+            .flag("--sort", "sort the trees by value", options.sort)
+            .option("--size", "WxH", "window size for --screenshot (default 1400x860)", size)
+            .flag("--timing",
+                  "print the time to first values and to expand the hottest path, then exit",
+                  options.timing)
+            .flag("--print-visible",
+                  "print the rows the three trees show (value and name; the selected ones marked "
+                  "with >), e.g. with --screenshot",
+                  options.printVisible)
+            .flag("--metric-docs",
+                  "open Help > Metric documentation at the selected metric (with --screenshot, "
+                  "the picture is of that window)",
+                  options.metricDocs)
+            .flag("--timeline", "open the experiment's trace on the timeline instead of the report",
+                  options.timeline)
+            // Qt reads its own options from the command line when the application starts.
+            .passedOn({"-platform", "--platform"}, "NAME", "Qt's platform plugin (e.g. offscreen)")
+            .passedOn({"-style", "--style"}, "STYLE", "Qt's widget style")
+            .passedOn({"-stylesheet", "--stylesheet"}, "FILE", "Qt style sheet file")
+            .passedOn({"-platformtheme", "--platformtheme"}, "NAME", "Qt's platform theme")
+            .passedOn({"-platformpluginpath", "--platformpluginpath"}, "DIR",
+                      "where Qt looks for platform plugins")
+            .passedOn({"-plugin", "--plugin"}, "NAME", "an additional Qt plugin")
+            .passedOn({"-display", "--display"}, "DISPLAY", "the X display")
+            .passedOn({"-qwindowgeometry", "--qwindowgeometry"}, "WxH+X+Y",
+                      "geometry of the first window (Qt)")
+            .passedOn({"-qwindowtitle", "--qwindowtitle"}, "TITLE",
+                      "title of the first window (Qt)")
+            .passedOn({"-qwindowicon", "--qwindowicon"}, "FILE", "icon of the first window (Qt)")
+            .passedOn({"-reverse", "--reverse"}, "", "right-to-left layout (Qt)");
+        if (auto exit = commandLine.parse(argc, argv))
+            return *exit;
 
-        options.report = parser.positionalArguments().value(0);
-        options.screenshot = parser.value(screenshot);
-        options.metric = parser.value(metric);
-        options.callPath = parser.value(callPath);
-        options.rank = parser.value(rank);
-        if (parser.isSet(rank)) {
+        options.report = QString::fromStdString(report);
+        options.screenshot = QString::fromStdString(screenshot);
+        options.metric = QString::fromStdString(metric);
+        options.callPath = QString::fromStdString(callPath);
+        options.rank = QString::fromStdString(rank);
+        if (rankGiven) {
             bool number = false;
             if (options.rank.toLongLong(&number) < 0 || !number)
                 return fail(QStringLiteral("--rank %1: not a rank (a whole number from 0)")
                                 .arg(options.rank));
         }
-        options.mode = parser.value(mode);
-        options.search = parser.value(search);
-        options.tab = parser.value(tab);
-        options.hottest = parser.isSet(hottest);
-        options.flat = parser.isSet(flat);
-        options.sort = parser.isSet(sort);
-        options.timing = parser.isSet(timing);
-        options.printVisible = parser.isSet(printVisible);
-        options.metricDocs = parser.isSet(metricDocs);
-        options.timeline = parser.isSet(timelineOption);
-        if (parser.isSet(size)) {
-            QStringList parts = parser.value(size).split(QLatin1Char('x'));
+        options.mode = QString::fromStdString(mode);
+        options.search = QString::fromStdString(search);
+        options.tab = QString::fromStdString(tab);
+        if (!size.empty()) {
+            QStringList parts = QString::fromStdString(size).split(QLatin1Char('x'));
             if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
                 return fail(QStringLiteral("bad --size %1 (expected WxH, e.g. 1400x860)")
-                                .arg(parser.value(size)));
+                                .arg(QString::fromStdString(size)));
             options.size = QSize(parts[0].toInt(), parts[1].toInt());
         }
         batch = !options.screenshot.isEmpty() || options.timing;

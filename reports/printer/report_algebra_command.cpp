@@ -16,12 +16,6 @@ int fail(const std::string& message) {
     return 1;
 }
 
-constexpr const char* kAlgebraUsage =
-    "usage: waitscope-report diff A B -o OUT.cubex       A − B per metric, call path, rank\n"
-    "       waitscope-report mean R1 R2 ... -o OUT.cubex  mean of the reports\n"
-    "       waitscope-report merge R1 R2 ... -o OUT.cubex metrics of all reports in one\n"
-    "A, B, R: .cubex reports or experiment directories.\n";
-
 } // namespace
 
 bool isAlgebraCommand(const std::string& command) {
@@ -38,31 +32,8 @@ std::string reportFileOf(const std::string& path) {
     return (!fs::exists(report, ec) && fs::exists(profile, ec) ? profile : report).string();
 }
 
-int runAlgebraCommand(const std::string& command, const std::vector<std::string>& args) {
-    std::string output;
-    std::vector<std::string> inputs;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
-            output = args[++i];
-        } else if (args[i] == "-h" || args[i] == "--help") {
-            std::cout << kAlgebraUsage;
-            return 0;
-        } else if (args[i].size() > 1 && args[i][0] == '-') {
-            std::cerr << kAlgebraUsage;
-            return fail("unknown option " + args[i]);
-        } else {
-            inputs.push_back(args[i]);
-        }
-    }
-    if (output.empty()) {
-        std::cerr << kAlgebraUsage;
-        return fail(command + " needs the output file: -o OUT.cubex");
-    }
-    if (command == "diff" ? inputs.size() != 2 : inputs.empty()) {
-        std::cerr << kAlgebraUsage;
-        return fail(command == "diff" ? "diff takes two reports, A and B (computes A − B)"
-                                      : command + " needs at least one report");
-    }
+int runAlgebraCommand(const std::string& command, const std::vector<std::string>& inputs,
+                      const std::string& output) {
     std::vector<std::unique_ptr<Report>> reports;
     std::vector<const Report*> pointers;
     for (const std::string& input : inputs) {

@@ -9,9 +9,11 @@ namespace waitscope::report {
 /// Whether `command` is one of diff, mean, merge.
 bool isAlgebraCommand(const std::string& command);
 
-/// Runs `command` on `args` (input reports or experiment directories, "-o OUT.cubex"); prints
-/// what it wrote to stdout and notes and errors to stderr. Returns the exit status.
-int runAlgebraCommand(const std::string& command, const std::vector<std::string>& args);
+/// Runs `command` on `inputs` (reports or experiment directories; two for diff, one or more
+/// otherwise) and writes the result to `output`; prints what it wrote to stdout and notes and
+/// errors to stderr. Returns the exit status.
+int runAlgebraCommand(const std::string& command, const std::vector<std::string>& inputs,
+                      const std::string& output);
 
 /// The report of `path`: the file itself, or an experiment directory's report.cubex (its
 /// profile.cubex when it has no analysis report).

@@ -29,7 +29,7 @@ endif()
 # 2c. A minimum latency that is not a time.
 execute_process(COMMAND "${REPLAY}" --serial --min-latency soon "${REFERENCE}"
                 RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
-if(NOT status EQUAL 2 OR NOT errors MATCHES "error: --min-latency: soon is not a time in seconds")
+if(NOT status EQUAL 2 OR NOT errors MATCHES "waitscope replay: error: --min-latency 'soon': expected a time in seconds of 0 or more")
   message(FATAL_ERROR "bad --min-latency not refused (${status}): ${errors}")
 endif()
 

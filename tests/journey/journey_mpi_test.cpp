@@ -493,9 +493,8 @@ TEST_CASE("score refuses a negative or malformed region count with a clear messa
         Run r = run(kDriver + " score -r " + count + " " + profile, dir);
         INFO(r.output);
         CHECK(r.status == 2);
-        CHECK(r.output.find(std::string("error: -r '") + count +
-                            "': the number of regions to list must be a whole number") !=
-              std::string::npos);
+        CHECK(r.output.find(std::string("waitscope score: error: -r '") + count +
+                            "': expected a whole number from 0 to 999999999") != std::string::npos);
     }
     Run r = run(kDriver + " score -r 0 " + profile, dir);
     CHECK(r.status == 0);

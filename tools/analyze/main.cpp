@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/summary/experiment_summary.h>
 #include <waitscope/summary/measurement_record.h>
 
@@ -25,26 +26,6 @@ namespace {
 using namespace waitscope;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-const char* const kUsage =
-    "usage: waitscope analyze [options] <launcher> [launcher options] <program> [arguments]\n"
-    "       waitscope analyze -a [--time-correct] <experiment dir> [<launcher> [options]]\n"
-    "Measures the program under mpirun, mpiexec or srun, analyzes its wait states with\n"
-    "waitscope-replay on as many ranks, and writes report.cubex, trace.stat, summary.txt and\n"
-    "summary.html into the experiment directory. Without a rank count (-np N) the launcher\n"
-    "decides it and the analysis takes it from the trace. Analyzing again (-a) reuses the\n"
-    "launcher and its options from the experiment's waitscope.command; a launcher with other\n"
-    "options after the directory replaces them (e.g. -a DIR mpirun --oversubscribe).\n"
-    "options:\n"
-    "  -e DIR      experiment directory (default: waitscope_<program>_<ranks>)\n"
-    "  -f FILTER   measurement filter file (passed on as WAITSCOPE_FILTER)\n"
-    "  -t          trace and analyze (the default)\n"
-    "  --profile   only a runtime profile: no trace, no analysis\n"
-    "  -a          analyze an existing experiment again (nothing is measured)\n"
-    "  -n          print what would run, run nothing\n"
-    "  --time-correct  correct clock condition violations before the analysis (suggested\n"
-    "              when the traces violate the clock condition; with -a to redo an analysis)\n"
-    "  -q          quiet: no phase lines, no summary on the terminal\n";
 
 struct Options {
     std::string directory;
@@ -57,44 +38,38 @@ struct Options {
     std::vector<std::string> command;
 };
 
-/// Parses our options up to the launcher; returns false on a usage error (already printed).
-bool parseOptions(int argc, char** argv, Options& options) {
-    int i = 1;
-    for (; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg.empty() || arg[0] != '-') {
-            break;
-        }
-        if (arg == "-e" || arg == "-f") {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "waitscope analyze: error: option %s needs a value\n%s",
-                             arg.c_str(), kUsage);
-                return false;
-            }
-            (arg == "-e" ? options.directory : options.filter) = argv[++i];
-        } else if (arg == "-t") {
-            options.profile = false;
-        } else if (arg == "--profile" || arg == "-p") {
-            options.profile = true;
-        } else if (arg == "-a") {
-            options.again = true;
-        } else if (arg == "-n") {
-            options.dryRun = true;
-        } else if (arg == "-q") {
-            options.quiet = true;
-        } else if (arg == "--time-correct") {
-            options.timeCorrect = true;
-        } else if (arg == "-h" || arg == "--help") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        } else {
-            std::fprintf(stderr, "waitscope analyze: error: unknown option %s\n%s", arg.c_str(),
-                         kUsage);
-            return false;
-        }
-    }
-    options.command.assign(argv + i, argv + argc);
-    return true;
+/// Our options come before the launcher; the launcher's and the program's are never read.
+cli::CommandLine declareOptions(Options& options) {
+    cli::CommandLine line("analyze");
+    line.usage("[options] <launcher> [launcher options] <program> [arguments]")
+        .usage("-a [--time-correct] <experiment dir> [<launcher> [options]]")
+        .description(
+            "Measures the program under mpirun, mpiexec or srun, analyzes its wait states with "
+            "waitscope-replay on as many ranks, and writes report.cubex, trace.stat, summary.txt "
+            "and summary.html into the experiment directory. Without a rank count (-np N) the "
+            "launcher decides it and the analysis takes it from the trace. Analyzing again (-a) "
+            "reuses the launcher and its options from the experiment's waitscope.command; a "
+            "launcher with other options after the directory replaces them (e.g. -a DIR mpirun "
+            "--oversubscribe).")
+        .option("-e", "DIR", "experiment directory (default: waitscope_<program>_<ranks>)",
+                options.directory)
+        .option("-f", "FILTER", "measurement filter file (passed on as WAITSCOPE_FILTER)",
+                options.filter)
+        .flag("-t", "trace and analyze (the default)", options.profile, false)
+        .flag("-p, --profile", "only a runtime profile: no trace, no analysis", options.profile)
+        .flag("-a", "analyze an existing experiment again (nothing is measured)", options.again)
+        .flag("-n", "print what would run, run nothing", options.dryRun)
+        .flag("--time-correct",
+              "correct clock condition violations before the analysis (suggested when the "
+              "traces violate the clock condition; with -a to redo an analysis)",
+              options.timeCorrect)
+        .flag("-q", "quiet: no phase lines, no summary on the terminal", options.quiet)
+        .passThrough("<launcher> ...",
+                     "the launcher command line, or with -a the experiment directory and "
+                     "optionally a launcher; everything from here on is the launcher's and the "
+                     "program's (`--` before it when it starts with a dash)",
+                     options.command);
+    return line;
 }
 
 fs::path binaryDirectory() {
@@ -141,9 +116,8 @@ public:
         } else {
             auto launch = analysis::parseLaunchCommand(m_options.command);
             if (!launch) {
-                std::fprintf(stderr, "waitscope analyze: error: %s\n%s",
-                             launch.error().message().c_str(),
-                             m_options.command.empty() ? kUsage : "");
+                std::fprintf(stderr, "waitscope analyze: error: %s\n",
+                             launch.error().message().c_str());
                 return 2;
             }
             m_launch = *launch;
@@ -548,12 +522,10 @@ private:
 
 int main(int argc, char** argv) {
     Options options;
-    if (!parseOptions(argc, argv, options)) {
-        return 2;
-    }
-    if (options.command.empty()) {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
+    cli::CommandLine commandLine = declareOptions(options);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
+    if (options.command.empty())
+        return commandLine.usageError("no launcher given (expected e.g. `mpirun -np 4 ./app`)");
     return Analyze(std::move(options)).main();
 }

@@ -5,24 +5,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/compare/run_comparison.h>
 #include <waitscope/compare/scaling_study.h>
 #include <waitscope/report/cubex_reader.h>
 
 namespace {
-
-constexpr const char* kUsage =
-    "usage: waitscope-compare --before DIR... --after DIR... [options]\n"
-    "       waitscope-compare --scaling DIR...   one run per rank count: efficiency per call\n"
-    "                                            path, wait states that grow with the ranks\n"
-    "  DIR: an experiment directory or a .cubex report, one per run; repeat runs on each\n"
-    "  side to know their noise (2 or more per side; 5 give a useful test)\n"
-    "options: --html FILE   also write the comparison as an HTML page\n"
-    "         --level P     significance level of Welch's t-test (default 0.05)\n"
-    "         -n N          at most N significant changes (default 20)\n";
 
 int fail(const std::string& message) {
     std::cerr << "waitscope-compare: error: " << message << '\n';
@@ -40,41 +32,38 @@ int main(int argc, char** argv) {
     std::string html;
     double level = 0.05;
     std::size_t limit = 20;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--before") {
-            side = &before;
-        } else if (arg == "--after") {
-            side = &after;
-        } else if (arg == "--scaling") {
-            side = &scaling;
-        } else if (arg == "--html" && i + 1 < argc) {
-            html = argv[++i];
-        } else if (arg == "--level" && i + 1 < argc) {
-            char* end = nullptr;
-            level = std::strtod(argv[++i], &end);
-            if (!end || *end || !(level > 0 && level < 1))
-                return fail(std::string("--level needs a number between 0 and 1, not ") + argv[i]);
-        } else if (arg == "-n" && i + 1 < argc) {
-            char* end = nullptr;
-            limit = std::strtoul(argv[++i], &end, 10);
-            if (!end || *end)
-                return fail(std::string("bad number for -n: ") + argv[i]);
-        } else if (arg == "-h" || arg == "--help") {
-            std::cout << kUsage;
-            return 0;
-        } else if (arg.size() > 1 && arg[0] == '-') {
-            std::cerr << kUsage;
-            return fail("unknown option " + arg);
-        } else if (side) {
-            side->push_back(arg);
-        } else {
-            std::cerr << kUsage;
-            return fail("say which side " + arg + " is on: --before or --after");
-        }
-    }
+    cli::CommandLine commandLine("compare");
+    commandLine.usage("--before DIR... --after DIR... [options]")
+        .usage("--scaling DIR...")
+        .description("What got better and what got worse between runs before and after a "
+                     "change, and whether it exceeds the run-to-run noise; or, with --scaling, "
+                     "one run per rank count: efficiency per call path, and the wait states that "
+                     "grow with the ranks.")
+        .flag("--before", "the runs named next are the ones before the change",
+              [&] { side = &before; })
+        .flag("--after", "the runs named next are the ones after the change",
+              [&] { side = &after; })
+        .flag("--scaling", "the runs named next are one per rank count", [&] { side = &scaling; })
+        .option("--html", "FILE", "also write the comparison as an HTML page", html)
+        .number(
+            "--level", "P", "significance level of Welch's t-test (default 0.05)",
+            [&](double value) { level = value; }, 0.0, 1.0, true)
+        .count("-n", "N", "at most N significant changes (default 20)", limit, 0,
+               std::numeric_limits<std::size_t>::max())
+        .positionals("DIR",
+                     "an experiment directory or a .cubex report, one per run; repeat runs on "
+                     "each side to know their noise (2 or more per side; 5 give a useful test)",
+                     [&](const std::string& path) -> Status {
+                         if (!side)
+                             return Error("say which side " + path + " is on: --before or --after");
+                         side->push_back(path);
+                         return Status::success();
+                     });
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
     if (!scaling.empty() && (!before.empty() || !after.empty()))
-        return fail("--scaling compares rank counts; use it without --before and --after");
+        return commandLine.usageError(
+            "--scaling compares rank counts; use it without --before and --after");
     if (before.empty() && after.empty() && !scaling.empty()) {
         std::vector<std::unique_ptr<report::Report>> reports;
         std::vector<const report::Report*> runs;
@@ -91,10 +80,9 @@ int main(int argc, char** argv) {
         compare::printScalingStudy(*study, std::cout);
         return 0;
     }
-    if (before.empty() || after.empty()) {
-        std::cerr << kUsage;
-        return fail("give the runs before (--before DIR...) and after (--after DIR...)");
-    }
+    if (before.empty() || after.empty())
+        return commandLine.usageError(
+            "give the runs before (--before DIR...) and after (--after DIR...)");
     std::vector<std::unique_ptr<report::Report>> reports;
     auto load = [&](const std::vector<std::string>& paths,
                     std::vector<const report::Report*>& out) -> Status {

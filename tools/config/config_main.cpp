@@ -4,35 +4,19 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
-
-namespace {
-
-void usage(FILE* out) {
-    std::fprintf(out, "usage: waitscope config [--values]\n"
-                      "  lists the measurement's WAITSCOPE_* variables: default, current value,\n"
-                      "  valid values and meaning; checks the current environment's values\n"
-                      "  --values  print only NAME=VALUE lines of the effective values\n");
-}
-
-} // namespace
+#include <waitscope/cli/command_line.h>
 
 int main(int argc, char** argv) {
     using namespace waitscope::measure;
     bool valuesOnly = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--values") == 0) {
-            valuesOnly = true;
-        } else if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else {
-            std::fprintf(stderr, "waitscope config: error: unknown argument '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
+    waitscope::cli::CommandLine commandLine("config");
+    commandLine
+        .description("Lists the measurement's WAITSCOPE_* variables: default, current value, "
+                     "valid values and meaning; checks the current environment's values.")
+        .flag("--values", "print only NAME=VALUE lines of the effective values", valuesOnly);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
     Config config = configFromEnvironment();
     for (const ConfigVariable& v : configVariables()) {
         const char* set = std::getenv(v.name);

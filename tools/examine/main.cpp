@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/report/experiment_report.h>
 #include <waitscope/summary/experiment_summary.h>
 
@@ -14,17 +15,6 @@ namespace {
 
 using namespace waitscope;
 namespace fs = std::filesystem;
-
-const char* const kUsage =
-    "usage: waitscope examine <experiment dir | report.cubex> [--text | --html FILE | --gui]\n"
-    "                         [--screenshot FILE] [-- explorer options]\n"
-    "  --text             print the findings summary (the default without a display)\n"
-    "  --html FILE        write the summary as a single-file HTML page\n"
-    "  --gui              open the explorer (waitscope-gui; the default with a display)\n"
-    "  --screenshot FILE  open the explorer, save its window as a PNG picture and exit\n"
-    "  -- OPTIONS         pass the rest to the explorer (see waitscope-gui --help)\n"
-    "An experiment directory opens its most complete report: report.cubex, Scalasca's\n"
-    "trace.cubex, scout.cubex or summary.cubex, or a profile.cubex.\n";
 
 enum class Mode { Automatic, Text, Html, Gui };
 
@@ -80,38 +70,37 @@ int main(int argc, char** argv) {
     std::string htmlFile;
     std::vector<std::string> explorerOptions;
     bool screenshot = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--text") {
-            mode = Mode::Text;
-        } else if (arg == "--gui") {
-            mode = Mode::Gui;
-        } else if (arg == "--html" && i + 1 < argc) {
-            mode = Mode::Html;
-            htmlFile = argv[++i];
-        } else if (arg == "--screenshot" && i + 1 < argc) {
-            mode = Mode::Gui;
-            screenshot = true;
-            explorerOptions.insert(explorerOptions.end(), {arg, argv[++i]});
-        } else if (arg == "--") {
-            mode = mode == Mode::Automatic ? Mode::Gui : mode;
-            explorerOptions.insert(explorerOptions.end(), argv + i + 1, argv + argc);
-            break;
-        } else if (arg == "-h" || arg == "--help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
-            path = arg;
-        } else {
-            std::fprintf(stderr, "waitscope examine: error: unexpected argument '%s'\n%s",
-                         arg.c_str(), kUsage);
-            return 2;
-        }
-    }
-    if (path.empty()) {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
+    cli::CommandLine commandLine("examine");
+    commandLine.usage("<experiment dir | report.cubex> [--text | --html FILE | --gui]")
+        .usage("<experiment dir | report.cubex> [--screenshot FILE] [-- explorer options]")
+        .flag("--text", "print the findings summary (the default without a display)",
+              [&] { mode = Mode::Text; })
+        .option("--html", "FILE", "write the summary as a single-file HTML page",
+                [&](const std::string& file) {
+                    mode = Mode::Html;
+                    htmlFile = file;
+                    return Status::success();
+                })
+        .flag("--gui", "open the explorer (waitscope-gui; the default with a display)",
+              [&] { mode = Mode::Gui; })
+        .option("--screenshot", "FILE",
+                "open the explorer, save its window as a PNG picture and exit",
+                [&](const std::string& file) {
+                    mode = Mode::Gui;
+                    screenshot = true;
+                    explorerOptions.insert(explorerOptions.end(), {"--screenshot", file});
+                    return Status::success();
+                })
+        .positional("PATH", "an experiment directory or a .cubex report", path)
+        .afterSeparator("OPTIONS", "pass the rest to the explorer (see waitscope-gui --help)",
+                        [&](std::vector<std::string> rest) {
+                            mode = mode == Mode::Automatic ? Mode::Gui : mode;
+                            explorerOptions.insert(explorerOptions.end(), rest.begin(), rest.end());
+                        })
+        .note("An experiment directory opens its most complete report: report.cubex, Scalasca's "
+              "trace.cubex, scout.cubex or summary.cubex, or a profile.cubex.");
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
     // The same report in the explorer and in the summary, Waitscope's or Scalasca's.
     auto located = report::locateExperimentReport(path);
     if (!located) {

@@ -9,23 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/report/cubex_reader.h>
 
 namespace {
-
-const char* const kUsage =
-    "usage: waitscope export --hatchet OUT.json [--per-rank] DIR|REPORT.cubex\n"
-    "       waitscope export --chrome-trace OUT.json [--instances FILE] [--quiet] DIR\n"
-    "  --hatchet OUT.json       the call tree with every metric (exclusive, and inclusive as\n"
-    "                           \"NAME (inc)\", summed over ranks) as a Hatchet literal: in\n"
-    "                           Python, hatchet.GraphFrame.from_literal(json.load(open(OUT)))\n"
-    "  --per-rank               also one column per metric and rank, \"NAME [rank R]\"\n"
-    "  --chrome-trace OUT.json  the trace in the Trace Event format (Perfetto UI,\n"
-    "                           chrome://tracing): one process per rank, a slice per region\n"
-    "                           visit, an arrow per message, wait states on their own track\n"
-    "  --instances FILE         the wait-state instances to draw (default: instances.txt of\n"
-    "                           the experiment, written by waitscope replay, when present)\n"
-    "  --quiet                  no summary on stderr\n";
 
 int fail(const std::string& message) {
     std::fprintf(stderr, "waitscope-export: error: %s\n", message.c_str());
@@ -92,36 +79,33 @@ int main(int argc, char** argv) {
     std::string hatchet, chromeTrace, instances, input;
     waitscope::exporter::HatchetOptions hatchetOptions;
     bool quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "-h" || arg == "--help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (arg == "--hatchet" && i + 1 < argc) {
-            hatchet = argv[++i];
-        } else if (arg == "--per-rank") {
-            hatchetOptions.perRank = true;
-        } else if (arg == "--chrome-trace" && i + 1 < argc) {
-            chromeTrace = argv[++i];
-        } else if (arg == "--instances" && i + 1 < argc) {
-            instances = argv[++i];
-        } else if (arg == "--quiet") {
-            quiet = true;
-        } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
-            input = arg;
-        } else {
-            std::fputs(kUsage, stderr);
-            return fail(arg.empty() || arg[0] == '-'
-                            ? "unknown option " + arg
-                            : "one report or experiment at a time, not also " + arg);
-        }
-    }
-    if (input.empty() || hatchet.empty() == chromeTrace.empty()) {
-        std::fputs(kUsage, stderr);
-        return fail("give one output (--hatchet OUT.json or --chrome-trace OUT.json) and the "
-                    "experiment or report");
-    }
+    waitscope::cli::CommandLine commandLine("export");
+    commandLine.usage("--hatchet OUT.json [--per-rank] DIR|REPORT.cubex")
+        .usage("--chrome-trace OUT.json [--instances FILE] [--quiet] DIR")
+        .option("--hatchet", "OUT.json",
+                "the call tree with every metric (exclusive, and inclusive as \"NAME (inc)\", "
+                "summed over ranks) as a Hatchet literal: in Python, "
+                "hatchet.GraphFrame.from_literal(json.load(open(OUT)))",
+                hatchet)
+        .flag("--per-rank", "also one column per metric and rank, \"NAME [rank R]\"",
+              hatchetOptions.perRank)
+        .option("--chrome-trace", "OUT.json",
+                "the trace in the Trace Event format (Perfetto UI, chrome://tracing): one process "
+                "per rank, a slice per region visit, an arrow per message, wait states on their "
+                "own track",
+                chromeTrace)
+        .option("--instances", "FILE",
+                "the wait-state instances to draw (default: instances.txt of the experiment, "
+                "written by waitscope replay, when present)",
+                instances)
+        .flag("--quiet", "no summary on stderr", quiet)
+        .positional("INPUT", "the experiment directory or report to export", input, false);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
+    if (input.empty() || hatchet.empty() == chromeTrace.empty())
+        return commandLine.usageError(
+            "give one output (--hatchet OUT.json or --chrome-trace OUT.json) "
+            "and the experiment or report");
     if (!hatchet.empty())
         return exportHatchet(hatchet, input, hatchetOptions);
     return exportChromeTrace(chromeTrace, instances, input, quiet);

@@ -111,40 +111,6 @@ std::string shellQuote(const std::string& a) {
     return out + "'";
 }
 
-Result<std::pair<InstrumentOptions, std::vector<std::string>>>
-parseInstrumentArguments(const std::vector<std::string>& args) {
-    InstrumentOptions options;
-    size_t i = 0;
-    for (; i < args.size() && args[i].rfind("-", 0) == 0; ++i) {
-        const std::string& a = args[i];
-        if (a == "--mpi")
-            options.mpi = true;
-        else if (a == "--nompi")
-            options.mpi = false;
-        else if (a == "--compiler")
-            options.compiler = true;
-        else if (a == "--nocompiler")
-            options.compiler = false;
-        else if (a == "--user")
-            options.user = true;
-        else if (a == "--dry-run")
-            options.dryRun = true;
-        else if (a == "-v" || a == "--verbose")
-            options.verbose = true;
-        else if (a == "--filter" || a.rfind("--filter=", 0) == 0) {
-            if (a == "--filter" && i + 1 >= args.size())
-                return Error("--filter needs a file");
-            options.filter = a == "--filter" ? args[++i] : a.substr(9);
-        } else
-            return Error("unknown option '" + a + "' (see 'waitscope instrument --help')");
-    }
-    if (i >= args.size())
-        return Error(
-            "no compiler given: usage: waitscope instrument [options] <compiler> <arguments>");
-    std::vector<std::string> command(args.begin() + static_cast<long>(i), args.end());
-    return std::make_pair(options, command);
-}
-
 Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
                                           const std::vector<std::string>& command) {
     CompilerCommand result;

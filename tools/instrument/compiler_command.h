@@ -35,11 +35,6 @@ struct CompilerCommand {
     std::vector<std::string> arguments; ///< the final command, compiler first
 };
 
-/// Splits the wrapper's options from `<compiler> <arguments>`. Fails on unknown options or a
-/// missing compiler.
-Result<std::pair<InstrumentOptions, std::vector<std::string>>>
-parseInstrumentArguments(const std::vector<std::string>& args);
-
 /// Builds the instrumented command. `@file` response files are read to classify the call but
 /// passed on as they are. Fails with a message naming an unreadable response file or filter.
 Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,

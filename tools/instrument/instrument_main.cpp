@@ -12,32 +12,12 @@
 #include <unistd.h>
 #include <vector>
 #include <waitscope/base/executable_path.h>
+#include <waitscope/cli/command_line.h>
 
 using namespace waitscope::measure;
 using waitscope::Result;
 
 namespace {
-
-void usage(FILE* out) {
-    std::fprintf(
-        out,
-        "usage: waitscope instrument [options] <compiler> <arguments>\n"
-        "  compiles and links with the measurement: MPI calls, and function entry and\n"
-        "  exit through compiler instrumentation; <compiler> is mpicc, mpicxx, mpif90,\n"
-        "  mpifort, gcc, g++, gfortran, clang or clang++ (also as a CMake launcher or\n"
-        "  make's CC/FC)\n"
-        "options:\n"
-        "  --mpi | --nompi             an MPI program (default) or a serial one, whose\n"
-        "                              measurement ends at exit (experiment waitscope_<exe>_1)\n"
-        "  --compiler | --nocompiler   instrument functions (default) or not\n"
-        "  --user                      enable the WAITSCOPE_REGION_* annotations\n"
-        "  --filter FILE               leave out functions the filter file excludes by\n"
-        "                              exact name already when compiling (GCC matches\n"
-        "                              these names as substrings); at run time set\n"
-        "                              WAITSCOPE_FILTER=FILE for all of its rules\n"
-        "  --dry-run                   print the command, do not run it\n"
-        "  -v, --verbose               print the command, then run it\n");
-}
 
 bool exists(const std::string& path) {
     struct stat info;
@@ -52,18 +32,36 @@ std::string absolute(const std::string& path) {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-        usage(args.empty() ? stderr : stdout);
-        return args.empty() ? 2 : 0;
-    }
-    auto parsed = parseInstrumentArguments(args);
-    if (!parsed.ok()) {
-        std::fprintf(stderr, "waitscope instrument: error: %s\n", parsed.error().message().c_str());
-        return 2;
-    }
-    InstrumentOptions options = parsed->first;
-    std::vector<std::string> command = parsed->second;
+    InstrumentOptions options;
+    std::vector<std::string> command;
+    waitscope::cli::CommandLine commandLine("instrument");
+    commandLine.usage("[options] <compiler> <arguments>")
+        .description("Compiles and links with the measurement: MPI calls, and function entry and "
+                     "exit through compiler instrumentation; <compiler> is mpicc, mpicxx, mpif90, "
+                     "mpifort, gcc, g++, gfortran, clang or clang++ (also as a CMake launcher or "
+                     "make's CC/FC).")
+        .flag("--mpi", "an MPI program (the default)", options.mpi)
+        .flag("--nompi",
+              "a serial program, whose measurement ends at exit (experiment waitscope_<exe>_1)",
+              options.mpi, false)
+        .flag("--compiler", "instrument functions (the default)", options.compiler)
+        .flag("--nocompiler", "do not instrument functions", options.compiler, false)
+        .flag("--user", "enable the WAITSCOPE_REGION_* annotations", options.user)
+        .option("--filter", "FILE",
+                "leave out functions the filter file excludes by exact name already when "
+                "compiling (GCC matches these names as substrings); at run time set "
+                "WAITSCOPE_FILTER=FILE for all of its rules",
+                options.filter)
+        .flag("--dry-run", "print the command, do not run it", options.dryRun)
+        .flag("-v, --verbose", "print the command, then run it", options.verbose)
+        .passThrough("<compiler> <arguments>",
+                     "the compiler command, passed on with the "
+                     "measurement's flags added",
+                     command);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
+    if (command.empty())
+        return commandLine.usageError("no compiler given");
     // Installed: <prefix>/bin and <prefix>/{lib,include}; in the build tree the header comes
     // from the source folder.
     std::string prefix = waitscope::executableDirectory() + "/..";

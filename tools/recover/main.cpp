@@ -2,30 +2,21 @@
 #include "recover_experiment.h"
 
 #include <cstdio>
-#include <cstring>
 #include <string>
-
-namespace {
-
-const char* const kUsage =
-    "usage: waitscope recover <experiment dir>\n"
-    "Turns what the ranks of a failed run left (ranks/<rank>.records, .defs, .status) into\n"
-    "traces.otf2: every rank's events up to where the others can still be matched with them\n"
-    "(messages, collectives). Writes recovery.txt with what was lost; `waitscope analyze`\n"
-    "runs it by itself after a failed run.\n";
-
-} // namespace
+#include <waitscope/cli/command_line.h>
 
 int main(int argc, char** argv) {
-    if (argc == 2 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
-    if (argc != 2 || argv[1][0] == '-') {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
-    const std::string directory = argv[1];
+    std::string directory;
+    waitscope::cli::CommandLine commandLine("recover");
+    commandLine
+        .description("Turns what the ranks of a failed run left (ranks/<rank>.records, .defs, "
+                     ".status) into traces.otf2: every rank's events up to where the others can "
+                     "still be matched with them (messages, collectives). Writes recovery.txt "
+                     "with what was lost; `waitscope analyze` runs it by itself after a failed "
+                     "run.")
+        .positional("DIR", "the experiment directory of the failed run", directory);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
     auto report = waitscope::measure::recoverExperiment(directory);
     if (!report) {
         std::fprintf(stderr, "waitscope recover: error: %s\n", report.error().message().c_str());

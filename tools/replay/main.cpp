@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mpi.h>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <tuple>
 #include <vector>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/report/cubex_writer.h>
 
 namespace {
@@ -37,59 +39,45 @@ struct Options {
     analysis::ReplayOptions replay;
 };
 
-const char* const kUsage =
-    "usage: mpirun -np N waitscope-replay [options] <experiment dir or traces.otf2>\n"
-    "       waitscope-replay --serial [options] <experiment dir or traces.otf2>\n"
-    "options:\n"
-    "  --serial           analyze every rank in this process (small traces)\n"
-    "  --output-dir DIR   where report.cubex and trace.stat go (default: the experiment "
-    "directory)\n"
-    "  --dump-text FILE   also write every value as canonical text (for comparisons)\n"
-    "  --time-correct     correct clock condition violations (receives before their send,\n"
-    "                     collectives left before they could be) with the controlled logical\n"
-    "                     clock before the analysis\n"
-    "  --min-latency SEC  the least time a message takes (default: estimated from the trace\n"
-    "                     per rank pair, at most 1e-6; implies --time-correct)\n"
-    "  --no-root-cause    skip the root-cause passes (critical path, delay costs, wait-state\n"
-    "                     classification): faster\n"
-    "  --quiet            no progress on stderr\n";
-
-bool parse(int argc, char** argv, Options& options) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--serial") {
-            options.serial = true;
-        } else if (arg == "--quiet") {
-            options.quiet = true;
-        } else if (arg == "--time-correct") {
-            if (!options.replay.correction) {
-                options.replay.correction.emplace();
-            }
-        } else if (arg == "--min-latency" && i + 1 < argc) {
-            char* end = nullptr;
-            const double latency = std::strtod(argv[++i], &end);
-            if (end == argv[i] || *end != '\0' || !(latency >= 0.0)) {
-                std::fprintf(
-                    stderr, "waitscope-replay: error: --min-latency: %s is not a time in seconds\n",
-                    argv[i]);
-                return false;
-            }
-            if (!options.replay.correction) {
-                options.replay.correction.emplace();
-            }
-            options.replay.correction->minLatency = latency;
-            options.replay.correction->estimateLatency = false;
-        } else if (arg == "--no-root-cause") {
-            options.replay.rootCause = false;
-        } else if ((arg == "--output-dir" || arg == "--dump-text") && i + 1 < argc) {
-            (arg == "--output-dir" ? options.outputDir : options.dumpText) = argv[++i];
-        } else if (!arg.empty() && arg[0] != '-' && options.path.empty()) {
-            options.path = arg;
-        } else {
-            return false;
-        }
-    }
-    return !options.path.empty();
+cli::CommandLine declareOptions(Options& options) {
+    auto correction = [&options]() -> analysis::ClockCorrectionOptions& {
+        if (!options.replay.correction)
+            options.replay.correction.emplace();
+        return *options.replay.correction;
+    };
+    cli::CommandLine line("replay");
+    line.usage("[options] <experiment dir or traces.otf2>")
+        .usage("--serial [options] <experiment dir or traces.otf2>")
+        .description("Analyzes an experiment's trace for MPI wait states and writes report.cubex, "
+                     "trace.stat and instances.txt. Run it in a job with as many ranks as the "
+                     "trace has (mpirun -np N waitscope-replay [options] DIR), or with --serial "
+                     "in one process.")
+        .flag("--serial", "analyze every rank in this process (small traces)", options.serial)
+        .option("--output-dir", "DIR",
+                "where report.cubex and trace.stat go (default: the experiment directory)",
+                options.outputDir)
+        .option("--dump-text", "FILE", "also write every value as canonical text (for comparisons)",
+                options.dumpText)
+        .flag("--time-correct",
+              "correct clock condition violations (receives before their send, collectives left "
+              "before they could be) with the controlled logical clock before the analysis",
+              [correction] { correction(); })
+        .number(
+            "--min-latency", "SEC",
+            "the least time a message takes (default: estimated from the trace per rank pair, at "
+            "most 1e-6; implies --time-correct)",
+            [correction](double latency) {
+                correction().minLatency = latency;
+                correction().estimateLatency = false;
+            },
+            0.0, std::numeric_limits<double>::infinity(), false, "a time in seconds")
+        .flag("--no-root-cause",
+              "skip the root-cause passes (critical path, delay costs, wait-state "
+              "classification): faster",
+              options.replay.rootCause, false)
+        .flag("--quiet", "no progress on stderr", options.quiet)
+        .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
+    return line;
 }
 
 double secondsSince(Clock::time_point start) {
@@ -391,10 +379,8 @@ bool failedRunWithoutTrace(const Options& options) {
 
 int main(int argc, char** argv) {
     Options options;
-    if (!parse(argc, argv, options)) {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
+    if (auto exit = declareOptions(options).parse(argc, argv))
+        return *exit;
     if (failedRunWithoutTrace(options)) {
         return 1;
     }

@@ -5,26 +5,38 @@
 #include <iostream>
 #include <string>
 #include <vector>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/experiment_report.h>
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: waitscope-report [options] FILE.cubex                  metric tree with totals\n"
-    "       waitscope-report [options] top FILE.cubex METRIC        top call paths of METRIC\n"
-    "       waitscope-report [options] ranks FILE.cubex METRIC PATH METRIC at call path PATH\n"
-    "                                                              per rank (PATH: \"a/b/c\", its\n"
-    "                                                              end \"b/c\", or a cnode id)\n"
-    "       waitscope-report [options] attributes FILE.cubex        report attributes\n"
-    "options: --csv            comma-separated output for scripts\n"
-    "         --inclusive      call-tree inclusive values (default: exclusive) for top/ranks\n"
-    "         -n N             number of call paths for top (default 10)\n"
-    "       waitscope-report diff|mean|merge ... -o OUT.cubex      report algebra (diff -h)\n";
-
 int fail(const std::string& message) {
     std::cerr << "waitscope-report: error: " << message << '\n';
     return 1;
+}
+
+/// `waitscope report diff|mean|merge ... -o OUT.cubex`; argv[0] is the operation.
+int runAlgebra(int argc, char** argv) {
+    const std::string command = argv[0];
+    const bool diff = command == "diff";
+    std::string output;
+    std::vector<std::string> inputs;
+    waitscope::cli::CommandLine commandLine("report " + command);
+    commandLine.usage(diff ? "A B -o OUT.cubex" : "R1 R2 ... -o OUT.cubex")
+        .description(diff                ? "Writes A − B per metric, call path and rank."
+                     : command == "mean" ? "Writes the mean of the reports."
+                                         : "Writes the metrics of all reports in one.")
+        .option("-o, --output", "OUT.cubex", "the report to write", output)
+        .positionals("REPORT", ".cubex reports or experiment directories", inputs);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
+    if (output.empty())
+        return commandLine.usageError(command + " needs the output file: -o OUT.cubex");
+    if (diff ? inputs.size() != 2 : inputs.empty())
+        return commandLine.usageError(diff ? "diff takes two reports, A and B (computes A − B)"
+                                           : command + " needs at least one report");
+    return waitscope::report::runAlgebraCommand(command, inputs, output);
 }
 
 } // namespace
@@ -32,56 +44,46 @@ int fail(const std::string& message) {
 int main(int argc, char** argv) {
     using namespace waitscope::report;
     if (argc > 1 && isAlgebraCommand(argv[1]))
-        return runAlgebraCommand(argv[1], std::vector<std::string>(argv + 2, argv + argc));
+        return runAlgebra(argc - 1, argv + 1);
     OutputFormat format = OutputFormat::Text;
     CallTreeMode mode = CallTreeMode::Exclusive;
     std::size_t count = 10;
     std::vector<std::string> args;
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        if (arg == "--csv") {
-            format = OutputFormat::Csv;
-        } else if (arg == "--inclusive") {
-            mode = CallTreeMode::Inclusive;
-        } else if (arg == "--exclusive") {
-            mode = CallTreeMode::Exclusive;
-        } else if (arg == "-n" && i + 1 < argc) {
-            // strtoul would wrap "-5" around to a huge count: accept digits only.
-            std::string text = argv[++i];
-            if (text.empty() || text.size() > 9 ||
-                text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
-                return fail("-n takes a count from 1 to 999999999, not '" + text + "'");
-            count = std::stoul(text);
-        } else if (arg == "-h" || arg == "--help") {
-            std::cout << kUsage;
-            return 0;
-        } else if (arg.size() > 1 && arg[0] == '-') {
-            std::cerr << kUsage;
-            return fail("unknown option " + arg);
-        } else {
-            args.push_back(arg);
-        }
-    }
-    if (args.empty()) {
-        std::cerr << kUsage;
-        fail("no report given");
-        return 2;
-    }
+    waitscope::cli::CommandLine commandLine("report");
+    commandLine.usage("[options] FILE.cubex")
+        .usage("[options] top FILE.cubex METRIC")
+        .usage("[options] ranks FILE.cubex METRIC PATH")
+        .usage("[options] attributes FILE.cubex")
+        .usage("diff|mean|merge ... -o OUT.cubex")
+        .description("Prints a report's metric tree with totals, the top call paths of METRIC, "
+                     "METRIC at call path PATH per rank, or the report's attributes; diff, mean "
+                     "and merge compute with reports (waitscope report diff --help).")
+        .description("FILE.cubex: a report, or an experiment directory (its most complete "
+                     "report). PATH: a call path \"a/b/c\", its end \"b/c\", or a call node id.")
+        .flag("--csv", "comma-separated output for scripts", [&] { format = OutputFormat::Csv; })
+        .flag("--inclusive", "call-tree inclusive values for top and ranks",
+              [&] { mode = CallTreeMode::Inclusive; })
+        .flag("--exclusive", "call-tree exclusive values for top and ranks (the default)",
+              [&] { mode = CallTreeMode::Exclusive; })
+        .count("-n", "N", "number of call paths for top (default 10)", count, 1, 999999999)
+        .positionals("ARGUMENTS", "", args);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
+    if (args.empty())
+        return commandLine.usageError("no report given");
     std::string command = "totals";
     if (args[0] == "top" || args[0] == "ranks" || args[0] == "attributes" || args[0] == "totals") {
         command = args[0];
         args.erase(args.begin());
     }
     std::size_t needed = command == "top" ? 2 : command == "ranks" ? 3 : 1;
-    if (args.size() != needed) {
-        std::cerr << kUsage;
-        fail("'" + command + "' takes " +
-             (command == "top"     ? std::string("FILE.cubex METRIC")
-              : command == "ranks" ? std::string("FILE.cubex METRIC PATH")
-                                   : std::string("FILE.cubex")) +
-             ", got " + std::to_string(args.size()) + " argument" + (args.size() == 1 ? "" : "s"));
-        return 2;
-    }
+    if (args.size() != needed)
+        return commandLine.usageError("'" + command + "' takes " +
+                                      (command == "top"     ? std::string("FILE.cubex METRIC")
+                                       : command == "ranks" ? std::string("FILE.cubex METRIC PATH")
+                                                            : std::string("FILE.cubex")) +
+                                      ", got " + std::to_string(args.size()) + " argument" +
+                                      (args.size() == 1 ? "" : "s"));
     // An experiment directory opens its most complete report, as in the explorer.
     auto located = locateExperimentReport(args[0]);
     if (!located)

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <waitscope/cli/command_line.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/experiment_report.h>
 
@@ -15,26 +17,6 @@ namespace {
 
 using namespace waitscope;
 namespace fs = std::filesystem;
-
-const char* const kUsage =
-    "usage: waitscope score [options] <profile.cubex | experiment dir>\n"
-    "Estimates the size of a trace of the run from its profile (visits per call path x bytes\n"
-    "per event), the buffer each rank needs, and lists the regions that dominate it.\n"
-    "options:\n"
-    "  -g [FILE]       write a suggested filter file (default name: waitscope.filter); an\n"
-    "                  existing file is not overwritten\n"
-    "  --format NAME   trace format to estimate: waitscope or scorep (default: the format of\n"
-    "                  the tool that wrote the profile)\n"
-    "  -r N            list N regions (default 15; 0 lists none)\n";
-
-/// A count as given on the command line: digits only ("-5" and "3x" are not counts).
-bool parseCount(const std::string& text, size_t& value) {
-    if (text.empty() || text.size() > 9 ||
-        text.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    value = static_cast<size_t>(std::stoul(text));
-    return true;
-}
 
 /// True for an argument that names a profile to score (an experiment directory or a .cubex
 /// file), not a filter file to write.
@@ -77,40 +59,31 @@ int main(int argc, char** argv) {
     bool writeFilter = false;
     std::string format;
     size_t listed = 15;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "-g") {
-            // Score-P's scorep-score writes a filter only when asked with -g; the file name is
-            // optional (the next argument, unless it is an option or the profile).
-            writeFilter = true;
-            if (i + 1 < argc && argv[i + 1][0] != '-' && !namesProfile(argv[i + 1]))
-                filterFile = argv[++i];
-        } else if ((arg == "--format" || arg == "-r") && i + 1 < argc) {
-            const std::string value = argv[++i];
-            if (arg == "--format") {
-                format = value;
-            } else if (!parseCount(value, listed)) {
-                std::fprintf(stderr,
-                             "error: -r '%s': the number of regions to list must be a whole "
-                             "number of 0 or more\n",
-                             value.c_str());
-                return 2;
-            }
-        } else if (arg == "-h" || arg == "--help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
-            path = arg;
-        } else {
-            std::fprintf(stderr, "waitscope score: error: unexpected argument '%s'\n%s",
-                         arg.c_str(), kUsage);
-            return 2;
-        }
-    }
-    if (path.empty()) {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
+    cli::CommandLine commandLine("score");
+    commandLine.usage("[options] <profile.cubex | experiment dir>")
+        .description("Estimates the size of a trace of the run from its profile (visits per call "
+                     "path x bytes per event), the buffer each rank needs, and lists the regions "
+                     "that dominate it.")
+        // Score-P's scorep-score writes a filter only when asked with -g; the file name is
+        // optional (the next argument, unless it is an option or the profile).
+        .optionalValue(
+            "-g", "FILE",
+            "write a suggested filter file (default name: waitscope.filter); an existing file "
+            "is not overwritten",
+            [](const std::string& next) { return !namesProfile(next); },
+            [&](std::optional<std::string> file) {
+                writeFilter = true;
+                if (file)
+                    filterFile = *file;
+            })
+        .option("--format", "NAME",
+                "trace format to estimate: waitscope or scorep (default: the format of the tool "
+                "that wrote the profile)",
+                format)
+        .count("-r", "N", "list N regions (default 15; 0 lists none)", listed, 0, 999999999)
+        .positional("PROFILE", "a profile.cubex or an experiment directory", path);
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
     // A runtime profile when there is one, else a trace analysis report (it has visits).
     auto located = report::locateExperimentReport(path, report::ReportPreference::Profile);
     if (!located) {

@@ -2,11 +2,11 @@
 // `waitscope-<command>` installed beside it, so each part ships its own command.
 #include <climits>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <unistd.h>
 #include <vector>
 #include <waitscope/base/executable_path.h>
+#include <waitscope/cli/command_line.h>
 
 namespace {
 
@@ -23,47 +23,66 @@ constexpr Command kCommands[] = {
     {"recover", "make a trace of a run that failed from what its ranks left"},
     {"report", "print a CUBE4 report: metric tree, top call paths, ranks"},
     {"compare", "compare repeated runs before and after a change: what is beyond the noise"},
-    {"export", "write a report's call tree and metrics for Python (Hatchet, Thicket)"},
+    {"export", "write an experiment for other tools: Hatchet (Python), Perfetto UI"},
     {"examine", "open a report or experiment: explorer, or the summary as text"},
     {"instrument", "compile and link a program with the measurement"},
     {"score", "estimate trace size from a profile and suggest a filter"},
-    {"export", "write an experiment for other tools: Perfetto UI / chrome://tracing"},
 };
 
 std::string programFor(const std::string& command) {
     return waitscope::executableDirectory() + "/waitscope-" + command;
 }
 
-void usage(FILE* out) {
-    std::fprintf(out, "usage: waitscope <command> [arguments]\n\ncommands:\n");
+/// The installed commands, one line each, for the usage.
+std::string commandList() {
+    std::string out = "commands:\n";
+    char line[160];
     for (const Command& c : kCommands)
-        if (access(programFor(c.name).c_str(), X_OK) == 0)
-            std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
-    std::fprintf(out, "\n'waitscope <command> --help' describes a command.\n");
+        if (access(programFor(c.name).c_str(), X_OK) == 0) {
+            std::snprintf(line, sizeof line, "  %-11s %s\n", c.name, c.summary);
+            out += line;
+        }
+    return out + "\n'waitscope help <command>' or 'waitscope <command> --help' describes a "
+                 "command.";
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0 ||
-        std::strcmp(argv[1], "help") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    if (std::strcmp(argv[1], "--version") == 0) {
+    bool version = false;
+    std::vector<std::string> command;
+    waitscope::cli::CommandLine commandLine("");
+    commandLine.usage("<command> [arguments]")
+        .flag("--version", "print the version and exit", version)
+        .passThrough("<command> [arguments]",
+                     "runs waitscope-<command>, installed beside waitscope, with the arguments",
+                     command)
+        .note(commandList());
+    if (auto exit = commandLine.parse(argc, argv))
+        return *exit;
+    if (version) {
         std::printf("waitscope %s\n", WAITSCOPE_VERSION);
         return 0;
     }
-    std::string program = programFor(argv[1]);
-    if (access(program.c_str(), X_OK) != 0) {
-        std::fprintf(stderr, "waitscope: error: unknown command '%s'\n\n", argv[1]);
-        usage(stderr);
+    if (command.empty()) {
+        std::fputs(commandLine.helpText().c_str(), stderr);
         return 2;
     }
+    if (command[0] == "help") {
+        // `waitscope help <command>` is `waitscope <command> --help`.
+        if (command.size() == 1) {
+            std::fputs(commandLine.helpText().c_str(), stdout);
+            return 0;
+        }
+        command = {command[1], "--help"};
+    }
+    const std::string program = programFor(command[0]);
+    if (access(program.c_str(), X_OK) != 0)
+        return commandLine.usageError("unknown command '" + command[0] + "'");
     std::vector<char*> args;
     args.push_back(const_cast<char*>(program.c_str()));
-    for (int i = 2; i < argc; ++i)
-        args.push_back(argv[i]);
+    for (std::size_t i = 1; i < command.size(); ++i)
+        args.push_back(command[i].data());
     args.push_back(nullptr);
     execv(program.c_str(), args.data());
     std::fprintf(stderr, "waitscope: error: cannot run '%s'\n", program.c_str());
