@@ -262,8 +262,7 @@ OTF2_ErrorCode Otf2Writer::closeEvents(Otf2EventWriter& events) noexcept {
     return rc;
 }
 
-Status Otf2Writer::writeLocalDefinitions(const std::vector<uint64_t>& locations,
-                                         const LocalDefinitions& definitions) {
+Status Otf2Writer::beginLocalDefinitions() {
     if (m_archive == nullptr) {
         return Error("cannot write local definitions: no OTF2 archive open in '" + m_directory +
                      "'");
@@ -276,53 +275,77 @@ Status Otf2Writer::writeLocalDefinitions(const std::vector<uint64_t>& locations,
     if (rc != OTF2_SUCCESS) {
         return failed("cannot open the local definition files", rc);
     }
-    for (const uint64_t location : locations) {
-        const std::string where = "location " + std::to_string(location);
-        OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(m_archive, location);
-        if (defs == nullptr) {
-            return Error("cannot open the definition file of " + where);
+    return Status::success();
+}
+
+Status Otf2Writer::writeLocationDefinitions(uint64_t location,
+                                            const LocalDefinitions& definitions) {
+    const std::string where = "location " + std::to_string(location);
+    OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(m_archive, location);
+    if (defs == nullptr) {
+        return Error("cannot open the definition file of " + where);
+    }
+    const auto writeMap = [defs](OTF2_MappingType type, const std::vector<uint64_t>& map) {
+        if (map.empty() || isIdentity(map)) {
+            return OTF2_SUCCESS;
         }
-        const auto writeMap = [defs](OTF2_MappingType type, const std::vector<uint64_t>& map) {
-            if (map.empty() || isIdentity(map)) {
-                return OTF2_SUCCESS;
-            }
-            OTF2_IdMap* idMap = OTF2_IdMap_CreateFromUint64Array(map.size(), map.data(), false);
-            if (idMap == nullptr) {
-                return OTF2_ERROR_MEM_ALLOC_FAILED;
-            }
-            const OTF2_ErrorCode code = OTF2_DefWriter_WriteMappingTable(defs, type, idMap);
-            OTF2_IdMap_Free(idMap);
-            return code;
-        };
-        rc = writeMap(OTF2_MAPPING_STRING, definitions.strings);
+        OTF2_IdMap* idMap = OTF2_IdMap_CreateFromUint64Array(map.size(), map.data(), false);
+        if (idMap == nullptr) {
+            return OTF2_ERROR_MEM_ALLOC_FAILED;
+        }
+        const OTF2_ErrorCode code = OTF2_DefWriter_WriteMappingTable(defs, type, idMap);
+        OTF2_IdMap_Free(idMap);
+        return code;
+    };
+    OTF2_ErrorCode rc = writeMap(OTF2_MAPPING_STRING, definitions.strings);
+    if (rc == OTF2_SUCCESS) {
+        rc = writeMap(OTF2_MAPPING_REGION, definitions.regions);
+    }
+    if (rc == OTF2_SUCCESS) {
+        rc = writeMap(OTF2_MAPPING_COMM, definitions.comms);
+    }
+    if (rc == OTF2_SUCCESS) {
+        rc = writeMap(OTF2_MAPPING_CALLING_CONTEXT, definitions.callingContexts);
+    }
+    for (const LocalDefinitions::ClockOffset& offset : definitions.clockOffsets) {
         if (rc == OTF2_SUCCESS) {
-            rc = writeMap(OTF2_MAPPING_REGION, definitions.regions);
-        }
-        if (rc == OTF2_SUCCESS) {
-            rc = writeMap(OTF2_MAPPING_COMM, definitions.comms);
-        }
-        if (rc == OTF2_SUCCESS) {
-            rc = writeMap(OTF2_MAPPING_CALLING_CONTEXT, definitions.callingContexts);
-        }
-        for (const LocalDefinitions::ClockOffset& offset : definitions.clockOffsets) {
-            if (rc == OTF2_SUCCESS) {
-                rc = OTF2_DefWriter_WriteClockOffset(defs, offset.localTime, offset.offset,
-                                                     offset.deviation);
-            }
-        }
-        if (rc != OTF2_SUCCESS) {
-            return failed("cannot write the definitions of " + where, rc);
-        }
-        rc = OTF2_Archive_CloseDefWriter(m_archive, defs);
-        if (rc != OTF2_SUCCESS) {
-            return failed("cannot close the definition file of " + where, rc);
+            rc = OTF2_DefWriter_WriteClockOffset(defs, offset.localTime, offset.offset,
+                                                 offset.deviation);
         }
     }
-    rc = OTF2_Archive_CloseDefFiles(m_archive);
+    if (rc != OTF2_SUCCESS) {
+        return failed("cannot write the definitions of " + where, rc);
+    }
+    rc = OTF2_Archive_CloseDefWriter(m_archive, defs);
+    if (rc != OTF2_SUCCESS) {
+        return failed("cannot close the definition file of " + where, rc);
+    }
+    return Status::success();
+}
+
+Status Otf2Writer::endLocalDefinitions() {
+    const OTF2_ErrorCode rc = OTF2_Archive_CloseDefFiles(m_archive);
     if (rc != OTF2_SUCCESS) {
         return failed("cannot close the definition files in '" + m_directory + "'", rc);
     }
     return Status::success();
+}
+
+Status Otf2Writer::writeLocalDefinitions(const std::vector<LocationDefinitions>& locations) {
+    Status status = beginLocalDefinitions();
+    for (size_t i = 0; status && i < locations.size(); ++i) {
+        status = writeLocationDefinitions(locations[i].location, locations[i].definitions);
+    }
+    return status ? endLocalDefinitions() : status;
+}
+
+Status Otf2Writer::writeLocalDefinitions(const std::vector<uint64_t>& locations,
+                                         const LocalDefinitions& definitions) {
+    Status status = beginLocalDefinitions();
+    for (size_t i = 0; status && i < locations.size(); ++i) {
+        status = writeLocationDefinitions(locations[i], definitions);
+    }
+    return status ? endLocalDefinitions() : status;
 }
 
 OTF2_GlobalDefWriter* Otf2Writer::globalWriter() {

@@ -59,6 +59,12 @@ struct LocalDefinitions {
     std::vector<ClockOffset> clockOffsets;
 };
 
+/// The local definitions of one location.
+struct LocationDefinitions {
+    uint64_t location = 0;
+    LocalDefinitions definitions;
+};
+
 /// One OTF2 archive being written (see the phases above). Not copyable; at most one writer
 /// writes into a process's archive at a time (libotf2's error callback is per process).
 class Otf2Writer {
@@ -81,8 +87,10 @@ public:
     OTF2_ErrorCode closeEvents(Otf2EventWriter& events) noexcept;
 
     /// Closes the event files (every event writer must be closed) and writes the local
-    /// definitions of each of `locations`, all the same; `definitions` empty: an empty file per
-    /// location (readers then know no location lacks its tables).
+    /// definitions of every location: one file each, empty without definitions (readers then
+    /// know that no location lacks its tables). Once per archive.
+    Status writeLocalDefinitions(const std::vector<LocationDefinitions>& locations);
+    /// The same, with the same definitions for each of `locations`.
     Status writeLocalDefinitions(const std::vector<uint64_t>& locations,
                                  const LocalDefinitions& definitions);
 
@@ -126,6 +134,9 @@ public:
 
 private:
     Status failed(const std::string& what, OTF2_ErrorCode code) const;
+    Status beginLocalDefinitions();
+    Status writeLocationDefinitions(uint64_t location, const LocalDefinitions& definitions);
+    Status endLocalDefinitions();
     OTF2_GlobalDefWriter* globalWriter();
     Status checked(OTF2_ErrorCode code);
     void stopCountingErrors() noexcept;
