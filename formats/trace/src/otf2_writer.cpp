@@ -380,13 +380,16 @@ Result<uint32_t> Otf2Writer::string(const std::string& text) {
     return id;
 }
 
-// The global definition writer and the ids of `texts`, written first in that order, or the
-// first failure.
-#define WAITSCOPE_STRING(variable, text)                                                           \
-    const Result<uint32_t> variable = string(text);                                                \
-    if (!variable) {                                                                               \
-        return variable.error();                                                                   \
+Status Otf2Writer::strings(std::initializer_list<std::pair<const std::string*, uint32_t*>> texts) {
+    for (const auto& [text, id] : texts) {
+        const Result<uint32_t> written = string(*text);
+        if (!written) {
+            return written.error();
+        }
+        *id = written.value();
     }
+    return Status::success();
+}
 
 Status Otf2Writer::writeClockProperties(const ClockProperties& clock) {
     OTF2_GlobalDefWriter* g = globalWriter();
@@ -398,51 +401,71 @@ Status Otf2Writer::writeClockProperties(const ClockProperties& clock) {
 }
 
 Status Otf2Writer::writeParadigm(Paradigm paradigm, const std::string& name) {
-    WAITSCOPE_STRING(nameId, name);
-    return checked(OTF2_GlobalDefWriter_WriteParadigm(globalWriter(), toOtf2(paradigm),
-                                                      nameId.value(), OTF2_PARADIGM_CLASS_PROCESS));
+    uint32_t nameId = 0;
+    if (Status written = strings({{&name, &nameId}}); !written) {
+        return written;
+    }
+    return checked(OTF2_GlobalDefWriter_WriteParadigm(globalWriter(), toOtf2(paradigm), nameId,
+                                                      OTF2_PARADIGM_CLASS_PROCESS));
 }
 
 Status Otf2Writer::writeSystemTreeNode(uint32_t id, const SystemTreeNode& node) {
-    WAITSCOPE_STRING(className, node.className);
-    WAITSCOPE_STRING(name, node.name);
-    return checked(OTF2_GlobalDefWriter_WriteSystemTreeNode(globalWriter(), id, name.value(),
-                                                            className.value(), node.parent));
+    // The class first, as the measurement always wrote them (its archives stay the same).
+    uint32_t className = 0, name = 0;
+    if (Status written = strings({{&node.className, &className}, {&node.name, &name}}); !written) {
+        return written;
+    }
+    return checked(
+        OTF2_GlobalDefWriter_WriteSystemTreeNode(globalWriter(), id, name, className, node.parent));
 }
 
 Status Otf2Writer::writeLocationGroup(uint32_t id, const LocationGroup& group) {
-    WAITSCOPE_STRING(name, group.name);
+    uint32_t name = 0;
+    if (Status written = strings({{&group.name, &name}}); !written) {
+        return written;
+    }
     return checked(OTF2_GlobalDefWriter_WriteLocationGroup(
-        globalWriter(), id, name.value(),
+        globalWriter(), id, name,
         group.isProcess ? OTF2_LOCATION_GROUP_TYPE_PROCESS : OTF2_LOCATION_GROUP_TYPE_UNKNOWN,
         group.systemTreeParent, OTF2_UNDEFINED_LOCATION_GROUP));
 }
 
 Status Otf2Writer::writeLocation(const Location& location) {
-    WAITSCOPE_STRING(name, location.name);
-    return checked(OTF2_GlobalDefWriter_WriteLocation(globalWriter(), location.id, name.value(),
+    uint32_t name = 0;
+    if (Status written = strings({{&location.name, &name}}); !written) {
+        return written;
+    }
+    return checked(OTF2_GlobalDefWriter_WriteLocation(globalWriter(), location.id, name,
                                                       toOtf2(location.type),
                                                       location.announcedEvents, location.group));
 }
 
 Status Otf2Writer::writeRegion(uint32_t id, const Region& region) {
-    WAITSCOPE_STRING(name, region.name);
-    WAITSCOPE_STRING(canonical, region.canonicalName);
-    uint32_t file = OTF2_UNDEFINED_STRING;
-    if (!region.file.empty()) {
-        WAITSCOPE_STRING(fileId, region.file);
-        file = fileId.value();
+    // Strings in the order the measurement always wrote them (name, canonical name, file,
+    // description), so its archives stay the same byte for byte.
+    const std::string noDescription;
+    uint32_t name = 0, canonical = 0, file = OTF2_UNDEFINED_STRING, description = 0;
+    Status written = strings({{&region.name, &name}, {&region.canonicalName, &canonical}});
+    if (written && !region.file.empty()) {
+        written = strings({{&region.file, &file}});
     }
-    WAITSCOPE_STRING(description, std::string());
+    if (written) {
+        written = strings({{&noDescription, &description}});
+    }
+    if (!written) {
+        return written;
+    }
     return checked(OTF2_GlobalDefWriter_WriteRegion(
-        globalWriter(), id, name.value(), canonical.value(), description.value(),
-        toOtf2(region.role), toOtf2(region.paradigm), OTF2_REGION_FLAG_NONE, file, region.beginLine,
-        region.endLine));
+        globalWriter(), id, name, canonical, description, toOtf2(region.role),
+        toOtf2(region.paradigm), OTF2_REGION_FLAG_NONE, file, region.beginLine, region.endLine));
 }
 
 Status Otf2Writer::writeSamplingTimer(uint32_t id, const std::string& name, uint64_t periodNs) {
-    WAITSCOPE_STRING(nameId, name);
-    return checked(OTF2_GlobalDefWriter_WriteInterruptGenerator(globalWriter(), id, nameId.value(),
+    uint32_t nameId = 0;
+    if (Status written = strings({{&name, &nameId}}); !written) {
+        return written;
+    }
+    return checked(OTF2_GlobalDefWriter_WriteInterruptGenerator(globalWriter(), id, nameId,
                                                                 OTF2_INTERRUPT_GENERATOR_MODE_TIME,
                                                                 OTF2_BASE_DECIMAL, -9, periodNs));
 }
@@ -457,20 +480,24 @@ Status Otf2Writer::writeCallingContext(uint32_t id, const CallingContext& contex
 }
 
 Status Otf2Writer::writeGroup(uint32_t id, const Group& group) {
-    WAITSCOPE_STRING(name, group.name);
+    uint32_t name = 0;
+    if (Status written = strings({{&group.name, &name}}); !written) {
+        return written;
+    }
     return checked(OTF2_GlobalDefWriter_WriteGroup(
-        globalWriter(), id, name.value(), toOtf2(group.kind), toOtf2(group.paradigm),
-        OTF2_GROUP_FLAG_NONE, static_cast<uint32_t>(group.members.size()), group.members.data()));
+        globalWriter(), id, name, toOtf2(group.kind), toOtf2(group.paradigm), OTF2_GROUP_FLAG_NONE,
+        static_cast<uint32_t>(group.members.size()), group.members.data()));
 }
 
 Status Otf2Writer::writeComm(uint32_t id, const Communicator& comm, bool createDestroyEvents) {
-    WAITSCOPE_STRING(name, comm.name);
+    uint32_t name = 0;
+    if (Status written = strings({{&comm.name, &name}}); !written) {
+        return written;
+    }
     return checked(OTF2_GlobalDefWriter_WriteComm(
-        globalWriter(), id, name.value(), comm.group, comm.parent,
+        globalWriter(), id, name, comm.group, comm.parent,
         createDestroyEvents ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE));
 }
-
-#undef WAITSCOPE_STRING
 
 Status Otf2Writer::writeGlobalDefinitions(const Definitions& d) {
     OTF2_GlobalDefWriter* g = globalWriter();

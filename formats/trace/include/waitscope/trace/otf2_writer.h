@@ -14,10 +14,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <otf2/OTF2_Archive.h>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace waitscope::trace {
@@ -138,6 +140,8 @@ private:
     Status writeLocationDefinitions(uint64_t location, const LocalDefinitions& definitions);
     Status endLocalDefinitions();
     OTF2_GlobalDefWriter* globalWriter();
+    /// Writes each text not written yet and stores its id, in order; stops at a failure.
+    Status strings(std::initializer_list<std::pair<const std::string*, uint32_t*>> texts);
     Status checked(OTF2_ErrorCode code);
     void stopCountingErrors() noexcept;
 
