@@ -1,8 +1,10 @@
-// Writes the rank's buffered records into the OTF2 archive, and the archive's definitions.
+// Writes the rank's buffered records into the OTF2 archive, and the archive's definitions:
+// the measurement's records and definition sets translated for waitscope::trace's Otf2Writer.
 #pragma once
 
 #include "waitscope/base/result.h"
 #include "waitscope/measure/definitions.h"
+#include "waitscope/trace/otf2_writer.h"
 
 #include <cstdint>
 #include <mpi.h>
@@ -103,18 +105,17 @@ public:
     std::uint64_t eventsWritten() const;
     /// The time of the last record decoded (the delta base of the next one).
     std::uint64_t decodeTime() const { return m_decodeTime; }
-    bool isOpen() const { return m_archive != nullptr; }
+    bool isOpen() const { return m_archive.isOpen(); }
 
 private:
-    Status writeLocationDefinitions(std::uint64_t location,
-                                    const std::vector<std::uint32_t>& regionMap,
-                                    const std::vector<std::uint32_t>& commMap,
-                                    const std::vector<std::uint32_t>& contextMap,
-                                    const std::vector<ClockOffset>& offsets);
+    /// Adds the archive's new OTF2 errors to the rank's diagnostics.
+    void countErrors() noexcept;
+    Status writeGlobalDefinitionRecords(const GlobalDefinitions& defs);
 
-    OTF2_Archive* m_archive = nullptr;
-    OTF2_EvtWriter* m_events = nullptr;
-    std::uint64_t m_mainEvents = 0; ///< the main location's events, once its writer closed
+    trace::Otf2Writer m_archive;
+    trace::Otf2EventWriter m_events;
+    std::uint64_t m_countedErrors = 0; ///< of m_archive's, already in the diagnostics
+    std::uint64_t m_mainEvents = 0;    ///< the main location's events, once its writer closed
     std::vector<std::uint64_t> m_threadLocations; ///< written by writeThread
     std::vector<std::uint64_t> m_earlierRanks;    ///< written before beginRank
     int m_rank = 0;

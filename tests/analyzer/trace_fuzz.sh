@@ -14,8 +14,8 @@ cmake --build build/asan -j2 --target waitscope_trace_mutation_fuzz waitscope_an
 work=build/asan/trace_fuzz
 rm -rf "$work/seeds"
 mkdir -p "$work/seeds"
-build/asan/tests/analyzer/waitscope_analyzer_generate_trace "$work/seeds/derived" 4 400 4 derived >/dev/null
-build/asan/tests/analyzer/waitscope_analyzer_generate_trace "$work/seeds/skewed" 3 300 3 offset=300 >/dev/null
+build/asan/tests/support/waitscope_analyzer_generate_trace "$work/seeds/derived" 4 400 4 derived >/dev/null
+build/asan/tests/support/waitscope_analyzer_generate_trace "$work/seeds/skewed" 3 300 3 offset=300 >/dev/null
 seeds="$work/seeds/derived $work/seeds/skewed"
 # A trace of our own measurement (local definitions with mapping tables), if the dev build and
 # mpirun are there.

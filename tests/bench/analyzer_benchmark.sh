@@ -18,17 +18,16 @@ work=${2:-/tmp/waitscope_analyzer_bench}
 events=${3:-10000000}
 ranks=${4:-4}
 repeats=${5:-3}
-here=$(cd "$(dirname "$0")" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$work"
 
-if [ ! -x "$work/analyzer_generate_trace" ] || [ "$here/analyzer_generate_trace.cpp" -nt "$work/analyzer_generate_trace" ]; then
-    c++ -std=c++20 -O2 "$here/analyzer_generate_trace.cpp" $(pkg-config --cflags --libs otf2) -o "$work/analyzer_generate_trace"
-fi
+# The trace generator is a tool of the build (tests/support); build it if it is missing.
+generate="$build/tests/support/waitscope_analyzer_generate_trace"
+[ -x "$generate" ] || cmake --build "$build" --target waitscope_analyzer_generate_trace >/dev/null
 generated="$work/trace_${ranks}x${events}"
 if [ ! -f "$generated/traces.otf2" ]; then
     rm -rf "$generated"
-    "$work/analyzer_generate_trace" "$generated" "$ranks" "$events" 8
+    "$generate" "$generated" "$ranks" "$events" 8
 fi
 barrier="$work/barrier_2x200000"
 if [ ! -f "$barrier/traces.otf2" ]; then

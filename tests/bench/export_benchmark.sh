@@ -2,8 +2,8 @@
 # Chrome trace export benchmark (run on demand, not by ctest):
 #   tests/bench/export_benchmark.sh [BUILD_DIR] [WORK_DIR] [EVENTS_PER_RANK] [RANKS] [REPEATS]
 # Generates RANKS x EVENTS_PER_RANK events (default 4 x 2.5 million) with
-# analyzer_generate_trace, analyzes it serially (for instances.txt), then exports it REPEATS
-# times (default 3) to WORK_DIR/trace.json. Prints per run the events per second by wall
+# waitscope_analyzer_generate_trace (tests/support), analyzes it serially (for instances.txt),
+# then exports it REPEATS times (default 3) to WORK_DIR/trace.json. Prints per run the events per second by wall
 # clock and by CPU time (user + system: what the export costs when the cores are not shared),
 # the JSON size and the size per event.
 set -euo pipefail
@@ -12,15 +12,14 @@ work=${2:-/tmp/waitscope_export_bench}
 events=${3:-2500000}
 ranks=${4:-4}
 repeats=${5:-3}
-here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
-if [ ! -x "$work/analyzer_generate_trace" ] || [ "$here/analyzer_generate_trace.cpp" -nt "$work/analyzer_generate_trace" ]; then
-    c++ -std=c++20 -O2 "$here/analyzer_generate_trace.cpp" $(pkg-config --cflags --libs otf2) -o "$work/analyzer_generate_trace"
-fi
+# The trace generator is a tool of the build (tests/support); build it if it is missing.
+generate="$build/tests/support/waitscope_analyzer_generate_trace"
+[ -x "$generate" ] || cmake --build "$build" --target waitscope_analyzer_generate_trace >/dev/null
 trace="$work/trace_${ranks}x${events}"
 if [ ! -f "$trace/traces.otf2" ]; then
     rm -rf "$trace"
-    "$work/analyzer_generate_trace" "$trace" "$ranks" "$events" 100 > /dev/null
+    "$generate" "$trace" "$ranks" "$events" 100 > /dev/null
 fi
 [ -f "$trace/instances.txt" ] || "$build/bin/waitscope-replay" --serial --quiet "$trace"
 echo "trace: $(du -sh "$trace" | cut -f1) on disk, instances.txt $(du -h "$trace/instances.txt" | cut -f1)"

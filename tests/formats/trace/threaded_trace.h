@@ -1,4 +1,4 @@
-// A tiny OTF2 archive with sampled worker-thread locations, written with libotf2 for tests.
+// A tiny OTF2 archive with sampled worker-thread locations, written with Otf2Writer for tests.
 //
 // Two ranks; each main location (id = rank) sends one message from rank 0 to rank 1 and
 // ends in a barrier: rank 1 waits 5 ticks for the sender (Late Sender), rank 0 20 ticks in
@@ -16,9 +16,10 @@
 //        -> worker_fn 2, worker_fn/compute 36 (2 visits), worker_fn/compute/reduce_part 20
 #pragma once
 
+#include "waitscope/trace/otf2_writer.h"
+
 #include <cstdint>
 #include <filesystem>
-#include <otf2/otf2.h>
 #include <string>
 #include <vector>
 
@@ -48,172 +49,129 @@ inline uint64_t threadLocationId(uint32_t rank, uint32_t k) {
 
 namespace detail {
 
-inline OTF2_FlushType preFlush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-    return OTF2_FLUSH;
+// The global definitions of the threaded trace; `withThreads` adds the thread locations.
+inline trace::Definitions threadedDefinitions(bool withThreads) {
+    using namespace trace;
+    Definitions d;
+    d.clock = {kThreadedTicksPerSecond, 0, 101};
+    const auto region = [&d](const char* name, RegionRole role, Paradigm paradigm,
+                             const char* file) {
+        d.regions.push_back({name, name, file, 0, 0, role, paradigm});
+    };
+    region("main", RegionRole::Function, Paradigm::Compiler, "threaded.c");
+    region("MPI_Send", RegionRole::PointToPoint, Paradigm::Mpi, "");
+    region("MPI_Recv", RegionRole::PointToPoint, Paradigm::Mpi, "");
+    region("MPI_Barrier", RegionRole::Barrier, Paradigm::Mpi, "");
+    region("worker_fn", RegionRole::Function, Paradigm::Compiler, "threaded.c");
+    region("compute", RegionRole::Function, Paradigm::Compiler, "threaded.c");
+    region("reduce_part", RegionRole::Function, Paradigm::Sampling, "threaded.c");
+    d.callingContexts = {{kComputeRegion, kUndefined},
+                         {kReducePartRegion, kComputeContext},
+                         {kReducePartRegion, kUndefined}};
+    d.systemTreeNodes = {{"machine", "machine", kUndefined}, {"node", "node", 0}};
+    d.locationGroups = {{"MPI Rank 0", true, 1}, {"MPI Rank 1", true, 1}};
+    d.locations = {{0, "Master thread", 0, 9}, {1, "Master thread", 1, 9}};
+    if (withThreads) {
+        d.locations.push_back({threadLocationId(0, 1), "thread 1", 0, 5});
+        d.locations.push_back({threadLocationId(0, 2), "thread 2", 0, 5});
+        d.locations.push_back({threadLocationId(1, 1), "thread 1", 1, 6});
+    }
+    d.groups = {{"", GroupKind::Locations, Paradigm::Mpi, {0, 1}},
+                {"", GroupKind::CommGroup, Paradigm::Mpi, {0, 1}}};
+    Communicator world;
+    world.name = "MPI_COMM_WORLD";
+    world.group = 1;
+    d.communicators = {world};
+    return d;
 }
-inline OTF2_TimeStamp postFlush(void*, OTF2_FileType, OTF2_LocationRef) {
-    return 0;
-}
-
-struct ThreadedLocation {
-    uint64_t id;
-    uint32_t rank;
-    uint32_t name; // string reference
-    uint64_t events;
-};
 
 } // namespace detail
 
 /// Writes the archive described above into `dir` (replaced if it exists); `withThreads`
 /// false leaves the thread locations out (the same main locations alone). Returns false when
-/// libotf2 fails.
+/// the writer fails.
 inline bool writeThreadedTrace(const std::string& dir, bool withThreads = true) {
     namespace fs = std::filesystem;
+    using trace::CollectiveOp;
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(fs::path(dir).parent_path(), ec);
-    OTF2_Archive* archive =
-        OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (archive == nullptr) {
+    trace::Otf2Writer archive;
+    if (!archive.open(dir)) {
         return false;
     }
-    static const OTF2_FlushCallbacks flush = {detail::preFlush, detail::postFlush};
-    OTF2_Archive_SetFlushCallbacks(archive, &flush, nullptr);
-    OTF2_Archive_SetSerialCollectiveCallbacks(archive);
-    OTF2_Archive_OpenEvtFiles(archive);
-    // Strings: 0 "", 1 main, 2 MPI_Send, 3 MPI_Recv, 4 MPI_Barrier, 5 worker_fn, 6 compute,
-    // 7 reduce_part, 8 machine, 9 node, 10 MPI Rank 0, 11 MPI Rank 1, 12 Master thread,
-    // 13 thread 1, 14 thread 2, 15 MPI_COMM_WORLD, 16 threaded.c, 17 sampling timer.
-    std::vector<detail::ThreadedLocation> locations = {{0, 0, 12, 9}, {1, 1, 12, 9}};
-    if (withThreads) {
-        locations.push_back({threadLocationId(0, 1), 0, 13, 5});
-        locations.push_back({threadLocationId(0, 2), 0, 14, 5});
-        locations.push_back({threadLocationId(1, 1), 1, 13, 6});
-    }
+    const trace::Definitions defs = detail::threadedDefinitions(withThreads);
     // Rank 0 sends at 10..20 and enters the barrier at 30; rank 1 receives from 5 and enters
     // the barrier at 50.
-    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, 0);
-    OTF2_EvtWriter_Enter(w, nullptr, 0, kMainRegion);
-    OTF2_EvtWriter_Enter(w, nullptr, 10, kSendRegion);
-    OTF2_EvtWriter_MpiSend(w, nullptr, 11, 1, 0, 7, 64);
-    OTF2_EvtWriter_Leave(w, nullptr, 20, kSendRegion);
-    OTF2_EvtWriter_Enter(w, nullptr, 30, kBarrierRegion);
-    OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, 30);
-    OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, 60, OTF2_COLLECTIVE_OP_BARRIER, 0,
-                                    OTF2_UNDEFINED_UINT32, 0, 0);
-    OTF2_EvtWriter_Leave(w, nullptr, 60, kBarrierRegion);
-    OTF2_EvtWriter_Leave(w, nullptr, 100, kMainRegion);
-    OTF2_Archive_CloseEvtWriter(archive, w);
-    w = OTF2_Archive_GetEvtWriter(archive, 1);
-    OTF2_EvtWriter_Enter(w, nullptr, 0, kMainRegion);
-    OTF2_EvtWriter_Enter(w, nullptr, 5, kRecvRegion);
-    OTF2_EvtWriter_MpiRecv(w, nullptr, 25, 0, 0, 7, 64);
-    OTF2_EvtWriter_Leave(w, nullptr, 25, kRecvRegion);
-    OTF2_EvtWriter_Enter(w, nullptr, 50, kBarrierRegion);
-    OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, 50);
-    OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, 60, OTF2_COLLECTIVE_OP_BARRIER, 0,
-                                    OTF2_UNDEFINED_UINT32, 0, 0);
-    OTF2_EvtWriter_Leave(w, nullptr, 60, kBarrierRegion);
-    OTF2_EvtWriter_Leave(w, nullptr, 100, kMainRegion);
-    OTF2_Archive_CloseEvtWriter(archive, w);
+    trace::Otf2EventWriter w = archive.openEvents(0);
+    if (!w.valid()) {
+        return false;
+    }
+    w.enter(0, kMainRegion);
+    w.enter(10, kSendRegion);
+    w.mpiSend(11, 1, 0, 7, 64);
+    w.leave(20, kSendRegion);
+    w.enter(30, kBarrierRegion);
+    w.mpiCollectiveBegin(30);
+    w.mpiCollectiveEnd(60, CollectiveOp::Barrier, 0, trace::kUndefined, 0, 0);
+    w.leave(60, kBarrierRegion);
+    w.leave(100, kMainRegion);
+    archive.closeEvents(w);
+    w = archive.openEvents(1);
+    if (!w.valid()) {
+        return false;
+    }
+    w.enter(0, kMainRegion);
+    w.enter(5, kRecvRegion);
+    w.mpiRecv(25, 0, 0, 7, 64);
+    w.leave(25, kRecvRegion);
+    w.enter(50, kBarrierRegion);
+    w.mpiCollectiveBegin(50);
+    w.mpiCollectiveEnd(60, CollectiveOp::Barrier, 0, trace::kUndefined, 0, 0);
+    w.leave(60, kBarrierRegion);
+    w.leave(100, kMainRegion);
+    archive.closeEvents(w);
     if (withThreads) {
-        w = OTF2_Archive_GetEvtWriter(archive, threadLocationId(0, 1));
-        OTF2_EvtWriter_Enter(w, nullptr, 12, kWorkerRegion);
-        OTF2_EvtWriter_CallingContextSample(w, nullptr, 20, kComputeContext, 1, 0);
-        OTF2_EvtWriter_CallingContextSample(w, nullptr, 36, kComputeReduceContext, 2, 0);
-        OTF2_EvtWriter_CallingContextSample(w, nullptr, 40, kComputeContext, 1, 0);
-        OTF2_EvtWriter_Leave(w, nullptr, 48, kWorkerRegion);
-        OTF2_Archive_CloseEvtWriter(archive, w);
+        w = archive.openEvents(threadLocationId(0, 1));
+        if (!w.valid()) {
+            return false;
+        }
+        w.enter(12, kWorkerRegion);
+        w.callingContextSample(20, kComputeContext, 1);
+        w.callingContextSample(36, kComputeReduceContext, 2);
+        w.callingContextSample(40, kComputeContext, 1);
+        w.leave(48, kWorkerRegion);
+        archive.closeEvents(w);
         // Score-P's thread locations also carry thread management events: skipped.
-        w = OTF2_Archive_GetEvtWriter(archive, threadLocationId(0, 2));
-        OTF2_EvtWriter_ThreadBegin(w, nullptr, 14, 0, 1);
-        OTF2_EvtWriter_Enter(w, nullptr, 14, kWorkerRegion);
-        OTF2_EvtWriter_CallingContextSample(w, nullptr, 30, kReduceContext, 1, 0);
-        OTF2_EvtWriter_Leave(w, nullptr, 34, kWorkerRegion);
-        OTF2_EvtWriter_ThreadEnd(w, nullptr, 34, 0, 1);
-        OTF2_Archive_CloseEvtWriter(archive, w);
-        w = OTF2_Archive_GetEvtWriter(archive, threadLocationId(1, 1));
-        OTF2_EvtWriter_Enter(w, nullptr, 2, kWorkerRegion);
-        OTF2_EvtWriter_Enter(w, nullptr, 4, kComputeRegion);
-        OTF2_EvtWriter_CallingContextSample(w, nullptr, 20, kReduceContext, 1, 0);
-        OTF2_EvtWriter_Leave(w, nullptr, 24, kComputeRegion);
-        OTF2_EvtWriter_CallingContextSample(w, nullptr, 50, kComputeContext, 1, 0);
-        OTF2_EvtWriter_Leave(w, nullptr, 60, kWorkerRegion);
-        OTF2_Archive_CloseEvtWriter(archive, w);
+        w = archive.openEvents(threadLocationId(0, 2));
+        if (!w.valid()) {
+            return false;
+        }
+        w.threadBegin(14, 0, 1);
+        w.enter(14, kWorkerRegion);
+        w.callingContextSample(30, kReduceContext, 1);
+        w.leave(34, kWorkerRegion);
+        w.threadEnd(34, 0, 1);
+        archive.closeEvents(w);
+        w = archive.openEvents(threadLocationId(1, 1));
+        if (!w.valid()) {
+            return false;
+        }
+        w.enter(2, kWorkerRegion);
+        w.enter(4, kComputeRegion);
+        w.callingContextSample(20, kReduceContext, 1);
+        w.leave(24, kComputeRegion);
+        w.callingContextSample(50, kComputeContext, 1);
+        w.leave(60, kWorkerRegion);
+        archive.closeEvents(w);
     }
-    OTF2_Archive_CloseEvtFiles(archive);
-    OTF2_Archive_OpenDefFiles(archive);
-    for (const detail::ThreadedLocation& location : locations) {
-        OTF2_Archive_CloseDefWriter(archive, OTF2_Archive_GetDefWriter(archive, location.id));
+    std::vector<uint64_t> locations;
+    for (const trace::Location& location : defs.locations) {
+        locations.push_back(location.id);
     }
-    OTF2_Archive_CloseDefFiles(archive);
-
-    OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, kThreadedTicksPerSecond, 0, 101,
-                                              OTF2_UNDEFINED_TIMESTAMP);
-    const char* strings[] = {"",
-                             "main",
-                             "MPI_Send",
-                             "MPI_Recv",
-                             "MPI_Barrier",
-                             "worker_fn",
-                             "compute",
-                             "reduce_part",
-                             "machine",
-                             "node",
-                             "MPI Rank 0",
-                             "MPI Rank 1",
-                             "Master thread",
-                             "thread 1",
-                             "thread 2",
-                             "MPI_COMM_WORLD",
-                             "threaded.c",
-                             "sampling timer"};
-    for (uint32_t s = 0; s < sizeof strings / sizeof strings[0]; ++s) {
-        OTF2_GlobalDefWriter_WriteString(g, s, strings[s]);
-    }
-    const auto region = [g](uint32_t self, uint32_t name, OTF2_RegionRole role,
-                            OTF2_Paradigm paradigm, uint32_t file) {
-        OTF2_GlobalDefWriter_WriteRegion(g, self, name, name, 0, role, paradigm,
-                                         OTF2_REGION_FLAG_NONE, file, 0, 0);
-    };
-    region(kMainRegion, 1, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER, 16);
-    region(kSendRegion, 2, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
-    region(kRecvRegion, 3, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
-    region(kBarrierRegion, 4, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI, 0);
-    region(kWorkerRegion, 5, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER, 16);
-    region(kComputeRegion, 6, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER, 16);
-    region(kReducePartRegion, 7, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING, 16);
-    OTF2_GlobalDefWriter_WriteInterruptGenerator(g, 0, 17, OTF2_INTERRUPT_GENERATOR_MODE_TIME,
-                                                 OTF2_BASE_DECIMAL, -9, 1000000);
-    OTF2_GlobalDefWriter_WriteCallingContext(g, kComputeContext, kComputeRegion,
-                                             OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
-                                             OTF2_UNDEFINED_CALLING_CONTEXT);
-    OTF2_GlobalDefWriter_WriteCallingContext(g, kComputeReduceContext, kReducePartRegion,
-                                             OTF2_UNDEFINED_SOURCE_CODE_LOCATION, kComputeContext);
-    OTF2_GlobalDefWriter_WriteCallingContext(g, kReduceContext, kReducePartRegion,
-                                             OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
-                                             OTF2_UNDEFINED_CALLING_CONTEXT);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 8, 8, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, 9, 9, 0);
-    for (uint32_t r = 0; r < 2; ++r) {
-        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 10 + r, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                                OTF2_UNDEFINED_LOCATION_GROUP);
-    }
-    for (const detail::ThreadedLocation& location : locations) {
-        OTF2_GlobalDefWriter_WriteLocation(g, location.id, location.name,
-                                           OTF2_LOCATION_TYPE_CPU_THREAD, location.events,
-                                           location.rank);
-    }
-    const uint64_t members[] = {0, 1};
-    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, 2, members);
-    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, 2, members);
-    OTF2_GlobalDefWriter_WriteComm(g, 0, 15, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    OTF2_Archive_CloseGlobalDefWriter(archive, g);
-    return OTF2_Archive_Close(archive) == OTF2_SUCCESS;
+    return archive.writeLocalDefinitions(locations, {}) &&
+           archive.writeSamplingTimer(0, "sampling timer", 1000000) &&
+           archive.writeGlobalDefinitions(defs) && archive.close() && archive.errors().count == 0;
 }
 
 } // namespace waitscope::testing

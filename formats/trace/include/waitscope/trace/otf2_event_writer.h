@@ -1,0 +1,165 @@
+// Writing one location's events into an OTF2 archive: a thin inline layer over libotf2's event
+// writer, so that encoding a buffer of records stays a tight loop.
+#pragma once
+
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <cstdint>
+#include <otf2/OTF2_EvtWriter.h>
+
+namespace waitscope::trace {
+
+/// The exit status of a program that did not say (OTF2's undefined int64).
+inline constexpr int64_t kUnknownExitStatus = INT64_MIN;
+
+/// The failed libotf2 calls of one archive: how many, and the first one's code.
+struct Otf2ErrorLog {
+    uint64_t count = 0;
+    OTF2_ErrorCode first = OTF2_SUCCESS;
+    /// Counts a failed call (`code` is not OTF2_SUCCESS).
+    void note(OTF2_ErrorCode code) noexcept {
+        ++count;
+        if (first == OTF2_SUCCESS) {
+            first = code;
+        }
+    }
+    void check(OTF2_ErrorCode code) noexcept {
+        if (code != OTF2_SUCCESS) [[unlikely]] {
+            note(code);
+        }
+    }
+};
+
+/// The events of one location, appended in time order (libotf2 refuses a timestamp smaller
+/// than the last one). Obtained from Otf2Writer::openEvents() and valid until
+/// Otf2Writer::closeEvents(). Every call is noexcept and allocates nothing itself; a call that
+/// libotf2 refuses is counted in the archive's Otf2Writer::errors(), and the event is lost.
+/// References (regions, communicators, calling contexts, strings) are the location's local
+/// ids: global ids unless its local definitions map them (Otf2Writer::writeLocalDefinitions).
+class Otf2EventWriter {
+public:
+    Otf2EventWriter() = default;
+
+    /// Whether the location's event writer could be opened; no other call is allowed if not.
+    bool valid() const noexcept { return m_writer != nullptr; }
+    uint64_t location() const noexcept { return m_location; }
+    /// Events written so far.
+    uint64_t eventCount() const noexcept {
+        uint64_t events = 0;
+        OTF2_EvtWriter_GetNumberOfEvents(m_writer, &events);
+        return events;
+    }
+
+    void enter(uint64_t time, uint32_t region) noexcept {
+        m_errors->check(OTF2_EvtWriter_Enter(m_writer, nullptr, time, region));
+    }
+    void leave(uint64_t time, uint32_t region) noexcept {
+        m_errors->check(OTF2_EvtWriter_Leave(m_writer, nullptr, time, region));
+    }
+    /// A program's start; `name` is a global string (see Otf2Writer::string()).
+    void programBegin(uint64_t time, uint32_t name) noexcept {
+        m_errors->check(OTF2_EvtWriter_ProgramBegin(m_writer, nullptr, time, name, 0, nullptr));
+    }
+    void programEnd(uint64_t time, int64_t exitStatus = kUnknownExitStatus) noexcept {
+        m_errors->check(OTF2_EvtWriter_ProgramEnd(m_writer, nullptr, time, exitStatus));
+    }
+
+    /// Point-to-point messages: `peer` is a rank of `comm`.
+    void mpiSend(uint64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
+                 uint64_t bytes) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_MpiSend(m_writer, nullptr, time, receiver, comm, tag, bytes));
+    }
+    void mpiIsend(uint64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
+                  uint64_t request) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_MpiIsend(m_writer, nullptr, time, receiver, comm, tag, bytes, request));
+    }
+    void mpiIsendComplete(uint64_t time, uint64_t request) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiIsendComplete(m_writer, nullptr, time, request));
+    }
+    void mpiIrecvRequest(uint64_t time, uint64_t request) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiIrecvRequest(m_writer, nullptr, time, request));
+    }
+    void mpiRecv(uint64_t time, uint32_t sender, uint32_t comm, uint32_t tag,
+                 uint64_t bytes) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiRecv(m_writer, nullptr, time, sender, comm, tag, bytes));
+    }
+    void mpiIrecv(uint64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
+                  uint64_t request) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_MpiIrecv(m_writer, nullptr, time, sender, comm, tag, bytes, request));
+    }
+    void mpiRequestTest(uint64_t time, uint64_t request) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiRequestTest(m_writer, nullptr, time, request));
+    }
+    void mpiRequestCancelled(uint64_t time, uint64_t request) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiRequestCancelled(m_writer, nullptr, time, request));
+    }
+
+    /// Collectives: begin, then end with the operation; `root` is a rank of `comm` or
+    /// kUndefined. `op` is an OTF2_CollectiveOp (CollectiveOp::Other is not one).
+    void mpiCollectiveBegin(uint64_t time) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiCollectiveBegin(m_writer, nullptr, time));
+    }
+    void mpiCollectiveEnd(uint64_t time, CollectiveOp op, uint32_t comm, uint32_t root,
+                          uint64_t sent, uint64_t received) noexcept {
+        m_errors->check(OTF2_EvtWriter_MpiCollectiveEnd(m_writer, nullptr, time,
+                                                        static_cast<OTF2_CollectiveOp>(op), comm,
+                                                        root, sent, received));
+    }
+    void nonBlockingCollectiveRequest(uint64_t time, uint64_t request) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_NonBlockingCollectiveRequest(m_writer, nullptr, time, request));
+    }
+    void nonBlockingCollectiveComplete(uint64_t time, CollectiveOp op, uint32_t comm, uint32_t root,
+                                       uint64_t sent, uint64_t received,
+                                       uint64_t request) noexcept {
+        m_errors->check(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+            m_writer, nullptr, time, static_cast<OTF2_CollectiveOp>(op), comm, root, sent, received,
+            request));
+    }
+    void commCreate(uint64_t time, uint32_t comm) noexcept {
+        m_errors->check(OTF2_EvtWriter_CommCreate(m_writer, nullptr, time, comm));
+    }
+    void commDestroy(uint64_t time, uint32_t comm) noexcept {
+        m_errors->check(OTF2_EvtWriter_CommDestroy(m_writer, nullptr, time, comm));
+    }
+
+    /// Calling contexts (unwound call paths and samples). `unwindDistance` 0: as the
+    /// measurement writes them; `interruptGenerator`: the sampling timer's id.
+    void callingContextEnter(uint64_t time, uint32_t context,
+                             uint32_t unwindDistance = 0) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_CallingContextEnter(m_writer, nullptr, time, context, unwindDistance));
+    }
+    void callingContextLeave(uint64_t time, uint32_t context) noexcept {
+        m_errors->check(OTF2_EvtWriter_CallingContextLeave(m_writer, nullptr, time, context));
+    }
+    void callingContextSample(uint64_t time, uint32_t context, uint32_t unwindDistance = 0,
+                              uint32_t interruptGenerator = 0) noexcept {
+        m_errors->check(OTF2_EvtWriter_CallingContextSample(m_writer, nullptr, time, context,
+                                                            unwindDistance, interruptGenerator));
+    }
+
+    /// Thread management, as Score-P records it on a thread's location (`contingent` is the
+    /// threads' communicator; the reader skips these).
+    void threadBegin(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        m_errors->check(OTF2_EvtWriter_ThreadBegin(m_writer, nullptr, time, contingent, sequence));
+    }
+    void threadEnd(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        m_errors->check(OTF2_EvtWriter_ThreadEnd(m_writer, nullptr, time, contingent, sequence));
+    }
+
+private:
+    friend class Otf2Writer;
+    Otf2EventWriter(OTF2_EvtWriter* writer, uint64_t location, Otf2ErrorLog* errors)
+        : m_writer(writer), m_location(location), m_errors(errors) {}
+
+    OTF2_EvtWriter* m_writer = nullptr;
+    uint64_t m_location = 0;
+    Otf2ErrorLog* m_errors = nullptr;
+};
+
+} // namespace waitscope::trace

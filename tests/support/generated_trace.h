@@ -1,0 +1,45 @@
+// A synthetic OTF2 trace for the analyzer's tests and benchmarks: R ranks, about N events per
+// rank of computation, point-to-point messages with Late Senders, and periodic barriers.
+//
+// Each iteration (1000 ticks of a 1 GHz clock) every rank computes (the even ranks 100 ticks
+// longer); even rank r sends to r + 1, which waits for it in MPI_Recv (Late Sender). Every
+// `barrierEvery` iterations the ranks arrive at an MPI_Barrier one after the other (rank r at
+// 10 r ticks, spread over the 90 ticks before the barrier ends when there are more than 10
+// ranks), which ends for all at tick 399.
+#pragma once
+
+#include "waitscope/base/result.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waitscope::testing {
+
+/// What the generated trace holds.
+struct GeneratedTraceOptions {
+    uint32_t ranks = 4;
+    /// Events the busiest rank writes, about.
+    uint64_t eventsPerRank = 1000;
+    /// A barrier every that many iterations (0: none).
+    uint32_t barrierEvery = 8;
+    /// The odd ranks also reduce on a communicator of their own (communicator 1) where the
+    /// even ranks synchronize in the barrier, to exercise derived communicators.
+    bool derived = false;
+    /// The clocks of the even ranks other than 0 run this many ticks ahead (their sends then
+    /// seem to happen after the receives: clock condition violations).
+    uint64_t clockOffset = 0;
+    /// Rank 0 records its barriers as all-to-all collectives (MPI_Alltoallv in an all-to-all
+    /// call): a damaged trace whose ranks disagree about who waits for whom.
+    bool mismatch = false;
+    /// With `mismatch`: rank 0's MPI_Alltoallv sits inside MPI_Barrier (as a wrong region
+    /// mapping would show it).
+    bool misplaced = false;
+};
+
+/// Writes the trace into `dir` (an archive there is replaced). Returns the events written for
+/// each rank, or an error naming the directory when the writer fails.
+Result<std::vector<uint64_t>> writeGeneratedTrace(const std::string& dir,
+                                                  const GeneratedTraceOptions& options);
+
+} // namespace waitscope::testing
