@@ -1,6 +1,7 @@
 // One thread per rank over the in-process transport, then the rank-ordered merge.
 #include "waitscope/analysis/serial_analysis.h"
 
+#include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/in_process_transport.h"
 #include "waitscope/analysis/rank_replay.h"
 #include "waitscope/analysis/thread_profile.h"
@@ -73,7 +74,9 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
     for (auto& result : results) {
         ordered.push_back(std::move(*result));
     }
-    return AnalysisResult::merge(std::move(ordered));
+    AnalysisResult merged = AnalysisResult::merge(std::move(ordered));
+    deriveMetrics(merged);
+    return merged;
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "waitscope/analysis/parallel_analysis.h"
 
 #include "polite_wait.h"
+#include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/mpi_transport.h"
 #include "waitscope/analysis/rank_result_codec.h"
 #include "waitscope/analysis/thread_profile.h"
@@ -137,6 +138,7 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         results.push_back(std::move(*decoded));
     }
     analysis.result = AnalysisResult::merge(std::move(results));
+    deriveMetrics(*analysis.result);
     return analysis;
 }
 
