@@ -24,7 +24,7 @@ Status checkConsistency(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;
     const uint32_t n = transport.size();
     // Per peer: [messages sent to it, checksum of their comm/tag] and the same for receives.
-    std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
+    std::vector<uint64_t> sent(2 * size_t{n}, 0), received(2 * size_t{n}, 0);
     // Per communicator: the number of collectives, then (after all counts) the chained
     // checksum of what the passes read of them (collectiveSignature()).
     const size_t comms = state.defs.communicators.size();
@@ -52,9 +52,9 @@ Status checkConsistency(RankState& state, Transport& transport) {
             continue;
         }
         auto& table = (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) ? sent : received;
-        table[2 * peer] += 1;
-        table[2 * peer + 1] =
-            (table[2 * peer + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
+        table[2 * size_t{peer}] += 1;
+        table[2 * size_t{peer} + 1] =
+            (table[2 * size_t{peer} + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
     }
     for (size_t comm = 0; comm < comms; ++comm) {
         collectives[comms + comm] = static_cast<double>(signatures[comm]);
@@ -67,14 +67,14 @@ Status checkConsistency(RankState& state, Transport& transport) {
     // 3 partner outside communicator), peer, the peer's count, the own count.
     double problem[4] = {0, 0, 0, 0};
     for (uint32_t peer = 0; peer < n && problem[0] == 0; ++peer) {
-        const uint64_t theySent = (*incoming)[2 * peer];
-        const uint64_t iReceived = received[2 * peer];
+        const uint64_t theySent = (*incoming)[2 * size_t{peer}];
+        const uint64_t iReceived = received[2 * size_t{peer}];
         if (theySent != iReceived) {
             problem[0] = 1;
             problem[1] = peer;
             problem[2] = static_cast<double>(theySent);
             problem[3] = static_cast<double>(iReceived);
-        } else if ((*incoming)[2 * peer + 1] != received[2 * peer + 1]) {
+        } else if ((*incoming)[2 * size_t{peer} + 1] != received[2 * size_t{peer} + 1]) {
             problem[0] = 2;
             problem[1] = peer;
         }
@@ -160,7 +160,7 @@ Status checkConsistencyStage(RankState& state, Transport& transport) {
     if (state.events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
         // stop there instead of waiting forever.
-        auto sent = transport.allToAll(std::vector<uint64_t>(2 * transport.size(), 0));
+        auto sent = transport.allToAll(std::vector<uint64_t>(2 * size_t{transport.size()}, 0));
         // The layout of checkConsistency()'s: counts and checksums per communicator, then the
         // problem.
         std::vector<double> mine(2 * state.defs.communicators.size() + 4, 0.0);

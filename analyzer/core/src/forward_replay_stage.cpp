@@ -101,11 +101,10 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
             // The root-cause passes also learn each member's span (the critical path's
             // landing there).
             const uint32_t comm = events.collective(op.event).comm;
-            const Status s =
-                state.pathCollectives
-                    ? transport.contribute(
-                          comm, std::array{span.enter, span.exit, static_cast<double>(op.span)})
-                    : transport.contribute(comm, std::array{span.enter, span.exit});
+            Status s = state.pathCollectives
+                           ? transport.contribute(comm, std::array{span.enter, span.exit,
+                                                                   static_cast<double>(op.span)})
+                           : transport.contribute(comm, std::array{span.enter, span.exit});
             if (!s) {
                 return s;
             }

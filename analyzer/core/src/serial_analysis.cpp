@@ -57,6 +57,7 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
         }
     }
     std::vector<RankResult> ordered;
+    ordered.reserve(results.size());
     for (auto& result : results) {
         ordered.push_back(std::move(*result));
     }
