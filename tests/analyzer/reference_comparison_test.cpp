@@ -1,6 +1,7 @@
 // The analysis of the Score-P reference traces agrees with Scalasca 2.6's report, metric by
 // metric, call path by call path, rank by rank (1 % or 1 ms for times, counts exactly).
 #include "json_value.h"
+#include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -167,7 +168,8 @@ TEST_CASE("the derived root-cause formulas reproduce Scalasca's values from Scal
                 }
             }
         }
-        const AnalysisResult merged = AnalysisResult::merge(std::move(results));
+        AnalysisResult merged = AnalysisResult::merge(std::move(results));
+        deriveMetrics(merged);
         for (Metric m : derived) {
             const MetricInfo& info = metricInfo(m);
             const auto& perPath = reference.at(std::string(info.uniqueName)).at("per_path_rank");

@@ -1,8 +1,6 @@
 // Merging rank results: call tree unification in rank order, then a dense severity cube.
 #include "waitscope/analysis/analysis_result.h"
 
-#include "derived_metrics.h"
-
 #include <algorithm>
 
 namespace waitscope::analysis {
@@ -64,18 +62,6 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
         }
         merged.m_diagnostics.push_back(std::move(result.diagnostics));
         merged.m_events.push_back(result.events);
-    }
-    deriveImbalance(merged);
-    // Performance impact splits time by the critical path: only when one was traced (the
-    // root-cause passes can be turned off).
-    bool critical = false;
-    for (NodeId n = 0; n < nodes && !critical; ++n) {
-        for (uint32_t r = 0; r < merged.m_ranks && !critical; ++r) {
-            critical = merged.value(Metric::CriticalPath, n, r) != 0.0;
-        }
-    }
-    if (critical) {
-        derivePerformanceImpact(merged);
     }
     return merged;
 }

@@ -12,7 +12,7 @@
 // The mean is taken over all ranks, visiting or not, so that the underload of the ranks that
 // skip a call path balances the overload of those that run it: a call path only rank 0 runs
 // (rank-0 serialization) shows (n-1)/n of its time as Single participant on rank 0.
-#include "derived_metrics.h"
+#include "waitscope/analysis/derived_metrics.h"
 
 namespace waitscope::analysis {
 

@@ -23,7 +23,7 @@
 //       intra_partition_imbalance.
 //   performance_impact_criticalpath = activities + imbalance impact;
 //   performance_impact = that + non-critical-path activities.
-#include "derived_metrics.h"
+#include "waitscope/analysis/derived_metrics.h"
 
 #include <algorithm>
 #include <vector>

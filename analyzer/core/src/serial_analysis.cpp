@@ -1,9 +1,10 @@
-// One thread per rank over the in-process transport, then the rank-ordered merge.
+// The serial driver: the rank pipeline (analyzeRank()) in one thread per rank over the
+// in-process transport, then the rank-ordered merge and the derived metrics.
 #include "waitscope/analysis/serial_analysis.h"
 
+#include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/in_process_transport.h"
-#include "waitscope/analysis/rank_replay.h"
-#include "waitscope/analysis/thread_profile.h"
+#include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <optional>
@@ -32,27 +33,13 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
     std::vector<std::thread> threads;
     for (uint32_t r = 0; r < ranks; ++r) {
         threads.emplace_back([&, r] {
-            Diagnostics corrected;
-            if (options.correction) {
-                auto counters =
-                    correctClocks(definitions, streams[r], world.endpoint(r), *options.correction);
-                if (!counters) {
-                    if (!errors[r]) {
-                        errors[r] = counters.error();
-                    }
-                    world.finish(r);
-                    return;
-                }
-                corrected = std::move(*counters);
-            }
-            auto result = replayRank(definitions, streams[r], world.endpoint(r), {}, {}, options);
+            // A rank that fails stops alone: finishing its endpoint ends the others' waits.
+            const RankInput input{.definitions = definitions,
+                                  .events = streams[r],
+                                  .options = options,
+                                  .anchorFile = anchorFile};
+            auto result = analyzeRank(input, world.endpoint(r));
             if (result) {
-                for (const auto& [name, count] : corrected) {
-                    result->diagnostics[name] += count;
-                }
-                if (!anchorFile.empty()) {
-                    addThreadProfiles(anchorFile, definitions, *result);
-                }
                 results[r] = std::move(*result);
             } else if (!errors[r]) {
                 errors[r] = result.error();
@@ -70,10 +57,13 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
         }
     }
     std::vector<RankResult> ordered;
+    ordered.reserve(results.size());
     for (auto& result : results) {
         ordered.push_back(std::move(*result));
     }
-    return AnalysisResult::merge(std::move(ordered));
+    AnalysisResult merged = AnalysisResult::merge(std::move(ordered));
+    deriveMetrics(merged);
+    return merged;
 }
 
 } // namespace

@@ -1,10 +1,11 @@
-// Parallel analysis: read own rank, replay over MPI, gather encoded results on rank 0.
+// The MPI driver: each rank reads its own events and runs the rank pipeline (analyzeRank())
+// over MPI; rank 0 gathers the encoded results, merges them and derives the metrics.
 #include "waitscope/analysis/parallel_analysis.h"
 
 #include "polite_wait.h"
+#include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/mpi_transport.h"
 #include "waitscope/analysis/rank_result_codec.h"
-#include "waitscope/analysis/thread_profile.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <functional>
@@ -59,58 +60,35 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     if (!transport) {
         return transport.error();
     }
-    Diagnostics corrected;
-    if (options.correction) {
-        if (progress) {
-            progress("clock correction", 0);
-        }
-        auto counters = correctClocks(analysis.definitions, events ? &*events : nullptr,
-                                      **transport, *options.correction);
-        if (!counters) {
+    // The ranks stop together when one fails, so that none waits forever for another.
+    const auto stopTogether = [&transport](bool failed) {
+        if (failed) {
             (*transport)->abandon(); // the others' waits for this rank end
         }
-        // Every rank stops here together when one failed, before the replay's exchanges.
-        if (anyFailed(!counters)) {
-            transport.value().reset();
-            return counters ? Error("rank " + std::to_string(rank) +
-                                    ": clock correction stopped because another rank failed")
-                            : counters.error();
-        }
-        corrected = std::move(*counters);
-        if (progress) {
-            progress("clock correction", 100);
-        }
-    }
-    // The profile pass is the last reader of the timestamps: free them before the exchanges.
+        return anyFailed(failed);
+    };
+    // The profile is the last reader of the timestamps, the replay of the events: free them
+    // before the exchanges and before the thread profiles.
     std::function<void()> releaseTimes;
+    std::function<void()> releaseEvents;
     if (events) {
         releaseTimes = [&events] { events->releaseTimes(); };
+        releaseEvents = [&events] { *events = trace::EventStream(); };
     }
-    auto replayed = replayRank(analysis.definitions, events ? &*events : nullptr, **transport,
-                               progress, releaseTimes, options);
-    if (!replayed) {
-        (*transport)->abandon(); // the others' waits for this rank end
-    }
+    const RankInput input{.definitions = analysis.definitions,
+                          .events = events ? &*events : nullptr,
+                          .options = options,
+                          .anchorFile = *anchor,
+                          .progress = progress,
+                          .timesDone = releaseTimes,
+                          .eventsDone = releaseEvents,
+                          .anyFailed = stopTogether};
+    auto replayed = analyzeRank(input, **transport);
     transport.value().reset(); // frees the mirrored communicators while every rank is here
-    if (replayed) {
-        for (const auto& [name, count] : corrected) {
-            replayed->diagnostics[name] += count;
-        }
+    if (!replayed) {
+        // The read error rather than the refusal to replay without events.
+        return events ? replayed.error() : events.error();
     }
-    const bool failed = !events || !replayed;
-    if (anyFailed(failed)) {
-        if (!events) {
-            return events.error();
-        }
-        if (!replayed) {
-            return replayed.error();
-        }
-        return Error("rank " + std::to_string(rank) +
-                     ": analysis stopped because another rank failed");
-    }
-    // The rank's further threads: profiled only, after the main location's events are freed.
-    *events = trace::EventStream();
-    addThreadProfiles(*anchor, analysis.definitions, *replayed);
     // Gather the encoded results on rank 0.
     const std::vector<uint8_t> bytes = encodeRankResult(*replayed);
     const int length = static_cast<int>(bytes.size());
@@ -137,6 +115,7 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         results.push_back(std::move(*decoded));
     }
     analysis.result = AnalysisResult::merge(std::move(results));
+    deriveMetrics(*analysis.result);
     return analysis;
 }
 

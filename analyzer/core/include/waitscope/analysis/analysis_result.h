@@ -23,6 +23,7 @@ class AnalysisResult {
 public:
     /// Unifies the ranks' call trees (in rank order, so every transport gives the same ids)
     /// and collects severities, instances and diagnostics. `results` must be ordered by rank.
+    /// The derived metrics are not filled in: that is the next stage, deriveMetrics().
     static AnalysisResult merge(std::vector<RankResult>&& results);
 
     uint32_t ranks() const { return m_ranks; }

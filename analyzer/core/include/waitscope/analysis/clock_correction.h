@@ -28,7 +28,7 @@ struct ClockCorrectionOptions {
 /// Corrects the timestamps of this rank's `events` in place so that every receive follows its
 /// send and every collective exit the enters that bind it, moving events only forward and
 /// keeping local intervals (see clock_correction.cpp). Collective over all ranks of
-/// `transport`, run before replayRank(). `events` is null when this rank could not read its
+/// `transport`, run before the replay. `events` is null when this rank could not read its
 /// events; then, as when the ranks' sends and receives or collectives do not match (which the
 /// replay reports), nothing is corrected on any rank and the counter
 /// clock_correction_skipped is set. Returns this rank's counters for its diagnostics:

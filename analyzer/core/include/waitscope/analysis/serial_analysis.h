@@ -2,7 +2,7 @@
 #pragma once
 
 #include "waitscope/analysis/analysis_result.h"
-#include "waitscope/analysis/rank_replay.h"
+#include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"

@@ -3,7 +3,7 @@
 
 #include "waitscope/analysis/analysis_result.h"
 #include "waitscope/analysis/clock_correction.h"
-#include "waitscope/analysis/rank_replay.h"
+#include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 

@@ -1,0 +1,63 @@
+// The analysis of one rank as a sequence of named stages, shared by every driver.
+#pragma once
+
+#include "waitscope/analysis/clock_correction.h"
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/analysis/transport.h"
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace waitscope::analysis {
+
+/// What the replay computes beyond the wait states.
+struct ReplayOptions {
+    /// Root causes: the critical path, delay costs and the wait-state classification
+    /// (message-driven backward replays after the basic ones).
+    bool rootCause = true;
+    /// Timestamp correction before the replay (--time-correct), if wanted.
+    std::optional<ClockCorrectionOptions> correction;
+};
+
+/// Called with a phase name and its progress in percent (0..100).
+using ProgressCallback = std::function<void(std::string_view phase, int percent)>;
+
+/// What a driver hands the pipeline of one rank besides the transport. The drivers differ
+/// only in the transport, in these hooks and in how they gather the ranks' results.
+struct RankInput {
+    const trace::Definitions& definitions;
+    /// This rank's events, corrected in place when `options.correction` is given; null when
+    /// they could not be read (then every rank fails with a message naming this rank, and
+    /// nobody hangs).
+    trace::EventStream* events = nullptr;
+    ReplayOptions options;
+    /// The archive's anchor file, from which the rank's further threads are read and profiled
+    /// after the replay; empty: no thread profiles.
+    std::string anchorFile;
+    ProgressCallback progress;
+    /// Called once the timestamps of `events` are no longer read (after the profile), so
+    /// that an owner can free them before the exchanges.
+    std::function<void()> timesDone;
+    /// Called once `events` are no longer read at all (before the thread profiles).
+    std::function<void()> eventsDone;
+    /// Makes all ranks stop together after the clock correction and after the replay: called
+    /// there with whether this rank failed, returns whether any rank failed. Without it a
+    /// failing rank stops alone, and the transport must end the others' waits for it.
+    std::function<bool(bool failed)> anyFailed;
+};
+
+/// Analyzes the events of `transport.rank()` stage by stage (see rank_pipeline.cpp): clock
+/// correction, profile, consistency check, forward and backward replay, critical path, root
+/// causes, thread profiles. Collective over all ranks of `transport`. Before any message is
+/// replayed all ranks check together that sends and receives match per rank pair and that
+/// every communicator's members took part in as many collectives; an inconsistent trace is
+/// refused with a message naming ranks and communicator. Fails with the first failing
+/// stage's error.
+Result<RankResult> analyzeRank(const RankInput& input, Transport& transport);
+
+} // namespace waitscope::analysis

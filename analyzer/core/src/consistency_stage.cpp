@@ -1,0 +1,176 @@
+// The consistency-check stage: before any message is replayed, all ranks check together that
+// sends and receives match per rank pair and that every communicator's members took part in
+// as many collectives (with the same operations, roots and MPI calls). An inconsistent trace
+// is refused on every rank with the same message, naming ranks and communicator, instead of
+// replaying wrong matches or waiting forever.
+#include "exchange_signature.h"
+#include "rank_state.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+namespace {
+
+using trace::EventKind;
+
+std::string rankText(uint32_t rank) {
+    return "rank " + std::to_string(rank);
+}
+
+// Compares, with two world exchanges, the sends and receives per rank pair (count and a
+// checksum of communicator and tag) and the collectives per communicator (count and a checksum
+// of what the replays read of them), so that every rank refuses an inconsistent trace alike.
+Status checkConsistency(RankState& state, Transport& transport) {
+    const trace::EventStream& events = *state.events;
+    const uint32_t n = transport.size();
+    // Per peer: [messages sent to it, checksum of their comm/tag] and the same for receives.
+    std::vector<uint64_t> sent(2 * size_t{n}, 0), received(2 * size_t{n}, 0);
+    // Per communicator: the number of collectives, then (after all counts) the chained
+    // checksum of what the passes read of them (collectiveSignature()).
+    const size_t comms = state.defs.communicators.size();
+    std::vector<double> collectives(2 * comms, 0.0);
+    std::vector<uint64_t> signatures(comms, 0);
+    uint64_t badPartners = 0;
+    for (const ReplayOperation& op : state.operations) {
+        const EventKind kind = events.kind(op.event);
+        if (kind == EventKind::MpiCollectiveEnd) {
+            const trace::CollectiveRecord& c = events.collective(op.event);
+            if (c.comm < comms) {
+                collectives[c.comm] += 1;
+                const RegionClass cls = state.classOf(state.regionOfSpan(op));
+                const uint32_t call = cls == RegionClass::MpiInit       ? 1
+                                      : cls == RegionClass::MpiFinalize ? 2
+                                                                        : 0;
+                signatures[c.comm] = collectiveSignature(signatures[c.comm], c, call);
+            }
+            continue;
+        }
+        const trace::MessageRecord& m = events.message(op.event);
+        const uint32_t peer = state.worldRankOf(m.comm, m.partner);
+        if (peer >= n) {
+            ++badPartners;
+            continue;
+        }
+        auto& table = (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) ? sent : received;
+        table[2 * size_t{peer}] += 1;
+        table[2 * size_t{peer} + 1] =
+            (table[2 * size_t{peer} + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
+    }
+    for (size_t comm = 0; comm < comms; ++comm) {
+        collectives[comms + comm] = static_cast<double>(signatures[comm]);
+    }
+    auto incoming = transport.allToAll(sent);
+    if (!incoming) {
+        return incoming.error();
+    }
+    // The first problem found here, as numbers: kind (0 none, 1 count, 2 comm/tag,
+    // 3 partner outside communicator), peer, the peer's count, the own count.
+    double problem[4] = {0, 0, 0, 0};
+    for (uint32_t peer = 0; peer < n && problem[0] == 0; ++peer) {
+        const uint64_t theySent = (*incoming)[2 * size_t{peer}];
+        const uint64_t iReceived = received[2 * size_t{peer}];
+        if (theySent != iReceived) {
+            problem[0] = 1;
+            problem[1] = peer;
+            problem[2] = static_cast<double>(theySent);
+            problem[3] = static_cast<double>(iReceived);
+        } else if ((*incoming)[2 * size_t{peer} + 1] != received[2 * size_t{peer} + 1]) {
+            problem[0] = 2;
+            problem[1] = peer;
+        }
+    }
+    if (problem[0] == 0 && badPartners > 0) {
+        problem[0] = 3;
+        problem[2] = static_cast<double>(badPartners);
+    }
+    // Everyone learns the problems and the collective counts, so that every rank refuses
+    // with the same message (about the lowest rank that found a problem).
+    std::vector<double> mine = collectives;
+    mine.insert(mine.end(), problem, problem + 4);
+    auto all = transport.allGather(kWorldComm, mine);
+    if (!all) {
+        return all.error();
+    }
+    const size_t width = mine.size();
+    const size_t p = collectives.size(); // where the problems start
+    for (uint32_t r = 0; r < n; ++r) {
+        const double* found = &(*all)[r * width + p];
+        const auto peer = static_cast<uint64_t>(found[1]);
+        if (found[0] == 1) {
+            return Error(rankText(r) + ": receives " +
+                         std::to_string(static_cast<uint64_t>(found[3])) + " messages from rank " +
+                         std::to_string(peer) + " but rank " + std::to_string(peer) + " sends " +
+                         std::to_string(static_cast<uint64_t>(found[2])));
+        }
+        if (found[0] == 2) {
+            return Error(rankText(r) + ": messages from rank " + std::to_string(peer) +
+                         " differ in communicator or tag between sender and receiver");
+        }
+        if (found[0] == 4) {
+            return Error(rankText(r) + ": no events to replay");
+        }
+        if (found[0] == 3) {
+            return Error(rankText(r) + ": " + std::to_string(static_cast<uint64_t>(found[2])) +
+                         " messages name a partner outside their communicator");
+        }
+    }
+    for (uint32_t comm = 0; comm < state.defs.communicators.size(); ++comm) {
+        const trace::Communicator& c = state.defs.communicators[comm];
+        if (c.isSelf) {
+            continue;
+        }
+        for (size_t i = 0; i < c.worldRanks.size(); ++i) {
+            const uint32_t member = c.worldRanks[i];
+            const uint32_t first = c.worldRanks[0];
+            if (member >= n || first >= n) {
+                return Error("communicator " + std::to_string(comm) + " names rank " +
+                             std::to_string(member) + " but the trace has " + std::to_string(n) +
+                             " ranks");
+            }
+            const double a = (*all)[first * width + comm];
+            const double b = (*all)[member * width + comm];
+            if (a != b) {
+                return Error("communicator " + std::to_string(comm) + ": rank " +
+                             std::to_string(first) + " takes part in " +
+                             std::to_string(static_cast<uint64_t>(a)) + " collectives but rank " +
+                             std::to_string(member) + " in " +
+                             std::to_string(static_cast<uint64_t>(b)));
+            }
+            if ((*all)[first * width + comms + comm] != (*all)[member * width + comms + comm]) {
+                return Error("communicator " + std::to_string(comm) + ": the collectives of rank " +
+                             std::to_string(first) + " and rank " + std::to_string(member) +
+                             " differ in operation, root or MPI call");
+            }
+        }
+        for (uint32_t r = 0; r < n; ++r) {
+            const bool member =
+                std::find(c.worldRanks.begin(), c.worldRanks.end(), r) != c.worldRanks.end();
+            if (!member && (*all)[r * width + comm] != 0.0) {
+                return Error("communicator " + std::to_string(comm) + ": rank " +
+                             std::to_string(r) + " is not a member but records collectives on it");
+            }
+        }
+    }
+    return Status::success();
+}
+
+} // namespace
+
+Status checkConsistencyStage(RankState& state, Transport& transport) {
+    if (state.events == nullptr) {
+        // Take part in the check's exchanges, so the others find the missing messages and
+        // stop there instead of waiting forever.
+        auto sent = transport.allToAll(std::vector<uint64_t>(2 * size_t{transport.size()}, 0));
+        // The layout of checkConsistency()'s: counts and checksums per communicator, then the
+        // problem.
+        std::vector<double> mine(2 * state.defs.communicators.size() + 4, 0.0);
+        mine[2 * state.defs.communicators.size()] = 4; // "no events": every rank refuses
+        auto all = transport.allGather(kWorldComm, mine);
+        (void)sent;
+        (void)all;
+        return Error(rankText(transport.rank()) + ": no events to replay");
+    }
+    return checkConsistency(state, transport);
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,25 @@
+// The critical-path stage (a root-cause stage): this rank's share of the critical path, traced
+// from the end of the run by joining per-rank links (see critical_path.cpp), from the time
+// profile of the profile stage and what the replays told each end of a message.
+#include "rank_state.h"
+
+namespace waitscope::analysis {
+
+Status criticalPathStage(RankState& state, Transport& transport) {
+    if (!state.delay) {
+        return Status::success(); // --no-root-cause
+    }
+    state.report("critical path", 0, 1);
+    if (Status status = traceCriticalPath({state.defs, *state.events, state.result.tree,
+                                           state.spans, state.operations, state.profile, state.end,
+                                           state.partners, state.pathCollectives->collectives()},
+                                          transport, state.sink);
+        !status) {
+        return status;
+    }
+    state.pathCollectives->clear();
+    state.report("critical path", 1, 1);
+    return Status::success();
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,162 @@
+// The forward-replay stage: each send passes its call's times to the receiver on the traced
+// communicator and tag, each collective its call's times to all members (posted in bulk, one
+// exchange); then, in event order, receives find Late Sender and collectives run their
+// pattern on all members' times. For the root-cause stages it also records what each receive
+// learned of its send (PartnerCall), feeds the delay analysis its Late Sender instances and
+// collectives, and records the collectives the critical path can pass through.
+//
+// The exchange is bulk-synchronous: a record holds only its sender's own timestamps, so
+// posting them all before consuming any yields what a message-by-message replay yields,
+// without waiting on the network per message.
+#include "clock_condition.h"
+#include "collective_shape.h"
+#include "late_sender.h"
+#include "rank_state.h"
+
+#include <array>
+
+namespace waitscope::analysis {
+namespace {
+
+using trace::EventKind;
+
+constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
+
+// Runs the pattern of collective operation `op` (in MPI call `span`) on all members' times.
+Status replayCollective(RankState& state, Transport& transport, const ReplayOperation& op,
+                        const CallSpan& span) {
+    const trace::EventStream& events = *state.events;
+    const trace::CollectiveRecord& c = events.collective(op.event);
+    if (state.isSelf(c.comm)) {
+        return Status::success();
+    }
+    if (Status s = transport.collected(c.comm, state.collected); !s) {
+        return s;
+    }
+    CollectiveView view{span, &state.collected, state.commRankOf(c.comm), c.root,
+                        state.pathCollectives ? PathCollectives::kWidth : 2};
+    // Timestamps that put the end of a collective before an enter it waits for.
+    if (exitPrecedesBindingEnter(c, view)) {
+        state.sink.diagnose("clock_violations_collective");
+    }
+    const RegionClass cls = state.classOf(state.regionOfSpan(op));
+    switch (collectiveShape(c.op)) {
+    case CollectiveShape::Barrier:
+        detectWaitAtBarrier(view, state.sink);
+        break;
+    case CollectiveShape::OneToN:
+        detectLateBroadcast(view, state.sink);
+        break;
+    case CollectiveShape::NToOne:
+        detectEarlyReduce(view, state.sink);
+        break;
+    case CollectiveShape::Scan:
+        detectEarlyScan(view, false, state.sink);
+        break;
+    case CollectiveShape::Exscan:
+        detectEarlyScan(view, true, state.sink);
+        break;
+    case CollectiveShape::NToN:
+        detectWaitAtNxn(view, state.sink);
+        break;
+    case CollectiveShape::None:
+        // Communicator creation and destruction do not synchronize; only the waiting
+        // around MPI_Init and MPI_Finalize is attributed.
+        if (cls == RegionClass::MpiInit) {
+            detectInitCompletion(view, state.sink);
+        } else if (cls == RegionClass::MpiFinalize) {
+            detectFinalizeWait(view, state.sink);
+        }
+        break;
+    }
+    if (state.delay) {
+        state.delay->onCollective(state.indexOf(op), view, cls, c);
+    }
+    if (state.pathCollectives) {
+        state.pathCollectives->record(state.indexOf(op), c, view);
+    }
+    return Status::success();
+}
+
+} // namespace
+
+Status forwardReplayStage(RankState& state, Transport& transport) {
+    const trace::EventStream& events = *state.events;
+    // Post what the others need: each send's call times, each collective's call times.
+    const size_t total = state.operations.size();
+    state.report("forward replay", 0, total);
+    for (const ReplayOperation& op : state.operations) {
+        const EventKind kind = events.kind(op.event);
+        const CallSpan& span = state.spans[op.span];
+        if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
+            const trace::MessageRecord& m = events.message(op.event);
+            const PartnerCall call{op.span, kind == EventKind::MpiIsend, false};
+            if (Status s = transport.send(m.comm, m.partner, m.tag,
+                                          ReplayRecord{span.enter, span.exit, call.encode()});
+                !s) {
+                return s;
+            }
+        } else if (kind == EventKind::MpiCollectiveEnd &&
+                   !state.isSelf(events.collective(op.event).comm)) {
+            // The root-cause passes also learn each member's span (the critical path's
+            // landing there).
+            const uint32_t comm = events.collective(op.event).comm;
+            Status s = state.pathCollectives
+                           ? transport.contribute(comm, std::array{span.enter, span.exit,
+                                                                   static_cast<double>(op.span)})
+                           : transport.contribute(comm, std::array{span.enter, span.exit});
+            if (!s) {
+                return s;
+            }
+        }
+    }
+    if (Status s = transport.exchange(); !s) {
+        return s;
+    }
+    state.report("forward replay", total / 2, total);
+    // Consume in event order: receives find Late Sender, collectives their patterns.
+    LateSender::Listener onLateSender;
+    if (state.delay) {
+        onLateSender = [&state](uint32_t op, double wait, double completion) {
+            state.delay->onLateSender(op, state.spans[state.operations[op].span], wait, completion);
+            state.partnerWaited[op] = RankState::kWaitedHere;
+        };
+    }
+    LateSender lateSender(state.sink, onLateSender);
+    if (state.rootCause) {
+        state.partners.assign(total, ReplayRecord{});
+        state.partnerWaited.assign(total, 0);
+    }
+    uint32_t openRecvSpan = kNoSpan;
+    for (size_t k = 0; k < total; ++k) {
+        const ReplayOperation& op = state.operations[k];
+        const EventKind kind = events.kind(op.event);
+        const CallSpan& span = state.spans[op.span];
+        if (openRecvSpan != kNoSpan && openRecvSpan != op.span) {
+            lateSender.completeCall();
+            openRecvSpan = kNoSpan;
+        }
+        if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
+            const trace::MessageRecord& m = events.message(op.event);
+            auto record = transport.receive(m.comm, m.partner, m.tag);
+            if (!record) {
+                return record.error();
+            }
+            if (state.rootCause) {
+                state.partners[k] = *record;
+            }
+            lateSender.onMessage(span, state.worldRankOf(m.comm, m.partner), *record, m.length,
+                                 static_cast<uint32_t>(k));
+            openRecvSpan = op.span;
+        } else if (kind == EventKind::MpiCollectiveEnd) {
+            if (Status s = replayCollective(state, transport, op, span); !s) {
+                return s;
+            }
+        }
+    }
+    lateSender.completeCall();
+    state.report("forward replay", total, total);
+    return Status::success();
+}
+
+} // namespace waitscope::analysis

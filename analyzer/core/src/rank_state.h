@@ -1,0 +1,113 @@
+// What the stages of one rank's analysis share, and the one interface every stage has.
+#pragma once
+
+#include "critical_path.h"
+#include "delay_analysis.h"
+#include "operation_profile.h"
+#include "pattern_sink.h"
+#include "waitscope/analysis/rank_pipeline.h"
+#include "waitscope/analysis/region_class.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// The state of one rank's analysis, handed from stage to stage (see rank_pipeline.cpp):
+/// its input, the result built so far and what one stage leaves for the next ones.
+struct RankState {
+    /// Starts the analysis of `transport.rank()`: its result is empty but for the rank and its
+    /// event count; the root-cause analyses are ready to be fed when they run.
+    RankState(const RankInput& input, Transport& transport);
+    RankState(const RankState&) = delete;
+    RankState& operator=(const RankState&) = delete;
+
+    const RankInput& input;
+    const trace::Definitions& defs;
+    /// This rank's events; null when they could not be read
+    trace::EventStream* events;
+    /// The root-cause stages run (and the profile stage records their time profile)
+    bool rootCause;
+    RankResult result;
+    PatternSink sink{result};
+    std::vector<RegionClass> classes; ///< per region of the definitions
+
+    // From the profile stage on:
+    /// For every communication event, the MPI call around it (span); in event order
+    std::vector<ReplayOperation> operations;
+    std::vector<CallSpan> spans;          ///< the MPI calls with a communication event
+    size_t collectiveCount = 0;           ///< collective operations
+    OperationProfile profile;             ///< for the root-cause stages: time between operations
+    double end = 0.0;                     ///< the time of the last event (root-cause stages)
+    std::unique_ptr<DelayAnalysis> delay; ///< the root-cause stage, fed by the replays
+    /// What the critical path needs of the collectives, recorded by the forward replay
+    std::unique_ptr<PathCollectives> pathCollectives;
+
+    // From the forward replay on (root-cause stages only):
+    /// Per operation: the partner call's times (see CriticalPathInput::partners)
+    std::vector<ReplayRecord> partners;
+    /// For the delay stage, per message operation: 1 where the partner waited (a Late
+    /// Sender's sender, a Late Receiver's receiver); during the forward and backward replays
+    /// a receive where this rank waited holds kWaitedHere
+    std::vector<uint8_t> partnerWaited;
+    static constexpr uint8_t kWaitedHere = 2;
+    std::vector<double> collected; ///< scratch: one collective's members' times
+
+    RegionClass classOf(uint32_t region) const {
+        return region < classes.size() ? classes[region] : RegionClass::Computation;
+    }
+    double seconds(size_t event) const { return defs.seconds(events->time(event)); }
+    /// Reports `phase` `done` of `total` to the driver's progress callback, if any.
+    void report(std::string_view phase, size_t done, size_t total) const {
+        if (input.progress) {
+            input.progress(phase, total == 0 ? 100 : static_cast<int>(100 * done / total));
+        }
+    }
+    uint32_t commRankOf(uint32_t comm) const {
+        return analysis::commRankOf(defs, comm, result.rank);
+    }
+    /// World rank of communicator rank `commRank`, or kUndefined.
+    uint32_t worldRankOf(uint32_t comm, uint32_t commRank) const {
+        return analysis::worldRankOf(defs, comm, commRank, result.rank);
+    }
+    bool isSelf(uint32_t comm) const {
+        return comm < defs.communicators.size() && defs.communicators[comm].isSelf;
+    }
+    /// The region of the MPI call around `op`.
+    uint32_t regionOfSpan(const ReplayOperation& op) const {
+        return result.tree.node(spans[op.span].node).region;
+    }
+    /// The index of `op` in `operations`.
+    uint32_t indexOf(const ReplayOperation& op) const {
+        return static_cast<uint32_t>(&op - operations.data());
+    }
+};
+
+/// A stage of one rank's analysis: reads and extends `state`, exchanging over `transport`
+/// when it needs the other ranks (then every rank runs it). A stage that does not apply
+/// (clock correction without --time-correct, the root-cause stages with --no-root-cause)
+/// succeeds without doing anything. Fails with a message naming the rank or what is wrong.
+using RankStage = Status (*)(RankState& state, Transport& transport);
+
+// The stages, in the order analyzeRank() runs them; each file says what its stage does.
+
+/// Corrects the timestamps (--time-correct) and counts what moved (clock_correction_stage.cpp);
+/// with RankInput::anyFailed, all ranks stop after it together when one failed.
+Status correctClocksStage(RankState& state, Transport& transport);
+/// Builds the call tree, the time and count metrics and the operations (profile_stage.cpp).
+Status profileStage(RankState& state, Transport& transport);
+/// Refuses, on every rank alike, a trace whose ranks do not match (consistency_stage.cpp).
+Status checkConsistencyStage(RankState& state, Transport& transport);
+/// Late Sender and the collective patterns (forward_replay_stage.cpp).
+Status forwardReplayStage(RankState& state, Transport& transport);
+/// Late Receiver (backward_replay_stage.cpp).
+Status backwardReplayStage(RankState& state, Transport& transport);
+/// The rank's share of the critical path (critical_path_stage.cpp).
+Status criticalPathStage(RankState& state, Transport& transport);
+/// Delay costs and the wait-state classification (root_cause_stage.cpp).
+Status rootCauseStage(RankState& state, Transport& transport);
+/// The rank's further threads, profiled (thread_profile_stage.cpp).
+Status threadProfileStage(RankState& state, Transport& transport);
+
+} // namespace waitscope::analysis
