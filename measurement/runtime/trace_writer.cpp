@@ -19,7 +19,7 @@ static_assert(static_cast<int>(Paradigm::Mpi) == OTF2_PARADIGM_MPI);
 static_assert(static_cast<int>(Paradigm::MeasurementSystem) == OTF2_PARADIGM_MEASUREMENT_SYSTEM);
 static_assert(static_cast<int>(Paradigm::Compiler) == OTF2_PARADIGM_COMPILER);
 static_assert(static_cast<int>(Paradigm::Sampling) == OTF2_PARADIGM_SAMPLING);
-static_assert(static_cast<int>(RegionRole::Point2Point) == OTF2_REGION_ROLE_POINT2POINT);
+static_assert(static_cast<int>(RegionRole::PointToPoint) == OTF2_REGION_ROLE_POINT2POINT);
 static_assert(static_cast<int>(RegionRole::FileIoMetadata) == OTF2_REGION_ROLE_FILE_IO_METADATA);
 
 namespace {

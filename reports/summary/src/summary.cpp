@@ -16,27 +16,26 @@ using report::CallTreeMode;
 using report::MetricId;
 using report::Report;
 
-/// Wait-state metrics reported as findings; children (e.g. mpi_latesender_wo) are part of them.
-struct PatternInfo {
-    const char* metric;
-    const char* delayShort; ///< root-cause metric of Scalasca's delay analysis, if any
-    const char* delayLong;
-    bool collective; ///< waiting for the last process of a collective
+using M = metrics::MetricId;
+constexpr FindingPattern kPatterns[] = {
+    {M::MpiLateSender, M::DelayLateSender, M::DelayLateSenderLongterm, false},
+    {M::MpiLateReceiver, M::DelayLateReceiver, M::DelayLateReceiverLongterm, false},
+    {M::MpiWaitNxn, M::DelayN2n, M::DelayN2nLongterm, true},
+    {M::MpiBarrierWait, M::DelayBarrier, M::DelayBarrierLongterm, true},
+    {M::MpiLateBroadcast, M::Delay12n, M::Delay12nLongterm, true},
+    {M::MpiEarlyReduce, M::DelayN21, M::DelayN21Longterm, true},
+    {M::MpiEarlyScan, M::None, M::None, true},
+    {M::MpiNxnCompletion, M::None, M::None, true},
+    {M::MpiBarrierCompletion, M::None, M::None, true},
+    {M::MpiInitCompletion, M::None, M::None, true},
+    {M::MpiFinalizeWait, M::None, M::None, true},
 };
 
-constexpr PatternInfo kPatterns[] = {
-    {"mpi_latesender", "delay_latesender", "delay_latesender_longterm", false},
-    {"mpi_latereceiver", "delay_latereceiver", "delay_latereceiver_longterm", false},
-    {"mpi_wait_nxn", "delay_n2n", "delay_n2n_longterm", true},
-    {"mpi_barrier_wait", "delay_barrier", "delay_barrier_longterm", true},
-    {"mpi_latebroadcast", "delay_12n", "delay_12n_longterm", true},
-    {"mpi_earlyreduce", "delay_n21", "delay_n21_longterm", true},
-    {"mpi_earlyscan", nullptr, nullptr, true},
-    {"mpi_nxn_completion", nullptr, nullptr, true},
-    {"mpi_barrier_completion", nullptr, nullptr, true},
-    {"mpi_init_completion", nullptr, nullptr, true},
-    {"mpi_finalize_wait", nullptr, nullptr, true},
-};
+/// The unique name of `id` as the report names it, nullptr for None.
+const char* uniqueName(M id) {
+    // The registry's names are string literals, so their data is null-terminated.
+    return id == M::None ? nullptr : metrics::metricDefinition(id).uniqueName.data();
+}
 
 std::string formatSeconds(double s) {
     char buffer[64];
@@ -884,6 +883,10 @@ std::string shortCallPath(const Report& report, report::CallNodeId cnode,
     return nodeName(report, chain.back(), programName) + "/\u2026/" + leaf;
 }
 
+std::span<const FindingPattern> findingPatterns() {
+    return kPatterns;
+}
+
 Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
                           const SummaryOptions& options) {
     Reader reader(report);
@@ -959,8 +962,8 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     // Findings: every (pattern, call node) with a noticeable value.
     std::vector<double> waiting(report.locations().size(), 0.0);
     double waitingOutsideStartup = 0.0; ///< for the verdict: MPI_Init's waits count as start-up
-    for (const PatternInfo& pattern : kPatterns) {
-        const auto id = reader.metric(pattern.metric);
+    for (const FindingPattern& pattern : kPatterns) {
+        const auto id = reader.metric(uniqueName(pattern.metric));
         if (!id) {
             continue;
         }
@@ -981,7 +984,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                 continue;
             }
             Finding f;
-            f.metric = pattern.metric;
+            f.metric = uniqueName(pattern.metric);
             f.displayName = report.metrics()[*id].displayName;
             f.callPath = displayPath(report, n, summary.program);
             f.shortPath = shortCallPath(report, n, summary.program);
@@ -995,7 +998,8 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                     f.ranks.push_back(r);
                 }
             }
-            for (const char* delayName : {pattern.delayShort, pattern.delayLong}) {
+            for (const char* delayName :
+                 {uniqueName(pattern.delayShort), uniqueName(pattern.delayLong)}) {
                 const auto delay = reader.metric(delayName);
                 if (!delay) {
                     continue;
