@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <waitscope/experiment/attribute_keys.h>
 #include <waitscope/metrics/metric_registry.h>
 #include <waitscope/report/cubex_writer.h>
 #include <waitscope/report/report.h>
@@ -328,7 +329,7 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
     for (int r = 0; r < size; ++r)
         if (allContextRecords[static_cast<size_t>(r)] > 0)
             report.setAttribute(
-                "waitscope::measurement::rank." + std::to_string(r) + ".context_records",
+                experiment::measurementRankAttribute(r, experiment::kContextRecordsKey),
                 std::to_string(
                     static_cast<std::uint64_t>(allContextRecords[static_cast<size_t>(r)])));
     MetricId ids[kMetricCount] = {};

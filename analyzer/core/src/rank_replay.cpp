@@ -229,7 +229,7 @@ private:
             // At most one charge per event: the arrays are reserved, not filled.
             m_profile.reserve(n, communication);
         }
-        const auto diagnose = [&](std::string_view name) { m_sink.diagnose(std::string(name)); };
+        const auto diagnose = [&](experiment::Diagnostic d) { m_sink.diagnose(d); };
         for (size_t i = 0; i < n; ++i) {
             if ((i & 0xFFFFF) == 0) {
                 report("profile", i, n);
@@ -245,7 +245,7 @@ private:
             case EventKind::MpiIrecv:
             case EventKind::MpiCollectiveEnd: {
                 if (stack.empty()) {
-                    m_sink.diagnose("communication_outside_regions");
+                    m_sink.diagnose(experiment::Diagnostic::CommunicationOutsideRegions);
                     break;
                 }
                 if (stack.back().span == kNoSpan) {
@@ -277,7 +277,7 @@ private:
             }
         }
         if (!stack.empty()) {
-            m_sink.diagnose("regions_left_open", stack.size());
+            m_sink.diagnose(experiment::Diagnostic::RegionsLeftOpen, stack.size());
             while (!stack.empty()) {
                 pop(last);
             }
@@ -548,7 +548,7 @@ private:
                             m_pathCollectives ? PathCollectives::kWidth : 2};
         // Timestamps that put the end of a collective before an enter it waits for.
         if (exitPrecedesBindingEnter(c, view)) {
-            m_sink.diagnose("clock_violations_collective");
+            m_sink.diagnose(experiment::Diagnostic::ClockViolationsCollective);
         }
         const RegionClass cls = classOf(regionOfSpan(op));
         switch (collectiveShape(c.op)) {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <waitscope/experiment/attribute_keys.h>
+#include <waitscope/experiment/diagnostics.h>
 
 namespace waitscope::summary {
 namespace {
@@ -575,34 +577,44 @@ std::optional<Advice> computationAdvice(const Summary& summary, const Report& re
     return Advice{text, evidence};
 }
 
+/// True for the diagnostics that count clock condition violations.
+bool isClockViolation(std::string_view counter) {
+    const auto diagnostic = experiment::findDiagnostic(counter);
+    return diagnostic == experiment::Diagnostic::ClockViolationsP2p ||
+           diagnostic == experiment::Diagnostic::ClockViolationsCollective;
+}
+
 /// The clock condition violations of the report's diagnostics, with the MPI communication
 /// calls (visits) they occur among.
 ClockViolations clockViolations(const Report& report, Reader& reader) {
     ClockViolations clock;
-    const std::string prefix = "waitscope::diagnostic::";
+    const std::string_view prefix = experiment::kDiagnosticPrefix;
     std::set<std::int64_t> ranks;
     for (const auto& [key, value] : report.attributes()) {
         if (key.rfind(prefix, 0) != 0) {
             continue;
         }
         const std::string name = key.substr(prefix.size());
-        const size_t rankAt = name.find("::rank");
+        const size_t rankAt = name.find(experiment::kDiagnosticRankSeparator);
         const std::string counter = name.substr(0, rankAt);
-        const bool violation =
-            counter == "clock_violations_p2p" || counter == "clock_violations_collective";
+        const bool violation = isClockViolation(counter);
         const std::uint64_t count = std::strtoull(value.c_str(), nullptr, 10);
         if (rankAt != std::string::npos) {
             if (violation && count > 0) {
-                ranks.insert(std::strtoll(name.c_str() + rankAt + 6, nullptr, 10));
+                ranks.insert(std::strtoll(name.c_str() + rankAt +
+                                              experiment::kDiagnosticRankSeparator.size(),
+                                          nullptr, 10));
             }
             continue;
         }
-        if (counter == "clock_violations_p2p") {
+        const auto diagnostic = experiment::findDiagnostic(counter);
+        if (diagnostic == experiment::Diagnostic::ClockViolationsP2p) {
             clock.pointToPoint = count;
-        } else if (counter == "clock_violations_collective") {
+        } else if (diagnostic == experiment::Diagnostic::ClockViolationsCollective) {
             clock.collective = count;
         }
-        clock.corrected = clock.corrected || counter.rfind("clock_correct", 0) == 0;
+        clock.corrected =
+            clock.corrected || (diagnostic && experiment::isClockCorrection(*diagnostic));
     }
     clock.ranks.assign(ranks.begin(), ranks.end());
     if (const auto visits = reader.metric("visits")) {
@@ -1071,15 +1083,16 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
 
     // A trace recovered after a failed run: what was lost comes first (waitscope recover).
     for (const auto& [key, value] : report.attributes()) {
-        if (key.rfind("waitscope::measurement::recovery.", 0) == 0) {
+        if (key.rfind(experiment::kMeasurementRecoveryPrefix, 0) == 0) {
             summary.notes.push_back("incomplete trace: " + value);
         }
     }
     for (const auto& [key, value] : report.attributes()) {
-        const std::string prefix = "waitscope::diagnostic::";
+        const std::string_view prefix = experiment::kDiagnosticPrefix;
         // Clock condition violations get a sentence of their own (clockViolationNote).
-        if (key.rfind(prefix, 0) == 0 && key.find("::rank") == std::string::npos &&
-            key.find("clock_violations_") == std::string::npos) {
+        if (key.rfind(prefix, 0) == 0 &&
+            key.find(experiment::kDiagnosticRankSeparator) == std::string::npos &&
+            !isClockViolation(std::string_view(key).substr(prefix.size()))) {
             summary.notes.push_back(key.substr(prefix.size()) + ": " + value);
         }
     }
