@@ -12,9 +12,9 @@ from pathlib import Path
 
 GROUPS = {"env": "kGroupEnv", "p2p": "kGroupP2p", "coll": "kGroupColl", "cg": "kGroupCg",
           "topo": "kGroupTopo", "type": "kGroupType", "misc": "kGroupMisc"}
-ROLES = {"FUNCTION": "Function", "POINT2POINT": "Point2Point", "BARRIER": "Barrier",
-         "COLL_ONE2ALL": "CollOne2All", "COLL_ALL2ONE": "CollAll2One",
-         "COLL_ALL2ALL": "CollAll2All", "COLL_OTHER": "CollOther"}
+ROLES = {"FUNCTION": "Function", "POINT2POINT": "PointToPoint", "BARRIER": "Barrier",
+         "COLL_ONE2ALL": "CollectiveOneToAll", "COLL_ALL2ONE": "CollectiveAllToOne",
+         "COLL_ALL2ALL": "CollectiveAllToAll", "COLL_OTHER": "CollectiveOther"}
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
                 "MPI_Info": "Info", "MPI_Request": "Request", "MPI_Message": "Message"}
 

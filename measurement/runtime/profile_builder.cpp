@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <map>
+#include <waitscope/experiment/attribute_keys.h>
+#include <waitscope/metrics/metric_registry.h>
 #include <waitscope/report/cubex_writer.h>
 #include <waitscope/report/report.h>
 
@@ -24,17 +26,17 @@ namespace {
 constexpr std::uint32_t kRootRegion = ~0u;
 constexpr int kProfileTag = 7303;
 
-enum ProfileMetric {
-    kVisits,
-    kTime,
-    kMinTime,
-    kMaxTime,
-    kBytesSent,
-    kBytesRcvd,
-    kCommsSend,
-    kCommsRecv,
-    kMetricCount
-};
+// The profile's metrics, as the metric registry lists them (WAITSCOPE_PROFILE_METRICS).
+using ProfileMetric = metrics::ProfileMetricId;
+constexpr int kMetricCount = static_cast<int>(metrics::kProfileMetricCount);
+constexpr size_t kVisits = static_cast<size_t>(ProfileMetric::Visits);
+constexpr size_t kTime = static_cast<size_t>(ProfileMetric::Time);
+constexpr size_t kMinTime = static_cast<size_t>(ProfileMetric::MinTime);
+constexpr size_t kMaxTime = static_cast<size_t>(ProfileMetric::MaxTime);
+constexpr size_t kBytesSent = static_cast<size_t>(ProfileMetric::BytesSent);
+constexpr size_t kBytesRcvd = static_cast<size_t>(ProfileMetric::BytesRcvd);
+constexpr size_t kCommsSend = static_cast<size_t>(ProfileMetric::CommsSend);
+constexpr size_t kCommsRecv = static_cast<size_t>(ProfileMetric::CommsRecv);
 
 std::string pathKey(const std::vector<std::uint32_t>& regions,
                     const std::vector<RegionDefinition>& defs) {
@@ -58,6 +60,20 @@ std::vector<std::string> splitPathKey(const std::string& key) {
         at += 4 + n;
     }
     return parts;
+}
+
+report::DataType dataType(metrics::ValueType type) {
+    switch (type) {
+    case metrics::ValueType::Uint64:
+        return report::DataType::Uint64;
+    case metrics::ValueType::MinDouble:
+        return report::DataType::MinDouble;
+    case metrics::ValueType::MaxDouble:
+        return report::DataType::MaxDouble;
+    case metrics::ValueType::Double:
+        break;
+    }
+    return report::DataType::Double;
 }
 
 std::string regionParadigm(Paradigm p) {
@@ -235,9 +251,7 @@ void ProfileBuilder::appendRows(const std::vector<std::string>& keys, const Defi
         std::uint64_t childTicks = 0;
         for (std::uint32_t c : n.children)
             childTicks += m_nodes[c].inclusiveTicks;
-        auto at = [&](ProfileMetric m) -> double& {
-            return mine[m * count + static_cast<size_t>(g)];
-        };
+        auto at = [&](size_t m) -> double& { return mine[m * count + static_cast<size_t>(g)]; };
         at(kVisits) = static_cast<double>(n.visits);
         at(kTime) = static_cast<double>(n.inclusiveTicks - std::min(childTicks, n.inclusiveTicks)) /
                     ticksPerSecond;
@@ -315,37 +329,19 @@ Status ProfileBuilder::write(const std::string& path, const std::vector<RegionDe
     for (int r = 0; r < size; ++r)
         if (allContextRecords[static_cast<size_t>(r)] > 0)
             report.setAttribute(
-                "waitscope::measurement::rank." + std::to_string(r) + ".context_records",
+                experiment::measurementRankAttribute(r, experiment::kContextRecordsKey),
                 std::to_string(
                     static_cast<std::uint64_t>(allContextRecords[static_cast<size_t>(r)])));
-    auto metric = [&](const char* name, const char* display, DataType type, const char* unit,
-                      const char* description) {
+    MetricId ids[kMetricCount] = {};
+    for (const metrics::ProfileMetricDefinition& d : metrics::profileMetricDefinitions()) {
         Metric m;
-        m.uniqueName = name;
-        m.displayName = display;
-        m.dataType = type;
-        m.unit = unit;
-        m.description = description;
-        return *report.addMetric(std::move(m));
-    };
-    MetricId ids[kMetricCount] = {
-        metric("visits", "Visits", DataType::Uint64, "occ",
-               "Number of times a call path was entered"),
-        metric("time", "Time", DataType::Double, "sec",
-               "Time spent in a call path, without its callees"),
-        metric("min_time", "Minimum Inclusive Time", DataType::MinDouble, "sec",
-               "Shortest visit of a call path, callees included"),
-        metric("max_time", "Maximum Inclusive Time", DataType::MaxDouble, "sec",
-               "Longest visit of a call path, callees included"),
-        metric("bytes_sent", "Bytes Sent", DataType::Uint64, "bytes",
-               "Bytes sent by MPI point-to-point and collective operations"),
-        metric("bytes_rcvd", "Bytes Received", DataType::Uint64, "bytes",
-               "Bytes received by MPI point-to-point and collective operations"),
-        metric("comms_send", "Messages Sent", DataType::Uint64, "occ",
-               "Point-to-point messages sent"),
-        metric("comms_recv", "Messages Received", DataType::Uint64, "occ",
-               "Point-to-point messages received"),
-    };
+        m.uniqueName = d.uniqueName;
+        m.displayName = d.displayName;
+        m.dataType = dataType(d.valueType);
+        m.unit = metrics::unitName(d.unit);
+        m.description = d.description;
+        ids[static_cast<size_t>(d.id)] = *report.addMetric(std::move(m));
+    }
     // Call tree: the program as the root, then every unified path in order (parents first).
     RegionId programRegion = *report.addRegion(
         {.name = programName, .mangledName = programName, .paradigm = "measurement"});

@@ -14,6 +14,13 @@
 
 namespace waitscope::measure {
 
+static_assert(static_cast<int>(Paradigm::Mpi) == OTF2_PARADIGM_MPI);
+static_assert(static_cast<int>(Paradigm::MeasurementSystem) == OTF2_PARADIGM_MEASUREMENT_SYSTEM);
+static_assert(static_cast<int>(Paradigm::Compiler) == OTF2_PARADIGM_COMPILER);
+static_assert(static_cast<int>(Paradigm::Sampling) == OTF2_PARADIGM_SAMPLING);
+static_assert(static_cast<int>(RegionRole::PointToPoint) == OTF2_REGION_ROLE_POINT2POINT);
+static_assert(static_cast<int>(RegionRole::FileIoMetadata) == OTF2_REGION_ROLE_FILE_IO_METADATA);
+
 namespace {
 
 OTF2_ErrorCode g_firstError = OTF2_SUCCESS;
@@ -21,63 +28,6 @@ OTF2_ErrorCode g_firstError = OTF2_SUCCESS;
 // An MPI job writes one archive together: libotf2's collectives over PMPI on MPI_COMM_WORLD.
 OTF2_ErrorCode useMpiCollectives(OTF2_Archive* archive, void*) {
     return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
-}
-
-trace::RegionRole traceRole(RegionRole role) {
-    switch (role) {
-    case RegionRole::Unknown:
-        return trace::RegionRole::Unknown;
-    case RegionRole::Function:
-        return trace::RegionRole::Function;
-    case RegionRole::Wrapper:
-        return trace::RegionRole::Wrapper;
-    case RegionRole::Loop:
-        return trace::RegionRole::Loop;
-    case RegionRole::Code:
-        return trace::RegionRole::Code;
-    case RegionRole::Artificial:
-        return trace::RegionRole::Artificial;
-    case RegionRole::Point2Point:
-        return trace::RegionRole::PointToPoint;
-    case RegionRole::Barrier:
-        return trace::RegionRole::Barrier;
-    case RegionRole::CollOne2All:
-        return trace::RegionRole::CollectiveOneToAll;
-    case RegionRole::CollAll2One:
-        return trace::RegionRole::CollectiveAllToOne;
-    case RegionRole::CollAll2All:
-        return trace::RegionRole::CollectiveAllToAll;
-    case RegionRole::CollOther:
-        return trace::RegionRole::CollectiveOther;
-    case RegionRole::FileIo:
-        return trace::RegionRole::FileIo;
-    case RegionRole::FileIoMetadata:
-        return trace::RegionRole::FileIoMetadata;
-    case RegionRole::Rma:
-        return trace::RegionRole::Rma;
-    case RegionRole::Atomic:
-        return trace::RegionRole::Atomic;
-    default:
-        return trace::RegionRole::Other; // roles of threading models: never measured
-    }
-}
-
-trace::Paradigm traceParadigm(Paradigm paradigm) {
-    switch (paradigm) {
-    case Paradigm::Unknown:
-        return trace::Paradigm::Unknown;
-    case Paradigm::User:
-        return trace::Paradigm::User;
-    case Paradigm::Compiler:
-        return trace::Paradigm::Compiler;
-    case Paradigm::Sampling:
-        return trace::Paradigm::Sampling;
-    case Paradigm::Mpi:
-        return trace::Paradigm::Mpi;
-    case Paradigm::MeasurementSystem:
-        return trace::Paradigm::MeasurementSystem;
-    }
-    return trace::Paradigm::Other;
 }
 
 /// Translates records [begin, end) into events of `w`; `decodeTime` carries the delta base.
@@ -338,8 +288,8 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
         out.file = region.file;
         out.beginLine = region.beginLine;
         out.endLine = region.endLine;
-        out.role = traceRole(region.role);
-        out.paradigm = traceParadigm(region.paradigm);
+        out.role = region.role;
+        out.paradigm = region.paradigm;
         st = w.writeRegion(static_cast<uint32_t>(i), out);
     }
     // Calling contexts (sampling, unwinding): a parent's key is a prefix of its children's, so

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <waitscope/experiment/attribute_keys.h>
 
 namespace waitscope::analysis {
 
@@ -213,8 +214,8 @@ Result<TraceSizeEstimate> estimateTraceSize(const report::Report& profile,
     // Hybrid measurement: the calling-context records (samples, MPI call paths) each rank
     // wrote, as its self-measurement carried into the report counts them.
     for (const auto& [key, value] : profile.attributes()) {
-        static const std::string kPrefix = "waitscope::measurement::rank.";
-        static const std::string kSuffix = ".context_records";
+        static const std::string kPrefix(experiment::kMeasurementRankPrefix);
+        static const std::string kSuffix = "." + std::string(experiment::kContextRecordsKey);
         if (key.size() <= kPrefix.size() + kSuffix.size() ||
             key.compare(0, kPrefix.size(), kPrefix) != 0 ||
             key.compare(key.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <waitscope/experiment/attribute_keys.h>
+#include <waitscope/experiment/diagnostics.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/cubex_writer.h>
 
@@ -198,4 +200,33 @@ TEST_CASE("the report nests its metrics as Scalasca's does and names its documen
     CHECK(ours->mirrors() == scalasca->mirrors());
     CHECK(ours->metrics()[*ours->findMetric("mpi_sls_count")].url ==
           "@mirror@scalasca_patterns.html#mpi_sls_count");
+}
+
+TEST_CASE("the report carries every diagnostic under the registry's keys, per rank and in total",
+          "[report][diagnostics]") {
+    trace::Definitions defs;
+    defs.regions = {trace::Region{"main"}};
+    std::vector<RankResult> ranks(2);
+    for (uint32_t r = 0; r < 2; ++r) {
+        ranks[r].rank = r;
+        ranks[r].severities.add(Metric::Time, ranks[r].tree.child(kNoNode, 0), 1.0);
+        // Rank r counts diagnostic k as k + 1 + 10 r.
+        for (const experiment::DiagnosticDefinition& d : experiment::diagnosticDefinitions()) {
+            counter(ranks[r].diagnostics, d.id) = static_cast<size_t>(d.id) + 1 + 10 * r;
+        }
+    }
+    const AnalysisResult merged = AnalysisResult::merge(std::move(ranks));
+    auto built = buildReport(merged, defs);
+    REQUIRE(built.ok());
+    for (const experiment::DiagnosticDefinition& d : experiment::diagnosticDefinitions()) {
+        INFO(d.name);
+        const uint64_t first = static_cast<size_t>(d.id) + 1;
+        CHECK(built->attribute(experiment::diagnosticRankAttribute(d.name, 0)) ==
+              std::to_string(first));
+        CHECK(built->attribute(experiment::diagnosticRankAttribute(d.name, 1)) ==
+              std::to_string(first + 10));
+        const uint64_t total =
+            experiment::combinesByMaximum(d.id) ? first + 10 : first + first + 10;
+        CHECK(built->attribute(experiment::diagnosticAttribute(d.name)) == std::to_string(total));
+    }
 }

@@ -99,7 +99,7 @@ int writeSample(const std::string& dir) {
     const std::uint32_t mainRegion = defs.addRegion(
         {"main", "main", "sample.c", 3, 40, RegionRole::Function, Paradigm::Compiler});
     const std::uint32_t send =
-        defs.addRegion({"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::Point2Point, Paradigm::Mpi});
+        defs.addRegion({"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi});
     const std::uint32_t compute = defs.addRegion(
         {"compute", "compute", "sample.c", 50, 60, RegionRole::Function, Paradigm::Sampling});
     const std::uint32_t flush =

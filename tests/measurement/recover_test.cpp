@@ -15,7 +15,7 @@ namespace {
 
 Definitions sampleDefinitions() {
     Definitions defs;
-    defs.addRegion({"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::Point2Point, Paradigm::Mpi});
+    defs.addRegion({"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi});
     defs.addRegion({"main", "main", "app.c", 3, 40, RegionRole::Function, Paradigm::User});
     CommDefinition world;
     world.key = kWorldKey;

@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/experiment/diagnostics.h>
 #include <waitscope/report/cubex_writer.h>
 
 namespace {
@@ -87,21 +88,25 @@ double secondsSince(Clock::time_point start) {
 // Tells what the clock correction did, or suggests it when the timestamps violate the clock
 // condition (their waiting times are then wrong: too long, too short or missing).
 void reportClockViolations(const Options& options, const analysis::AnalysisResult& result) {
-    const auto count = [&result](const char* name) {
-        return static_cast<unsigned long long>(result.diagnostic(name));
+    using experiment::Diagnostic;
+    const auto count = [&result](Diagnostic diagnostic) {
+        return static_cast<unsigned long long>(
+            result.diagnostic(std::string(experiment::diagnosticName(diagnostic))));
     };
-    const unsigned long long p2p = count("clock_violations_p2p");
-    const unsigned long long collective = count("clock_violations_collective");
+    const unsigned long long p2p = count(Diagnostic::ClockViolationsP2p);
+    const unsigned long long collective = count(Diagnostic::ClockViolationsCollective);
     if (options.replay.correction) {
         uint64_t largest = 0;
         for (const analysis::Diagnostics& rank : result.diagnostics()) {
-            const auto it = rank.find("clock_correction_max_shift_ns");
+            const auto it = rank.find(
+                std::string(experiment::diagnosticName(Diagnostic::ClockCorrectionMaxShiftNs)));
             largest = std::max(largest, it == rank.end() ? 0 : it->second);
         }
         std::fprintf(stderr,
                      "waitscope-replay: --time-correct moved receives forward %llu times and "
                      "collective exits %llu times (largest jump %.3f us)",
-                     count("clock_corrected_p2p"), count("clock_corrected_collective"),
+                     count(Diagnostic::ClockCorrectedP2p),
+                     count(Diagnostic::ClockCorrectedCollective),
                      static_cast<double>(largest) / 1e3);
         if (p2p + collective > 0) {
             std::fprintf(stderr, "; %llu violations remain", p2p + collective);

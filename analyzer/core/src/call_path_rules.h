@@ -71,8 +71,8 @@ void leaveContextFramesOf(std::vector<Frame>& stack, uint32_t region, Pop pop) {
 /// record makes the context frames equal to its path (a sample's path ran since the previous
 /// event, so it is entered at that event's time); ProgramEnd and Leave `pop(time)` (a Leave
 /// first leaves a sampled path open inside its region). Anomalies of the input go to
-/// `diagnose(name)`. Returns false, changing nothing, for every other kind of event
-/// (communication, ...), which the caller handles.
+/// `diagnose(experiment::Diagnostic)`. Returns false, changing nothing, for every other kind of
+/// event (communication, ...), which the caller handles.
 template <class Frame, class Push, class Pop, class Diagnose>
 bool applyCallPathEvent(const trace::Definitions& definitions, const trace::EventStream& events,
                         size_t i, std::vector<Frame>& stack, Push push, Pop pop,
@@ -83,7 +83,7 @@ bool applyCallPathEvent(const trace::Definitions& definitions, const trace::Even
         bool unknown = false;
         const std::vector<uint32_t> path = callingContextPath(definitions, context, unknown);
         if (unknown) {
-            diagnose(std::string_view("unknown_calling_context"));
+            diagnose(experiment::Diagnostic::UnknownCallingContext);
         }
         syncContextFrames(
             stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
@@ -119,11 +119,11 @@ bool applyCallPathEvent(const trace::Definitions& definitions, const trace::Even
             leaveContextFramesOf(stack, events.ref(i), [&] { pop(t); });
         }
         if (stack.empty()) {
-            diagnose(std::string_view("unmatched_leave"));
+            diagnose(experiment::Diagnostic::UnmatchedLeave);
             return true;
         }
         if (leave && stack.back().region != events.ref(i)) {
-            diagnose(std::string_view("mismatched_leave"));
+            diagnose(experiment::Diagnostic::MismatchedLeave);
         }
         pop(t);
         return true;

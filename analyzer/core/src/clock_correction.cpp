@@ -211,12 +211,12 @@ private:
         m_events.setTime(event, static_cast<uint64_t>(ticks) + m_defs.clock.globalOffset);
     }
 
-    void jump(uint32_t event, int64_t before, int64_t delta, const char* counter) {
+    void jump(uint32_t event, int64_t before, int64_t delta, experiment::Diagnostic corrected) {
         m_jumps.push_back(Jump{event, before, delta});
-        m_counters[counter] += 1;
+        counter(m_counters, corrected) += 1;
         const auto ns = static_cast<uint64_t>(std::llround(
             1e9 * static_cast<double>(delta) / static_cast<double>(m_defs.clock.ticksPerSecond)));
-        uint64_t& largest = m_counters["clock_correction_max_shift_ns"];
+        uint64_t& largest = counter(m_counters, experiment::Diagnostic::ClockCorrectionMaxShiftNs);
         largest = std::max(largest, ns);
     }
 
@@ -320,8 +320,9 @@ private:
                 capped(pairGap[source] != kNone ? static_cast<double>(pairGap[source]) : anyPair);
             least = std::min(least, m_pairLatency[source]);
         }
-        m_counters["clock_correction_min_latency_ns"] = static_cast<uint64_t>(std::llround(
-            1e9 * static_cast<double>(least) / static_cast<double>(m_defs.clock.ticksPerSecond)));
+        counter(m_counters, experiment::Diagnostic::ClockCorrectionMinLatencyNs) =
+            static_cast<uint64_t>(std::llround(1e9 * static_cast<double>(least) /
+                                               static_cast<double>(m_defs.clock.ticksPerSecond)));
         return Status::success();
     }
 
@@ -364,7 +365,7 @@ private:
                 const int64_t bound =
                     static_cast<int64_t>(m_arrived[0]) + pairLatency(m.comm, m.partner);
                 if (t < bound) {
-                    jump(event, t, bound - t, "clock_corrected_p2p");
+                    jump(event, t, bound - t, experiment::Diagnostic::ClockCorrectedP2p);
                     shift += bound - t;
                     t = bound;
                 }
@@ -379,7 +380,8 @@ private:
                     const int64_t latest = latestBindingEnter(c, *enters);
                     const int64_t mu = m_collectiveLatency;
                     if (latest != std::numeric_limits<int64_t>::min() && t < latest + mu) {
-                        jump(event, t, latest + mu - t, "clock_corrected_collective");
+                        jump(event, t, latest + mu - t,
+                             experiment::Diagnostic::ClockCorrectedCollective);
                         shift += latest + mu - t;
                         t = latest + mu;
                     }
@@ -552,7 +554,9 @@ Result<Diagnostics> correctClocks(const trace::Definitions& definitions, trace::
         return match.error();
     }
     if (!*match) {
-        return Diagnostics{{"clock_correction_skipped", 1}};
+        Diagnostics skipped;
+        counter(skipped, experiment::Diagnostic::ClockCorrectionSkipped) = 1;
+        return skipped;
     }
     ClockCorrection correction(definitions, *events, transport, options);
     return correction.run();

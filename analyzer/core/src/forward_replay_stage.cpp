@@ -37,7 +37,7 @@ Status replayCollective(RankState& state, Transport& transport, const ReplayOper
                         state.pathCollectives ? PathCollectives::kWidth : 2};
     // Timestamps that put the end of a collective before an enter it waits for.
     if (exitPrecedesBindingEnter(c, view)) {
-        state.sink.diagnose("clock_violations_collective");
+        state.sink.diagnose(experiment::Diagnostic::ClockViolationsCollective);
     }
     const RegionClass cls = state.classOf(state.regionOfSpan(op));
     switch (collectiveShape(c.op)) {

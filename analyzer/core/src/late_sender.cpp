@@ -36,7 +36,7 @@ void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRe
         }
     }
     if (send.enter > span.exit) {
-        m_sink.diagnose("clock_violations_p2p");
+        m_sink.diagnose(experiment::Diagnostic::ClockViolationsP2p);
     }
     if (!m_open || send.enter > m_current.sendEnter) {
         m_current = Candidate{span, source, send.enter, 0.0, length > 0, operation, send.exit};

@@ -42,9 +42,9 @@ public:
     void add(Metric metric, NodeId node, double value) {
         m_result.severities.add(metric, node, value);
     }
-    /// Counts a named anomaly of the input.
-    void diagnose(const std::string& name, uint64_t count = 1) {
-        m_result.diagnostics[name] += count;
+    /// Counts an anomaly of the input.
+    void diagnose(experiment::Diagnostic diagnostic, uint64_t count = 1) {
+        counter(m_result.diagnostics, diagnostic) += count;
     }
 
 private:

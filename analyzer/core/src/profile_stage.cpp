@@ -138,7 +138,7 @@ void profile(RankState& state) {
         // At most one charge per event: the arrays are reserved, not filled.
         state.profile.reserve(n, communication);
     }
-    const auto diagnose = [&](std::string_view name) { state.sink.diagnose(std::string(name)); };
+    const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
     for (size_t i = 0; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
             state.report("profile", i, n);
@@ -154,7 +154,7 @@ void profile(RankState& state) {
         case EventKind::MpiIrecv:
         case EventKind::MpiCollectiveEnd: {
             if (stack.empty()) {
-                state.sink.diagnose("communication_outside_regions");
+                state.sink.diagnose(experiment::Diagnostic::CommunicationOutsideRegions);
                 break;
             }
             if (stack.back().span == kNoSpan) {
@@ -187,7 +187,7 @@ void profile(RankState& state) {
         }
     }
     if (!stack.empty()) {
-        state.sink.diagnose("regions_left_open", stack.size());
+        state.sink.diagnose(experiment::Diagnostic::RegionsLeftOpen, stack.size());
         while (!stack.empty()) {
             pop(last);
         }

@@ -62,7 +62,7 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         charge(now);
         stack.pop_back();
     };
-    const auto diagnose = [&](std::string_view name) { ++diagnostics[std::string(name)]; };
+    const auto diagnose = [&](experiment::Diagnostic d) { ++counter(diagnostics, d); };
     for (size_t i = 0; i < events.size(); ++i) {
         if (applyCallPathEvent(defs, events, i, stack, push, pop, diagnose)) {
             continue;
@@ -73,14 +73,14 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         case EventKind::MpiRecv:
         case EventKind::MpiIrecv:
         case EventKind::MpiCollectiveEnd:
-            ++diagnostics["thread_mpi_events"];
+            ++counter(diagnostics, experiment::Diagnostic::ThreadMpiEvents);
             break;
         default:
             break;
         }
     }
     if (!stack.empty()) {
-        diagnostics["regions_left_open"] += stack.size();
+        counter(diagnostics, experiment::Diagnostic::RegionsLeftOpen) += stack.size();
         while (!stack.empty()) {
             pop(last);
         }
@@ -111,7 +111,7 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
         auto events = trace::readLocationEvents(anchorFile, *locations[k], &definitions);
         if (!events) {
             result.warnings.push_back(events.error().message());
-            ++result.diagnostics["unreadable_thread_locations"];
+            ++counter(result.diagnostics, experiment::Diagnostic::UnreadableThreadLocations);
             continue;
         }
         result.threads.push_back(profileThread(definitions, *locations[k], *events, result.tree,

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <waitscope/experiment/attribute_keys.h>
+#include <waitscope/experiment/diagnostics.h>
 
 namespace waitscope::analysis {
 namespace {
@@ -259,14 +261,16 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
         for (const auto& [name, count] : result.diagnostics()[rank]) {
             // Maxima (such as clock_correction_max_shift_ns) combine by maximum, counts by sum.
             uint64_t& total = totals[name];
-            total =
-                name.find("_max_") != std::string::npos ? std::max(total, count) : total + count;
-            out.setAttribute("waitscope::diagnostic::" + name + "::rank" + std::to_string(rank),
+            const auto diagnostic = experiment::findDiagnostic(name);
+            total = diagnostic && experiment::combinesByMaximum(*diagnostic)
+                        ? std::max(total, count)
+                        : total + count;
+            out.setAttribute(experiment::diagnosticRankAttribute(name, rank),
                              std::to_string(count));
         }
     }
     for (const auto& [name, count] : totals) {
-        out.setAttribute("waitscope::diagnostic::" + name, std::to_string(count));
+        out.setAttribute(experiment::diagnosticAttribute(name), std::to_string(count));
     }
     for (const auto& [key, value] : extraAttributes) {
         out.setAttribute(key, value);

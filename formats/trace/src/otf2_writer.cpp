@@ -25,6 +25,9 @@ struct detail::Otf2ChunkPool {
     size_t used = 0;
 };
 
+static_assert(static_cast<int>(RegionRole::FileIoMetadata) == OTF2_REGION_ROLE_FILE_IO_METADATA);
+static_assert(static_cast<int>(Paradigm::Sampling) == OTF2_PARADIGM_SAMPLING);
+
 namespace {
 
 void* poolAllocate(void* user, OTF2_FileType, OTF2_LocationRef, void**, uint64_t chunkSize) {
@@ -80,62 +83,16 @@ OTF2_ErrorCode countError(void* user, const char*, uint64_t, const char*, OTF2_E
     return code;
 }
 
+// RegionRole and Paradigm carry OTF2's values (base/region_role.h); only Other, which the
+// reader uses for what it does not distinguish, has no OTF2 value.
 OTF2_RegionRole toOtf2(RegionRole role) {
-    switch (role) {
-    case RegionRole::Function:
-        return OTF2_REGION_ROLE_FUNCTION;
-    case RegionRole::Wrapper:
-        return OTF2_REGION_ROLE_WRAPPER;
-    case RegionRole::Loop:
-        return OTF2_REGION_ROLE_LOOP;
-    case RegionRole::Code:
-        return OTF2_REGION_ROLE_CODE;
-    case RegionRole::Artificial:
-        return OTF2_REGION_ROLE_ARTIFICIAL;
-    case RegionRole::PointToPoint:
-        return OTF2_REGION_ROLE_POINT2POINT;
-    case RegionRole::Barrier:
-        return OTF2_REGION_ROLE_BARRIER;
-    case RegionRole::CollectiveOneToAll:
-        return OTF2_REGION_ROLE_COLL_ONE2ALL;
-    case RegionRole::CollectiveAllToOne:
-        return OTF2_REGION_ROLE_COLL_ALL2ONE;
-    case RegionRole::CollectiveAllToAll:
-        return OTF2_REGION_ROLE_COLL_ALL2ALL;
-    case RegionRole::CollectiveOther:
-        return OTF2_REGION_ROLE_COLL_OTHER;
-    case RegionRole::FileIo:
-        return OTF2_REGION_ROLE_FILE_IO;
-    case RegionRole::FileIoMetadata:
-        return OTF2_REGION_ROLE_FILE_IO_METADATA;
-    case RegionRole::Rma:
-        return OTF2_REGION_ROLE_RMA;
-    case RegionRole::Atomic:
-        return OTF2_REGION_ROLE_ATOMIC;
-    case RegionRole::Unknown:
-    case RegionRole::Other:
-        break;
-    }
-    return OTF2_REGION_ROLE_UNKNOWN;
+    return role == RegionRole::Other ? OTF2_RegionRole{OTF2_REGION_ROLE_UNKNOWN}
+                                     : static_cast<OTF2_RegionRole>(role);
 }
 
 OTF2_Paradigm toOtf2(Paradigm paradigm) {
-    switch (paradigm) {
-    case Paradigm::User:
-        return OTF2_PARADIGM_USER;
-    case Paradigm::Compiler:
-        return OTF2_PARADIGM_COMPILER;
-    case Paradigm::Mpi:
-        return OTF2_PARADIGM_MPI;
-    case Paradigm::MeasurementSystem:
-        return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
-    case Paradigm::Sampling:
-        return OTF2_PARADIGM_SAMPLING;
-    case Paradigm::Unknown:
-    case Paradigm::Other:
-        break;
-    }
-    return OTF2_PARADIGM_UNKNOWN;
+    return paradigm == Paradigm::Other ? OTF2_Paradigm{OTF2_PARADIGM_UNKNOWN}
+                                       : static_cast<OTF2_Paradigm>(paradigm);
 }
 
 OTF2_LocationType toOtf2(LocationType type) {

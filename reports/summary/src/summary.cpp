@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <waitscope/experiment/attribute_keys.h>
+#include <waitscope/experiment/diagnostics.h>
 
 namespace waitscope::summary {
 namespace {
@@ -16,27 +18,26 @@ using report::CallTreeMode;
 using report::MetricId;
 using report::Report;
 
-/// Wait-state metrics reported as findings; children (e.g. mpi_latesender_wo) are part of them.
-struct PatternInfo {
-    const char* metric;
-    const char* delayShort; ///< root-cause metric of Scalasca's delay analysis, if any
-    const char* delayLong;
-    bool collective; ///< waiting for the last process of a collective
+using M = metrics::MetricId;
+constexpr FindingPattern kPatterns[] = {
+    {M::MpiLateSender, M::DelayLateSender, M::DelayLateSenderLongterm, false},
+    {M::MpiLateReceiver, M::DelayLateReceiver, M::DelayLateReceiverLongterm, false},
+    {M::MpiWaitNxn, M::DelayN2n, M::DelayN2nLongterm, true},
+    {M::MpiBarrierWait, M::DelayBarrier, M::DelayBarrierLongterm, true},
+    {M::MpiLateBroadcast, M::Delay12n, M::Delay12nLongterm, true},
+    {M::MpiEarlyReduce, M::DelayN21, M::DelayN21Longterm, true},
+    {M::MpiEarlyScan, M::None, M::None, true},
+    {M::MpiNxnCompletion, M::None, M::None, true},
+    {M::MpiBarrierCompletion, M::None, M::None, true},
+    {M::MpiInitCompletion, M::None, M::None, true},
+    {M::MpiFinalizeWait, M::None, M::None, true},
 };
 
-constexpr PatternInfo kPatterns[] = {
-    {"mpi_latesender", "delay_latesender", "delay_latesender_longterm", false},
-    {"mpi_latereceiver", "delay_latereceiver", "delay_latereceiver_longterm", false},
-    {"mpi_wait_nxn", "delay_n2n", "delay_n2n_longterm", true},
-    {"mpi_barrier_wait", "delay_barrier", "delay_barrier_longterm", true},
-    {"mpi_latebroadcast", "delay_12n", "delay_12n_longterm", true},
-    {"mpi_earlyreduce", "delay_n21", "delay_n21_longterm", true},
-    {"mpi_earlyscan", nullptr, nullptr, true},
-    {"mpi_nxn_completion", nullptr, nullptr, true},
-    {"mpi_barrier_completion", nullptr, nullptr, true},
-    {"mpi_init_completion", nullptr, nullptr, true},
-    {"mpi_finalize_wait", nullptr, nullptr, true},
-};
+/// The unique name of `id` as the report names it, nullptr for None.
+const char* uniqueName(M id) {
+    // The registry's names are string literals, so their data is null-terminated.
+    return id == M::None ? nullptr : metrics::metricDefinition(id).uniqueName.data();
+}
 
 std::string formatSeconds(double s) {
     char buffer[64];
@@ -576,34 +577,44 @@ std::optional<Advice> computationAdvice(const Summary& summary, const Report& re
     return Advice{text, evidence};
 }
 
+/// True for the diagnostics that count clock condition violations.
+bool isClockViolation(std::string_view counter) {
+    const auto diagnostic = experiment::findDiagnostic(counter);
+    return diagnostic == experiment::Diagnostic::ClockViolationsP2p ||
+           diagnostic == experiment::Diagnostic::ClockViolationsCollective;
+}
+
 /// The clock condition violations of the report's diagnostics, with the MPI communication
 /// calls (visits) they occur among.
 ClockViolations clockViolations(const Report& report, Reader& reader) {
     ClockViolations clock;
-    const std::string prefix = "waitscope::diagnostic::";
+    const std::string_view prefix = experiment::kDiagnosticPrefix;
     std::set<std::int64_t> ranks;
     for (const auto& [key, value] : report.attributes()) {
         if (key.rfind(prefix, 0) != 0) {
             continue;
         }
         const std::string name = key.substr(prefix.size());
-        const size_t rankAt = name.find("::rank");
+        const size_t rankAt = name.find(experiment::kDiagnosticRankSeparator);
         const std::string counter = name.substr(0, rankAt);
-        const bool violation =
-            counter == "clock_violations_p2p" || counter == "clock_violations_collective";
+        const bool violation = isClockViolation(counter);
         const std::uint64_t count = std::strtoull(value.c_str(), nullptr, 10);
         if (rankAt != std::string::npos) {
             if (violation && count > 0) {
-                ranks.insert(std::strtoll(name.c_str() + rankAt + 6, nullptr, 10));
+                ranks.insert(std::strtoll(name.c_str() + rankAt +
+                                              experiment::kDiagnosticRankSeparator.size(),
+                                          nullptr, 10));
             }
             continue;
         }
-        if (counter == "clock_violations_p2p") {
+        const auto diagnostic = experiment::findDiagnostic(counter);
+        if (diagnostic == experiment::Diagnostic::ClockViolationsP2p) {
             clock.pointToPoint = count;
-        } else if (counter == "clock_violations_collective") {
+        } else if (diagnostic == experiment::Diagnostic::ClockViolationsCollective) {
             clock.collective = count;
         }
-        clock.corrected = clock.corrected || counter.rfind("clock_correct", 0) == 0;
+        clock.corrected =
+            clock.corrected || (diagnostic && experiment::isClockCorrection(*diagnostic));
     }
     clock.ranks.assign(ranks.begin(), ranks.end());
     if (const auto visits = reader.metric("visits")) {
@@ -884,6 +895,10 @@ std::string shortCallPath(const Report& report, report::CallNodeId cnode,
     return nodeName(report, chain.back(), programName) + "/\u2026/" + leaf;
 }
 
+std::span<const FindingPattern> findingPatterns() {
+    return kPatterns;
+}
+
 Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
                           const SummaryOptions& options) {
     Reader reader(report);
@@ -959,8 +974,8 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     // Findings: every (pattern, call node) with a noticeable value.
     std::vector<double> waiting(report.locations().size(), 0.0);
     double waitingOutsideStartup = 0.0; ///< for the verdict: MPI_Init's waits count as start-up
-    for (const PatternInfo& pattern : kPatterns) {
-        const auto id = reader.metric(pattern.metric);
+    for (const FindingPattern& pattern : kPatterns) {
+        const auto id = reader.metric(uniqueName(pattern.metric));
         if (!id) {
             continue;
         }
@@ -981,7 +996,7 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                 continue;
             }
             Finding f;
-            f.metric = pattern.metric;
+            f.metric = uniqueName(pattern.metric);
             f.displayName = report.metrics()[*id].displayName;
             f.callPath = displayPath(report, n, summary.program);
             f.shortPath = shortCallPath(report, n, summary.program);
@@ -995,7 +1010,8 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                     f.ranks.push_back(r);
                 }
             }
-            for (const char* delayName : {pattern.delayShort, pattern.delayLong}) {
+            for (const char* delayName :
+                 {uniqueName(pattern.delayShort), uniqueName(pattern.delayLong)}) {
                 const auto delay = reader.metric(delayName);
                 if (!delay) {
                     continue;
@@ -1067,15 +1083,16 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
 
     // A trace recovered after a failed run: what was lost comes first (waitscope recover).
     for (const auto& [key, value] : report.attributes()) {
-        if (key.rfind("waitscope::measurement::recovery.", 0) == 0) {
+        if (key.rfind(experiment::kMeasurementRecoveryPrefix, 0) == 0) {
             summary.notes.push_back("incomplete trace: " + value);
         }
     }
     for (const auto& [key, value] : report.attributes()) {
-        const std::string prefix = "waitscope::diagnostic::";
+        const std::string_view prefix = experiment::kDiagnosticPrefix;
         // Clock condition violations get a sentence of their own (clockViolationNote).
-        if (key.rfind(prefix, 0) == 0 && key.find("::rank") == std::string::npos &&
-            key.find("clock_violations_") == std::string::npos) {
+        if (key.rfind(prefix, 0) == 0 &&
+            key.find(experiment::kDiagnosticRankSeparator) == std::string::npos &&
+            !isClockViolation(std::string_view(key).substr(prefix.size()))) {
             summary.notes.push_back(key.substr(prefix.size()) + ": " + value);
         }
     }

@@ -4,137 +4,28 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <waitscope/metrics/metric_registry.h>
 
 namespace waitscope::analysis {
 
-/// Every metric the analysis fills. Values are stored inclusive along the metric tree (a
-/// parent holds the sum of its children plus its own part), the way Scalasca reports them.
+/// Every metric the analysis fills, in the registry's order (metric_list.h,
+/// WAITSCOPE_ANALYZED_METRICS): a metric's value equals its metrics::MetricId. Values are stored
+/// inclusive along the metric tree (a parent holds the sum of its children plus its own part),
+/// the way Scalasca reports them.
 enum class Metric : uint8_t {
-    Time,
-    Execution,
-    Overhead,
-    Comp,
-    Mpi,
-    MpiManagement,
-    MpiInitExit,
-    MpiInitCompletion,
-    MpiFinalizeWait,
-    MpiMgmtComm,
-    MpiMgmtFile,
-    MpiMgmtWin,
-    MpiSynchronization,
-    MpiSyncCollective,
-    MpiBarrierWait,
-    MpiBarrierCompletion,
-    MpiRmaSynchronization,
-    MpiCommunication,
-    MpiPointToPoint,
-    MpiLateSender,
-    MpiLateSenderWrongOrder,
-    MpiLswoDifferent,
-    MpiLswoSame,
-    MpiLateReceiver,
-    MpiCollective,
-    MpiEarlyReduce,
-    MpiEarlyScan,
-    MpiLateBroadcast,
-    MpiWaitNxn,
-    MpiNxnCompletion,
-    MpiRmaCommunication,
-    MpiIo,
-    MpiIoIndividual,
-    MpiIoCollective,
-    Visits,
-    Syncs,
-    SyncsP2p,
-    SyncsSend,
-    SyncsRecv,
-    SyncsColl,
-    Comms,
-    CommsP2p,
-    CommsSend,
-    CommsRecv,
-    CommsColl,
-    CommsCxch,
-    CommsCsrc,
-    CommsCdst,
-    Bytes,
-    BytesP2p,
-    BytesSent,
-    BytesRcvd,
-    BytesColl,
-    BytesCout,
-    BytesCin,
-    MpiSlsCount,
-    MpiSlrCount,
-    MpiClsCount,
-    MpiClrCount,
-    MpiSlswoCount,
-    MpiClswoCount,
-
-    // Root causes: delay costs and wait-state classification (one block, parents first).
-    Delay,
-    DelayMpi,
-    DelayP2p,
-    DelayLateSenderAggregate,
-    DelayLateSender,
-    DelayLateSenderLongterm,
-    DelayLateReceiverAggregate,
-    DelayLateReceiver,
-    DelayLateReceiverLongterm,
-    DelayCollective,
-    DelayBarrierAggregate,
-    DelayBarrier,
-    DelayBarrierLongterm,
-    DelayN2nAggregate,
-    DelayN2n,
-    DelayN2nLongterm,
-    Delay12nAggregate,
-    Delay12n,
-    Delay12nLongterm,
-    DelayN21Aggregate,
-    DelayN21,
-    DelayN21Longterm,
-    WaitstatesPropagatingVsTerminal,
-    MpiWaitPropagating,
-    MpiWaitPropagatingLs,
-    MpiWaitPropagatingLr,
-    MpiWaitTerminal,
-    MpiWaitTerminalLs,
-    MpiWaitTerminalLr,
-    WaitstatesDirectVsIndirect,
-    MpiWaitDirect,
-    MpiWaitDirectLateSender,
-    MpiWaitDirectLateReceiver,
-    MpiWaitIndirect,
-    MpiWaitIndirectLateSender,
-    MpiWaitIndirectLateReceiver,
-
-    // Root causes: critical path and its performance impact, computational imbalance.
-    CriticalPath,
-    CriticalPathImbalance,
-    PerformanceImpact,
-    PerformanceImpactCriticalPath,
-    CriticalPathActivities,
-    CriticalImbalanceImpact,
-    IntraPartitionImbalance,
-    InterPartitionImbalance,
-    NonCriticalPathActivities,
-    Imbalance,
-    ImbalanceAbove,
-    ImbalanceAboveSingle,
-    ImbalanceBelow,
-    ImbalanceBelowBypass,
-    ImbalanceBelowSingularity,
-    Count_, ///< number of metrics, not a metric
+#define WAITSCOPE_ANALYSIS_METRIC(id, ...) id,
+    WAITSCOPE_ANALYZED_METRICS(WAITSCOPE_ANALYSIS_METRIC)
+#undef WAITSCOPE_ANALYSIS_METRIC
+        Count_, ///< number of metrics, not a metric
 };
 
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::Count_);
 
-/// What a metric measures.
-enum class MetricUnit : uint8_t { Seconds, Occurrences, Bytes };
+/// What a metric measures (Seconds, Occurrences, Bytes).
+using MetricUnit = metrics::Unit;
 
-/// Self-description of a metric: unique name, display name, parent, unit and meaning.
+/// Self-description of a metric: unique name, display name, parent, unit and meaning, as the
+/// metric registry defines it.
 struct MetricInfo {
     Metric metric;
     std::string_view uniqueName;

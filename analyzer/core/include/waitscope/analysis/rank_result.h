@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <vector>
+#include <waitscope/experiment/diagnostics.h>
 
 namespace waitscope::analysis {
 
@@ -69,8 +70,14 @@ struct PatternSamples {
     size_t count() const { return severities.size(); }
 };
 
-/// Named anomaly counters of the input (unmatched messages, clock violations, ...), per rank.
+/// Named anomaly counters of the input (unmatched messages, clock violations, ...), per rank,
+/// keyed by the names of the diagnostics registry (waitscope/experiment/diagnostics.h).
 using Diagnostics = std::map<std::string, uint64_t>;
+
+/// The counter of `diagnostic` in `diagnostics`, created at 0.
+inline uint64_t& counter(Diagnostics& diagnostics, experiment::Diagnostic diagnostic) {
+    return diagnostics[std::string(experiment::diagnosticName(diagnostic))];
+}
 
 /// The profile of one further thread (a location after the main one) of a rank: time in its
 /// categories and visits per call path of the rank's call tree; no MPI replay, no wait states.

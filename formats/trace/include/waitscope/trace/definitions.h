@@ -4,35 +4,16 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <waitscope/base/region_role.h>
 
 namespace waitscope::trace {
 
 /// Marker for an absent reference (OTF2's UNDEFINED for 32-bit references).
 inline constexpr uint32_t kUndefined = 0xFFFFFFFFu;
 
-/// What a region does, reduced to the roles the analysis distinguishes.
-enum class RegionRole : uint8_t {
-    Unknown,
-    Function,
-    Wrapper,
-    Loop,
-    Code,
-    Artificial,
-    PointToPoint,
-    Barrier,
-    CollectiveOneToAll,
-    CollectiveAllToOne,
-    CollectiveAllToAll,
-    CollectiveOther,
-    FileIo,
-    FileIoMetadata,
-    Rma,
-    Atomic,
-    Other,
-};
-
-/// The programming model a region belongs to.
-enum class Paradigm : uint8_t { Unknown, User, Compiler, Mpi, MeasurementSystem, Other, Sampling };
+/// Region roles and paradigms: the project-wide vocabulary (waitscope/base/region_role.h).
+using waitscope::Paradigm;
+using waitscope::RegionRole;
 
 /// One source region (function, MPI call, artificial measurement region).
 struct Region {

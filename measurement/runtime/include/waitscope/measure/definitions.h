@@ -5,59 +5,14 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+#include <waitscope/base/region_role.h>
 
 namespace waitscope::measure {
 
-/// Region roles and paradigms, numerically equal to OTF2's so no translation is needed.
-enum class RegionRole : std::uint8_t {
-    Unknown = 0,
-    Function = 1,
-    Wrapper = 2,
-    Loop = 3,
-    Code = 4,
-    Parallel = 5,
-    Sections = 6,
-    Section = 7,
-    Workshare = 8,
-    Single = 9,
-    SingleSblock = 10,
-    Master = 11,
-    Critical = 12,
-    CriticalSblock = 13,
-    Atomic = 14,
-    Barrier = 15,
-    ImplicitBarrier = 16,
-    Flush = 17,
-    Ordered = 18,
-    OrderedSblock = 19,
-    Task = 20,
-    TaskCreate = 21,
-    TaskWait = 22,
-    CollOne2All = 23,
-    CollAll2One = 24,
-    CollAll2All = 25,
-    CollOther = 26,
-    FileIo = 27,
-    Point2Point = 28,
-    Rma = 29,
-    DataTransfer = 30,
-    Artificial = 31,
-    ThreadCreate = 32,
-    ThreadWait = 33,
-    TaskUntied = 34,
-    Allocate = 35,
-    Deallocate = 36,
-    Reallocate = 37,
-    FileIoMetadata = 38
-};
-enum class Paradigm : std::uint8_t {
-    Unknown = 0,
-    User = 1,
-    Compiler = 2,
-    Sampling = 21,
-    Mpi = 4,
-    MeasurementSystem = 6
-};
+/// Region roles and paradigms: the project-wide vocabulary (waitscope/base/region_role.h),
+/// numerically equal to OTF2's so no translation is needed.
+using waitscope::Paradigm;
+using waitscope::RegionRole;
 
 struct RegionDefinition {
     std::string name;

@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 #include <waitscope/base/result.h>
+#include <waitscope/metrics/metric_registry.h>
 #include <waitscope/report/report.h>
 #include <waitscope/summary/measurement_record.h>
 
@@ -129,6 +131,19 @@ struct SummaryOptions {
     size_t maxFindings = 5;  ///< at most this many findings
     double minShare = 0.002; ///< findings below this share of total time are left out
 };
+
+/// A wait-state metric the summary reports as findings (its children, e.g. mpi_latesender_wo,
+/// are part of it), with the root-cause metrics of Scalasca's delay analysis that explain it
+/// (MetricId::None when there are none).
+struct FindingPattern {
+    metrics::MetricId metric;
+    metrics::MetricId delayShort;
+    metrics::MetricId delayLong;
+    bool collective; ///< waiting for the last process of a collective
+};
+
+/// The wait states reported as findings, in the order the summary looks at them.
+std::span<const FindingPattern> findingPatterns();
 
 /// Builds the summary of `report`. Fails if the report lacks the `time` metric or a value
 /// cannot be read (the message names the metric).
