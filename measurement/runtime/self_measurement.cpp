@@ -4,8 +4,10 @@
 #include "experiment_directory.h"
 #include "runtime_state.h"
 #include "unification.h"
+#include "waitscope/experiment/measurement_record.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,108 +16,55 @@ namespace waitscope::measure {
 
 /// Gathers per-rank numbers on rank 0 and writes waitscope.measurement.
 void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
-    enum Field {
-        kWrapBefore,
-        kInitHook,
-        kInitMeasurement,
-        kFinalizeMeasurement,
-        kFinalizeWrite,
-        kFlushSeconds,
-        kFlushes,
-        kEvents,
-        kTraceBytes,
-        kForeignCalls,
-        kUnknownRequests,
-        kUnknownComms,
-        kOtf2Errors,
-        kCountedCalls,
-        kSkippedTests,
-        kFilteredCalls,
-        kLostEvents,
-        kSamples,
-        kSamplesInMpi,
-        kFailedUnwinds,
-        kLostSamples,
-        kUnwoundCalls,
-        kContextRecords,
-        kSampledThreads,
-        kUnsampledThreads,
-        kFieldCount
+    using experiment::RankField;
+    constexpr int kFieldCount = experiment::kRankFieldCount;
+    double mine[kFieldCount] = {};
+    auto set = [&mine](RankField field, double value) { mine[static_cast<int>(field)] = value; };
+    auto count = [&set](RankField field, std::uint64_t value) {
+        set(field, static_cast<double>(value));
     };
-    static const char* const kNames[kFieldCount] = {"wrap_before_init_seconds",
-                                                    "init_hook_seconds",
-                                                    "init_measurement_seconds",
-                                                    "finalize_measurement_seconds",
-                                                    "finalize_write_seconds",
-                                                    "flush_seconds",
-                                                    "flushes",
-                                                    "events",
-                                                    "trace_bytes",
-                                                    "foreign_thread_calls",
-                                                    "unknown_requests",
-                                                    "unknown_comms",
-                                                    "otf2_errors",
-                                                    "counted_calls",
-                                                    "skipped_tests",
-                                                    "filtered_calls",
-                                                    "lost_events",
-                                                    "samples",
-                                                    "samples_in_mpi",
-                                                    "failed_unwinds",
-                                                    "lost_samples",
-                                                    "unwound_calls",
-                                                    "context_records",
-                                                    "sampled_threads",
-                                                    "unsampled_threads"};
+    set(RankField::WrapBeforeInitSeconds, seconds(s.self.initEnter - s.self.processStart));
+    set(RankField::InitHookSeconds, seconds(s.self.initHook));
+    set(RankField::InitMeasurementSeconds, seconds(s.self.initMeasurement));
+    set(RankField::FinalizeMeasurementSeconds, seconds(s.self.finalizeMeasurement));
+    set(RankField::FinalizeWriteSeconds, seconds(s.self.finalizeWrite));
+    set(RankField::FlushSeconds, seconds(g_diagnostics.flushTicks));
+    count(RankField::Flushes, g_diagnostics.flushes);
+    count(RankField::Events, g_hot.buffer.events);
+    count(RankField::TraceBytes, s.self.traceBytes);
+    count(RankField::ForeignThreadCalls, g_diagnostics.foreignThreadCalls);
+    count(RankField::UnknownRequests, g_diagnostics.unknownRequests);
+    count(RankField::UnknownComms, g_diagnostics.unknownComms);
+    count(RankField::Otf2Errors, g_diagnostics.otf2Errors);
+    count(RankField::CountedCalls, g_diagnostics.countedCalls);
+    count(RankField::SkippedTests, g_diagnostics.skippedTests);
+    count(RankField::FilteredCalls, g_diagnostics.filteredCalls);
+    count(RankField::LostEvents, g_diagnostics.lostEvents);
+    count(RankField::Samples, g_diagnostics.samples);
+    count(RankField::SamplesInMpi, g_diagnostics.samplesInMpi);
+    count(RankField::FailedUnwinds, g_diagnostics.failedUnwinds);
+    count(RankField::LostSamples, g_diagnostics.lostSamples);
+    count(RankField::UnwoundCalls, g_diagnostics.unwoundCalls);
+    count(RankField::ContextRecords, g_diagnostics.contextRecords);
+    count(RankField::SampledThreads, g_diagnostics.sampledThreads);
     // Counted by any thread that creates one.
-    const std::uint64_t unsampled = std::atomic_ref<std::uint64_t>(g_diagnostics.unsampledThreads)
-                                        .load(std::memory_order_relaxed);
-    double mine[kFieldCount] = {seconds(s.self.initEnter - s.self.processStart),
-                                seconds(s.self.initHook),
-                                seconds(s.self.initMeasurement),
-                                seconds(s.self.finalizeMeasurement),
-                                seconds(s.self.finalizeWrite),
-                                seconds(g_diagnostics.flushTicks),
-                                static_cast<double>(g_diagnostics.flushes),
-                                static_cast<double>(g_hot.buffer.events),
-                                static_cast<double>(s.self.traceBytes),
-                                static_cast<double>(g_diagnostics.foreignThreadCalls),
-                                static_cast<double>(g_diagnostics.unknownRequests),
-                                static_cast<double>(g_diagnostics.unknownComms),
-                                static_cast<double>(g_diagnostics.otf2Errors),
-                                static_cast<double>(g_diagnostics.countedCalls),
-                                static_cast<double>(g_diagnostics.skippedTests),
-                                static_cast<double>(g_diagnostics.filteredCalls),
-                                static_cast<double>(g_diagnostics.lostEvents),
-                                static_cast<double>(g_diagnostics.samples),
-                                static_cast<double>(g_diagnostics.samplesInMpi),
-                                static_cast<double>(g_diagnostics.failedUnwinds),
-                                static_cast<double>(g_diagnostics.lostSamples),
-                                static_cast<double>(g_diagnostics.unwoundCalls),
-                                static_cast<double>(g_diagnostics.contextRecords),
-                                static_cast<double>(g_diagnostics.sampledThreads),
-                                static_cast<double>(unsampled)};
+    count(RankField::UnsampledThreads,
+          std::atomic_ref<std::uint64_t>(g_diagnostics.unsampledThreads)
+              .load(std::memory_order_relaxed));
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)
         return;
-    std::string out = "# Waitscope self-measurement: key=value; rank.<r>.<key> per rank\n";
-    out += "version=1\nprogram=" + defs.programPath + "\nranks=" + std::to_string(s.size) +
-           "\nclock=" + g_hot.clock.name() +
-           "\nticks_per_second=" + std::to_string(g_hot.clock.ticksPerSecond()) +
-           "\nbuffer_bytes=" + std::to_string(s.memory.size() * 8) + "\n";
-    char line[160];
-    for (int r = 0; r < s.size; ++r) {
-        for (int f = 0; f < kFieldCount; ++f) {
-            double v = all[static_cast<size_t>(r) * kFieldCount + f];
-            if (f >= kFlushes && f != kFlushSeconds)
-                std::snprintf(line, sizeof(line), "rank.%d.%s=%.0f\n", r, kNames[f], v);
-            else
-                std::snprintf(line, sizeof(line), "rank.%d.%s=%.9f\n", r, kNames[f], v);
-            out += line;
-        }
-    }
-    writeExperimentFile(s, s.directory + "/waitscope.measurement", out);
+    experiment::MeasurementHeader header;
+    header.program = defs.programPath.c_str();
+    header.ranks = s.size;
+    header.clock = g_hot.clock.name();
+    header.ticksPerSecond = g_hot.clock.ticksPerSecond();
+    header.bufferBytes = s.memory.size() * 8;
+    const std::string path = s.directory + "/" + experiment::kMeasurementRecordFile;
+    errno = 0;
+    if (!experiment::writeMeasurementRecord(path.c_str(), header, all.data()))
+        noteWriteError(s, path, errno);
 }
 
 void noteExit() {
