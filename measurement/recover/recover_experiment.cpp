@@ -4,6 +4,7 @@
 #include "consistent_cut.h"
 #include "records_file.h"
 #include "trace_writer.h"
+#include "waitscope/experiment/measurement_record.h"
 #include "waitscope/measure/event_buffer.h"
 #include "waitscope/measure/rank_definitions_file.h"
 
@@ -379,19 +380,16 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
         return Error((dir / kRecoveryFile).string() + ": cannot write");
     // The replay and `analyze -a` read the job's size and clock here; the report carries
     // its entries, so the notes travel with it (the summary lists them).
-    const bool haveRecord = fs::exists(dir / "waitscope.measurement", ec);
-    std::ofstream record(dir / "waitscope.measurement", std::ios::app);
-    if (!haveRecord)
-        record << "# Waitscope self-measurement: key=value (recovered after a failed run)\n"
-               << "version=1\nprogram=" << global.programPath << "\nranks=" << size
-               << "\nticks_per_second=" << ticksPerSecond << '\n';
-    record << "recovered=true\n";
-    for (std::uint32_t r = 0; r < size; ++r)
-        record << "recovered.rank." << r << ".events=" << report.keptEvents[r] << '\n';
-    for (std::size_t k = 0; k < report.notes.size(); ++k)
-        record << "recovery." << k + 1 << '=' << report.notes[k] << '\n';
-    if (!record)
-        return Error((dir / "waitscope.measurement").string() + ": cannot write");
+    experiment::RecoveryEntries recovery;
+    recovery.program = global.programPath;
+    recovery.ranks = size;
+    recovery.ticksPerSecond = ticksPerSecond;
+    recovery.keptEvents = report.keptEvents;
+    recovery.notes = report.notes;
+    if (Status written = experiment::appendRecoveryEntries(
+            (dir / experiment::kMeasurementRecordFile).string(), recovery);
+        !written)
+        return written.error();
     return report;
 }
 

@@ -1,8 +1,9 @@
-// Parsing of the key=value self-measurement file.
+// The analyzer's use of the self-measurement file: the whole record, or an error.
 #include "waitscope/analysis/measurement_record.h"
 
+#include "waitscope/experiment/attribute_keys.h"
+
 #include <filesystem>
-#include <fstream>
 
 namespace waitscope::analysis {
 
@@ -14,22 +15,16 @@ readMeasurementRecord(const std::string& directory) {
     if (!std::filesystem::exists(file, ec)) {
         return entries;
     }
-    std::ifstream in(file);
-    if (!in) {
-        return Error(file.string() + ": cannot read");
+    auto record = experiment::readMeasurementRecord(file.string());
+    if (!record) {
+        return record.error();
     }
-    std::string line;
-    for (size_t number = 1; std::getline(in, line); ++number) {
-        if (line.empty() || line[0] == '#') {
-            continue;
-        }
-        const size_t equals = line.find('=');
-        if (equals == std::string::npos || equals == 0) {
-            return Error(file.string() + ": line " + std::to_string(number) +
-                         ": expected key=value");
-        }
-        entries.emplace_back("waitscope::measurement::" + line.substr(0, equals),
-                             line.substr(equals + 1));
+    if (!record->badLines.empty()) {
+        return experiment::badLineError(file.string(), record->badLines.front());
+    }
+    entries.reserve(record->entries.size());
+    for (auto& [key, value] : record->entries) {
+        entries.emplace_back(experiment::measurementAttribute(key), std::move(value));
     }
     return entries;
 }

@@ -1,47 +1,37 @@
 // Reading the measurement's key=value self-measurement record.
 #include "waitscope/summary/measurement_record.h"
 
+#include "waitscope/experiment/attribute_keys.h"
+
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <utility>
 
 namespace waitscope::summary {
 
 Result<MeasurementRecord> MeasurementRecord::read(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        return Error(path + ": cannot open the measurement record");
+    auto entries = experiment::readMeasurementRecord(path);
+    if (!entries) {
+        return entries.error();
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse(text.str());
+    return fromEntries(std::move(*entries));
 }
 
 MeasurementRecord MeasurementRecord::parse(std::string_view text) {
+    return fromEntries(experiment::parseMeasurementRecord(text));
+}
+
+MeasurementRecord MeasurementRecord::fromEntries(experiment::MeasurementEntries entries) {
+    // A damaged line costs only its own value: the summary shows what the rest says.
     MeasurementRecord record;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = text.size();
-        }
-        const std::string_view line = text.substr(start, end - start);
-        start = end + 1;
-        if (line.empty() || line[0] == '#') {
-            continue;
-        }
-        const size_t eq = line.find('=');
-        if (eq == std::string_view::npos) {
-            continue;
-        }
-        record.m_values[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+    for (auto& [key, value] : entries.entries) {
+        record.m_values[key] = std::move(value);
     }
     return record;
 }
 
 MeasurementRecord MeasurementRecord::fromReport(const report::Report& report) {
-    const std::string prefix = "waitscope::measurement::";
+    const std::string_view prefix = experiment::kMeasurementPrefix;
     MeasurementRecord record;
     for (const auto& [key, value] : report.attributes()) {
         if (key.rfind(prefix, 0) == 0) {
@@ -72,6 +62,10 @@ double MeasurementRecord::sumOverRanks(const std::string& key) const {
         sum += number("rank." + std::to_string(r) + "." + key);
     }
     return sum;
+}
+
+double MeasurementRecord::sumOverRanks(experiment::RankField field) const {
+    return sumOverRanks(experiment::rankFieldName(field));
 }
 
 double MeasurementRecord::maxOverRanks(const std::string& key) const {

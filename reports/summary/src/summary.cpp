@@ -14,6 +14,7 @@
 namespace waitscope::summary {
 namespace {
 
+using experiment::RankField;
 using report::CallTreeMode;
 using report::MetricId;
 using report::Report;
@@ -212,15 +213,16 @@ MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit
         return cost;
     }
     cost.known = true;
-    cost.initHook = record->sumOverRanks("init_hook_seconds");
-    cost.wrapBeforeInit = record->sumOverRanks("wrap_before_init_seconds");
-    cost.flushSeconds = record->sumOverRanks("flush_seconds");
-    cost.insideDuringRun = record->sumOverRanks("init_measurement_seconds") + cost.flushSeconds;
-    cost.atFinalize = record->sumOverRanks("finalize_measurement_seconds") +
-                      record->sumOverRanks("finalize_write_seconds");
-    cost.flushes = record->sumOverRanks("flushes");
-    cost.events = record->sumOverRanks("events");
-    cost.traceBytes = record->sumOverRanks("trace_bytes");
+    cost.initHook = record->sumOverRanks(RankField::InitHookSeconds);
+    cost.wrapBeforeInit = record->sumOverRanks(RankField::WrapBeforeInitSeconds);
+    cost.flushSeconds = record->sumOverRanks(RankField::FlushSeconds);
+    cost.insideDuringRun =
+        record->sumOverRanks(RankField::InitMeasurementSeconds) + cost.flushSeconds;
+    cost.atFinalize = record->sumOverRanks(RankField::FinalizeMeasurementSeconds) +
+                      record->sumOverRanks(RankField::FinalizeWriteSeconds);
+    cost.flushes = record->sumOverRanks(RankField::Flushes);
+    cost.events = record->sumOverRanks(RankField::Events);
+    cost.traceBytes = record->sumOverRanks(RankField::TraceBytes);
     // Setup in MPI_Init and writing at MPI_Finalize lie outside the program's own work and do
     // not shift one rank against another; buffer flushes in the middle of the run do.
     const double flushShare = totalTime > 0.0 ? cost.flushSeconds / totalTime : 0.0;

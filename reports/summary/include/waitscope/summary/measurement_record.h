@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <waitscope/base/result.h>
+#include <waitscope/experiment/measurement_record.h>
 #include <waitscope/report/report.h>
 
 namespace waitscope::summary {
@@ -12,10 +13,10 @@ namespace waitscope::summary {
 /// The measurement's record of its own cost, as written by libwaitscope at MPI_Finalize.
 class MeasurementRecord {
 public:
-    /// Reads `path`. Fails if the file cannot be opened; lines without '=' and comments are
-    /// skipped.
+    /// Reads `path` (experiment::readMeasurementRecord). Fails if the file cannot be opened;
+    /// damaged lines are skipped, so the summary shows what the rest of the record says.
     static Result<MeasurementRecord> read(const std::string& path);
-    /// Parses the text of a record.
+    /// Parses the text of a record, skipping damaged lines.
     static MeasurementRecord parse(std::string_view text);
     /// The record the analyzer copied into the report's attributes
     /// (`waitscope::measurement::<key>`); empty when there are none.
@@ -29,12 +30,17 @@ public:
     double number(const std::string& key, double fallback = 0.0) const;
     /// The sum of `rank.<r>.<key>` over all ranks.
     double sumOverRanks(const std::string& key) const;
+    /// The sum of a per-rank field the measurement writes over all ranks.
+    double sumOverRanks(experiment::RankField field) const;
     /// The maximum of `rank.<r>.<key>` over all ranks (0 when absent).
     double maxOverRanks(const std::string& key) const;
     /// Number of ranks the record covers (its `ranks` key).
     int ranks() const { return static_cast<int>(number("ranks")); }
 
 private:
+    /// The entries of a read record; a key written twice keeps its last value.
+    static MeasurementRecord fromEntries(experiment::MeasurementEntries entries);
+
     std::map<std::string, std::string> m_values;
 };
 

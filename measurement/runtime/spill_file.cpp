@@ -1,0 +1,197 @@
+// The rank's spill file and definitions file: buffer flushes during the run, and reading the
+// spilled records back into the trace at finalize.
+#include "spill_file.h"
+
+#include "experiment_directory.h"
+#include "runtime_state.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace waitscope::measure {
+
+// Signal context: only async-signal-safe calls (open, write, close), no allocation, no locks.
+// False when the data could not all be written (errno says why; ENOSPC for a short write).
+bool writeAll(int fd, const void* data, size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+        ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return false;
+        }
+        p += w;
+        n -= static_cast<size_t>(w);
+    }
+    return true;
+}
+
+/// Writes the rank's definitions file (a new one beside, then renamed over the old one, so a
+/// rank killed meanwhile leaves the previous one whole). Signal-safe.
+bool saveDefinitions(RuntimeState& s) {
+    if (s.defsPath.empty())
+        return true;
+    int fd = ::open(s.defsTempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return false;
+    bool ok = writeRankDefinitions(fd, s.identity, s.defs);
+    ok = ::close(fd) == 0 && ok;
+    if (ok)
+        ok = ::rename(s.defsTempPath.c_str(), s.defsPath.c_str()) == 0;
+    else
+        ::unlink(s.defsTempPath.c_str());
+    return ok;
+}
+
+namespace {
+
+std::size_t definitionCount(const Definitions& defs) {
+    return defs.regions().size() + defs.comms().size() + defs.callingContexts().size();
+}
+
+} // namespace
+
+/// Saves the definitions when they grew since the last save (normal context).
+void saveNewDefinitions(RuntimeState& s) {
+    std::size_t n = definitionCount(s.defs);
+    if (n == s.savedDefinitions)
+        return;
+    errno = 0;
+    if (saveDefinitions(s))
+        s.savedDefinitions = n;
+    else
+        noteWriteError(s, s.defsPath, errno);
+}
+
+namespace {
+
+/// Moves records spilled before MPI_Init (to an unnamed file) into the rank's spill file.
+void adoptEarlySpill(RuntimeState& s) {
+    if (s.spillFd < 0)
+        return;
+    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (named < 0)
+        return; // keep the unnamed one: still encoded at finalize, only not salvageable
+    char chunk[1 << 16];
+    ::lseek(s.spillFd, 0, SEEK_SET);
+    for (ssize_t n; (n = ::read(s.spillFd, chunk, sizeof(chunk))) > 0;)
+        writeAll(named, chunk, static_cast<size_t>(n));
+    ::close(s.spillFd);
+    s.spillFd = named;
+}
+
+} // namespace
+
+/// Gives the rank its spill file (taking over records spilled before MPI_Init).
+Status openSpill(RuntimeState& s) {
+    adoptEarlySpill(s);
+    if (s.spillFd < 0)
+        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (s.spillFd < 0)
+        return Error("cannot create '" + s.spillPath + "': " + std::strerror(errno));
+    return Status::success();
+}
+
+/// Encodes the records spilled during the run into the OTF2 event file, reading them back in
+/// pieces through the (now idle) event buffer, then removes the spill file.
+void encodeSpilledRecords(RuntimeState& s) {
+    if (s.spillFd < 0)
+        return;
+    // Whatever is still buffered goes last; keep it by spilling it too (unless records are
+    // already missing before it: it would decode with a wrong time base).
+    errno = 0;
+    if (!s.spillFailed && !writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes())) {
+        noteWriteError(s, s.spillPath, errno);
+        s.spillFailed = true;
+        if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
+            ++g_diagnostics.otf2Errors;
+    }
+    g_hot.buffer.clear();
+    int fd = s.spillFd;
+    s.spillFd = -1;
+    ::lseek(fd, 0, SEEK_SET);
+    std::uint64_t* memory = g_hot.buffer.begin;
+    const size_t capacity = s.memory.size() * 8;
+    size_t filled = 0;
+    while (true) {
+        ssize_t n = ::read(fd, reinterpret_cast<char*>(memory) + filled, capacity - filled);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0)
+            filled += static_cast<size_t>(n);
+        // Encode the whole records; a record cut by the read boundary waits for the next read.
+        std::uint64_t probeTime = s.writer.decodeTime();
+        RecordCursor cursor(memory, memory + filled / 8, probeTime);
+        RecordHeader h;
+        const std::uint64_t* x = nullptr;
+        while (cursor.next(h, x)) {
+        }
+        const std::uint64_t* consumed = cursor.consumed();
+        s.writer.write(memory, consumed);
+        size_t used = static_cast<size_t>(consumed - memory) * 8;
+        std::memmove(memory, reinterpret_cast<char*>(memory) + used, filled - used);
+        filled -= used;
+        if (n <= 0)
+            break;
+    }
+    ::close(fd);
+    if (filled != 0)
+        ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
+}
+
+void flushEvents(bool recordRegion) noexcept {
+    RuntimeState* s = g_state;
+    EventBuffer& b = g_hot.buffer;
+    if (!s || !b.begin)
+        return;
+    std::uint64_t start = now();
+    if (s->profile)
+        s->profile->consume(b.begin, b.cursor);
+    if (s->config.tracing) {
+        if (s->spillFd < 0 && !s->spillPath.empty())
+            s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        if (s->spillFd < 0 && s->spillPath.empty()) {
+            // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
+            char name[] = "/tmp/waitscope_early_XXXXXX";
+            s->spillFd = mkstemp(name);
+            if (s->spillFd >= 0)
+                ::unlink(name);
+        }
+        errno = 0;
+        if (s->spillFailed) {
+            // Records after a gap would decode with a wrong time base: keep none of them.
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+        } else if (s->spillFd >= 0 && writeAll(s->spillFd, b.begin, b.usedBytes())) {
+            s->spilledBytes += b.usedBytes();
+        } else if (s->spillFd >= 0) {
+            noteWriteError(*s, s->spillPath, errno);
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+            // The records file keeps only whole records: those of the flushes before.
+            s->spillFailed = true;
+            if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
+                ++g_diagnostics.otf2Errors;
+        } else {
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush; // nowhere to keep them
+        }
+    }
+    b.clear();
+    s->eventsAtLastFlush = b.events;
+    // The records just spilled may name definitions made since the last save.
+    if (s->measured && !s->finalized)
+        saveNewDefinitions(*s);
+    std::uint64_t end = now();
+    ++g_diagnostics.flushes;
+    g_diagnostics.flushTicks += end - start;
+    if (recordRegion) {
+        appendRecord(start, EventKind::Enter, s->flushRegion);
+        appendRecord(end, EventKind::Leave, s->flushRegion);
+    }
+}
+
+} // namespace waitscope::measure

@@ -1,0 +1,32 @@
+// What a rank keeps on disk during the run for `waitscope recover`: its full buffers as raw
+// records (the spill file, encoded into OTF2 at finalize) and the definitions they name.
+#pragma once
+
+#include "waitscope/base/result.h"
+
+#include <cstddef>
+
+namespace waitscope::measure {
+
+struct RuntimeState;
+
+/// Writes all `n` bytes to `fd`. Signal context: only async-signal-safe calls, no allocation,
+/// no locks. False when the data could not all be written (errno says why; ENOSPC for a
+/// short write).
+bool writeAll(int fd, const void* data, size_t n);
+
+/// Writes the rank's definitions file (a new one beside, then renamed over the old one, so a
+/// rank killed meanwhile leaves the previous one whole). Signal-safe.
+bool saveDefinitions(RuntimeState& s);
+
+/// Saves the definitions when they grew since the last save (normal context).
+void saveNewDefinitions(RuntimeState& s);
+
+/// Gives the rank its spill file (taking over records spilled before MPI_Init).
+Status openSpill(RuntimeState& s);
+
+/// Encodes the records spilled during the run into the OTF2 event file, reading them back in
+/// pieces through the (now idle) event buffer, then removes the spill file.
+void encodeSpilledRecords(RuntimeState& s);
+
+} // namespace waitscope::measure
