@@ -5,7 +5,9 @@
 # On demand only. Usage: differential.sh COUNT [FIRST_SEED]
 # Environment: BUILD (default build/dev), ORACLE_PREFIX (default /work/oracle/prefix),
 # WORK (default /tmp/waitscope_differential: traces with differences are kept there),
-# STEPS (steps per program, default 24), BASE_REPLAY (a second waitscope-replay, say before a
+# STEPS (steps per program, default 24), MODE ("agreeable": only the features where no
+# difference is known, see random_mpi.c), REPLAY (the waitscope-replay to check, default the
+# build's), BASE_REPLAY (a second waitscope-replay, say before a
 # fix, compared with the same SCOUT reports and tallied apart).
 set -u
 [ $# -ge 1 ] || { echo "usage: differential.sh COUNT [FIRST_SEED]" >&2; exit 2; }
@@ -26,7 +28,8 @@ summary="$work/runs.tsv"
 : >"$tally"
 : >"$base_tally"
 also=""
-[ -n "${BASE_REPLAY:-}" ] && also="--also-replay $BASE_REPLAY --also-tally $base_tally"
+[ -n "${REPLAY:-}" ] && also="--replay $REPLAY"
+[ -n "${BASE_REPLAY:-}" ] && also="$also --also-replay $BASE_REPLAY --also-tally $base_tally"
 : >"$summary"
 library="$build/lib/libwaitscope.so"
 [ -f "$library" ] || { echo "differential.sh: $library: not built" >&2; exit 2; }
@@ -38,7 +41,7 @@ while [ "$seed" -le "$last" ]; do
     experiment="$work/seed_$seed"
     rm -rf "$experiment"
     if ! timeout 120 mpirun -np "$np" --oversubscribe -x LD_PRELOAD="$library" \
-        -x WAITSCOPE_EXPERIMENT_DIRECTORY="$experiment" "$program" "$seed" "$steps" \
+        -x WAITSCOPE_EXPERIMENT_DIRECTORY="$experiment" "$program" "$seed" "$steps" ${MODE:-} \
         >"$work/run.log" 2>&1; then
         echo "$seed	$np	run-failed" >>"$summary"
         echo "seed $seed: the program failed (kept $work/run.log)" >&2
