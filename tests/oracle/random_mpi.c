@@ -25,7 +25,9 @@ static unsigned long long next_random(void) {
     return z ^ (z >> 31);
 }
 
-static int pick(int n) { return (int)(next_random() % (unsigned long long)n); }
+static int pick(int n) {
+    return (int)(next_random() % (unsigned long long)n);
+}
 
 static void compute_ms(double ms) {
     const double end = MPI_Wtime() + ms / 1000.0;
@@ -50,7 +52,9 @@ static int g_agreeable; // leave out the known differences
 static char* g_send;
 static char* g_recv[kMaxMessages];
 
-static int message_size(void) { return pick(2) == 0 ? 1 + pick(kSmall) : kLarge / 2 + pick(kLarge / 2); }
+static int message_size(void) {
+    return pick(2) == 0 ? 1 + pick(kSmall) : kLarge / 2 + pick(kLarge / 2);
+}
 
 // Completes `count` requests in the way `how` names (0..7: Wait loop, Waitall, Waitany,
 // Waitsome, Test loop, Testall, Testany, Testsome).
@@ -286,8 +290,8 @@ static void ring(MPI_Comm comm, int me, int ranks, int tag) {
         MPI_Sendrecv_replace(g_recv[0], size, MPI_CHAR, right, tag, left, tag, comm,
                              MPI_STATUS_IGNORE);
     } else {
-        MPI_Sendrecv(g_send, size, MPI_CHAR, right, tag, g_recv[0], size, MPI_CHAR, left, tag,
-                     comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(g_send, size, MPI_CHAR, right, tag, g_recv[0], size, MPI_CHAR, left, tag, comm,
+                     MPI_STATUS_IGNORE);
     }
 }
 
