@@ -94,6 +94,48 @@ def difference_class(row):
     return metric + "@" + path.rsplit("/", 1)[-1]
 
 
+# The known rules behind differences (docs/fidelity.md, "Differential oracle findings"): a
+# difference class (metric@region) and which side is larger name the rule.
+WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
+TESTS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
+ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirect",
+                       "mpi_wait_propagating", "inter_partition_imbalance")
+
+
+def known_rule(metric, region, theirs, ours):
+    if metric in ("mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"):
+        if region in WAITS and theirs > ours:
+            return "open: Late Receiver at nonblocking send completions"
+        if region in ("MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Bsend", "MPI_Rsend") \
+                and ours > theirs:
+            return "open: no Late Receiver at Sendrecv, Bsend, Rsend"
+        if region in ("MPI_Send", "MPI_Ssend"):
+            return "open: a receive starts at its request"
+    if metric in ("mpi_latesender", "mpi_cls_count", "mpi_sls_count") and region in TESTS:
+        return "open: no Late Sender at test calls"
+    if metric in ("comms_cxch", "comms_csrc", "comms_cdst"):
+        return "open: collective communication counts by bytes"
+    if metric in ("mpi_lswo_same", "mpi_lswo_different"):
+        return "on purpose: wrong order source compared by world rank"
+    if metric.startswith(ROOT_CAUSE_PREFIXES):
+        return "open: root causes"
+    return "unexplained"
+
+
+def summarize(path):
+    """Traces and values per known rule of a tally file."""
+    rules = {}
+    for line in open(path):
+        cls, trace, _, _, theirs, ours = line.rstrip("\n").split("\t")
+        metric, region = cls.split("@", 1)
+        rule = known_rule(metric, region, float(theirs), float(ours))
+        traces, values = rules.setdefault(rule, (set(), [0]))
+        traces.add(trace)
+        values[0] += 1
+    for rule, (traces, values) in sorted(rules.items(), key=lambda r: -len(r[1][0])):
+        print("  %-58s %5d traces %6d values" % (rule, len(traces), values[0]))
+
+
 def stage(trace, scratch):
     """A directory of links to the trace, so that the reports land in scratch."""
     trace = Path(trace).resolve()
@@ -127,7 +169,12 @@ def main():
     parser.add_argument("--also-replay", help="a second waitscope-replay (say, before a fix) "
                         "compared with the same SCOUT report; its differences go to --also-tally")
     parser.add_argument("--also-tally", help="the difference classes of --also-replay")
+    parser.add_argument("--summarize", metavar="TALLY",
+                        help="print the differences of a tally file by known rule, and exit")
     args = parser.parse_args()
+    if args.summarize:
+        summarize(args.summarize)
+        return 0
     if not args.trace and not (args.scalasca and args.ours):
         parser.error("give a trace, or --scalasca and --ours")
     bindir = Path(args.build) / "bin"

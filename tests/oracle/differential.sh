@@ -71,7 +71,10 @@ echo "traces: $(wc -l <"$summary")"
 cut -f3 "$summary" | sort | uniq -c
 echo "differences by class (metric@region):"
 classes "$tally"
+echo "differences by rule (docs/fidelity.md):"
+python3 "$here/compare.py" --summarize "$tally"
 if [ -n "${BASE_REPLAY:-}" ]; then
     echo "with $BASE_REPLAY:"
     classes "$base_tally"
+    python3 "$here/compare.py" --summarize "$base_tally"
 fi
