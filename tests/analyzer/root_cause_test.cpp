@@ -211,6 +211,34 @@ TEST_CASE("critical path: a scan keeps it on its rank (Scalasca: no synchronizat
     CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 1) == 0.0);
 }
 
+TEST_CASE("performance impact: waiting in a scan is activity, as in Scalasca (no synchronization "
+          "point)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Init 1..10 | work 10..40 | Scan 40..45 | main | Finalize 53..55
+    // rank 1: main | Init 2..10 | work 10..20 | Scan 20..45 | main | Finalize 52..56
+    // Rank 1 waits 20 ms in the scan for rank 0 (Early Scan), but Scalasca 2.6 keeps that time
+    // in the rank's activities: the path has 5 ms of MPI_Scan (on rank 0), so 20 ms of rank 1's
+    // 25 ms there are off the path.
+    TinyTrace t(2);
+    const uint64_t init[] = {1, 2}, scan[] = {40, 20}, finalize[] = {53, 52},
+                   finalized[] = {55, 56};
+    for (uint32_t r = 0; r < 2; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .collective(init[r], 10, "MPI_Init", Op::CreateHandle)
+            .enter(10, "work")
+            .leave(scan[r], "work")
+            .collective(scan[r], 45, "MPI_Scan", Op::Scan, 0, trace::kUndefined, 8, 8)
+            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
+            .leave(60, "main");
+    }
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::MpiEarlyScan, "main/MPI_Scan", 1) == Approx(0.020));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 0) == Approx(0.005));
+    CHECK(a(Metric::CriticalPathActivities, "main/MPI_Scan", 1) == Approx(0.005));
+    CHECK(a(Metric::NonCriticalPathActivities, "main/MPI_Scan", 1) == Approx(0.020));
+}
+
 TEST_CASE("critical path: a late root of a broadcast takes the path from a waiting receiver",
           "[root-cause][critical-path]") {
     // rank 0 (root): main | work 0..30 | Bcast 30..31 | main .. 40
