@@ -136,6 +136,16 @@ def summarize(path):
         print("  %-58s %5d traces %6d values" % (rule, len(traces), values[0]))
 
 
+def rank_count(anchor):
+    """The MPI ranks of a trace: its process location groups."""
+    listing = run(["otf2-print", "-G", str(anchor)])
+    ranks = sum(1 for line in listing.splitlines()
+                if line.startswith("LOCATION_GROUP") and "Type: PROCESS" in line)
+    if ranks == 0:
+        raise RuntimeError("%s: no MPI ranks in the definitions" % anchor)
+    return ranks
+
+
 def stage(trace, scratch):
     """A directory of links to the trace, so that the reports land in scratch."""
     trace = Path(trace).resolve()
@@ -154,7 +164,8 @@ def stage(trace, scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trace", nargs="?", help="traces.otf2 or its directory")
-    parser.add_argument("-np", type=int, default=4, help="ranks for both analyzers (default 4)")
+    parser.add_argument("-np", type=int, help="ranks for both analyzers (default: the trace's "
+                        "MPI ranks, as otf2-print -G lists them; SCOUT needs all of them)")
     parser.add_argument("--prefix", default=os.environ.get("ORACLE_PREFIX", "/work/oracle/prefix"),
                         help="the Scalasca installation (default $ORACLE_PREFIX)")
     parser.add_argument("--build", default=str(ROOT / "build" / "dev"),
@@ -179,7 +190,7 @@ def main():
         parser.error("give a trace, or --scalasca and --ours")
     bindir = Path(args.build) / "bin"
     export = str(bindir / "waitscope-export")
-    mpirun = ["mpirun", "-np", str(args.np), "--oversubscribe"]
+    mpirun = ["mpirun", "-np", str(args.np or 0), "--oversubscribe"]
     scratch_owner = None
     if args.keep:
         scratch = Path(args.keep)
@@ -189,6 +200,9 @@ def main():
         scratch = Path(scratch_owner.name)
     try:
         staged = stage(args.trace, scratch) if args.trace else None
+        if staged and not args.np:
+            args.np = rank_count(staged)
+            mpirun = ["mpirun", "-np", str(args.np), "--oversubscribe"]
         scalasca = args.scalasca
         if not scalasca:
             run(mpirun + [str(Path(args.prefix) / "bin" / "scout.mpi"), str(staged)],
