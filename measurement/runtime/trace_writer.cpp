@@ -292,6 +292,16 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
         out.paradigm = region.paradigm;
         st = w.writeRegion(static_cast<uint32_t>(i), out);
     }
+    // The program's own region, as Score-P defines it: Scalasca's reader finds the region of a
+    // ProgramBegin by its name (the path's last component) and canonical name (the path).
+    if (rc == OTF2_SUCCESS) {
+        const std::string& path = d.programPath;
+        rc = OTF2_GlobalDefWriter_WriteRegion(g, static_cast<uint32_t>(d.regions.entries.size()),
+                                              str(path.substr(path.find_last_of('/') + 1)),
+                                              str(path), str(""), OTF2_REGION_ROLE_ARTIFICIAL,
+                                              OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                              OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0);
+    }
     // Calling contexts (sampling, unwinding): a parent's key is a prefix of its children's, so
     // in the sorted set parents come first; a context's region is the last one on its path.
     if (!d.contexts.entries.empty() && st)

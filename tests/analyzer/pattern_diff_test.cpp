@@ -112,6 +112,24 @@ TEST_CASE("late sender, wrong order: an earlier sent message was waiting",
               count("mpi_clswo_count", "main/MPI_Recv", 1, 1));
 }
 
+TEST_CASE("late sender, wrong order: a later message sent before the late one, after the wait "
+          "began (Scalasca: wrong order)",
+          "[pattern][late-sender]") {
+    // Rank 1 waits from 10 for rank 0's send at 50; rank 2's message, received next, was sent
+    // at 20: after the waiting began, but before the late message. Scalasca 2.6 compares the
+    // two sends, so the whole Late Sender (40 ms) is in the wrong order.
+    TinyTrace t(3);
+    t.rank(0).enter(0, "main").send(50, 51, 1, 1).leave(100, "main");
+    t.rank(2).enter(0, "main").send(20, 21, 1, 2).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(10, 51, 52, 0, 1).recv(53, 54, 55, 2, 2).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_latesender_wo", "mpi_lswo_different",
+                      "mpi_clswo_count"}) ==
+          line("mpi_latesender", "main/MPI_Recv", 1, 50, 10) +
+              line("mpi_latesender_wo", "main/MPI_Recv", 1, 50, 10) +
+              line("mpi_lswo_different", "main/MPI_Recv", 1, 50, 10) +
+              count("mpi_clswo_count", "main/MPI_Recv", 1, 1));
+}
+
 TEST_CASE("late sender, wrong order from the same source (different tags)",
           "[pattern][late-sender]") {
     TinyTrace t(2);
@@ -128,6 +146,19 @@ TEST_CASE("late receiver: a blocking send waits for the receive to be posted",
     t.rank(1).enter(0, "main").recv(48, 50, 51, 0, 7, 100000).leave(100, "main");
     CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_latesender"}) ==
           line("mpi_latereceiver", "main/MPI_Send", 0, 48, 10) +
+              count("mpi_clr_count", "main/MPI_Send", 0, 1));
+}
+
+TEST_CASE("late receiver: none when the send returned before the receive began (Scalasca: 0)",
+          "[pattern][late-receiver]") {
+    // A buffered (eager) standard send that took 30 ms returns before the receive is entered:
+    // it waited for nothing. Scalasca 2.6 counts no instance; the send still in progress
+    // when its receive began (tag 8) waited from its enter to the receive's enter.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 40, 1, 7).send(45, 60, 1, 8).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(40, 41, 42, 0, 7).recv(50, 60, 61, 0, 8).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"}) ==
+          line("mpi_latereceiver", "main/MPI_Send", 0, 50, 45) +
               count("mpi_clr_count", "main/MPI_Send", 0, 1));
 }
 
@@ -205,6 +236,25 @@ TEST_CASE("wait at n x n on a derived communicator involves only its members", "
               count("comms_cxch", "main/MPI_Allreduce", 3, 1) +
               count("bytes_cout", "main/MPI_Allreduce", 1, 8) +
               count("bytes_cout", "main/MPI_Allreduce", 3, 8));
+}
+
+TEST_CASE("no wait at n x n in MPI_Alltoallv / MPI_Alltoallw (Scalasca: none)", "[pattern][nxn]") {
+    // Their per-pair counts may hide any pattern of pairwise exchange, which the records do not
+    // tell: Scalasca 2.6 finds no wait state in them; the same shape as MPI_Alltoall waits.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main");
+    t.rank(1).enter(0, "main");
+    t.rank(0).collective(10, 52, "MPI_Alltoallv", Op::Alltoallv, 0, trace::kUndefined, 8, 8);
+    t.rank(1).collective(50, 51, "MPI_Alltoallv", Op::Alltoallv, 0, trace::kUndefined, 8, 8);
+    t.rank(0).collective(60, 82, "MPI_Alltoallw", Op::Alltoallw, 0, trace::kUndefined, 8, 8);
+    t.rank(1).collective(80, 81, "MPI_Alltoallw", Op::Alltoallw, 0, trace::kUndefined, 8, 8);
+    t.rank(0).collective(90, 99, "MPI_Alltoall", Op::Alltoall, 0, trace::kUndefined, 8, 8);
+    t.rank(1).collective(95, 98, "MPI_Alltoall", Op::Alltoall, 0, trace::kUndefined, 8, 8);
+    t.rank(0).leave(100, "main");
+    t.rank(1).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_wait_nxn", "mpi_nxn_completion"}) ==
+          line("mpi_wait_nxn", "main/MPI_Alltoall", 0, 95, 90) +
+              line("mpi_nxn_completion", "main/MPI_Alltoall", 0, 99, 98));
 }
 
 TEST_CASE("late broadcast: receivers wait for a late root", "[pattern][broadcast]") {

@@ -183,6 +183,62 @@ TEST_CASE("critical path: at an n-to-n call it moves to the last member to enter
     CHECK(a(Metric::CriticalPathImbalance, "main/MPI_Init", 1) == 0.0);
 }
 
+TEST_CASE("critical path: a scan keeps it on its rank (Scalasca: no synchronization of the path)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Init 1..10 | work 10..20 | Scan 20..45 | main | Finalize 53..55
+    // rank 1: main | Init 2..10 | work 10..40 | Scan 40..45 | main | Finalize 52..56
+    // The path ends on rank 0 (enters MPI_Finalize last) and stays there through the scan,
+    // as Scalasca 2.6 follows it: the whole MPI_Scan and rank 0's work are on it, none of rank
+    // 1's work (an MPI_Allreduce of the same shape would hand the path to rank 1 at 40).
+    TinyTrace t(2);
+    const uint64_t init[] = {1, 2}, scan[] = {20, 40}, finalize[] = {53, 52},
+                   finalized[] = {55, 56};
+    for (uint32_t r = 0; r < 2; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .collective(init[r], 10, "MPI_Init", Op::CreateHandle)
+            .enter(10, "work")
+            .leave(scan[r], "work")
+            .collective(scan[r], 45, "MPI_Scan", Op::Scan, 0, trace::kUndefined, 8, 8)
+            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
+            .leave(60, "main");
+    }
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.008));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 0) == Approx(0.025));
+    CHECK(a(Metric::CriticalPath, "main/work", 0) == Approx(0.010));
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 1) == 0.0);
+}
+
+TEST_CASE("performance impact: waiting in a scan is activity, as in Scalasca (no synchronization "
+          "point)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Init 1..10 | work 10..40 | Scan 40..45 | main | Finalize 53..55
+    // rank 1: main | Init 2..10 | work 10..20 | Scan 20..45 | main | Finalize 52..56
+    // Rank 1 waits 20 ms in the scan for rank 0 (Early Scan), but Scalasca 2.6 keeps that time
+    // in the rank's activities: the path has 5 ms of MPI_Scan (on rank 0), so 20 ms of rank 1's
+    // 25 ms there are off the path.
+    TinyTrace t(2);
+    const uint64_t init[] = {1, 2}, scan[] = {40, 20}, finalize[] = {53, 52},
+                   finalized[] = {55, 56};
+    for (uint32_t r = 0; r < 2; ++r) {
+        t.rank(r)
+            .enter(0, "main")
+            .collective(init[r], 10, "MPI_Init", Op::CreateHandle)
+            .enter(10, "work")
+            .leave(scan[r], "work")
+            .collective(scan[r], 45, "MPI_Scan", Op::Scan, 0, trace::kUndefined, 8, 8)
+            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
+            .leave(60, "main");
+    }
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::MpiEarlyScan, "main/MPI_Scan", 1) == Approx(0.020));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 0) == Approx(0.005));
+    CHECK(a(Metric::CriticalPathActivities, "main/MPI_Scan", 1) == Approx(0.005));
+    CHECK(a(Metric::NonCriticalPathActivities, "main/MPI_Scan", 1) == Approx(0.020));
+}
+
 TEST_CASE("critical path: a late root of a broadcast takes the path from a waiting receiver",
           "[root-cause][critical-path]") {
     // rank 0 (root): main | work 0..30 | Bcast 30..31 | main .. 40

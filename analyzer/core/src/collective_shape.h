@@ -15,7 +15,8 @@ enum class CollectiveShape : uint8_t {
     NToOne,  ///< all send to the root (Reduce, Gather)
     Scan,    ///< inclusive prefix: member i needs members 0..i
     Exscan,  ///< exclusive prefix: member i needs members 0..i-1
-    None,    ///< synchronizes no one (communicator creation and destruction, MPI_Init, ...)
+    None,    ///< synchronizes no one (communicator creation and destruction, MPI_Init,
+             ///< Alltoallv/w, ...)
 };
 
 /// The shape of collective operation `op`.
@@ -27,8 +28,6 @@ inline CollectiveShape collectiveShape(trace::CollectiveOp op) {
     case Op::Allgather:
     case Op::Allgatherv:
     case Op::Alltoall:
-    case Op::Alltoallv:
-    case Op::Alltoallw:
     case Op::Allreduce:
     case Op::ReduceScatter:
     case Op::ReduceScatterBlock:
@@ -45,6 +44,11 @@ inline CollectiveShape collectiveShape(trace::CollectiveOp op) {
         return CollectiveShape::Scan;
     case Op::Exscan:
         return CollectiveShape::Exscan;
+    case Op::Alltoallv:
+    case Op::Alltoallw:
+        // Per-pair counts may make them any pattern of pairwise exchange, which their records
+        // do not tell: no one waits in them for anyone (as Scalasca 2.6 rules).
+        return CollectiveShape::None;
     default:
         return CollectiveShape::None;
     }

@@ -53,15 +53,18 @@ using trace::EventKind;
 
 enum class Sync : uint8_t { None, LastEnter, Root, RootWaits };
 
-// How the path runs through a collective: barriers, n-to-n operations and scans hand it to
-// the last member to enter, 1-to-n ones to the root, n-to-1 ones from a waiting root onwards.
+// How the path runs through a collective: barriers and n-to-n operations hand it to the last
+// member to enter, 1-to-n ones to the root, n-to-1 ones from a waiting root onwards. Scans
+// keep it where it is, as Scalasca 2.6 follows it (its Early Scan is no synchronization of
+// the critical path).
 Sync syncOf(trace::CollectiveOp op) {
     switch (collectiveShape(op)) {
     case CollectiveShape::Barrier:
     case CollectiveShape::NToN:
+        return Sync::LastEnter;
     case CollectiveShape::Scan:
     case CollectiveShape::Exscan:
-        return Sync::LastEnter;
+        return Sync::None;
     case CollectiveShape::OneToN:
         return Sync::Root;
     case CollectiveShape::NToOne:

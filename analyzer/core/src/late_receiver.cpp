@@ -2,21 +2,23 @@
 //
 //   sender    |--enter......waiting.......|----|exit
 //   receiver                    |--enter (recv)-----|
-//             <- severity = min(recv enter, send exit) - send enter ->
+//             <- severity = recv enter - send enter ->
 //
-// Found in the backward replay, where each receive tells its sender when it started.
+// Only a send still in progress when the receive begins waited for it: a send that returned
+// before (or when) the receive was entered had its message buffered, and waited for nothing,
+// however long it took (as Scalasca 2.6 rules; docs/fidelity.md, "Differential oracle
+// findings"). Found in the backward replay, where each receive tells its sender when it
+// started.
 // Counted as mpi_clr_count (message with payload) or mpi_slr_count (zero bytes).
 #include "pattern_sink.h"
-
-#include <algorithm>
 
 namespace waitscope::analysis {
 
 double lateReceiverWait(double sendEnter, double sendExit, double receiveEnter) {
-    if (receiveEnter <= sendEnter) {
+    if (receiveEnter <= sendEnter || receiveEnter >= sendExit) {
         return 0.0;
     }
-    return std::max(std::min(receiveEnter, sendExit) - sendEnter, 0.0);
+    return receiveEnter - sendEnter;
 }
 
 double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uint64_t length,

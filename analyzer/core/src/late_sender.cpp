@@ -7,8 +7,9 @@
 // The receive call is the one that completes the message: MPI_Recv, or the MPI_Wait* /
 // MPI_Test* holding the MpiIrecv record for nonblocking receives. When one call completes
 // several messages, the latest sender determines the wait. A Late Sender instance is
-// "wrong order" when a message the rank receives later had already been sent before the
-// wait began: the program picked the wrong message first (split by same/different source).
+// "wrong order" when a message the rank receives later had been sent before the late message
+// was: the program picked the wrong message first (split by same/different source). The
+// instances of one call are compared with the messages of later calls only.
 // Instances are counted as mpi_cls_count (payload) or mpi_sls_count (zero bytes), and
 // wrong-order ones as mpi_clswo_count / mpi_slswo_count.
 #include "late_sender.h"
@@ -20,10 +21,11 @@ namespace waitscope::analysis {
 
 void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send,
                            uint64_t length, uint32_t operation) {
-    // A later message that was sent before an earlier Late Sender began waiting. Usually the
-    // send began after all of them did, which one comparison with their latest enter tells.
-    for (auto it = m_recent.begin(); send.enter < m_recentEnterBound && it != m_recent.end();) {
-        if (send.enter < it->span.enter) {
+    // A later message that was sent before the late message of an earlier Late Sender.
+    // Usually the send began after all of them did, which one comparison with their latest
+    // send tells.
+    for (auto it = m_recent.begin(); send.enter < m_recentSendBound && it != m_recent.end();) {
+        if (send.enter < it->sendEnter) {
             const bool same = it->source == source;
             m_sink.record(Metric::MpiLateSenderWrongOrder, it->span, it->severity);
             m_sink.add(same ? Metric::MpiLswoSame : Metric::MpiLswoDifferent, it->span.node,
@@ -64,10 +66,10 @@ void LateSender::completeCall() {
                    std::max(0.0, m_current.span.exit - m_current.sendExit));
     }
     if (m_recent.empty()) {
-        m_recentEnterBound = -std::numeric_limits<double>::infinity();
+        m_recentSendBound = -std::numeric_limits<double>::infinity();
     }
     m_recent.push_back(m_current);
-    m_recentEnterBound = std::max(m_recentEnterBound, m_current.span.enter);
+    m_recentSendBound = std::max(m_recentSendBound, m_current.sendEnter);
     if (m_recent.size() > kWrongOrderWindow) {
         m_recent.pop_front();
     }

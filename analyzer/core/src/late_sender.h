@@ -9,7 +9,7 @@
 namespace waitscope::analysis {
 
 /// Detects Late Sender at receive completions and reclassifies instances as wrong order when
-/// a message received later had been sent before the waiting started.
+/// a message received later had been sent before the late message.
 class LateSender {
 public:
     /// How many recent Late Sender instances stay candidates for wrong order.
@@ -47,8 +47,8 @@ private:
     bool m_open = false;
     Candidate m_current;
     std::deque<Candidate> m_recent;
-    /// At least the latest call enter in m_recent (recomputed only when m_recent empties).
-    double m_recentEnterBound = 0.0;
+    /// At least the latest send enter in m_recent (recomputed only when m_recent empties).
+    double m_recentSendBound = 0.0;
 };
 
 } // namespace waitscope::analysis

@@ -76,7 +76,7 @@ void detectEarlyScan(const CollectiveView& view, bool exclusive, PatternSink& si
 void detectInitCompletion(const CollectiveView& view, PatternSink& sink);
 void detectFinalizeWait(const CollectiveView& view, PatternSink& sink);
 /// The time a blocking send in [sendEnter, sendExit] waited for its receive, entered at
-/// `receiveEnter` (0 when none).
+/// `receiveEnter` (0 when none, also when the send had returned by then).
 double lateReceiverWait(double sendEnter, double sendExit, double receiveEnter);
 /// Late Receiver at a blocking send, seen in the backward replay with the receive's call times.
 /// Returns the waiting time found (0 when none).

@@ -4,8 +4,9 @@
 //   C(cp)     = sum over ranks of critical_path(cp, r)          (the path's time on cp)
 //   L         = sum over cp of C(cp)                              (the path's length)
 //   own(cp,r) = max(0, time(cp, r) - waiting of r on cp)          (Late Sender, Late Receiver,
-//               Wait at Barrier, Wait at N x N, Late Broadcast, Early Reduce, Early Scan and
-//               Wait at Finalize: the rank's time without its wait states)
+//               Wait at Barrier, Wait at N x N, Late Broadcast, Early Reduce and Wait at
+//               Finalize: the rank's time without the wait states Scalasca 2.6 takes as
+//               synchronization points; its Early Scan is none, so it stays in own)
 // the metrics are, per call path cp and rank r:
 //   critical_path_imbalance = max(0, C - mean over all ranks of own) * critical_path(cp,r) / C
 //   critical_path_activities     = min(C, own)            where C > 0
@@ -31,10 +32,9 @@
 namespace waitscope::analysis {
 namespace {
 
-constexpr Metric kWaitStates[] = {Metric::MpiLateSender,    Metric::MpiLateReceiver,
-                                  Metric::MpiBarrierWait,   Metric::MpiWaitNxn,
-                                  Metric::MpiLateBroadcast, Metric::MpiEarlyReduce,
-                                  Metric::MpiEarlyScan,     Metric::MpiFinalizeWait};
+constexpr Metric kWaitStates[] = {
+    Metric::MpiLateSender,    Metric::MpiLateReceiver, Metric::MpiBarrierWait, Metric::MpiWaitNxn,
+    Metric::MpiLateBroadcast, Metric::MpiEarlyReduce,  Metric::MpiFinalizeWait};
 
 double ownTime(const AnalysisResult& result, NodeId node, uint32_t rank) {
     double waiting = 0.0;

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The differential oracle: Scalasca 2.6's SCOUT and waitscope-replay on the same OTF2 trace.
+
+Runs `mpirun -np N scout.mpi` and `mpirun -np N waitscope-replay` on one trace (ours or
+Score-P's), reads both reports with `waitscope-export --hatchet --per-rank` and prints every
+metric x call path x rank that differs: counts exactly, times by more than 1 % or 1 ms. Call
+paths are matched by their region names. Only metrics both reports hold are compared.
+
+  compare.py [options] TRACE            TRACE: traces.otf2 or the directory holding it
+  compare.py --scalasca S.cubex --ours O.cubex    compare two finished reports
+
+Exit status: 0 when both agree, 1 when they differ, 2 on errors. On demand only, never in CI
+(Scalasca is built with tests/oracle/build_oracle.sh, outside the project).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+# Metrics that hold counts (compared exactly); everything else is seconds or bytes.
+COUNT_SUFFIXES = ("_count", "visits")
+COUNT_PREFIXES = ("comms_", "syncs_")
+
+
+def is_count(metric):
+    return metric.endswith(COUNT_SUFFIXES) or metric.startswith(COUNT_PREFIXES)
+
+
+def differs(metric, theirs, ours):
+    if is_count(metric):
+        return round(theirs) != round(ours)
+    if metric == "bytes" or metric.startswith("bytes_"):
+        return theirs != ours
+    return abs(ours - theirs) > max(0.01 * abs(theirs), 1e-3)
+
+
+def run(command, **kwargs):
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError("'%s' failed (%d):\n%s" % (" ".join(map(str, command)),
+                                                      result.returncode, result.stdout[-3000:]))
+    return result.stdout
+
+
+def read_values(export, cubex, scratch):
+    """{(metric, call path, rank): exclusive value} of one report."""
+    out = Path(scratch) / (Path(cubex).parent.name + "_" + Path(cubex).stem + ".json")
+    run([export, "--hatchet", str(out), "--per-rank", str(cubex)])
+    values = {}
+
+    def walk(node, prefix):
+        path = prefix + "/" + node["frame"]["name"] if prefix else node["frame"]["name"]
+        for column, value in node["metrics"].items():
+            if " [rank " not in column or value is None:
+                continue
+            metric, rank = column[:-1].split(" [rank ")
+            if " thread " in rank:
+                continue  # the main thread's values are compared
+            key = (metric, path, int(rank))
+            values[key] = values.get(key, 0.0) + value
+        for child in node.get("children", []):
+            walk(child, path)
+
+    for root in json.loads(out.read_text()):
+        walk(root, "")
+    return values
+
+
+def compare(theirs, ours, ignore):
+    """Rows (metric, path, rank, scalasca, ours) of every difference."""
+    metrics = {k[0] for k in theirs} & {k[0] for k in ours}
+    metrics -= set(ignore)
+    rows = []
+    for key in sorted(set(theirs) | set(ours)):
+        if key[0] not in metrics:
+            continue
+        a, b = theirs.get(key, 0.0), ours.get(key, 0.0)
+        if differs(key[0], a, b):
+            rows.append((key[0], key[1], key[2], a, b))
+    return rows, metrics
+
+
+def difference_class(row):
+    """metric@leaf region: the unit the differential run tallies."""
+    metric, path = row[0], row[1]
+    return metric + "@" + path.rsplit("/", 1)[-1]
+
+
+# The known rules behind differences (docs/fidelity.md, "Differential oracle findings"): a
+# difference class (metric@region) and which side is larger name the rule.
+WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
+TESTS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
+ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirect",
+                       "mpi_wait_propagating", "inter_partition_imbalance")
+
+
+def known_rule(metric, region, theirs, ours):
+    if metric in ("mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"):
+        if region in WAITS and theirs > ours:
+            return "open: Late Receiver at nonblocking send completions"
+        if region in ("MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Bsend", "MPI_Rsend") \
+                and ours > theirs:
+            return "open: no Late Receiver at Sendrecv, Bsend, Rsend"
+        if region in ("MPI_Send", "MPI_Ssend"):
+            return "open: a receive starts at its request"
+    if metric in ("mpi_latesender", "mpi_cls_count", "mpi_sls_count") and region in TESTS:
+        return "open: no Late Sender at test calls"
+    if metric in ("comms_cxch", "comms_csrc", "comms_cdst"):
+        return "open: collective communication counts by bytes"
+    if metric in ("mpi_lswo_same", "mpi_lswo_different"):
+        return "on purpose: wrong order source compared by world rank"
+    if metric.startswith(ROOT_CAUSE_PREFIXES):
+        return "open: root causes"
+    return "unexplained"
+
+
+def summarize(path):
+    """Traces and values per known rule of a tally file."""
+    rules = {}
+    for line in open(path):
+        cls, trace, _, _, theirs, ours = line.rstrip("\n").split("\t")
+        metric, region = cls.split("@", 1)
+        rule = known_rule(metric, region, float(theirs), float(ours))
+        traces, values = rules.setdefault(rule, (set(), [0]))
+        traces.add(trace)
+        values[0] += 1
+    for rule, (traces, values) in sorted(rules.items(), key=lambda r: -len(r[1][0])):
+        print("  %-58s %5d traces %6d values" % (rule, len(traces), values[0]))
+
+
+def rank_count(anchor):
+    """The MPI ranks of a trace: its process location groups."""
+    listing = run(["otf2-print", "-G", str(anchor)])
+    ranks = sum(1 for line in listing.splitlines()
+                if line.startswith("LOCATION_GROUP") and "Type: PROCESS" in line)
+    if ranks == 0:
+        raise RuntimeError("%s: no MPI ranks in the definitions" % anchor)
+    return ranks
+
+
+def stage(trace, scratch):
+    """A directory of links to the trace, so that the reports land in scratch."""
+    trace = Path(trace).resolve()
+    anchor = trace if trace.suffix == ".otf2" else trace / "traces.otf2"
+    if not anchor.exists():
+        raise RuntimeError("%s: no traces.otf2" % trace)
+    staged = Path(scratch) / "trace"
+    staged.mkdir()
+    stem = anchor.stem
+    for name in (anchor.name, stem + ".def", stem):
+        if (anchor.parent / name).exists():
+            os.symlink(anchor.parent / name, staged / name)
+    return staged / anchor.name
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("trace", nargs="?", help="traces.otf2 or its directory")
+    parser.add_argument("-np", type=int, help="ranks for both analyzers (default: the trace's "
+                        "MPI ranks, as otf2-print -G lists them; SCOUT needs all of them)")
+    parser.add_argument("--prefix", default=os.environ.get("ORACLE_PREFIX", "/work/oracle/prefix"),
+                        help="the Scalasca installation (default $ORACLE_PREFIX)")
+    parser.add_argument("--build", default=str(ROOT / "build" / "dev"),
+                        help="the Waitscope build directory (default build/dev)")
+    parser.add_argument("--scalasca", help="a finished SCOUT report instead of running SCOUT")
+    parser.add_argument("--ours", help="a finished Waitscope report instead of running the replay")
+    parser.add_argument("--keep", help="keep the reports in this directory")
+    parser.add_argument("--ignore", action="append", default=[], help="a metric to leave out")
+    parser.add_argument("--tally", help="append each difference class to this file")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary line")
+    parser.add_argument("--replay", help="the waitscope-replay to run (default: the build's)")
+    parser.add_argument("--also-replay", help="a second waitscope-replay (say, before a fix) "
+                        "compared with the same SCOUT report; its differences go to --also-tally")
+    parser.add_argument("--also-tally", help="the difference classes of --also-replay")
+    parser.add_argument("--summarize", metavar="TALLY",
+                        help="print the differences of a tally file by known rule, and exit")
+    args = parser.parse_args()
+    if args.summarize:
+        summarize(args.summarize)
+        return 0
+    if not args.trace and not (args.scalasca and args.ours):
+        parser.error("give a trace, or --scalasca and --ours")
+    bindir = Path(args.build) / "bin"
+    export = str(bindir / "waitscope-export")
+    mpirun = ["mpirun", "-np", str(args.np or 0), "--oversubscribe"]
+    scratch_owner = None
+    if args.keep:
+        scratch = Path(args.keep)
+        scratch.mkdir(parents=True, exist_ok=True)
+    else:
+        scratch_owner = tempfile.TemporaryDirectory(prefix="oracle_")
+        scratch = Path(scratch_owner.name)
+    try:
+        staged = stage(args.trace, scratch) if args.trace else None
+        if staged and not args.np:
+            args.np = rank_count(staged)
+            mpirun = ["mpirun", "-np", str(args.np), "--oversubscribe"]
+        scalasca = args.scalasca
+        if not scalasca:
+            run(mpirun + [str(Path(args.prefix) / "bin" / "scout.mpi"), str(staged)],
+                cwd=scratch)
+            scalasca = str(staged.parent / "scout.cubex")
+        ours = args.ours
+        replay = args.replay or str(bindir / "waitscope-replay")
+        if not ours:
+            run(mpirun + [replay, "--quiet", "--output-dir", str(scratch / "ours"), str(staged)])
+            ours = str(scratch / "ours" / "report.cubex")
+        theirs = read_values(export, scalasca, scratch)
+        rows, metrics = compare(theirs, read_values(export, ours, scratch), args.ignore)
+        if args.also_replay and staged:
+            run(mpirun + [args.also_replay, "--quiet", "--output-dir", str(scratch / "also"),
+                          str(staged)])
+            also_rows, _ = compare(theirs,
+                                   read_values(export, str(scratch / "also" / "report.cubex"),
+                                               scratch), args.ignore)
+            write_tally(args.also_tally, args.trace, also_rows)
+    except RuntimeError as error:
+        print("compare.py: error: %s" % error, file=sys.stderr)
+        return 2
+    if not args.quiet:
+        for metric, path, rank, a, b in rows:
+            print("%-32s %-50s rank %2d  scalasca %-14.9g ours %.9g" % (metric, path, rank, a, b))
+    name = args.trace or ours
+    print("%s: %d differences in %d metrics" % (name, len(rows), len(metrics)))
+    write_tally(args.tally, name, rows)
+    return 1 if rows else 0
+
+
+def write_tally(path, name, rows):
+    if not path:
+        return
+    with open(path, "a") as tally:
+        for row in rows:
+            tally.write("%s\t%s\t%s\t%d\t%.9g\t%.9g\n" % (difference_class(row), name, row[1],
+                                                         row[2], row[3], row[4]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
