@@ -294,13 +294,14 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
     }
     // The program's own region, as Score-P defines it: Scalasca's reader finds the region of a
     // ProgramBegin by its name (the path's last component) and canonical name (the path).
-    if (rc == OTF2_SUCCESS) {
+    if (st) {
         const std::string& path = d.programPath;
-        rc = OTF2_GlobalDefWriter_WriteRegion(g, static_cast<uint32_t>(d.regions.entries.size()),
-                                              str(path.substr(path.find_last_of('/') + 1)),
-                                              str(path), str(""), OTF2_REGION_ROLE_ARTIFICIAL,
-                                              OTF2_PARADIGM_MEASUREMENT_SYSTEM,
-                                              OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0);
+        trace::Region program;
+        program.name = path.substr(path.find_last_of('/') + 1);
+        program.canonicalName = path;
+        program.role = RegionRole::Artificial;
+        program.paradigm = Paradigm::MeasurementSystem;
+        st = w.writeRegion(static_cast<uint32_t>(d.regions.entries.size()), program);
     }
     // Calling contexts (sampling, unwinding): a parent's key is a prefix of its children's, so
     // in the sorted set parents come first; a context's region is the last one on its path.
