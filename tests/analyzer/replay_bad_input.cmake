@@ -3,10 +3,10 @@
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-# 1. The job's rank count differs from the trace's.
-execute_process(COMMAND "${MPIRUN}" -np 2 --oversubscribe "${REPLAY}" --quiet --output-dir "${WORK}" "${REFERENCE}"
+# 1. The job has more ranks than the trace (fewer are fine: M:N replay).
+execute_process(COMMAND "${MPIRUN}" -np 5 --oversubscribe "${REPLAY}" --quiet --output-dir "${WORK}" "${REFERENCE}"
                 RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
-if(status EQUAL 0 OR NOT errors MATCHES "the trace has 4 ranks but the analysis runs with 2 ranks")
+if(status EQUAL 0 OR NOT errors MATCHES "the trace has 4 ranks but the analysis runs with 5 ranks \\(use mpirun -np 4 or fewer\\)")
   message(FATAL_ERROR "rank count mismatch not refused (${status}): ${errors}")
 endif()
 
@@ -17,6 +17,12 @@ execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet "$
                 RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
 if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missing")
   message(FATAL_ERROR "missing event file not refused (${status}): ${errors}")
+endif()
+# ... and with two processes replaying two ranks each (M:N): refused, not hanging.
+execute_process(COMMAND "${MPIRUN}" -np 2 --oversubscribe "${REPLAY}" --quiet "${WORK}/trace"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missing")
+  message(FATAL_ERROR "missing event file not refused with 2 processes (${status}): ${errors}")
 endif()
 
 # 2b. The same with --time-correct: the correction stands aside and the replay refuses alike.

@@ -50,9 +50,10 @@ cli::CommandLine declareOptions(Options& options) {
     line.usage("[options] <experiment dir or traces.otf2>")
         .usage("--serial [options] <experiment dir or traces.otf2>")
         .description("Analyzes an experiment's trace for MPI wait states and writes report.cubex, "
-                     "trace.stat and instances.txt. Run it in a job with as many ranks as the "
-                     "trace has (mpirun -np N waitscope-replay [options] DIR), or with --serial "
-                     "in one process.")
+                     "trace.stat and instances.txt. Run it in a job with at most as many ranks as "
+                     "the trace has (mpirun -np M waitscope-replay [options] DIR, M <= N: each "
+                     "process replays a block of N/M traced ranks as threads, with the same "
+                     "report), or with --serial in one process.")
         .flag("--serial", "analyze every rank in this process (small traces)", options.serial)
         .option("--output-dir", "DIR",
                 "where report.cubex and trace.stat go (default: the experiment directory)",
@@ -395,7 +396,9 @@ int main(int argc, char** argv) {
     if (options.serial) {
         return runSerial(options);
     }
-    MPI_Init(&argc, &argv);
+    // M:N replay runs several traced ranks per process as threads, one calling MPI at a time.
+    int threading = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &threading);
     const int status = runParallel(options);
     // Every rank reports its own failure; the job fails if any rank did.
     int worst = 0;

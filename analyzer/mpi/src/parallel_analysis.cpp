@@ -3,13 +3,17 @@
 #include "waitscope/analysis/parallel_analysis.h"
 
 #include "polite_wait.h"
+#include "waitscope/analysis/co_located_transport.h"
 #include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/mpi_transport.h"
 #include "waitscope/analysis/rank_result_codec.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <cstring>
 #include <functional>
 #include <mpi.h>
+#include <optional>
+#include <thread>
 
 namespace waitscope::analysis {
 namespace {
@@ -23,6 +27,151 @@ bool anyFailed(bool failed) {
     waitPolitely(MPI_Iallreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request),
                  request);
     return global != 0;
+}
+
+// Gathers every process's encoded rank results (in rank order within each) on process 0 and
+// merges them there.
+Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
+                                        const std::vector<uint8_t>& bytes, uint32_t ranks) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int length = static_cast<int>(bytes.size());
+    std::vector<int> lengths(rank == 0 ? size : 0);
+    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::vector<int> offsets(lengths.size(), 0);
+    size_t total = 0;
+    for (size_t r = 0; r < lengths.size(); ++r) {
+        offsets[r] = static_cast<int>(total);
+        total += static_cast<size_t>(lengths[r]);
+    }
+    std::vector<uint8_t> all(total);
+    MPI_Gatherv(bytes.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
+                MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+        return analysis;
+    }
+    // Each rank's result is preceded by its length (8 bytes).
+    std::vector<RankResult> results;
+    size_t at = 0;
+    for (uint32_t r = 0; r < ranks; ++r) {
+        uint64_t size64 = 0;
+        if (at + sizeof size64 > all.size()) {
+            return Error("rank " + std::to_string(r) + ": result missing");
+        }
+        std::memcpy(&size64, all.data() + at, sizeof size64);
+        at += sizeof size64;
+        if (at + size64 > all.size()) {
+            return Error("rank " + std::to_string(r) + ": result truncated");
+        }
+        auto decoded = decodeRankResult(all.data() + at, static_cast<size_t>(size64));
+        if (!decoded) {
+            return decoded.error().withContext("rank " + std::to_string(r));
+        }
+        at += static_cast<size_t>(size64);
+        results.push_back(std::move(*decoded));
+    }
+    analysis.result = AnalysisResult::merge(std::move(results));
+    deriveMetrics(*analysis.result);
+    return analysis;
+}
+
+// M:N: this process replays its block of traced ranks, one thread each, over the co-located
+// transport (in memory among them, over MPI with the other processes' ranks).
+Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::string& anchor,
+                                          const ProgressCallback& progress,
+                                          const ReplayOptions& options) {
+    const uint32_t traced = analysis.definitions.rankCount();
+    int threading = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&threading);
+    if (threading < MPI_THREAD_SERIALIZED) {
+        return Error(anchor + ": replaying " + std::to_string(traced) +
+                     " ranks with fewer processes needs MPI_THREAD_SERIALIZED, which this MPI "
+                     "does not provide");
+    }
+    auto world = CoLocatedWorld::create(analysis.definitions, traced);
+    if (!world) {
+        return world.error();
+    }
+    const uint32_t first = (*world)->firstRank();
+    const uint32_t count = (*world)->endRank() - first;
+    if (progress) {
+        progress("reading", 0);
+    }
+    std::vector<trace::EventStream> streams(count);
+    std::vector<std::optional<Error>> readErrors(count);
+    for (uint32_t k = 0; k < count; ++k) {
+        auto events = trace::readRankEvents(anchor, analysis.definitions, first + k);
+        if (events) {
+            streams[k] = std::move(*events);
+        } else {
+            readErrors[k] = events.error();
+        }
+    }
+    if (progress) {
+        progress("reading", 100);
+    }
+    std::vector<std::optional<RankResult>> results(count);
+    std::vector<std::optional<Error>> errors(count);
+    std::vector<std::thread> threads;
+    for (uint32_t k = 0; k < count; ++k) {
+        threads.emplace_back([&, k] {
+            trace::EventStream& events = streams[k];
+            // Progress is reported for the first traced rank only (one line per phase).
+            const RankInput input{.definitions = analysis.definitions,
+                                  .events = readErrors[k] ? nullptr : &events,
+                                  .options = options,
+                                  .anchorFile = anchor,
+                                  .progress = first + k == 0 ? progress : ProgressCallback(),
+                                  .timesDone = [&events] { events.releaseTimes(); },
+                                  .eventsDone = [&events] { events = trace::EventStream(); }};
+            auto result = analyzeRank(input, (*world)->endpoint(first + k));
+            if (result) {
+                results[k] = std::move(*result);
+            } else {
+                errors[k] = result.error();
+                (*world)->fail(first + k, result.error());
+            }
+        });
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    const Status drained = (*world)->drain();
+    std::optional<Error> failure;
+    // A read error first, then the failure that stopped the others, then any other.
+    for (const auto& error : readErrors) {
+        if (error && !failure) {
+            failure = *error;
+        }
+    }
+    if (!failure) {
+        failure = (*world)->cause();
+    }
+    for (const auto& error : errors) {
+        if (error && !failure) {
+            failure = *error;
+        }
+    }
+    if (!failure && !drained) {
+        failure = drained.error();
+    }
+    world.value().reset(); // frees its communicator while every process is here
+    if (anyFailed(failure.has_value())) {
+        if (failure) {
+            return *failure;
+        }
+        return Error(anchor + ": analysis stopped because a rank of another process failed");
+    }
+    std::vector<uint8_t> bytes;
+    for (const auto& result : results) {
+        const std::vector<uint8_t> encoded = encodeRankResult(*result);
+        const uint64_t size64 = encoded.size();
+        const auto* sizeBytes = reinterpret_cast<const uint8_t*>(&size64);
+        bytes.insert(bytes.end(), sizeBytes, sizeBytes + sizeof size64);
+        bytes.insert(bytes.end(), encoded.begin(), encoded.end());
+    }
+    return gatherAndMerge(std::move(analysis), bytes, traced);
 }
 
 } // namespace
@@ -44,10 +193,13 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     }
     analysis.definitions = std::move(*definitions);
     const uint32_t traced = analysis.definitions.rankCount();
-    if (traced != static_cast<uint32_t>(size)) {
+    if (traced < static_cast<uint32_t>(size)) {
         return Error(*anchor + ": the trace has " + std::to_string(traced) +
                      " ranks but the analysis runs with " + std::to_string(size) +
-                     " ranks (use mpirun -np " + std::to_string(traced) + ")");
+                     " ranks (use mpirun -np " + std::to_string(traced) + " or fewer)");
+    }
+    if (traced > static_cast<uint32_t>(size)) {
+        return analyzeCoLocated(std::move(analysis), *anchor, progress, options);
     }
     if (progress) {
         progress("reading", 0);

@@ -20,8 +20,10 @@ struct ParallelAnalysis {
 
 /// Reads the global definitions and this rank's events, replays them over MPI and merges all
 /// ranks' results on rank 0. Collective over MPI_COMM_WORLD; fails on every rank alike (for
-/// example when the trace's rank count differs from the job's). With `options.correction`,
-/// the timestamps are corrected first (correctClocks()).
+/// example when the job has more processes than the trace has ranks). With fewer processes
+/// than traced ranks (M:N), process k replays the block of ranks [k·N/M, (k+1)·N/M) as
+/// threads (needs MPI_THREAD_SERIALIZED); the result is the same as with N processes. With
+/// `options.correction`, the timestamps are corrected first (correctClocks()).
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
                                         const ProgressCallback& progress = {},
                                         const ReplayOptions& options = {});

@@ -1,0 +1,43 @@
+# Runs waitscope-replay on one trace with several process counts (M:N replay: M <= N traced
+# ranks) and checks that every run writes the same value dump, trace.stat, instances.txt and
+# report.cubex as the first one.
+# Variables: REPLAY, MPIRUN, TRACE, WORK, RUNS (comma-separated process counts; "serial" runs
+# --serial without mpirun); optional OPTIONS (more replay options, comma-separated).
+file(REMOVE_RECURSE "${WORK}")
+string(REPLACE "," ";" extra "${OPTIONS}")
+string(REPLACE "," ";" runs "${RUNS}")
+set(outputs report.txt trace.stat instances.txt report.cubex)
+set(first "")
+foreach(run IN LISTS runs)
+  set(out "${WORK}/${run}")
+  file(MAKE_DIRECTORY "${out}")
+  if(run STREQUAL "serial")
+    set(command "${REPLAY}" --serial)
+  else()
+    set(command "${MPIRUN}" -np ${run} --oversubscribe "${REPLAY}")
+  endif()
+  execute_process(COMMAND ${command} --quiet ${extra} --output-dir "${out}"
+                          --dump-text "${out}/report.txt" "${TRACE}"
+                  RESULT_VARIABLE status ERROR_VARIABLE errors TIMEOUT 120)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "waitscope-replay with ${run} processes failed (${status}): ${errors}")
+  endif()
+  if(first STREQUAL "")
+    set(first "${run}")
+    file(READ "${out}/report.txt" text)
+    if(text STREQUAL "")
+      message(FATAL_ERROR "empty value dump with ${run} processes for ${TRACE}")
+    endif()
+    continue()
+  endif()
+  foreach(output IN LISTS outputs)
+    if(NOT EXISTS "${out}/${output}")
+      message(FATAL_ERROR "no ${output} with ${run} processes for ${TRACE}")
+    endif()
+    file(SHA256 "${WORK}/${first}/${output}" expected)
+    file(SHA256 "${out}/${output}" actual)
+    if(NOT expected STREQUAL actual)
+      message(FATAL_ERROR "${output} with ${run} processes differs from ${first} for ${TRACE}")
+    endif()
+  endforeach()
+endforeach()
