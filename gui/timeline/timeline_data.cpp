@@ -52,16 +52,11 @@ struct ChannelEnds {
     std::vector<MessageEnd> receives;
 };
 
+// The partner's world rank, or the communicator rank itself where the definitions do not say.
 uint32_t worldRank(const trace::Definitions& definitions, uint32_t comm, uint32_t partner,
                    uint32_t self) {
-    if (comm >= definitions.communicators.size()) {
-        return partner;
-    }
-    const trace::Communicator& c = definitions.communicators[comm];
-    if (c.isSelf || c.worldRanks.empty()) {
-        return self;
-    }
-    return partner < c.worldRanks.size() ? c.worldRanks[partner] : partner;
+    const uint32_t world = definitions.worldRank(comm, partner, self);
+    return world == trace::kUndefined ? partner : world;
 }
 
 } // namespace

@@ -198,15 +198,11 @@ struct Exporter {
         out.text(",\"args\":{\"name\":\"").text(escaped(name)).text("\"}}");
     }
 
+    // The partner's world rank, or the communicator rank itself where the definitions do not
+    // say (a damaged trace still shows its arrows).
     uint32_t worldRank(uint32_t comm, uint32_t partner, uint32_t self) const {
-        if (comm >= definitions.communicators.size()) {
-            return partner;
-        }
-        const trace::Communicator& c = definitions.communicators[comm];
-        if (c.isSelf || c.worldRanks.empty()) {
-            return self;
-        }
-        return partner < c.worldRanks.size() ? c.worldRanks[partner] : partner;
+        const uint32_t world = definitions.worldRank(comm, partner, self);
+        return world == trace::kUndefined ? partner : world;
     }
 
     void flow(bool sendEnd, uint32_t rank, uint32_t tid, int64_t ns,

@@ -81,7 +81,7 @@ Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventSt
         const EventKind kind = events->kind(i);
         if (isSend(kind) || isReceive(kind)) {
             const trace::MessageRecord& m = events->message(i);
-            const uint32_t peer = worldRankOf(defs, m.comm, m.partner, self);
+            const uint32_t peer = defs.worldRank(m.comm, m.partner, self);
             if (peer >= n) {
                 problem = 1.0;
             } else {
@@ -276,7 +276,7 @@ private:
                     return send.error();
                 }
                 const int64_t gap = relative(i) - static_cast<int64_t>(send->enter);
-                const uint32_t source = worldRankOf(m_defs, m.comm, m.partner, m_self);
+                const uint32_t source = m_defs.worldRank(m.comm, m.partner, m_self);
                 if (gap >= 0 && source < pairGap.size()) {
                     pairGap[source] = std::min(pairGap[source], gap);
                 }
@@ -328,7 +328,7 @@ private:
 
     // The least latency of a message to this rank from communicator rank `partner` of `comm`.
     int64_t pairLatency(uint32_t comm, uint32_t partner) const {
-        const uint32_t source = worldRankOf(m_defs, comm, partner, m_self);
+        const uint32_t source = m_defs.worldRank(comm, partner, m_self);
         return source < m_pairLatency.size() ? m_pairLatency[source] : m_latency;
     }
 

@@ -181,7 +181,7 @@ private:
 
     // The world rank of communicator rank `member` of `comm` (kNone when unknown).
     uint32_t worldRankOf(uint32_t comm, uint32_t member) const {
-        return analysis::worldRankOf(m_in.definitions, comm, member, m_transport.rank());
+        return m_in.definitions.worldRank(comm, member, m_transport.rank());
     }
 
     // Whether message operation `k` is a Late Sender (the send began after the receiving
@@ -482,7 +482,7 @@ void PathCollectives::record(size_t operation, const trace::CollectiveRecord& co
     const auto members = static_cast<uint32_t>(view.members());
     const auto landing = [&](uint32_t m) {
         return PathLanding{static_cast<uint32_t>((*view.times)[m * view.width + 2]),
-                           worldRankOf(m_definitions, collective.comm, m, m_rank)};
+                           m_definitions.worldRank(collective.comm, m, m_rank)};
     };
     PathCollective t;
     t.operation = operation;

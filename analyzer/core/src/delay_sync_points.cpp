@@ -219,7 +219,7 @@ void SyncPoints::resolvePartners(const std::vector<ReplayOperation>& operations,
         const ReplayOperation& op = operations[sp.operation];
         if (sp.role != Role::Group) {
             const trace::MessageRecord& m = events.message(op.event);
-            sp.partner = worldRankOf(m_defs, m.comm, m.partner, self);
+            sp.partner = m_defs.worldRank(m.comm, m.partner, self);
         }
     }
 }

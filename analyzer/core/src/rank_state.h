@@ -69,7 +69,7 @@ struct RankState {
     }
     /// World rank of communicator rank `commRank`, or kUndefined.
     uint32_t worldRankOf(uint32_t comm, uint32_t commRank) const {
-        return analysis::worldRankOf(defs, comm, commRank, result.rank);
+        return defs.worldRank(comm, commRank, result.rank);
     }
     bool isSelf(uint32_t comm) const {
         return comm < defs.communicators.size() && defs.communicators[comm].isSelf;

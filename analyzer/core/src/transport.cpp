@@ -94,18 +94,6 @@ uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32
     return 0;
 }
 
-uint32_t worldRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t commRank,
-                     uint32_t self) {
-    if (comm >= definitions.communicators.size()) {
-        return trace::kUndefined;
-    }
-    const trace::Communicator& c = definitions.communicators[comm];
-    if (c.isSelf) {
-        return commRank == 0 ? self : trace::kUndefined;
-    }
-    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : trace::kUndefined;
-}
-
 Result<std::vector<uint32_t>> communicatorMembers(const trace::Definitions& definitions,
                                                   uint32_t comm, uint32_t self, uint32_t size) {
     if (comm == kWorldComm) {

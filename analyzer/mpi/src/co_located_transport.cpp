@@ -239,7 +239,7 @@ public:
 
 private:
     Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const {
-        const uint32_t world = worldRankOf(*m_world.m_defs, comm, commRank, m_rank);
+        const uint32_t world = m_world.m_defs->worldRank(comm, commRank, m_rank);
         if (comm == kWorldComm && commRank < m_world.m_ranks) {
             return commRank;
         }

@@ -25,6 +25,17 @@ uint32_t Definitions::programRegion(uint32_t programName) const {
     return static_cast<uint32_t>(regions.size() + programName);
 }
 
+uint32_t Definitions::worldRank(uint32_t comm, uint32_t commRank, uint32_t self) const {
+    if (comm >= communicators.size()) {
+        return kUndefined;
+    }
+    const Communicator& c = communicators[comm];
+    if (c.isSelf) {
+        return commRank == 0 ? self : kUndefined;
+    }
+    return commRank < c.worldRanks.size() ? c.worldRanks[commRank] : kUndefined;
+}
+
 const Location* Definitions::locationOfRank(uint32_t rank) const {
     for (const Location& location : locations) {
         if (location.group == rank) {

@@ -149,11 +149,6 @@ private:
 /// communicator, an unknown one, or one `self` is not a member of).
 uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t self);
 
-/// The world rank of communicator rank `commRank` of traced communicator `comm` as seen from
-/// world rank `self` (a self communicator's rank 0 is `self`), or trace::kUndefined.
-uint32_t worldRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t commRank,
-                     uint32_t self);
-
 /// World ranks of the members of traced communicator `comm` (kWorldComm: all `size` ranks;
 /// a self communicator: only `self`).
 Result<std::vector<uint32_t>> communicatorMembers(const trace::Definitions& definitions,

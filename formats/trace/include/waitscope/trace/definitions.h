@@ -103,6 +103,10 @@ public:
     /// The region of a program named by string `programName` (a ProgramBegin record): the region
     /// whose name or canonical name is that string, else the reference regions.size() + string.
     uint32_t programRegion(uint32_t programName) const;
+    /// The world rank of member `commRank` of communicator `comm`, seen from world rank `self`
+    /// (a self communicator's only member is the caller); kUndefined when the communicator or
+    /// the member is unknown. The one rule for the analysis, the export and the timeline.
+    uint32_t worldRank(uint32_t comm, uint32_t commRank, uint32_t self) const;
     /// Number of MPI ranks (process location groups).
     uint32_t rankCount() const;
     /// The location that holds the events of `rank` (its first location), or nullptr.
