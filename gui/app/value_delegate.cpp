@@ -12,7 +12,14 @@ namespace waitscope::gui {
 
 namespace {
 constexpr int kPadding = 4;
+
+// The width of the value column: a signed difference needs room for its sign.
+int valueColumnWidth(const QFontMetrics& metrics, const QModelIndex& index) {
+    const bool signedValue = index.data(ValueTreeModel::PresenceRole).isValid();
+    return metrics.horizontalAdvance(signedValue ? QStringLiteral("\u2212888.8 ms")
+                                                 : QStringLiteral("-88.8 ms"));
 }
+} // namespace
 
 ValueDelegate::ValueDelegate(QObject* parent) : QStyledItemDelegate(parent) {}
 
@@ -59,7 +66,7 @@ void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
         return;
     }
     // A fixed-width value column keeps the names aligned, as in Cube.
-    int valueWidth = opt.fontMetrics.horizontalAdvance(QStringLiteral("-88.8 ms"));
+    int valueWidth = valueColumnWidth(opt.fontMetrics, index);
     QRect valueRect(rect.left(), rect.top(), valueWidth, rect.height());
     painter->drawText(valueRect, Qt::AlignVCenter | Qt::AlignRight, valueText);
     QRect nameRect = rect.adjusted(valueWidth + 2 * kPadding, 0, 0, 0);
@@ -93,7 +100,7 @@ QSize ValueDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIn
     if (index.data(ValueTreeModel::NameRole).isValid()) {
         QFontMetrics metrics(option.font);
         int width = 3 * kPadding + metrics.height() + 2 * kPadding +
-                    metrics.horizontalAdvance(QStringLiteral("-88.8 ms")) + 2 * kPadding +
+                    valueColumnWidth(metrics, index) + 2 * kPadding +
                     metrics.horizontalAdvance(index.data(ValueTreeModel::NameRole).toString()) +
                     kPadding;
         if (index.data(ValueTreeModel::PresenceRole).toInt() != 0)

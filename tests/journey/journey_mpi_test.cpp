@@ -356,11 +356,13 @@ Run examineOnX(const std::string& experiment, const std::string& png, const std:
                dir);
 }
 
-/// Checks the picture of the explorer's window with check_screenshot.py --explorer.
-void checkExplorerPicture(const fs::path& png, const fs::path& dir) {
+/// Checks the picture of the explorer's window with check_screenshot.py --explorer (or another
+/// of its modes).
+void checkExplorerPicture(const fs::path& png, const fs::path& dir,
+                          const std::string& mode = "--explorer") {
     REQUIRE(fs::exists(png));
     const Run check = run(std::string(WAITSCOPE_TEST_PYTHON) + " " + WAITSCOPE_TEST_CHECK_PNG +
-                              " --explorer " + png.string(),
+                              " " + mode + " " + png.string(),
                           dir);
     INFO(check.output);
     CHECK(check.status == 0);
@@ -500,7 +502,7 @@ TEST_CASE("the explorer shows a shorter injected wait as a Late Sender improveme
     // The improvement is shown with a true minus sign; the senders compute less as well.
     CHECK(r.output.find("\xe2\x88\x92") != std::string::npos);
     CHECK(shownDifference(r.output, "metric tree", "Late Sender") < -0.3);
-    checkExplorerPicture(dir / "difference.png", dir);
+    checkExplorerPicture(dir / "difference.png", dir, "--difference");
 }
 
 TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {
