@@ -7,7 +7,6 @@
 #include <cmath>
 #include <waitscope/gui/report_session.h>
 #include <waitscope/gui/value_format.h>
-#include <waitscope/report/cubex_writer.h>
 
 using namespace waitscope::gui;
 using namespace waitscope::gui::test;
@@ -15,49 +14,6 @@ using namespace waitscope::report;
 using Approx = Catch::Detail::Approx;
 
 namespace {
-
-/// The "after" of writtenReport(): MPI_Recv replaced by MPI_Waitall, rank 0's computation 1 s
-/// shorter and its Late Sender 0.75 s shorter, and a new metric mpi_latereceiver. Written to
-/// after.cubex in the test directory; returns its path.
-QString writeAfterReport() {
-    Report report;
-    MetricId time = *report.addMetric("time");
-    MetricId mpi = *report.addMetric("mpi", time);
-    MetricId late = *report.addMetric("mpi_latesender", mpi);
-    MetricId lateReceiver = *report.addMetric("mpi_latereceiver", mpi);
-    RegionId mainRegion = *report.addRegion({.name = "main", .paradigm = "user"});
-    RegionId compute = *report.addRegion({.name = "compute", .paradigm = "user"});
-    RegionId wait = *report.addRegion({.name = "MPI_Waitall", .paradigm = "mpi"});
-    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
-    CallNodeId work = *report.addCallNode(compute, root, 10);
-    CallNodeId call = *report.addCallNode(wait, root, 14);
-    SystemNodeId machine = *report.addMachine("cluster");
-    SystemNodeId node = *report.addNode(machine, "node0");
-    std::vector<LocationId> locations;
-    for (int r = 0; r < 2; ++r) {
-        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
-        SystemNodeId thread = *report.addThread(process, "Master thread", 0);
-        locations.push_back(report.systemNodes()[thread].location);
-    }
-    REQUIRE(report.setSeverity(time, root, locations[0], 0.5));
-    REQUIRE(report.setSeverity(time, work, locations[0], 2.0));
-    REQUIRE(report.setSeverity(time, call, locations[0], 0.25));
-    REQUIRE(report.setSeverity(mpi, call, locations[0], 0.25));
-    REQUIRE(report.setSeverity(late, call, locations[0], 0.25));
-    REQUIRE(report.setSeverity(time, root, locations[1], 0.5));
-    REQUIRE(report.setSeverity(time, work, locations[1], 1.0));
-    REQUIRE(report.setSeverity(time, call, locations[1], 0.5));
-    REQUIRE(report.setSeverity(mpi, call, locations[1], 0.5));
-    REQUIRE(report.setSeverity(lateReceiver, call, locations[1], 0.125));
-    const std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/after.cubex";
-    REQUIRE(writeCubex(report, path).ok());
-    return QString::fromStdString(path);
-}
-
-QString beforePath() {
-    (void)writtenReport(); // writes written.cubex
-    return QStringLiteral(WAITSCOPE_TEST_TMP_DIR "/written.cubex");
-}
 
 QModelIndex metricIndex(const ReportSession& session, const std::string& name) {
     auto id = session.report().findMetric(name);
@@ -69,7 +25,8 @@ QModelIndex metricIndex(const ReportSession& session, const std::string& name) {
 
 TEST_CASE("a difference to a baseline passes the model tester and shows signed values",
           "[difference]") {
-    auto opened = ReportSession::openDifference(writeAfterReport(), beforePath());
+    auto opened = ReportSession::openDifference(QString::fromStdString(writeAfterReport()),
+                                                QString::fromStdString(writeBeforeReport()));
     INFO((opened ? std::string() : opened.error().message()));
     REQUIRE(opened);
     ReportSession& session = **opened;
@@ -154,7 +111,7 @@ TEST_CASE("a report without a baseline shows no signs or marks", "[difference]")
 }
 
 TEST_CASE("a difference names the baseline that cannot be opened", "[difference]") {
-    auto opened = ReportSession::openDifference(writeAfterReport(),
+    auto opened = ReportSession::openDifference(QString::fromStdString(writeAfterReport()),
                                                 QStringLiteral("/no/such/baseline.cubex"));
     REQUIRE_FALSE(opened);
     CHECK(opened.error().message().find("/no/such/baseline.cubex") != std::string::npos);
