@@ -58,7 +58,6 @@ TEST_CASE("the window opened with a baseline names both reports and shows the di
     application();
     MainWindow window(false);
     window.resize(1200, 700);
-    window.show();
     REQUIRE(openWithBaseline(window, after, before));
     ReportView* view = window.reportView();
     REQUIRE(view != nullptr);
