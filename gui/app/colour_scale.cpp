@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace waitscope::gui {
 
@@ -23,6 +24,18 @@ QColor colourFor(double fraction) {
     double t = position - static_cast<double>(low);
     auto mix = [&](int channel) {
         return static_cast<int>(kStops[low][channel] * (1.0 - t) + kStops[high][channel] * t + 0.5);
+    };
+    return QColor(mix(0), mix(1), mix(2));
+}
+
+QColor differenceColourFor(double signedFraction) {
+    // Two hues of ColorBrewer's RdBu, each from white at zero to full at a share of 1.
+    static constexpr std::array<int, 3> kImprovement = {0x21, 0x66, 0xac};
+    static constexpr std::array<int, 3> kRegression = {0xb2, 0x18, 0x2b};
+    double t = std::clamp(std::abs(signedFraction), 0.0, 1.0);
+    const auto& hue = signedFraction < 0.0 ? kImprovement : kRegression;
+    auto mix = [&](int channel) {
+        return static_cast<int>(255 * (1.0 - t) + hue[channel] * t + 0.5);
     };
     return QColor(mix(0), mix(1), mix(2));
 }

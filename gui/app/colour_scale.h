@@ -10,4 +10,9 @@ namespace waitscope::gui {
 /// stand out and the middle stays readable with dark text.
 QColor colourFor(double fraction);
 
+/// The colour of a difference as a share in [-1, 1] of the largest difference: white at zero,
+/// deepening to blue for a decrease (an improvement: less time, less waiting) and to red for an
+/// increase (a regression).
+QColor differenceColourFor(double signedFraction);
+
 } // namespace waitscope::gui

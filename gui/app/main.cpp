@@ -24,6 +24,7 @@ namespace {
 
 struct Options {
     QString report;
+    QString baseline; ///< --baseline: show report − baseline
     QString screenshot;
     QString metric;
     QString callPath;
@@ -168,12 +169,15 @@ int main(int argc, char** argv) {
     Options options;
     bool batch = false;
     {
-        std::string report, screenshot, metric, callPath, rank, mode, search, tab, size;
+        std::string report, baseline, screenshot, metric, callPath, rank, mode, search, tab, size;
         bool rankGiven = false;
         waitscope::cli::CommandLine commandLine("gui");
         commandLine
             .description("Waitscope explorer: metric, call and system trees of a CUBE4 report.")
             .positional("REPORT", "report (.cubex) or experiment directory", report, false)
+            .option("--baseline", "BEFORE",
+                    "show the differences REPORT − BEFORE (a report or experiment directory)",
+                    baseline)
             .option("--screenshot", "FILE", "render the window to FILE (PNG) and exit", screenshot)
             .option("--metric", "NAME", "select the metric (unique or display name)", metric)
             .option("--callpath", "PATH",
@@ -227,6 +231,9 @@ int main(int argc, char** argv) {
             return *exit;
 
         options.report = QString::fromStdString(report);
+        options.baseline = QString::fromStdString(baseline);
+        if (!options.baseline.isEmpty() && options.report.isEmpty())
+            return fail(QStringLiteral("--baseline needs a report to compare with it"));
         options.screenshot = QString::fromStdString(screenshot);
         options.metric = QString::fromStdString(metric);
         options.callPath = QString::fromStdString(callPath);
@@ -371,7 +378,7 @@ int main(int argc, char** argv) {
     });
     // Reading starts before the window is shown, so that both overlap.
     if (!options.report.isEmpty())
-        window.openReport(options.report);
+        window.openReport(options.report, options.baseline);
     window.show();
     return app.exec();
 }

@@ -31,6 +31,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
         if (!directory.isEmpty())
             openReport(directory);
     });
+    file->addAction(tr("&Compare with baseline..."), this, &MainWindow::chooseBaseline);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -89,17 +90,33 @@ void MainWindow::chooseFile() {
         openReport(path);
 }
 
-void MainWindow::openReport(const QString& fileOrDirectory) {
+void MainWindow::chooseBaseline() {
+    if (m_shownReport.isEmpty()) {
+        showError(tr("open a report first, then compare it with a baseline"));
+        return;
+    }
+    QString path =
+        QFileDialog::getOpenFileName(this, tr("Baseline to compare %1 with").arg(m_shownReport),
+                                     QString(), tr("CUBE4 reports (*.cubex);;All files (*)"));
+    if (!path.isEmpty())
+        openReport(m_shownReport, path);
+}
+
+void MainWindow::openReport(const QString& fileOrDirectory, const QString& baseline) {
     if (m_watcher.isRunning())
         m_watcher.waitForFinished();
     m_opening = fileOrDirectory;
+    m_openingBaseline = baseline;
     m_clock.start();
     m_progress->setValue(0);
     m_progress->show();
-    statusBar()->showMessage(tr("Opening %1 ...").arg(fileOrDirectory));
+    statusBar()->showMessage(
+        baseline.isEmpty()
+            ? tr("Opening %1 ...").arg(fileOrDirectory)
+            : tr("Opening %1 and its baseline %2 ...").arg(fileOrDirectory, baseline));
     QThread* guiThread = thread();
     QPointer<MainWindow> window(this);
-    m_watcher.setFuture(QtConcurrent::run([fileOrDirectory, guiThread, window] {
+    m_watcher.setFuture(QtConcurrent::run([fileOrDirectory, baseline, guiThread, window] {
         // Reading and the first values happen here; the objects then move to the GUI thread.
         // Progress goes to the window through its event loop, only when the percentage moves.
         int shown = -1;
@@ -120,7 +137,10 @@ void MainWindow::openReport(const QString& fileOrDirectory) {
                 },
                 Qt::QueuedConnection);
         };
-        auto opened = std::make_shared<Opened>(ReportSession::open(fileOrDirectory, progress));
+        auto opened = std::make_shared<Opened>(
+            baseline.isEmpty()
+                ? ReportSession::open(fileOrDirectory, progress)
+                : ReportSession::openDifference(fileOrDirectory, baseline, progress));
         if (opened->ok())
             (*opened)->get()->moveToThread(guiThread);
         return opened;
@@ -150,9 +170,18 @@ void MainWindow::finishOpening() {
     layout->addWidget(view, 1);
     m_view = view;
     m_summary->setText(view->summary());
-    setWindowTitle(tr("%1 - Waitscope explorer").arg(view->session().path()));
+    m_shownReport = m_opening;
     m_openMilliseconds = m_clock.elapsed();
-    statusBar()->showMessage(tr("Opened in %1 ms").arg(m_openMilliseconds), 5000);
+    if (view->session().isDifference()) {
+        setWindowTitle(tr("%1 − %2 - Waitscope explorer")
+                           .arg(view->session().path(), view->session().baselinePath()));
+        QString notes = view->session().notes().join(QStringLiteral("; "));
+        statusBar()->showMessage(notes.isEmpty() ? tr("Opened in %1 ms").arg(m_openMilliseconds)
+                                                 : notes);
+    } else {
+        setWindowTitle(tr("%1 - Waitscope explorer").arg(view->session().path()));
+        statusBar()->showMessage(tr("Opened in %1 ms").arg(m_openMilliseconds), 5000);
+    }
     emit reportOpened(true);
 }
 

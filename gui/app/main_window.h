@@ -26,8 +26,12 @@ public:
     explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Starts opening a report file or experiment directory in the background.
-    void openReport(const QString& fileOrDirectory);
+    /// Starts opening a report file or experiment directory in the background; with a
+    /// `baseline` (another report or experiment directory), the difference report − baseline.
+    void openReport(const QString& fileOrDirectory, const QString& baseline = {});
+    /// Asks for a baseline report and shows the open report's difference to it (File > Compare
+    /// with baseline...).
+    void chooseBaseline();
     /// The view of the report shown, or nullptr.
     ReportView* reportView() const { return m_view; }
     /// Milliseconds from openReport() to the report's models being ready and shown.
@@ -56,6 +60,8 @@ private:
     QProgressBar* m_progress = nullptr;
     QFutureWatcher<std::shared_ptr<Opened>> m_watcher;
     QString m_opening;
+    QString m_openingBaseline;
+    QString m_shownReport; ///< what the user opened (not the difference), for a baseline
     QElapsedTimer m_clock;
     qint64 m_openMilliseconds = 0;
     QString m_lastError;

@@ -124,7 +124,13 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
     tools->addStretch(1);
     auto* legend = new ColourLegend;
     tools->addWidget(legend);
+    if (s.isDifference()) {
+        legend->setDifference(true);
+        legend->setCaption(tr("report − baseline"));
+    }
     connect(s.selection(), &SelectionState::valueModeChanged, legend, [this, legend] {
+        if (m_session->isDifference())
+            return;
         switch (m_session->selection()->valueMode()) {
         case ValueMode::PercentOfSelection:
             legend->setCaption(tr("share of selection"));
@@ -623,6 +629,13 @@ QString ReportView::summary() const {
     qsizetype ranks = 0;
     for (const SystemNode& node : report.systemNodes())
         ranks += node.kind == SystemKind::Process ? 1 : 0;
+    if (m_session->isDifference())
+        return tr("difference: %1 − baseline %2 · %3 ranks · %4 metrics · %5 call paths")
+            .arg(QDir::toNativeSeparators(m_session->path()),
+                 QDir::toNativeSeparators(m_session->baselinePath()))
+            .arg(ranks)
+            .arg(report.metrics().size())
+            .arg(report.callNodes().size());
     return tr("%1 ranks, %2 locations · %3 metrics · %4 call paths · %5")
         .arg(ranks)
         .arg(report.locations().size())

@@ -12,7 +12,14 @@ namespace waitscope::gui {
 
 namespace {
 constexpr int kPadding = 4;
+
+// The width of the value column: a signed difference needs room for its sign.
+int valueColumnWidth(const QFontMetrics& metrics, const QModelIndex& index) {
+    const bool signedValue = index.data(ValueTreeModel::PresenceRole).isValid();
+    return metrics.horizontalAdvance(signedValue ? QStringLiteral("\u2212888.8 ms")
+                                                 : QStringLiteral("-88.8 ms"));
 }
+} // namespace
 
 ValueDelegate::ValueDelegate(QObject* parent) : QStyledItemDelegate(parent) {}
 
@@ -28,6 +35,11 @@ void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
     bool tree = index.data(ValueTreeModel::NameRole).isValid();
     QString valueText = tree ? index.data(ValueTreeModel::ValueTextRole).toString() : opt.text;
     QString name = tree ? index.data(ValueTreeModel::NameRole).toString() : QString();
+    // A node found in one of two compared reports only carries its marker, in italics.
+    QString marker;
+    if (tree && index.data(ValueTreeModel::PresenceRole).toInt() != 0)
+        if (auto* model = qobject_cast<const ValueTreeModel*>(index.model()))
+            marker = model->presenceMarker(model->nodeOf(index));
     bool match = index.data(ValueTreeModel::MatchRole).toBool();
     opt.text.clear();
     QStyle* style = opt.widget ? opt.widget->style() : QApplication::style();
@@ -37,7 +49,10 @@ void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
     QRect rect = opt.rect.adjusted(kPadding, 0, -kPadding, 0);
     int box = std::min(rect.height() - 6, opt.fontMetrics.height() - 2);
     QRect boxRect(rect.left(), rect.center().y() - box / 2, box, box);
-    painter->fillRect(boxRect, colourFor(fraction.toDouble()));
+    QVariant signedFraction = index.data(ValueTreeModel::SignedFractionRole);
+    painter->fillRect(boxRect, signedFraction.isValid()
+                                   ? differenceColourFor(signedFraction.toDouble())
+                                   : colourFor(fraction.toDouble()));
     painter->setPen(QColor(0x60, 0x60, 0x60));
     painter->drawRect(boxRect.adjusted(0, 0, -1, -1));
     rect.setLeft(boxRect.right() + 2 * kPadding);
@@ -51,7 +66,7 @@ void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
         return;
     }
     // A fixed-width value column keeps the names aligned, as in Cube.
-    int valueWidth = opt.fontMetrics.horizontalAdvance(QStringLiteral("-88.8 ms"));
+    int valueWidth = valueColumnWidth(opt.fontMetrics, index);
     QRect valueRect(rect.left(), rect.top(), valueWidth, rect.height());
     painter->drawText(valueRect, Qt::AlignVCenter | Qt::AlignRight, valueText);
     QRect nameRect = rect.adjusted(valueWidth + 2 * kPadding, 0, 0, 0);
@@ -64,9 +79,19 @@ void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
             painter->fillRect(used.adjusted(-2, 0, 2, 0), QColor(0xff, 0xe0, 0x4f));
         painter->setPen(selected ? text : QColor(Qt::black));
     }
-    painter->drawText(
-        nameRect, Qt::AlignVCenter | Qt::AlignLeft,
-        QFontMetrics(painter->font()).elidedText(name, Qt::ElideRight, nameRect.width()));
+    QFontMetrics nameMetrics(painter->font());
+    painter->drawText(nameRect, Qt::AlignVCenter | Qt::AlignLeft,
+                      nameMetrics.elidedText(name, Qt::ElideRight, nameRect.width()));
+    if (!marker.isEmpty()) {
+        QFont italic = painter->font();
+        italic.setItalic(true);
+        painter->setFont(italic);
+        if (!selected)
+            painter->setPen(QColor(0x80, 0x50, 0x00));
+        QRect markerRect =
+            nameRect.adjusted(nameMetrics.horizontalAdvance(name) + 2 * kPadding, 0, 0, 0);
+        painter->drawText(markerRect, Qt::AlignVCenter | Qt::AlignLeft, marker);
+    }
     painter->restore();
 }
 
@@ -75,9 +100,11 @@ QSize ValueDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIn
     if (index.data(ValueTreeModel::NameRole).isValid()) {
         QFontMetrics metrics(option.font);
         int width = 3 * kPadding + metrics.height() + 2 * kPadding +
-                    metrics.horizontalAdvance(QStringLiteral("-88.8 ms")) + 2 * kPadding +
+                    valueColumnWidth(metrics, index) + 2 * kPadding +
                     metrics.horizontalAdvance(index.data(ValueTreeModel::NameRole).toString()) +
                     kPadding;
+        if (index.data(ValueTreeModel::PresenceRole).toInt() != 0)
+            width += metrics.horizontalAdvance(QStringLiteral("[only in baseline]")) + 2 * kPadding;
         size.setWidth(width);
     } else {
         size.setWidth(size.width() + option.fontMetrics.height() + 2 * kPadding);

@@ -23,6 +23,24 @@ ReportSession::ReportSession(std::shared_ptr<const report::Report> report, QStri
       m_systemTree(std::make_unique<SystemTreeModel>(m_selection.get())),
       m_flatProfile(std::make_unique<FlatProfileModel>(m_selection.get(), m_callTree.get())) {}
 
+Result<std::unique_ptr<ReportSession>>
+ReportSession::openDifference(const QString& after, const QString& before,
+                              const report::ReadProgress& progress) {
+    Result<ReportDifference> difference = gui::openDifference(after, before, progress);
+    if (!difference)
+        return difference.error();
+    return std::make_unique<ReportSession>(std::move(*difference));
+}
+
+ReportSession::ReportSession(ReportDifference difference)
+    : ReportSession(difference.report, difference.afterPath) {
+    m_baselinePath = difference.beforePath;
+    m_notes = difference.notes;
+    m_metricTree->setDifference(std::move(difference.metrics));
+    m_callTree->setDifference(std::move(difference.callNodes));
+    m_systemTree->setDifference(std::move(difference.systemNodes));
+}
+
 // Models go before the selection they point to.
 ReportSession::~ReportSession() {
     m_flatProfile.reset();

@@ -1,4 +1,5 @@
 // Value formatting: numbers with scaled units and percentages.
+#include <QRegularExpression>
 #include <cmath>
 #include <waitscope/gui/value_format.h>
 
@@ -19,6 +20,14 @@ QString significant(double value) {
 // True if `magnitude` shows as 1000 or more once rounded: then the next unit up reads better.
 bool roundsToThousand(double magnitude) {
     return magnitude >= 999.5;
+}
+
+// Puts the sign of `value` before `magnitude`, unless the magnitude reads as zero.
+QString withSign(double value, QString magnitude) {
+    if (magnitude.startsWith(QLatin1Char('0')) &&
+        !magnitude.contains(QRegularExpression(QStringLiteral("[1-9]"))))
+        return magnitude;
+    return (value < 0 ? QString(QChar(0x2212)) : QStringLiteral("+")) + magnitude;
 }
 
 } // namespace
@@ -68,6 +77,18 @@ QString formatPercent(double percent) {
     if (std::fabs(percent) < 0.005)
         return QStringLiteral("0 %");
     return significant(percent) + QStringLiteral(" %");
+}
+
+QString formatSignedValue(double value, std::string_view unit) {
+    if (std::isnan(value))
+        return QStringLiteral("n/a");
+    return withSign(value, formatValue(std::fabs(value), unit));
+}
+
+QString formatSignedPercent(double percent) {
+    if (std::isnan(percent))
+        return QStringLiteral("n/a");
+    return withSign(percent, formatPercent(std::fabs(percent)));
 }
 
 } // namespace waitscope::gui

@@ -89,6 +89,9 @@ double ValueTreeModel::shownValue(std::uint32_t node) const {
     double ref = reference(node, m_mode);
     if (ref == 0.0 || std::isnan(ref))
         return value == 0.0 ? 0.0 : std::nan("");
+    // In a difference the sign tells better or worse, whatever the reference's sign.
+    if (m_difference)
+        ref = std::fabs(ref);
     return 100.0 * value / ref;
 }
 
@@ -97,12 +100,24 @@ QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
     if (node == kNoNode)
         return {};
     switch (role) {
-    case Qt::DisplayRole:
-        return data(index, ValueTextRole).toString() + QStringLiteral("  ") + nodeName(node);
-    case Qt::ToolTipRole:
-        return nodeName(node) + QStringLiteral("\ninclusive: ") +
-               formatValue(m_inclusive[node], unitOf(node)) + QStringLiteral("\nexclusive: ") +
-               formatValue(m_exclusive[node], unitOf(node));
+    case Qt::DisplayRole: {
+        QString text =
+            data(index, ValueTextRole).toString() + QStringLiteral("  ") + nodeName(node);
+        if (QString marker = presenceMarker(node); !marker.isEmpty())
+            text += QStringLiteral("  ") + marker;
+        return text;
+    }
+    case Qt::ToolTipRole: {
+        auto format = m_difference ? formatSignedValue : formatValue;
+        QString tip = nodeName(node) + QStringLiteral("\ninclusive: ") +
+                      format(m_inclusive[node], unitOf(node)) + QStringLiteral("\nexclusive: ") +
+                      format(m_exclusive[node], unitOf(node));
+        if (m_difference)
+            tip += QStringLiteral("\n(difference: report − baseline)");
+        if (QString marker = presenceMarker(node); !marker.isEmpty())
+            tip += QStringLiteral("\n") + marker;
+        return tip;
+    }
     case NodeIdRole:
         return QVariant::fromValue<quint32>(node);
     case NameRole:
@@ -112,8 +127,26 @@ QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
     case AbsoluteValueRole:
         return shownAbsolute(node);
     case ValueTextRole:
+        if (m_difference)
+            return m_mode == ValueMode::Absolute
+                       ? formatSignedValue(shownAbsolute(node), unitOf(node))
+                       : formatSignedPercent(shownValue(node));
         return m_mode == ValueMode::Absolute ? formatValue(shownAbsolute(node), unitOf(node))
                                              : formatPercent(shownValue(node));
+    case SignedFractionRole: {
+        if (!m_difference)
+            return {};
+        double value = shownAbsolute(node);
+        std::uint32_t root = m_rootOf[node];
+        double largest = root < m_largestMagnitude.size() ? m_largestMagnitude[root] : 0.0;
+        if (std::isnan(value) || largest == 0.0)
+            return 0.0;
+        return std::clamp(value / largest, -1.0, 1.0);
+    }
+    case PresenceRole:
+        if (!m_difference)
+            return {};
+        return static_cast<int>(node < m_presence.size() ? m_presence[node] : Presence::Both);
     case FractionRole: {
         ValueMode mode = m_mode == ValueMode::Absolute ? ValueMode::PercentOfRoot : m_mode;
         double ref = reference(node, mode);
@@ -145,6 +178,26 @@ void ValueTreeModel::setExpanded(const QModelIndex& index, bool expanded) {
     QModelIndex first = this->index(index.row(), 0, index.parent());
     emit dataChanged(first, first);
     emit expansionChanged(node, expanded);
+}
+
+void ValueTreeModel::setDifference(std::vector<Presence> presence) {
+    m_presence = std::move(presence);
+    m_difference = true;
+    emitValuesChanged({});
+}
+
+QString ValueTreeModel::presenceMarker(std::uint32_t node) const {
+    if (!m_difference || node >= m_presence.size())
+        return {};
+    switch (m_presence[node]) {
+    case Presence::OnlyAfter:
+        return tr("[only in report]");
+    case Presence::OnlyBefore:
+        return tr("[only in baseline]");
+    case Presence::Both:
+        break;
+    }
+    return {};
 }
 
 void ValueTreeModel::setValueMode(ValueMode mode) {
@@ -291,6 +344,19 @@ void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
         }
     }
     m_hidden = std::move(hidden);
+    // The root of each shown node, top down (iterative: a path may be as deep as the tree).
+    m_rootOf.assign(n, kNoNode);
+    std::vector<std::uint32_t> stack(m_roots.begin(), m_roots.end());
+    for (std::uint32_t root : m_roots)
+        m_rootOf[root] = root;
+    while (!stack.empty()) {
+        std::uint32_t node = stack.back();
+        stack.pop_back();
+        for (std::uint32_t child : m_children[node]) {
+            m_rootOf[child] = m_rootOf[node];
+            stack.push_back(child);
+        }
+    }
     rebuildOrder();
     endResetModel();
 }
@@ -298,6 +364,15 @@ void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
 void ValueTreeModel::setValues(std::vector<double> inclusive, std::vector<double> exclusive) {
     inclusive.resize(m_parent.size(), 0.0);
     exclusive.resize(m_parent.size(), 0.0);
+    m_largestMagnitude.assign(m_parent.size(), 0.0);
+    for (std::uint32_t node = 0; node < m_parent.size(); ++node) {
+        if (m_rootOf[node] == kNoNode)
+            continue;
+        double& largest = m_largestMagnitude[m_rootOf[node]];
+        for (double value : {inclusive[node], exclusive[node]})
+            if (!std::isnan(value))
+                largest = std::max(largest, std::fabs(value));
+    }
     if (m_sortByValue) {
         emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
         m_inclusive = std::move(inclusive);

@@ -21,8 +21,11 @@ using namespace waitscope::gui::test;
 
 namespace {
 
-// One QApplication for the whole executable (widgets need one; Catch runs cases in turn).
+// One QApplication for the whole executable (widgets need one; Catch runs cases in turn; the
+// baseline tests may have made it).
 QApplication& application() {
+    if (auto* existing = qobject_cast<QApplication*>(QCoreApplication::instance()))
+        return *existing;
     static int argc = 1;
     static char name[] = "gui_widget_tests";
     static char* argv[] = {name, nullptr};

@@ -70,6 +70,46 @@ std::shared_ptr<const Report> writtenReport() {
     return openReport(path);
 }
 
+std::string writeAfterReport() {
+    Report report;
+    MetricId time = *report.addMetric("time");
+    MetricId mpi = *report.addMetric("mpi", time);
+    MetricId late = *report.addMetric("mpi_latesender", mpi);
+    MetricId lateReceiver = *report.addMetric("mpi_latereceiver", mpi);
+    RegionId mainRegion = *report.addRegion({.name = "main", .paradigm = "user"});
+    RegionId compute = *report.addRegion({.name = "compute", .paradigm = "user"});
+    RegionId wait = *report.addRegion({.name = "MPI_Waitall", .paradigm = "mpi"});
+    CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
+    CallNodeId work = *report.addCallNode(compute, root, 10);
+    CallNodeId call = *report.addCallNode(wait, root, 14);
+    SystemNodeId machine = *report.addMachine("cluster");
+    SystemNodeId node = *report.addNode(machine, "node0");
+    std::vector<LocationId> locations;
+    for (int r = 0; r < 2; ++r) {
+        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
+        SystemNodeId thread = *report.addThread(process, "Master thread", 0);
+        locations.push_back(report.systemNodes()[thread].location);
+    }
+    REQUIRE(report.setSeverity(time, root, locations[0], 0.5));
+    REQUIRE(report.setSeverity(time, work, locations[0], 2.0));
+    REQUIRE(report.setSeverity(time, call, locations[0], 0.25));
+    REQUIRE(report.setSeverity(mpi, call, locations[0], 0.25));
+    REQUIRE(report.setSeverity(late, call, locations[0], 0.25));
+    REQUIRE(report.setSeverity(time, root, locations[1], 0.5));
+    REQUIRE(report.setSeverity(time, work, locations[1], 1.0));
+    REQUIRE(report.setSeverity(time, call, locations[1], 0.5));
+    REQUIRE(report.setSeverity(mpi, call, locations[1], 0.5));
+    REQUIRE(report.setSeverity(lateReceiver, call, locations[1], 0.125));
+    const std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/after.cubex";
+    REQUIRE(writeCubex(report, path).ok());
+    return path;
+}
+
+std::string writeBeforeReport() {
+    (void)writtenReport();
+    return std::string(WAITSCOPE_TEST_TMP_DIR) + "/written.cubex";
+}
+
 Report reportWithoutMetrics() {
     Report report;
     RegionId mainRegion = *report.addRegion({.name = "main"});

@@ -25,6 +25,12 @@ std::shared_ptr<const report::Report> writtenReport();
 /// one; time on main (master threads, 1 s each) and worker_fn/compute (threads: rank 0's 2 s and
 /// 0.5 s, rank 1's 0.25 s). Written to threaded.cubex in the test directory.
 std::shared_ptr<const report::Report> threadedReport();
+/// writtenReport()'s file (written.cubex), the baseline of writeAfterReport().
+std::string writeBeforeReport();
+/// The "after" of writtenReport(): MPI_Recv replaced by MPI_Waitall, rank 0's computation 1 s
+/// shorter and its Late Sender 0.75 s shorter, and a new metric mpi_latereceiver. Written to
+/// after.cubex in the test directory; returns its path.
+std::string writeAfterReport();
 /// A call tree main/MPI_Recv on 2 ranks and no metrics: what a report without <metrics> reads
 /// as.
 report::Report reportWithoutMetrics();

@@ -3,7 +3,9 @@
 --explorer, of the explorer's window (a window-sized picture with text, the selection's
 highlight and the colour boxes of the values, the hottest one among them).
 
-Usage: check_screenshot.py [--explorer] FILE.png   (exit 0 when it looks right, else a reason)
+With --difference, of the explorer showing a difference to a baseline (the diverging colours).
+
+Usage: check_screenshot.py [--explorer | --difference] FILE.png   (exit 0 when it looks right, else a reason)
 """
 import struct
 import sys
@@ -100,9 +102,27 @@ def check_explorer(path):
             sys.exit(f"{name} is missing: {found} pixels")
 
 
+def check_difference(path):
+    """The explorer in baseline mode: the diverging scale's deepest improvement (the largest
+    difference, a decrease) in the colour boxes, its regression hue in the legend."""
+    width, height, counts = colour_counts(path)
+    print(f"{width}x{height}, {len(counts)} colours")
+    if width < 800 or height < 500 or len(counts) < 50:
+        sys.exit("the picture is not a window with content")
+    checks = (("the largest improvement's colour box (#2166ac)", (0x21, 0x66, 0xac), 50),
+              ("the legend's regression end (#b2182b)", (0xb2, 0x18, 0x2b), 5),
+              ("the selected rows' highlight (#308cc6)", (0x30, 0x8c, 0xc6), 2000))
+    for name, rgb, least in checks:
+        found = near(counts, rgb)
+        if found < least:
+            sys.exit(f"{name} is missing: {found} pixels")
+
+
 def main():
     if sys.argv[1] == "--explorer":
         check_explorer(sys.argv[2])
+    elif sys.argv[1] == "--difference":
+        check_difference(sys.argv[2])
     else:
         check_page(sys.argv[1])
     return 0

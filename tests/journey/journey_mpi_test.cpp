@@ -1,6 +1,7 @@
 // End-to-end tests of `waitscope analyze`, `examine` and `score` with mpirun on the examples.
 #include <array>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -355,11 +356,13 @@ Run examineOnX(const std::string& experiment, const std::string& png, const std:
                dir);
 }
 
-/// Checks the picture of the explorer's window with check_screenshot.py --explorer.
-void checkExplorerPicture(const fs::path& png, const fs::path& dir) {
+/// Checks the picture of the explorer's window with check_screenshot.py --explorer (or another
+/// of its modes).
+void checkExplorerPicture(const fs::path& png, const fs::path& dir,
+                          const std::string& mode = "--explorer") {
     REQUIRE(fs::exists(png));
     const Run check = run(std::string(WAITSCOPE_TEST_PYTHON) + " " + WAITSCOPE_TEST_CHECK_PNG +
-                              " --explorer " + png.string(),
+                              " " + mode + " " + png.string(),
                           dir);
     INFO(check.output);
     CHECK(check.status == 0);
@@ -425,6 +428,81 @@ TEST_CASE("examine opens our experiment and Scalasca's in a real X window that s
     CHECK(r.status != 0);
     CHECK(r.output.find("no call path 'main/MPI_Recv' in this report; did you mean "
                         "'example_late_sender/main/receive_block/MPI_Recv'?") != std::string::npos);
+}
+
+namespace {
+
+/// Like shownSeconds for a difference ("+12.4 ms  name", "\u22120.75 s  name  [only in report]"):
+/// the signed value in seconds on the line of `tree` whose name (before any marker) is `name`;
+/// NaN when there is none.
+double shownDifference(const std::string& visible, const std::string& tree,
+                       const std::string& name) {
+    const size_t start = visible.find(tree + ":\n");
+    if (start == std::string::npos)
+        return std::nan("");
+    const size_t end = visible.find(":\n", start + tree.size() + 2);
+    std::istringstream lines(visible.substr(start, end - start));
+    const std::string minus = "\xe2\x88\x92"; // U+2212
+    for (std::string line; std::getline(lines, line);) {
+        std::string text = line.substr(line[0] == '>' ? 1 : 0);
+        text = text.substr(text.find_first_not_of(' '));
+        const size_t nameAt = text.find("  " + name);
+        if (nameAt == std::string::npos)
+            continue;
+        const std::string rest = text.substr(nameAt + 2 + name.size());
+        if (!rest.empty() && rest.rfind("  [", 0) != 0)
+            continue;
+        double sign = 1.0;
+        if (text.rfind(minus, 0) == 0) {
+            sign = -1.0;
+            text = text.substr(minus.size());
+        } else if (text[0] == '+') {
+            text = text.substr(1);
+        }
+        std::istringstream fields(text);
+        double value = 0.0;
+        std::string unit;
+        fields >> value >> unit;
+        const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 0.0;
+        return scale > 0.0 ? sign * value * scale : std::nan("");
+    }
+    return std::nan("");
+}
+
+} // namespace
+
+TEST_CASE("the explorer shows a shorter injected wait as a Late Sender improvement against the "
+          "baseline, in a real X window") {
+    const std::string xvfb = WAITSCOPE_TEST_XVFB_RUN;
+    if (xvfb.empty() || xvfb.find("NOTFOUND") != std::string::npos) {
+        WARN("xvfb-run not installed: the explorer was not run on an X server");
+        return;
+    }
+    const fs::path dir = workDirectory("baseline");
+    // Before: ranks 1 and 3 wait 5 x 200 ms; after: 5 x 50 ms.
+    Run r = run(analyzeCommand("-q -e before", "late_sender 5 200"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    r = run(analyzeCommand("-q -e after", "late_sender 5 50"), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+
+    r = examineOnX("after", "difference.png",
+                   "--baseline before --metric mpi_latesender --callpath receive_block/MPI_Recv "
+                   "--rank 1",
+                   dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // About 5 x 150 ms less waiting on ranks 1 and 3 (generous: a loaded machine stretches the
+    // waits), none on the senders.
+    CHECK(shownDifference(r.output, "system tree", "MPI Rank 1") == Approx(-0.75).margin(0.4));
+    CHECK(shownDifference(r.output, "system tree", "MPI Rank 3") == Approx(-0.75).margin(0.4));
+    CHECK(shownDifference(r.output, "system tree", "MPI Rank 0") == 0.0);
+    CHECK(shownDifference(r.output, "system tree", "MPI Rank 2") == 0.0);
+    // The improvement is shown with a true minus sign; the senders compute less as well.
+    CHECK(r.output.find("\xe2\x88\x92") != std::string::npos);
+    CHECK(shownDifference(r.output, "metric tree", "Late Sender") < -0.3);
+    checkExplorerPicture(dir / "difference.png", dir, "--difference");
 }
 
 TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {

@@ -29,7 +29,7 @@ OPTIONS = {
     "config": ["--values"],
     "instrument": ["--mpi", "--nompi", "--compiler", "--nocompiler", "--user", "--filter",
                    "--dry-run", "-v", "--verbose"],
-    "gui": ["--screenshot", "--metric", "--callpath", "--rank", "--mode", "--search", "--tab",
+    "gui": ["--baseline", "--screenshot", "--metric", "--callpath", "--rank", "--mode", "--search", "--tab",
             "--expand-hottest", "--flat", "--sort", "--size", "--timing", "--print-visible",
             "--metric-docs", "--timeline", "-platform", "-style", "-stylesheet",
             "-platformtheme", "-platformpluginpath", "-plugin", "-display", "-qwindowgeometry",

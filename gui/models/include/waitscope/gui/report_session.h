@@ -7,6 +7,7 @@
 #include <waitscope/gui/call_tree_model.h>
 #include <waitscope/gui/flat_profile_model.h>
 #include <waitscope/gui/metric_tree_model.h>
+#include <waitscope/gui/report_difference.h>
 #include <waitscope/gui/selection_state.h>
 #include <waitscope/gui/system_tree_model.h>
 #include <waitscope/report/cubex_reader.h>
@@ -26,6 +27,14 @@ public:
     /// `progress` is told the loading stages (see loadReport).
     static Result<std::unique_ptr<ReportSession>> open(const QString& fileOrDirectory,
                                                        const report::ReadProgress& progress = {});
+    /// Opens AFTER and its baseline BEFORE (openDifference) and builds the models over
+    /// AFTER − BEFORE, shown as differences (ValueTreeModel::setDifference). Fails with the
+    /// loader's message.
+    static Result<std::unique_ptr<ReportSession>>
+    openDifference(const QString& after, const QString& before,
+                   const report::ReadProgress& progress = {});
+    /// Builds the models over a difference of two reports.
+    explicit ReportSession(ReportDifference difference);
     /// Builds the models over an already opened report.
     explicit ReportSession(std::shared_ptr<const report::Report> report, QString path = {});
     ~ReportSession();
@@ -34,6 +43,12 @@ public:
     void moveToThread(QThread* thread);
 
     const QString& path() const { return m_path; }
+    /// True if the session shows AFTER − BEFORE; path() is then AFTER's report.
+    bool isDifference() const { return !m_baselinePath.isEmpty(); }
+    /// BEFORE's report in a difference, else empty.
+    const QString& baselinePath() const { return m_baselinePath; }
+    /// What the user should know about a difference (e.g. per-rank values do not align).
+    const QStringList& notes() const { return m_notes; }
     const report::Report& report() const { return m_selection->report(); }
     SelectionState* selection() const { return m_selection.get(); }
     MetricTreeModel* metricTree() const { return m_metricTree.get(); }
@@ -43,6 +58,8 @@ public:
 
 private:
     QString m_path;
+    QString m_baselinePath;
+    QStringList m_notes;
     std::unique_ptr<SelectionState> m_selection;
     std::unique_ptr<MetricTreeModel> m_metricTree;
     std::unique_ptr<CallTreeModel> m_callTree;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <waitscope/gui/report_difference.h>
 #include <waitscope/gui/value_mode.h>
 
 namespace waitscope::gui {
@@ -29,6 +30,10 @@ public:
         FractionRole,                  ///< double in [0, 1] for the colour scale, or -1 if none
         MatchRole,                     ///< bool, the name matches the search text
         ExpandedRole,                  ///< bool, as set with setExpanded
+        /// double in [-1, 1] for the diverging colour scale of a difference (the shown value
+        /// over the largest magnitude below its root); invalid unless showsDifference()
+        SignedFractionRole,
+        PresenceRole, ///< int, a Presence; invalid unless showsDifference()
     };
     static constexpr std::uint32_t kNoNode = 0xffffffffu;
     /// Parent value for a node that is not shown (nor is its subtree).
@@ -49,6 +54,13 @@ public:
     /// exclusive and inclusive.
     void setExpanded(const QModelIndex& index, bool expanded);
     bool isExpanded(std::uint32_t node) const;
+
+    /// Shows the values as differences (AFTER − BEFORE): signed numbers, the diverging colour
+    /// scale, and nodes found in one report only marked. `presence` is indexed by node id.
+    void setDifference(std::vector<Presence> presence);
+    bool showsDifference() const { return m_difference; }
+    /// The marker of a node found in one report only ("[only in after]"), or empty.
+    QString presenceMarker(std::uint32_t node) const;
 
     /// Sets the value mode and refreshes the values shown.
     void setValueMode(ValueMode mode);
@@ -128,6 +140,12 @@ private:
     std::vector<char> m_expanded;
     std::vector<char> m_match;
     std::vector<char> m_hidden;
+    std::vector<Presence> m_presence;
+    bool m_difference = false;
+    /// Per root node: the largest magnitude of the values below it (a difference's colour
+    /// scale; trees of different units, as the metric tree's roots, each get their own).
+    std::vector<double> m_largestMagnitude;
+    std::vector<std::uint32_t> m_rootOf; ///< the root above each shown node
     ValueMode m_mode = ValueMode::Absolute;
     bool m_sortByValue = false;
     QString m_lastError;
