@@ -7,6 +7,7 @@
 #include "waitscope/measure/runtime.h"
 #include "waitscope/measure/symbol_resolver.h"
 
+#include <algorithm>
 #include <libunwind.h>
 #include <unistd.h>
 
@@ -24,6 +25,8 @@ void CallPathUnwinder::init(bool cached) noexcept {
     if (length > 0)
         m_program.assign(path, static_cast<size_t>(length));
     m_path.reserve(256);
+    if (cached)
+        m_remembered.resize(kRememberedStacks);
     // libunwind's global cache takes a lock; the per-thread one does not, which is what a
     // signal handler that may interrupt an unwind needs.
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -237,6 +240,29 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
             continue;
         context = definitions().callingContext(f.region, context);
     }
+    return context;
+}
+
+std::uint32_t CallPathUnwinder::callSiteContext(const std::uintptr_t* frames, int depth,
+                                                std::uint32_t stopRegion) noexcept {
+    if (m_remembered.empty() || depth <= 0 || depth > kRememberedFrames || interpretedProgram())
+        return contextOf(frames, depth, false, stopRegion);
+    std::uint64_t hash = 0x9e3779b97f4a7c15ull ^ stopRegion;
+    for (int i = 0; i < depth; ++i) {
+        hash ^= frames[i];
+        hash *= 0xff51afd7ed558ccdull;
+        hash ^= hash >> 29;
+    }
+    RememberedStack& slot = m_remembered[hash % kRememberedStacks];
+    if (slot.hash == hash && slot.depth == depth && slot.stop == stopRegion &&
+        std::equal(frames, frames + depth, slot.frames))
+        return slot.context;
+    const std::uint32_t context = contextOf(frames, depth, false, stopRegion);
+    slot.hash = hash;
+    slot.depth = depth;
+    slot.stop = stopRegion;
+    slot.context = context;
+    std::copy(frames, frames + depth, slot.frames);
     return context;
 }
 

@@ -218,7 +218,7 @@ void onCallSite(std::uint64_t enter) noexcept {
     drainSamples();
     std::uintptr_t frames[kMaxFrames];
     int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
-    std::uint32_t context = depth > 0 ? s.unwinder.contextOf(frames, depth, false, stopRegion())
+    std::uint32_t context = depth > 0 ? s.unwinder.callSiteContext(frames, depth, stopRegion())
                                       : s.unwinder.failedContext();
     ++g_diagnostics.unwoundCalls;
     if (s.unwinder.isFailed(context))

@@ -12,8 +12,10 @@
 #    environment (passed on to every configuration alike) makes waiting ranks yield and the
 #    runs comparable (10-13 s).
 # 2. Unwind cost per MPI call: the barrier loop on 1 rank preloaded without unwinding, with
-#    unwinding and its caches, and with WAITSCOPE_UNWIND_CACHE=false (every frame resolved
-#    anew); prints the median microseconds per call and the added cost of unwinding.
+#    unwinding and its caches (warm: the call site's stack is remembered after its first call),
+#    and with WAITSCOPE_UNWIND_CACHE=false (cold: every frame resolved anew, as at a call site's
+#    first call; run with iterations/200, at least 20, since each call costs about a
+#    millisecond); prints the median microseconds per call and the added cost of unwinding.
 set -euo pipefail
 build=$(cd "${1:?usage: sampling_overhead.sh BUILD_DIR [repeats] [barrier_iterations]}" && pwd)
 repeats=${2:-5}
@@ -104,12 +106,15 @@ for ((r = 0; r < repeats; ++r)); do
       uncached) env+=(-x WAITSCOPE_SAMPLING=true -x WAITSCOPE_SAMPLING_FREQUENCY=1
                       -x WAITSCOPE_UNWIND_CACHE=false) ;;
     esac
-    us=$(mpi 1 "${env[@]}" "$loop" barrier "$iterations" | sed -n 's/.*usec_per_call=\([0-9.]*\).*/\1/p')
+    n=$iterations
+    [[ $config == uncached ]] && n=$(( iterations / 200 > 20 ? iterations / 200 : 20 ))
+    us=$(mpi 1 "${env[@]}" "$loop" barrier "$n" | sed -n 's/.*usec_per_call=\([0-9.]*\).*/\1/p')
     rm -rf "$work/loop_$config"
     cost[$config]+="$us "
   done
 done
 base=$(printf '%s\n' ${cost[none]} | median)
+echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for config in none cached uncached; do
   m=$(printf '%s\n' ${cost[$config]} | median)
   awk -v c="$config" -v m="$m" -v b="$base" 'BEGIN{printf "%-30s %12.3f %14.3f\n", c, m, m-b}'

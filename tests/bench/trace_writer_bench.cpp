@@ -1,12 +1,13 @@
 // Micro benchmark of the measurement's finalize encoding: buffered records into OTF2 events.
 //
-// usage: trace_writer_bench DIR [CALLS] [REPEATS]
+// usage: trace_writer_bench DIR [CALLS] [REPEATS] [POOL_MIB]
 //        trace_writer_bench --sample DIR
 // Fills an event buffer with CALLS barrier calls (Enter, CollectiveBegin, CollectiveEnd,
 // Leave: 4 records each, default 1,000,000), then REPEATS times (default 5) encodes it into a
 // fresh archive in DIR with the measurement's TraceWriter (as libwaitscope.so does at
 // MPI_Finalize, without MPI) and prints the median CPU nanoseconds per event of the encoding and
-// of the whole write (encoding, definitions, closing).
+// of the whole write (encoding, definitions, closing). POOL_MIB (default 4, what libwaitscope.so
+// gives OTF2 by default) bounds the chunk memory: full chunks are written out and reused.
 // With --sample, writes one small archive of every record kind instead, with a sampled thread,
 // mapping tables, clock offsets, communicators and calling contexts: the same program built
 // against two versions of the writer must write the same bytes.
@@ -48,13 +49,13 @@ double median(std::vector<double> values) {
 // Writes one rank's archive of the buffered records; returns the encoding's and the whole
 // write's nanoseconds.
 std::pair<double, double> writeOnce(const std::string& dir, const EventBuffer& buffer,
-                                    std::uint64_t lastTime) {
+                                    std::uint64_t lastTime, std::size_t poolBytes) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
     std::filesystem::create_directories(dir, ec);
     const Clock::time_point start = Clock::now();
     TraceWriter writer;
-    if (Status opened = writer.open(dir, 0, 64u << 20, MPI_COMM_NULL); !opened) {
+    if (Status opened = writer.open(dir, 0, poolBytes, MPI_COMM_NULL); !opened) {
         std::fprintf(stderr, "error: %s\n", opened.error().message().c_str());
         std::exit(1);
     }
@@ -237,7 +238,7 @@ int writeSample(const std::string& dir) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s DIR [CALLS] [REPEATS]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s DIR [CALLS] [REPEATS] [POOL_MIB]\n", argv[0]);
         return 2;
     }
     if (std::string(argv[1]) == "--sample")
@@ -245,6 +246,7 @@ int main(int argc, char** argv) {
     const std::string dir = argv[1];
     const std::uint64_t calls = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
     const int repeats = argc > 3 ? std::atoi(argv[3]) : 5;
+    const std::size_t poolBytes = (argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 4) << 20;
     std::vector<std::uint64_t> memory(calls * 4 * kMaxRecordWords + 16);
     EventBuffer buffer;
     buffer.reset(memory.data(), memory.size());
@@ -261,7 +263,7 @@ int main(int argc, char** argv) {
     const double events = static_cast<double>(calls) * 4;
     std::vector<double> encodings, totals;
     for (int r = 0; r < repeats; ++r) {
-        auto [encoding, total] = writeOnce(dir, buffer, time);
+        auto [encoding, total] = writeOnce(dir, buffer, time, poolBytes);
         encodings.push_back(encoding / events);
         totals.push_back(total / events);
     }

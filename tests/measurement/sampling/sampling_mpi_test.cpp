@@ -311,6 +311,49 @@ TEST_CASE("a stress run with many MPI calls sampled at 2000 Hz completes intact"
     CHECK(inclusiveByName(report, "time", "churn") > 0);
 }
 
+namespace {
+
+/// Every call path of a report ("region/region/...", outermost first) with its visits, summed
+/// over the ranks.
+std::map<std::string, double> visitsByCallPath(const Report& report) {
+    auto values = report.callNodeValues(metricOf(report, "visits"), CallTreeMode::Exclusive);
+    REQUIRE(values.ok());
+    std::map<std::string, double> out;
+    const auto& nodes = report.callNodes();
+    for (CallNodeId n = 0; n < nodes.size(); ++n) {
+        std::string path = report.regions()[nodes[n].region].name;
+        for (auto p = nodes[n].parent; p; p = nodes[*p].parent)
+            path = report.regions()[nodes[*p].region].name + "/" + path;
+        out[path] += (*values)[n];
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("call paths remembered per call-site stack equal those resolved frame by frame",
+          "[mpi][sampling]") {
+    // 1 Hz: the short run takes no sample, so both runs record the same MPI call paths, the
+    // second with every frame resolved anew (no cache, no remembered stacks).
+    std::map<std::string, double> paths[2];
+    for (int cached = 0; cached < 2; ++cached) {
+        std::string dir =
+            freshDirectory(cached ? "sampling_remembered_cached" : "sampling_remembered_uncached");
+        const std::string exp = measureSampledComplete(
+            dir, WAITSCOPE_TEST_STRESS, 2, "40",
+            {"WAITSCOPE_SAMPLING_FREQUENCY=1",
+             std::string("WAITSCOPE_UNWIND_CACHE=") + (cached ? "true" : "false")});
+        std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+        // MPI_Comm_rank is not unwound: counted only.
+        CHECK(std::stod(record["rank.0.counted_calls"]) >= 40);
+        CHECK(std::stod(record["rank.0.failed_unwinds"]) == 0);
+        paths[cached] = visitsByCallPath(analyze(exp));
+    }
+    CHECK(paths[1].count("sampling_stress/main/exchange/MPI_Sendrecv") == 1);
+    CHECK(paths[1]["sampling_stress/main/exchange/MPI_Sendrecv"] == 2 * 40);
+    CHECK(paths[1] == paths[0]);
+}
+
 #ifdef WAITSCOPE_TEST_UNWIND_BREAKER
 TEST_CASE("samples on a stack that cannot be unwound are counted and land on failed unwind",
           "[mpi][sampling]") {

@@ -5,6 +5,7 @@
 #include "waitscope/measure/handle_map.h"
 #include "waitscope/measure/own_code.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,15 @@ public:
     /// No stop region for contextOf().
     static constexpr std::uint32_t kNoStop = ~0u;
 
+    /// contextOf() of a stack unwound at an MPI call (return addresses only), remembered per
+    /// stack: the same frames under the same stop (a loop around a call site) give the
+    /// remembered context at the cost of one hash and one comparison of the frames, without a
+    /// lookup per frame. Exactly what contextOf() returns for them, since a stack's context
+    /// never changes once its functions are defined. Not remembered in uncached mode, in an
+    /// interpreted program, or for stacks deeper than kRememberedFrames.
+    std::uint32_t callSiteContext(const std::uintptr_t* frames, int depth,
+                                  std::uint32_t stopRegion) noexcept;
+
     /// True for an address in the measurement's own code. Any thread.
     bool inOwnCode(std::uintptr_t address) const noexcept { return m_own.contains(address); }
 
@@ -86,7 +96,20 @@ private:
     Function functionAt(std::uintptr_t returnAddress, bool isPc) noexcept;
     Function defineFunction(std::uintptr_t start, bool known, std::uintptr_t address) noexcept;
 
+    /// A remembered call-site stack and its context.
+    static constexpr int kRememberedFrames = 48;
+    static constexpr std::size_t kRememberedStacks = 64; ///< direct-mapped by the stack's hash
+    struct RememberedStack {
+        std::uint64_t hash = 0;
+        std::int32_t depth = -1; ///< -1: empty
+        std::uint32_t stop = 0;
+        std::uint32_t context = 0;
+        std::uintptr_t frames[kRememberedFrames];
+    };
+
     OwnCode m_own;
+    std::vector<RememberedStack> m_remembered; ///< kRememberedStacks, allocated by init()
+
     std::string m_program; ///< the executable's path (its functions get source lines)
     bool m_cached = true;
     HandleMap<std::uintptr_t>
