@@ -233,12 +233,7 @@ void ValueTreeModel::rebuildOrder() {
             m_row[children[i]] = static_cast<std::uint32_t>(i);
 }
 
-void ValueTreeModel::setSortByValue(bool byValue) {
-    if (byValue == m_sortByValue)
-        return;
-    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
-    m_sortByValue = byValue;
-    rebuildOrder();
+void ValueTreeModel::remapPersistentIndexes() {
     // Persistent indexes follow their node to its new row.
     const QModelIndexList old = persistentIndexList();
     QModelIndexList moved;
@@ -246,6 +241,15 @@ void ValueTreeModel::setSortByValue(bool byValue) {
     for (const QModelIndex& index : old)
         moved.append(indexOfNode(nodeOf(index)));
     changePersistentIndexList(old, moved);
+}
+
+void ValueTreeModel::setSortByValue(bool byValue) {
+    if (byValue == m_sortByValue)
+        return;
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    m_sortByValue = byValue;
+    rebuildOrder();
+    remapPersistentIndexes();
     emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
@@ -378,12 +382,7 @@ void ValueTreeModel::setValues(std::vector<double> inclusive, std::vector<double
         m_inclusive = std::move(inclusive);
         m_exclusive = std::move(exclusive);
         rebuildOrder();
-        const QModelIndexList old = persistentIndexList();
-        QModelIndexList moved;
-        moved.reserve(old.size());
-        for (const QModelIndex& index : old)
-            moved.append(indexOfNode(nodeOf(index)));
-        changePersistentIndexList(old, moved);
+        remapPersistentIndexes();
         emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
     } else {
         m_inclusive = std::move(inclusive);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <waitscope/base/markup_escape.h>
 #include <waitscope/compare/run_comparison.h>
 
 namespace waitscope::compare {
@@ -73,29 +74,6 @@ std::string signedValue(double value, const std::string& unit) {
                        : magnitude >= 0.01 || magnitude == 0 ? 2
                                                              : 6;
     return (value < 0 ? "-" : "+") + formatNumber(magnitude, digits) + unitSuffix(unit);
-}
-
-std::string htmlEscape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
 }
 
 std::string runsText(const Comparison& c) {
@@ -241,11 +219,11 @@ void writeComparisonHtml(const Comparison& comparison, std::ostream& out, std::s
            "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ccc;"
            "text-align:left}.better{color:#1a7f37}.worse{color:#c62828}.noise{color:#777}"
            "</style></head><body>\n<h1>Comparison of "
-        << htmlEscape(runsText(comparison)) << "</h1>\n<p>Welch's t-test at level "
+        << escapeMarkup(runsText(comparison)) << "</h1>\n<p>Welch's t-test at level "
         << formatNumber(comparison.level, 2)
         << "; values summed over ranks, exclusive per call path.</p>\n";
     auto table = [&](const std::string& title, const std::vector<const Change*>& changes) {
-        out << "<h2>" << htmlEscape(title) << "</h2>\n";
+        out << "<h2>" << escapeMarkup(title) << "</h2>\n";
         if (changes.empty()) {
             out << "<p>none</p>\n";
             return;
@@ -257,12 +235,12 @@ void writeComparisonHtml(const Comparison& comparison, std::ostream& out, std::s
                                     : c->change() < 0 ? "better"
                                                       : "worse";
             const double percent = c->percent();
-            out << "<tr class=\"" << cls << "\"><td>" << htmlEscape(c->displayName)
-                << "</td><td><code>" << htmlEscape(c->callPath) << "</code></td><td>"
+            out << "<tr class=\"" << cls << "\"><td>" << escapeMarkup(c->displayName)
+                << "</td><td><code>" << escapeMarkup(c->callPath) << "</code></td><td>"
                 << formatNumber(c->test.meanBefore, 4) << " ± " << formatNumber(c->test.sdBefore, 4)
                 << "</td><td>" << formatNumber(c->test.meanAfter, 4) << " ± "
                 << formatNumber(c->test.sdAfter, 4) << "</td><td>"
-                << htmlEscape(signedValue(c->change(), c->unit)) << "</td><td>"
+                << escapeMarkup(signedValue(c->change(), c->unit)) << "</td><td>"
                 << (std::isfinite(percent) ? formatNumber(percent, 1) : std::string("new"))
                 << "</td><td>" << (c->test.tested ? formatNumber(c->test.p, 4) : "–")
                 << "</td></tr>\n";

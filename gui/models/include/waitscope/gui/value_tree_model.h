@@ -129,6 +129,9 @@ protected:
 private:
     void sortChildren(std::vector<std::uint32_t>& ids) const;
     void rebuildOrder();
+    /// Moves every persistent index to its node's row after rebuildOrder() (between
+    /// layoutAboutToBeChanged and layoutChanged).
+    void remapPersistentIndexes();
     void emitValuesChanged(const QModelIndex& top);
 
     std::vector<std::uint32_t> m_parent;
