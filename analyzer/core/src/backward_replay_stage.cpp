@@ -88,9 +88,11 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             }
             if (state.canWaitForReceiver(op)) {
                 const double wait = detectLateReceiver(span, *record, m.length, state.sink);
+                // Its completion time is never positive (Scalasca 2.6): the time the send
+                // spent after its receive ended opens no delay of the next interval.
                 if (state.delay && synchronizes(span.enter, span.exit, record->enter)) {
                     state.delay->onLateReceiver(static_cast<uint32_t>(k), span, wait,
-                                                std::max(0.0, span.exit - record->exit));
+                                                std::min(0.0, span.exit - record->exit));
                 }
             } else if (kind == EventKind::MpiIsend && state.requestCallOf[k] != kNoCall) {
                 const uint32_t c = state.requestCallOf[k];
