@@ -255,3 +255,22 @@ TEST_CASE("without root causes the replay leaves the root-cause metrics out and 
     const auto without = valuesOf(t, {"mpi_latesender", "time", "comp", "visits"}, off);
     CHECK(without == valuesOf(t, {"mpi_latesender", "time", "comp", "visits"}));
 }
+
+TEST_CASE("a late receiver's completion is no delay of the next interval (Scalasca: none)",
+          "[root-cause][late-receiver]") {
+    // Rank 0's MPI_Ssend 10-50 waits 30 for rank 1's MPI_Recv 40-42 and returns 8 after it.
+    // Then rank 0 works 50-60 and receives in MPI_Recv 60-70, for which rank 1's MPI_Ssend
+    // 45-70 waited 15. Scalasca 2.6 sets a Late Receiver's completion time to at most 0
+    // (the send's exit minus the receive's when the send left first, else 0), so the interval
+    // after the first synchronization holds none of rank 0's MPI_Ssend: its 10 of work alone
+    // delays rank 1. We charged the 8 after the receive to the MPI_Ssend as well.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 50, 1, 7, 100000, 0, "MPI_Ssend");
+    t.rank(0).enter(50, "work").leave(60, "work").recv(60, 69, 70, 1, 8, 100000);
+    t.rank(0).leave(100, "main");
+    t.rank(1).enter(0, "main").recv(40, 41, 42, 0, 7, 100000);
+    t.rank(1).send(45, 70, 0, 8, 100000, 0, "MPI_Ssend").leave(100, "main");
+    const auto values = valuesOf(t, {"delay_latereceiver"});
+    CHECK(values.count("delay_latereceiver main/MPI_Ssend 0") == 0);
+    CHECK(values.count("delay_latereceiver main/work 0") == 1);
+}

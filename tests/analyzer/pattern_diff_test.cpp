@@ -139,6 +139,32 @@ TEST_CASE("late sender, wrong order from the same source (different tags)",
           line("mpi_lswo_same", "main/MPI_Recv", 1, 50, 10));
 }
 
+TEST_CASE("late sender: none at a test call, which still shows wrong order (Scalasca: 0)",
+          "[pattern][late-sender]") {
+    // Rank 1 posts an MPI_Irecv at 2 for rank 0's send at 50 and polls with MPI_Test; the
+    // completing MPI_Test runs 48-51. Scalasca 2.6 finds no Late Sender at any MPI_Test* (we
+    // counted 2 and one instance). Before, rank 1 waited in MPI_Recv 5-31 for rank 2's send at
+    // 30; rank 0's message, completed by the test, was sent at 50: no wrong order. Then rank
+    // 1's MPI_Recv 60-81 waits for rank 2's send at 80, and the message completed by a later
+    // MPI_Testall was sent at 70 (rank 0): that Late Sender (20) is in the wrong order.
+    TinyTrace t(3);
+    t.rank(0).enter(0, "main").send(50, 52, 1, 7).send(70, 71, 1, 9).leave(100, "main");
+    t.rank(2).enter(0, "main").send(30, 31, 1, 8).send(80, 81, 1, 10).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(2, "MPI_Irecv").irecvRequestRecord(2, 1).leave(3, "MPI_Irecv");
+    t.rank(1).recv(5, 31, 32, 2, 8);
+    t.rank(1).enter(40, "MPI_Test").leave(41, "MPI_Test");
+    t.rank(1).enter(48, "MPI_Test").irecvRecord(51, 0, 7, 1).leave(51, "MPI_Test");
+    t.rank(1).enter(55, "MPI_Irecv").irecvRequestRecord(55, 2).leave(56, "MPI_Irecv");
+    t.rank(1).recv(60, 81, 82, 2, 10);
+    t.rank(1).enter(83, "MPI_Testall").irecvRecord(84, 0, 9, 2).leave(85, "MPI_Testall");
+    t.rank(1).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_cls_count", "mpi_latesender_wo", "mpi_clswo_count"}) ==
+          line("mpi_latesender", "main/MPI_Recv", 1, 45, 0) + // 25 + 20
+              line("mpi_latesender_wo", "main/MPI_Recv", 1, 80, 60) +
+              count("mpi_cls_count", "main/MPI_Recv", 1, 2) +
+              count("mpi_clswo_count", "main/MPI_Recv", 1, 1));
+}
+
 TEST_CASE("late receiver: a blocking send waits for the receive to be posted",
           "[pattern][late-receiver]") {
     TinyTrace t(2);
@@ -160,6 +186,68 @@ TEST_CASE("late receiver: none when the send returned before the receive began (
     CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"}) ==
           line("mpi_latereceiver", "main/MPI_Send", 0, 50, 45) +
               count("mpi_clr_count", "main/MPI_Send", 0, 1));
+}
+
+TEST_CASE("late receiver: measured from the call that posted the receive (Scalasca: 0)",
+          "[pattern][late-receiver]") {
+    // Rank 0's MPI_Send 10-50 (large message); rank 1 posted the receive with MPI_Irecv at 5
+    // and completes it in MPI_Wait 40-51. Scalasca 2.6 takes the receive's start from its
+    // request: posted before the send, no Late Receiver. We measured from the MPI_Wait: 30.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 50, 1, 7, 100000).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(5, "MPI_Irecv").irecvRequestRecord(5, 1).leave(6, "MPI_Irecv");
+    t.rank(1).enter(40, "MPI_Wait").irecvRecord(50, 0, 7, 1, 100000).leave(51, "MPI_Wait");
+    t.rank(1).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_latesender"}).empty());
+}
+
+TEST_CASE("late receiver: none at MPI_Sendrecv (Scalasca: 0)", "[pattern][late-receiver]") {
+    // Rank 0's MPI_Sendrecv 10-50 sends a large message to rank 1, whose MPI_Recv is entered
+    // at 40 (and receives rank 1's message sent at 5). Scalasca 2.6 looks for Late Receiver
+    // only at MPI_Send and MPI_Ssend: none. We counted 30 and one instance.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(10, "MPI_Sendrecv").sendRecord(10, 1, 7, 100000);
+    t.rank(0).recvRecord(11, 1, 8).leave(50, "MPI_Sendrecv").leave(100, "main");
+    t.rank(1).enter(0, "main").send(5, 6, 0, 8).recv(40, 50, 51, 0, 7, 100000).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_latesender"}).empty());
+}
+
+TEST_CASE("late receiver at the completion of nonblocking sends (Scalasca: MPI_Wait each, "
+          "MPI_Waitall the longest unless it had a Late Sender, never MPI_Test)",
+          "[pattern][late-receiver]") {
+    // Rank 0, large messages to rank 1, whose MPI_Recv calls begin as noted:
+    //   MPI_Isend (tag 1) 10, MPI_Wait 12-50 (receive at 40): 28 at MPI_Wait;
+    //   MPI_Isend (tags 2, 3) 58 and 60, MPI_Waitall 62-100 (receives at 90, 80): one
+    //   instance, the longest (28), at MPI_Waitall;
+    //   MPI_Isend (tag 4) 110, completed by MPI_Test 115-130 (receive at 120): none;
+    //   MPI_Irecv (tag 5) 138, MPI_Isend (tag 6) 140, MPI_Waitall 142-170 completing both:
+    //   rank 1 sends tag 5 at 150, a Late Sender (8), so no Late Receiver there (its receive
+    //   at 160 would be 18).
+    // We found none at all before (only blocking sends were checked).
+    const uint64_t big = 100000;
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(10, "MPI_Isend").isendRecord(10, 1, 1, 1, big);
+    t.rank(0).leave(11, "MPI_Isend").enter(12, "MPI_Wait").isendCompleteRecord(50, 1);
+    t.rank(0).leave(50, "MPI_Wait");
+    t.rank(0).enter(58, "MPI_Isend").isendRecord(58, 1, 2, 2, big).leave(59, "MPI_Isend");
+    t.rank(0).enter(60, "MPI_Isend").isendRecord(60, 1, 3, 3, big).leave(61, "MPI_Isend");
+    t.rank(0).enter(62, "MPI_Waitall").isendCompleteRecord(100, 2).isendCompleteRecord(100, 3);
+    t.rank(0).leave(100, "MPI_Waitall");
+    t.rank(0).enter(110, "MPI_Isend").isendRecord(110, 1, 4, 4, big).leave(111, "MPI_Isend");
+    t.rank(0).enter(115, "MPI_Test").isendCompleteRecord(130, 4).leave(130, "MPI_Test");
+    t.rank(0).enter(138, "MPI_Irecv").irecvRequestRecord(138, 5).leave(139, "MPI_Irecv");
+    t.rank(0).enter(140, "MPI_Isend").isendRecord(140, 1, 6, 6, big).leave(141, "MPI_Isend");
+    t.rank(0).enter(142, "MPI_Waitall").irecvRecord(160, 1, 5, 5).isendCompleteRecord(170, 6);
+    t.rank(0).leave(170, "MPI_Waitall").leave(200, "main");
+    t.rank(1).enter(0, "main").recv(40, 50, 50, 0, 1, big).recv(80, 81, 82, 0, 3, big);
+    t.rank(1).recv(90, 100, 100, 0, 2, big).recv(120, 121, 122, 0, 4, big);
+    t.rank(1).send(150, 151, 0, 5).recv(160, 170, 170, 0, 6, big).leave(200, "main");
+    CHECK(linesOf(t, {"mpi_latereceiver", "mpi_clr_count", "mpi_latesender"}) ==
+          line("mpi_latesender", "main/MPI_Waitall", 0, 150, 142) +
+              line("mpi_latereceiver", "main/MPI_Wait", 0, 40, 12) +
+              line("mpi_latereceiver", "main/MPI_Waitall", 0, 90, 62) +
+              count("mpi_clr_count", "main/MPI_Wait", 0, 1) +
+              count("mpi_clr_count", "main/MPI_Waitall", 0, 1));
 }
 
 TEST_CASE("sendrecv ring: each call both sends and receives", "[pattern][late-sender]") {
@@ -297,6 +385,24 @@ TEST_CASE("early scan: a rank waits for the latest lower rank", "[pattern][scan]
     }
     CHECK(linesOf(t, {"mpi_earlyscan"}) == line("mpi_earlyscan", "main/MPI_Scan", 1, 30, 10) +
                                                line("mpi_earlyscan", "main/MPI_Scan", 2, 30, 20));
+}
+
+TEST_CASE("collective counts by bytes: an exclusive scan's ends are source and destination "
+          "(Scalasca: csrc, cxch, cdst)",
+          "[pattern][scan]") {
+    // MPI_Exscan on 3 ranks: rank 0 only sends, rank 2 only receives, rank 1 does both.
+    // Scalasca 2.6 decides by the bytes moved, whatever the root; we decided by the root (none
+    // here: all three exchanges).
+    TinyTrace t(3);
+    for (uint32_t r = 0; r < 3; ++r) {
+        t.rank(r).enter(0, "main").collective(10, 20, "MPI_Exscan", Op::Exscan, 0,
+                                              trace::kUndefined, r < 2 ? 8 : 0, r > 0 ? 8 : 0);
+        t.rank(r).leave(100, "main");
+    }
+    CHECK(linesOf(t, {"comms_cxch", "comms_csrc", "comms_cdst"}) ==
+          count("comms_cxch", "main/MPI_Exscan", 1, 1) +
+              count("comms_csrc", "main/MPI_Exscan", 0, 1) +
+              count("comms_cdst", "main/MPI_Exscan", 2, 1));
 }
 
 TEST_CASE("init completion and finalize wait; communicator creation synchronizes nothing",

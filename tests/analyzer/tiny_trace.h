@@ -89,6 +89,10 @@ public:
             stream().appendMessage(trace::EventKind::MpiIrecvRequest, at, {0, request, 0, 0, 0});
             return *this;
         }
+        Rank& isendCompleteRecord(uint64_t at, uint64_t request) {
+            stream().appendMessage(trace::EventKind::MpiIsendComplete, at, {0, request, 0, 0, 0});
+            return *this;
+        }
         Rank& irecvRecord(uint64_t at, uint32_t source, uint32_t tag, uint64_t request,
                           uint64_t bytes = 8, uint32_t comm = 0) {
             stream().appendMessage(trace::EventKind::MpiIrecv, at,

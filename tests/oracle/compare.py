@@ -95,7 +95,8 @@ def difference_class(row):
 
 
 # The known rules behind differences (docs/fidelity.md, "Differential oracle findings"): a
-# difference class (metric@region) and which side is larger name the rule.
+# difference class (metric@region) and which side is larger name the rule; a "fixed" rule that
+# shows again is a regression.
 WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
 TESTS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
 ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirect",
@@ -105,16 +106,16 @@ ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirec
 def known_rule(metric, region, theirs, ours):
     if metric in ("mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"):
         if region in WAITS and theirs > ours:
-            return "open: Late Receiver at nonblocking send completions"
+            return "fixed: Late Receiver at nonblocking send completions"
         if region in ("MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Bsend", "MPI_Rsend") \
                 and ours > theirs:
-            return "open: no Late Receiver at Sendrecv, Bsend, Rsend"
+            return "fixed: no Late Receiver at Sendrecv, Bsend, Rsend"
         if region in ("MPI_Send", "MPI_Ssend"):
-            return "open: a receive starts at its request"
+            return "fixed: a receive starts at its request"
     if metric in ("mpi_latesender", "mpi_cls_count", "mpi_sls_count") and region in TESTS:
-        return "open: no Late Sender at test calls"
+        return "fixed: no Late Sender at test calls"
     if metric in ("comms_cxch", "comms_csrc", "comms_cdst"):
-        return "open: collective communication counts by bytes"
+        return "fixed: collective communication counts by bytes"
     if metric in ("mpi_lswo_same", "mpi_lswo_different"):
         return "on purpose: wrong order source compared by world rank"
     if metric.startswith(ROOT_CAUSE_PREFIXES):

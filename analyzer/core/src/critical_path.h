@@ -22,14 +22,18 @@ struct PartnerCall {
     uint32_t span = 0;
     bool nonblocking = false;
     bool waited = false;
+    /// A send that can be a Late Receiver: a blocking MPI_Send or MPI_Ssend (Scalasca 2.6
+    /// finds none at MPI_Sendrecv, MPI_Bsend, MPI_Rsend)
+    bool canWaitForReceiver = false;
 
     double encode() const {
-        return static_cast<double>((uint64_t{span} << 2) | (nonblocking ? 1u : 0u) |
-                                   (waited ? 2u : 0u));
+        return static_cast<double>((uint64_t{span} << 3) | (nonblocking ? 1u : 0u) |
+                                   (waited ? 2u : 0u) | (canWaitForReceiver ? 4u : 0u));
     }
     static PartnerCall decode(double info) {
         const auto bits = static_cast<uint64_t>(info);
-        return PartnerCall{static_cast<uint32_t>(bits >> 2), (bits & 1) != 0, (bits & 2) != 0};
+        return PartnerCall{static_cast<uint32_t>(bits >> 3), (bits & 1) != 0, (bits & 2) != 0,
+                           (bits & 4) != 0};
     }
 };
 

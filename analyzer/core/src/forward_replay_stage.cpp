@@ -1,9 +1,10 @@
 // The forward-replay stage: each send passes its call's times to the receiver on the traced
 // communicator and tag, each collective its call's times to all members (posted in bulk, one
 // exchange); then, in event order, receives find Late Sender and collectives run their
-// pattern on all members' times. For the root-cause stages it also records what each receive
-// learned of its send (PartnerCall), feeds the delay analysis its Late Sender instances and
-// collectives, and records the collectives the critical path can pass through.
+// pattern on all members' times (no Late Sender at MPI_Test* calls). For the root-cause stages it
+// also records what each receive learned of its send (PartnerCall), feeds the delay analysis its
+// Late Sender instances and collectives, and records the collectives the critical path can pass
+// through.
 //
 // The exchange is bulk-synchronous: a record holds only its sender's own timestamps, so
 // posting them all before consuming any yields what a message-by-message replay yields,
@@ -21,6 +22,12 @@ namespace {
 using trace::EventKind;
 
 constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
+
+// Whether the MPI call around `op` is an MPI_Test* call (MPI_Test, MPI_Testany, MPI_Testall,
+// MPI_Testsome), which completes only what has already arrived.
+bool inTestCall(const RankState& state, const ReplayOperation& op) {
+    return state.nameOfNode(state.spans[op.span].node).rfind("MPI_Test", 0) == 0;
+}
 
 // Runs the pattern of collective operation `op` (in MPI call `span`) on all members' times.
 Status replayCollective(RankState& state, Transport& transport, const ReplayOperation& op,
@@ -90,7 +97,8 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
         const CallSpan& span = state.spans[op.span];
         if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
             const trace::MessageRecord& m = events.message(op.event);
-            const PartnerCall call{op.span, kind == EventKind::MpiIsend, false};
+            const PartnerCall call{op.span, kind == EventKind::MpiIsend, false,
+                                   state.canWaitForReceiver(op)};
             if (Status s = transport.send(m.comm, m.partner, m.tag,
                                           ReplayRecord{span.enter, span.exit, call.encode()});
                 !s) {
@@ -127,13 +135,14 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
         state.partners.assign(total, ReplayRecord{});
         state.partnerWaited.assign(total, 0);
     }
+    state.lateSenderIn.assign(state.spans.size(), 0);
     uint32_t openRecvSpan = kNoSpan;
     for (size_t k = 0; k < total; ++k) {
         const ReplayOperation& op = state.operations[k];
         const EventKind kind = events.kind(op.event);
         const CallSpan& span = state.spans[op.span];
         if (openRecvSpan != kNoSpan && openRecvSpan != op.span) {
-            lateSender.completeCall();
+            state.lateSenderIn[openRecvSpan] = lateSender.completeCall() ? 1 : 0;
             openRecvSpan = kNoSpan;
         }
         if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
@@ -146,7 +155,7 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
                 state.partners[k] = *record;
             }
             lateSender.onMessage(span, state.worldRankOf(m.comm, m.partner), *record, m.length,
-                                 static_cast<uint32_t>(k));
+                                 static_cast<uint32_t>(k), inTestCall(state, op));
             openRecvSpan = op.span;
         } else if (kind == EventKind::MpiCollectiveEnd) {
             if (Status s = replayCollective(state, transport, op, span); !s) {
@@ -154,7 +163,9 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
             }
         }
     }
-    lateSender.completeCall();
+    if (openRecvSpan != kNoSpan) {
+        state.lateSenderIn[openRecvSpan] = lateSender.completeCall() ? 1 : 0;
+    }
     state.report("forward replay", total, total);
     return Status::success();
 }

@@ -6,7 +6,9 @@
 //
 // The receive call is the one that completes the message: MPI_Recv, or the MPI_Wait* /
 // MPI_Test* holding the MpiIrecv record for nonblocking receives. When one call completes
-// several messages, the latest sender determines the wait. A Late Sender instance is
+// several messages, the latest sender determines the wait. A test call never waited: a
+// message it completes is no Late Sender (Scalasca 2.6 counts none at MPI_Test*), though it
+// still counts as the later message of a wrong-order instance. A Late Sender instance is
 // "wrong order" when a message the rank receives later had been sent before the late message
 // was: the program picked the wrong message first (split by same/different source). The
 // instances of one call are compared with the messages of later calls only.
@@ -20,7 +22,7 @@
 namespace waitscope::analysis {
 
 void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send,
-                           uint64_t length, uint32_t operation) {
+                           uint64_t length, uint32_t operation, bool completedByTest) {
     // A later message that was sent before the late message of an earlier Late Sender.
     // Usually the send began after all of them did, which one comparison with their latest
     // send tells.
@@ -40,21 +42,24 @@ void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRe
     if (send.enter > span.exit) {
         m_sink.diagnose(experiment::Diagnostic::ClockViolationsP2p);
     }
+    if (completedByTest) {
+        return;
+    }
     if (!m_open || send.enter > m_current.sendEnter) {
         m_current = Candidate{span, source, send.enter, 0.0, length > 0, operation, send.exit};
     }
     m_open = true;
 }
 
-void LateSender::completeCall() {
+bool LateSender::completeCall() {
     if (!m_open) {
-        return;
+        return false;
     }
     m_open = false;
     const double duration = m_current.span.exit - m_current.span.enter;
     m_current.severity = std::clamp(m_current.sendEnter - m_current.span.enter, 0.0, duration);
     if (m_current.severity <= 0.0) {
-        return;
+        return false;
     }
     m_sink.record(Metric::MpiLateSender, m_current.span, m_current.severity);
     m_sink.add(m_current.payload ? Metric::MpiClsCount : Metric::MpiSlsCount, m_current.span.node,
@@ -73,6 +78,7 @@ void LateSender::completeCall() {
     if (m_recent.size() > kWrongOrderWindow) {
         m_recent.pop_front();
     }
+    return true;
 }
 
 } // namespace waitscope::analysis

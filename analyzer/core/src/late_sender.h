@@ -25,11 +25,13 @@ public:
 
     /// A message arrived in the call `span` from communicator-independent sender `source`,
     /// recorded as the replay's operation `operation`. All messages completed by one call are
-    /// handed in before `completeCall`.
+    /// handed in before `completeCall`. A message completed by an MPI_Test* call
+    /// (`completedByTest`) is no Late Sender, but still shows earlier ones in the wrong order.
     void onMessage(const CallSpan& span, uint32_t source, const ReplayRecord& send, uint64_t length,
-                   uint32_t operation = 0);
-    /// Evaluates the call whose messages were handed in (the latest sender counts).
-    void completeCall();
+                   uint32_t operation = 0, bool completedByTest = false);
+    /// Evaluates the call whose messages were handed in (the latest sender counts); whether it
+    /// was a Late Sender.
+    bool completeCall();
 
 private:
     struct Candidate {

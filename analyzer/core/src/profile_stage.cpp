@@ -7,10 +7,10 @@
 // communication event is remembered with the MPI call (node, enter, exit) around it. For the
 // root-cause stages the time between operations is recorded as well (OperationProfile).
 #include "call_path_rules.h"
-#include "collective_shape.h"
 #include "rank_state.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace waitscope::analysis {
 namespace {
@@ -24,6 +24,8 @@ struct Frame {
     uint32_t region;
     uint32_t span;
     bool context; ///< pushed for a calling-context record rather than an Enter
+    /// The call's entry in RankState::requestCalls when it holds a request event
+    uint32_t requestCall = kNoSpan;
 };
 
 void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
@@ -47,19 +49,20 @@ void countMessage(RankState& state, const CallSpan& span, bool send, uint64_t le
     s.add(send ? Metric::BytesSent : Metric::BytesRcvd, span.node, bytes);
 }
 
-void countCollective(RankState& state, const CallSpan& span, const trace::CollectiveRecord& c,
-                     uint32_t commRank) {
+void countCollective(RankState& state, const CallSpan& span, const trace::CollectiveRecord& c) {
     SeverityRows& s = state.result.severities;
     if (c.sent == 0 && c.received == 0) {
         s.add(Metric::Syncs, span.node, 1);
         s.add(Metric::SyncsColl, span.node, 1);
         return;
     }
-    const bool rooted = c.root != trace::kUndefined;
+    // By the bytes the call moved, whatever its root (as Scalasca 2.6 counts): both ways an
+    // exchange, only out a source, only in a destination.
     Metric kind = Metric::CommsCxch;
-    if (rooted && commRank != c.root) {
-        const bool oneToAll = collectiveShape(c.op) == CollectiveShape::OneToN;
-        kind = oneToAll ? Metric::CommsCdst : Metric::CommsCsrc;
+    if (c.received == 0) {
+        kind = Metric::CommsCsrc;
+    } else if (c.sent == 0) {
+        kind = Metric::CommsCdst;
     }
     s.add(Metric::Comms, span.node, 1);
     s.add(Metric::CommsColl, span.node, 1);
@@ -110,7 +113,7 @@ void profile(RankState& state) {
         const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
         const NodeId node = state.result.tree.child(parent, region);
         state.result.severities.add(Metric::Visits, node, 1);
-        stack.push_back(Frame{node, region, kNoSpan, false});
+        stack.push_back(Frame{node, region, kNoSpan, false, kNoSpan});
     };
     const auto pop = [&](uint64_t now) {
         charge(now);
@@ -119,6 +122,11 @@ void profile(RankState& state) {
             if (state.rootCause) {
                 state.profile.closeSpan();
             }
+        }
+        if (stack.back().requestCall != kNoSpan) {
+            RequestCall& call = state.requestCalls[stack.back().requestCall];
+            call.call.exit = state.defs.seconds(now);
+            call.span = stack.back().span;
         }
         stack.pop_back();
     };
@@ -139,6 +147,18 @@ void profile(RankState& state) {
         state.profile.reserve(n, communication);
     }
     const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
+    state.requestCallOf.assign(communication, kNoSpan);
+    // Requests by id while outstanding: a posted receive's call, a nonblocking send's operation.
+    std::unordered_map<uint64_t, uint32_t> postedReceives;
+    std::unordered_map<uint64_t, uint32_t> pendingSends;
+    const auto requestCall = [&](size_t i) {
+        if (stack.back().requestCall == kNoSpan) {
+            stack.back().requestCall = static_cast<uint32_t>(state.requestCalls.size());
+            state.requestCalls.push_back(RequestCall{
+                CallSpan{stack.back().node, enterTimeOf(state, i), state.seconds(i)}, kNoSpan});
+        }
+        return stack.back().requestCall;
+    };
     for (size_t i = 0; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
             state.report("profile", i, n);
@@ -167,18 +187,41 @@ void profile(RankState& state) {
                 }
             }
             const CallSpan& span = state.spans[stack.back().span];
+            const auto operation = static_cast<uint32_t>(state.operations.size());
             state.operations.push_back(
                 ReplayOperation{static_cast<uint32_t>(i), stack.back().span});
+            if (events.kind(i) == EventKind::MpiIrecv) {
+                const auto posted = postedReceives.find(events.message(i).request);
+                if (posted != postedReceives.end()) {
+                    state.requestCallOf[operation] = posted->second;
+                    postedReceives.erase(posted);
+                }
+            } else if (events.kind(i) == EventKind::MpiIsend) {
+                pendingSends[events.message(i).request] = operation;
+            }
             if (state.rootCause) {
                 state.profile.closeSegment();
             }
             const EventKind kind = events.kind(i);
             if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = events.collective(i);
-                countCollective(state, span, c, state.commRankOf(c.comm));
+                countCollective(state, span, c);
             } else {
                 const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
                 countMessage(state, span, send, events.message(i).length);
+            }
+            break;
+        }
+        case EventKind::MpiIrecvRequest:
+            if (!stack.empty()) {
+                postedReceives[events.message(i).request] = requestCall(i);
+            }
+            break;
+        case EventKind::MpiIsendComplete: {
+            const auto send = pendingSends.find(events.message(i).request);
+            if (!stack.empty() && send != pendingSends.end()) {
+                state.requestCallOf[send->second] = requestCall(i);
+                pendingSends.erase(send);
             }
             break;
         }

@@ -14,6 +14,13 @@
 
 namespace waitscope::analysis {
 
+/// An MPI call holding a request event: the MPI_Irecv (or MPI_Start) that posted a receive, the
+/// MPI_Wait* / MPI_Test* that completed a nonblocking send.
+struct RequestCall {
+    CallSpan call;
+    uint32_t span; ///< the same call in RankState::spans, or 0xFFFFFFFF when it has none
+};
+
 /// The state of one rank's analysis, handed from stage to stage (see rank_pipeline.cpp):
 /// its input, the result built so far and what one stage leaves for the next ones.
 struct RankState {
@@ -36,7 +43,11 @@ struct RankState {
     // From the profile stage on:
     /// For every communication event, the MPI call around it (span); in event order
     std::vector<ReplayOperation> operations;
-    std::vector<CallSpan> spans;          ///< the MPI calls with a communication event
+    std::vector<CallSpan> spans;           ///< the MPI calls with a communication event
+    std::vector<RequestCall> requestCalls; ///< the MPI calls with a request event
+    /// Per operation, an index into requestCalls (else 0xFFFFFFFF): for a nonblocking receive
+    /// the call that posted it, for a nonblocking send the call that completed it
+    std::vector<uint32_t> requestCallOf;
     size_t collectiveCount = 0;           ///< collective operations
     OperationProfile profile;             ///< for the root-cause stages: time between operations
     double end = 0.0;                     ///< the time of the last event (root-cause stages)
@@ -53,6 +64,8 @@ struct RankState {
     std::vector<uint8_t> partnerWaited;
     static constexpr uint8_t kWaitedHere = 2;
     std::vector<double> collected; ///< scratch: one collective's members' times
+    /// Per span, 1 where a Late Sender was found in the call (forward replay on)
+    std::vector<uint8_t> lateSenderIn;
 
     RegionClass classOf(uint32_t region) const {
         return region < classes.size() ? classes[region] : RegionClass::Computation;
@@ -77,6 +90,21 @@ struct RankState {
     /// The region of the MPI call around `op`.
     uint32_t regionOfSpan(const ReplayOperation& op) const {
         return result.tree.node(spans[op.span].node).region;
+    }
+    /// The name of the region of call-tree node `node` (empty when unknown).
+    std::string_view nameOfNode(NodeId node) const {
+        const uint32_t region = result.tree.node(node).region;
+        return region < defs.regions.size() ? std::string_view(defs.regions[region].name)
+                                            : std::string_view();
+    }
+    /// Whether `op`, a send, is one that can wait for its receiver (a Late Receiver): a blocking
+    /// MPI_Send or MPI_Ssend only, as Scalasca 2.6 rules (docs/fidelity.md).
+    bool canWaitForReceiver(const ReplayOperation& op) const {
+        if (events->kind(op.event) != trace::EventKind::MpiSend) {
+            return false;
+        }
+        const std::string_view name = nameOfNode(spans[op.span].node);
+        return name == "MPI_Send" || name == "MPI_Ssend";
     }
     /// The index of `op` in `operations`.
     uint32_t indexOf(const ReplayOperation& op) const {
