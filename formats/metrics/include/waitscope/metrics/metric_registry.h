@@ -27,11 +27,13 @@ enum class MetricId : std::uint8_t {
 inline constexpr std::size_t kMetricCount = static_cast<std::size_t>(MetricId::None);
 
 /// Number of metrics the analyzer computes: MetricId values below it are analysis::Metric's.
-inline constexpr std::size_t kAnalyzedMetricCount = 0
-#define WAITSCOPE_METRIC_COUNT(...) +1
+inline constexpr std::size_t kAnalyzedMetricCount = [] {
+    std::size_t count = 0;
+#define WAITSCOPE_METRIC_COUNT(...) ++count;
     WAITSCOPE_ANALYZED_METRICS(WAITSCOPE_METRIC_COUNT)
 #undef WAITSCOPE_METRIC_COUNT
-    ;
+    return count;
+}();
 
 /// What a metric measures.
 enum class Unit : std::uint8_t { Seconds, Occurrences, Bytes };
