@@ -83,6 +83,30 @@ size_t PayloadQueues::pending() const {
     return count;
 }
 
+Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
+                                                  const std::vector<uint64_t>& perRank) {
+    const size_t n = transport.size();
+    const size_t self = transport.rank();
+    if (perRank.size() % n != 0) {
+        return Error("rank " + std::to_string(self) +
+                     ": all-to-all buffer not a multiple of the rank count");
+    }
+    const std::vector<double> mine(perRank.begin(), perRank.end());
+    auto all = transport.allGather(kWorldComm, mine);
+    if (!all) {
+        return all.error();
+    }
+    const size_t block = perRank.size() / n;
+    std::vector<uint64_t> result(perRank.size());
+    for (size_t source = 0; source < n; ++source) {
+        for (size_t k = 0; k < block; ++k) {
+            result[source * block + k] =
+                static_cast<uint64_t>((*all)[source * perRank.size() + self * block + k]);
+        }
+    }
+    return result;
+}
+
 uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t self) {
     if (comm < definitions.communicators.size()) {
         const auto& ranks = definitions.communicators[comm].worldRanks;

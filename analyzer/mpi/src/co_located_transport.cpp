@@ -176,24 +176,7 @@ public:
     }
 
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
-        const size_t n = m_world.m_ranks;
-        if (perRank.size() % n != 0) {
-            return Error(rankName(m_rank) + ": all-to-all buffer not a multiple of the rank count");
-        }
-        const std::vector<double> mine(perRank.begin(), perRank.end());
-        auto all = allGather(kWorldComm, mine);
-        if (!all) {
-            return all.error();
-        }
-        const size_t block = perRank.size() / n;
-        std::vector<uint64_t> result(perRank.size());
-        for (size_t source = 0; source < n; ++source) {
-            for (size_t k = 0; k < block; ++k) {
-                result[source * block + k] =
-                    static_cast<uint64_t>((*all)[source * perRank.size() + m_rank * block + k]);
-            }
-        }
-        return result;
+        return allToAllByAllGather(*this, perRank);
     }
 
     Status post(uint32_t comm, uint32_t destination, uint32_t tag,

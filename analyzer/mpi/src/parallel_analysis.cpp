@@ -29,6 +29,32 @@ bool anyFailed(bool failed) {
     return global != 0;
 }
 
+// What gatherOnProcessZero() gives process 0 (empty elsewhere): every process's bytes one after
+// the other in process order, with each one's length and offset.
+struct GatheredBytes {
+    std::vector<uint8_t> all;
+    std::vector<int> lengths;
+    std::vector<int> offsets;
+};
+
+// Gathers `bytes` of every process on process 0. Collective over MPI_COMM_WORLD.
+GatheredBytes gatherOnProcessZero(const std::vector<uint8_t>& bytes, int rank, int size) {
+    GatheredBytes gathered;
+    const int length = static_cast<int>(bytes.size());
+    gathered.lengths.resize(rank == 0 ? size : 0);
+    MPI_Gather(&length, 1, MPI_INT, gathered.lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    gathered.offsets.assign(gathered.lengths.size(), 0);
+    size_t total = 0;
+    for (size_t r = 0; r < gathered.lengths.size(); ++r) {
+        gathered.offsets[r] = static_cast<int>(total);
+        total += static_cast<size_t>(gathered.lengths[r]);
+    }
+    gathered.all.resize(total);
+    MPI_Gatherv(bytes.data(), length, MPI_BYTE, gathered.all.data(), gathered.lengths.data(),
+                gathered.offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+    return gathered;
+}
+
 // Gathers every process's encoded rank results (in rank order within each) on process 0 and
 // merges them there.
 Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
@@ -36,18 +62,8 @@ Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const int length = static_cast<int>(bytes.size());
-    std::vector<int> lengths(rank == 0 ? size : 0);
-    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::vector<int> offsets(lengths.size(), 0);
-    size_t total = 0;
-    for (size_t r = 0; r < lengths.size(); ++r) {
-        offsets[r] = static_cast<int>(total);
-        total += static_cast<size_t>(lengths[r]);
-    }
-    std::vector<uint8_t> all(total);
-    MPI_Gatherv(bytes.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
-                MPI_BYTE, 0, MPI_COMM_WORLD);
+    const GatheredBytes gathered = gatherOnProcessZero(bytes, rank, size);
+    const std::vector<uint8_t>& all = gathered.all;
     if (rank != 0) {
         return analysis;
     }
@@ -243,24 +259,15 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     }
     // Gather the encoded results on rank 0.
     const std::vector<uint8_t> bytes = encodeRankResult(*replayed);
-    const int length = static_cast<int>(bytes.size());
-    std::vector<int> lengths(rank == 0 ? size : 0);
-    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::vector<int> offsets(lengths.size(), 0);
-    size_t total = 0;
-    for (size_t r = 0; r < lengths.size(); ++r) {
-        offsets[r] = static_cast<int>(total);
-        total += static_cast<size_t>(lengths[r]);
-    }
-    std::vector<uint8_t> all(total);
-    MPI_Gatherv(bytes.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
-                MPI_BYTE, 0, MPI_COMM_WORLD);
+    const GatheredBytes gathered = gatherOnProcessZero(bytes, rank, size);
+    const std::vector<uint8_t>& all = gathered.all;
     if (rank != 0) {
         return analysis;
     }
     std::vector<RankResult> results;
     for (int r = 0; r < size; ++r) {
-        auto decoded = decodeRankResult(all.data() + offsets[r], static_cast<size_t>(lengths[r]));
+        auto decoded = decodeRankResult(all.data() + gathered.offsets[r],
+                                        static_cast<size_t>(gathered.lengths[r]));
         if (!decoded) {
             return decoded.error().withContext("rank " + std::to_string(r));
         }

@@ -145,6 +145,12 @@ private:
     std::map<uint32_t, std::deque<std::vector<double>>> m_collectives;
 };
 
+/// Transport::allToAll for transports that have an all-gather of their own (in-process,
+/// co-located): every rank gathers all buffers over the world and keeps its blocks, in rank
+/// order; fails when `perRank` is not a whole number of blocks per rank.
+Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
+                                                  const std::vector<uint64_t>& perRank);
+
 /// The communicator rank of world rank `self` in traced communicator `comm` (0 for a self
 /// communicator, an unknown one, or one `self` is not a member of).
 uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t self);
