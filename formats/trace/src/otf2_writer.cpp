@@ -180,10 +180,12 @@ Status Otf2Writer::open(const std::string& directory, const Otf2WriterOptions& o
         m_pool->chunks.reserve(m_pool->chunkLimit);
         rc = OTF2_Archive_SetMemoryCallbacks(m_archive, &kMemoryCallbacks, m_pool.get());
     }
+    bool closable = false;
     if (rc == OTF2_SUCCESS) {
         rc = options.collectives != nullptr
                  ? options.collectives(m_archive, options.collectivesContext)
                  : OTF2_Archive_SetSerialCollectiveCallbacks(m_archive);
+        closable = rc == OTF2_SUCCESS;
     }
     if (rc == OTF2_SUCCESS && !options.creator.empty()) {
         rc = OTF2_Archive_SetCreator(m_archive, options.creator.c_str());
@@ -192,8 +194,11 @@ Status Otf2Writer::open(const std::string& directory, const Otf2WriterOptions& o
         rc = OTF2_Archive_OpenEvtFiles(m_archive);
     }
     if (rc != OTF2_SUCCESS) {
-        // A half-opened archive may lack its collective callbacks, and closing it then
-        // crashes inside libotf2: leave it unclosed (a small leak) rather than crash.
+        // An archive with its collective callbacks closes cleanly; without them closing it
+        // crashes inside libotf2: then leave it unclosed (a small leak) rather than crash.
+        if (closable) {
+            OTF2_Archive_Close(m_archive);
+        }
         abandon();
         return failed("cannot open the OTF2 archive in '" + directory + "'", rc);
     }
