@@ -82,7 +82,7 @@ struct CollectiveRecord {
 /// a 32-bit time offset from its block's first time, a reference), a blocking message 16 more,
 /// a nonblocking one 24, a request-only event 8. Timestamps that do not fit their block's
 /// offset range, and message lengths of 4 GiB or more, go to small sorted side tables.
-class EventStream {
+class EventStream { // NOLINT(bugprone-reserved-identifier): an implicit member (clang-tidy 14)
 public:
     /// Appends an event; `ref` is a region, calling context or side-table index.
     void append(EventKind kind, uint64_t time, uint32_t ref) {
