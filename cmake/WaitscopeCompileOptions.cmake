@@ -17,3 +17,11 @@ function(waitscope_add_subdirectories)
     endif()
   endforeach()
 endfunction()
+
+# Marks tests as quick unit tests: the asan-unit workflow (CI) runs every test carrying the
+# label "asan-unit". Call it in the directory that adds the tests.
+function(waitscope_asan_unit_tests)
+  foreach(test IN LISTS ARGN)
+    set_property(TEST ${test} APPEND PROPERTY LABELS asan-unit)
+  endforeach()
+endfunction()
