@@ -1,6 +1,6 @@
 // The analysis of the Score-P reference traces agrees with Scalasca 2.6's report, metric by
 // metric, call path by call path, rank by rank (1 % or 1 ms for times, counts exactly).
-#include "json_value.h"
+#include "scalasca_reference.h"
 #include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/trace/otf2_archive.h"
@@ -27,19 +27,10 @@ std::string referenceDir(const std::string& name) {
     return std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
 }
 
-testing::JsonValue loadJson(const std::string& file) {
-    std::ifstream in(file);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    return testing::JsonParser(text).parse();
-}
+using testing::loadJson;
 
 bool agrees(const MetricInfo& info, double ours, double theirs) {
-    if (info.unit != MetricUnit::Seconds) {
-        return ours == theirs;
-    }
-    return std::fabs(ours - theirs) <= std::max(0.01 * std::fabs(theirs), 1e-3);
+    return testing::agreesWithScalasca(info, ours, theirs);
 }
 
 // Largest deviations per metric over all references (printed at the end).

@@ -9,6 +9,11 @@ paths are matched by their region names. Only metrics both reports hold are comp
   compare.py [options] TRACE            TRACE: traces.otf2 or the directory holding it
   compare.py --scalasca S.cubex --ours O.cubex    compare two finished reports
 
+When Cube's tools are installed (tests/oracle/build_cube.sh, $CUBE_PREFIX, default
+/work/oracle/cube-prefix), SCOUT's report is first derived by Scalasca's `square` into
+trace.cubex, so that the derived metrics (mpi_wait_terminal, critical_path_imbalance, imbalance,
+performance impact, ...) are compared too; --no-square compares SCOUT's metrics only.
+
 Exit status: 0 when both agree, 1 when they differ, 2 on errors. On demand only, never in CI
 (Scalasca is built with tests/oracle/build_oracle.sh, outside the project).
 """
@@ -18,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -162,6 +168,27 @@ def stage(trace, scratch):
     return staged / anchor.name
 
 
+def square(prefix, cube_prefix, scout_report, scratch):
+    """trace.cubex derived by Scalasca's square from a SCOUT report, or None without Cube's tools."""
+    if not (Path(cube_prefix) / "bin" / "cube_dump").exists():
+        return None
+    archive = Path(scratch) / "square"
+    archive.mkdir(exist_ok=True)
+    for stale in archive.glob("*.cubex"):
+        stale.unlink()
+    shutil.copy(scout_report, archive / "scout.cubex")
+    env = dict(os.environ)
+    env["PATH"] = "%s:%s:%s" % (Path(cube_prefix) / "bin", Path(prefix) / "bin", env["PATH"])
+    # square -s writes trace.cubex, then fails for want of Score-P's scorep-score (its textual
+    # score report, which the comparison does not need).
+    result = subprocess.run([str(Path(prefix) / "bin" / "square"), "-s", str(archive)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    derived = archive / "trace.cubex"
+    if not derived.exists():
+        raise RuntimeError("square wrote no %s:\n%s" % (derived, result.stdout[-3000:]))
+    return str(derived)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trace", nargs="?", help="traces.otf2 or its directory")
@@ -171,7 +198,13 @@ def main():
                         help="the Scalasca installation (default $ORACLE_PREFIX)")
     parser.add_argument("--build", default=str(ROOT / "build" / "dev"),
                         help="the Waitscope build directory (default build/dev)")
-    parser.add_argument("--scalasca", help="a finished SCOUT report instead of running SCOUT")
+    parser.add_argument("--cube-prefix",
+                        default=os.environ.get("CUBE_PREFIX", "/work/oracle/cube-prefix"),
+                        help="Cube's tools, for square (default $CUBE_PREFIX)")
+    parser.add_argument("--no-square", action="store_true",
+                        help="compare SCOUT's report as it is, without square's derived metrics")
+    parser.add_argument("--scalasca", help="a finished SCOUT report instead of running SCOUT "
+                        "(a scout.cubex is derived by square; a trace.cubex is taken as it is)")
     parser.add_argument("--ours", help="a finished Waitscope report instead of running the replay")
     parser.add_argument("--keep", help="keep the reports in this directory")
     parser.add_argument("--ignore", action="append", default=[], help="a metric to leave out")
@@ -209,6 +242,8 @@ def main():
             run(mpirun + [str(Path(args.prefix) / "bin" / "scout.mpi"), str(staged)],
                 cwd=scratch)
             scalasca = str(staged.parent / "scout.cubex")
+        if not args.no_square and Path(scalasca).name == "scout.cubex":
+            scalasca = square(args.prefix, args.cube_prefix, scalasca, scratch) or scalasca
         ours = args.ours
         replay = args.replay or str(bindir / "waitscope-replay")
         if not ours:
