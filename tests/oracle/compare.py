@@ -105,8 +105,12 @@ def difference_class(row):
 # shows again is a regression.
 WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
 TESTS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
-ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirect",
-                       "mpi_wait_propagating", "inter_partition_imbalance")
+# (With square: the derived sums delay, delay_mpi, ..., the direct/terminal split and the
+# performance impact follow the same root causes.)
+ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay", "mpi_wait_indirect",
+                       "mpi_wait_propagating", "mpi_wait_direct", "mpi_wait_terminal",
+                       "inter_partition_imbalance", "intra_partition_imbalance",
+                       "performance_impact")
 
 
 def known_rule(metric, region, theirs, ours):
