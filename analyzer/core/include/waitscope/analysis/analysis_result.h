@@ -2,6 +2,7 @@
 #pragma once
 
 #include "waitscope/analysis/rank_result.h"
+#include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
 #include <string>
@@ -25,6 +26,16 @@ public:
     /// and collects severities, instances and diagnostics. `results` must be ordered by rank.
     /// The derived metrics are not filled in: that is the next stage, deriveMetrics().
     static AnalysisResult merge(std::vector<RankResult>&& results);
+
+    /// The merge of results that arrive one at a time: an empty result of `ranks` ranks on
+    /// `tree`, the unified call tree of all ranks' trees in rank order (unifyCallTree()), to
+    /// which addRank() adds each rank's result in rank order. Only one rank's result need be
+    /// in memory at a time beside the merged values.
+    AnalysisResult(CallTree tree, uint32_t ranks);
+    AnalysisResult() = default;
+    /// Adds the result of the next rank (the first call rank 0, and so on). Fails naming the
+    /// rank when its tree has a call path that the unified tree lacks, or all ranks are in.
+    Status addRank(RankResult&& result);
 
     uint32_t ranks() const { return m_ranks; }
     const CallTree& tree() const { return m_tree; }
@@ -63,6 +74,7 @@ public:
 
 private:
     uint32_t m_ranks = 0;
+    uint32_t m_added = 0; ///< ranks addRank() added
     CallTree m_tree;
     std::vector<double> m_values;
     std::array<PatternSamples, kMetricCount> m_patterns;
