@@ -21,9 +21,20 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
 
 AnalysisResult::AnalysisResult(CallTree tree, uint32_t ranks)
     : m_ranks(ranks), m_tree(std::move(tree)) {
-    m_values.assign(kMetricCount * m_tree.size() * m_ranks, 0.0);
+    m_slots.assign(kMetricCount * m_tree.size(), kNoSlot);
     m_diagnostics.reserve(ranks);
     m_events.reserve(ranks);
+}
+
+uint32_t AnalysisResult::slot(size_t cell) {
+    uint32_t& slot = m_slots[cell];
+    if (slot == kNoSlot) {
+        if (m_slotCount % kRowsPerChunk == 0) {
+            m_rows.push_back(std::make_unique<double[]>(size_t{kRowsPerChunk} * m_ranks));
+        }
+        slot = m_slotCount++;
+    }
+    return slot;
 }
 
 Status AnalysisResult::addRank(RankResult&& result) {
@@ -45,11 +56,10 @@ Status AnalysisResult::addRank(RankResult&& result) {
         }
     }
     ++m_added;
-    const size_t nodes = m_tree.size();
     for (size_t m = 0; m < kMetricCount; ++m) {
         const std::vector<double>& row = result.severities.row(static_cast<Metric>(m));
         for (NodeId n = 0; n < local.size() && n < row.size(); ++n) {
-            m_values[(m * nodes + toGlobal[n]) * m_ranks + r] += row[n];
+            add(static_cast<Metric>(m), toGlobal[n], r, row[n]);
         }
     }
     for (size_t m = 0; m < kMetricCount; ++m) {

@@ -118,10 +118,14 @@ Result<CallTree> unifyTrees(const std::vector<RankResult>& results, int process,
 // Gathers every process's rank results (`results`: its block of consecutive ranks, in rank
 // order) on process 0 and merges them there, rank by rank. Collective over MPI_COMM_WORLD.
 Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
-                                        std::vector<RankResult>&& results, uint32_t ranks) {
+                                        std::vector<RankResult>&& results, uint32_t ranks,
+                                        const ProgressCallback& progress) {
     int process = 0, processes = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &process);
     MPI_Comm_size(MPI_COMM_WORLD, &processes);
+    if (progress) {
+        progress("merging", 0);
+    }
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     auto tree = unifyTrees(results, process, processes, comm);
@@ -189,6 +193,9 @@ Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
     }
     analysis.result = std::move(merged);
     deriveMetrics(*analysis.result);
+    if (progress) {
+        progress("merging", 100);
+    }
     return analysis;
 }
 
@@ -285,7 +292,7 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
         block.push_back(std::move(*result));
         result.reset();
     }
-    return gatherAndMerge(std::move(analysis), std::move(block), traced);
+    return gatherAndMerge(std::move(analysis), std::move(block), traced, progress);
 }
 
 } // namespace
@@ -357,7 +364,7 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     }
     std::vector<RankResult> own;
     own.push_back(std::move(*replayed));
-    return gatherAndMerge(std::move(analysis), std::move(own), traced);
+    return gatherAndMerge(std::move(analysis), std::move(own), traced, progress);
 }
 
 } // namespace waitscope::analysis
