@@ -35,8 +35,8 @@ bool anyFailed(bool failed) {
 // their call trees in a reduction tree (log2 M rounds, each message at most the unified tree),
 // then process 0 sizes the merged values once and takes the ranks' results one at a time, in
 // rank order, adding each (sparse rows, its instances) before it receives the next. Process
-// 0 holds the merged result and one rank's result, never all of them; messages are chunked
-// so that sizes beyond 2 GiB pass.
+// 0 holds the merged result, its own block's results and one received rank's result, never
+// all of them; messages are chunked so that sizes beyond 2 GiB pass.
 constexpr int kTreeTag = 1;
 constexpr int kResultTag = 2;
 // The largest MPI message: counts are ints.
