@@ -107,3 +107,31 @@ TEST_CASE("a rank result's threads and warnings survive encoding and decoding", 
         CHECK_FALSE(decodeRankResult(bytes.data(), cut).ok());
     }
 }
+
+TEST_CASE("severity rows are encoded sparse and decoded at their length", "[codec]") {
+    RankResult r = sample();
+    const size_t withoutZeros = encodeRankResult(r).size();
+    for (NodeId n = 0; n < 2; ++n) {
+        r.severities.add(Metric::MpiLateReceiver, n, 0.0); // zeros are not sent
+    }
+    const std::vector<uint8_t> bytes = encodeRankResult(r);
+    CHECK(bytes.size() == withoutZeros);
+    auto decoded = decodeRankResult(bytes.data(), bytes.size());
+    REQUIRE(decoded.ok());
+    CHECK(decoded->severities.row(Metric::MpiLateReceiver).size() == 2);
+    CHECK(decoded->severities.get(Metric::MpiLateReceiver, 1) == 0.0);
+    CHECK(decoded->severities.row(Metric::MpiLateSender) == std::vector<double>{0.0, 0.25});
+}
+
+TEST_CASE("a call tree survives encoding alone, and a damaged one is refused", "[codec]") {
+    const RankResult r = sample();
+    const std::vector<uint8_t> bytes = encodeCallTree(r.tree);
+    auto tree = decodeCallTree(bytes.data(), bytes.size());
+    REQUIRE(tree.ok());
+    REQUIRE(tree->size() == 2);
+    CHECK(tree->find(tree->find(kNoNode, 7), 9) == 1);
+    std::vector<uint8_t> damaged = bytes;
+    damaged[8] = 5; // the root's parent: a node after it
+    CHECK_FALSE(decodeCallTree(damaged.data(), damaged.size()).ok());
+    CHECK_FALSE(decodeCallTree(bytes.data(), bytes.size() - 1).ok());
+}

@@ -4,7 +4,7 @@
 //
 // DIR is replaced if it exists.
 // usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived] [offset=T]
-//                                [mismatch]]
+//                                [mismatch] [paths=K]]
 // With "derived", the odd ranks also reduce on a communicator of their own (communicator 1)
 // where the even ranks synchronize in the barrier, to exercise derived communicators.
 // With "offset=T", the clocks of the even ranks other than 0 run T ticks ahead (their sends
@@ -12,7 +12,8 @@
 // With "mismatch", rank 0 records its barriers as all-to-all collectives (MPI_Alltoallv in an
 // all-to-all call: a damaged trace whose ranks disagree about who waits for whom). With
 // "misplaced", rank 0 records them as MPI_Alltoallv inside MPI_Barrier (as a wrong region
-// mapping would show them).
+// mapping would show them). With "paths=K", iteration i computes in function path<i mod K>
+// (2 K more call paths, for benchmarks of large call trees).
 #include "generated_trace.h"
 
 #include <cstdio>
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
             options.mismatch = true;
         } else if (option == "misplaced") {
             options.mismatch = options.misplaced = true;
+        } else if (option.rfind("paths=", 0) == 0) {
+            options.paths = static_cast<uint32_t>(std::strtoul(option.c_str() + 6, nullptr, 10));
         } else if (option.rfind("offset=", 0) == 0) {
             options.clockOffset = std::strtoull(option.c_str() + 7, nullptr, 10);
         } else {

@@ -12,7 +12,7 @@ namespace {
 using trace::CollectiveOp;
 using trace::Otf2EventWriter;
 
-enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce };
+enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce, kFirstPath };
 constexpr uint64_t kTicksPerIteration = 1000;
 
 // The tick at which `rank` of `ranks` arrives at a collective of an iteration: `step` ticks
@@ -38,9 +38,18 @@ public:
         const uint32_t barrierEvery = m_options.barrierEvery;
         const uint64_t base = 1000 + it * kTicksPerIteration + clockOffset(rank);
         uint64_t events = 0;
+        const auto path = static_cast<uint32_t>(
+            m_options.paths > 0 ? kFirstPath + it % m_options.paths : uint64_t{kCompute});
+        if (m_options.paths > 0) {
+            w.enter(base + 5, path);
+            events += 2;
+        }
         w.enter(base + 10, kCompute);
         w.leave(base + 100 + (rank % 2 == 0 ? 100 : 0), kCompute);
         events += 2;
+        if (m_options.paths > 0) {
+            w.leave(base + 105 + (rank % 2 == 0 ? 100 : 0), path);
+        }
         const bool even = rank % 2 == 0;
         if (even && rank + 1 < ranks) {
             w.enter(base + 210, kSend);
@@ -93,6 +102,11 @@ public:
             {"MPI_Barrier", "MPI_Barrier", "", 0, 0, RegionRole::Barrier, Paradigm::Mpi},
             {"MPI_Allreduce", "MPI_Allreduce", "", 0, 0, RegionRole::CollectiveAllToAll,
              Paradigm::Mpi}};
+        for (uint32_t p = 0; p < m_options.paths; ++p) {
+            const std::string name = "path" + std::to_string(p);
+            d.regions.push_back(
+                {name, name, "bench.c", 60, 70, RegionRole::Function, Paradigm::Compiler});
+        }
         d.systemTreeNodes = {{"machine", "machine", kUndefined}};
         std::vector<uint64_t> members;
         for (uint32_t r = 0; r < m_options.ranks; ++r) {
@@ -138,7 +152,8 @@ Result<std::vector<uint64_t>> writeGeneratedTrace(const std::string& dir,
     const Generator generator(options);
     // Iterations so that the busiest rank writes about `eventsPerRank` events.
     const uint64_t perIteration =
-        5 + static_cast<uint64_t>(options.barrierEvery > 0 ? 4.0 / options.barrierEvery : 0);
+        5 + (options.paths > 0 ? 2 : 0) +
+        static_cast<uint64_t>(options.barrierEvery > 0 ? 4.0 / options.barrierEvery : 0);
     const uint64_t iterations = options.eventsPerRank / perIteration;
     const uint64_t end = 1000 + iterations * kTicksPerIteration + 10;
 

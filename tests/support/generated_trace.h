@@ -35,6 +35,9 @@ struct GeneratedTraceOptions {
     /// With `mismatch`: rank 0's MPI_Alltoallv sits inside MPI_Barrier (as a wrong region
     /// mapping would show it).
     bool misplaced = false;
+    /// The computation of iteration i runs in function `path<i mod paths>` (0: in main
+    /// directly): 2 `paths` more call paths, for benchmarks of large call trees.
+    uint32_t paths = 0;
 };
 
 /// Writes the trace into `dir` (an archive there is replaced). Returns the events written for

@@ -4,6 +4,7 @@
 #include "elf_needed.h"
 #include "launch_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -11,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sched.h>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 #include <waitscope/cli/command_line.h>
@@ -35,6 +38,7 @@ struct Options {
     bool dryRun = false;
     bool quiet = false;
     bool timeCorrect = false;
+    bool serial = false;
     std::vector<std::string> command;
 };
 
@@ -50,7 +54,9 @@ cli::CommandLine declareOptions(Options& options) {
             "launcher decides it and the analysis takes it from the trace. Analyzing again (-a) "
             "reuses the launcher and its options from the experiment's waitscope.command; a "
             "launcher with other options after the directory replaces them (e.g. -a DIR mpirun "
-            "--oversubscribe).")
+            "--oversubscribe). The analysis runs on one process per core of this machine, at "
+            "most one per traced rank (each process replays a block of ranks, with the same "
+            "report); a rank count after -a DIR (e.g. -a DIR mpirun -np 8) sets it.")
         .option("-e", "DIR", "experiment directory (default: waitscope_<program>_<ranks>)",
                 options.directory)
         .option("-f", "FILTER", "measurement filter file (passed on as WAITSCOPE_FILTER)",
@@ -63,6 +69,8 @@ cli::CommandLine declareOptions(Options& options) {
               "correct clock condition violations before the analysis (suggested when the "
               "traces violate the clock condition; with -a to redo an analysis)",
               options.timeCorrect)
+        .flag("--serial", "analyze in this one process, without the launcher (every rank a thread)",
+              options.serial)
         .flag("-q", "quiet: no phase lines, no summary on the terminal", options.quiet)
         .passThrough("<launcher> ...",
                      "the launcher command line, or with -a the experiment directory and "
@@ -213,7 +221,11 @@ private:
             return 2;
         }
         m_launch = *launch;
-        // The analysis runs on exactly as many ranks as were traced.
+        // A rank count given with the launcher after the directory is the analysis's.
+        if (m_options.command.size() > 1) {
+            m_analysisProcesses = launch->ranks;
+        }
+        // The trace's rank count, from which the analysis's follows.
         if (traced > 0) {
             m_launch.ranks = traced;
         }
@@ -450,8 +462,29 @@ private:
         return WAITSCOPE_BUILD_TREE_REPLAY;
     }
 
+    /// The processes the analysis runs on: one per core this process may run on, at most one
+    /// per traced rank (a process replays a block of ranks as threads; more processes than
+    /// cores only take turns), unless the user gave a count after -a DIR.
+    int analysisProcesses() const {
+        if (m_analysisProcesses > 0) {
+            return m_analysisProcesses;
+        }
+        int cores = 0;
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof set, &set) == 0) {
+            cores = CPU_COUNT(&set);
+        }
+        if (cores <= 0) {
+            cores = static_cast<int>(std::thread::hardware_concurrency());
+        }
+        return std::max(1, std::min(m_launch.ranks, cores));
+    }
+
     int replay() {
         std::vector<std::string> arguments;
+        if (m_options.serial) {
+            arguments.push_back("--serial");
+        }
         if (m_options.quiet) {
             arguments.push_back("--quiet");
         }
@@ -459,13 +492,25 @@ private:
             arguments.push_back("--time-correct");
         }
         arguments.push_back(m_directory);
-        const auto command = m_launch.commandLine({}, replayPath(), arguments);
+        analysis::LaunchCommand launch = m_launch;
+        // Without a rank count yet (a dry run whose launcher decides it) the launcher decides.
+        launch.ranks = m_options.serial ? 1 : m_launch.ranks > 0 ? analysisProcesses() : 0;
+        std::vector<std::string> command = launch.commandLine({}, replayPath(), arguments);
+        if (m_options.serial) {
+            command = arguments;
+            command.insert(command.begin(), replayPath());
+        }
         if (m_options.dryRun) {
             std::printf("analyze:   %s\n", analysis::shellJoin(command).c_str());
             return 0;
         }
         const std::string label = step() + "analyzing";
-        phase("%s the traces on %d ranks", label.c_str(), m_launch.ranks);
+        if (launch.ranks == m_launch.ranks) {
+            phase("%s the traces on %d ranks", label.c_str(), m_launch.ranks);
+        } else {
+            phase("%s the traces of %d ranks on %d process%s", label.c_str(), m_launch.ranks,
+                  launch.ranks, launch.ranks == 1 ? "" : "es");
+        }
         phase("      %s", analysis::shellJoin(command).c_str());
         const auto start = Clock::now();
         const int status = run(command, {}, m_options.quiet ? std::string() : label);
@@ -514,6 +559,7 @@ private:
     int m_step = 0;
     int m_programStatus = 0; ///< the measured program's exit code when it failed
     analysis::LaunchCommand m_launch;
+    int m_analysisProcesses = 0; ///< given after -a DIR; 0: analysisProcesses() decides
     std::string m_directory;
     fs::path m_bin;
 };

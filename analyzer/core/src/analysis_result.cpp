@@ -6,64 +6,92 @@
 namespace waitscope::analysis {
 
 AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
-    AnalysisResult merged;
-    merged.m_ranks = static_cast<uint32_t>(results.size());
-    std::vector<std::vector<NodeId>> toGlobal(results.size());
-    for (size_t r = 0; r < results.size(); ++r) {
-        const CallTree& local = results[r].tree;
-        toGlobal[r].resize(local.size());
-        for (NodeId n = 0; n < local.size(); ++n) {
-            const CallTree::Node& node = local.node(n);
-            const NodeId parent = node.parent == kNoNode ? kNoNode : toGlobal[r][node.parent];
-            toGlobal[r][n] = merged.m_tree.child(parent, node.region);
-        }
+    CallTree tree;
+    for (const RankResult& result : results) {
+        unifyCallTree(tree, result.tree);
     }
-    const size_t nodes = merged.m_tree.size();
-    merged.m_values.assign(kMetricCount * nodes * merged.m_ranks, 0.0);
-    for (size_t r = 0; r < results.size(); ++r) {
-        RankResult& result = results[r];
-        for (size_t m = 0; m < kMetricCount; ++m) {
-            for (NodeId n = 0; n < result.tree.size(); ++n) {
-                const double v = result.severities.get(static_cast<Metric>(m), n);
-                merged.m_values[(m * nodes + toGlobal[r][n]) * merged.m_ranks + r] += v;
-            }
-        }
-        for (size_t m = 0; m < kMetricCount; ++m) {
-            PatternSamples& samples = result.patterns[m];
-            for (PatternInstance& instance : samples.mostSevere) {
-                instance.node = toGlobal[r][instance.node];
-            }
-            merged.m_patterns[m].merge(samples);
-            samples = PatternSamples();
-        }
-        for (PatternInstance& instance : result.instances) {
-            instance.node = toGlobal[r][instance.node];
-            merged.m_instances.push_back(instance);
-        }
-        result.instances = {};
-        for (ThreadResult& thread : result.threads) {
-            ThreadValues values{static_cast<uint32_t>(r),
-                                thread.location,
-                                std::move(thread.name),
-                                thread.events,
-                                {}};
-            for (size_t m = 0; m < kMetricCount; ++m) {
-                const std::vector<double>& row = thread.severities.row(static_cast<Metric>(m));
-                for (NodeId n = 0; n < row.size(); ++n) {
-                    if (row[n] != 0.0) {
-                        values.severities.add(static_cast<Metric>(m), toGlobal[r][n], row[n]);
-                    }
-                }
-            }
-            merged.m_threads.push_back(std::move(values));
-        }
-        for (std::string& warning : result.warnings) {
-            merged.m_warnings.push_back(std::move(warning));
-        }
-        merged.m_diagnostics.push_back(std::move(result.diagnostics));
-        merged.m_events.push_back(result.events);
+    AnalysisResult merged(std::move(tree), static_cast<uint32_t>(results.size()));
+    for (RankResult& result : results) {
+        // Cannot fail: the tree holds every rank's paths, and there are as many ranks.
+        (void)merged.addRank(std::move(result));
+        result = RankResult();
     }
     return merged;
+}
+
+AnalysisResult::AnalysisResult(CallTree tree, uint32_t ranks)
+    : m_ranks(ranks), m_tree(std::move(tree)) {
+    m_slots.assign(kMetricCount * m_tree.size(), kNoSlot);
+    m_diagnostics.reserve(ranks);
+    m_events.reserve(ranks);
+}
+
+uint32_t AnalysisResult::slot(size_t cell) {
+    uint32_t& slot = m_slots[cell];
+    if (slot == kNoSlot) {
+        if (m_slotCount % kRowsPerChunk == 0) {
+            m_rows.push_back(std::make_unique<double[]>(size_t{kRowsPerChunk} * m_ranks));
+        }
+        slot = m_slotCount++;
+    }
+    return slot;
+}
+
+Status AnalysisResult::addRank(RankResult&& result) {
+    const uint32_t r = m_added;
+    if (r >= m_ranks) {
+        return Error("rank " + std::to_string(result.rank) + ": a result beyond the " +
+                     std::to_string(m_ranks) + " ranks merged");
+    }
+    // Where each node of the rank's tree is in the merged one.
+    const CallTree& local = result.tree;
+    std::vector<NodeId> toGlobal(local.size());
+    for (NodeId n = 0; n < local.size(); ++n) {
+        const CallTree::Node& node = local.node(n);
+        toGlobal[n] =
+            m_tree.find(node.parent == kNoNode ? kNoNode : toGlobal[node.parent], node.region);
+        if (toGlobal[n] == kNoNode) {
+            return Error("rank " + std::to_string(result.rank) +
+                         ": a call path missing from the merged call tree");
+        }
+    }
+    ++m_added;
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        const std::vector<double>& row = result.severities.row(static_cast<Metric>(m));
+        for (NodeId n = 0; n < local.size() && n < row.size(); ++n) {
+            add(static_cast<Metric>(m), toGlobal[n], r, row[n]);
+        }
+    }
+    for (size_t m = 0; m < kMetricCount; ++m) {
+        PatternSamples& samples = result.patterns[m];
+        for (PatternInstance& instance : samples.mostSevere) {
+            instance.node = toGlobal[instance.node];
+        }
+        m_patterns[m].merge(samples);
+    }
+    m_instances.reserve(m_instances.size() + result.instances.size());
+    for (PatternInstance& instance : result.instances) {
+        instance.node = toGlobal[instance.node];
+        m_instances.push_back(instance);
+    }
+    for (ThreadResult& thread : result.threads) {
+        ThreadValues values{r, thread.location, std::move(thread.name), thread.events, {}};
+        for (size_t m = 0; m < kMetricCount; ++m) {
+            const std::vector<double>& row = thread.severities.row(static_cast<Metric>(m));
+            for (NodeId n = 0; n < row.size(); ++n) {
+                if (row[n] != 0.0) {
+                    values.severities.add(static_cast<Metric>(m), toGlobal[n], row[n]);
+                }
+            }
+        }
+        m_threads.push_back(std::move(values));
+    }
+    for (std::string& warning : result.warnings) {
+        m_warnings.push_back(std::move(warning));
+    }
+    m_diagnostics.push_back(std::move(result.diagnostics));
+    m_events.push_back(result.events);
+    return Status::success();
 }
 
 namespace {

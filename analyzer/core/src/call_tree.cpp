@@ -17,6 +17,15 @@ NodeId CallTree::find(NodeId parent, uint32_t region) const {
     return it == m_index.end() ? kNoNode : it->second;
 }
 
+std::vector<NodeId> unifyCallTree(CallTree& tree, const CallTree& other) {
+    std::vector<NodeId> where(other.size());
+    for (NodeId n = 0; n < other.size(); ++n) {
+        const CallTree::Node& node = other.node(n);
+        where[n] = tree.child(node.parent == kNoNode ? kNoNode : where[node.parent], node.region);
+    }
+    return where;
+}
+
 std::string CallTree::path(NodeId id, const trace::Definitions& definitions) const {
     std::string result;
     for (NodeId n = id; n != kNoNode; n = m_nodes[n].parent) {

@@ -1,6 +1,7 @@
 // A flat little format: counts followed by arrays, strings as length + bytes.
 #include "waitscope/analysis/rank_result_codec.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -52,29 +53,67 @@ private:
     size_t m_pos = 0;
 };
 
+// Sparse: per metric, the row's length, how many values are not zero, and those as (node,
+// value); most call paths of a rank have few of the metrics.
 void putRows(Writer& w, const SeverityRows& rows) {
     for (size_t m = 0; m < kMetricCount; ++m) {
         const auto& row = rows.row(static_cast<Metric>(m));
         w.put<uint64_t>(row.size());
-        for (double v : row) {
-            w.put<double>(v);
+        const auto nonZero = static_cast<uint64_t>(
+            std::count_if(row.begin(), row.end(), [](double v) { return v != 0.0; }));
+        w.put<uint64_t>(nonZero);
+        for (size_t n = 0; n < row.size(); ++n) {
+            if (row[n] != 0.0) {
+                w.put<uint32_t>(static_cast<uint32_t>(n));
+                w.put<double>(row[n]);
+            }
         }
     }
 }
 
-// Rows longer than the tree's `nodes` are refused.
+// Rows longer than the tree's `nodes` are refused, as are nodes out of order.
 bool getRows(Reader& r, SeverityRows& rows, uint64_t nodes) {
     for (size_t m = 0; m < kMetricCount; ++m) {
-        uint64_t length = 0;
-        if (!r.get(length) || length > nodes) {
+        uint64_t length = 0, nonZero = 0;
+        if (!r.get(length) || length > nodes || !r.get(nonZero) || nonZero > length) {
             return false;
         }
         auto& row = rows.row(static_cast<Metric>(m));
-        row.resize(length);
-        for (double& v : row) {
-            if (!r.get(v)) {
+        row.assign(length, 0.0);
+        uint64_t next = 0; // the least node the next value may have
+        for (uint64_t k = 0; k < nonZero; ++k) {
+            uint32_t node = 0;
+            double v = 0.0;
+            if (!r.get(node) || !r.get(v) || node < next || node >= length) {
                 return false;
             }
+            row[node] = v;
+            next = static_cast<uint64_t>(node) + 1;
+        }
+    }
+    return true;
+}
+
+void putTree(Writer& w, const CallTree& tree) {
+    w.put<uint64_t>(tree.size());
+    for (NodeId n = 0; n < tree.size(); ++n) {
+        w.put<uint32_t>(tree.node(n).parent);
+        w.put<uint32_t>(tree.node(n).region);
+    }
+}
+
+// A tree whose parents follow their children, or with a path twice, is refused.
+bool getTree(Reader& r, CallTree& tree, uint64_t& nodes) {
+    if (!r.get(nodes)) {
+        return false;
+    }
+    for (uint64_t n = 0; n < nodes; ++n) {
+        uint32_t parent = 0, region = 0;
+        if (!r.get(parent) || !r.get(region) || (parent != kNoNode && parent >= n)) {
+            return false;
+        }
+        if (tree.child(parent, region) != n) {
+            return false;
         }
     }
     return true;
@@ -86,11 +125,7 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
     Writer w;
     w.put<uint32_t>(result.rank);
     w.put<uint64_t>(result.events);
-    w.put<uint64_t>(result.tree.size());
-    for (NodeId n = 0; n < result.tree.size(); ++n) {
-        w.put<uint32_t>(result.tree.node(n).parent);
-        w.put<uint32_t>(result.tree.node(n).region);
-    }
+    putTree(w, result.tree);
     putRows(w, result.severities);
     for (const PatternSamples& samples : result.patterns) {
         w.put<uint64_t>(samples.severities.size());
@@ -145,17 +180,8 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
         return Error("rank result: malformed at byte " + std::to_string(r.position()));
     };
     uint64_t nodes = 0;
-    if (!r.get(result.rank) || !r.get(result.events) || !r.get(nodes)) {
+    if (!r.get(result.rank) || !r.get(result.events) || !getTree(r, result.tree, nodes)) {
         return bad();
-    }
-    for (uint64_t n = 0; n < nodes; ++n) {
-        uint32_t parent = 0, region = 0;
-        if (!r.get(parent) || !r.get(region) || (parent != kNoNode && parent >= n)) {
-            return bad();
-        }
-        if (result.tree.child(parent, region) != n) {
-            return bad();
-        }
     }
     if (!getRows(r, result.severities, nodes)) {
         return bad();
@@ -240,6 +266,22 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
         return bad();
     }
     return result;
+}
+
+std::vector<uint8_t> encodeCallTree(const CallTree& tree) {
+    Writer w;
+    putTree(w, tree);
+    return w.take();
+}
+
+Result<CallTree> decodeCallTree(const uint8_t* data, size_t size) {
+    Reader r(data, size);
+    CallTree tree;
+    uint64_t nodes = 0;
+    if (!getTree(r, tree, nodes) || !r.atEnd()) {
+        return Error("call tree: malformed at byte " + std::to_string(r.position()));
+    }
+    return tree;
 }
 
 } // namespace waitscope::analysis

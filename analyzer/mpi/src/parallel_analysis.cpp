@@ -1,5 +1,6 @@
 // The MPI driver: each rank reads its own events and runs the rank pipeline (analyzeRank())
-// over MPI; rank 0 gathers the encoded results, merges them and derives the metrics.
+// over MPI; process 0 gathers the encoded results rank by rank, merges them and derives the
+// metrics.
 #include "waitscope/analysis/parallel_analysis.h"
 
 #include "polite_wait.h"
@@ -9,6 +10,7 @@
 #include "waitscope/analysis/rank_result_codec.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <mpi.h>
@@ -29,66 +31,171 @@ bool anyFailed(bool failed) {
     return global != 0;
 }
 
-// What gatherOnProcessZero() gives process 0 (empty elsewhere): every process's bytes one after
-// the other in process order, with each one's length and offset.
-struct GatheredBytes {
-    std::vector<uint8_t> all;
-    std::vector<int> lengths;
-    std::vector<int> offsets;
-};
+// The gather of the results on process 0 is flat in the traced ranks: the processes unify
+// their call trees in a reduction tree (log2 M rounds, each message at most the unified tree),
+// then process 0 sizes the merged values once and takes the ranks' results one at a time, in
+// rank order, adding each (sparse rows, its instances) before it receives the next. Process
+// 0 holds the merged result, its own block's results and one received rank's result, never
+// all of them; messages are chunked so that sizes beyond 2 GiB pass.
+constexpr int kTreeTag = 1;
+constexpr int kResultTag = 2;
+// The largest MPI message: counts are ints.
+constexpr uint64_t kChunk = uint64_t{1} << 30;
 
-// Gathers `bytes` of every process on process 0. Collective over MPI_COMM_WORLD.
-GatheredBytes gatherOnProcessZero(const std::vector<uint8_t>& bytes, int rank, int size) {
-    GatheredBytes gathered;
-    const int length = static_cast<int>(bytes.size());
-    gathered.lengths.resize(rank == 0 ? size : 0);
-    MPI_Gather(&length, 1, MPI_INT, gathered.lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    gathered.offsets.assign(gathered.lengths.size(), 0);
-    size_t total = 0;
-    for (size_t r = 0; r < gathered.lengths.size(); ++r) {
-        gathered.offsets[r] = static_cast<int>(total);
-        total += static_cast<size_t>(gathered.lengths[r]);
+// Sends `bytes` to `to`: its 64-bit length, then chunks of at most kChunk bytes.
+int sendBytes(const std::vector<uint8_t>& bytes, int to, int tag, MPI_Comm comm) {
+    const uint64_t length = bytes.size();
+    MPI_Request request = MPI_REQUEST_NULL;
+    int code = waitPolitely(MPI_Isend(&length, 1, MPI_UINT64_T, to, tag, comm, &request), request);
+    for (uint64_t at = 0; code == MPI_SUCCESS && at < length; at += kChunk) {
+        const auto count = static_cast<int>(std::min(kChunk, length - at));
+        code = waitPolitely(MPI_Isend(bytes.data() + at, count, MPI_BYTE, to, tag, comm, &request),
+                            request);
     }
-    gathered.all.resize(total);
-    MPI_Gatherv(bytes.data(), length, MPI_BYTE, gathered.all.data(), gathered.lengths.data(),
-                gathered.offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
-    return gathered;
+    return code;
 }
 
-// Gathers every process's encoded rank results (in rank order within each) on process 0 and
-// merges them there.
+// Receives what sendBytes() sent from `from`.
+Result<std::vector<uint8_t>> receiveBytes(int from, int tag, MPI_Comm comm) {
+    uint64_t length = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    int code =
+        waitPolitely(MPI_Irecv(&length, 1, MPI_UINT64_T, from, tag, comm, &request), request);
+    std::vector<uint8_t> bytes;
+    if (code == MPI_SUCCESS) {
+        bytes.resize(length);
+    }
+    for (uint64_t at = 0; code == MPI_SUCCESS && at < length; at += kChunk) {
+        const auto count = static_cast<int>(std::min(kChunk, length - at));
+        code = waitPolitely(
+            MPI_Irecv(bytes.data() + at, count, MPI_BYTE, from, tag, comm, &request), request);
+    }
+    if (code != MPI_SUCCESS) {
+        return Error("process " + std::to_string(from) + ": its results could not be received");
+    }
+    return bytes;
+}
+
+// The call tree of all ranks (in rank order) on process 0, of this process's and the
+// following ones' ranks elsewhere: each process unifies its ranks' trees, then receives the
+// tree of the processes [p + s, p + 2s) for s = 1, 2, 4, ... while p is a multiple of 2s, and
+// sends its own to p - s otherwise. Collective over `comm`.
+Result<CallTree> unifyTrees(const std::vector<RankResult>& results, int process, int processes,
+                            MPI_Comm comm) {
+    CallTree tree;
+    for (const RankResult& result : results) {
+        unifyCallTree(tree, result.tree);
+    }
+    std::optional<Error> failure;
+    for (int step = 1; step < processes; step *= 2) {
+        if (process % (2 * step) != 0) {
+            if (sendBytes(encodeCallTree(tree), process - step, kTreeTag, comm) != MPI_SUCCESS) {
+                failure = Error("process " + std::to_string(process) +
+                                ": its call tree could not be sent");
+            }
+            break;
+        }
+        if (process + step < processes) {
+            auto bytes = receiveBytes(process + step, kTreeTag, comm);
+            if (!bytes) {
+                failure = failure ? failure : bytes.error();
+                continue;
+            }
+            auto other = decodeCallTree(bytes->data(), bytes->size());
+            if (!other) {
+                failure = failure ? failure : other.error();
+                continue;
+            }
+            unifyCallTree(tree, *other);
+        }
+    }
+    if (failure) {
+        return *failure;
+    }
+    return tree;
+}
+
+// Gathers every process's rank results (`results`: its block of consecutive ranks, in rank
+// order) on process 0 and merges them there, rank by rank. Collective over MPI_COMM_WORLD.
 Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
-                                        const std::vector<uint8_t>& bytes, uint32_t ranks) {
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const GatheredBytes gathered = gatherOnProcessZero(bytes, rank, size);
-    const std::vector<uint8_t>& all = gathered.all;
-    if (rank != 0) {
+                                        std::vector<RankResult>&& results, uint32_t ranks,
+                                        const ProgressCallback& progress) {
+    int process = 0, processes = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &process);
+    MPI_Comm_size(MPI_COMM_WORLD, &processes);
+    if (progress) {
+        progress("merging", 0);
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    auto tree = unifyTrees(results, process, processes, comm);
+    if (process != 0) {
+        // Process 0 takes them in order: first how many, then each.
+        const uint64_t count = results.size();
+        std::vector<uint8_t> header(sizeof count);
+        std::memcpy(header.data(), &count, sizeof count);
+        int code = sendBytes(header, 0, kResultTag, comm);
+        for (RankResult& result : results) {
+            if (code == MPI_SUCCESS) {
+                code = sendBytes(encodeRankResult(result), 0, kResultTag, comm);
+            }
+            result = RankResult();
+        }
+        MPI_Comm_free(&comm);
         return analysis;
     }
-    // Each rank's result is preceded by its length (8 bytes).
-    std::vector<RankResult> results;
-    size_t at = 0;
-    for (uint32_t r = 0; r < ranks; ++r) {
-        uint64_t size64 = 0;
-        if (at + sizeof size64 > all.size()) {
-            return Error("rank " + std::to_string(r) + ": result missing");
-        }
-        std::memcpy(&size64, all.data() + at, sizeof size64);
-        at += sizeof size64;
-        if (at + size64 > all.size()) {
-            return Error("rank " + std::to_string(r) + ": result truncated");
-        }
-        auto decoded = decodeRankResult(all.data() + at, static_cast<size_t>(size64));
-        if (!decoded) {
-            return decoded.error().withContext("rank " + std::to_string(r));
-        }
-        at += static_cast<size_t>(size64);
-        results.push_back(std::move(*decoded));
+    // Process 0 drains every message even after a failure, so that no sender waits forever.
+    std::optional<Error> failure;
+    if (!tree) {
+        failure = tree.error();
     }
-    analysis.result = AnalysisResult::merge(std::move(results));
+    AnalysisResult merged(tree ? std::move(*tree) : CallTree(), ranks);
+    const auto add = [&](RankResult&& result) {
+        if (!failure) {
+            if (Status added = merged.addRank(std::move(result)); !added) {
+                failure = added.error();
+            }
+        }
+    };
+    for (RankResult& result : results) {
+        add(std::move(result));
+        result = RankResult();
+    }
+    for (int from = 1; from < processes; ++from) {
+        auto header = receiveBytes(from, kResultTag, comm);
+        uint64_t count = 0;
+        if (!header || header->size() != sizeof count) {
+            failure =
+                failure ? failure : Error("process " + std::to_string(from) + ": results missing");
+            continue;
+        }
+        std::memcpy(&count, header->data(), sizeof count);
+        for (uint64_t k = 0; k < count; ++k) {
+            auto bytes = receiveBytes(from, kResultTag, comm);
+            if (!bytes) {
+                failure = failure ? failure : bytes.error();
+                continue;
+            }
+            auto decoded = decodeRankResult(bytes->data(), bytes->size());
+            if (!decoded) {
+                failure = failure ? failure
+                                  : decoded.error().withContext("process " + std::to_string(from));
+                continue;
+            }
+            bytes->clear();
+            bytes->shrink_to_fit();
+            add(std::move(*decoded));
+        }
+    }
+    MPI_Comm_free(&comm);
+    if (failure) {
+        return *failure;
+    }
+    analysis.result = std::move(merged);
     deriveMetrics(*analysis.result);
+    if (progress) {
+        progress("merging", 100);
+    }
     return analysis;
 }
 
@@ -179,15 +286,13 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
         }
         return Error(anchor + ": analysis stopped because a rank of another process failed");
     }
-    std::vector<uint8_t> bytes;
-    for (const auto& result : results) {
-        const std::vector<uint8_t> encoded = encodeRankResult(*result);
-        const uint64_t size64 = encoded.size();
-        const auto* sizeBytes = reinterpret_cast<const uint8_t*>(&size64);
-        bytes.insert(bytes.end(), sizeBytes, sizeBytes + sizeof size64);
-        bytes.insert(bytes.end(), encoded.begin(), encoded.end());
+    std::vector<RankResult> block;
+    block.reserve(count);
+    for (auto& result : results) {
+        block.push_back(std::move(*result));
+        result.reset();
     }
-    return gatherAndMerge(std::move(analysis), bytes, traced);
+    return gatherAndMerge(std::move(analysis), std::move(block), traced, progress);
 }
 
 } // namespace
@@ -257,25 +362,9 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         // The read error rather than the refusal to replay without events.
         return events ? replayed.error() : events.error();
     }
-    // Gather the encoded results on rank 0.
-    const std::vector<uint8_t> bytes = encodeRankResult(*replayed);
-    const GatheredBytes gathered = gatherOnProcessZero(bytes, rank, size);
-    const std::vector<uint8_t>& all = gathered.all;
-    if (rank != 0) {
-        return analysis;
-    }
-    std::vector<RankResult> results;
-    for (int r = 0; r < size; ++r) {
-        auto decoded = decodeRankResult(all.data() + gathered.offsets[r],
-                                        static_cast<size_t>(gathered.lengths[r]));
-        if (!decoded) {
-            return decoded.error().withContext("rank " + std::to_string(r));
-        }
-        results.push_back(std::move(*decoded));
-    }
-    analysis.result = AnalysisResult::merge(std::move(results));
-    deriveMetrics(*analysis.result);
-    return analysis;
+    std::vector<RankResult> own;
+    own.push_back(std::move(*replayed));
+    return gatherAndMerge(std::move(analysis), std::move(own), traced, progress);
 }
 
 } // namespace waitscope::analysis

@@ -1,9 +1,12 @@
-// The merged result of all ranks: one call tree, severities per metric x call node x rank.
+// The merged result of all ranks: one call tree, severities per metric x call node x rank
+// (sparse in metric x call node).
 #pragma once
 
 #include "waitscope/analysis/rank_result.h"
+#include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,11 +29,22 @@ public:
     /// The derived metrics are not filled in: that is the next stage, deriveMetrics().
     static AnalysisResult merge(std::vector<RankResult>&& results);
 
+    /// The merge of results that arrive one at a time: an empty result of `ranks` ranks on
+    /// `tree`, the unified call tree of all ranks' trees in rank order (unifyCallTree()), to
+    /// which addRank() adds each rank's result in rank order. Only one rank's result need be
+    /// in memory at a time beside the merged values.
+    AnalysisResult(CallTree tree, uint32_t ranks);
+    AnalysisResult() = default;
+    /// Adds the result of the next rank (the first call rank 0, and so on). Fails naming the
+    /// rank when its tree has a call path that the unified tree lacks, or all ranks are in.
+    Status addRank(RankResult&& result);
+
     uint32_t ranks() const { return m_ranks; }
     const CallTree& tree() const { return m_tree; }
     /// Value of `metric` on `node` (exclusive along the call tree) for `rank`'s main location.
     double value(Metric metric, NodeId node, uint32_t rank) const {
-        return m_values[(static_cast<size_t>(metric) * m_tree.size() + node) * m_ranks + rank];
+        const uint32_t slot = m_slots[static_cast<size_t>(metric) * m_tree.size() + node];
+        return slot == kNoSlot ? 0.0 : m_rows[slot / kRowsPerChunk][rowStart(slot) + rank];
     }
     /// Sum over ranks (main locations).
     double value(Metric metric, NodeId node) const;
@@ -58,13 +72,31 @@ public:
     /// Adds `amount` to `metric` on `node` for `rank`: for the metrics derived from the merged
     /// values (imbalance, performance impact). `node` and `rank` must exist.
     void add(Metric metric, NodeId node, uint32_t rank, double amount) {
-        m_values[(static_cast<size_t>(metric) * m_tree.size() + node) * m_ranks + rank] += amount;
+        if (amount == 0.0) {
+            return; // nothing to add (the values are never -0.0, the sum would be +0.0)
+        }
+        const uint32_t slot = this->slot(static_cast<size_t>(metric) * m_tree.size() + node);
+        m_rows[slot / kRowsPerChunk][rowStart(slot) + rank] += amount;
     }
 
 private:
     uint32_t m_ranks = 0;
+    uint32_t m_added = 0; ///< ranks addRank() added
     CallTree m_tree;
-    std::vector<double> m_values;
+    // The values are sparse in (metric, call node): most call paths have a few of the
+    // metrics. Each (metric, node) that has a value on some rank owns a row of one value per
+    // rank (a slot); rows are allocated in chunks of kRowsPerChunk, so that no reallocation
+    // copies them all. Memory: the slot index (metrics x nodes) plus the rows in use x ranks.
+    static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
+    static constexpr uint32_t kRowsPerChunk = 256;
+    size_t rowStart(uint32_t slot) const {
+        return static_cast<size_t>(slot % kRowsPerChunk) * m_ranks;
+    }
+    /// The slot of (metric x nodes + node) `cell`, created (zeros) on first use.
+    uint32_t slot(size_t cell);
+    std::vector<uint32_t> m_slots; ///< per metric x node: its row, or kNoSlot (all zero)
+    uint32_t m_slotCount = 0;
+    std::vector<std::unique_ptr<double[]>> m_rows; ///< chunks of kRowsPerChunk rows
     std::array<PatternSamples, kMetricCount> m_patterns;
     std::vector<PatternInstance> m_instances;
     std::vector<Diagnostics> m_diagnostics;

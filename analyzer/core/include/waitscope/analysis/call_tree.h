@@ -40,4 +40,10 @@ private:
     std::unordered_map<uint64_t, NodeId> m_index;
 };
 
+/// Adds the call paths of `other` that `tree` lacks, in `other`'s order, after `tree`'s own;
+/// returns where each node of `other` is in `tree`. Unifying trees one after the other gives
+/// the same ids however the sequence is grouped (the unified tree of ranks 0..3 is that of
+/// 0..1 unified with that of 2..3), so ranks' trees can be unified in a reduction tree.
+std::vector<NodeId> unifyCallTree(CallTree& tree, const CallTree& other);
+
 } // namespace waitscope::analysis
