@@ -41,6 +41,12 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
             merged.m_instances.push_back(instance);
         }
         result.instances = {};
+        for (PathSegment& segment : result.criticalPath) {
+            segment.from = segment.from == kNoNode ? kNoNode : toGlobal[r][segment.from];
+            segment.to = segment.to == kNoNode ? kNoNode : toGlobal[r][segment.to];
+            merged.m_criticalPath.push_back(segment);
+        }
+        result.criticalPath = {};
         for (ThreadResult& thread : result.threads) {
             ThreadValues values{static_cast<uint32_t>(r),
                                 thread.location,
