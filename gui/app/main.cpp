@@ -2,6 +2,7 @@
 #include "main_window.h"
 #include "metric_help.h"
 #include "report_view.h"
+#include "timeline_panel.h"
 #include "timeline_view.h"
 
 #include <QApplication>
@@ -39,7 +40,9 @@ struct Options {
     bool timing = false;
     bool printVisible = false;
     bool metricDocs = false;
-    bool timeline = false; ///< --timeline: the trace on the timeline instead of the report
+    bool timeline = false;     ///< --timeline: the trace on the timeline instead of the report
+    bool withTimeline = false; ///< --with-timeline: the report, its timeline below
+    QString instance;          ///< --instance: next, previous or worst
 };
 
 int fail(const QString& message) {
@@ -159,6 +162,21 @@ QPixmap capture(QWidget& window) {
     return window.screen()->grabWindow(window.winId());
 }
 
+// --instance: steps the timeline to the instance; with --print-visible prints what it shows.
+void stepToInstance(TimelineView& view, const Options& options) {
+    if (options.instance == QLatin1String("next"))
+        view.showNext();
+    else if (options.instance == QLatin1String("previous"))
+        view.showPrevious();
+    else if (options.instance == QLatin1String("worst"))
+        view.showWorst();
+    if (options.printVisible) {
+        std::printf("timeline: %s\ntimeline window: %.9f %.9f\n", qPrintable(view.pickedText()),
+                    view.windowStart(), view.windowEnd());
+        std::fflush(stdout);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -169,7 +187,8 @@ int main(int argc, char** argv) {
     Options options;
     bool batch = false;
     {
-        std::string report, baseline, screenshot, metric, callPath, rank, mode, search, tab, size;
+        std::string report, baseline, screenshot, metric, callPath, rank, mode, search, tab, size,
+            instance;
         bool rankGiven = false;
         waitscope::cli::CommandLine commandLine("gui");
         commandLine
@@ -212,6 +231,14 @@ int main(int argc, char** argv) {
                   options.metricDocs)
             .flag("--timeline", "open the experiment's trace on the timeline instead of the report",
                   options.timeline)
+            .flag("--with-timeline",
+                  "open the report with the trace's timeline below it; the selected metric and "
+                  "call path pick the wait-state instances on it",
+                  options.withTimeline)
+            .option("--instance", "STEP",
+                    "on the timeline, show the first (next), last (previous) or most severe "
+                    "(worst) picked wait-state instance",
+                    instance)
             // Qt reads its own options from the command line when the application starts.
             .passedOn({"-platform", "--platform"}, "NAME", "Qt's platform plugin (e.g. offscreen)")
             .passedOn({"-style", "--style"}, "STYLE", "Qt's widget style")
@@ -247,6 +274,14 @@ int main(int argc, char** argv) {
         options.mode = QString::fromStdString(mode);
         options.search = QString::fromStdString(search);
         options.tab = QString::fromStdString(tab);
+        options.instance = QString::fromStdString(instance);
+        if (!options.instance.isEmpty() && options.instance != QLatin1String("next") &&
+            options.instance != QLatin1String("previous") &&
+            options.instance != QLatin1String("worst"))
+            return fail(
+                QStringLiteral("--instance %1: not next, previous or worst").arg(options.instance));
+        if (!options.instance.isEmpty() && !options.timeline && !options.withTimeline)
+            return fail(QStringLiteral("--instance needs --timeline or --with-timeline"));
         if (!size.empty()) {
             QStringList parts = QString::fromStdString(size).split(QLatin1Char('x'));
             if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
@@ -282,6 +317,7 @@ int main(int argc, char** argv) {
             return fail(QString::fromStdString(timeline.error().message()));
         TimelineView view(std::move(*timeline));
         view.resize(options.size);
+        stepToInstance(view, options);
         if (!options.screenshot.isEmpty()) {
             if (!view.grab().save(options.screenshot))
                 return fail(QStringLiteral("cannot write %1").arg(options.screenshot));
@@ -344,6 +380,12 @@ int main(int argc, char** argv) {
             if (QString error = applySelections(*view, options); !error.isEmpty()) {
                 std::fprintf(stderr, "waitscope-gui: error: %s\n", qPrintable(error));
                 status = 1;
+            }
+            if (options.withTimeline) {
+                if (TimelinePanel* panel = window.showTimeline())
+                    stepToInstance(*panel->view(), options);
+                else
+                    status = 1;
             }
         }
         QWidget* pictured = &window;

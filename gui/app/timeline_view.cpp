@@ -22,6 +22,8 @@ constexpr int kRulerHeight = 28;
 constexpr int kLegendHeight = 26;
 constexpr int kRowHeight = 34;
 constexpr int kDepthHeight = 12;
+constexpr int kBandStrip = 22; ///< one strip of the metrics band (MPI share, waiting share)
+const QColor kPathColour(0xc0, 0x10, 0xc0);
 
 QColor kindColour(timeline::RegionKind kind) {
     using timeline::RegionKind;
@@ -67,7 +69,8 @@ QString formatSeconds(double seconds) {
 } // namespace
 
 TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
-    : QWidget(parent), m_timeline(std::move(timeline)) {
+    : QWidget(parent), m_timeline(std::move(timeline)), m_finder(m_timeline.instances()),
+      m_summary(timeline::TimelineSummary::cached(m_timeline)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
@@ -95,6 +98,59 @@ void TimelineView::pan(double fraction) {
     setWindow(m_from + shift, m_to + shift);
 }
 
+void TimelineView::pick(const timeline::InstanceFilter& filter) {
+    m_finder.select(filter);
+    update();
+    emit pickedChanged(pickedText());
+}
+
+bool TimelineView::showInstance(std::optional<size_t> instance) {
+    if (instance) {
+        const auto [from, to] = m_finder.windowAround(*instance, 1e-6);
+        setWindow(from, to);
+    }
+    update();
+    emit pickedChanged(pickedText());
+    return instance.has_value();
+}
+
+bool TimelineView::showNext() {
+    return showInstance(m_finder.next());
+}
+
+bool TimelineView::showPrevious() {
+    return showInstance(m_finder.previous());
+}
+
+bool TimelineView::showWorst() {
+    return showInstance(m_finder.worst());
+}
+
+QString TimelineView::pickedText() const {
+    const size_t picked = m_finder.picked().size();
+    if (m_timeline.instances().empty())
+        return QStringLiteral("no wait-state instances (no instances.txt)");
+    const auto current = m_finder.current();
+    if (!current)
+        return QStringLiteral("%1 of %2 wait-state instances picked")
+            .arg(picked)
+            .arg(m_timeline.instances().size());
+    const analysis::PatternInstance& i = m_timeline.instances()[*current];
+    const std::string_view name = analysis::metricInfo(i.metric).displayName;
+    return QStringLiteral("instance %1 of %2: %3, rank %4, cnode %5, at %6, %7 waiting")
+        .arg(*m_finder.position() + 1)
+        .arg(picked)
+        .arg(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())))
+        .arg(i.rank)
+        .arg(i.node)
+        .arg(formatSeconds(i.enter), formatSeconds(i.severity));
+}
+
+void TimelineView::setCriticalPathShown(bool on) {
+    m_showPath = on;
+    update();
+}
+
 void TimelineView::setDepthMode(bool on) {
     m_depthMode = on;
     update();
@@ -105,8 +161,115 @@ QRectF TimelineView::plotArea() const {
                   std::max(1, height() - kRulerHeight - kLegendHeight));
 }
 
+int TimelineView::bandHeight() const {
+    return m_summary ? 2 * kBandStrip + 8 : 0;
+}
+
+bool TimelineView::drawsFromSummary() const {
+    const double pixel = (m_to - m_from) / plotArea().width();
+    if (!m_summary || m_summary->binWidth(0) > pixel)
+        return false;
+    // The events when there are few enough to draw (exact, with messages and wait states).
+    const size_t level = m_summary->levelFor(pixel);
+    const double width = m_summary->binWidth(level);
+    const auto first = static_cast<uint32_t>(
+        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    uint64_t visits = 0;
+    for (uint32_t r = 0; r < m_summary->rows(); ++r)
+        for (uint32_t b = first;
+             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b)
+            visits += m_summary->bin(level, r, b).visits;
+    return visits > static_cast<uint64_t>(4 * plotArea().width());
+}
+
+size_t TimelineView::drawnLevel(double pixel) const {
+    // Bins one to two pixels wide: narrower ones would overlap when drawn.
+    size_t level = m_summary->levelFor(pixel);
+    if (m_summary->binWidth(level) < pixel && level + 1 < m_summary->levels())
+        ++level;
+    return level;
+}
+
+void TimelineView::drawBand(QPainter& painter) const {
+    if (!m_summary)
+        return;
+    const QRectF area = plotArea();
+    const double pixel = (m_to - m_from) / area.width();
+    const size_t level = drawnLevel(pixel);
+    const double width = m_summary->binWidth(level);
+    std::vector<uint32_t> mainRows;
+    for (uint32_t r = 0; r < m_timeline.rows().size(); ++r)
+        if (m_timeline.rows()[r].thread == 0)
+            mainRows.push_back(r);
+    const std::vector<timeline::ShareRange> strips[] = {m_summary->mpiShare(level, mainRows),
+                                                        m_summary->waitingShare(level, mainRows)};
+    const QString names[] = {QStringLiteral("MPI share"), QStringLiteral("waiting share")};
+    const QColor colours[] = {kindColour(timeline::RegionKind::PointToPoint),
+                              patternColour(analysis::Metric::MpiLateSender)};
+    const auto first = static_cast<uint32_t>(
+        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    for (int s = 0; s < 2; ++s) {
+        const double top = kRulerHeight + 2 + s * (kBandStrip + 2);
+        painter.setPen(palette().text().color());
+        painter.drawText(QRectF(4, top, kLabelWidth - 8, kBandStrip),
+                         Qt::AlignVCenter | Qt::AlignLeft, names[s]);
+        painter.fillRect(QRectF(area.left(), top, area.width(), kBandStrip),
+                         palette().alternateBase());
+        QColor range = colours[s];
+        range.setAlpha(90);
+        for (uint32_t b = first; b < m_summary->binsAt(level); ++b) {
+            const double start = m_summary->begin() + b * width;
+            if (start > m_to)
+                break;
+            const double left = std::max(area.left(), xOf(start));
+            const double right = std::min(area.right(), xOf(start + width));
+            const timeline::ShareRange& share = strips[s][b];
+            const auto yOf = [&](double v) { return top + kBandStrip * (1.0 - v); };
+            painter.fillRect(QRectF(left, yOf(share.max), std::max(1.0, right - left),
+                                    std::max(1.0, yOf(share.min) - yOf(share.max))),
+                             range);
+            painter.fillRect(QRectF(left, yOf(share.mean) - 1, std::max(1.0, right - left), 2),
+                             colours[s]);
+        }
+    }
+}
+
+void TimelineView::drawRowsFromSummary(QPainter& painter) const {
+    const QRectF area = plotArea();
+    const double pixel = (m_to - m_from) / area.width();
+    const size_t level = drawnLevel(pixel);
+    const double width = m_summary->binWidth(level);
+    const auto first = static_cast<uint32_t>(
+        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    const QColor waitColour = patternColour(analysis::Metric::MpiLateSender);
+    for (uint32_t r = 0; r < m_summary->rows() && r < m_timeline.rows().size(); ++r) {
+        const QRectF box = rowRect(r);
+        for (uint32_t b = first; b < m_summary->binsAt(level); ++b) {
+            const double start = m_summary->begin() + b * width;
+            if (start > m_to)
+                break;
+            const timeline::Bin& bin = m_summary->bin(level, r, b);
+            const double covered = bin.covered() / width;
+            if (covered <= 0.0)
+                continue;
+            const double left = std::max(area.left() - 1, xOf(start));
+            const double right = std::min(area.right() + 1, xOf(start + width));
+            QColor colour = kindColour(bin.dominant());
+            colour.setAlpha(static_cast<int>(90 + 165 * std::min(1.0, covered)));
+            painter.fillRect(QRectF(left, box.top(), std::max(1.0, right - left), box.height()),
+                             colour);
+            const double waiting = std::min(1.0, static_cast<double>(bin.waiting) / width);
+            if (waiting > 0.0) {
+                const double h = box.height() * 0.55 * waiting;
+                painter.fillRect(QRectF(left, box.bottom() - h, std::max(1.0, right - left), h),
+                                 waitColour);
+            }
+        }
+    }
+}
+
 QRectF TimelineView::rowRect(uint32_t row) const {
-    double y = kRulerHeight + 4;
+    double y = kRulerHeight + bandHeight() + 4;
     for (uint32_t r = 0; r < row; ++r) {
         const size_t depths = std::max<size_t>(1, m_timeline.rows()[r].depths.size());
         y += (m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight) + 6;
@@ -150,7 +313,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     painter.drawLine(QPointF(area.left(), kRulerHeight - 2),
                      QPointF(area.right(), kRulerHeight - 2));
 
+    drawBand(painter);
     painter.save();
+    const bool fromSummary = drawsFromSummary();
     for (uint32_t r = 0; r < m_timeline.rows().size(); ++r) {
         const timeline::Row& row = m_timeline.rows()[r];
         const QRectF box = rowRect(r);
@@ -162,7 +327,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
                          Qt::AlignVCenter | Qt::AlignLeft, label);
         painter.setClipRect(area);
         painter.setPen(Qt::NoPen);
-        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
+        for (size_t depth = 0; depth < row.depths.size() && !fromSummary; ++depth) {
             const double top =
                 m_depthMode ? box.top() + static_cast<double>(depth * kDepthHeight) : box.top();
             const double height = m_depthMode ? kDepthHeight - 1 : box.height();
@@ -176,8 +341,13 @@ void TimelineView::paintEvent(QPaintEvent*) {
             }
         }
     }
-    // Wait states: shaded over the waiting part of the call, hatched so the call shows through.
-    for (const analysis::PatternInstance& instance : m_timeline.instances()) {
+    // Wait states: shaded over the waiting part of the call, hatched so the call shows through;
+    // those not picked faded, the current one outlined.
+    if (fromSummary)
+        drawRowsFromSummary(painter);
+    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
+    for (size_t k = 0; k < instances.size() && !fromSummary; ++k) {
+        const analysis::PatternInstance& instance = instances[k];
         const auto [from, to] = analysis::waitingInterval(instance);
         if (to < m_from || from > m_to)
             continue;
@@ -186,13 +356,27 @@ void TimelineView::paintEvent(QPaintEvent*) {
         const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, xOf(to) - left),
                            box.height() * 0.55);
         QColor colour = patternColour(instance.metric);
+        if (!m_finder.isPicked(k))
+            colour.setAlpha(60);
         painter.fillRect(shade, colour);
         painter.fillRect(shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
     }
+    if (const auto current = m_finder.current()) {
+        const analysis::PatternInstance& instance = instances[*current];
+        const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
+        const double left = xOf(instance.enter);
+        painter.setPen(QPen(palette().text().color(), 2, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(QRectF(left - 2, box.top() - 2,
+                                std::max(4.0, xOf(instance.exit) - left + 4), box.height() + 4));
+        painter.setPen(Qt::NoPen);
+    }
     // Messages: an arrow from the send to the receive.
     painter.setRenderHint(QPainter::Antialiasing);
+    drawCriticalPath(painter);
     painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
-    for (const timeline::Message* m : m_timeline.visibleMessages(m_from, m_to)) {
+    for (const timeline::Message* m : fromSummary ? std::vector<const timeline::Message*>{}
+                                                  : m_timeline.visibleMessages(m_from, m_to)) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
         const QPointF a(xOf(m->sendTime), from.center().y());
@@ -224,6 +408,43 @@ void TimelineView::paintEvent(QPaintEvent*) {
     x += 26 + painter.fontMetrics().horizontalAdvance(QStringLiteral("wait state"));
     painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
     painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("message"));
+    if (!m_timeline.criticalPath().empty()) {
+        x += 28 + painter.fontMetrics().horizontalAdvance(QStringLiteral("message"));
+        painter.setPen(QPen(kPathColour, 3));
+        painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
+        painter.setPen(palette().text().color());
+        painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("critical path"));
+    }
+}
+
+void TimelineView::drawCriticalPath(QPainter& painter) const {
+    const std::vector<analysis::PathSegment>& path = m_timeline.criticalPath();
+    if (!m_showPath || path.empty())
+        return;
+    // The stretches are one chain in time order: their ends are in order too.
+    auto it = std::upper_bound(path.begin(), path.end(), m_from,
+                               [](double t, const analysis::PathSegment& s) { return t < s.end; });
+    if (it != path.begin())
+        --it; // the hand-over into the first visible stretch
+    painter.setPen(QPen(kPathColour, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    std::optional<QPointF> previous;
+    for (; it != path.end() && it->start <= m_to; ++it) {
+        const QRectF box = rowRect(m_timeline.rowOfRank(it->rank));
+        const double y = box.top() + 3;
+        const QPointF a(std::max(xOf(it->start), plotArea().left() - 4), y);
+        const QPointF b(std::min(xOf(it->end), plotArea().right() + 4), y);
+        if (previous)
+            painter.drawLine(*previous, a);
+        painter.drawLine(a, b);
+        previous = b;
+    }
+}
+
+bool TimelineView::onCriticalPath(uint32_t rank, double time, double slack) const {
+    for (const analysis::PathSegment& s : m_timeline.criticalPath())
+        if (s.rank == rank && s.start - slack <= time && time <= s.end + slack)
+            return true;
+    return false;
 }
 
 QString TimelineView::describeAt(QPointF point) const {
@@ -248,6 +469,8 @@ QString TimelineView::describeAt(QPointF point) const {
                              .arg(formatSeconds(instance.severity))
                              .arg(instance.node);
         }
+        if (row.thread == 0 && m_showPath && onCriticalPath(row.rank, time, pixel))
+            lines << QStringLiteral("on the critical path");
         // The visits under the cursor, outermost first.
         QStringList path;
         const timeline::Visit* innermost = nullptr;
@@ -344,6 +567,18 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_D:
         setDepthMode(!m_depthMode);
+        break;
+    case Qt::Key_N:
+        showNext();
+        break;
+    case Qt::Key_P:
+        showPrevious();
+        break;
+    case Qt::Key_W:
+        showWorst();
+        break;
+    case Qt::Key_C:
+        setCriticalPathShown(!m_showPath);
         break;
     default:
         QWidget::keyPressEvent(event);

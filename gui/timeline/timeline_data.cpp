@@ -3,6 +3,7 @@
 // n-th receive, as MPI delivers them.
 #include "timeline_data.h"
 
+#include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
@@ -78,6 +79,7 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
         return definitions.error();
     }
     Timeline timeline;
+    timeline.m_anchor = *anchor;
     for (const trace::Region& region : definitions->regions) {
         timeline.addRegion(region.name, kindOf(region));
     }
@@ -162,6 +164,15 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
             return read.error();
         }
         timeline.m_instances = std::move(*read);
+    }
+    const std::filesystem::path path =
+        std::filesystem::path(*anchor).parent_path() / analysis::kCriticalPathFile;
+    if (std::filesystem::exists(path)) {
+        auto read = analysis::readCriticalPath(path.string());
+        if (!read) {
+            return read.error();
+        }
+        timeline.m_criticalPath = std::move(*read);
     }
     return timeline;
 }

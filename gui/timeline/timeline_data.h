@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace waitscope::timeline {
@@ -64,13 +65,15 @@ struct Block {
 class Timeline {
 public:
     /// Reads the trace of `experiment` (directory or traces.otf2) and, when beside it,
-    /// instances.txt. Errors name the file (and rank).
+    /// instances.txt and critical_path.txt. Errors name the file (and rank).
     static Result<Timeline> load(const std::string& experiment);
 
     const std::vector<Row>& rows() const { return m_rows; }
     const std::vector<Message>& messages() const { return m_messages; }
     /// Wait-state instances (empty when the experiment has no instances.txt).
     const std::vector<analysis::PatternInstance>& instances() const { return m_instances; }
+    /// The critical path's stretches in time order (empty without critical_path.txt).
+    const std::vector<analysis::PathSegment>& criticalPath() const { return m_criticalPath; }
     /// The row of `rank`'s main location.
     uint32_t rowOfRank(uint32_t rank) const;
     double begin() const { return m_begin; }
@@ -79,6 +82,8 @@ public:
     RegionKind regionKind(uint32_t region) const { return m_regionKinds[region]; }
     /// Events read.
     uint64_t events() const { return m_events; }
+    /// The trace's anchor file (traces.otf2) it was loaded from; empty for a built one.
+    const std::string& anchor() const { return m_anchor; }
 
     /// The blocks of depth `depth` of row `row` drawn over [from, to] when one pixel is
     /// `pixel` seconds: every visit overlapping the window, in time order, with consecutive
@@ -92,6 +97,12 @@ public:
     uint32_t addRow(Row row);
     uint32_t addRegion(std::string name, RegionKind kind);
     void addMessage(const Message& message) { m_messages.push_back(message); }
+    void setInstances(std::vector<analysis::PatternInstance> instances) {
+        m_instances = std::move(instances);
+    }
+    void setCriticalPath(std::vector<analysis::PathSegment> path) {
+        m_criticalPath = std::move(path);
+    }
     void setRange(double begin, double end) {
         m_begin = begin;
         m_end = end;
@@ -101,11 +112,13 @@ private:
     std::vector<Row> m_rows;
     std::vector<Message> m_messages;
     std::vector<analysis::PatternInstance> m_instances;
+    std::vector<analysis::PathSegment> m_criticalPath;
     std::vector<std::string> m_regionNames;
     std::vector<RegionKind> m_regionKinds;
     double m_begin = 0.0;
     double m_end = 0.0;
     uint64_t m_events = 0;
+    std::string m_anchor;
 };
 
 } // namespace waitscope::timeline
