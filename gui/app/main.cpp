@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QImage>
 #include <QScreen>
 #include <QTimer>
 #include <QWindow>
@@ -16,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <vector>
 #include <waitscope/cli/command_line.h>
 
 using namespace waitscope::gui;
@@ -177,6 +180,53 @@ void stepToInstance(TimelineView& view, const Options& options) {
     }
 }
 
+// --timeline --timing: the whole run rendered offscreen, then 100 scripted zoom and pan steps
+// from the whole run down to single events and back, each rendered and timed; peak memory.
+void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
+    QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
+    QElapsedTimer clock;
+    clock.start();
+    view.render(&image);
+    std::printf("whole run shown: %lld ms to render, %lld ms since start (%s)\n",
+                static_cast<long long>(clock.elapsed()),
+                static_cast<long long>(sinceStart.elapsed()),
+                view.drawsFromSummary() ? "from the overview" : "from the events");
+    std::vector<double> steps;
+    double narrowest = view.windowEnd() - view.windowStart();
+    int fromSummary = 0;
+    for (int step = 0; step < 100; ++step) {
+        const double anchor = 0.1 + 0.8 * ((step * 37) % 100) / 100.0;
+        if (step < 45)
+            view.zoom(0.72, anchor); // down to microseconds
+        else if (step < 60)
+            view.pan(step % 2 == 0 ? 0.35 : -0.2);
+        else
+            view.zoom(1.3, anchor);
+        narrowest = std::min(narrowest, view.windowEnd() - view.windowStart());
+        QElapsedTimer frame;
+        frame.start();
+        view.render(&image);
+        steps.push_back(static_cast<double>(frame.nsecsElapsed()) / 1e6);
+        if (qEnvironmentVariableIsSet("WAITSCOPE_TIMELINE_STEPS"))
+            std::printf("step %d: %.3f ms, window %.6g s%s\n", step, steps.back(),
+                        view.windowEnd() - view.windowStart(),
+                        view.drawsFromSummary() ? ", from the overview" : "");
+        fromSummary += view.drawsFromSummary() ? 1 : 0;
+    }
+    std::vector<double> sorted = steps;
+    std::sort(sorted.begin(), sorted.end());
+    double sum = 0.0;
+    for (const double t : steps)
+        sum += t;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("100 zoom/pan steps: median %.2f ms, mean %.2f ms, 90th %.2f ms, max %.2f ms "
+                "(%d from the overview; narrowest window %.3g s)\n",
+                sorted[49], sum / 100.0, sorted[89], sorted[99], fromSummary, narrowest);
+    std::printf("peak memory: %ld MiB\n", usage.ru_maxrss / 1024);
+    std::fflush(stdout);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -219,7 +269,9 @@ int main(int argc, char** argv) {
             .flag("--sort", "sort the trees by value", options.sort)
             .option("--size", "WxH", "window size for --screenshot (default 1400x860)", size)
             .flag("--timing",
-                  "print the time to first values and to expand the hottest path, then exit",
+                  "print the time to first values and to expand the hottest path, then exit "
+                  "(with --timeline: to show the whole run and 100 zoom and pan steps, "
+                  "rendered offscreen, and the peak memory)",
                   options.timing)
             .flag("--print-visible",
                   "print the rows the three trees show (value and name; the selected ones marked "
@@ -312,11 +364,22 @@ int main(int argc, char** argv) {
 
     if (options.timeline) {
         // The timeline of a trace: read here, then shown (or rendered to --screenshot).
+        QElapsedTimer clock;
+        clock.start();
         auto timeline = waitscope::timeline::Timeline::load(options.report.toStdString());
         if (!timeline)
             return fail(QString::fromStdString(timeline.error().message()));
+        const qint64 loaded = clock.restart();
+        const auto events = timeline->events();
         TimelineView view(std::move(*timeline));
         view.resize(options.size);
+        if (options.timing) {
+            std::printf("timeline: %llu events read in %lld ms, overview %lld ms\n",
+                        static_cast<unsigned long long>(events), static_cast<long long>(loaded),
+                        static_cast<long long>(clock.elapsed()));
+            timeTimeline(view, sinceStart);
+            return 0;
+        }
         stepToInstance(view, options);
         if (!options.screenshot.isEmpty()) {
             if (!view.grab().save(options.screenshot))

@@ -167,7 +167,7 @@ int TimelineView::bandHeight() const {
 
 bool TimelineView::drawsFromSummary() const {
     const double pixel = (m_to - m_from) / plotArea().width();
-    if (!m_summary || m_summary->binWidth(0) > pixel)
+    if (!m_summary || m_summary->binWidth(0) > 2 * pixel)
         return false;
     // The events when there are few enough to draw (exact, with messages and wait states).
     const size_t level = m_summary->levelFor(pixel);
@@ -352,8 +352,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (to < m_from || from > m_to)
             continue;
         const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
-        const double left = xOf(from);
-        const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, xOf(to) - left),
+        const double left = std::max(area.left() - 4, xOf(from));
+        const double right = std::min(area.right() + 4, xOf(to));
+        const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, right - left),
                            box.height() * 0.55);
         QColor colour = patternColour(instance.metric);
         if (!m_finder.isPicked(k))
@@ -364,24 +365,43 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (const auto current = m_finder.current()) {
         const analysis::PatternInstance& instance = instances[*current];
         const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
-        const double left = xOf(instance.enter);
+        // Clamped to the area: a dashed outline far wider than the view is slow to draw.
+        const double left = std::max(area.left() - 8, xOf(instance.enter) - 2);
+        const double right = std::min(area.right() + 8, xOf(instance.exit) + 2);
         painter.setPen(QPen(palette().text().color(), 2, Qt::DashLine));
         painter.setBrush(Qt::NoBrush);
-        painter.drawRect(QRectF(left - 2, box.top() - 2,
-                                std::max(4.0, xOf(instance.exit) - left + 4), box.height() + 4));
+        painter.drawRect(
+            QRectF(left, box.top() - 2, std::max(4.0, right - left), box.height() + 4));
         painter.setPen(Qt::NoPen);
     }
     // Messages: an arrow from the send to the receive.
     painter.setRenderHint(QPainter::Antialiasing);
     drawCriticalPath(painter);
     painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
-    for (const timeline::Message* m : fromSummary ? std::vector<const timeline::Message*>{}
-                                                  : m_timeline.visibleMessages(m_from, m_to)) {
+    const std::vector<const timeline::Message*> messages =
+        fromSummary ? std::vector<const timeline::Message*>{}
+                    : m_timeline.visibleMessages(m_from, m_to);
+    // Dense messages: plain lines, no heads (they would cover each other anyway).
+    const bool dense = static_cast<double>(messages.size()) > area.width();
+    painter.setRenderHint(QPainter::Antialiasing, !dense);
+    for (const timeline::Message* m : messages) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
-        const QPointF a(xOf(m->sendTime), from.center().y());
-        const QPointF b(xOf(m->receiveTime), to.center().y());
+        QPointF a(xOf(m->sendTime), from.center().y());
+        QPointF b(xOf(m->receiveTime), to.center().y());
+        // Cut to the area: lines thousands of times wider than the view are slow to draw.
+        const bool headShown = b.x() >= area.left() - 10 && b.x() <= area.right() + 10;
+        const auto cut = [&](QPointF& end, const QPointF& other) {
+            const double bound = std::clamp(end.x(), area.left() - 10, area.right() + 10);
+            if (bound != end.x() && other.x() != end.x())
+                end = other + (end - other) * ((bound - other.x()) / (end.x() - other.x()));
+        };
+        const QPointF originalA = a;
+        cut(a, b);
+        cut(b, originalA);
         painter.drawLine(a, b);
+        if (dense || !headShown)
+            continue;
         const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
         QPainterPath head;
         head.moveTo(b);
@@ -426,18 +446,31 @@ void TimelineView::drawCriticalPath(QPainter& painter) const {
                                [](double t, const analysis::PathSegment& s) { return t < s.end; });
     if (it != path.begin())
         --it; // the hand-over into the first visible stretch
-    painter.setPen(QPen(kPathColour, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    std::optional<QPointF> previous;
+    // One polyline; points closer than half a pixel on the same row add nothing.
+    QPolygonF line;
+    const auto add = [&line](QPointF point) {
+        if (line.isEmpty() || std::abs(point.x() - line.back().x()) >= 0.5 ||
+            point.y() != line.back().y())
+            line << point;
+    };
+    const QRectF area = plotArea();
     for (; it != path.end() && it->start <= m_to; ++it) {
-        const QRectF box = rowRect(m_timeline.rowOfRank(it->rank));
-        const double y = box.top() + 3;
-        const QPointF a(std::max(xOf(it->start), plotArea().left() - 4), y);
-        const QPointF b(std::min(xOf(it->end), plotArea().right() + 4), y);
-        if (previous)
-            painter.drawLine(*previous, a);
-        painter.drawLine(a, b);
-        previous = b;
+        const double y = rowRect(m_timeline.rowOfRank(it->rank)).top() + 3;
+        add(QPointF(std::max(xOf(it->start), area.left() - 4), y));
+        add(QPointF(std::min(xOf(it->end), area.right() + 4), y));
     }
+    if (line.size() > area.width()) {
+        // Dense: two thin plain lines instead of a thick smooth one (that stroking is slow).
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.setPen(QPen(kPathColour, 0));
+        painter.drawPolyline(line);
+        painter.drawPolyline(line.translated(0, 1));
+        painter.restore();
+        return;
+    }
+    painter.setPen(QPen(kPathColour, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolyline(line);
 }
 
 bool TimelineView::onCriticalPath(uint32_t rank, double time, double slack) const {

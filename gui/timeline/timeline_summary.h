@@ -38,7 +38,7 @@ struct ShareRange {
 class TimelineSummary {
 public:
     /// The finest level's bins per row.
-    static constexpr uint32_t kFinest = 2048;
+    static constexpr uint32_t kFinest = 4096;
     /// The cache file's name in the experiment directory.
     static constexpr const char* kCacheFile = "timeline_summary.bin";
 
