@@ -46,6 +46,8 @@ struct Options {
     bool timeline = false;     ///< --timeline: the trace on the timeline instead of the report
     bool withTimeline = false; ///< --with-timeline: the report, its timeline below
     QString instance;          ///< --instance: next, previous or worst
+    bool byNode = false;       ///< --by-node: timeline rows grouped by node
+    bool callDepth = false;    ///< --call-depth: one strip per call depth
 };
 
 int fail(const QString& message) {
@@ -165,8 +167,11 @@ QPixmap capture(QWidget& window) {
     return window.screen()->grabWindow(window.winId());
 }
 
-// --instance: steps the timeline to the instance; with --print-visible prints what it shows.
+// --by-node, --call-depth and --instance on the timeline; with --print-visible prints what it
+// shows.
 void stepToInstance(TimelineView& view, const Options& options) {
+    view.setGroupByNode(options.byNode);
+    view.setDepthMode(options.callDepth);
     if (options.instance == QLatin1String("next"))
         view.showNext();
     else if (options.instance == QLatin1String("previous"))
@@ -287,6 +292,10 @@ int main(int argc, char** argv) {
                   "open the report with the trace's timeline below it; the selected metric and "
                   "call path pick the wait-state instances on it",
                   options.withTimeline)
+            .flag("--by-node", "on the timeline, group the rows by the node their rank ran on",
+                  options.byNode)
+            .flag("--call-depth", "on the timeline, one strip per call depth in each row",
+                  options.callDepth)
             .option("--instance", "STEP",
                     "on the timeline, show the first (next), last (previous) or most severe "
                     "(worst) picked wait-state instance",

@@ -22,7 +22,8 @@ constexpr int kRulerHeight = 28;
 constexpr int kLegendHeight = 26;
 constexpr int kRowHeight = 34;
 constexpr int kDepthHeight = 12;
-constexpr int kBandStrip = 22; ///< one strip of the metrics band (MPI share, waiting share)
+constexpr int kNodeHeader = 18; ///< the node's name above its rows, when grouped by node
+constexpr int kBandStrip = 22;  ///< one strip of the metrics band (MPI share, waiting share)
 const QColor kPathColour(0xc0, 0x10, 0xc0);
 
 QColor kindColour(timeline::RegionKind kind) {
@@ -74,6 +75,7 @@ TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
+    setGroupByNode(false);
     m_from = m_timeline.begin();
     m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
 }
@@ -268,15 +270,39 @@ void TimelineView::drawRowsFromSummary(QPainter& painter) const {
     }
 }
 
+void TimelineView::setGroupByNode(bool on) {
+    m_byNode = on;
+    // Display order: as read (rank order), or stably by node, so each node's ranks are together.
+    m_order.resize(m_timeline.rows().size());
+    for (uint32_t r = 0; r < m_order.size(); ++r)
+        m_order[r] = r;
+    if (on)
+        std::stable_sort(m_order.begin(), m_order.end(), [this](uint32_t a, uint32_t b) {
+            return m_timeline.rows()[a].node < m_timeline.rows()[b].node;
+        });
+    m_position.resize(m_order.size());
+    for (uint32_t p = 0; p < m_order.size(); ++p)
+        m_position[m_order[p]] = p;
+    update();
+}
+
+bool TimelineView::startsNode(uint32_t position) const {
+    return m_byNode && (position == 0 || m_timeline.rows()[m_order[position]].node !=
+                                             m_timeline.rows()[m_order[position - 1]].node);
+}
+
 QRectF TimelineView::rowRect(uint32_t row) const {
     double y = kRulerHeight + bandHeight() + 4;
-    for (uint32_t r = 0; r < row; ++r) {
+    const uint32_t position = m_position.empty() ? row : m_position[row];
+    const auto heightOf = [this](uint32_t r) {
         const size_t depths = std::max<size_t>(1, m_timeline.rows()[r].depths.size());
-        y += (m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight) + 6;
-    }
-    const size_t depths = std::max<size_t>(1, m_timeline.rows()[row].depths.size());
-    const double height = m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight;
-    return QRectF(kLabelWidth, y, plotArea().width(), height);
+        return m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight;
+    };
+    for (uint32_t p = 0; p < position; ++p)
+        y += heightOf(m_order.empty() ? p : m_order[p]) + 6 + (startsNode(p) ? kNodeHeader : 0);
+    if (startsNode(position))
+        y += kNodeHeader;
+    return QRectF(kLabelWidth, y, plotArea().width(), heightOf(row));
 }
 
 double TimelineView::xOf(double time) const {
@@ -323,8 +349,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
         painter.setPen(palette().text().color());
         const QString label = row.thread == 0 ? QStringLiteral("rank %1").arg(row.rank)
                                               : QStringLiteral("  thread %1").arg(row.thread);
-        painter.drawText(QRectF(4, box.top(), kLabelWidth - 8, box.height()),
+        painter.drawText(QRectF(m_byNode ? 14 : 4, box.top(), kLabelWidth - 8, box.height()),
                          Qt::AlignVCenter | Qt::AlignLeft, label);
+        if (startsNode(m_position[r])) {
+            // The node's name and a rule above its rows.
+            const double top = box.top() - kNodeHeader;
+            painter.drawText(
+                QRectF(4, top, width() - 8, kNodeHeader), Qt::AlignVCenter | Qt::AlignLeft,
+                QStringLiteral("node %1").arg(row.node.empty() ? QStringLiteral("(unknown)")
+                                                               : QString::fromStdString(row.node)));
+            painter.drawLine(QPointF(kLabelWidth, top + kNodeHeader / 2.0),
+                             QPointF(area.right(), top + kNodeHeader / 2.0));
+        }
         painter.setClipRect(area);
         painter.setPen(Qt::NoPen);
         for (size_t depth = 0; depth < row.depths.size() && !fromSummary; ++depth) {
@@ -375,6 +411,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
         painter.setPen(Qt::NoPen);
     }
     // Messages: an arrow from the send to the receive.
+    if (!fromSummary)
+        drawCollectives(painter);
     painter.setRenderHint(QPainter::Antialiasing);
     drawCriticalPath(painter);
     painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
@@ -428,13 +466,51 @@ void TimelineView::paintEvent(QPaintEvent*) {
     x += 26 + painter.fontMetrics().horizontalAdvance(QStringLiteral("wait state"));
     painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
     painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("message"));
+    x += 28 + painter.fontMetrics().horizontalAdvance(QStringLiteral("message"));
+    painter.setPen(QPen(QColor(0x9a, 0x4a, 0x00), 2));
+    painter.drawLine(QPointF(x + 8, y), QPointF(x + 8, y + 14));
+    painter.setPen(palette().text().color());
+    painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("collective"));
+    x += 28 + painter.fontMetrics().horizontalAdvance(QStringLiteral("collective"));
     if (!m_timeline.criticalPath().empty()) {
-        x += 28 + painter.fontMetrics().horizontalAdvance(QStringLiteral("message"));
         painter.setPen(QPen(kPathColour, 3));
         painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
         painter.setPen(palette().text().color());
         painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("critical path"));
     }
+}
+
+void TimelineView::drawCollectives(QPainter& painter) const {
+    // Each collective: a bracket over its members' rows from the first begin to the last end,
+    // and a line at the last member's begin, before which none could finish.
+    const QRectF area = plotArea();
+    const QColor colour(0x9a, 0x4a, 0x00);
+    painter.setBrush(Qt::NoBrush);
+    for (const timeline::Collective& c : m_timeline.collectives()) {
+        if (c.start > m_to)
+            break;
+        if (c.end < m_from || c.rows.size() < 2)
+            continue;
+        double top = 1e300;
+        double bottom = -1e300;
+        for (const uint32_t row : c.rows) {
+            const QRectF box = rowRect(row);
+            top = std::min(top, box.top());
+            bottom = std::max(bottom, box.bottom());
+        }
+        const double left = std::max(area.left() - 2, xOf(c.start));
+        const double right = std::min(area.right() + 2, xOf(c.end));
+        const double last = xOf(c.lastBegin);
+        if (right - left >= 3) {
+            painter.setPen(QPen(colour, 1, Qt::DotLine));
+            painter.drawRect(QRectF(left, top - 1, right - left, bottom - top + 2));
+        }
+        if (last >= area.left() && last <= area.right()) {
+            painter.setPen(QPen(colour, 2));
+            painter.drawLine(QPointF(last, top), QPointF(last, bottom));
+        }
+    }
+    painter.setPen(Qt::NoPen);
 }
 
 void TimelineView::drawCriticalPath(QPainter& painter) const {
@@ -600,6 +676,9 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_D:
         setDepthMode(!m_depthMode);
+        break;
+    case Qt::Key_G:
+        setGroupByNode(!m_byNode);
         break;
     case Qt::Key_N:
         showNext();

@@ -16,7 +16,9 @@ namespace waitscope::gui {
 /// arrow per message, every wait-state instance shaded over the waiting part of its call, and
 /// the critical path as a line through the ranks (C toggles it), and
 /// a legend. Mouse wheel or +/- zoom around the cursor (or the centre), dragging or the arrow
-/// keys pan, Home shows the whole run, D toggles the call-depth mode; hovering shows the visit,
+/// keys pan, Home shows the whole run, D toggles the call-depth mode (one strip per depth, as
+/// Vampir's process timeline), G groups the rows by node; each collective operation is
+/// bracketed across its members with a line where its last member began; hovering shows the visit,
 /// message or wait state under the cursor. The instances the finder picks (all, or those of the
 /// explorer's selection) are drawn in full colour, the others faded; N, P and W step to the
 /// next, previous and worst picked instance, zoomed to it with context and outlined. Above the
@@ -39,6 +41,8 @@ public:
     void pan(double fraction);
     void setDepthMode(bool on);
     void setCriticalPathShown(bool on);
+    /// Groups the rows by the node their rank ran on, under the node's name (G toggles).
+    void setGroupByNode(bool on);
     const timeline::Timeline& timeline() const { return m_timeline; }
     /// The picked instances and the current one.
     const timeline::InstanceFinder& finder() const { return m_finder; }
@@ -75,6 +79,8 @@ private:
     QString describeAt(QPointF point) const;
     QRectF plotArea() const;
     void drawCriticalPath(QPainter& painter) const;
+    void drawCollectives(QPainter& painter) const;
+    bool startsNode(uint32_t position) const;
     bool onCriticalPath(uint32_t rank, double time, double slack) const;
     bool showInstance(std::optional<size_t> instance);
     int bandHeight() const;
@@ -89,6 +95,9 @@ private:
     double m_to = 1.0;
     bool m_depthMode = false;
     bool m_showPath = true;
+    bool m_byNode = false;
+    std::vector<uint32_t> m_order;    ///< display position -> row
+    std::vector<uint32_t> m_position; ///< row -> display position
     std::optional<QPointF> m_dragFrom;
     double m_dragStart = 0.0;
 };

@@ -84,6 +84,9 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
         timeline.addRegion(region.name, kindOf(region));
     }
     std::map<Channel, ChannelEnds> channels;
+    // Collectives by (communicator, sequence number on it); each rank counts its own.
+    std::map<std::pair<uint32_t, uint64_t>, size_t> collectiveOf;
+    std::map<uint32_t, uint64_t> sequence;
     bool anyTime = false;
     const uint32_t ranks = definitions->rankCount();
     for (uint32_t rank = 0; rank < ranks; ++rank) {
@@ -95,7 +98,18 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
             }
             const trace::EventStream& stream = *events;
             timeline.m_events += stream.size();
-            Row row{rank, t, locations[t]->name, {}};
+            Row row{rank, t, locations[t]->name, {}, {}};
+            const uint32_t group = locations[t]->group;
+            if (group < definitions->locationGroups.size()) {
+                const uint32_t node = definitions->locationGroups[group].systemTreeParent;
+                if (node < definitions->systemTreeNodes.size()) {
+                    row.node = definitions->systemTreeNodes[node].name;
+                }
+            }
+            if (t == 0) {
+                sequence.clear();
+            }
+            double collectiveBegin = 0.0;
             const auto rowIndex = static_cast<uint32_t>(timeline.m_rows.size());
             std::vector<std::pair<uint32_t, double>> open;
             for (size_t e = 0; e < stream.size(); ++e) {
@@ -124,6 +138,31 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
                         open.pop_back();
                     }
                     break;
+                case trace::EventKind::MpiCollectiveBegin:
+                    collectiveBegin = time;
+                    break;
+                case trace::EventKind::MpiCollectiveEnd: {
+                    const trace::CollectiveRecord& c = stream.collective(e);
+                    if (t != 0 || (c.comm < definitions->communicators.size() &&
+                                   definitions->communicators[c.comm].isSelf)) {
+                        break;
+                    }
+                    const auto [it, fresh] = collectiveOf.try_emplace(
+                        {c.comm, sequence[c.comm]++}, timeline.m_collectives.size());
+                    if (fresh) {
+                        timeline.m_collectives.push_back({collectiveBegin,
+                                                          collectiveBegin,
+                                                          time,
+                                                          open.empty() ? 0u : open.back().first,
+                                                          {}});
+                    }
+                    Collective& collective = timeline.m_collectives[it->second];
+                    collective.start = std::min(collective.start, collectiveBegin);
+                    collective.lastBegin = std::max(collective.lastBegin, collectiveBegin);
+                    collective.end = std::max(collective.end, time);
+                    collective.rows.push_back(rowIndex);
+                    break;
+                }
                 case trace::EventKind::MpiSend:
                 case trace::EventKind::MpiIsend: {
                     const trace::MessageRecord m = stream.message(e);
@@ -154,6 +193,14 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
                                            ends.sends[k].bytes});
         }
     }
+    for (Collective& collective : timeline.m_collectives) {
+        std::sort(collective.rows.begin(), collective.rows.end());
+        if (collective.region >= timeline.m_regionNames.size()) {
+            collective.region = 0;
+        }
+    }
+    std::stable_sort(timeline.m_collectives.begin(), timeline.m_collectives.end(),
+                     [](const Collective& a, const Collective& b) { return a.start < b.start; });
     std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
               [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
     const std::filesystem::path instances =

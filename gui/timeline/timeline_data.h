@@ -40,6 +40,7 @@ struct Row {
     uint32_t rank = 0;
     uint32_t thread = 0; ///< 0 for the rank's main location
     std::string name;
+    std::string node; ///< the system tree node (compute node) the rank ran on; may be empty
     std::vector<std::vector<Visit>> depths;
 };
 
@@ -50,6 +51,16 @@ struct Message {
     double sendTime = 0.0;
     double receiveTime = 0.0;
     uint64_t bytes = 0;
+};
+
+/// One collective operation across its members: the n-th collective on a communicator of each
+/// member (self communicators left out); times from the members' MPI_COLLECTIVE_BEGIN and END.
+struct Collective {
+    double start = 0.0;         ///< the first member's begin
+    double lastBegin = 0.0;     ///< the last member's begin: none could finish before
+    double end = 0.0;           ///< the last member's end
+    uint32_t region = 0;        ///< the call of the first member seen (e.g. MPI_Allreduce)
+    std::vector<uint32_t> rows; ///< the members' rows, ascending
 };
 
 /// What the view draws of one depth of a row: a visit, or several visits too short to tell
@@ -70,6 +81,8 @@ public:
 
     const std::vector<Row>& rows() const { return m_rows; }
     const std::vector<Message>& messages() const { return m_messages; }
+    /// The collective operations by start time.
+    const std::vector<Collective>& collectives() const { return m_collectives; }
     /// Wait-state instances (empty when the experiment has no instances.txt).
     const std::vector<analysis::PatternInstance>& instances() const { return m_instances; }
     /// The critical path's stretches in time order (empty without critical_path.txt).
@@ -111,6 +124,7 @@ public:
 private:
     std::vector<Row> m_rows;
     std::vector<Message> m_messages;
+    std::vector<Collective> m_collectives;
     std::vector<analysis::PatternInstance> m_instances;
     std::vector<analysis::PathSegment> m_criticalPath;
     std::vector<std::string> m_regionNames;

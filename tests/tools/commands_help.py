@@ -31,7 +31,8 @@ OPTIONS = {
                    "--dry-run", "-v", "--verbose"],
     "gui": ["--baseline", "--screenshot", "--metric", "--callpath", "--rank", "--mode", "--search", "--tab",
             "--expand-hottest", "--flat", "--sort", "--size", "--timing", "--print-visible",
-            "--metric-docs", "--timeline", "-platform", "-style", "-stylesheet",
+            "--metric-docs", "--timeline", "--with-timeline", "--by-node", "--call-depth",
+            "--instance", "-platform", "-style", "-stylesheet",
             "-platformtheme", "-platformpluginpath", "-plugin", "-display", "-qwindowgeometry",
             "-qwindowtitle", "-qwindowicon", "-reverse"],
 }

@@ -20,7 +20,7 @@ constexpr size_t kKinds = static_cast<size_t>(RegionKind::Count_);
 
 // Random nested visits of `depths` depths over [0, 1000]; regions 0..7, one per kind.
 Row randomRow(std::mt19937& random, uint32_t rank) {
-    Row row{rank, 0, "rank", std::vector<std::vector<Visit>>(4)};
+    Row row{rank, 0, "rank", "", std::vector<std::vector<Visit>>(4)};
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     std::function<void(size_t, double, double)> fill = [&](size_t depth, double start, double end) {
         row.depths[depth].push_back({start, end, static_cast<uint32_t>(unit(random) * kKinds)});
