@@ -618,6 +618,16 @@ QString TimelineView::describeAt(QPointF point) const {
                              .arg(m_timeline.rows()[m->toRow].rank)
                              .arg(m->bytes);
         }
+        for (const timeline::Collective& c : m_timeline.collectives()) {
+            if (c.start > time + pixel)
+                break;
+            if (c.end >= time - pixel && std::binary_search(c.rows.begin(), c.rows.end(), r))
+                lines << QStringLiteral("collective %1 of %2 ranks: the last began at %3, "
+                                        "%4 after the first")
+                             .arg(QString::fromStdString(m_timeline.regionName(c.region)))
+                             .arg(c.rows.size())
+                             .arg(formatSeconds(c.lastBegin), formatSeconds(c.lastBegin - c.start));
+        }
         return lines.join(QLatin1Char('\n'));
     }
     return {};

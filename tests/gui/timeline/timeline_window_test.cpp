@@ -195,6 +195,16 @@ TEST_CASE("the timeline picks the explorer's Late Sender instances and shows the
     const QImage image(QString::fromStdString((dir / "timeline.png").string()));
     REQUIRE(!image.isNull());
     CHECK(countColour(image, QColor(0xc0, 0x10, 0xc0)) > 500);
+
+    // Grouped by node, one strip per call depth: still the whole run and every instance.
+    const test::CommandResult grouped = guiOnX(
+        "--timeline " + experiment.string() +
+        " --by-node --call-depth --print-visible --screenshot " + (dir / "grouped.png").string());
+    INFO(grouped.output);
+    REQUIRE(grouped.exitCode == 0);
+    CHECK(grouped.output.find("timeline: 28 of 28 wait-state instances picked") !=
+          std::string::npos);
+    CHECK(!QImage(QString::fromStdString((dir / "grouped.png").string())).isNull());
 }
 
 #ifdef WAITSCOPE_TEST_HPCC
