@@ -13,6 +13,8 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <unordered_set>
 
 namespace waitscope::gui {
 namespace {
@@ -76,6 +78,18 @@ TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
     setGroupByNode(false);
+    // The instances by waiting start, for finding those in view by binary search.
+    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
+    m_instanceOrder.resize(instances.size());
+    for (size_t k = 0; k < instances.size(); ++k) {
+        m_instanceOrder[k] = k;
+        const auto [from, to] = analysis::waitingInterval(instances[k]);
+        m_longestWait = std::max(m_longestWait, to - from);
+    }
+    std::sort(m_instanceOrder.begin(), m_instanceOrder.end(), [&](size_t a, size_t b) {
+        return analysis::waitingInterval(instances[a]).first <
+               analysis::waitingInterval(instances[b]).first;
+    });
     m_from = m_timeline.begin();
     m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
 }
@@ -146,6 +160,32 @@ QString TimelineView::pickedText() const {
         .arg(i.rank)
         .arg(i.node)
         .arg(formatSeconds(i.enter), formatSeconds(i.severity));
+}
+
+std::pair<size_t, size_t> TimelineView::instancesIn(double from, double to) const {
+    // By waiting start: one in view began at most the longest wait before `from`.
+    const auto startOf = [this](size_t o) {
+        return analysis::waitingInterval(m_timeline.instances()[m_instanceOrder[o]]).first;
+    };
+    size_t lo = 0;
+    size_t hi = m_instanceOrder.size();
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (startOf(mid) < from - m_longestWait)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t last = lo;
+    hi = m_instanceOrder.size();
+    while (last < hi) {
+        const size_t mid = (last + hi) / 2;
+        if (startOf(mid) <= to)
+            last = mid + 1;
+        else
+            hi = mid;
+    }
+    return {lo, last};
 }
 
 void TimelineView::setCriticalPathShown(bool on) {
@@ -382,12 +422,26 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (fromSummary)
         drawRowsFromSummary(painter);
     const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    for (size_t k = 0; k < instances.size() && !fromSummary; ++k) {
+    const auto [firstShown, lastShown] = instancesIn(m_from, m_to);
+    // Shades of one row within a pixel of each other, of one pattern and picked alike, are
+    // drawn as one: a frame costs at most a few rectangles per pixel column and row.
+    struct Pending {
+        QRectF shade;
+        QColor colour;
+    };
+    std::vector<std::optional<Pending>> pending(m_timeline.rows().size());
+    const auto draw = [&painter](const Pending& p) {
+        painter.fillRect(p.shade, p.colour);
+        painter.fillRect(p.shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
+    };
+    for (size_t o = firstShown; o < lastShown && !fromSummary; ++o) {
+        const size_t k = m_instanceOrder[o];
         const analysis::PatternInstance& instance = instances[k];
         const auto [from, to] = analysis::waitingInterval(instance);
         if (to < m_from || from > m_to)
             continue;
-        const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
+        const uint32_t row = m_timeline.rowOfRank(instance.rank);
+        const QRectF box = rowRect(row);
         const double left = std::max(area.left() - 4, xOf(from));
         const double right = std::min(area.right() + 4, xOf(to));
         const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, right - left),
@@ -395,9 +449,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
         QColor colour = patternColour(instance.metric);
         if (!m_finder.isPicked(k))
             colour.setAlpha(60);
-        painter.fillRect(shade, colour);
-        painter.fillRect(shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
+        std::optional<Pending>& open = pending[row];
+        if (open && open->colour == colour && shade.left() <= open->shade.right() + 1) {
+            open->shade.setRight(std::max(open->shade.right(), shade.right()));
+            continue;
+        }
+        if (open)
+            draw(*open);
+        open = Pending{shade, colour};
     }
+    for (const std::optional<Pending>& open : pending)
+        if (open)
+            draw(*open);
     if (const auto current = m_finder.current()) {
         const analysis::PatternInstance& instance = instances[*current];
         const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
@@ -422,11 +485,24 @@ void TimelineView::paintEvent(QPaintEvent*) {
     // Dense messages: plain lines, no heads (they would cover each other anyway).
     const bool dense = static_cast<double>(messages.size()) > area.width();
     painter.setRenderHint(QPainter::Antialiasing, !dense);
+    std::unordered_set<uint64_t> drawn; // dense: one line per rows and pixel ends
     for (const timeline::Message* m : messages) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
         QPointF a(xOf(m->sendTime), from.center().y());
         QPointF b(xOf(m->receiveTime), to.center().y());
+        if (dense) {
+            const auto pixelOf = [&area](double x) {
+                return static_cast<uint64_t>(std::clamp(x, area.left() - 10, area.right() + 10) +
+                                             16) &
+                       0xFFFF;
+            };
+            const uint64_t key = (uint64_t{m->fromRow & 0xFFFF} << 48) |
+                                 (uint64_t{m->toRow & 0xFFFF} << 32) | (pixelOf(a.x()) << 16) |
+                                 pixelOf(b.x());
+            if (!drawn.insert(key).second)
+                continue;
+        }
         // Cut to the area: lines thousands of times wider than the view are slow to draw.
         const bool headShown = b.x() >= area.left() - 10 && b.x() <= area.right() + 10;
         const auto cut = [&](QPointF& end, const QPointF& other) {
@@ -566,7 +642,9 @@ QString TimelineView::describeAt(QPointF point) const {
         const timeline::Row& row = m_timeline.rows()[r];
         QStringList lines;
         lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
-        for (const analysis::PatternInstance& instance : m_timeline.instances()) {
+        const auto [firstNear, lastNear] = instancesIn(time - pixel, time + pixel);
+        for (size_t o = firstNear; o < lastNear; ++o) {
+            const analysis::PatternInstance& instance = m_timeline.instances()[m_instanceOrder[o]];
             const auto [from, to] = analysis::waitingInterval(instance);
             if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
                 time <= to + pixel)

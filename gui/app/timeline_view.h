@@ -83,6 +83,8 @@ private:
     bool startsNode(uint32_t position) const;
     bool onCriticalPath(uint32_t rank, double time, double slack) const;
     bool showInstance(std::optional<size_t> instance);
+    /// The range of m_instanceOrder whose waiting overlaps [from, to] (and a few before it).
+    std::pair<size_t, size_t> instancesIn(double from, double to) const;
     int bandHeight() const;
     size_t drawnLevel(double pixel) const;
     void drawBand(QPainter& painter) const;
@@ -91,6 +93,8 @@ private:
     timeline::Timeline m_timeline;
     timeline::InstanceFinder m_finder; ///< on m_timeline's instances
     std::optional<timeline::TimelineSummary> m_summary;
+    std::vector<size_t> m_instanceOrder; ///< instances by waiting start
+    double m_longestWait = 0.0;
     double m_from = 0.0;
     double m_to = 1.0;
     bool m_depthMode = false;

@@ -9,6 +9,7 @@
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -201,6 +202,7 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
     }
     std::stable_sort(timeline.m_collectives.begin(), timeline.m_collectives.end(),
                      [](const Collective& a, const Collective& b) { return a.start < b.start; });
+    timeline.m_longestFlight = -1.0;
     std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
               [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
     const std::filesystem::path instances =
@@ -264,8 +266,20 @@ std::vector<Block> Timeline::visible(uint32_t row, size_t depth, double from, do
 }
 
 std::vector<const Message*> Timeline::visibleMessages(double from, double to) const {
+    // By send time: a message in view was sent at most the longest flight before `from`.
+    double longest = 0.0;
+    if (m_longestFlight < 0.0) {
+        for (const Message& m : m_messages) {
+            longest = std::max(longest, std::abs(m.receiveTime - m.sendTime));
+        }
+        m_longestFlight = longest;
+    }
+    longest = m_longestFlight;
+    const auto first = std::lower_bound(m_messages.begin(), m_messages.end(), from - longest,
+                                        [](const Message& m, double t) { return m.sendTime < t; });
     std::vector<const Message*> shown;
-    for (const Message& m : m_messages) {
+    for (auto it = first; it != m_messages.end() && it->sendTime <= to + longest; ++it) {
+        const Message& m = *it;
         if (std::min(m.sendTime, m.receiveTime) <= to &&
             std::max(m.sendTime, m.receiveTime) >= from) {
             shown.push_back(&m);

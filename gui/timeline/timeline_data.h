@@ -109,7 +109,11 @@ public:
     /// For tests and generated timelines: adds a row and a region.
     uint32_t addRow(Row row);
     uint32_t addRegion(std::string name, RegionKind kind);
-    void addMessage(const Message& message) { m_messages.push_back(message); }
+    /// Adds a message; messages must be added by send time.
+    void addMessage(const Message& message) {
+        m_messages.push_back(message);
+        m_longestFlight = -1.0;
+    }
     void setInstances(std::vector<analysis::PatternInstance> instances) {
         m_instances = std::move(instances);
     }
@@ -123,7 +127,8 @@ public:
 
 private:
     std::vector<Row> m_rows;
-    std::vector<Message> m_messages;
+    std::vector<Message> m_messages;       ///< by send time
+    mutable double m_longestFlight = -1.0; ///< the longest |receive - send|; < 0: not known yet
     std::vector<Collective> m_collectives;
     std::vector<analysis::PatternInstance> m_instances;
     std::vector<analysis::PathSegment> m_criticalPath;
