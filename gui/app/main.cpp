@@ -2,12 +2,14 @@
 #include "main_window.h"
 #include "metric_help.h"
 #include "report_view.h"
+#include "timeline_panel.h"
 #include "timeline_view.h"
 
 #include <QApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QImage>
 #include <QScreen>
 #include <QTimer>
 #include <QWindow>
@@ -15,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <vector>
 #include <waitscope/cli/command_line.h>
 
 using namespace waitscope::gui;
@@ -39,7 +43,11 @@ struct Options {
     bool timing = false;
     bool printVisible = false;
     bool metricDocs = false;
-    bool timeline = false; ///< --timeline: the trace on the timeline instead of the report
+    bool timeline = false;     ///< --timeline: the trace on the timeline instead of the report
+    bool withTimeline = false; ///< --with-timeline: the report, its timeline below
+    QString instance;          ///< --instance: next, previous or worst
+    bool byNode = false;       ///< --by-node: timeline rows grouped by node
+    bool callDepth = false;    ///< --call-depth: one strip per call depth
 };
 
 int fail(const QString& message) {
@@ -159,6 +167,71 @@ QPixmap capture(QWidget& window) {
     return window.screen()->grabWindow(window.winId());
 }
 
+// --by-node, --call-depth and --instance on the timeline; with --print-visible prints what it
+// shows.
+void stepToInstance(TimelineView& view, const Options& options) {
+    view.setGroupByNode(options.byNode);
+    view.setDepthMode(options.callDepth);
+    if (options.instance == QLatin1String("next"))
+        view.showNext();
+    else if (options.instance == QLatin1String("previous"))
+        view.showPrevious();
+    else if (options.instance == QLatin1String("worst"))
+        view.showWorst();
+    if (options.printVisible) {
+        std::printf("timeline: %s\ntimeline window: %.9f %.9f\n", qPrintable(view.pickedText()),
+                    view.windowStart(), view.windowEnd());
+        std::fflush(stdout);
+    }
+}
+
+// --timeline --timing: the whole run rendered offscreen, then 100 scripted zoom and pan steps
+// from the whole run down to single events and back, each rendered and timed; peak memory.
+void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
+    QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
+    QElapsedTimer clock;
+    clock.start();
+    view.render(&image);
+    std::printf("whole run shown: %lld ms to render, %lld ms since start (%s)\n",
+                static_cast<long long>(clock.elapsed()),
+                static_cast<long long>(sinceStart.elapsed()),
+                view.drawsFromSummary() ? "from the overview" : "from the events");
+    std::vector<double> steps;
+    double narrowest = view.windowEnd() - view.windowStart();
+    int fromSummary = 0;
+    for (int step = 0; step < 100; ++step) {
+        const double anchor = 0.1 + 0.8 * ((step * 37) % 100) / 100.0;
+        if (step < 45)
+            view.zoom(0.72, anchor); // down to microseconds
+        else if (step < 60)
+            view.pan(step % 2 == 0 ? 0.35 : -0.2);
+        else
+            view.zoom(1.3, anchor);
+        narrowest = std::min(narrowest, view.windowEnd() - view.windowStart());
+        QElapsedTimer frame;
+        frame.start();
+        view.render(&image);
+        steps.push_back(static_cast<double>(frame.nsecsElapsed()) / 1e6);
+        if (qEnvironmentVariableIsSet("WAITSCOPE_TIMELINE_STEPS"))
+            std::printf("step %d: %.3f ms, window %.6g s%s\n", step, steps.back(),
+                        view.windowEnd() - view.windowStart(),
+                        view.drawsFromSummary() ? ", from the overview" : "");
+        fromSummary += view.drawsFromSummary() ? 1 : 0;
+    }
+    std::vector<double> sorted = steps;
+    std::sort(sorted.begin(), sorted.end());
+    double sum = 0.0;
+    for (const double t : steps)
+        sum += t;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("100 zoom/pan steps: median %.2f ms, mean %.2f ms, 90th %.2f ms, max %.2f ms "
+                "(%d from the overview; narrowest window %.3g s)\n",
+                sorted[49], sum / 100.0, sorted[89], sorted[99], fromSummary, narrowest);
+    std::printf("peak memory: %ld MiB\n", usage.ru_maxrss / 1024);
+    std::fflush(stdout);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -169,7 +242,8 @@ int main(int argc, char** argv) {
     Options options;
     bool batch = false;
     {
-        std::string report, baseline, screenshot, metric, callPath, rank, mode, search, tab, size;
+        std::string report, baseline, screenshot, metric, callPath, rank, mode, search, tab, size,
+            instance;
         bool rankGiven = false;
         waitscope::cli::CommandLine commandLine("gui");
         commandLine
@@ -200,7 +274,9 @@ int main(int argc, char** argv) {
             .flag("--sort", "sort the trees by value", options.sort)
             .option("--size", "WxH", "window size for --screenshot (default 1400x860)", size)
             .flag("--timing",
-                  "print the time to first values and to expand the hottest path, then exit",
+                  "print the time to first values and to expand the hottest path, then exit "
+                  "(with --timeline: to show the whole run and 100 zoom and pan steps, "
+                  "rendered offscreen, and the peak memory)",
                   options.timing)
             .flag("--print-visible",
                   "print the rows the three trees show (value and name; the selected ones marked "
@@ -212,6 +288,18 @@ int main(int argc, char** argv) {
                   options.metricDocs)
             .flag("--timeline", "open the experiment's trace on the timeline instead of the report",
                   options.timeline)
+            .flag("--with-timeline",
+                  "open the report with the trace's timeline below it; the selected metric and "
+                  "call path pick the wait-state instances on it",
+                  options.withTimeline)
+            .flag("--by-node", "on the timeline, group the rows by the node their rank ran on",
+                  options.byNode)
+            .flag("--call-depth", "on the timeline, one strip per call depth in each row",
+                  options.callDepth)
+            .option("--instance", "STEP",
+                    "on the timeline, show the first (next), last (previous) or most severe "
+                    "(worst) picked wait-state instance",
+                    instance)
             // Qt reads its own options from the command line when the application starts.
             .passedOn({"-platform", "--platform"}, "NAME", "Qt's platform plugin (e.g. offscreen)")
             .passedOn({"-style", "--style"}, "STYLE", "Qt's widget style")
@@ -247,6 +335,14 @@ int main(int argc, char** argv) {
         options.mode = QString::fromStdString(mode);
         options.search = QString::fromStdString(search);
         options.tab = QString::fromStdString(tab);
+        options.instance = QString::fromStdString(instance);
+        if (!options.instance.isEmpty() && options.instance != QLatin1String("next") &&
+            options.instance != QLatin1String("previous") &&
+            options.instance != QLatin1String("worst"))
+            return fail(
+                QStringLiteral("--instance %1: not next, previous or worst").arg(options.instance));
+        if (!options.instance.isEmpty() && !options.timeline && !options.withTimeline)
+            return fail(QStringLiteral("--instance needs --timeline or --with-timeline"));
         if (!size.empty()) {
             QStringList parts = QString::fromStdString(size).split(QLatin1Char('x'));
             if (parts.size() != 2 || parts[0].toInt() < 200 || parts[1].toInt() < 150)
@@ -277,11 +373,23 @@ int main(int argc, char** argv) {
 
     if (options.timeline) {
         // The timeline of a trace: read here, then shown (or rendered to --screenshot).
+        QElapsedTimer clock;
+        clock.start();
         auto timeline = waitscope::timeline::Timeline::load(options.report.toStdString());
         if (!timeline)
             return fail(QString::fromStdString(timeline.error().message()));
+        const qint64 loaded = clock.restart();
+        const auto events = timeline->events();
         TimelineView view(std::move(*timeline));
         view.resize(options.size);
+        if (options.timing) {
+            std::printf("timeline: %llu events read in %lld ms, overview %lld ms\n",
+                        static_cast<unsigned long long>(events), static_cast<long long>(loaded),
+                        static_cast<long long>(clock.elapsed()));
+            timeTimeline(view, sinceStart);
+            return 0;
+        }
+        stepToInstance(view, options);
         if (!options.screenshot.isEmpty()) {
             if (!view.grab().save(options.screenshot))
                 return fail(QStringLiteral("cannot write %1").arg(options.screenshot));
@@ -344,6 +452,12 @@ int main(int argc, char** argv) {
             if (QString error = applySelections(*view, options); !error.isEmpty()) {
                 std::fprintf(stderr, "waitscope-gui: error: %s\n", qPrintable(error));
                 status = 1;
+            }
+            if (options.withTimeline) {
+                if (TimelinePanel* panel = window.showTimeline())
+                    stepToInstance(*panel->view(), options);
+                else
+                    status = 1;
             }
         }
         QWidget* pictured = &window;

@@ -3,9 +3,12 @@
 
 #include "metric_help.h"
 #include "report_view.h"
+#include "timeline_panel.h"
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -34,6 +37,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     file->addAction(tr("&Compare with baseline..."), this, &MainWindow::chooseBaseline);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu->addAction(tr("&Timeline"), QKeySequence(Qt::CTRL | Qt::Key_T), this,
+                        &MainWindow::showTimeline);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Metric documentation"), QKeySequence::HelpContents, this,
                     &MainWindow::showMetricHelp);
@@ -166,6 +172,10 @@ void MainWindow::finishOpening() {
         layout->removeWidget(m_view);
         m_view->deleteLater();
     }
+    if (m_timeline) { // the timeline of the previous experiment
+        m_timeline->parentWidget()->deleteLater();
+        m_timeline = nullptr;
+    }
     m_welcome->hide();
     layout->addWidget(view, 1);
     m_view = view;
@@ -195,6 +205,33 @@ MetricHelp* MainWindow::showMetricHelp() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
     return dialog;
+}
+
+TimelinePanel* MainWindow::showTimeline() {
+    if (m_timeline) {
+        m_timeline->parentWidget()->show();
+        return m_timeline;
+    }
+    if (!m_view) {
+        showError(tr("open an experiment first, then show its timeline"));
+        return nullptr;
+    }
+    // The trace beside the report: the experiment directory, or the report file's directory.
+    const QFileInfo shown(m_view->session().path());
+    const QString experiment = shown.isDir() ? shown.filePath() : shown.absolutePath();
+    auto timeline = timeline::Timeline::load(experiment.toStdString());
+    if (!timeline) {
+        showError(QString::fromStdString(timeline.error().message()));
+        return nullptr;
+    }
+    m_timeline = new TimelinePanel(std::move(*timeline));
+    m_timeline->link(m_view->session().selection());
+    auto* dock = new QDockWidget(tr("Timeline"), this);
+    dock->setObjectName(QStringLiteral("timeline"));
+    dock->setWidget(m_timeline);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    resizeDocks({dock}, {height() / 2}, Qt::Vertical);
+    return m_timeline;
 }
 
 void MainWindow::showError(const QString& message) {

@@ -14,6 +14,7 @@ namespace waitscope::gui {
 
 class MetricHelp;
 class ReportView;
+class TimelinePanel;
 
 /// The top-level window. openReport() reads the report and builds its models on a worker
 /// thread while the window stays responsive (a busy progress bar in the status bar); a file
@@ -41,6 +42,12 @@ public:
     /// Opens the Help menu's metric documentation at the selected metric (non-modal; the
     /// window deletes itself when closed).
     MetricHelp* showMetricHelp();
+    /// Shows the trace of the open experiment on a timeline below the explorer, its wait
+    /// states picked by the explorer's selection (View > Timeline); nullptr with a message when
+    /// there is no trace.
+    TimelinePanel* showTimeline();
+    /// The timeline below the explorer, or nullptr.
+    TimelinePanel* timelinePanel() const { return m_timeline; }
 
 signals:
     /// Emitted when opening finished, successfully or not.
@@ -54,6 +61,7 @@ private:
 
     bool m_interactive;
     ReportView* m_view = nullptr;
+    TimelinePanel* m_timeline = nullptr; ///< in a dock below the explorer
     QLabel* m_banner = nullptr;
     QLabel* m_welcome = nullptr;
     QLabel* m_summary = nullptr;

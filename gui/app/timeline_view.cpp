@@ -13,6 +13,8 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <unordered_set>
 
 namespace waitscope::gui {
 namespace {
@@ -22,6 +24,9 @@ constexpr int kRulerHeight = 28;
 constexpr int kLegendHeight = 26;
 constexpr int kRowHeight = 34;
 constexpr int kDepthHeight = 12;
+constexpr int kNodeHeader = 18; ///< the node's name above its rows, when grouped by node
+constexpr int kBandStrip = 22;  ///< one strip of the metrics band (MPI share, waiting share)
+const QColor kPathColour(0xc0, 0x10, 0xc0);
 
 QColor kindColour(timeline::RegionKind kind) {
     using timeline::RegionKind;
@@ -67,10 +72,24 @@ QString formatSeconds(double seconds) {
 } // namespace
 
 TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
-    : QWidget(parent), m_timeline(std::move(timeline)) {
+    : QWidget(parent), m_timeline(std::move(timeline)), m_finder(m_timeline.instances()),
+      m_summary(timeline::TimelineSummary::cached(m_timeline)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
+    setGroupByNode(false);
+    // The instances by waiting start, for finding those in view by binary search.
+    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
+    m_instanceOrder.resize(instances.size());
+    for (size_t k = 0; k < instances.size(); ++k) {
+        m_instanceOrder[k] = k;
+        const auto [from, to] = analysis::waitingInterval(instances[k]);
+        m_longestWait = std::max(m_longestWait, to - from);
+    }
+    std::sort(m_instanceOrder.begin(), m_instanceOrder.end(), [&](size_t a, size_t b) {
+        return analysis::waitingInterval(instances[a]).first <
+               analysis::waitingInterval(instances[b]).first;
+    });
     m_from = m_timeline.begin();
     m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
 }
@@ -95,6 +114,85 @@ void TimelineView::pan(double fraction) {
     setWindow(m_from + shift, m_to + shift);
 }
 
+void TimelineView::pick(const timeline::InstanceFilter& filter) {
+    m_finder.select(filter);
+    update();
+    emit pickedChanged(pickedText());
+}
+
+bool TimelineView::showInstance(std::optional<size_t> instance) {
+    if (instance) {
+        const auto [from, to] = m_finder.windowAround(*instance, 1e-6);
+        setWindow(from, to);
+    }
+    update();
+    emit pickedChanged(pickedText());
+    return instance.has_value();
+}
+
+bool TimelineView::showNext() {
+    return showInstance(m_finder.next());
+}
+
+bool TimelineView::showPrevious() {
+    return showInstance(m_finder.previous());
+}
+
+bool TimelineView::showWorst() {
+    return showInstance(m_finder.worst());
+}
+
+QString TimelineView::pickedText() const {
+    const size_t picked = m_finder.picked().size();
+    if (m_timeline.instances().empty())
+        return QStringLiteral("no wait-state instances (no instances.txt)");
+    const auto current = m_finder.current();
+    if (!current)
+        return QStringLiteral("%1 of %2 wait-state instances picked")
+            .arg(picked)
+            .arg(m_timeline.instances().size());
+    const analysis::PatternInstance& i = m_timeline.instances()[*current];
+    const std::string_view name = analysis::metricInfo(i.metric).displayName;
+    return QStringLiteral("instance %1 of %2: %3, rank %4, cnode %5, at %6, %7 waiting")
+        .arg(*m_finder.position() + 1)
+        .arg(picked)
+        .arg(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())))
+        .arg(i.rank)
+        .arg(i.node)
+        .arg(formatSeconds(i.enter), formatSeconds(i.severity));
+}
+
+std::pair<size_t, size_t> TimelineView::instancesIn(double from, double to) const {
+    // By waiting start: one in view began at most the longest wait before `from`.
+    const auto startOf = [this](size_t o) {
+        return analysis::waitingInterval(m_timeline.instances()[m_instanceOrder[o]]).first;
+    };
+    size_t lo = 0;
+    size_t hi = m_instanceOrder.size();
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (startOf(mid) < from - m_longestWait)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t last = lo;
+    hi = m_instanceOrder.size();
+    while (last < hi) {
+        const size_t mid = (last + hi) / 2;
+        if (startOf(mid) <= to)
+            last = mid + 1;
+        else
+            hi = mid;
+    }
+    return {lo, last};
+}
+
+void TimelineView::setCriticalPathShown(bool on) {
+    m_showPath = on;
+    update();
+}
+
 void TimelineView::setDepthMode(bool on) {
     m_depthMode = on;
     update();
@@ -105,15 +203,146 @@ QRectF TimelineView::plotArea() const {
                   std::max(1, height() - kRulerHeight - kLegendHeight));
 }
 
-QRectF TimelineView::rowRect(uint32_t row) const {
-    double y = kRulerHeight + 4;
-    for (uint32_t r = 0; r < row; ++r) {
-        const size_t depths = std::max<size_t>(1, m_timeline.rows()[r].depths.size());
-        y += (m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight) + 6;
+int TimelineView::bandHeight() const {
+    return m_summary ? 2 * kBandStrip + 8 : 0;
+}
+
+bool TimelineView::drawsFromSummary() const {
+    const double pixel = (m_to - m_from) / plotArea().width();
+    if (!m_summary || m_summary->binWidth(0) > 2 * pixel)
+        return false;
+    // The events when there are few enough to draw (exact, with messages and wait states).
+    const size_t level = m_summary->levelFor(pixel);
+    const double width = m_summary->binWidth(level);
+    const auto first = static_cast<uint32_t>(
+        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    uint64_t visits = 0;
+    for (uint32_t r = 0; r < m_summary->rows(); ++r)
+        for (uint32_t b = first;
+             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b)
+            visits += m_summary->bin(level, r, b).visits;
+    return visits > static_cast<uint64_t>(4 * plotArea().width());
+}
+
+size_t TimelineView::drawnLevel(double pixel) const {
+    // Bins one to two pixels wide: narrower ones would overlap when drawn.
+    size_t level = m_summary->levelFor(pixel);
+    if (m_summary->binWidth(level) < pixel && level + 1 < m_summary->levels())
+        ++level;
+    return level;
+}
+
+void TimelineView::drawBand(QPainter& painter) const {
+    if (!m_summary)
+        return;
+    const QRectF area = plotArea();
+    const double pixel = (m_to - m_from) / area.width();
+    const size_t level = drawnLevel(pixel);
+    const double width = m_summary->binWidth(level);
+    std::vector<uint32_t> mainRows;
+    for (uint32_t r = 0; r < m_timeline.rows().size(); ++r)
+        if (m_timeline.rows()[r].thread == 0)
+            mainRows.push_back(r);
+    const std::vector<timeline::ShareRange> strips[] = {m_summary->mpiShare(level, mainRows),
+                                                        m_summary->waitingShare(level, mainRows)};
+    const QString names[] = {QStringLiteral("MPI share"), QStringLiteral("waiting share")};
+    const QColor colours[] = {kindColour(timeline::RegionKind::PointToPoint),
+                              patternColour(analysis::Metric::MpiLateSender)};
+    const auto first = static_cast<uint32_t>(
+        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    for (int s = 0; s < 2; ++s) {
+        const double top = kRulerHeight + 2 + s * (kBandStrip + 2);
+        painter.setPen(palette().text().color());
+        painter.drawText(QRectF(4, top, kLabelWidth - 8, kBandStrip),
+                         Qt::AlignVCenter | Qt::AlignLeft, names[s]);
+        painter.fillRect(QRectF(area.left(), top, area.width(), kBandStrip),
+                         palette().alternateBase());
+        QColor range = colours[s];
+        range.setAlpha(90);
+        for (uint32_t b = first; b < m_summary->binsAt(level); ++b) {
+            const double start = m_summary->begin() + b * width;
+            if (start > m_to)
+                break;
+            const double left = std::max(area.left(), xOf(start));
+            const double right = std::min(area.right(), xOf(start + width));
+            const timeline::ShareRange& share = strips[s][b];
+            const auto yOf = [&](double v) { return top + kBandStrip * (1.0 - v); };
+            painter.fillRect(QRectF(left, yOf(share.max), std::max(1.0, right - left),
+                                    std::max(1.0, yOf(share.min) - yOf(share.max))),
+                             range);
+            painter.fillRect(QRectF(left, yOf(share.mean) - 1, std::max(1.0, right - left), 2),
+                             colours[s]);
+        }
     }
-    const size_t depths = std::max<size_t>(1, m_timeline.rows()[row].depths.size());
-    const double height = m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight;
-    return QRectF(kLabelWidth, y, plotArea().width(), height);
+}
+
+void TimelineView::drawRowsFromSummary(QPainter& painter) const {
+    const QRectF area = plotArea();
+    const double pixel = (m_to - m_from) / area.width();
+    const size_t level = drawnLevel(pixel);
+    const double width = m_summary->binWidth(level);
+    const auto first = static_cast<uint32_t>(
+        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    const QColor waitColour = patternColour(analysis::Metric::MpiLateSender);
+    for (uint32_t r = 0; r < m_summary->rows() && r < m_timeline.rows().size(); ++r) {
+        const QRectF box = rowRect(r);
+        for (uint32_t b = first; b < m_summary->binsAt(level); ++b) {
+            const double start = m_summary->begin() + b * width;
+            if (start > m_to)
+                break;
+            const timeline::Bin& bin = m_summary->bin(level, r, b);
+            const double covered = bin.covered() / width;
+            if (covered <= 0.0)
+                continue;
+            const double left = std::max(area.left() - 1, xOf(start));
+            const double right = std::min(area.right() + 1, xOf(start + width));
+            QColor colour = kindColour(bin.dominant());
+            colour.setAlpha(static_cast<int>(90 + 165 * std::min(1.0, covered)));
+            painter.fillRect(QRectF(left, box.top(), std::max(1.0, right - left), box.height()),
+                             colour);
+            const double waiting = std::min(1.0, static_cast<double>(bin.waiting) / width);
+            if (waiting > 0.0) {
+                const double h = box.height() * 0.55 * waiting;
+                painter.fillRect(QRectF(left, box.bottom() - h, std::max(1.0, right - left), h),
+                                 waitColour);
+            }
+        }
+    }
+}
+
+void TimelineView::setGroupByNode(bool on) {
+    m_byNode = on;
+    // Display order: as read (rank order), or stably by node, so each node's ranks are together.
+    m_order.resize(m_timeline.rows().size());
+    for (uint32_t r = 0; r < m_order.size(); ++r)
+        m_order[r] = r;
+    if (on)
+        std::stable_sort(m_order.begin(), m_order.end(), [this](uint32_t a, uint32_t b) {
+            return m_timeline.rows()[a].node < m_timeline.rows()[b].node;
+        });
+    m_position.resize(m_order.size());
+    for (uint32_t p = 0; p < m_order.size(); ++p)
+        m_position[m_order[p]] = p;
+    update();
+}
+
+bool TimelineView::startsNode(uint32_t position) const {
+    return m_byNode && (position == 0 || m_timeline.rows()[m_order[position]].node !=
+                                             m_timeline.rows()[m_order[position - 1]].node);
+}
+
+QRectF TimelineView::rowRect(uint32_t row) const {
+    double y = kRulerHeight + bandHeight() + 4;
+    const uint32_t position = m_position.empty() ? row : m_position[row];
+    const auto heightOf = [this](uint32_t r) {
+        const size_t depths = std::max<size_t>(1, m_timeline.rows()[r].depths.size());
+        return m_depthMode ? static_cast<double>(depths * kDepthHeight) : kRowHeight;
+    };
+    for (uint32_t p = 0; p < position; ++p)
+        y += heightOf(m_order.empty() ? p : m_order[p]) + 6 + (startsNode(p) ? kNodeHeader : 0);
+    if (startsNode(position))
+        y += kNodeHeader;
+    return QRectF(kLabelWidth, y, plotArea().width(), heightOf(row));
 }
 
 double TimelineView::xOf(double time) const {
@@ -150,7 +379,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     painter.drawLine(QPointF(area.left(), kRulerHeight - 2),
                      QPointF(area.right(), kRulerHeight - 2));
 
+    drawBand(painter);
     painter.save();
+    const bool fromSummary = drawsFromSummary();
     for (uint32_t r = 0; r < m_timeline.rows().size(); ++r) {
         const timeline::Row& row = m_timeline.rows()[r];
         const QRectF box = rowRect(r);
@@ -158,11 +389,21 @@ void TimelineView::paintEvent(QPaintEvent*) {
         painter.setPen(palette().text().color());
         const QString label = row.thread == 0 ? QStringLiteral("rank %1").arg(row.rank)
                                               : QStringLiteral("  thread %1").arg(row.thread);
-        painter.drawText(QRectF(4, box.top(), kLabelWidth - 8, box.height()),
+        painter.drawText(QRectF(m_byNode ? 14 : 4, box.top(), kLabelWidth - 8, box.height()),
                          Qt::AlignVCenter | Qt::AlignLeft, label);
+        if (startsNode(m_position[r])) {
+            // The node's name and a rule above its rows.
+            const double top = box.top() - kNodeHeader;
+            painter.drawText(
+                QRectF(4, top, width() - 8, kNodeHeader), Qt::AlignVCenter | Qt::AlignLeft,
+                QStringLiteral("node %1").arg(row.node.empty() ? QStringLiteral("(unknown)")
+                                                               : QString::fromStdString(row.node)));
+            painter.drawLine(QPointF(kLabelWidth, top + kNodeHeader / 2.0),
+                             QPointF(area.right(), top + kNodeHeader / 2.0));
+        }
         painter.setClipRect(area);
         painter.setPen(Qt::NoPen);
-        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
+        for (size_t depth = 0; depth < row.depths.size() && !fromSummary; ++depth) {
             const double top =
                 m_depthMode ? box.top() + static_cast<double>(depth * kDepthHeight) : box.top();
             const double height = m_depthMode ? kDepthHeight - 1 : box.height();
@@ -176,28 +417,105 @@ void TimelineView::paintEvent(QPaintEvent*) {
             }
         }
     }
-    // Wait states: shaded over the waiting part of the call, hatched so the call shows through.
-    for (const analysis::PatternInstance& instance : m_timeline.instances()) {
+    // Wait states: shaded over the waiting part of the call, hatched so the call shows through;
+    // those not picked faded, the current one outlined.
+    if (fromSummary)
+        drawRowsFromSummary(painter);
+    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
+    const auto [firstShown, lastShown] = instancesIn(m_from, m_to);
+    // Shades of one row within a pixel of each other, of one pattern and picked alike, are
+    // drawn as one: a frame costs at most a few rectangles per pixel column and row.
+    struct Pending {
+        QRectF shade;
+        QColor colour;
+    };
+    std::vector<std::optional<Pending>> pending(m_timeline.rows().size());
+    const auto draw = [&painter](const Pending& p) {
+        painter.fillRect(p.shade, p.colour);
+        painter.fillRect(p.shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
+    };
+    for (size_t o = firstShown; o < lastShown && !fromSummary; ++o) {
+        const size_t k = m_instanceOrder[o];
+        const analysis::PatternInstance& instance = instances[k];
         const auto [from, to] = analysis::waitingInterval(instance);
         if (to < m_from || from > m_to)
             continue;
-        const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
-        const double left = xOf(from);
-        const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, xOf(to) - left),
+        const uint32_t row = m_timeline.rowOfRank(instance.rank);
+        const QRectF box = rowRect(row);
+        const double left = std::max(area.left() - 4, xOf(from));
+        const double right = std::min(area.right() + 4, xOf(to));
+        const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, right - left),
                            box.height() * 0.55);
         QColor colour = patternColour(instance.metric);
-        painter.fillRect(shade, colour);
-        painter.fillRect(shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
+        if (!m_finder.isPicked(k))
+            colour.setAlpha(60);
+        std::optional<Pending>& open = pending[row];
+        if (open && open->colour == colour && shade.left() <= open->shade.right() + 1) {
+            open->shade.setRight(std::max(open->shade.right(), shade.right()));
+            continue;
+        }
+        if (open)
+            draw(*open);
+        open = Pending{shade, colour};
+    }
+    for (const std::optional<Pending>& open : pending)
+        if (open)
+            draw(*open);
+    if (const auto current = m_finder.current()) {
+        const analysis::PatternInstance& instance = instances[*current];
+        const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
+        // Clamped to the area: a dashed outline far wider than the view is slow to draw.
+        const double left = std::max(area.left() - 8, xOf(instance.enter) - 2);
+        const double right = std::min(area.right() + 8, xOf(instance.exit) + 2);
+        painter.setPen(QPen(palette().text().color(), 2, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(
+            QRectF(left, box.top() - 2, std::max(4.0, right - left), box.height() + 4));
+        painter.setPen(Qt::NoPen);
     }
     // Messages: an arrow from the send to the receive.
+    if (!fromSummary)
+        drawCollectives(painter);
     painter.setRenderHint(QPainter::Antialiasing);
+    drawCriticalPath(painter);
     painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
-    for (const timeline::Message* m : m_timeline.visibleMessages(m_from, m_to)) {
+    const std::vector<const timeline::Message*> messages =
+        fromSummary ? std::vector<const timeline::Message*>{}
+                    : m_timeline.visibleMessages(m_from, m_to);
+    // Dense messages: plain lines, no heads (they would cover each other anyway).
+    const bool dense = static_cast<double>(messages.size()) > area.width();
+    painter.setRenderHint(QPainter::Antialiasing, !dense);
+    std::unordered_set<uint64_t> drawn; // dense: one line per rows and pixel ends
+    for (const timeline::Message* m : messages) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
-        const QPointF a(xOf(m->sendTime), from.center().y());
-        const QPointF b(xOf(m->receiveTime), to.center().y());
+        QPointF a(xOf(m->sendTime), from.center().y());
+        QPointF b(xOf(m->receiveTime), to.center().y());
+        if (dense) {
+            const auto pixelOf = [&area](double x) {
+                return static_cast<uint64_t>(std::clamp(x, area.left() - 10, area.right() + 10) +
+                                             16) &
+                       0xFFFF;
+            };
+            const uint64_t key = (uint64_t{m->fromRow & 0xFFFF} << 48) |
+                                 (uint64_t{m->toRow & 0xFFFF} << 32) | (pixelOf(a.x()) << 16) |
+                                 pixelOf(b.x());
+            if (!drawn.insert(key).second)
+                continue;
+        }
+        // Cut to the area: lines thousands of times wider than the view are slow to draw.
+        const bool headShown = b.x() >= area.left() - 10 && b.x() <= area.right() + 10;
+        const auto cut = [&](QPointF& end, const QPointF& other) {
+            const double bound = std::clamp(end.x(), area.left() - 10, area.right() + 10);
+            if (bound != end.x() && other.x() != end.x())
+                end = other + (end - other) * ((bound - other.x()) / (end.x() - other.x()));
+        };
+        const QPointF originalA = a;
+        cut(a, b);
+        cut(b, originalA);
         painter.drawLine(a, b);
+        if (dense || !headShown)
+            continue;
         const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
         QPainterPath head;
         head.moveTo(b);
@@ -224,6 +542,94 @@ void TimelineView::paintEvent(QPaintEvent*) {
     x += 26 + painter.fontMetrics().horizontalAdvance(QStringLiteral("wait state"));
     painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
     painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("message"));
+    x += 28 + painter.fontMetrics().horizontalAdvance(QStringLiteral("message"));
+    painter.setPen(QPen(QColor(0x9a, 0x4a, 0x00), 2));
+    painter.drawLine(QPointF(x + 8, y), QPointF(x + 8, y + 14));
+    painter.setPen(palette().text().color());
+    painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("collective"));
+    x += 28 + painter.fontMetrics().horizontalAdvance(QStringLiteral("collective"));
+    if (!m_timeline.criticalPath().empty()) {
+        painter.setPen(QPen(kPathColour, 3));
+        painter.drawLine(QPointF(x, y + 7), QPointF(x + 16, y + 7));
+        painter.setPen(palette().text().color());
+        painter.drawText(QPointF(x + 20, y + 12), QStringLiteral("critical path"));
+    }
+}
+
+void TimelineView::drawCollectives(QPainter& painter) const {
+    // Each collective: a bracket over its members' rows from the first begin to the last end,
+    // and a line at the last member's begin, before which none could finish.
+    const QRectF area = plotArea();
+    const QColor colour(0x9a, 0x4a, 0x00);
+    painter.setBrush(Qt::NoBrush);
+    for (const timeline::Collective& c : m_timeline.collectives()) {
+        if (c.start > m_to)
+            break;
+        if (c.end < m_from || c.rows.size() < 2)
+            continue;
+        double top = 1e300;
+        double bottom = -1e300;
+        for (const uint32_t row : c.rows) {
+            const QRectF box = rowRect(row);
+            top = std::min(top, box.top());
+            bottom = std::max(bottom, box.bottom());
+        }
+        const double left = std::max(area.left() - 2, xOf(c.start));
+        const double right = std::min(area.right() + 2, xOf(c.end));
+        const double last = xOf(c.lastBegin);
+        if (right - left >= 3) {
+            painter.setPen(QPen(colour, 1, Qt::DotLine));
+            painter.drawRect(QRectF(left, top - 1, right - left, bottom - top + 2));
+        }
+        if (last >= area.left() && last <= area.right()) {
+            painter.setPen(QPen(colour, 2));
+            painter.drawLine(QPointF(last, top), QPointF(last, bottom));
+        }
+    }
+    painter.setPen(Qt::NoPen);
+}
+
+void TimelineView::drawCriticalPath(QPainter& painter) const {
+    const std::vector<analysis::PathSegment>& path = m_timeline.criticalPath();
+    if (!m_showPath || path.empty())
+        return;
+    // The stretches are one chain in time order: their ends are in order too.
+    auto it = std::upper_bound(path.begin(), path.end(), m_from,
+                               [](double t, const analysis::PathSegment& s) { return t < s.end; });
+    if (it != path.begin())
+        --it; // the hand-over into the first visible stretch
+    // One polyline; points closer than half a pixel on the same row add nothing.
+    QPolygonF line;
+    const auto add = [&line](QPointF point) {
+        if (line.isEmpty() || std::abs(point.x() - line.back().x()) >= 0.5 ||
+            point.y() != line.back().y())
+            line << point;
+    };
+    const QRectF area = plotArea();
+    for (; it != path.end() && it->start <= m_to; ++it) {
+        const double y = rowRect(m_timeline.rowOfRank(it->rank)).top() + 3;
+        add(QPointF(std::max(xOf(it->start), area.left() - 4), y));
+        add(QPointF(std::min(xOf(it->end), area.right() + 4), y));
+    }
+    if (line.size() > area.width()) {
+        // Dense: two thin plain lines instead of a thick smooth one (that stroking is slow).
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.setPen(QPen(kPathColour, 0));
+        painter.drawPolyline(line);
+        painter.drawPolyline(line.translated(0, 1));
+        painter.restore();
+        return;
+    }
+    painter.setPen(QPen(kPathColour, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolyline(line);
+}
+
+bool TimelineView::onCriticalPath(uint32_t rank, double time, double slack) const {
+    for (const analysis::PathSegment& s : m_timeline.criticalPath())
+        if (s.rank == rank && s.start - slack <= time && time <= s.end + slack)
+            return true;
+    return false;
 }
 
 QString TimelineView::describeAt(QPointF point) const {
@@ -236,7 +642,9 @@ QString TimelineView::describeAt(QPointF point) const {
         const timeline::Row& row = m_timeline.rows()[r];
         QStringList lines;
         lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
-        for (const analysis::PatternInstance& instance : m_timeline.instances()) {
+        const auto [firstNear, lastNear] = instancesIn(time - pixel, time + pixel);
+        for (size_t o = firstNear; o < lastNear; ++o) {
+            const analysis::PatternInstance& instance = m_timeline.instances()[m_instanceOrder[o]];
             const auto [from, to] = analysis::waitingInterval(instance);
             if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
                 time <= to + pixel)
@@ -248,6 +656,8 @@ QString TimelineView::describeAt(QPointF point) const {
                              .arg(formatSeconds(instance.severity))
                              .arg(instance.node);
         }
+        if (row.thread == 0 && m_showPath && onCriticalPath(row.rank, time, pixel))
+            lines << QStringLiteral("on the critical path");
         // The visits under the cursor, outermost first.
         QStringList path;
         const timeline::Visit* innermost = nullptr;
@@ -285,6 +695,16 @@ QString TimelineView::describeAt(QPointF point) const {
                              .arg(m_timeline.rows()[m->fromRow].rank)
                              .arg(m_timeline.rows()[m->toRow].rank)
                              .arg(m->bytes);
+        }
+        for (const timeline::Collective& c : m_timeline.collectives()) {
+            if (c.start > time + pixel)
+                break;
+            if (c.end >= time - pixel && std::binary_search(c.rows.begin(), c.rows.end(), r))
+                lines << QStringLiteral("collective %1 of %2 ranks: the last began at %3, "
+                                        "%4 after the first")
+                             .arg(QString::fromStdString(m_timeline.regionName(c.region)))
+                             .arg(c.rows.size())
+                             .arg(formatSeconds(c.lastBegin), formatSeconds(c.lastBegin - c.start));
         }
         return lines.join(QLatin1Char('\n'));
     }
@@ -344,6 +764,21 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_D:
         setDepthMode(!m_depthMode);
+        break;
+    case Qt::Key_G:
+        setGroupByNode(!m_byNode);
+        break;
+    case Qt::Key_N:
+        showNext();
+        break;
+    case Qt::Key_P:
+        showPrevious();
+        break;
+    case Qt::Key_W:
+        showWorst();
+        break;
+    case Qt::Key_C:
+        setCriticalPathShown(!m_showPath);
         break;
     default:
         QWidget::keyPressEvent(event);

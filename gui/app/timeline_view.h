@@ -1,8 +1,11 @@
 // TimelineView: the trace over time, one row per location, with messages and wait states.
 #pragma once
 
+#include "instance_finder.h"
 #include "timeline_data.h"
+#include "timeline_summary.h"
 
+#include <QPainter>
 #include <QWidget>
 #include <optional>
 
@@ -11,9 +14,18 @@ namespace waitscope::gui {
 /// Draws a Timeline: a time ruler, one row per location (ranks, their threads below) with the
 /// region visits coloured by kind (the deepest visit on top, or one strip per call depth), an
 /// arrow per message, every wait-state instance shaded over the waiting part of its call, and
+/// the critical path as a line through the ranks (C toggles it), and
 /// a legend. Mouse wheel or +/- zoom around the cursor (or the centre), dragging or the arrow
-/// keys pan, Home shows the whole run, D toggles the call-depth mode; hovering shows the visit,
-/// message or wait state under the cursor.
+/// keys pan, Home shows the whole run, D toggles the call-depth mode (one strip per depth, as
+/// Vampir's process timeline), G groups the rows by node; each collective operation is
+/// bracketed across its members with a line where its last member began; hovering shows the visit,
+/// message or wait state under the cursor. The instances the finder picks (all, or those of the
+/// explorer's selection) are drawn in full colour, the others faded; N, P and W step to the
+/// next, previous and worst picked instance, zoomed to it with context and outlined. Above the
+/// rows a band shows per time bin the MPI share and the waiting share of the ranks (min to max
+/// shaded, the mean as a line), from the overview; when the window holds too many visits to
+/// draw one by one, the rows are drawn from the overview's bins too (the dominant kind, and
+/// the waiting share as a red bar).
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
@@ -28,7 +40,29 @@ public:
     /// Pans by `fraction` of the visible width.
     void pan(double fraction);
     void setDepthMode(bool on);
+    void setCriticalPathShown(bool on);
+    /// Groups the rows by the node their rank ran on, under the node's name (G toggles).
+    void setGroupByNode(bool on);
     const timeline::Timeline& timeline() const { return m_timeline; }
+    /// The picked instances and the current one.
+    const timeline::InstanceFinder& finder() const { return m_finder; }
+    /// Picks the instances of `filter` (redrawn; no current instance).
+    void pick(const timeline::InstanceFilter& filter);
+    /// Steps to the next, previous or worst picked instance and shows it; false when none.
+    bool showNext();
+    bool showPrevious();
+    bool showWorst();
+    /// The overview (built at the first open, then read from the experiment's cache).
+    const timeline::TimelineSummary* summary() const { return m_summary ? &*m_summary : nullptr; }
+    /// Whether the rows are drawn from the overview's bins at this zoom (too many visits to
+    /// draw one by one) rather than from the events.
+    bool drawsFromSummary() const;
+    /// What is picked and the current instance, for a status line.
+    QString pickedText() const;
+
+signals:
+    /// The picked instances or the current one changed.
+    void pickedChanged(const QString& text);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -44,11 +78,30 @@ private:
     double timeAt(double x) const;
     QString describeAt(QPointF point) const;
     QRectF plotArea() const;
+    void drawCriticalPath(QPainter& painter) const;
+    void drawCollectives(QPainter& painter) const;
+    bool startsNode(uint32_t position) const;
+    bool onCriticalPath(uint32_t rank, double time, double slack) const;
+    bool showInstance(std::optional<size_t> instance);
+    /// The range of m_instanceOrder whose waiting overlaps [from, to] (and a few before it).
+    std::pair<size_t, size_t> instancesIn(double from, double to) const;
+    int bandHeight() const;
+    size_t drawnLevel(double pixel) const;
+    void drawBand(QPainter& painter) const;
+    void drawRowsFromSummary(QPainter& painter) const;
 
     timeline::Timeline m_timeline;
+    timeline::InstanceFinder m_finder; ///< on m_timeline's instances
+    std::optional<timeline::TimelineSummary> m_summary;
+    std::vector<size_t> m_instanceOrder; ///< instances by waiting start
+    double m_longestWait = 0.0;
     double m_from = 0.0;
     double m_to = 1.0;
     bool m_depthMode = false;
+    bool m_showPath = true;
+    bool m_byNode = false;
+    std::vector<uint32_t> m_order;    ///< display position -> row
+    std::vector<uint32_t> m_position; ///< row -> display position
     std::optional<QPointF> m_dragFrom;
     double m_dragStart = 0.0;
 };

@@ -3,11 +3,13 @@
 // n-th receive, as MPI delivers them.
 #include "timeline_data.h"
 
+#include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -78,10 +80,14 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
         return definitions.error();
     }
     Timeline timeline;
+    timeline.m_anchor = *anchor;
     for (const trace::Region& region : definitions->regions) {
         timeline.addRegion(region.name, kindOf(region));
     }
     std::map<Channel, ChannelEnds> channels;
+    // Collectives by (communicator, sequence number on it); each rank counts its own.
+    std::map<std::pair<uint32_t, uint64_t>, size_t> collectiveOf;
+    std::map<uint32_t, uint64_t> sequence;
     bool anyTime = false;
     const uint32_t ranks = definitions->rankCount();
     for (uint32_t rank = 0; rank < ranks; ++rank) {
@@ -93,7 +99,18 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
             }
             const trace::EventStream& stream = *events;
             timeline.m_events += stream.size();
-            Row row{rank, t, locations[t]->name, {}};
+            Row row{rank, t, locations[t]->name, {}, {}};
+            const uint32_t group = locations[t]->group;
+            if (group < definitions->locationGroups.size()) {
+                const uint32_t node = definitions->locationGroups[group].systemTreeParent;
+                if (node < definitions->systemTreeNodes.size()) {
+                    row.node = definitions->systemTreeNodes[node].name;
+                }
+            }
+            if (t == 0) {
+                sequence.clear();
+            }
+            double collectiveBegin = 0.0;
             const auto rowIndex = static_cast<uint32_t>(timeline.m_rows.size());
             std::vector<std::pair<uint32_t, double>> open;
             for (size_t e = 0; e < stream.size(); ++e) {
@@ -122,6 +139,31 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
                         open.pop_back();
                     }
                     break;
+                case trace::EventKind::MpiCollectiveBegin:
+                    collectiveBegin = time;
+                    break;
+                case trace::EventKind::MpiCollectiveEnd: {
+                    const trace::CollectiveRecord& c = stream.collective(e);
+                    if (t != 0 || (c.comm < definitions->communicators.size() &&
+                                   definitions->communicators[c.comm].isSelf)) {
+                        break;
+                    }
+                    const auto [it, fresh] = collectiveOf.try_emplace(
+                        {c.comm, sequence[c.comm]++}, timeline.m_collectives.size());
+                    if (fresh) {
+                        timeline.m_collectives.push_back({collectiveBegin,
+                                                          collectiveBegin,
+                                                          time,
+                                                          open.empty() ? 0u : open.back().first,
+                                                          {}});
+                    }
+                    Collective& collective = timeline.m_collectives[it->second];
+                    collective.start = std::min(collective.start, collectiveBegin);
+                    collective.lastBegin = std::max(collective.lastBegin, collectiveBegin);
+                    collective.end = std::max(collective.end, time);
+                    collective.rows.push_back(rowIndex);
+                    break;
+                }
                 case trace::EventKind::MpiSend:
                 case trace::EventKind::MpiIsend: {
                     const trace::MessageRecord m = stream.message(e);
@@ -152,6 +194,15 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
                                            ends.sends[k].bytes});
         }
     }
+    for (Collective& collective : timeline.m_collectives) {
+        std::sort(collective.rows.begin(), collective.rows.end());
+        if (collective.region >= timeline.m_regionNames.size()) {
+            collective.region = 0;
+        }
+    }
+    std::stable_sort(timeline.m_collectives.begin(), timeline.m_collectives.end(),
+                     [](const Collective& a, const Collective& b) { return a.start < b.start; });
+    timeline.m_longestFlight = -1.0;
     std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
               [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
     const std::filesystem::path instances =
@@ -162,6 +213,15 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
             return read.error();
         }
         timeline.m_instances = std::move(*read);
+    }
+    const std::filesystem::path path =
+        std::filesystem::path(*anchor).parent_path() / analysis::kCriticalPathFile;
+    if (std::filesystem::exists(path)) {
+        auto read = analysis::readCriticalPath(path.string());
+        if (!read) {
+            return read.error();
+        }
+        timeline.m_criticalPath = std::move(*read);
     }
     return timeline;
 }
@@ -206,8 +266,20 @@ std::vector<Block> Timeline::visible(uint32_t row, size_t depth, double from, do
 }
 
 std::vector<const Message*> Timeline::visibleMessages(double from, double to) const {
+    // By send time: a message in view was sent at most the longest flight before `from`.
+    double longest = 0.0;
+    if (m_longestFlight < 0.0) {
+        for (const Message& m : m_messages) {
+            longest = std::max(longest, std::abs(m.receiveTime - m.sendTime));
+        }
+        m_longestFlight = longest;
+    }
+    longest = m_longestFlight;
+    const auto first = std::lower_bound(m_messages.begin(), m_messages.end(), from - longest,
+                                        [](const Message& m, double t) { return m.sendTime < t; });
     std::vector<const Message*> shown;
-    for (const Message& m : m_messages) {
+    for (auto it = first; it != m_messages.end() && it->sendTime <= to + longest; ++it) {
+        const Message& m = *it;
         if (std::min(m.sendTime, m.receiveTime) <= to &&
             std::max(m.sendTime, m.receiveTime) >= from) {
             shown.push_back(&m);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace waitscope::timeline {
@@ -39,6 +40,7 @@ struct Row {
     uint32_t rank = 0;
     uint32_t thread = 0; ///< 0 for the rank's main location
     std::string name;
+    std::string node; ///< the system tree node (compute node) the rank ran on; may be empty
     std::vector<std::vector<Visit>> depths;
 };
 
@@ -49,6 +51,16 @@ struct Message {
     double sendTime = 0.0;
     double receiveTime = 0.0;
     uint64_t bytes = 0;
+};
+
+/// One collective operation across its members: the n-th collective on a communicator of each
+/// member (self communicators left out); times from the members' MPI_COLLECTIVE_BEGIN and END.
+struct Collective {
+    double start = 0.0;         ///< the first member's begin
+    double lastBegin = 0.0;     ///< the last member's begin: none could finish before
+    double end = 0.0;           ///< the last member's end
+    uint32_t region = 0;        ///< the call of the first member seen (e.g. MPI_Allreduce)
+    std::vector<uint32_t> rows; ///< the members' rows, ascending
 };
 
 /// What the view draws of one depth of a row: a visit, or several visits too short to tell
@@ -64,13 +76,17 @@ struct Block {
 class Timeline {
 public:
     /// Reads the trace of `experiment` (directory or traces.otf2) and, when beside it,
-    /// instances.txt. Errors name the file (and rank).
+    /// instances.txt and critical_path.txt. Errors name the file (and rank).
     static Result<Timeline> load(const std::string& experiment);
 
     const std::vector<Row>& rows() const { return m_rows; }
     const std::vector<Message>& messages() const { return m_messages; }
+    /// The collective operations by start time.
+    const std::vector<Collective>& collectives() const { return m_collectives; }
     /// Wait-state instances (empty when the experiment has no instances.txt).
     const std::vector<analysis::PatternInstance>& instances() const { return m_instances; }
+    /// The critical path's stretches in time order (empty without critical_path.txt).
+    const std::vector<analysis::PathSegment>& criticalPath() const { return m_criticalPath; }
     /// The row of `rank`'s main location.
     uint32_t rowOfRank(uint32_t rank) const;
     double begin() const { return m_begin; }
@@ -79,6 +95,8 @@ public:
     RegionKind regionKind(uint32_t region) const { return m_regionKinds[region]; }
     /// Events read.
     uint64_t events() const { return m_events; }
+    /// The trace's anchor file (traces.otf2) it was loaded from; empty for a built one.
+    const std::string& anchor() const { return m_anchor; }
 
     /// The blocks of depth `depth` of row `row` drawn over [from, to] when one pixel is
     /// `pixel` seconds: every visit overlapping the window, in time order, with consecutive
@@ -91,7 +109,17 @@ public:
     /// For tests and generated timelines: adds a row and a region.
     uint32_t addRow(Row row);
     uint32_t addRegion(std::string name, RegionKind kind);
-    void addMessage(const Message& message) { m_messages.push_back(message); }
+    /// Adds a message; messages must be added by send time.
+    void addMessage(const Message& message) {
+        m_messages.push_back(message);
+        m_longestFlight = -1.0;
+    }
+    void setInstances(std::vector<analysis::PatternInstance> instances) {
+        m_instances = std::move(instances);
+    }
+    void setCriticalPath(std::vector<analysis::PathSegment> path) {
+        m_criticalPath = std::move(path);
+    }
     void setRange(double begin, double end) {
         m_begin = begin;
         m_end = end;
@@ -99,13 +127,17 @@ public:
 
 private:
     std::vector<Row> m_rows;
-    std::vector<Message> m_messages;
+    std::vector<Message> m_messages;       ///< by send time
+    mutable double m_longestFlight = -1.0; ///< the longest |receive - send|; < 0: not known yet
+    std::vector<Collective> m_collectives;
     std::vector<analysis::PatternInstance> m_instances;
+    std::vector<analysis::PathSegment> m_criticalPath;
     std::vector<std::string> m_regionNames;
     std::vector<RegionKind> m_regionKinds;
     double m_begin = 0.0;
     double m_end = 0.0;
     uint64_t m_events = 0;
+    std::string m_anchor;
 };
 
 } // namespace waitscope::timeline

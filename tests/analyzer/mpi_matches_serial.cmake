@@ -1,5 +1,5 @@
 # Runs waitscope-replay under mpirun and with --serial on one trace; the value dumps, trace.stat
-# and report.cubex of both must be identical.
+# report.cubex and critical_path.txt of both must be identical.
 # Variables: REPLAY, MPIRUN, TRACE, RANKS, WORK; optional OPTIONS (more replay options,
 # comma-separated) and CORRECTED (the dump must show corrected timestamps and no violation left).
 file(MAKE_DIRECTORY "${WORK}")
@@ -12,6 +12,7 @@ if(NOT mpiStatus EQUAL 0)
 endif()
 file(RENAME "${WORK}/trace.stat" "${WORK}/mpi.stat")
 file(RENAME "${WORK}/report.cubex" "${WORK}/mpi.cubex")
+file(RENAME "${WORK}/critical_path.txt" "${WORK}/mpi_path.txt")
 execute_process(COMMAND "${REPLAY}" --serial --quiet ${extra} --output-dir "${WORK}" --dump-text "${WORK}/serial.txt" "${TRACE}"
                 RESULT_VARIABLE serialStatus TIMEOUT 120)
 if(NOT serialStatus EQUAL 0)
@@ -36,4 +37,9 @@ file(SHA256 "${WORK}/mpi.cubex" mpiCube)
 file(SHA256 "${WORK}/report.cubex" serialCube)
 if(NOT mpiCube STREQUAL serialCube)
   message(FATAL_ERROR "mpi and in-process report.cubex differ for ${TRACE}")
+endif()
+file(READ "${WORK}/mpi_path.txt" mpiPath)
+file(READ "${WORK}/critical_path.txt" serialPath)
+if(NOT mpiPath STREQUAL serialPath)
+  message(FATAL_ERROR "mpi and in-process critical_path.txt differ for ${TRACE}")
 endif()

@@ -2,6 +2,7 @@
 // call tree and metrics for Python) and the Trace Event format (the trace for Perfetto UI).
 #include "chrome_trace.h"
 #include "hatchet_literal.h"
+#include "perfetto_trace.h"
 #include "report_algebra_command.h"
 
 #include <chrono>
@@ -38,8 +39,8 @@ int exportHatchet(const std::string& output, const std::string& input,
     return 0;
 }
 
-int exportChromeTrace(const std::string& output, std::string instances,
-                      const std::string& experiment, bool quiet) {
+int exportTrace(const std::string& output, std::string instances, const std::string& experiment,
+                bool perfetto, bool timeCorrect, bool quiet) {
     namespace fs = std::filesystem;
     if (instances.empty()) {
         const fs::path dir = fs::is_directory(experiment) ? fs::path(experiment)
@@ -49,7 +50,10 @@ int exportChromeTrace(const std::string& output, std::string instances,
         }
     }
     const auto start = std::chrono::steady_clock::now();
-    auto counts = waitscope::exporter::writeChromeTrace(experiment, instances, output);
+    auto counts =
+        perfetto
+            ? waitscope::exporter::writePerfettoTrace(experiment, instances, output, timeCorrect)
+            : waitscope::exporter::writeChromeTrace(experiment, instances, output, timeCorrect);
     if (!counts)
         return fail(counts.error().message());
     const double seconds =
@@ -76,12 +80,14 @@ int exportChromeTrace(const std::string& output, std::string instances,
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string hatchet, chromeTrace, instances, input;
+    std::string hatchet, chromeTrace, perfetto, instances, input;
     waitscope::exporter::HatchetOptions hatchetOptions;
     bool quiet = false;
+    bool timeCorrect = false;
     waitscope::cli::CommandLine commandLine("export");
     commandLine.usage("--hatchet OUT.json [--per-rank] DIR|REPORT.cubex")
-        .usage("--chrome-trace OUT.json [--instances FILE] [--quiet] DIR")
+        .usage("--chrome-trace OUT.json [--instances FILE] [--time-correct] [--quiet] DIR")
+        .usage("--perfetto OUT.pftrace [--instances FILE] [--time-correct] [--quiet] DIR")
         .option("--hatchet", "OUT.json",
                 "the call tree with every metric (exclusive, and inclusive as \"NAME (inc)\", "
                 "summed over ranks) as a Hatchet literal: in Python, "
@@ -94,19 +100,32 @@ int main(int argc, char** argv) {
                 "per rank, a slice per region visit, an arrow per message, wait states on their "
                 "own track",
                 chromeTrace)
+        .option("--perfetto", "OUT.pftrace",
+                "the same in Perfetto's protobuf trace format, for traces too large for JSON "
+                "(Perfetto UI, trace_processor)",
+                perfetto)
         .option("--instances", "FILE",
                 "the wait-state instances to draw (default: instances.txt of the experiment, "
                 "written by waitscope replay, when present)",
                 instances)
+        .flag("--time-correct",
+              "correct the ranks' clocks first (the controlled logical clock, as waitscope "
+              "replay --time-correct), so that no message arrow points backwards; all ranks' "
+              "events are then in memory at once",
+              timeCorrect)
         .flag("--quiet", "no summary on stderr", quiet)
         .positional("INPUT", "the experiment directory or report to export", input, false);
     if (auto exit = commandLine.parse(argc, argv))
         return *exit;
-    if (input.empty() || hatchet.empty() == chromeTrace.empty())
+    const int outputs =
+        (hatchet.empty() ? 0 : 1) + (chromeTrace.empty() ? 0 : 1) + (perfetto.empty() ? 0 : 1);
+    if (input.empty() || outputs != 1)
         return commandLine.usageError(
-            "give one output (--hatchet OUT.json or --chrome-trace OUT.json) "
-            "and the experiment or report");
+            "give one output (--hatchet OUT.json, --chrome-trace OUT.json or --perfetto "
+            "OUT.pftrace) and the experiment or report");
     if (!hatchet.empty())
         return exportHatchet(hatchet, input, hatchetOptions);
-    return exportChromeTrace(chromeTrace, instances, input, quiet);
+    if (!perfetto.empty())
+        return exportTrace(perfetto, instances, input, true, timeCorrect, quiet);
+    return exportTrace(chromeTrace, instances, input, false, timeCorrect, quiet);
 }

@@ -1,5 +1,6 @@
 // waitscope-replay: analyzes an OTF2 trace for MPI wait states and writes the report files.
 #include "waitscope/analysis/canonical_text.h"
+#include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/measurement_record.h"
 #include "waitscope/analysis/parallel_analysis.h"
 #include "waitscope/analysis/report_builder.h"
@@ -50,7 +51,8 @@ cli::CommandLine declareOptions(Options& options) {
     line.usage("[options] <experiment dir or traces.otf2>")
         .usage("--serial [options] <experiment dir or traces.otf2>")
         .description("Analyzes an experiment's trace for MPI wait states and writes report.cubex, "
-                     "trace.stat and instances.txt. Run it in a job with at most as many ranks as "
+                     "trace.stat, instances.txt and critical_path.txt. Run it in a job with at "
+                     "most as many ranks as "
                      "the trace has (mpirun -np M waitscope-replay [options] DIR, M <= N: each "
                      "process replays a block of N/M traced ranks as threads, with the same "
                      "report), or with --serial in one process.")
@@ -127,8 +129,8 @@ void reportClockViolations(const Options& options, const analysis::AnalysisResul
     }
 }
 
-// Writes report.cubex, trace.stat, instances.txt (and the optional text dump); returns false after
-// printing an error.
+// Writes report.cubex, trace.stat, instances.txt, critical_path.txt (and the optional text dump);
+// returns false after printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions) {
     namespace fs = std::filesystem;
@@ -163,6 +165,12 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     // Every wait-state instance, for the timeline and the exports.
     const fs::path instancesFile = dir / analysis::kWaitInstancesFile;
     if (Status status = analysis::writeWaitInstances(result, instancesFile.string()); !status) {
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
+        return false;
+    }
+    // The critical path's stretches, for the timeline.
+    const fs::path pathFile = dir / analysis::kCriticalPathFile;
+    if (Status status = analysis::writeCriticalPath(result, pathFile.string()); !status) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }

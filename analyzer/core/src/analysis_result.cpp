@@ -74,6 +74,12 @@ Status AnalysisResult::addRank(RankResult&& result) {
         instance.node = toGlobal[instance.node];
         m_instances.push_back(instance);
     }
+    m_criticalPath.reserve(m_criticalPath.size() + result.criticalPath.size());
+    for (PathSegment& segment : result.criticalPath) {
+        segment.from = segment.from == kNoNode ? kNoNode : toGlobal[segment.from];
+        segment.to = segment.to == kNoNode ? kNoNode : toGlobal[segment.to];
+        m_criticalPath.push_back(segment);
+    }
     for (ThreadResult& thread : result.threads) {
         ThreadValues values{r, thread.location, std::move(thread.name), thread.events, {}};
         for (size_t m = 0; m < kMetricCount; ++m) {

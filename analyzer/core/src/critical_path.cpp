@@ -440,6 +440,7 @@ private:
     // The holder's share from before gap `entry` back to the exit: all gaps and spans, the exit
     // span from when the path left it.
     void chargeSegment(const Segment& segment) {
+        recordSegment(segment);
         const size_t last = segment.exit == kNone ? 0 : m_exitSpan[segment.exit] + size_t{1};
         chargeGap(segment.entry);
         for (size_t s = segment.entry; s-- > last;) {
@@ -451,6 +452,29 @@ private:
             const CallSpan& span = m_in.spans[m_exitSpan[segment.exit]];
             charge(span.node, span.exit - std::max(m_exitAt[segment.exit], span.enter));
         }
+    }
+
+    // The segment's times and calls for the critical-path file: from the exit (where the path
+    // arrived, the exit span's enter at the earliest) or the start of the run to the enter of
+    // span `entry` (the end of the rank when the path starts there).
+    void recordSegment(const Segment& segment) {
+        const auto& spans = m_in.spans;
+        PathSegment out;
+        out.end = segment.entry < spans.size() ? spans[segment.entry].enter : m_in.end;
+        out.to = segment.entry < m_endSpan ? spans[segment.entry].node : kNoNode;
+        if (segment.exit != kNone) {
+            const CallSpan& span = spans[m_exitSpan[segment.exit]];
+            out.start = std::max(m_exitAt[segment.exit], span.enter);
+            out.from = span.node;
+        } else {
+            // The path begins at MPI_Init's enter, or before the first call with the gap's time.
+            double before = 0.0;
+            if (m_firstGap == 0) {
+                m_in.profile.forEachInGap(0, [&](NodeId, double seconds) { before += seconds; });
+            }
+            out.start = spans.empty() ? out.end - before : spans[0].enter - before;
+        }
+        m_sink.pathSegment(out);
     }
 
     const CriticalPathInput& m_in;

@@ -42,6 +42,11 @@ public:
     void add(Metric metric, NodeId node, double value) {
         m_result.severities.add(metric, node, value);
     }
+    /// Adds a stretch of the critical path on this rank (for the critical-path file).
+    void pathSegment(const PathSegment& segment) {
+        m_result.criticalPath.push_back(segment);
+        m_result.criticalPath.back().rank = m_result.rank;
+    }
     /// Counts an anomaly of the input.
     void diagnose(experiment::Diagnostic diagnostic, uint64_t count = 1) {
         counter(m_result.diagnostics, diagnostic) += count;

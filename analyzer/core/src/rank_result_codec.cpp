@@ -154,6 +154,13 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
         w.put<double>(i.exit);
         w.put<double>(i.severity);
     }
+    w.put<uint64_t>(result.criticalPath.size());
+    for (const PathSegment& p : result.criticalPath) {
+        w.put<double>(p.start);
+        w.put<double>(p.end);
+        w.put<uint32_t>(p.from);
+        w.put<uint32_t>(p.to);
+    }
     w.put<uint64_t>(result.diagnostics.size());
     for (const auto& [name, count] : result.diagnostics) {
         w.putString(name);
@@ -226,6 +233,18 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
         }
         i.metric = static_cast<Metric>(metric);
         i.rank = result.rank;
+    }
+    uint64_t segments = 0;
+    if (!r.get(segments) || segments > size) {
+        return bad();
+    }
+    result.criticalPath.resize(segments);
+    for (PathSegment& p : result.criticalPath) {
+        if (!r.get(p.start) || !r.get(p.end) || !r.get(p.from) || !r.get(p.to) ||
+            (p.from != kNoNode && p.from >= nodes) || (p.to != kNoNode && p.to >= nodes)) {
+            return bad();
+        }
+        p.rank = result.rank;
     }
     uint64_t diagnostics = 0;
     if (!r.get(diagnostics)) {

@@ -14,7 +14,7 @@ namespace {
 // A row of random nested visits: depth 0 covers [0, 1000]; each visit holds a random number of
 // children, short and long mixed.
 Row randomRow(std::mt19937& random, size_t depths) {
-    Row row{0, 0, "rank 0", std::vector<std::vector<Visit>>(depths)};
+    Row row{0, 0, "rank 0", "", std::vector<std::vector<Visit>>(depths)};
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     std::function<void(size_t, double, double)> fill = [&](size_t depth, double start, double end) {
         row.depths[depth].push_back({start, end, static_cast<uint32_t>(depth)});
@@ -122,4 +122,28 @@ TEST_CASE("a missing trace is refused naming the path", "[timeline]") {
     auto timeline = Timeline::load("/nonexistent/experiment");
     REQUIRE(!timeline.ok());
     CHECK(timeline.error().message().find("/nonexistent/experiment") != std::string::npos);
+}
+
+TEST_CASE("each collective operation joins its members across the rows", "[timeline]") {
+    auto timeline = Timeline::load(std::string(WAITSCOPE_REFERENCE_DIR) + "/wait_nxn/trace");
+    REQUIRE(timeline.ok());
+    // otf2-print lists 8 MPI_COLLECTIVE_END per rank in this trace, all on MPI_COMM_WORLD.
+    REQUIRE(timeline->collectives().size() == 8);
+    size_t allreduces = 0;
+    for (size_t k = 0; k < timeline->collectives().size(); ++k) {
+        const Collective& c = timeline->collectives()[k];
+        CHECK(c.rows == std::vector<uint32_t>{0, 1, 2, 3});
+        CHECK(c.start <= c.lastBegin);
+        CHECK(c.lastBegin <= c.end);
+        if (k > 0) {
+            CHECK(timeline->collectives()[k - 1].start <= c.start);
+        }
+        allreduces += timeline->regionName(c.region) == "MPI_Allreduce" ? 1 : 0;
+    }
+    CHECK(allreduces == 5); // one per iteration of wait_nxn.c
+    // One machine: every rank on the same node, named.
+    for (const Row& row : timeline->rows()) {
+        CHECK(!row.node.empty());
+        CHECK(row.node == timeline->rows()[0].node);
+    }
 }

@@ -62,6 +62,9 @@ public:
     /// Every wait-state instance: ranks in order, within a rank in the order found; call nodes
     /// of the merged tree.
     const std::vector<PatternInstance>& instances() const { return m_instances; }
+    /// The critical path's stretches: ranks in order, within a rank latest first; call nodes of
+    /// the merged tree.
+    const std::vector<PathSegment>& criticalPath() const { return m_criticalPath; }
     /// Diagnostics per rank.
     const std::vector<Diagnostics>& diagnostics() const { return m_diagnostics; }
     /// Sum of one named diagnostic over ranks.
@@ -99,6 +102,7 @@ private:
     std::vector<std::unique_ptr<double[]>> m_rows; ///< chunks of kRowsPerChunk rows
     std::array<PatternSamples, kMetricCount> m_patterns;
     std::vector<PatternInstance> m_instances;
+    std::vector<PathSegment> m_criticalPath;
     std::vector<Diagnostics> m_diagnostics;
     std::vector<uint64_t> m_events;
     std::vector<ThreadValues> m_threads;

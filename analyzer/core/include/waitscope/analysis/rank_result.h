@@ -24,6 +24,18 @@ struct PatternInstance {
     double severity = 0.0;
 };
 
+/// One stretch of the critical path on one rank, [start, end] in seconds on the analyzed trace
+/// clock: the path arrives on the rank at `start` in call `from` (where another rank handed it
+/// over, or the start of the run: kNoNode) and leaves at `end` at the enter of call `to` (for
+/// another rank, or the end of the run: kNoNode).
+struct PathSegment {
+    uint32_t rank = 0;
+    double start = 0.0;
+    double end = 0.0;
+    NodeId from = kNoNode;
+    NodeId to = kNoNode;
+};
+
 /// Severities of one rank: metric x call node (of the rank's own call tree).
 class SeverityRows {
 public:
@@ -97,6 +109,8 @@ struct RankResult {
     /// Every wait-state instance of the main location in the order found (on `tree`).
     std::vector<PatternInstance> instances;
     Diagnostics diagnostics;
+    /// The rank's stretches of the critical path (on `tree`), latest first.
+    std::vector<PathSegment> criticalPath;
     uint64_t events = 0;               ///< events of the main location
     std::vector<ThreadResult> threads; ///< the further threads, in definition order
     /// Problems that left part of the rank out of the analysis (an unreadable thread), each

@@ -1,0 +1,77 @@
+// The critical path as text: one line per stretch on one rank, in nanosecond resolution.
+#include "waitscope/analysis/critical_path_file.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace waitscope::analysis {
+namespace {
+
+std::string nodeText(NodeId node) {
+    return node == kNoNode ? std::string("-") : std::to_string(node);
+}
+
+bool parseNode(const std::string& text, NodeId& node) {
+    if (text == "-") {
+        node = kNoNode;
+        return true;
+    }
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(text.c_str(), &end, 10);
+    node = static_cast<NodeId>(value);
+    return !text.empty() && *end == '\0' && value < kNoNode;
+}
+
+} // namespace
+
+Status writeCriticalPath(const AnalysisResult& result, const std::string& path) {
+    std::vector<PathSegment> order = result.criticalPath();
+    std::stable_sort(order.begin(), order.end(), [](const PathSegment& a, const PathSegment& b) {
+        return a.start != b.start ? a.start < b.start : a.end < b.end;
+    });
+    const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
+    if (!file) {
+        return Error(path + ": cannot write");
+    }
+    std::fprintf(file.get(), "# waitscope critical path 1\n"
+                             "# rank start end from-cnode to-cnode (seconds; - for none)\n");
+    for (const PathSegment& s : order) {
+        std::fprintf(file.get(), "%u %.9f %.9f %s %s\n", s.rank, s.start, s.end,
+                     nodeText(s.from).c_str(), nodeText(s.to).c_str());
+    }
+    if (std::ferror(file.get()) != 0) {
+        return Error(path + ": cannot write");
+    }
+    return Status::success();
+}
+
+Result<std::vector<PathSegment>> readCriticalPath(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return Error(path + ": cannot open");
+    }
+    std::vector<PathSegment> segments;
+    std::string line;
+    for (size_t number = 1; std::getline(in, line); ++number) {
+        if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        std::istringstream fields(line);
+        PathSegment s;
+        std::string from;
+        std::string to;
+        fields >> s.rank >> s.start >> s.end >> from >> to;
+        if (!fields || !parseNode(from, s.from) || !parseNode(to, s.to)) {
+            return Error(path + ": line " + std::to_string(number) +
+                         ": not 'rank start end from-cnode to-cnode'");
+        }
+        segments.push_back(s);
+    }
+    return segments;
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,309 @@
+// Building the overview: exclusive time per kind by walking each depth against the next (the
+// children of a visit are the next depth's visits inside it), waiting time from the instances,
+// then each coarser level by summing pairs of bins.
+#include "timeline_summary.h"
+
+#include "waitscope/analysis/wait_instances.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace waitscope::timeline {
+namespace {
+
+constexpr char kMagic[] = "waitscope timeline summary 1\n";
+
+bool isMpi(RegionKind kind) {
+    return kind != RegionKind::Computation && kind != RegionKind::Measurement &&
+           kind != RegionKind::Count_;
+}
+
+// Adds [from, to] to the bins of one row (`add(bin, seconds)`), clipped to the run.
+template <typename Add>
+void spread(double begin, double width, uint32_t bins, double from, double to, Add add) {
+    const double end = begin + width * bins;
+    from = std::max(from, begin);
+    to = std::min(to, end);
+    if (!(to > from)) {
+        return;
+    }
+    auto first = static_cast<uint32_t>(std::min<double>(bins - 1, (from - begin) / width));
+    for (uint32_t b = first; b < bins; ++b) {
+        const double binStart = begin + width * b;
+        const double binEnd = b + 1 == bins ? end : binStart + width;
+        if (binStart >= to) {
+            break;
+        }
+        add(b, std::min(to, binEnd) - std::max(from, binStart));
+    }
+}
+
+} // namespace
+
+RegionKind Bin::dominant() const {
+    size_t best = 0;
+    for (size_t k = 1; k < kinds.size(); ++k) {
+        if (kinds[k] > kinds[best]) {
+            best = k;
+        }
+    }
+    return static_cast<RegionKind>(best);
+}
+
+double Bin::mpi() const {
+    double sum = 0.0;
+    for (size_t k = 0; k < kinds.size(); ++k) {
+        if (isMpi(static_cast<RegionKind>(k))) {
+            sum += kinds[k];
+        }
+    }
+    return sum;
+}
+
+double Bin::covered() const {
+    double sum = 0.0;
+    for (const float seconds : kinds) {
+        sum += seconds;
+    }
+    return sum;
+}
+
+TimelineSummary TimelineSummary::build(const Timeline& timeline, uint32_t bins) {
+    TimelineSummary summary;
+    summary.m_rows = static_cast<uint32_t>(timeline.rows().size());
+    summary.m_bins = bins;
+    summary.m_begin = timeline.begin();
+    summary.m_end = std::max(timeline.end(), timeline.begin() + 1e-9);
+    const double width = (summary.m_end - summary.m_begin) / bins;
+    constexpr size_t kKinds = static_cast<size_t>(RegionKind::Count_);
+    // Sums in double per row, stored as float.
+    std::vector<double> kinds(static_cast<size_t>(bins) * kKinds);
+    std::vector<double> waiting(bins);
+    std::vector<Bin>& level =
+        summary.m_levels.emplace_back(static_cast<size_t>(summary.m_rows) * bins);
+    std::vector<std::vector<const analysis::PatternInstance*>> instancesOfRow(summary.m_rows);
+    for (const analysis::PatternInstance& instance : timeline.instances()) {
+        const uint32_t row = timeline.rowOfRank(instance.rank);
+        if (row < summary.m_rows) {
+            instancesOfRow[row].push_back(&instance);
+        }
+    }
+    for (uint32_t r = 0; r < summary.m_rows; ++r) {
+        std::fill(kinds.begin(), kinds.end(), 0.0);
+        std::fill(waiting.begin(), waiting.end(), 0.0);
+        Bin* out = &level[static_cast<size_t>(r) * bins];
+        const Row& row = timeline.rows()[r];
+        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
+            const std::vector<Visit>& visits = row.depths[depth];
+            static const std::vector<Visit> kNone;
+            const std::vector<Visit>& children =
+                depth + 1 < row.depths.size() ? row.depths[depth + 1] : kNone;
+            size_t child = 0;
+            for (const Visit& v : visits) {
+                if (v.start >= summary.m_begin && v.start <= summary.m_end) {
+                    const auto b = static_cast<uint32_t>(
+                        std::min<double>(bins - 1, (v.start - summary.m_begin) / width));
+                    ++out[b].visits;
+                }
+                const size_t kind = static_cast<size_t>(timeline.regionKind(v.region));
+                const auto add = [&](uint32_t b, double seconds) {
+                    kinds[b * kKinds + kind] += seconds;
+                };
+                // The visit minus its children (the next depth's visits inside it).
+                while (child < children.size() && children[child].end <= v.start) {
+                    ++child;
+                }
+                double cursor = v.start;
+                for (; child < children.size() && children[child].start < v.end; ++child) {
+                    spread(summary.m_begin, width, bins, cursor, children[child].start, add);
+                    cursor = std::max(cursor, children[child].end);
+                }
+                spread(summary.m_begin, width, bins, cursor, v.end, add);
+            }
+        }
+        for (const analysis::PatternInstance* instance : instancesOfRow[r]) {
+            const auto [from, to] = analysis::waitingInterval(*instance);
+            spread(summary.m_begin, width, bins, from, to,
+                   [&](uint32_t b, double seconds) { waiting[b] += seconds; });
+        }
+        for (uint32_t b = 0; b < bins; ++b) {
+            for (size_t k = 0; k < kKinds; ++k) {
+                out[b].kinds[k] = static_cast<float>(kinds[b * kKinds + k]);
+            }
+            out[b].waiting = static_cast<float>(waiting[b]);
+        }
+    }
+    summary.buildLevels();
+    return summary;
+}
+
+void TimelineSummary::buildLevels() {
+    m_levels.resize(1);
+    for (uint32_t bins = m_bins / 2; bins >= 1; bins /= 2) {
+        const std::vector<Bin>& finer = m_levels.back();
+        std::vector<Bin> coarser(static_cast<size_t>(m_rows) * bins);
+        for (uint32_t r = 0; r < m_rows; ++r) {
+            for (uint32_t b = 0; b < bins; ++b) {
+                const Bin& x = finer[static_cast<size_t>(r) * bins * 2 + b * 2];
+                const Bin& y = finer[static_cast<size_t>(r) * bins * 2 + b * 2 + 1];
+                Bin& out = coarser[static_cast<size_t>(r) * bins + b];
+                for (size_t k = 0; k < out.kinds.size(); ++k) {
+                    out.kinds[k] = x.kinds[k] + y.kinds[k];
+                }
+                out.waiting = x.waiting + y.waiting;
+                out.visits = x.visits + y.visits;
+            }
+        }
+        m_levels.push_back(std::move(coarser));
+    }
+}
+
+size_t TimelineSummary::levelFor(double width) const {
+    for (size_t level = m_levels.size(); level-- > 0;) {
+        if (binWidth(level) <= width) {
+            return level;
+        }
+    }
+    return 0;
+}
+
+template <typename Share>
+std::vector<ShareRange> TimelineSummary::shares(size_t level, const std::vector<uint32_t>& mainRows,
+                                                Share share) const {
+    const uint32_t bins = binsAt(level);
+    std::vector<ShareRange> out(bins);
+    if (mainRows.empty()) {
+        return out;
+    }
+    const double width = binWidth(level);
+    for (uint32_t b = 0; b < bins; ++b) {
+        double low = 1.0;
+        double high = 0.0;
+        double sum = 0.0;
+        for (const uint32_t row : mainRows) {
+            const double value = std::clamp(share(bin(level, row, b)) / width, 0.0, 1.0);
+            low = std::min(low, value);
+            high = std::max(high, value);
+            sum += value;
+        }
+        out[b] = {static_cast<float>(low), static_cast<float>(sum / mainRows.size()),
+                  static_cast<float>(high)};
+    }
+    return out;
+}
+
+std::vector<ShareRange> TimelineSummary::mpiShare(size_t level,
+                                                  const std::vector<uint32_t>& mainRows) const {
+    return shares(level, mainRows, [](const Bin& b) { return b.mpi(); });
+}
+
+std::vector<ShareRange> TimelineSummary::waitingShare(size_t level,
+                                                      const std::vector<uint32_t>& mainRows) const {
+    return shares(level, mainRows, [](const Bin& b) { return static_cast<double>(b.waiting); });
+}
+
+TimelineSummary TimelineSummary::cached(const Timeline& timeline) {
+    if (timeline.anchor().empty()) {
+        return build(timeline);
+    }
+    const std::string path =
+        (std::filesystem::path(timeline.anchor()).parent_path() / kCacheFile).string();
+    const std::string signature = signatureOf(timeline.anchor());
+    if (auto read = load(path, signature); read && read->rows() == timeline.rows().size()) {
+        return std::move(*read);
+    }
+    TimelineSummary summary = build(timeline);
+    (void)summary.save(path, signature); // a read-only experiment: built again next time
+    return summary;
+}
+
+std::string TimelineSummary::signatureOf(const std::string& anchor) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(anchor).parent_path();
+    const fs::path stem = fs::path(anchor).stem();
+    std::string signature;
+    std::error_code error;
+    const auto add = [&](const fs::path& file) {
+        const auto size = fs::file_size(file, error);
+        const auto time = fs::last_write_time(file, error);
+        signature += file.filename().string() + ":" + std::to_string(error ? 0 : size) + ":" +
+                     std::to_string(error ? 0 : time.time_since_epoch().count()) + " ";
+    };
+    add(anchor);
+    add(dir / (stem.string() + ".def"));
+    add(dir / analysis::kWaitInstancesFile);
+    uintmax_t events = 0;
+    for (fs::recursive_directory_iterator it(dir / stem, error), end; !error && it != end;
+         it.increment(error)) {
+        if (it->is_regular_file(error)) {
+            events += it->file_size(error);
+        }
+    }
+    return signature + "events:" + std::to_string(events);
+}
+
+Status TimelineSummary::save(const std::string& path, const std::string& signature) const {
+    const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
+    if (!file) {
+        return Error(path + ": cannot write");
+    }
+    const auto length = static_cast<uint32_t>(signature.size());
+    std::fwrite(kMagic, 1, sizeof(kMagic) - 1, file.get());
+    std::fwrite(&length, sizeof length, 1, file.get());
+    std::fwrite(signature.data(), 1, signature.size(), file.get());
+    std::fwrite(&m_rows, sizeof m_rows, 1, file.get());
+    std::fwrite(&m_bins, sizeof m_bins, 1, file.get());
+    std::fwrite(&m_begin, sizeof m_begin, 1, file.get());
+    std::fwrite(&m_end, sizeof m_end, 1, file.get());
+    std::fwrite(m_levels[0].data(), sizeof(Bin), m_levels[0].size(), file.get());
+    if (std::ferror(file.get()) != 0) {
+        return Error(path + ": cannot write");
+    }
+    return Status::success();
+}
+
+Result<TimelineSummary> TimelineSummary::load(const std::string& path,
+                                              const std::string& signature) {
+    const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!file) {
+        return Error(path + ": cannot open");
+    }
+    const auto damaged = [&] { return Error(path + ": not a timeline summary (damaged)"); };
+    char magic[sizeof(kMagic) - 1];
+    uint32_t length = 0;
+    if (std::fread(magic, 1, sizeof magic, file.get()) != sizeof magic ||
+        std::memcmp(magic, kMagic, sizeof magic) != 0 ||
+        std::fread(&length, sizeof length, 1, file.get()) != 1 || length > 1u << 20) {
+        return damaged();
+    }
+    std::string stored(length, '\0');
+    if (std::fread(stored.data(), 1, length, file.get()) != length) {
+        return damaged();
+    }
+    if (stored != signature) {
+        return Error(path + ": summarizes another version of the trace");
+    }
+    TimelineSummary summary;
+    if (std::fread(&summary.m_rows, sizeof summary.m_rows, 1, file.get()) != 1 ||
+        std::fread(&summary.m_bins, sizeof summary.m_bins, 1, file.get()) != 1 ||
+        std::fread(&summary.m_begin, sizeof summary.m_begin, 1, file.get()) != 1 ||
+        std::fread(&summary.m_end, sizeof summary.m_end, 1, file.get()) != 1 ||
+        summary.m_bins == 0 || (summary.m_bins & (summary.m_bins - 1)) != 0 ||
+        summary.m_bins > (1u << 20) || summary.m_rows > (1u << 24)) {
+        return damaged();
+    }
+    std::vector<Bin>& level =
+        summary.m_levels.emplace_back(static_cast<size_t>(summary.m_rows) * summary.m_bins);
+    if (std::fread(level.data(), sizeof(Bin), level.size(), file.get()) != level.size()) {
+        return damaged();
+    }
+    summary.buildLevels();
+    return summary;
+}
+
+} // namespace waitscope::timeline

@@ -1,0 +1,92 @@
+// The timeline's overview: per row and time bin the time spent in each kind of region (the
+// innermost visit's, i.e. exclusive) and the time spent waiting in wait states, at several
+// resolutions, so that the whole run is drawn from bins and never by scanning events. Cached in
+// the experiment directory.
+#pragma once
+
+#include "timeline_data.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waitscope::timeline {
+
+/// One bin of one row: seconds per region kind and seconds waiting.
+struct Bin {
+    std::array<float, static_cast<size_t>(RegionKind::Count_)> kinds{};
+    float waiting = 0.0f;
+    uint32_t visits = 0; ///< visits (of any depth) that begin in the bin
+
+    /// The kind with the most time (Computation for an empty bin).
+    RegionKind dominant() const;
+    /// Seconds in MPI regions (every kind but computation and measurement).
+    double mpi() const;
+    /// Seconds in any region.
+    double covered() const;
+};
+
+/// Per bin of a level: min, mean and max over the ranks' main rows of a share (0..1).
+struct ShareRange {
+    float min = 0.0f;
+    float mean = 0.0f;
+    float max = 0.0f;
+};
+
+/// The bins of every row at resolutions kFinest, kFinest/2, ..., 1 (level 0 the finest).
+class TimelineSummary {
+public:
+    /// The finest level's bins per row.
+    static constexpr uint32_t kFinest = 4096;
+    /// The cache file's name in the experiment directory.
+    static constexpr const char* kCacheFile = "timeline_summary.bin";
+
+    /// Sums the visits (exclusive time per kind) and the instances' waiting intervals of
+    /// `timeline` into `bins` bins per row over [begin, end] (a power of two).
+    static TimelineSummary build(const Timeline& timeline, uint32_t bins = kFinest);
+    /// Reads a cache written by save() for a trace of `signature`; an error when the file is
+    /// missing, damaged (naming the file) or of another trace.
+    static Result<TimelineSummary> load(const std::string& path, const std::string& signature);
+    /// The summary of `timeline` from the cache beside its trace when that is of this trace,
+    /// else built and cached there (when the directory is writable).
+    static TimelineSummary cached(const Timeline& timeline);
+    /// Writes the cache; errors name the file.
+    Status save(const std::string& path, const std::string& signature) const;
+    /// What identifies a trace for the cache: the sizes and times of the files beside
+    /// `anchor` (traces.otf2) and of instances.txt.
+    static std::string signatureOf(const std::string& anchor);
+
+    uint32_t rows() const { return m_rows; }
+    double begin() const { return m_begin; }
+    double end() const { return m_end; }
+    /// Number of levels (level 0 has bins(), each next half as many).
+    size_t levels() const { return m_levels.size(); }
+    uint32_t binsAt(size_t level) const { return m_bins >> level; }
+    double binWidth(size_t level) const {
+        return (m_end - m_begin) / static_cast<double>(binsAt(level));
+    }
+    /// The bin `bin` of `row` at `level`.
+    const Bin& bin(size_t level, uint32_t row, uint32_t bin) const {
+        return m_levels[level][static_cast<size_t>(row) * binsAt(level) + bin];
+    }
+    /// The coarsest level whose bins are at most `width` seconds wide (0 if none).
+    size_t levelFor(double width) const;
+    /// Per bin of `level`: the MPI share and the waiting share over the rows in `mainRows`.
+    std::vector<ShareRange> mpiShare(size_t level, const std::vector<uint32_t>& mainRows) const;
+    std::vector<ShareRange> waitingShare(size_t level, const std::vector<uint32_t>& mainRows) const;
+
+private:
+    void buildLevels();
+    template <typename Share>
+    std::vector<ShareRange> shares(size_t level, const std::vector<uint32_t>& mainRows,
+                                   Share share) const;
+
+    uint32_t m_rows = 0;
+    uint32_t m_bins = 0;
+    double m_begin = 0.0;
+    double m_end = 0.0;
+    std::vector<std::vector<Bin>> m_levels;
+};
+
+} // namespace waitscope::timeline

@@ -1,0 +1,64 @@
+// Walking a trace for the exports: every location's region visits and message ends, paired
+// into flows, and the wait-state instances, handed to a sink that writes one format.
+#pragma once
+
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/event_stream.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace waitscope::exporter {
+
+/// What an export writes, in the order the walk finds it: per rank its process, then per
+/// location its thread and events in time order; the wait states last. Times in nanoseconds
+/// since the trace's global offset.
+class TraceSink {
+public:
+    virtual ~TraceSink() = default;
+    virtual void process(uint32_t rank, const std::string& name) = 0;
+    virtual void thread(uint32_t rank, uint32_t tid, const std::string& name) = 0;
+    /// A region is entered (its leave follows, properly nested).
+    virtual void enter(uint32_t rank, uint32_t tid, uint32_t region, int64_t time) = 0;
+    virtual void leave(uint32_t rank, uint32_t tid, uint32_t region, int64_t enter,
+                       int64_t time) = 0;
+    /// A message end: `id` pairs a send with its receive.
+    virtual void messageEnd(bool sendEnd, uint32_t rank, uint32_t tid, int64_t time,
+                            uint64_t id) = 0;
+    /// A wait-state instance over [from, to] on the wait-state thread `tid` of its rank.
+    virtual void waitState(const analysis::PatternInstance& instance, uint32_t tid, int64_t from,
+                           int64_t to) = 0;
+};
+
+/// What went into an export.
+struct ExportCounts {
+    uint64_t events = 0;     ///< trace events read
+    uint64_t slices = 0;     ///< region visits
+    uint64_t flows = 0;      ///< messages with both ends found
+    uint64_t unmatched = 0;  ///< message ends whose other end is not in the trace
+    uint64_t waitStates = 0; ///< wait-state instances written
+};
+
+/// The category of a region's kind ("computation", "mpi point-to-point", ...).
+const char* categoryOf(const trace::Region& region);
+
+/// The main location's events of every rank with the timestamps corrected by the controlled
+/// logical clock (analysis::correctClocks, each rank a thread), so that every receive follows
+/// its send: all ranks' events are in memory at once. Errors name the file or rank.
+Result<std::vector<trace::EventStream>> correctedEvents(const std::string& anchor,
+                                                        const trace::Definitions& definitions);
+
+/// Walks the trace at `anchor` into `sink`: one process per rank, one thread per location
+/// (and, when `withInstances`, one "wait states" thread after them), each location read on its
+/// own, or for the main locations taken from `corrected` when given (correctedEvents()).
+/// Errors name the file.
+Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitions& definitions,
+                               const std::vector<analysis::PatternInstance>& instances,
+                               bool withInstances, TraceSink& sink,
+                               const std::vector<trace::EventStream>* corrected = nullptr);
+
+} // namespace waitscope::exporter
