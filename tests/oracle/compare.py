@@ -117,9 +117,11 @@ def known_rule(metric, region, theirs, ours):
     if metric in ("comms_cxch", "comms_csrc", "comms_cdst"):
         return "fixed: collective communication counts by bytes"
     if metric in ("mpi_lswo_same", "mpi_lswo_different"):
-        return "on purpose: wrong order source compared by world rank"
+        return "on purpose: wrong-order split (world ranks; several at once)"
+    if metric in ("mpi_clswo_count", "mpi_slswo_count"):
+        return "on purpose: wrong-order instances revealed at once"
     if metric.startswith(ROOT_CAUSE_PREFIXES):
-        return "open: root causes"
+        return "fixed: root causes at Scalasca's synchronization points"
     return "unexplained"
 
 
