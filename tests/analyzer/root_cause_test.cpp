@@ -460,3 +460,24 @@ TEST_CASE("critical path: no Late Sender at MPI_Test keeps the path (Scalasca: i
     CHECK(a(Metric::CriticalPath, "main/MPI_Test", 1) == Approx(0.003));
     CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
 }
+
+TEST_CASE("critical-path imbalance of a caller includes its callees (Scalasca: inclusive)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | work 0..60 | Barrier 60..61 | main .. 100
+    // rank 1: main | work 0..20 | Barrier 20..61 (waits 40) | main .. 99
+    // The path stays on rank 0: main 39, MPI_Barrier 1, work 60. Scalasca's report derives
+    // the imbalance of a call path from inclusive values: for main, the path's 100 against the
+    // mean of (time - waiting) over main's subtree, (100 + 59) / 2 = 79.5, i.e. 20.5 % of the
+    // path there, times rank 0's 39 of main: 7.995. Exclusive values gave 39 against
+    // (39 + 38) / 2: 0.5. On a leaf both are alike (work: 60 against 40, 20).
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(60, "work");
+    t.rank(0).collective(60, 61, "MPI_Barrier", Op::Barrier).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(20, "work");
+    t.rank(1).collective(20, 61, "MPI_Barrier", Op::Barrier).leave(99, "main");
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.039));
+    CHECK(a(Metric::CriticalPathImbalance, "main", 0) == Approx(0.007995));
+    CHECK(a(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.020));
+    CHECK(a(Metric::CriticalPathImbalance, "main/MPI_Barrier", 0) == 0.0);
+}
