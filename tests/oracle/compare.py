@@ -139,6 +139,14 @@ def summarize(path):
         print("  %-58s %5d traces %6d values" % (rule, len(traces), values[0]))
 
 
+def derive(cube_prefix, prefix, cubex, scratch):
+    """SCOUT's report with Scalasca's derived metrics, remapped as scalasca -examine does."""
+    out = Path(scratch) / "summary.cubex"
+    run([str(Path(cube_prefix) / "bin" / "cube_remap2"), "-d", "-r",
+         str(Path(prefix) / "share" / "scalasca" / "scout.spec"), "-o", str(out), str(cubex)])
+    return str(out)
+
+
 def rank_count(anchor):
     """The MPI ranks of a trace: its process location groups."""
     listing = run(["otf2-print", "-G", str(anchor)])
@@ -183,6 +191,13 @@ def main():
     parser.add_argument("--also-replay", help="a second waitscope-replay (say, before a fix) "
                         "compared with the same SCOUT report; its differences go to --also-tally")
     parser.add_argument("--also-tally", help="the difference classes of --also-replay")
+    parser.add_argument("--derived", action="store_true",
+                        help="derive Scalasca's remaining metrics (critical_path_imbalance, "
+                        "imbalance, mpi_wait_terminal, ...) from the SCOUT report with Cube's "
+                        "cube_remap2 and scout.spec, as scalasca -examine does, and compare them too")
+    parser.add_argument("--cube-prefix", default=os.environ.get("CUBE_PREFIX",
+                                                                "/work/oracle/cube-prefix"),
+                        help="the CubeLib installation holding cube_remap2 (default $CUBE_PREFIX)")
     parser.add_argument("--summarize", metavar="TALLY",
                         help="print the differences of a tally file by known rule, and exit")
     args = parser.parse_args()
@@ -216,6 +231,8 @@ def main():
         if not ours:
             run(mpirun + [replay, "--quiet", "--output-dir", str(scratch / "ours"), str(staged)])
             ours = str(scratch / "ours" / "report.cubex")
+        if args.derived:
+            scalasca = derive(args.cube_prefix, args.prefix, scalasca, scratch)
         theirs = read_values(export, scalasca, scratch)
         rows, metrics = compare(theirs, read_values(export, ours, scratch), args.ignore)
         if args.also_replay and staged:
