@@ -103,7 +103,9 @@ ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirec
                        "mpi_wait_propagating", "inter_partition_imbalance")
 
 
-def known_rule(metric, region, theirs, ours):
+def known_rule(metric, region, theirs, ours, path=""):
+    if metric in ("imbalance", "imbalance_above", "imbalance_below") and "/" not in path:
+        return "open: imbalance of the program's root call path (--derived)"
     if metric in ("mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"):
         if region in WAITS and theirs > ours:
             return "fixed: Late Receiver at nonblocking send completions"
@@ -129,9 +131,9 @@ def summarize(path):
     """Traces and values per known rule of a tally file."""
     rules = {}
     for line in open(path):
-        cls, trace, _, _, theirs, ours = line.rstrip("\n").split("\t")
+        cls, trace, path, _, theirs, ours = line.rstrip("\n").split("\t")
         metric, region = cls.split("@", 1)
-        rule = known_rule(metric, region, float(theirs), float(ours))
+        rule = known_rule(metric, region, float(theirs), float(ours), path)
         traces, values = rules.setdefault(rule, (set(), [0]))
         traces.add(trace)
         values[0] += 1
