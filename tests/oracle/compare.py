@@ -104,6 +104,9 @@ ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay_", "mpi_wait_indirec
 
 
 def known_rule(metric, region, theirs, ours, path=""):
+    if region in ("MPI_Start", "MPI_Startall") and metric in ("mpi_communication",
+                                                              "mpi_point2point"):
+        return "open: MPI_Start's time class: region role FUNCTION (--derived)"
     if metric in ("imbalance", "imbalance_above", "imbalance_below") and "/" not in path:
         return "open: imbalance of the program's root call path (--derived)"
     if metric in ("mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"):
