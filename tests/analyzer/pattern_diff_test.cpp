@@ -17,7 +17,7 @@ using Op = trace::CollectiveOp;
 namespace {
 
 // The canonical lines of the given metrics (and diagnostics when asked for "diagnostic").
-std::string linesOf(const TinyTrace& trace, std::set<std::string> metrics) {
+std::string linesOf(const TinyTrace& trace, const std::set<std::string>& metrics) {
     auto result = analyzeInProcess(trace.defs, trace.streams());
     if (!result) {
         return "error: " + result.error().message() + "\n";
