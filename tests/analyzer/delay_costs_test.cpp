@@ -274,3 +274,43 @@ TEST_CASE("a late receiver's completion is no delay of the next interval (Scalas
     CHECK(values.count("delay_latereceiver main/MPI_Ssend 0") == 0);
     CHECK(values.count("delay_latereceiver main/work 0") == 1);
 }
+
+TEST_CASE("a late receiver at a nonblocking send synchronizes at the completing MPI_Wait "
+          "(Scalasca: the receiver's work is the delay)",
+          "[root-cause][late-receiver]") {
+    // Rank 0: MPI_Isend 10-11 of a large message, MPI_Wait 12-50, which waits 28 for rank 1's
+    // MPI_Recv entered at 40 after 40 of work. Scalasca 2.6 synchronizes the two at the
+    // MPI_Wait (the send's completion) and the receive: rank 1's 40 of work against none on
+    // rank 0 is the delay, scaled by 28/40. We had no synchronization point there: no delay.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(10, "MPI_Isend").isendRecord(10, 1, 7, 1, 100000);
+    t.rank(0).leave(11, "MPI_Isend").enter(12, "MPI_Wait").isendCompleteRecord(50, 1);
+    t.rank(0).leave(50, "MPI_Wait").leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(40, "work");
+    t.rank(1).recv(40, 45, 50, 0, 7, 100000).leave(100, "main");
+    checkValues(valuesOf(t, {"delay_latereceiver", "mpi_latereceiver"}),
+                {{"delay_latereceiver main/work 1", 28},
+                 {"delay_latereceiver_aggregate main/work 1", 28},
+                 {"mpi_latereceiver main/MPI_Wait 0", 28}});
+}
+
+TEST_CASE("a late receiver's receiver synchronizes at the MPI_Irecv that posted the receive "
+          "(Scalasca: work after it is no delay)",
+          "[root-cause][late-receiver]") {
+    // Rank 0: work0 0-10, MPI_Send 10-50, waiting 20 for rank 1's MPI_Irecv 30-31; rank 1
+    // works 0-30, posts, works 31-45 (work2) and completes in MPI_Wait 45-52. Scalasca 2.6 ends
+    // the receiver's interval at the MPI_Irecv: 30 of work against rank 0's none, scaled by
+    // 20/30. We ended it at the MPI_Wait: work 30, MPI_Irecv 1 and work2 14 shared the 20.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work0").leave(10, "work0");
+    t.rank(0).send(10, 50, 1, 7, 100000).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(30, "work");
+    t.rank(1).enter(30, "MPI_Irecv").irecvRequestRecord(30, 1).leave(31, "MPI_Irecv");
+    t.rank(1).enter(31, "work2").leave(45, "work2");
+    t.rank(1).enter(45, "MPI_Wait").irecvRecord(52, 0, 7, 1, 100000).leave(52, "MPI_Wait");
+    t.rank(1).leave(100, "main");
+    checkValues(valuesOf(t, {"delay_latereceiver", "mpi_latereceiver"}),
+                {{"delay_latereceiver main/work 1", 20},
+                 {"delay_latereceiver_aggregate main/work 1", 20},
+                 {"mpi_latereceiver main/MPI_Send 0", 20}});
+}

@@ -372,3 +372,112 @@ TEST_CASE("critical path: a blocking send waiting for a late receiver moves the 
     CHECK(a(Metric::CriticalPath, "main/MPI_Recv", 1) == 0.0);
     CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
 }
+
+// The critical path follows the wait states of the replays, where Scalasca 2.6 has its
+// synchronization points (docs/fidelity.md, "Differential oracle findings").
+
+TEST_CASE("critical path: a Late Receiver at a nonblocking send's MPI_Wait moves the path to the "
+          "receiver (Scalasca: the receiver's work)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Isend 10..11 | main | Wait 12..50 (waits for the receive at 40) | main .. 100
+    // rank 1: main | work 0..40 | Recv 40..50 | main .. 90
+    // Backwards from rank 0's end: main 50..100, the Wait from the receive's enter (40..50),
+    // then rank 1's work 0..40. We kept the path on rank 0 (its Wait's 38, Isend, main 0..12).
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(10, "MPI_Isend").isendRecord(10, 1, 7, 1, 100000);
+    t.rank(0).leave(11, "MPI_Isend").enter(12, "MPI_Wait").isendCompleteRecord(50, 1);
+    t.rank(0).leave(50, "MPI_Wait").leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(40, "work");
+    t.rank(1).recv(40, 45, 50, 0, 7, 100000).leave(90, "main");
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::MpiLateReceiver, "main/MPI_Wait", 0) == Approx(0.028));
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.050));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Wait", 0) == Approx(0.010));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Isend", 0) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == Approx(0.040));
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
+}
+
+TEST_CASE("critical path: from a Late Receiver it lands at the MPI_Irecv that posted the receive "
+          "(Scalasca: not at its MPI_Wait)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | Send 10..50 (waits for the receive posted at 30) | main .. 100
+    // rank 1: main | work 0..30 | Irecv 30..31 | work2 31..45 | Wait 45..52 | main .. 90
+    // Backwards from rank 0's end: main 50..100, the Send 30..50, then rank 1 before its
+    // MPI_Irecv: work 0..30. We landed at the MPI_Wait and had work2 (14) and the MPI_Irecv on it.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 50, 1, 7, 100000).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(30, "work");
+    t.rank(1).enter(30, "MPI_Irecv").irecvRequestRecord(30, 1).leave(31, "MPI_Irecv");
+    t.rank(1).enter(31, "work2").leave(45, "work2");
+    t.rank(1).enter(45, "MPI_Wait").irecvRecord(52, 0, 7, 1, 100000).leave(52, "MPI_Wait");
+    t.rank(1).leave(90, "main");
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::MpiLateReceiver, "main/MPI_Send", 0) == Approx(0.020));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Send", 0) == Approx(0.020));
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == Approx(0.030));
+    CHECK(a(Metric::CriticalPath, "main/work2", 1) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/MPI_Irecv", 1) == 0.0);
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
+}
+
+TEST_CASE("critical path: no Late Receiver at MPI_Sendrecv keeps the path (Scalasca: it stays)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | work0 0..10 | Sendrecv 10..50 (its send received at 40) | main .. 100
+    // rank 1: main | work 0..40 | Recv 40..50 | main .. 90
+    // Scalasca finds no Late Receiver at MPI_Sendrecv: the path stays on rank 0 (all 40 of the
+    // MPI_Sendrecv). We moved it to rank 1's work at 40.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work0").leave(10, "work0");
+    t.rank(0).enter(10, "MPI_Sendrecv").sendRecord(10, 1, 7, 100000).leave(50, "MPI_Sendrecv");
+    t.rank(0).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(40, "work");
+    t.rank(1).recv(40, 45, 50, 0, 7, 100000).leave(90, "main");
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main/MPI_Sendrecv", 0) == Approx(0.040));
+    CHECK(a(Metric::CriticalPath, "main/work0", 0) == Approx(0.010));
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == 0.0);
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
+}
+
+TEST_CASE("critical path: no Late Sender at MPI_Test keeps the path (Scalasca: it stays)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | work 0..50 | Send 50..51 | main .. 90
+    // rank 1: main | Irecv 2..3 | work 3..48 | Test 48..51 (completes the message sent at 50)
+    //         | main .. 100
+    // A test call never waits (no Late Sender), so the path stays on rank 1 to its start. We
+    // moved it to rank 0's send at 50 (its 50 of work).
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(50, "work").send(50, 51, 1, 7);
+    t.rank(0).leave(90, "main");
+    t.rank(1).enter(0, "main").enter(2, "MPI_Irecv").irecvRequestRecord(2, 1);
+    t.rank(1).leave(3, "MPI_Irecv").enter(3, "work").leave(48, "work");
+    t.rank(1).enter(48, "MPI_Test").irecvRecord(51, 0, 7, 1).leave(51, "MPI_Test");
+    t.rank(1).leave(100, "main");
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main/work", 0) == 0.0);
+    CHECK(a(Metric::CriticalPath, "main/work", 1) == Approx(0.045));
+    CHECK(a(Metric::CriticalPath, "main/MPI_Test", 1) == Approx(0.003));
+    CHECK(a.total(Metric::CriticalPath) == Approx(0.100));
+}
+
+TEST_CASE("critical-path imbalance of a caller includes its callees (Scalasca: inclusive)",
+          "[root-cause][critical-path]") {
+    // rank 0: main | work 0..60 | Barrier 60..61 | main .. 100
+    // rank 1: main | work 0..20 | Barrier 20..61 (waits 40) | main .. 99
+    // The path stays on rank 0: main 39, MPI_Barrier 1, work 60. Scalasca's report derives
+    // the imbalance of a call path from inclusive values: for main, the path's 100 against the
+    // mean of (time - waiting) over main's subtree, (100 + 59) / 2 = 79.5, i.e. 20.5 % of the
+    // path there, times rank 0's 39 of main: 7.995. Exclusive values gave 39 against
+    // (39 + 38) / 2: 0.5. On a leaf both are alike (work: 60 against 40, 20).
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(60, "work");
+    t.rank(0).collective(60, 61, "MPI_Barrier", Op::Barrier).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(20, "work");
+    t.rank(1).collective(20, 61, "MPI_Barrier", Op::Barrier).leave(99, "main");
+    const Analyzed a = analyze(t);
+    CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.039));
+    CHECK(a(Metric::CriticalPathImbalance, "main", 0) == Approx(0.007995));
+    CHECK(a(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.020));
+    CHECK(a(Metric::CriticalPathImbalance, "main/MPI_Barrier", 0) == 0.0);
+}

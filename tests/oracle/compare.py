@@ -113,7 +113,12 @@ ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay", "mpi_wait_indirect
                        "performance_impact")
 
 
-def known_rule(metric, region, theirs, ours):
+def known_rule(metric, region, theirs, ours, path=""):
+    if region in ("MPI_Start", "MPI_Startall") and metric in ("mpi_communication",
+                                                              "mpi_point2point"):
+        return "open: MPI_Start's time class: region role FUNCTION (--derived)"
+    if metric in ("imbalance", "imbalance_above", "imbalance_below") and "/" not in path:
+        return "open: imbalance of the program's root call path (--derived)"
     if metric in ("mpi_latereceiver", "mpi_clr_count", "mpi_slr_count"):
         if region in WAITS and theirs > ours:
             return "fixed: Late Receiver at nonblocking send completions"
@@ -127,9 +132,11 @@ def known_rule(metric, region, theirs, ours):
     if metric in ("comms_cxch", "comms_csrc", "comms_cdst"):
         return "fixed: collective communication counts by bytes"
     if metric in ("mpi_lswo_same", "mpi_lswo_different"):
-        return "on purpose: wrong order source compared by world rank"
+        return "on purpose: wrong-order split (world ranks; several at once)"
+    if metric in ("mpi_clswo_count", "mpi_slswo_count"):
+        return "on purpose: wrong-order instances revealed at once"
     if metric.startswith(ROOT_CAUSE_PREFIXES):
-        return "open: root causes"
+        return "fixed: root causes at Scalasca's synchronization points"
     return "unexplained"
 
 
@@ -137,14 +144,22 @@ def summarize(path):
     """Traces and values per known rule of a tally file."""
     rules = {}
     for line in open(path):
-        cls, trace, _, _, theirs, ours = line.rstrip("\n").split("\t")
+        cls, trace, path, _, theirs, ours = line.rstrip("\n").split("\t")
         metric, region = cls.split("@", 1)
-        rule = known_rule(metric, region, float(theirs), float(ours))
+        rule = known_rule(metric, region, float(theirs), float(ours), path)
         traces, values = rules.setdefault(rule, (set(), [0]))
         traces.add(trace)
         values[0] += 1
     for rule, (traces, values) in sorted(rules.items(), key=lambda r: -len(r[1][0])):
         print("  %-58s %5d traces %6d values" % (rule, len(traces), values[0]))
+
+
+def derive(cube_prefix, prefix, cubex, scratch):
+    """SCOUT's report with Scalasca's derived metrics, remapped as scalasca -examine does."""
+    out = Path(scratch) / "summary.cubex"
+    run([str(Path(cube_prefix) / "bin" / "cube_remap2"), "-d", "-r",
+         str(Path(prefix) / "share" / "scalasca" / "scout.spec"), "-o", str(out), str(cubex)])
+    return str(out)
 
 
 def rank_count(anchor):
@@ -204,7 +219,7 @@ def main():
                         help="the Waitscope build directory (default build/dev)")
     parser.add_argument("--cube-prefix",
                         default=os.environ.get("CUBE_PREFIX", "/work/oracle/cube-prefix"),
-                        help="Cube's tools, for square (default $CUBE_PREFIX)")
+                        help="Cube's tools, for square and cube_remap2 (default $CUBE_PREFIX)")
     parser.add_argument("--no-square", action="store_true",
                         help="compare SCOUT's report as it is, without square's derived metrics")
     parser.add_argument("--scalasca", help="a finished SCOUT report instead of running SCOUT "
@@ -218,6 +233,10 @@ def main():
     parser.add_argument("--also-replay", help="a second waitscope-replay (say, before a fix) "
                         "compared with the same SCOUT report; its differences go to --also-tally")
     parser.add_argument("--also-tally", help="the difference classes of --also-replay")
+    parser.add_argument("--derived", action="store_true",
+                        help="derive Scalasca's remaining metrics (critical_path_imbalance, "
+                        "imbalance, mpi_wait_terminal, ...) from the SCOUT report with Cube's "
+                        "cube_remap2 and scout.spec, as scalasca -examine does, and compare them too")
     parser.add_argument("--summarize", metavar="TALLY",
                         help="print the differences of a tally file by known rule, and exit")
     args = parser.parse_args()
@@ -253,6 +272,9 @@ def main():
         if not ours:
             run(mpirun + [replay, "--quiet", "--output-dir", str(scratch / "ours"), str(staged)])
             ours = str(scratch / "ours" / "report.cubex")
+        if args.derived and Path(scalasca).name == "scout.cubex":
+            # (square's trace.cubex holds the derived metrics already.)
+            scalasca = derive(args.cube_prefix, args.prefix, scalasca, scratch)
         theirs = read_values(export, scalasca, scratch)
         rows, metrics = compare(theirs, read_values(export, ours, scratch), args.ignore)
         if args.also_replay and staged:

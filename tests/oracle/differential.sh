@@ -8,7 +8,8 @@
 # STEPS (steps per program, default 24), MODE ("agreeable": only the features where no
 # difference is known, see random_mpi.c), REPLAY (the waitscope-replay to check, default the
 # build's), BASE_REPLAY (a second waitscope-replay, say before a
-# fix, compared with the same SCOUT reports and tallied apart).
+# fix, compared with the same SCOUT reports and tallied apart), DERIVED (non-empty: also compare
+# Scalasca's derived metrics, remapped with Cube's cube_remap2; compare.py --derived).
 set -u
 [ $# -ge 1 ] || { echo "usage: differential.sh COUNT [FIRST_SEED]" >&2; exit 2; }
 count=$1
@@ -29,6 +30,7 @@ summary="$work/runs.tsv"
 : >"$base_tally"
 also=""
 [ -n "${REPLAY:-}" ] && also="--replay $REPLAY"
+[ -n "${DERIVED:-}" ] && also="$also --derived"
 [ -n "${BASE_REPLAY:-}" ] && also="$also --also-replay $BASE_REPLAY --also-tally $base_tally"
 : >"$summary"
 library="$build/lib/libwaitscope.so"

@@ -1,8 +1,9 @@
 // A random but valid MPI program for the differential oracle: every rank draws the same sequence
 // of steps from the seed, so all agree on who sends what; only the computation delays differ.
-// Covers blocking, nonblocking, persistent, synchronous, buffered and ready sends, ANY_SOURCE,
-// Probe/Mprobe, every Wait*/Test* completion, Sendrecv, collectives on world and derived
-// communicators and message sizes on both sides of the eager limit.
+// Covers blocking, nonblocking, persistent, synchronous, buffered and ready sends (each also
+// nonblocking and persistent), ANY_SOURCE, Probe/Mprobe, every Wait*/Test* completion,
+// Sendrecv, every blocking collective on world and derived communicators and message sizes on
+// both sides of the eager limit.
 // Usage: mpirun -np N random_mpi SEED [STEPS [agreeable]]
 // "agreeable" leaves out what Waitscope and Scalasca 2.6 are known to treat apart (see
 // docs/fidelity.md, "Differential oracle findings"): nonblocking sends and receives, Sendrecv,
@@ -114,7 +115,7 @@ static void complete(int how, int count, MPI_Request* req) {
 // One message from `from` to `to` on `comm` (communicator ranks), every send and receive mode.
 static void point_to_point(MPI_Comm comm, int me, int from, int to, int tag) {
     const int size = message_size();
-    int send_mode = pick(9);
+    int send_mode = pick(11);
     int recv_mode = pick(9);
     const int any_source = pick(4) == 0;
     const int delay_sender = pick(2);
@@ -131,7 +132,8 @@ static void point_to_point(MPI_Comm comm, int me, int from, int to, int tag) {
         if (delay_sender) {
             compute_ms(delay);
         }
-        if (send_mode == 5) { // ready mode: the receiver tells when its receive is posted
+        const int ready = send_mode == 5 || send_mode == 9 || (send_mode == 10 && size % 4 == 3);
+        if (ready) { // ready mode: the receiver tells when its receive is posted
             MPI_Recv(NULL, 0, MPI_CHAR, to, tag + 1, comm, MPI_STATUS_IGNORE);
         }
         switch (send_mode) {
@@ -162,9 +164,25 @@ static void point_to_point(MPI_Comm comm, int me, int from, int to, int tag) {
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             MPI_Request_free(&req);
             break;
-        default:
+        case 8:
             MPI_Ibsend(g_send, size, MPI_CHAR, to, tag, comm, &req);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
+            break;
+        case 9:
+            MPI_Irsend(g_send, size, MPI_CHAR, to, tag, comm, &req);
+            complete(send_completion, 1, &req);
+            break;
+        default: // persistent synchronous, buffered or ready send (by the size: both ends know it)
+            if (size % 4 == 1) {
+                MPI_Ssend_init(g_send, size, MPI_CHAR, to, tag, comm, &req);
+            } else if (size % 4 == 3) {
+                MPI_Rsend_init(g_send, size, MPI_CHAR, to, tag, comm, &req);
+            } else {
+                MPI_Bsend_init(g_send, size, MPI_CHAR, to, tag, comm, &req);
+            }
+            MPI_Start(&req);
+            complete(send_completion % 4, 1, &req);
+            MPI_Request_free(&req);
             break;
         }
     } else if (me == to) {
@@ -172,7 +190,8 @@ static void point_to_point(MPI_Comm comm, int me, int from, int to, int tag) {
             compute_ms(delay);
         }
         const int source = any_source ? MPI_ANY_SOURCE : from;
-        if (send_mode == 5) { // ready mode: post first, then tell the sender
+        if (send_mode == 5 || send_mode == 9 || (send_mode == 10 && size % 4 == 3)) {
+            // ready mode: post first, then tell the sender
             MPI_Irecv(g_recv[0], kLarge, MPI_CHAR, source, tag, comm, &req);
             MPI_Send(NULL, 0, MPI_CHAR, from, tag + 1, comm);
             complete(recv_completion, 1, &req);
@@ -300,7 +319,7 @@ static void collective(MPI_Comm comm, int world_rank, int world_size) {
     int me, ranks;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &ranks);
-    int kind = pick(15);
+    int kind = pick(17);
     if (g_agreeable && kind == 9) {
         kind = 8; // MPI_Scan instead of MPI_Exscan
     }
@@ -357,9 +376,23 @@ static void collective(MPI_Comm comm, int world_rank, int world_size) {
     case 13:
         MPI_Allgatherv(in, count, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, comm);
         break;
-    default:
+    case 14:
         MPI_Alltoallv(in, counts, displs, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, comm);
         break;
+    case 15:
+        MPI_Reduce_scatter(in, out, counts, MPI_DOUBLE, MPI_SUM, comm);
+        break;
+    default: {
+        int bytes[kMaxMessages], offsets[kMaxMessages];
+        MPI_Datatype types[kMaxMessages];
+        for (int r = 0; r < ranks; ++r) {
+            bytes[r] = count;
+            offsets[r] = r * count * (int)sizeof(double);
+            types[r] = MPI_DOUBLE;
+        }
+        MPI_Alltoallw(in, bytes, offsets, types, out, bytes, offsets, types, comm);
+        break;
+    }
     }
 }
 

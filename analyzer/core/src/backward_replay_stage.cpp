@@ -5,8 +5,11 @@
 // (MPI_Wait, MPI_Waitany: each send; MPI_Waitall, MPI_Waitsome: the send that waited longest,
 // none when the call also had a Late Sender; never at MPI_Test*). For the root-cause stages
 // each end of a message also learns whether the other waited for it (PartnerCall), and the
-// delay analysis gets the Late Receiver instances of blocking sends, then merges the
-// synchronization points of both replays.
+// delay analysis gets the Late Receiver instances, then merges the synchronization points of
+// both replays. A Late Receiver's synchronization points are where Scalasca 2.6 puts them: on
+// the sender the call that completed the send (the send itself when blocking), on the receiver
+// the call that posted the receive; a nonblocking send tells its receiver how its completion
+// went in a second exchange.
 #include "rank_state.h"
 
 #include <algorithm>
@@ -18,29 +21,107 @@ namespace {
 
 using trace::EventKind;
 
-constexpr uint32_t kNoCall = 0xFFFFFFFFu;
-
-// Whether a blocking send in [sendEnter, sendExit] waited for a receive entered at
-// `receiveEnter` as a synchronization point of the delay pass: only when the send lasted
-// until the receive began (else the message was buffered and the receive cannot delay it).
-// Both ends of the message compute it alike.
+// Whether a blocking send in [sendEnter, sendExit] waited for a receive posted at
+// `receiveEnter` (a synchronization point of the delay pass); both ends of the message
+// compute it alike.
 bool synchronizes(double sendEnter, double sendExit, double receiveEnter) {
-    return lateReceiverWait(sendEnter, sendExit, receiveEnter) > 0.0 && receiveEnter <= sendExit;
+    return lateReceiverWait(sendEnter, sendExit, receiveEnter) > 0.0;
 }
 
-// The call that posted receive `op` (k-th operation): for a nonblocking receive the call
-// holding its request record, when the trace has one.
-const CallSpan& postingCall(const RankState& state, const ReplayOperation& op, size_t k) {
-    const uint32_t posted = state.requestCallOf.empty() ? kNoCall : state.requestCallOf[k];
-    return posted != kNoCall ? state.requestCalls[posted].call : state.spans[op.span];
-}
+// A Late Receiver instance of this rank: the operation completing the send, its call, the
+// waiting, its completion time (never positive: the send's leave after its receive request's,
+// as Scalasca 2.6 has it) and the receive's record.
+struct LateReceiverPoint {
+    uint32_t operation = 0;
+    double wait = 0.0;
+    double completion = 0.0;
+    ReplayRecord receive;
+};
 
 // The longest Late Receiver among the nonblocking sends an MPI_Waitall / MPI_Waitsome
 // completed.
 struct MultiWait {
-    double wait = 0.0;
+    LateReceiverPoint point;
     uint64_t length = 0;
 };
+
+// The receive's times for its sender: when it was posted (the enter of the call that posted
+// it), and the exit of the call that completed it when the receive waited for the send (a
+// Late Sender: the sender's completion time), else the exit of the call that posted it (a
+// Late Receiver's completion time); with the span of the posting call, where the critical
+// path lands on this rank from a Late Receiver.
+Status postReceives(RankState& state, Transport& transport) {
+    const trace::EventStream& events = *state.events;
+    for (const ReplayOperation& op : state.operations) {
+        const EventKind kind = events.kind(op.event);
+        if (kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) {
+            continue;
+        }
+        const uint32_t k = state.indexOf(op);
+        const uint32_t request = state.operations[state.requestOf(k)].span;
+        const CallSpan& posted = state.spans[request];
+        const bool waited =
+            state.rootCause && (state.partnerWaited[k] & RankState::kWaitedHere) != 0;
+        const trace::MessageRecord& m = events.message(op.event);
+        const PartnerCall call{request, false, waited};
+        if (Status s = transport.send(m.comm, m.partner, m.tag,
+                                      ReplayRecord{posted.enter,
+                                                   waited ? state.spans[op.span].exit : posted.exit,
+                                                   call.encode()});
+            !s) {
+            return s;
+        }
+    }
+    return Status::success();
+}
+
+// Root-cause stages: every nonblocking send tells its receiver when the call that completed it
+// ran and whether it waited there (a Late Receiver); the receiver's request is then the
+// partner's synchronization point, with the completion's times (a second exchange: only the
+// sender knows which of the sends an MPI_Waitall waited for).
+Status tellNonblockingReceivers(RankState& state, Transport& transport) {
+    const trace::EventStream& events = *state.events;
+    for (const ReplayOperation& op : state.operations) {
+        if (events.kind(op.event) != EventKind::MpiIsend) {
+            continue;
+        }
+        const uint32_t k = state.indexOf(op);
+        const uint32_t completion = state.pairedOf[k];
+        const uint32_t at = completion != RankState::kNoOperation ? completion : k;
+        const CallSpan& call = state.spans[state.operations[at].span];
+        const bool waited = (state.partnerWaited[at] & RankState::kWaitedHere) != 0;
+        const trace::MessageRecord& m = events.message(op.event);
+        if (Status s = transport.send(
+                m.comm, m.partner, m.tag,
+                ReplayRecord{call.enter, call.exit,
+                             PartnerCall{state.operations[at].span, true, waited}.encode()});
+            !s) {
+            return s;
+        }
+    }
+    if (Status s = transport.exchange(); !s) {
+        return s;
+    }
+    for (const ReplayOperation& op : state.operations) {
+        const EventKind kind = events.kind(op.event);
+        const uint32_t k = state.indexOf(op);
+        if ((kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) ||
+            !PartnerCall::decode(state.partners[k].info).nonblocking) {
+            continue;
+        }
+        const trace::MessageRecord& m = events.message(op.event);
+        auto record = transport.receive(m.comm, m.partner, m.tag);
+        if (!record) {
+            return record.error();
+        }
+        if (PartnerCall::decode(record->info).waited) {
+            const uint32_t request = state.requestOf(k);
+            state.partnerWaited[request] |= RankState::kPartnerWaited;
+            state.partners[request] = *record;
+        }
+    }
+    return Status::success();
+}
 
 } // namespace
 
@@ -49,32 +130,18 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
     // Receivers tell senders when their receive started (roles swapped).
     const size_t total = state.operations.size();
     state.report("backward replay", 0, total);
-    for (const ReplayOperation& op : state.operations) {
-        const EventKind kind = events.kind(op.event);
-        if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
-            const size_t k = state.indexOf(op);
-            // The receive began when it was posted; it ended when its call completed.
-            const double posted = postingCall(state, op, k).enter;
-            const CallSpan& span = state.spans[op.span];
-            const trace::MessageRecord& m = events.message(op.event);
-            const PartnerCall call{op.span, false,
-                                   state.rootCause &&
-                                       state.partnerWaited[k] == RankState::kWaitedHere};
-            if (Status s = transport.send(m.comm, m.partner, m.tag,
-                                          ReplayRecord{posted, span.exit, call.encode()});
-                !s) {
-                return s;
-            }
-        }
+    if (Status s = postReceives(state, transport); !s) {
+        return s;
     }
     if (Status s = transport.exchange(); !s) {
         return s;
     }
     state.report("backward replay", total / 2, total);
-    std::map<uint32_t, MultiWait> multiWaits; // by entry in requestCalls
+    std::vector<LateReceiverPoint> points;
+    std::map<uint32_t, MultiWait> multiWaits; // by span of the completing call
     for (const ReplayOperation& op : state.operations) {
         const EventKind kind = events.kind(op.event);
-        const size_t k = state.indexOf(op);
+        const uint32_t k = state.indexOf(op);
         if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
             const trace::MessageRecord& m = events.message(op.event);
             auto record = transport.receive(m.comm, m.partner, m.tag);
@@ -84,53 +151,75 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             const CallSpan& span = state.spans[op.span];
             if (state.rootCause) {
                 state.partners[k] = *record;
-                state.partnerWaited[k] = PartnerCall::decode(record->info).waited ? 1 : 0;
+                if (PartnerCall::decode(record->info).waited) {
+                    state.partnerWaited[k] |= RankState::kPartnerWaited;
+                }
             }
+            const uint32_t completion = state.pairedOf[k];
             if (state.canWaitForReceiver(op)) {
                 const double wait = detectLateReceiver(span, *record, m.length, state.sink);
-                // Its completion time is never positive (Scalasca 2.6): the time the send
-                // spent after its receive ended opens no delay of the next interval.
-                if (state.delay && synchronizes(span.enter, span.exit, record->enter)) {
-                    state.delay->onLateReceiver(static_cast<uint32_t>(k), span, wait,
-                                                std::min(0.0, span.exit - record->exit));
+                if (wait > 0.0) {
+                    points.push_back({k, wait, std::min(0.0, span.exit - record->exit), *record});
                 }
-            } else if (kind == EventKind::MpiIsend && state.requestCallOf[k] != kNoCall) {
-                const uint32_t c = state.requestCallOf[k];
-                const RequestCall& completion = state.requestCalls[c];
-                const std::string_view name = state.nameOfNode(completion.call.node);
+            } else if (kind == EventKind::MpiIsend && completion != RankState::kNoOperation) {
+                const uint32_t callSpan = state.operations[completion].span;
+                const CallSpan& call = state.spans[callSpan];
+                const std::string_view name = state.nameOfNode(call.node);
                 if (name == "MPI_Wait" || name == "MPI_Waitany") {
-                    detectLateReceiver(completion.call, *record, m.length, state.sink);
+                    const double wait = detectLateReceiver(call, *record, m.length, state.sink);
+                    if (wait > 0.0) {
+                        points.push_back(
+                            {completion, wait, std::min(0.0, call.exit - record->exit), *record});
+                    }
                 } else if (name == "MPI_Waitall" || name == "MPI_Waitsome") {
-                    const double wait = lateReceiverWait(completion.call.enter,
-                                                         completion.call.exit, record->enter);
-                    if (wait > 0.0 && wait > multiWaits[c].wait) {
-                        multiWaits[c] = MultiWait{wait, m.length};
+                    const double wait = lateReceiverWait(call.enter, call.exit, record->enter);
+                    // Ties: the later send (Scalasca 2.6 visits them backward).
+                    MultiWait& longest = multiWaits[callSpan];
+                    if (wait > 0.0 && wait >= longest.point.wait) {
+                        longest = MultiWait{
+                            {completion, wait, std::min(0.0, call.exit - record->exit), *record},
+                            m.length};
                     }
                 }
             }
         } else if (state.rootCause && (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv)) {
-            // Whether the sender waited here for this receive, as it finds itself.
+            // Whether a blocking sender waited here for this receive, as it finds itself (a
+            // nonblocking sender tells, below).
             const ReplayRecord& send = state.partners[k];
             const PartnerCall sender = PartnerCall::decode(send.info);
-            state.partnerWaited[k] =
-                sender.canWaitForReceiver &&
-                        synchronizes(send.enter, send.exit, postingCall(state, op, k).enter)
-                    ? 1
-                    : 0;
+            const uint32_t request = state.requestOf(k);
+            if (!sender.nonblocking && sender.canWaitForReceiver &&
+                synchronizes(send.enter, send.exit,
+                             state.spans[state.operations[request].span].enter)) {
+                state.partnerWaited[request] |= RankState::kPartnerWaited;
+                state.partners[request] = send;
+            }
         }
     }
     // One instance per MPI_Waitall / MPI_Waitsome, none where it also had a Late Sender.
-    for (const auto& [c, w] : multiWaits) {
-        const RequestCall& call = state.requestCalls[c];
-        const bool lateSender = call.span != kNoCall && call.span < state.lateSenderIn.size() &&
-                                state.lateSenderIn[call.span] != 0;
-        if (!lateSender) {
-            state.sink.record(Metric::MpiLateReceiver, call.call, w.wait);
-            state.sink.add(w.length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, call.call.node,
+    for (const auto& [callSpan, w] : multiWaits) {
+        const CallSpan& call = state.spans[callSpan];
+        if (w.point.wait > 0.0 && state.lateSenderIn[callSpan] == 0) {
+            state.sink.record(Metric::MpiLateReceiver, call, w.point.wait);
+            state.sink.add(w.length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, call.node,
                            1.0);
+            points.push_back(w.point);
         }
     }
     if (state.delay) {
+        std::sort(points.begin(), points.end(),
+                  [](const LateReceiverPoint& a, const LateReceiverPoint& b) {
+                      return a.operation < b.operation;
+                  });
+        for (const LateReceiverPoint& p : points) {
+            const CallSpan& call = state.spans[state.operations[p.operation].span];
+            state.delay->onLateReceiver(p.operation, call, p.wait, p.completion);
+            state.partners[p.operation] = p.receive;
+            state.partnerWaited[p.operation] |= RankState::kWaitedHere;
+        }
+        if (Status s = tellNonblockingReceivers(state, transport); !s) {
+            return s;
+        }
         state.delay->replaysDone();
     }
     state.report("backward replay", total, total);

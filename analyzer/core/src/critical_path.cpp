@@ -12,10 +12,13 @@
 //   - Walking back on the holder, all time is on the path (charged as critical_path to the call
 //     path it was spent on), except the waiting the holder did for others:
 //       Late Sender:  at a receive completed after the latest sender entered its send later
-//                     than the receive began, the holder keeps [send enter, receive exit] and
-//                     the path moves to the sender at its send's enter.
-//       Late Receiver: at a blocking send still running when its receive began, the holder
-//                     keeps [receive enter, send exit]; the path moves to the receiver.
+//                     than the receive began (an instance of the forward replay: none at
+//                     MPI_Test*), the holder keeps [send enter, receive exit] and the path
+//                     moves to the sender at its send's enter.
+//       Late Receiver: at a blocking MPI_Send / MPI_Ssend, or the MPI_Wait* completing a
+//                     nonblocking send, still running when its receive was posted (an instance
+//                     of the backward replay), the holder keeps [receive posted, call exit];
+//                     the path moves to the receiver, at the call that posted the receive.
 //       barrier, n-to-n, scan: the holder keeps [last enter, own exit]; the path moves to the
 //                     member that entered last (lowest rank on ties), at its enter.
 //       1-to-n:       a non-root holder that entered before the root keeps [root enter, exit];
@@ -38,6 +41,7 @@
 #include "critical_path.h"
 
 #include "collective_shape.h"
+#include "delay_sync_points.h"
 #include "waitscope/analysis/region_class.h"
 
 #include <algorithm>
@@ -81,15 +85,12 @@ public:
         : m_in(input), m_transport(transport), m_sink(sink) {}
 
     Status run() {
-        learnPartnerCalls();
         const size_t spans = m_in.spans.size();
         const bool finalize = spans > 0 && classOfSpan(spans - 1) == RegionClass::MpiFinalize;
         m_firstGap = spans > 0 && classOfSpan(0) == RegionClass::MpiInit ? 1 : 0;
         // Spans from MPI_Finalize on are off the path, and so are their operations.
         m_endSpan = finalize ? spans - 1 : spans;
         findExits();
-        // The partners' times are no longer needed: free them before gathering the exits.
-        m_partnerExit = {};
         if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.end); !s) {
             return s;
         }
@@ -115,6 +116,9 @@ private:
         uint32_t exit = 0;
     };
     static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    // The bits of CriticalPathInput::waits (RankState::partnerWaited).
+    static constexpr uint8_t kPartnerWaited = 1;
+    static constexpr uint8_t kWaitedHere = 2;
     using Landing = PathLanding;
 
     RegionClass classOfSpan(size_t s) const {
@@ -137,46 +141,14 @@ private:
         return m_selfRank;
     }
 
-    static bool isSend(EventKind kind) {
-        return kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
-    }
-    static bool isReceive(EventKind kind) {
-        return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
-    }
-
-    // Both ends of each message know the other's call from the forward and backward replays
-    // (CriticalPathInput::partners): its times, so each end knows whether the message is a
-    // Late Sender or a Late Receiver, the only cases in which the path can move along it, and
-    // its span (where the path lands) and for a send whether it was nonblocking (it cannot wait
-    // for its receiver: it reports no time to wait). What the members of each synchronizing
-    // collective know of each other came with the forward replay (PathCollectives).
-    void learnPartnerCalls() {
-        const auto& ops = m_in.operations;
-        m_partnerExit.assign(ops.size(), 0.0);
-        for (size_t k = 0; k < ops.size(); ++k) {
-            const EventKind kind = m_in.events.kind(ops[k].event);
-            if (!isSend(kind) && !isReceive(kind)) {
-                continue;
-            }
-            const PartnerCall partner = PartnerCall::decode(m_in.partners[k].info);
-            if (isSend(kind) || lateSender(k)) {
-                // The receive's span; for a Late Sender message the send's (a Late Receiver
-                // it cannot be: the send's exit is not needed).
-                m_partnerExit[k] = partner.span;
-            } else {
-                m_partnerExit[k] = partner.nonblocking ? partnerEnter(k) : m_in.partners[k].exit;
-            }
-        }
-    }
-
-    // The enter of the partner call of message operation `k`.
-    double partnerEnter(size_t k) const { return m_in.partners[k].enter; }
-
-    // Where the path lands on the partner of message operation `k` (a send, or a receive of a
-    // Late Sender message).
+    // Where the path lands on the partner of operation `k`, at which this rank waited: the call
+    // the replays named (a Late Sender's send, a Late Receiver's receive request).
     Landing landingOf(size_t k) const {
-        const trace::MessageRecord& m = m_in.events.message(m_in.operations[k].event);
-        return Landing{static_cast<uint32_t>(m_partnerExit[k]), worldRankOf(m.comm, m.partner)};
+        const uint32_t message = delay::messageOperation(m_in.operations, m_in.paired, m_in.events,
+                                                         static_cast<uint32_t>(k));
+        const trace::MessageRecord& m = m_in.events.message(m_in.operations[message].event);
+        return Landing{PartnerCall::decode(m_in.partners[k].info).span,
+                       worldRankOf(m.comm, m.partner)};
     }
 
     // The world rank of communicator rank `member` of `comm` (kNone when unknown).
@@ -184,24 +156,8 @@ private:
         return m_in.definitions.worldRank(comm, member, m_transport.rank());
     }
 
-    // Whether message operation `k` is a Late Sender (the send began after the receiving
-    // call), computed alike on both ends.
-    bool lateSender(size_t k) const {
-        const ReplayOperation& op = m_in.operations[k];
-        const double own = m_in.spans[op.span].enter;
-        return isSend(m_in.events.kind(op.event)) ? own > partnerEnter(k) : partnerEnter(k) > own;
-    }
-
-    // Whether message operation `k` is a Late Receiver: a blocking send still waiting when the
-    // receive began (the receive's enter lies inside the send), computed alike on both ends.
-    bool lateReceiver(size_t k) const {
-        const ReplayOperation& op = m_in.operations[k];
-        const CallSpan& span = m_in.spans[op.span];
-        if (m_in.events.kind(op.event) == EventKind::MpiSend) {
-            return partnerEnter(k) > span.enter && partnerEnter(k) < span.exit;
-        }
-        return isReceive(m_in.events.kind(op.event)) && span.enter > partnerEnter(k) &&
-               span.enter < m_partnerExit[k];
+    bool waitedAt(size_t k, uint8_t bit) const {
+        return k < m_in.waits.size() && (m_in.waits[k] & bit) != 0;
     }
 
     // For every span before MPI_Finalize: would a holder of the path leave this rank inside
@@ -243,28 +199,16 @@ private:
         std::reverse(m_exitTo.begin(), m_exitTo.end());
     }
 
-    // One communicating MPI call: where a holder waited for another rank (the last such
-    // decision in the order of the message-driven replay wins).
+    // One communicating MPI call: where a holder waited for another rank, the wait states of
+    // the replays (Scalasca 2.6 follows its synchronization points that are wait states).
     // `entry`: whether another rank's holder may hand the path over at this call.
     void exitOf(size_t s, size_t opBegin, size_t opEnd, double& leaveAt, Landing& to, bool& entry) {
         const CallSpan& span = m_in.spans[s];
-        // Receives: the latest sender takes the path if it was late.
-        size_t latest = opEnd;
+        // A Late Sender's receive (the latest sender of the call) or a Late Receiver's send
+        // completion: the path leaves from the partner's enter, at most one per call.
         for (size_t k = opBegin; k < opEnd; ++k) {
-            if (isReceive(m_in.events.kind(m_in.operations[k].event)) && lateSender(k) &&
-                (latest == opEnd || partnerEnter(k) > partnerEnter(latest))) {
-                latest = k;
-            }
-        }
-        if (latest != opEnd) {
-            leaveAt = partnerEnter(latest);
-            to = landingOf(latest);
-        }
-        // A blocking send waiting for a late receiver hands the path to the receiver (unless
-        // a late sender of the same call already took it).
-        for (size_t k = opBegin; k < opEnd && latest == opEnd; ++k) {
-            if (isSend(m_in.events.kind(m_in.operations[k].event)) && lateReceiver(k)) {
-                leaveAt = partnerEnter(k);
+            if (waitedAt(k, kWaitedHere)) {
+                leaveAt = m_in.partners[k].enter;
                 to = landingOf(k);
             }
         }
@@ -272,7 +216,7 @@ private:
             const EventKind kind = m_in.events.kind(m_in.operations[k].event);
             if (kind == EventKind::MpiCollectiveEnd) {
                 exitOfCollective(k, span, leaveAt, to, entry);
-            } else if ((isSend(kind) && lateSender(k)) || (isReceive(kind) && lateReceiver(k))) {
+            } else if (waitedAt(k, kPartnerWaited)) {
                 entry = true;
             }
         }
@@ -480,10 +424,6 @@ private:
     const CriticalPathInput& m_in;
     Transport& m_transport;
     PatternSink& m_sink;
-    /// Per message operation: per receive, the send's exit (a nonblocking send's: its enter),
-    /// or the send's span for a Late Sender message; per send, the receive's span
-
-    std::vector<double> m_partnerExit;
     uint32_t m_selfComm = kNone; ///< the communicator m_selfRank is this rank's in
     uint32_t m_selfRank = 0;
     size_t m_collectiveCursor =

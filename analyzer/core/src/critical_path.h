@@ -93,9 +93,15 @@ struct CriticalPathInput {
     const OperationProfile& profile; ///< finished: its gaps are read
     double end = 0.0;                ///< the time of the rank's last event
     /// Per operation: the partner call's enter, exit and PartnerCall info for a receive (the
-    /// send's, from the forward replay) and for a send (the receive's, from the backward
-    /// replay)
+    /// send's, from the forward replay) and for a send or a send's completion (the receive's,
+    /// from the backward replay)
     const std::vector<ReplayRecord>& partners;
+    /// Per operation, where this rank waited for its partner (a Late Sender's receive, a Late
+    /// Receiver's send completion: kWaitedHere) and where the partner waited for it
+    /// (kPartnerWaited), as the replays found them (RankState::partnerWaited)
+    const std::vector<uint8_t>& waits;
+    /// Per operation, the message of a request operation (RankState::pairedOf)
+    const std::vector<uint32_t>& paired;
     /// The synchronizing collectives, recorded by the forward replay
     const std::vector<PathCollective>& collectives;
 };

@@ -12,7 +12,8 @@ Status criticalPathStage(RankState& state, Transport& transport) {
     state.report("critical path", 0, 1);
     if (Status status = traceCriticalPath({state.defs, *state.events, state.result.tree,
                                            state.spans, state.operations, state.profile, state.end,
-                                           state.partners, state.pathCollectives->collectives()},
+                                           state.partners, state.partnerWaited, state.pairedOf,
+                                           state.pathCollectives->collectives()},
                                           transport, state.sink);
         !status) {
         return status;

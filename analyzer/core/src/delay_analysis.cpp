@@ -85,15 +85,16 @@ void DelayAnalysis::replaysDone() {
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
-                          const std::vector<CallSpan>& spans, const OperationProfile& profile,
-                          std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited) {
+                          const std::vector<CallSpan>& spans, const std::vector<uint32_t>& paired,
+                          const OperationProfile& profile, std::vector<ReplayRecord> partners,
+                          std::vector<uint8_t> partnerWaited) {
     m_points.addPartnerPoints(operations, spans, m_events, partners, partnerWaited);
     // Not needed in the walk: freed before it.
     partners = {};
     partnerWaited = {};
-    m_points.resolvePartners(operations, m_events, m_transport.rank());
+    m_points.resolvePartners(operations, paired, m_events, m_transport.rank());
     delay::Pass pass(m_defs, m_events, m_transport, m_result, m_points, m_collectives, operations,
-                     profile);
+                     paired, profile);
     return pass.run();
 }
 

@@ -40,8 +40,8 @@ public:
     /// A Late Sender instance at receive operation `operation` in MPI call `call` (forward
     /// pass).
     void onLateSender(uint32_t operation, const CallSpan& call, double wait, double completion);
-    /// A Late Receiver instance at blocking send operation `operation` in MPI call `call`
-    /// (backward pass).
+    /// A Late Receiver instance at operation `operation` in MPI call `call`: a blocking send,
+    /// or the completion of a nonblocking one (backward pass, in operation order).
     void onLateReceiver(uint32_t operation, const CallSpan& call, double wait, double completion);
     /// A replayed collective at operation `operation` with all members' call times.
     void onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
@@ -49,13 +49,14 @@ public:
     /// After the backward pass: merges its synchronization points into the forward pass's.
     void replaysDone();
     /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
+    /// `paired` the message of each request operation (RankState::pairedOf);
     /// `profile` the time between them, as recorded by the profile pass and finished;
     /// `partners` the partner calls' times and `partnerWaited` whether the partner waited,
     /// per message operation; freed once read). Needs replaysDone() first. Collective over all
     /// ranks; fails when the transport fails.
     Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
-               const OperationProfile& profile, std::vector<ReplayRecord> partners,
-               std::vector<uint8_t> partnerWaited);
+               const std::vector<uint32_t>& paired, const OperationProfile& profile,
+               std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
     using Kind = delay::Kind;

@@ -10,9 +10,10 @@ namespace waitscope::analysis::delay {
 Pass::Pass(const trace::Definitions& definitions, const trace::EventStream& events,
            Transport& transport, RankResult& result, SyncPoints& points,
            const std::vector<Collective>& collectives,
-           const std::vector<ReplayOperation>& operations, const OperationProfile& profile)
+           const std::vector<ReplayOperation>& operations, const std::vector<uint32_t>& paired,
+           const OperationProfile& profile)
     : m_defs(definitions), m_events(events), m_transport(transport), m_result(result),
-      m_points(points), m_collectives(collectives), m_operations(operations),
+      m_points(points), m_collectives(collectives), m_operations(operations), m_paired(paired),
       m_intervals(points, profile, result.tree.size()), m_payload(result.tree),
       m_ledger(points, result.tree.size()) {}
 
@@ -84,7 +85,7 @@ Status Pass::walk() {
         if (!isPoint || m_points.at(point).role == Role::Group) {
             continue;
         }
-        if (Status s = pointToPoint(point, m_operations[k]); !s) {
+        if (Status s = pointToPoint(point); !s) {
             return s;
         }
     }

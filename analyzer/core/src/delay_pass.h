@@ -86,7 +86,7 @@ public:
     Pass(const trace::Definitions& definitions, const trace::EventStream& events,
          Transport& transport, RankResult& result, SyncPoints& points,
          const std::vector<Collective>& collectives, const std::vector<ReplayOperation>& operations,
-         const OperationProfile& profile);
+         const std::vector<uint32_t>& paired, const OperationProfile& profile);
 
     /// Posts the early shares, walks backward over the operations, settles the indirect
     /// shares, classifies and adds the delay values to the result. Collective over all ranks;
@@ -99,7 +99,12 @@ private:
     Status walk();
 
     // Point-to-point delay (delay_point_to_point.cpp).
-    Status pointToPoint(int point, const ReplayOperation& op);
+    /// The message record of point-to-point operation `operation` (a request's: its message's).
+    trace::MessageRecord messageOf(uint32_t operation) const {
+        return m_events.message(
+            m_operations[messageOperation(m_operations, m_paired, m_events, operation)].event);
+    }
+    Status pointToPoint(int point);
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank, const Inputs& inputs);
     Status settleIndirect();
     void partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const;
@@ -123,6 +128,7 @@ private:
     SyncPoints& m_points;
     const std::vector<Collective>& m_collectives;
     const std::vector<ReplayOperation>& m_operations;
+    const std::vector<uint32_t>& m_paired; ///< the message of each request operation
     SyncIntervals m_intervals;
     TimesPayload m_payload;
     Ledger m_ledger;

@@ -21,9 +21,9 @@ void OwedShares::add(uint32_t waiter, uint32_t comm, uint32_t tag, uint32_t kind
 
 // The waiter posts its wait, costs and interval since it last synchronized with the delayer;
 // the delayer awaits them at its matching operation.
-Status Pass::pointToPoint(int point, const ReplayOperation& op) {
+Status Pass::pointToPoint(int point) {
     const SyncPoint& sp = m_points.at(point);
-    const trace::MessageRecord& m = m_events.message(op.event);
+    const trace::MessageRecord m = messageOf(sp.operation);
     const bool lateSender = sp.role == Role::LateSender || sp.role == Role::SenderOfLate;
     const uint32_t tag = lateSender ? m.tag : m.tag | kLateReceiverTag;
     if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
@@ -182,7 +182,7 @@ void Pass::creditIndirect(const OwedShares::Received& shares) {
         if (sp.role != Role::LateSender && sp.role != Role::LateReceiver) {
             continue;
         }
-        const trace::MessageRecord& m = m_events.message(m_operations[sp.operation].event);
+        const trace::MessageRecord m = messageOf(sp.operation);
         const Kind kind = sp.role == Role::LateSender ? kLateSender : kLateReceiver;
         const uint32_t position = sequence[{sp.partner, m.comm, m.tag, kind}]++;
         const auto it = shares.find(

@@ -17,6 +17,16 @@ bool isReceive(EventKind kind) {
     return kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
 }
 
+uint32_t messageOperation(const std::vector<ReplayOperation>& operations,
+                          const std::vector<uint32_t>& paired, const trace::EventStream& events,
+                          uint32_t operation) {
+    const EventKind kind = events.kind(operations[operation].event);
+    const bool request = kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
+    return request && operation < paired.size() && paired[operation] < operations.size()
+               ? paired[operation]
+               : operation;
+}
+
 Kind kindOf(trace::CollectiveOp op) {
     switch (collectiveShape(op)) {
     case CollectiveShape::Barrier:
@@ -183,7 +193,7 @@ void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations
         while (own < before && m_points[own].operation < k) {
             ++own;
         }
-        if (!partnerWaited[k]) {
+        if ((partnerWaited[k] & 1) == 0) { // the partner did not wait here
             continue;
         }
         // Not when this rank waited there itself (the SP is already listed).
@@ -192,8 +202,9 @@ void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations
             waited = waited || m_points[j].role == Role::LateSender ||
                      m_points[j].role == Role::LateReceiver;
         }
+        // A send, or a receive's request (a receive itself when blocking).
         const EventKind kind = events.kind(ops[k].event);
-        if (!waited && (isSend(kind) || isReceive(kind))) {
+        if (!waited && (isSend(kind) || isReceive(kind) || kind == EventKind::MpiIrecvRequest)) {
             found.push_back(static_cast<uint32_t>(k));
         }
     }
@@ -214,10 +225,12 @@ void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations
 }
 
 void SyncPoints::resolvePartners(const std::vector<ReplayOperation>& operations,
+                                 const std::vector<uint32_t>& paired,
                                  const trace::EventStream& events, uint32_t self) {
     for (SyncPoint& sp : m_points) {
-        const ReplayOperation& op = operations[sp.operation];
         if (sp.role != Role::Group) {
+            const ReplayOperation& op =
+                operations[messageOperation(operations, paired, events, sp.operation)];
             const trace::MessageRecord& m = events.message(op.event);
             sp.partner = m_defs.worldRank(m.comm, m.partner, self);
         }

@@ -96,9 +96,11 @@ public:
                           const std::vector<CallSpan>& spans, const trace::EventStream& events,
                           const std::vector<ReplayRecord>& partners,
                           const std::vector<uint8_t>& partnerWaited);
-    /// Sets the world rank of every point-to-point SP's partner, once every SP is known.
+    /// Sets the world rank of every point-to-point SP's partner, once every SP is known
+    /// (`paired`: per operation, the message of a request operation, see messageOperation()).
     void resolvePartners(const std::vector<ReplayOperation>& operations,
-                         const trace::EventStream& events, uint32_t self);
+                         const std::vector<uint32_t>& paired, const trace::EventStream& events,
+                         uint32_t self);
 
 private:
     static constexpr uint32_t kNoSet = 0xFFFFFFFFu;
@@ -118,6 +120,11 @@ private:
 
 bool isSend(trace::EventKind kind);
 bool isReceive(trace::EventKind kind);
+/// The operation holding the message of point-to-point operation `operation`: itself, or for a
+/// request (MpiIrecvRequest, MpiIsendComplete) the receive or send `paired` with it.
+uint32_t messageOperation(const std::vector<ReplayOperation>& operations,
+                          const std::vector<uint32_t>& paired, const trace::EventStream& events,
+                          uint32_t operation);
 /// The delay type of a collective operation, or kKinds when it synchronizes no one.
 Kind kindOf(trace::CollectiveOp op);
 

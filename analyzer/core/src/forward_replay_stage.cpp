@@ -127,7 +127,7 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
     if (state.delay) {
         onLateSender = [&state](uint32_t op, double wait, double completion) {
             state.delay->onLateSender(op, state.spans[state.operations[op].span], wait, completion);
-            state.partnerWaited[op] = RankState::kWaitedHere;
+            state.partnerWaited[op] |= RankState::kWaitedHere;
         };
     }
     LateSender lateSender(state.sink, onLateSender);

@@ -8,7 +8,11 @@
 //               Finalize: the rank's time without the wait states Scalasca 2.6 takes as
 //               synchronization points; its Early Scan is none, so it stays in own)
 // the metrics are, per call path cp and rank r:
-//   critical_path_imbalance = max(0, C - mean over all ranks of own) * critical_path(cp,r) / C
+//   critical_path_imbalance = max(0, Ci - mean over all ranks of (time - waiting)i) / Ci
+//                             * critical_path(cp, r), where i marks values inclusive along
+//       the call tree (cp and its callees) and the waiting includes Early Scan: what Scalasca's
+//       report derives (its cube remapping, scout.spec), the same as the exclusive values on a
+//       leaf
 //   critical_path_activities     = min(C, own)            where C > 0
 //   non_critical_path_activities = max(0, own - C)
 //   critical_imbalance_impact: the waiting of each rank, W_r = L - sum over cp of own(cp, r),
@@ -35,6 +39,45 @@ namespace {
 constexpr Metric kWaitStates[] = {
     Metric::MpiLateSender,    Metric::MpiLateReceiver, Metric::MpiBarrierWait, Metric::MpiWaitNxn,
     Metric::MpiLateBroadcast, Metric::MpiEarlyReduce,  Metric::MpiFinalizeWait};
+
+// The time of `rank` on `node` without the wait states critical_path_imbalance leaves out.
+double unimbalancedTime(const AnalysisResult& result, NodeId node, uint32_t rank) {
+    double t =
+        result.value(Metric::Time, node, rank) - result.value(Metric::MpiEarlyScan, node, rank);
+    for (Metric wait : kWaitStates) {
+        t -= result.value(wait, node, rank);
+    }
+    return t;
+}
+
+// Per call path, max(0, Ci - mean of (time - waiting)i) / Ci on call-tree inclusive values
+// (0 where the path has no inclusive time on the critical path).
+std::vector<double> imbalanceFactors(const AnalysisResult& result,
+                                     const std::vector<double>& critical) {
+    const size_t nodes = result.tree().size();
+    const uint32_t ranks = result.ranks();
+    std::vector<double> criticalIn(critical), timeIn(nodes, 0.0);
+    for (NodeId n = 0; n < nodes; ++n) {
+        for (uint32_t r = 0; r < ranks; ++r) {
+            timeIn[n] += unimbalancedTime(result, n, r);
+        }
+    }
+    // A node's parent precedes it: backward, each node is complete when it reaches its parent.
+    for (NodeId n = static_cast<NodeId>(nodes); n-- > 0;) {
+        const NodeId parent = result.tree().node(n).parent;
+        if (parent != kNoNode && parent < nodes) {
+            criticalIn[parent] += criticalIn[n];
+            timeIn[parent] += timeIn[n];
+        }
+    }
+    std::vector<double> factors(nodes, 0.0);
+    for (NodeId n = 0; n < nodes; ++n) {
+        if (criticalIn[n] > 0.0) {
+            factors[n] = std::max(0.0, criticalIn[n] - timeIn[n] / ranks) / criticalIn[n];
+        }
+    }
+    return factors;
+}
 
 double ownTime(const AnalysisResult& result, NodeId node, uint32_t rank) {
     double waiting = 0.0;
@@ -103,12 +146,8 @@ void derivePerformanceImpact(AnalysisResult& result) {
             }
         }
     }
+    const std::vector<double> imbalance = imbalanceFactors(result, critical);
     for (NodeId n = 0; n < nodes; ++n) {
-        double meanOwn = 0.0;
-        for (uint32_t r = 0; r < ranks; ++r) {
-            meanOwn += own[n * ranks + r];
-        }
-        meanOwn /= ranks;
         for (uint32_t r = 0; r < ranks; ++r) {
             const double o = own[n * ranks + r];
             const double activities = critical[n] > 0.0 ? std::min(critical[n], o) : 0.0;
@@ -117,7 +156,7 @@ void derivePerformanceImpact(AnalysisResult& result) {
                 critical[n] > 0.0 ? result.value(Metric::CriticalPath, n, r) / critical[n] : 0.0;
             // critical_path already holds its imbalance (inclusive along the metric tree).
             addPositive(result, Metric::CriticalPathImbalance, n, r,
-                        std::max(0.0, critical[n] - meanOwn) * share);
+                        imbalance[n] * result.value(Metric::CriticalPath, n, r));
             const double impact = costDefined ? std::max(0.0, share * cost[n]) : 0.0;
             const double inter =
                 headroomDefined ? std::clamp(share * headroom[n], 0.0, impact) : 0.0;

@@ -24,8 +24,6 @@ struct Frame {
     uint32_t region;
     uint32_t span;
     bool context; ///< pushed for a calling-context record rather than an Enter
-    /// The call's entry in RankState::requestCalls when it holds a request event
-    uint32_t requestCall = kNoSpan;
 };
 
 void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
@@ -113,7 +111,7 @@ void profile(RankState& state) {
         const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
         const NodeId node = state.result.tree.child(parent, region);
         state.result.severities.add(Metric::Visits, node, 1);
-        stack.push_back(Frame{node, region, kNoSpan, false, kNoSpan});
+        stack.push_back(Frame{node, region, kNoSpan, false});
     };
     const auto pop = [&](uint64_t now) {
         charge(now);
@@ -123,11 +121,6 @@ void profile(RankState& state) {
                 state.profile.closeSpan();
             }
         }
-        if (stack.back().requestCall != kNoSpan) {
-            RequestCall& call = state.requestCalls[stack.back().requestCall];
-            call.call.exit = state.defs.seconds(now);
-            call.span = stack.back().span;
-        }
         stack.pop_back();
     };
     const size_t n = events.size();
@@ -136,7 +129,8 @@ void profile(RankState& state) {
     for (size_t i = 0; i < n; ++i) {
         const EventKind kind = events.kind(i);
         communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
-                         kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv;
+                         kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
+                         kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
         state.collectiveCount += kind == EventKind::MpiCollectiveEnd;
     }
     communication += state.collectiveCount;
@@ -147,18 +141,11 @@ void profile(RankState& state) {
         state.profile.reserve(n, communication);
     }
     const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
-    state.requestCallOf.assign(communication, kNoSpan);
-    // Requests by id while outstanding: a posted receive's call, a nonblocking send's operation.
+    state.pairedOf.assign(communication, RankState::kNoOperation);
+    // Requests by id while outstanding: a posted receive's request operation, a nonblocking
+    // send's operation.
     std::unordered_map<uint64_t, uint32_t> postedReceives;
     std::unordered_map<uint64_t, uint32_t> pendingSends;
-    const auto requestCall = [&](size_t i) {
-        if (stack.back().requestCall == kNoSpan) {
-            stack.back().requestCall = static_cast<uint32_t>(state.requestCalls.size());
-            state.requestCalls.push_back(RequestCall{
-                CallSpan{stack.back().node, enterTimeOf(state, i), state.seconds(i)}, kNoSpan});
-        }
-        return stack.back().requestCall;
-    };
     for (size_t i = 0; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
             state.report("profile", i, n);
@@ -172,9 +159,16 @@ void profile(RankState& state) {
         case EventKind::MpiIsend:
         case EventKind::MpiRecv:
         case EventKind::MpiIrecv:
+        case EventKind::MpiIrecvRequest:
+        case EventKind::MpiIsendComplete:
         case EventKind::MpiCollectiveEnd: {
+            const EventKind kind = events.kind(i);
+            const bool request =
+                kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
             if (stack.empty()) {
-                state.sink.diagnose(experiment::Diagnostic::CommunicationOutsideRegions);
+                if (!request) {
+                    state.sink.diagnose(experiment::Diagnostic::CommunicationOutsideRegions);
+                }
                 break;
             }
             if (stack.back().span == kNoSpan) {
@@ -190,38 +184,33 @@ void profile(RankState& state) {
             const auto operation = static_cast<uint32_t>(state.operations.size());
             state.operations.push_back(
                 ReplayOperation{static_cast<uint32_t>(i), stack.back().span});
-            if (events.kind(i) == EventKind::MpiIrecv) {
-                const auto posted = postedReceives.find(events.message(i).request);
-                if (posted != postedReceives.end()) {
-                    state.requestCallOf[operation] = posted->second;
-                    postedReceives.erase(posted);
+            // Pairs a request with its message: the request (or message) found in `pending`.
+            const auto pair = [&](std::unordered_map<uint64_t, uint32_t>& pending) {
+                const auto found = pending.find(events.message(i).request);
+                if (found != pending.end()) {
+                    state.pairedOf[operation] = found->second;
+                    state.pairedOf[found->second] = operation;
+                    pending.erase(found);
                 }
-            } else if (events.kind(i) == EventKind::MpiIsend) {
+            };
+            if (kind == EventKind::MpiIrecvRequest) {
+                postedReceives[events.message(i).request] = operation;
+            } else if (kind == EventKind::MpiIrecv) {
+                pair(postedReceives);
+            } else if (kind == EventKind::MpiIsend) {
                 pendingSends[events.message(i).request] = operation;
+            } else if (kind == EventKind::MpiIsendComplete) {
+                pair(pendingSends);
             }
             if (state.rootCause) {
                 state.profile.closeSegment();
             }
-            const EventKind kind = events.kind(i);
             if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = events.collective(i);
                 countCollective(state, span, c);
-            } else {
+            } else if (!request) {
                 const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
                 countMessage(state, span, send, events.message(i).length);
-            }
-            break;
-        }
-        case EventKind::MpiIrecvRequest:
-            if (!stack.empty()) {
-                postedReceives[events.message(i).request] = requestCall(i);
-            }
-            break;
-        case EventKind::MpiIsendComplete: {
-            const auto send = pendingSends.find(events.message(i).request);
-            if (!stack.empty() && send != pendingSends.end()) {
-                state.requestCallOf[send->second] = requestCall(i);
-                pendingSends.erase(send);
             }
             break;
         }

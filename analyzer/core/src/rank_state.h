@@ -14,13 +14,6 @@
 
 namespace waitscope::analysis {
 
-/// An MPI call holding a request event: the MPI_Irecv (or MPI_Start) that posted a receive, the
-/// MPI_Wait* / MPI_Test* that completed a nonblocking send.
-struct RequestCall {
-    CallSpan call;
-    uint32_t span; ///< the same call in RankState::spans, or 0xFFFFFFFF when it has none
-};
-
 /// The state of one rank's analysis, handed from stage to stage (see rank_pipeline.cpp):
 /// its input, the result built so far and what one stage leaves for the next ones.
 struct RankState {
@@ -41,13 +34,17 @@ struct RankState {
     std::vector<RegionClass> classes; ///< per region of the definitions
 
     // From the profile stage on:
-    /// For every communication event, the MPI call around it (span); in event order
+    /// For every communication event, the MPI call around it (span); in event order. Besides
+    /// the messages and collectives, the request events are operations too: the MpiIrecvRequest
+    /// of the call that posted a nonblocking receive (MPI_Irecv, MPI_Start), the
+    /// MpiIsendComplete of the call that completed a nonblocking send (MPI_Wait*, MPI_Test*),
+    /// where Scalasca 2.6 puts a Late Receiver's synchronization points.
     std::vector<ReplayOperation> operations;
-    std::vector<CallSpan> spans;           ///< the MPI calls with a communication event
-    std::vector<RequestCall> requestCalls; ///< the MPI calls with a request event
-    /// Per operation, an index into requestCalls (else 0xFFFFFFFF): for a nonblocking receive
-    /// the call that posted it, for a nonblocking send the call that completed it
-    std::vector<uint32_t> requestCallOf;
+    std::vector<CallSpan> spans; ///< the MPI calls with a communication or request event
+    /// Per operation, the operation paired with it (else kNoOperation): a nonblocking receive's
+    /// MpiIrecvRequest and back, a nonblocking send's MpiIsendComplete and back
+    std::vector<uint32_t> pairedOf;
+    static constexpr uint32_t kNoOperation = 0xFFFFFFFFu;
     size_t collectiveCount = 0;           ///< collective operations
     OperationProfile profile;             ///< for the root-cause stages: time between operations
     double end = 0.0;                     ///< the time of the last event (root-cause stages)
@@ -58,10 +55,11 @@ struct RankState {
     // From the forward replay on (root-cause stages only):
     /// Per operation: the partner call's times (see CriticalPathInput::partners)
     std::vector<ReplayRecord> partners;
-    /// For the delay stage, per message operation: 1 where the partner waited (a Late
-    /// Sender's sender, a Late Receiver's receiver); during the forward and backward replays
-    /// a receive where this rank waited holds kWaitedHere
+    /// Per operation, bits: kPartnerWaited where the partner waited (a Late Sender's send, a
+    /// Late Receiver's receive request: the partner's synchronization point), kWaitedHere
+    /// where this rank waited (a Late Sender's receive, a Late Receiver's send completion)
     std::vector<uint8_t> partnerWaited;
+    static constexpr uint8_t kPartnerWaited = 1;
     static constexpr uint8_t kWaitedHere = 2;
     std::vector<double> collected; ///< scratch: one collective's members' times
     /// Per span, 1 where a Late Sender was found in the call (forward replay on)
@@ -109,6 +107,11 @@ struct RankState {
     /// The index of `op` in `operations`.
     uint32_t indexOf(const ReplayOperation& op) const {
         return static_cast<uint32_t>(&op - operations.data());
+    }
+    /// The operation that posted receive operation `k`: its MpiIrecvRequest, else `k` itself
+    /// (a blocking receive, or a request the trace does not hold).
+    uint32_t requestOf(uint32_t k) const {
+        return k < pairedOf.size() && pairedOf[k] != kNoOperation ? pairedOf[k] : k;
     }
 };
 

@@ -12,8 +12,9 @@ Status rootCauseStage(RankState& state, Transport& /*transport: the delay analys
     }
     state.report("root causes", 0, 1);
     // The partners' calls are read for the last time here.
-    if (Status status = state.delay->run(state.operations, state.spans, state.profile,
-                                         std::move(state.partners), std::move(state.partnerWaited));
+    if (Status status =
+            state.delay->run(state.operations, state.spans, state.pairedOf, state.profile,
+                             std::move(state.partners), std::move(state.partnerWaited));
         !status) {
         return status;
     }
