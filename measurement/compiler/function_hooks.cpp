@@ -54,8 +54,13 @@ void loadFilter() {
 
 /// Starts the measurement at the first instrumented call, if it is not running yet.
 bool ready() noexcept {
-    if (g_hot.recordMask & kGroupUser)
-        return t_onMainThread || foreignThread();
+    if (g_hot.recordMask & kGroupUser) {
+        // Other threads' functions (OpenMP workers running outlined code) are not recorded;
+        // they call no MPI, so no foreign-thread warning either.
+        if (t_onMainThread)
+            return true;
+        return pthread_equal(pthread_self(), g_hot.mainThread) && foreignThread();
+    }
     if (g_setUp || g_inside)
         return false;
     g_setUp = true;

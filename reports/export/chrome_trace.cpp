@@ -25,7 +25,11 @@ using trace::EventKind;
 // The category of a region's kind (Perfetto and chrome://tracing filter by it).
 const char* categoryOf(const trace::Region& region) {
     using analysis::RegionClass;
-    switch (analysis::classifyRegion(region)) {
+    const RegionClass regionClass = analysis::classifyRegion(region);
+    if (analysis::isOpenmpClass(regionClass)) {
+        return "openmp";
+    }
+    switch (regionClass) {
     case RegionClass::Computation:
         return "computation";
     case RegionClass::Overhead:
