@@ -136,8 +136,7 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
         openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
     }
     const auto included = [openmp](size_t m) {
-        return openmp || m < static_cast<size_t>(Metric::OmpTime) ||
-               m > static_cast<size_t>(Metric::OmpLimitedParallelism);
+        return openmp || !isOpenmpMetric(static_cast<Metric>(m));
     };
     // Metrics: parents come before children in metric.h's order.
     std::vector<report::MetricId> metricIds(kMetricCount);
