@@ -14,7 +14,8 @@ import sys
 # option lost in a port, or one added without a line in the help, fails here.
 OPTIONS = {
     "": ["--version"],
-    "analyze": ["-e", "-f", "-t", "-p", "--profile", "-a", "-n", "--time-correct", "-q"],
+    "analyze": ["-e", "-f", "-t", "-p", "--profile", "-a", "-n", "--time-correct", "-q",
+                "--llvm-openmp"],
     "replay": ["--serial", "--output-dir", "--dump-text", "--time-correct", "--min-latency",
                "--no-root-cause", "--quiet"],
     "examine": ["--text", "--html", "--gui", "--screenshot"],

@@ -611,9 +611,16 @@ std::optional<Advice> hybridAdvice(const Summary& summary, const Report& report,
                        leaf + "` (`" + shortCallPath(report, *top, summary.program) + "`, " +
                        formatSeconds(perNode[*top] / static_cast<double>(workers)) +
                        " per thread): ";
-    text += inMpi ? "overlap that communication with parallel work, or use more threads in `" +
-                        function + "`."
-                  : "parallelize `" + function + "`, or overlap it with parallel work.";
+    if (inMpi) {
+        text += "overlap that communication with parallel work, or use more threads in `" +
+                function + "`.";
+    } else if (!report.callNodes()[*top].parent) {
+        // The program's root: serial code between parallel regions no frame names.
+        text += "parallelize the serial code between the parallel regions, or overlap it with "
+                "parallel work.";
+    } else {
+        text += "parallelize `" + function + "`, or overlap it with parallel work.";
+    }
     const std::string evidence =
         "omp_idle_threads outside MPI_Init/MPI_Finalize: " + formatSeconds(idleSum) + " of the " +
         std::to_string(workers) + " worker threads' " + formatSeconds(timeSum) + "; at `" +
