@@ -25,11 +25,7 @@ using trace::EventKind;
 // The category of a region's kind (Perfetto and chrome://tracing filter by it).
 const char* categoryOf(const trace::Region& region) {
     using analysis::RegionClass;
-    const RegionClass regionClass = analysis::classifyRegion(region);
-    if (analysis::isOpenmpClass(regionClass)) {
-        return "openmp";
-    }
-    switch (regionClass) {
+    switch (analysis::classifyRegion(region)) {
     case RegionClass::Computation:
         return "computation";
     case RegionClass::Overhead:

@@ -115,15 +115,24 @@ def check(values):
         c.near("rank %d other worker: omp_ibarrier_wait there" % rank, waits[1][0],
                slowest - work[waits[1][1]])
         c.at_least("rank %d: that wait" % rank, waits[1][0], 0.9 * DELAY)
-        # contended_critical: the k-th thread in waits for the k holds before it.
-        hold = c.total("time", rank, frame="!$omp critical sblock") / THREADS
-        c.at_least("rank %d: mean hold of the critical section" % rank, hold, DELAY)
-        contention = [c.total("omp_lock_contention_critical", rank, loc, frame="contended_critical")
-                      for loc in locations]
-        c.near("rank %d: omp_lock_contention_critical, all threads" % rank, sum(contention),
-               3 * hold)
-        c.near("rank %d: omp_lock_contention_critical, the last thread in" % rank,
-               max(contention), 2 * hold)
+        # contended_critical: the k-th thread in waits for the holds of the k threads before it
+        # (the order of entry is the order of their waits).
+        hold = {loc: c.total("time", rank, loc, frame="!$omp critical sblock") for loc in locations}
+        for loc in locations:
+            c.at_least("rank %d %s: hold of the critical section" % (rank, loc or "main"),
+                       hold[loc], DELAY)
+        order = sorted(locations, key=lambda loc: c.total("omp_lock_contention_critical", rank,
+                                                          loc, frame="contended_critical"))
+        before = 0.0
+        for k, loc in enumerate(order):
+            got = c.total("omp_lock_contention_critical", rank, loc, frame="contended_critical")
+            if k == 0:
+                c.below("rank %d %s: omp_lock_contention_critical, the first thread in" %
+                        (rank, loc or "main"), got, 0.1 * DELAY)
+            else:
+                c.near("rank %d %s: omp_lock_contention_critical, thread %d in" %
+                       (rank, loc or "main", k + 1), got, before)
+            before += hold[loc]
         c.exactly("rank %d: visits of !$omp critical sblock" % rank,
                   c.total("visits", rank, last="!$omp critical sblock"), THREADS)
         # serial_section: each worker idle while the master works there (3 x D).
