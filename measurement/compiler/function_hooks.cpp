@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 namespace waitscope::measure {
 
@@ -54,8 +55,13 @@ void loadFilter() {
 
 /// Starts the measurement at the first instrumented call, if it is not running yet.
 bool ready() noexcept {
-    if (g_hot.recordMask & kGroupUser)
-        return t_onMainThread || foreignThread();
+    if (g_hot.recordMask & kGroupUser) {
+        // Other threads' functions (OpenMP workers running outlined code) are not recorded;
+        // they call no MPI, so no foreign-thread warning either.
+        if (t_onMainThread)
+            return true;
+        return pthread_equal(pthread_self(), g_hot.mainThread) && foreignThread();
+    }
     if (g_setUp || g_inside)
         return false;
     g_setUp = true;
@@ -71,7 +77,9 @@ std::uint32_t regionForAddress(void* function) noexcept {
     if (slot.function == function)
         return slot.id;
     if (!g_regionsByAddress)
-        g_regionsByAddress = new HandleMap<std::uint32_t>();
+        g_regionsByAddress = new (std::nothrow) HandleMap<std::uint32_t>();
+    if (!g_regionsByAddress)
+        return kFiltered; // no memory for the table: the function is not recorded
     std::uint64_t key = handleKey(function);
     if (std::uint32_t* id = g_regionsByAddress->find(key)) {
         slot = {function, *id};
@@ -91,7 +99,9 @@ std::uint32_t regionForAddress(void* function) noexcept {
 
 std::uint32_t regionForName(const char* name, const char* file, int line) noexcept {
     if (!g_regionsByName)
-        g_regionsByName = new HandleMap<std::uint32_t>();
+        g_regionsByName = new (std::nothrow) HandleMap<std::uint32_t>();
+    if (!g_regionsByName)
+        return kFiltered;
     std::uint64_t key = handleKey(name);
     if (std::uint32_t* id = g_regionsByName->find(key))
         return *id;
@@ -143,6 +153,7 @@ bool interpretedProgram() noexcept {
 using namespace waitscope::measure;
 
 extern "C" __attribute__((visibility("default"), no_instrument_function)) void
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the compiler's hook, named by GCC
 __cyg_profile_func_enter(void* function, void*) {
     if (__builtin_expect(hotPathOpen(), 1)) {
         const CacheSlot& slot = cacheSlot(function);
@@ -158,6 +169,7 @@ __cyg_profile_func_enter(void* function, void*) {
 }
 
 extern "C" __attribute__((visibility("default"), no_instrument_function)) void
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the compiler's hook, named by GCC
 __cyg_profile_func_exit(void* function, void*) {
     if (__builtin_expect(hotPathOpen(), 1)) {
         const CacheSlot& slot = cacheSlot(function);

@@ -33,6 +33,11 @@ std::uint32_t Definitions::addRegion(RegionDefinition region) {
     return static_cast<std::uint32_t>(m_regions.size() - 1);
 }
 
+void Definitions::setRegion(std::uint32_t id, RegionDefinition region) {
+    if (id < m_regions.size())
+        m_regions[id] = std::move(region);
+}
+
 std::uint32_t Definitions::addComm(CommDefinition comm) {
     m_comms.push_back(std::move(comm));
     return static_cast<std::uint32_t>(m_comms.size() - 1);

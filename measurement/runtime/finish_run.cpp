@@ -70,6 +70,8 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     std::vector<ThreadRecords> threadRecords;
     if (sampledThreadRecords)
         threadRecords = sampledThreadRecords();
+    if (addOpenmpThreadRecords)
+        addOpenmpThreadRecords(threadRecords);
     std::vector<ProfileBuilder> threadProfiles;
     if (s->profile) {
         s->profile->consume(g_hot.buffer.begin, g_hot.buffer.cursor);

@@ -51,6 +51,10 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     count(RankField::UnsampledThreads,
           std::atomic_ref<std::uint64_t>(g_diagnostics.unsampledThreads)
               .load(std::memory_order_relaxed));
+    count(RankField::OpenmpThreads, g_diagnostics.openmpThreads);
+    count(RankField::OpenmpEvents, g_diagnostics.openmpEvents);
+    count(RankField::OpenmpLostEvents, g_diagnostics.openmpLostEvents);
+    count(RankField::OpenmpWithoutOmpt, g_diagnostics.openmpWithoutOmpt);
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     if (s.rank != 0)

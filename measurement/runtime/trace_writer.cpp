@@ -254,6 +254,12 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
     Status st = w.writeClockProperties({d.ticksPerSecond, d.globalOffset, d.traceLength});
     if (st)
         st = w.writeParadigm(trace::Paradigm::Mpi, "MPI");
+    // OpenMP (measurement/openmp): its paradigm when any of its regions was recorded.
+    bool openmp = false;
+    for (size_t i = 0; i < d.regions.entries.size() && !openmp; ++i)
+        openmp = regionFromKey(d.regions.entries[i].first).paradigm == Paradigm::OpenMp;
+    if (st && openmp)
+        st = w.writeParadigm(trace::Paradigm::OpenMp, "OpenMP");
     // System tree: one machine, its nodes, one process per rank, one thread per process.
     if (st)
         st = w.writeSystemTreeNode(0, {"Linux", "machine", trace::kUndefined});

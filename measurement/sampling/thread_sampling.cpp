@@ -133,6 +133,11 @@ void threadSamplingStop() noexcept {
             disarm(*thread);
 }
 
+std::uint32_t reserveThreadNumber() noexcept {
+    std::uint32_t slot = g_reserved.fetch_add(1, std::memory_order_relaxed);
+    return slot < kMaxThreads ? slot + 1 : 0;
+}
+
 std::uint32_t sampledThreadCount() noexcept {
     return std::min(g_reserved.load(std::memory_order_acquire), kMaxThreads);
 }

@@ -56,6 +56,11 @@ void threadSamplingStart(std::uint32_t frequency) noexcept;
 /// of sampled threads still running are deleted.
 void threadSamplingStop() noexcept;
 
+/// Any thread: a location number for a thread that is not sampled but recorded (an OpenMP
+/// thread created before sampling started): the next one of the sampled threads' sequence, so
+/// numbers stay unique; its slot stays empty. 0 when the table is full.
+std::uint32_t reserveThreadNumber() noexcept;
+
 /// Any thread: the number of sampled threads registered so far; sampledThread(i) for i below
 /// it is valid (acquire: its creating thread's fields are visible).
 std::uint32_t sampledThreadCount() noexcept;

@@ -15,7 +15,7 @@ import sys
 OPTIONS = {
     "": ["--version"],
     "analyze": ["-e", "-f", "-t", "-p", "--profile", "-a", "-n", "--time-correct", "--serial",
-                "-q"],
+                "-q", "--llvm-openmp"],
     "replay": ["--serial", "--output-dir", "--dump-text", "--time-correct", "--min-latency",
                "--no-root-cause", "--quiet"],
     "examine": ["--text", "--html", "--gui", "--screenshot"],

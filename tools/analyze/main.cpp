@@ -39,6 +39,7 @@ struct Options {
     bool quiet = false;
     bool timeCorrect = false;
     bool serial = false;
+    bool llvmOpenmp = false;
     std::vector<std::string> command;
 };
 
@@ -72,12 +73,31 @@ cli::CommandLine declareOptions(Options& options) {
         .flag("--serial", "analyze in this one process, without the launcher (every rank a thread)",
               options.serial)
         .flag("-q", "quiet: no phase lines, no summary on the terminal", options.quiet)
+        .flag("--llvm-openmp",
+              "run the program's OpenMP on LLVM's libomp (preloaded), whose OMPT interface "
+              "records the OpenMP events: for programs built with GCC, whose libgomp has none",
+              options.llvmOpenmp)
         .passThrough("<launcher> ...",
                      "the launcher command line, or with -a the experiment directory and "
                      "optionally a launcher; everything from here on is the launcher's and the "
                      "program's (`--` before it when it starts with a dash)",
                      options.command);
     return line;
+}
+
+/// LLVM's OpenMP runtime (it implements GCC's GOMP_ entry points too), or "" when not found.
+std::string llvmOpenmpRuntime() {
+    std::error_code ec;
+    for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"})
+        if (fs::exists(fs::path(dir) / "libomp.so.5", ec))
+            return (fs::path(dir) / "libomp.so.5").string();
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator("/usr/lib", ec))
+        if (entry.path().filename().string().rfind("llvm-", 0) == 0 &&
+            fs::exists(entry.path() / "lib" / "libomp.so.5", ec))
+            found.push_back(entry.path() / "lib" / "libomp.so.5");
+    std::sort(found.begin(), found.end());
+    return found.empty() ? std::string() : found.back().string();
 }
 
 fs::path binaryDirectory() {
@@ -301,6 +321,16 @@ private:
                 linked = linked || library.find("libwaitscope") != std::string::npos;
             }
         }
+        std::string preload;
+        if (m_options.llvmOpenmp) {
+            const std::string libomp = llvmOpenmpRuntime();
+            if (libomp.empty()) {
+                std::fprintf(stderr, "waitscope analyze: error: --llvm-openmp: LLVM's OpenMP "
+                                     "runtime (libomp.so.5, Debian package libomp5) not found\n");
+                return 2;
+            }
+            preload = libomp;
+        }
         if (!linked) {
             const fs::path library = (m_bin / ".." / "lib" / "libwaitscope.so").lexically_normal();
             if (!fs::exists(library, ec)) {
@@ -311,8 +341,10 @@ private:
                              program->c_str(), library.string().c_str());
                 return 2;
             }
-            variables.emplace_back("LD_PRELOAD", library.string());
+            preload += (preload.empty() ? "" : ":") + library.string();
         }
+        if (!preload.empty())
+            variables.emplace_back("LD_PRELOAD", preload);
         // A Python program run with `python3 -m waitscope`: the package comes with the tools.
         const std::vector<std::string>& arguments = m_launch.programArguments;
         for (size_t i = 0; i + 1 < arguments.size(); ++i) {

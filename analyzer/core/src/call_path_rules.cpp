@@ -5,6 +5,49 @@
 
 namespace waitscope::analysis {
 
+namespace {
+
+/// The OpenMP part of addTimeSeverities: below OpenMP, the category of the class.
+void addOpenmpTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double seconds) {
+    s.add(Metric::OmpTime, node, seconds);
+    if (cls == RegionClass::OmpFork) {
+        s.add(Metric::OmpManagement, node, seconds);
+        s.add(Metric::OmpFork, node, seconds);
+        return;
+    }
+    if (cls == RegionClass::OmpFlush) {
+        s.add(Metric::OmpFlush, node, seconds);
+        return;
+    }
+    s.add(Metric::OmpSynchronization, node, seconds);
+    switch (cls) {
+    case RegionClass::OmpExplicitBarrier:
+        s.add(Metric::OmpBarrier, node, seconds);
+        s.add(Metric::OmpEbarrier, node, seconds);
+        break;
+    case RegionClass::OmpImplicitBarrier:
+        s.add(Metric::OmpBarrier, node, seconds);
+        s.add(Metric::OmpIbarrier, node, seconds);
+        break;
+    case RegionClass::OmpCritical:
+        s.add(Metric::OmpCritical, node, seconds);
+        break;
+    case RegionClass::OmpLockApi:
+        s.add(Metric::OmpLockApi, node, seconds);
+        break;
+    case RegionClass::OmpOrdered:
+        s.add(Metric::OmpOrdered, node, seconds);
+        break;
+    case RegionClass::OmpTaskwait:
+        s.add(Metric::OmpTaskwait, node, seconds);
+        break;
+    default:
+        break;
+    }
+}
+
+} // namespace
+
 void addTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double seconds) {
     s.add(Metric::Time, node, seconds);
     if (cls == RegionClass::Overhead) {
@@ -14,6 +57,10 @@ void addTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double sec
     s.add(Metric::Execution, node, seconds);
     if (cls == RegionClass::Computation) {
         s.add(Metric::Comp, node, seconds);
+        return;
+    }
+    if (isOpenmpClass(cls)) {
+        addOpenmpTimeSeverities(s, cls, node, seconds);
         return;
     }
     s.add(Metric::Mpi, node, seconds);

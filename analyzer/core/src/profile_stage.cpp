@@ -95,10 +95,12 @@ void profile(RankState& state) {
     const trace::EventStream& events = *state.events;
     std::vector<Frame> stack;
     uint64_t last = events.size() > 0 ? events.time(0) : 0;
+    OpenmpTimeline& openmp = *state.openmp;
     const auto charge = [&](uint64_t now) {
         if (!stack.empty() && now > last) {
             addTime(state, stack.back().node, stack.back().region,
                     state.defs.seconds(now) - state.defs.seconds(last));
+            openmp.charge(stack.back().node, state.defs.seconds(last), state.defs.seconds(now));
             if (state.rootCause) {
                 state.profile.charge(stack.back().node,
                                      state.defs.seconds(now) - state.defs.seconds(last));
@@ -112,9 +114,11 @@ void profile(RankState& state) {
         const NodeId node = state.result.tree.child(parent, region);
         state.result.severities.add(Metric::Visits, node, 1);
         stack.push_back(Frame{node, region, kNoSpan, false});
+        openmp.enter(region, node, state.defs.seconds(now));
     };
     const auto pop = [&](uint64_t now) {
         charge(now);
+        openmp.leave(state.defs.seconds(now));
         if (stack.back().span != kNoSpan) {
             state.spans[stack.back().span].exit = state.defs.seconds(now);
             if (state.rootCause) {

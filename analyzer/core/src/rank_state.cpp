@@ -18,6 +18,7 @@ RankState::RankState(const RankInput& rankInput, Transport& transport)
     for (const trace::Region& region : defs.regions) {
         classes.push_back(classifyRegion(region));
     }
+    openmp = std::make_unique<OpenmpTimeline>(defs, classes);
 }
 
 } // namespace waitscope::analysis

@@ -3,6 +3,7 @@
 
 #include "critical_path.h"
 #include "delay_analysis.h"
+#include "openmp_timeline.h"
 #include "operation_profile.h"
 #include "pattern_sink.h"
 #include "waitscope/analysis/rank_pipeline.h"
@@ -49,6 +50,8 @@ struct RankState {
     OperationProfile profile;             ///< for the root-cause stages: time between operations
     double end = 0.0;                     ///< the time of the last event (root-cause stages)
     std::unique_ptr<DelayAnalysis> delay; ///< the root-cause stage, fed by the replays
+    /// The main location's OpenMP constructs (profile stage), for the thread-profile stage
+    std::unique_ptr<OpenmpTimeline> openmp;
     /// What the critical path needs of the collectives, recorded by the forward replay
     std::unique_ptr<PathCollectives> pathCollectives;
 

@@ -15,8 +15,41 @@ bool contains(std::string_view text, std::string_view part) {
 
 } // namespace
 
+/// The OpenMP runtime's regions by role (the recording's and Score-P's), and the lock API by
+/// name; the rest of OpenMP (parallel, loops, tasks, critical sblocks) is computation.
+RegionClass classifyOpenmpRegion(const trace::Region& region) {
+    using trace::RegionRole;
+    switch (region.role) {
+    case RegionRole::ThreadCreate:
+    case RegionRole::ThreadWait:
+        return RegionClass::OmpFork;
+    case RegionRole::Barrier:
+        return RegionClass::OmpExplicitBarrier;
+    case RegionRole::ImplicitBarrier:
+        return RegionClass::OmpImplicitBarrier;
+    case RegionRole::Critical:
+        return RegionClass::OmpCritical;
+    case RegionRole::Ordered:
+        return RegionClass::OmpOrdered;
+    case RegionRole::TaskWait:
+        return RegionClass::OmpTaskwait;
+    case RegionRole::Flush:
+        return RegionClass::OmpFlush;
+    default:
+        break;
+    }
+    const std::string_view name = region.name;
+    if (startsWith(name, "omp_") && contains(name, "_lock")) {
+        return RegionClass::OmpLockApi;
+    }
+    return RegionClass::Computation;
+}
+
 RegionClass classifyRegion(const trace::Region& region) {
     using trace::RegionRole;
+    if (region.paradigm == trace::Paradigm::OpenMp) {
+        return classifyOpenmpRegion(region);
+    }
     if (region.paradigm != trace::Paradigm::Mpi) {
         if (region.name == "TRACE BUFFER FLUSH" || region.name == "WAITSCOPE BUFFER FLUSH" ||
             region.name == "WAITSCOPE SYMBOL RESOLUTION") {

@@ -10,6 +10,7 @@
 #include "waitscope/analysis/thread_profile.h"
 
 #include "call_path_rules.h"
+#include "openmp_timeline.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -30,7 +31,7 @@ struct Frame {
 
 ThreadResult profileThread(const trace::Definitions& defs, const trace::Location& location,
                            const trace::EventStream& events, CallTree& tree,
-                           Diagnostics& diagnostics, NodeId root) {
+                           Diagnostics& diagnostics, NodeId root, OpenmpTimeline* openmp) {
     ThreadResult thread;
     thread.location = location.id;
     thread.name = location.name;
@@ -46,21 +47,41 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         return region < classes.size() ? classes[region] : RegionClass::Computation;
     };
     const auto charge = [&](uint64_t now) {
-        if (!stack.empty() && now > last) {
+        // A thread's time after the join of its parallel region is idle, not its own.
+        const double until = openmp != nullptr ? std::min(defs.seconds(now), openmp->chargeLimit())
+                                               : defs.seconds(now);
+        if (!stack.empty() && now > last && until > defs.seconds(last)) {
             addTimeSeverities(thread.severities, classOf(stack.back().region), stack.back().node,
-                              defs.seconds(now) - defs.seconds(last));
+                              until - defs.seconds(last));
+            if (openmp != nullptr) {
+                openmp->charge(stack.back().node, defs.seconds(last), until);
+            }
         }
         last = std::max(last, now);
     };
     const auto push = [&](uint32_t region, uint64_t now) {
         charge(now);
-        const NodeId node = tree.child(stack.empty() ? root : stack.back().node, region);
+        NodeId parent = stack.empty() ? root : stack.back().node;
+        // A thread's part of a parallel region hangs below the master's path to it.
+        if (openmp != nullptr) {
+            if (const NodeId anchor = openmp->anchorOf(region, defs.seconds(now), tree);
+                anchor != kNoNode) {
+                parent = anchor;
+            }
+        }
+        const NodeId node = tree.child(parent, region);
         thread.severities.add(Metric::Visits, node, 1);
         stack.push_back(Frame{node, region, false});
+        if (openmp != nullptr) {
+            openmp->enter(region, node, defs.seconds(now));
+        }
     };
     const auto pop = [&](uint64_t now) {
         charge(now);
         stack.pop_back();
+        if (openmp != nullptr) {
+            openmp->leave(defs.seconds(now));
+        }
     };
     const auto diagnose = [&](experiment::Diagnostic d) { ++counter(diagnostics, d); };
     for (size_t i = 0; i < events.size(); ++i) {
@@ -89,7 +110,14 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
 }
 
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
-                       RankResult& result) {
+                       RankResult& result, std::vector<OpenmpTimeline>* openmp,
+                       const OpenmpTimeline* master) {
+    std::vector<RegionClass> classes;
+    if (openmp != nullptr) {
+        for (const trace::Region& region : definitions.regions) {
+            classes.push_back(classifyRegion(region));
+        }
+    }
     const std::vector<const trace::Location*> locations = definitions.locationsOfRank(result.rank);
     // The main location's one outermost region (the program) holds the threads' paths too.
     // With several, the threads' paths are roots of their own.
@@ -114,8 +142,13 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
             ++counter(result.diagnostics, experiment::Diagnostic::UnreadableThreadLocations);
             continue;
         }
+        OpenmpTimeline* timeline = nullptr;
+        if (openmp != nullptr) {
+            timeline = &openmp->emplace_back(definitions, classes);
+            timeline->master = master;
+        }
         result.threads.push_back(profileThread(definitions, *locations[k], *events, result.tree,
-                                               result.diagnostics, root));
+                                               result.diagnostics, root, timeline));
     }
 }
 

@@ -1,5 +1,6 @@
 // The thread-profile stage: the rank's further threads, read from the archive and profiled
-// (time and visits per call path, no replay) on the rank's call tree.
+// (time and visits per call path, no replay) on the rank's call tree; with OpenMP regions, the
+// OpenMP wait states of the rank's threads (openmp_analysis.cpp).
 #include "rank_state.h"
 #include "waitscope/analysis/thread_profile.h"
 
@@ -13,7 +14,14 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
     if (state.input.eventsDone) {
         state.input.eventsDone();
     }
-    addThreadProfiles(state.input.anchorFile, state.defs, state.result);
+    if (!state.openmp || !state.openmp->enabled()) {
+        addThreadProfiles(state.input.anchorFile, state.defs, state.result);
+        return Status::success();
+    }
+    std::vector<OpenmpTimeline> threads;
+    addThreadProfiles(state.input.anchorFile, state.defs, state.result, &threads,
+                      state.openmp.get());
+    analyzeOpenmp(*state.openmp, threads, state.result);
     return Status::success();
 }
 

@@ -129,9 +129,21 @@ Result<report::Report>
 buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
             const std::vector<std::pair<std::string, std::string>>& extraAttributes) {
     report::Report out;
+    // The OpenMP metrics (one block of the registry) only for a trace with OpenMP regions: the
+    // reports of MPI programs stay as they were.
+    bool openmp = false;
+    for (const trace::Region& region : definitions.regions) {
+        openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
+    }
+    const auto included = [openmp](size_t m) {
+        return openmp || !isOpenmpMetric(static_cast<Metric>(m));
+    };
     // Metrics: parents come before children in metric.h's order.
     std::vector<report::MetricId> metricIds(kMetricCount);
     for (size_t m = 0; m < kMetricCount; ++m) {
+        if (!included(m)) {
+            continue;
+        }
         const MetricInfo& info = metricInfo(static_cast<Metric>(m));
         std::optional<report::MetricId> parent;
         if (info.parent) {
@@ -232,6 +244,9 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
         return out.setSeverityUint64(metricIds[m], n, location, static_cast<uint64_t>(v));
     };
     for (size_t m = 0; m < kMetricCount; ++m) {
+        if (!included(m)) {
+            continue;
+        }
         for (NodeId n = 0; n < tree.size(); ++n) {
             for (uint32_t rank = 0; rank < result.ranks(); ++rank) {
                 const double v = result.value(static_cast<Metric>(m), n, rank);

@@ -35,7 +35,11 @@ constexpr const char* kRankFieldNames[kRankFieldCount] = {"wrap_before_init_seco
                                                           "unwound_calls",
                                                           "context_records",
                                                           "sampled_threads",
-                                                          "unsampled_threads"};
+                                                          "unsampled_threads",
+                                                          "openmp_threads",
+                                                          "openmp_events",
+                                                          "openmp_lost_events",
+                                                          "openmp_without_ompt"};
 
 } // namespace
 

@@ -61,8 +61,36 @@ RegionRole toRole(OTF2_RegionRole role) {
     case OTF2_REGION_ROLE_POINT2POINT:
         return RegionRole::PointToPoint;
     case OTF2_REGION_ROLE_BARRIER:
-    case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
         return RegionRole::Barrier;
+    // The OpenMP roles the analysis distinguishes (openmp_analysis.cpp).
+    case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
+        return RegionRole::ImplicitBarrier;
+    case OTF2_REGION_ROLE_PARALLEL:
+        return RegionRole::Parallel;
+    case OTF2_REGION_ROLE_SECTIONS:
+        return RegionRole::Sections;
+    case OTF2_REGION_ROLE_SINGLE:
+        return RegionRole::Single;
+    case OTF2_REGION_ROLE_CRITICAL:
+        return RegionRole::Critical;
+    case OTF2_REGION_ROLE_CRITICAL_SBLOCK:
+        return RegionRole::CriticalSblock;
+    case OTF2_REGION_ROLE_FLUSH:
+        return RegionRole::Flush;
+    case OTF2_REGION_ROLE_ORDERED:
+        return RegionRole::Ordered;
+    case OTF2_REGION_ROLE_ORDERED_SBLOCK:
+        return RegionRole::OrderedSblock;
+    case OTF2_REGION_ROLE_TASK:
+        return RegionRole::Task;
+    case OTF2_REGION_ROLE_TASK_CREATE:
+        return RegionRole::TaskCreate;
+    case OTF2_REGION_ROLE_TASK_WAIT:
+        return RegionRole::TaskWait;
+    case OTF2_REGION_ROLE_THREAD_CREATE:
+        return RegionRole::ThreadCreate;
+    case OTF2_REGION_ROLE_THREAD_WAIT:
+        return RegionRole::ThreadWait;
     case OTF2_REGION_ROLE_COLL_ONE2ALL:
         return RegionRole::CollectiveOneToAll;
     case OTF2_REGION_ROLE_COLL_ALL2ONE:
@@ -92,6 +120,10 @@ Paradigm toParadigm(OTF2_Paradigm paradigm) {
         return Paradigm::User;
     case OTF2_PARADIGM_COMPILER:
         return Paradigm::Compiler;
+    case OTF2_PARADIGM_OPENMP:
+        return Paradigm::OpenMp;
+    case OTF2_PARADIGM_PTHREAD:
+        return Paradigm::Pthread;
     case OTF2_PARADIGM_MPI:
         return Paradigm::Mpi;
     case OTF2_PARADIGM_MEASUREMENT_SYSTEM:

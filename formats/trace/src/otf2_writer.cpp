@@ -367,8 +367,15 @@ Status Otf2Writer::writeParadigm(Paradigm paradigm, const std::string& name) {
     if (Status written = strings({{&name, &nameId}}); !written) {
         return written;
     }
-    return checked(OTF2_GlobalDefWriter_WriteParadigm(globalWriter(), toOtf2(paradigm), nameId,
-                                                      OTF2_PARADIGM_CLASS_PROCESS));
+    // OpenMP forks and joins thread teams; POSIX threads create and wait for threads.
+    OTF2_ParadigmClass kind = OTF2_PARADIGM_CLASS_PROCESS;
+    if (paradigm == Paradigm::OpenMp) {
+        kind = OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN;
+    } else if (paradigm == Paradigm::Pthread) {
+        kind = OTF2_PARADIGM_CLASS_THREAD_CREATE_WAIT;
+    }
+    return checked(
+        OTF2_GlobalDefWriter_WriteParadigm(globalWriter(), toOtf2(paradigm), nameId, kind));
 }
 
 Status Otf2Writer::writeSystemTreeNode(uint32_t id, const SystemTreeNode& node) {

@@ -32,6 +32,12 @@ constexpr FindingPattern kPatterns[] = {
     {M::MpiBarrierCompletion, M::None, M::None, true},
     {M::MpiInitCompletion, M::None, M::None, true},
     {M::MpiFinalizeWait, M::None, M::None, true},
+    // OpenMP (hybrid runs): in reports of traces with OpenMP regions only.
+    {M::OmpIdleThreads, M::None, M::None, false},
+    {M::OmpIbarrierWait, M::None, M::None, false},
+    {M::OmpEbarrierWait, M::None, M::None, false},
+    {M::OmpLockContentionCritical, M::None, M::None, false},
+    {M::OmpLockContentionApi, M::None, M::None, false},
 };
 
 /// The unique name of `id` as the report names it, nullptr for None.
@@ -59,6 +65,7 @@ std::string formatPercent(double share) {
 
 std::string rankList(const std::vector<RankValue>& ranks, size_t limit = 8) {
     std::vector<std::int64_t> sorted;
+    sorted.reserve(ranks.size());
     for (const RankValue& r : ranks) {
         sorted.push_back(r.rank);
     }
@@ -182,6 +189,7 @@ public:
             byRank[m_rankOfLocation[loc]] += perLocationValues[loc];
         }
         std::vector<RankValue> out;
+        out.reserve(byRank.size());
         for (const auto& [rank, v] : byRank) {
             out.push_back({rank, v});
         }
@@ -527,6 +535,101 @@ std::optional<Advice> serialWorkAdvice(const Summary& summary, const Report& rep
     return Advice{text, evidence};
 }
 
+/// Hybrid runs: how much of their time the further threads of the ranks are idle while the
+/// master thread runs outside parallel regions (omp_idle_threads), and where the master is then:
+/// "threads 1–2 of every rank are idle 45 % of their time while thread 0 runs outside parallel
+/// regions, most in `MPI_Waitall` (…/exchange/MPI_Waitall): overlap …".
+std::optional<Advice> hybridAdvice(const Summary& summary, const Report& report, Reader& reader) {
+    const auto idle = reader.metric("omp_idle_threads");
+    const auto time = reader.metric("time");
+    if (!idle || !time) {
+        return std::nullopt;
+    }
+    // Start-up and shut-down (MPI_Init, MPI_Finalize) are nothing to change: left out.
+    const std::vector<double> perNode = reader.perCallNode(*idle);
+    std::vector<double> idlePerLocation(report.locations().size(), 0.0);
+    std::optional<report::CallNodeId> top;
+    for (report::CallNodeId n = 0; n < perNode.size(); ++n) {
+        if (perNode[n] <= 0.0 || insideInitOrFinalize(report, n)) {
+            continue;
+        }
+        const std::vector<double> values = reader.perLocation(*idle, n);
+        for (size_t loc = 0; loc < values.size(); ++loc) {
+            idlePerLocation[loc] += values[loc];
+        }
+        if (!top || perNode[n] > perNode[*top]) {
+            top = n;
+        }
+    }
+    if (!top) {
+        return std::nullopt;
+    }
+    const std::vector<double> timePerLocation = reader.perLocationAll(*time);
+    double idleSum = 0.0, timeSum = 0.0;
+    size_t lowest = SIZE_MAX, highest = 0, workers = 0;
+    std::set<report::SystemNodeId> processes, processesWithWorkers;
+    for (report::LocationId loc = 0; loc < report.locations().size(); ++loc) {
+        const report::SystemNode& n = report.systemNodes()[report.locations()[loc]];
+        if (!n.parent) {
+            continue;
+        }
+        processes.insert(*n.parent);
+        const std::vector<report::SystemNodeId>& siblings =
+            report.systemNodes()[*n.parent].children;
+        const auto position = static_cast<size_t>(
+            std::find(siblings.begin(), siblings.end(), report.locations()[loc]) -
+            siblings.begin());
+        if (position == 0) {
+            continue; // the master
+        }
+        ++workers;
+        processesWithWorkers.insert(*n.parent);
+        lowest = std::min(lowest, position);
+        highest = std::max(highest, position);
+        idleSum += idlePerLocation[loc];
+        timeSum += timePerLocation[loc];
+    }
+    if (workers == 0 || timeSum <= 0.0 || idleSum < 0.05 * timeSum) {
+        return std::nullopt;
+    }
+    // Where the master is while the others idle: the call path with the most idle time, and
+    // for an MPI call the function that makes it.
+    const std::string leaf = nodeName(report, *top, summary.program);
+    const bool inMpi = leaf.rfind("MPI_", 0) == 0;
+    report::CallNodeId named = *top;
+    if (inMpi && report.callNodes()[named].parent) {
+        named = *report.callNodes()[named].parent;
+    }
+    const std::string function = nodeName(report, nearestUserNode(report, named), summary.program);
+    const std::string threads = lowest == highest ? "thread " + std::to_string(lowest)
+                                                  : "threads " + std::to_string(lowest) + "\u2013" +
+                                                        std::to_string(highest);
+    const std::string ofRanks =
+        processesWithWorkers.size() == processes.size() && processes.size() > 1 ? " of every rank"
+                                                                                : "";
+    std::string text = threads + ofRanks + (lowest == highest ? " is" : " are") + " idle " +
+                       formatPercent(idleSum / timeSum) +
+                       " of the time while thread 0 runs outside parallel regions, most in `" +
+                       leaf + "` (`" + shortCallPath(report, *top, summary.program) + "`, " +
+                       formatSeconds(perNode[*top] / static_cast<double>(workers)) +
+                       " per thread): ";
+    if (inMpi) {
+        text += "overlap that communication with parallel work, or use more threads in `" +
+                function + "`.";
+    } else if (!report.callNodes()[*top].parent) {
+        // The program's root: serial code between parallel regions no frame names.
+        text += "parallelize the serial code between the parallel regions, or overlap it with "
+                "parallel work.";
+    } else {
+        text += "parallelize `" + function + "`, or overlap it with parallel work.";
+    }
+    const std::string evidence =
+        "omp_idle_threads outside MPI_Init/MPI_Finalize: " + formatSeconds(idleSum) + " of the " +
+        std::to_string(workers) + " worker threads' " + formatSeconds(timeSum) + "; at `" +
+        displayPath(report, *top, summary.program) + "`: " + formatSeconds(perNode[*top]);
+    return Advice{text, evidence};
+}
+
 /// When computation takes most of the time, what it is doing: the call paths with the most
 /// computation (sampled time outside MPI), each named by its nearest user function.
 std::optional<Advice> computationAdvice(const Summary& summary, const Report& report,
@@ -691,6 +794,10 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
         }
         return;
     }
+    // Hybrid runs: idle threads first, they are often the largest loss.
+    if (auto hybrid = hybridAdvice(summary, report, reader)) {
+        summary.advice.push_back(std::move(*hybrid));
+    }
     auto computation = computationAdvice(summary, report, reader);
     if (summary.findings.empty()) {
         if (computation) {
@@ -773,6 +880,15 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
             text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
                    " for the root, which enters late. Shorten the root's work before the "
                    "broadcast or give part of it to the other ranks.";
+        } else if (f.metric == "omp_ibarrier_wait" || f.metric == "omp_ebarrier_wait") {
+            text = "OpenMP threads wait in " + at +
+                   " for the last thread of their team: the work before it is unevenly spread "
+                   "over the threads; a `schedule(dynamic)` or smaller chunks balance it.";
+        } else if (f.metric == "omp_lock_contention_critical" ||
+                   f.metric == "omp_lock_contention_api") {
+            text = "OpenMP threads queue for the lock in " + at +
+                   ": shorten what is done while holding it, or give each thread its own "
+                   "(a reduction, per-thread data).";
         } else if (f.metric == "mpi_earlyreduce") {
             text = "The root (" + rankList(f.ranks) + ") waits in " + at +
                    " for the other ranks' contributions. Enter the reduction later on the root, "
@@ -882,7 +998,7 @@ std::string shortCallPath(const Report& report, report::CallNodeId cnode,
         chain.push_back(*n);
     }
     // A path that reads at a glance is shown whole.
-    const std::string full = displayPath(report, cnode, programName);
+    std::string full = displayPath(report, cnode, programName);
     if (chain.size() <= 2 || full.size() <= kShortPathLength) {
         return full;
     }

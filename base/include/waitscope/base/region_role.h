@@ -7,8 +7,9 @@
 namespace waitscope {
 
 /// The role of a region, numerically equal to OTF2_RegionRole (the writer casts, the reader
-/// maps). The trace reader reduces the OpenMP, thread and allocation roles to Other and an
-/// implicit barrier to Barrier, the roles the analysis distinguishes.
+/// maps). The trace reader keeps the OpenMP roles the analysis distinguishes (parallel,
+/// barriers, worksharing, critical, ordered, tasks, fork/join) and reduces the other thread and
+/// allocation roles to Other.
 enum class RegionRole : std::uint8_t {
     Unknown = 0,
     Function = 1,
@@ -58,8 +59,10 @@ enum class Paradigm : std::uint8_t {
     Unknown = 0,
     User = 1,
     Compiler = 2,
+    OpenMp = 3,
     Mpi = 4,
     MeasurementSystem = 6,
+    Pthread = 7,
     Sampling = 21,
     Other = 0xff, ///< not an OTF2 paradigm: one the trace reader does not distinguish
 };

@@ -21,6 +21,12 @@ enum class Metric : uint8_t {
 
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::Count_);
 
+/// True for the OpenMP metrics (WAITSCOPE_OPENMP_METRICS, one block of the registry): reports
+/// carry them only for traces with OpenMP regions.
+inline constexpr bool isOpenmpMetric(Metric metric) {
+    return metric >= Metric::OmpTime && metric <= Metric::OmpLimitedParallelism;
+}
+
 /// What a metric measures (Seconds, Occurrences, Bytes).
 using MetricUnit = metrics::Unit;
 

@@ -24,7 +24,22 @@ enum class RegionClass : uint8_t {
     MpiIoIndividual,
     MpiIoCollective,
     MpiOther,
+    // OpenMP runtime time (regions of the OpenMP paradigm; parallel regions, loops and tasks
+    // are computation).
+    OmpFork,            ///< fork and join of a team
+    OmpExplicitBarrier, ///< `#pragma omp barrier`
+    OmpImplicitBarrier,
+    OmpCritical, ///< entering a critical section (its sblock is computation)
+    OmpLockApi,  ///< omp_set_lock until acquired
+    OmpOrdered,  ///< entering an ordered region
+    OmpTaskwait,
+    OmpFlush,
 };
+
+/// True for the classes of OpenMP runtime time.
+inline bool isOpenmpClass(RegionClass regionClass) {
+    return regionClass >= RegionClass::OmpFork;
+}
 
 /// Classifies `region` by paradigm, role and name.
 RegionClass classifyRegion(const trace::Region& region);

@@ -6,8 +6,11 @@
 #include "waitscope/trace/event_stream.h"
 
 #include <string>
+#include <vector>
 
 namespace waitscope::analysis {
+
+class OpenmpTimeline;
 
 /// Profiles the events of `location`, a further thread of a rank, on `tree` (the rank's call
 /// tree; nodes are added as needed): Enter/Leave and calling-context records give exclusive
@@ -20,14 +23,19 @@ namespace waitscope::analysis {
 /// when it is kNoNode; `root` itself gets neither time nor visits from the thread.
 ThreadResult profileThread(const trace::Definitions& definitions, const trace::Location& location,
                            const trace::EventStream& events, CallTree& tree,
-                           Diagnostics& diagnostics, NodeId root = kNoNode);
+                           Diagnostics& diagnostics, NodeId root = kNoNode,
+                           OpenmpTimeline* openmp = nullptr);
 
 /// Reads and profiles every further CPU-thread location of `result.rank` (the locations after
 /// the main one, see trace::Definitions::locationsOfRank()) into `result.threads`, below the
 /// main location's outermost region when it has exactly one (the program). A location
 /// whose events cannot be read is left out: its error, naming the file and the location, goes
 /// to `result.warnings` and the diagnostic "unreadable_thread_locations" counts it.
+/// With `openmp`, one timeline per thread profiled is appended there, in the order of
+/// `result.threads`; a thread's parallel regions then hang below the master's (`master`, the
+/// main location's timeline) call path to the same region.
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
-                       RankResult& result);
+                       RankResult& result, std::vector<OpenmpTimeline>* openmp = nullptr,
+                       const OpenmpTimeline* master = nullptr);
 
 } // namespace waitscope::analysis

@@ -45,6 +45,10 @@ enum class RankField : int {
     ContextRecords,
     SampledThreads,
     UnsampledThreads,
+    OpenmpThreads,     ///< OpenMP threads recorded as locations (OMPT), the main one included
+    OpenmpEvents,      ///< events of the OpenMP threads other than the main one
+    OpenmpLostEvents,  ///< OpenMP events not recorded (no memory for a thread's records)
+    OpenmpWithoutOmpt, ///< 1: the program runs OpenMP on a runtime without OMPT (not recorded)
     Count
 };
 inline constexpr int kRankFieldCount = static_cast<int>(RankField::Count);

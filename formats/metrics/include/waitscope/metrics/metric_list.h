@@ -15,6 +15,30 @@
 //              (delay costs, propagation, critical path, imbalance)
 // description  one line, for tools and listings; the documentation file says more
 //
+// The OpenMP metrics (OMPT recording, analyzer/core/src/openmp_analysis.cpp), at the end of the
+// analyzed ones: Scalasca's OpenMP subtree of execution, and the idle threads below time.
+// clang-format off
+#define WAITSCOPE_OPENMP_METRICS(X) \
+    X(OmpTime, "omp_time", "OpenMP", Execution, Seconds, Measured, "time in the OpenMP runtime: management and synchronization") \
+    X(OmpManagement, "omp_management", "Management", OmpTime, Seconds, Measured, "creating and ending thread teams") \
+    X(OmpFork, "omp_fork", "Fork", OmpManagement, Seconds, Measured, "the encountering thread's time forking and joining a team") \
+    X(OmpSynchronization, "omp_synchronization", "Synchronization", OmpTime, Seconds, Measured, "OpenMP barriers, critical sections, locks, ordered and taskwait") \
+    X(OmpBarrier, "omp_barrier", "Barrier", OmpSynchronization, Seconds, Measured, "time in OpenMP barriers") \
+    X(OmpEbarrier, "omp_ebarrier", "Explicit", OmpBarrier, Seconds, Measured, "time in explicit barriers") \
+    X(OmpEbarrierWait, "omp_ebarrier_wait", "Wait at Barrier", OmpEbarrier, Seconds, WaitState, "time in an explicit barrier before the team's last thread arrived, tasks run there excluded") \
+    X(OmpIbarrier, "omp_ibarrier", "Implicit", OmpBarrier, Seconds, Measured, "time in the implicit barriers of parallel regions and worksharing constructs") \
+    X(OmpIbarrierWait, "omp_ibarrier_wait", "Wait at Barrier", OmpIbarrier, Seconds, WaitState, "time in an implicit barrier before the team's last thread arrived, tasks run there excluded") \
+    X(OmpCritical, "omp_critical", "Critical", OmpSynchronization, Seconds, Measured, "time entering critical sections") \
+    X(OmpLockContentionCritical, "omp_lock_contention_critical", "Lock Contention", OmpCritical, Seconds, WaitState, "time waiting to enter a critical section another thread was in") \
+    X(OmpLockApi, "omp_lock_api", "Lock API", OmpSynchronization, Seconds, Measured, "time acquiring OpenMP locks") \
+    X(OmpLockContentionApi, "omp_lock_contention_api", "Lock Contention", OmpLockApi, Seconds, WaitState, "time waiting to acquire an OpenMP lock") \
+    X(OmpOrdered, "omp_ordered", "Ordered", OmpSynchronization, Seconds, Measured, "time waiting to enter ordered regions") \
+    X(OmpTaskwait, "omp_taskwait", "Task Wait", OmpSynchronization, Seconds, Measured, "time in taskwait, tasks run there excluded") \
+    X(OmpFlush, "omp_flush", "Flush", OmpTime, Seconds, Measured, "time in OpenMP flushes") \
+    X(OmpIdleThreads, "omp_idle_threads", "Idle threads", Time, Seconds, WaitState, "time the worker threads are idle while their rank's master thread runs outside parallel regions") \
+    X(OmpLimitedParallelism, "omp_limited_parallelism", "Limited parallelism", OmpIdleThreads, Seconds, WaitState, "idle time of worker threads left out of a smaller team")
+// clang-format on
+
 // The metrics the analyzer computes, in the order of its dense metric index and of the
 // metrics in its reports (changing the order changes every report).
 // clang-format off
@@ -130,7 +154,8 @@
     X(ImbalanceAboveSingle, "imbalance_above_single", "Single participant", ImbalanceAbove, Seconds, RootCause, "overload on call paths only one process visits") \
     X(ImbalanceBelow, "imbalance_below", "Underload", Imbalance, Seconds, RootCause, "computation time below the average") \
     X(ImbalanceBelowBypass, "imbalance_below_bypass", "Non-participation", ImbalanceBelow, Seconds, RootCause, "underload of processes that do not visit the call path") \
-    X(ImbalanceBelowSingularity, "imbalance_below_singularity", "Singularity", ImbalanceBelowBypass, Seconds, RootCause, "non-participation on call paths only one process visits")
+    X(ImbalanceBelowSingularity, "imbalance_below_singularity", "Singularity", ImbalanceBelowBypass, Seconds, RootCause, "non-participation on call paths only one process visits") \
+    WAITSCOPE_OPENMP_METRICS(X)
 
 // The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
 // documents, but does not compute (one-sided communication and file operation counts).

@@ -55,6 +55,9 @@ inline constexpr std::uint32_t kNoContext = ~0u;
 class Definitions {
 public:
     std::uint32_t addRegion(RegionDefinition region);
+    /// Replaces region `id` (a region named before its source was known: OpenMP constructs
+    /// are named at finalize). Before unification only.
+    void setRegion(std::uint32_t id, RegionDefinition region);
     std::uint32_t addComm(CommDefinition comm);
     /// The calling context of `region` called from `parent` (kNoContext: a top-level one),
     /// defined on first use. Not for signal context (it may allocate).

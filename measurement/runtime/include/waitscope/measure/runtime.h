@@ -75,6 +75,10 @@ struct Diagnostics {
     /// Threads created while sampling did not run (before MPI_Init: the MPI library's own;
     /// after MPI_Finalize; sampling off) or that could not get sampling state. Any thread.
     std::uint64_t unsampledThreads = 0;
+    std::uint64_t openmpThreads = 0;     ///< OpenMP threads recorded (OMPT), the main one too
+    std::uint64_t openmpEvents = 0;      ///< events of the other OpenMP threads
+    std::uint64_t openmpLostEvents = 0;  ///< OpenMP events a thread had no memory for
+    std::uint64_t openmpWithoutOmpt = 0; ///< 1: OpenMP runs on a runtime without OMPT
 };
 extern Diagnostics g_diagnostics;
 
@@ -197,6 +201,12 @@ struct ThreadRecords {
 /// The sampled threads' records in creation order, valid after samplingStop (each an Enter
 /// of the thread's start routine, its samples, the Leave). Main thread, in finalize.
 std::vector<ThreadRecords> sampledThreadRecords() noexcept __attribute__((weak));
+
+/// The OpenMP threads' records (measurement/openmp, when an OMPT runtime loaded it), added to
+/// `threads` at finalize, after samplingStop: a thread that is also sampled gets its records
+/// merged into its entry by time, the others are appended. Stops the OpenMP recording. Main
+/// thread, in finalize.
+void addOpenmpThreadRecords(std::vector<ThreadRecords>& threads) noexcept __attribute__((weak));
 
 /// Starts the measurement right after PMPI_Init(_thread) succeeded: reads the configuration,
 /// creates the experiment directory (or decides to run unmeasured), opens the trace.

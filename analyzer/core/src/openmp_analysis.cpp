@@ -1,0 +1,173 @@
+// The OpenMP wait states of one rank, from the timelines of its threads (openmp_timeline.h).
+//
+// Teams: a parallel region of the master thread (the rank's main location) and, on each
+// further thread, the parallel region that overlaps it in time. Every thread of a team passes
+// the team's barriers in the same order, so the k-th barrier of each is one instance:
+//
+//   thread 0  ---work-----|==barrier==========|        wait = last arrival - arrival,
+//   thread 1  ---work---------------|==barr===|        less the time running tasks inside
+//   thread 2  ---work----|==[task]===barrier==|        (tasks are work, not waiting)
+//                                   ^ last arrival
+//
+// as omp_ibarrier_wait (implicit barriers) or omp_ebarrier_wait (explicit), on each thread's
+// barrier call path. Critical sections: the time from the request until the section is the
+// thread's, as far as another thread was inside a critical section meanwhile
+// (omp_lock_contention_critical; unnamed critical sections share one lock, so all count). Lock
+// calls: the time until the lock is acquired (omp_lock_contention_api). Idle threads: while the
+// master runs outside parallel regions, every further thread of the rank is idle, shown on the
+// master's call paths at each thread (omp_idle_threads, part of its time, as Scalasca counts
+// it); a thread left out of a smaller team is idle for that region (omp_limited_parallelism).
+#include "openmp_timeline.h"
+
+#include <algorithm>
+
+namespace waitscope::analysis {
+namespace {
+
+/// The index of the span of `spans` (sorted by enter) overlapping [enter, leave], from `from`
+/// on; kNoParallel when none.
+uint32_t overlapping(const std::vector<OmpSpan>& spans, uint32_t& from, double enter,
+                     double leave) {
+    while (from < spans.size() && spans[from].leave < enter) {
+        ++from;
+    }
+    if (from < spans.size() && spans[from].enter <= leave) {
+        return from;
+    }
+    return kNoParallel;
+}
+
+/// The length of the overlap of [a0, a1] and [b0, b1].
+double overlap(double a0, double a1, double b0, double b1) {
+    return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
+
+struct Member {
+    const OpenmpTimeline* timeline;
+    SeverityRows* severities;
+    std::vector<uint32_t> barriers; ///< indices of its barriers in the team's region, in order
+};
+
+void addBarrierWaits(std::vector<Member>& team) {
+    size_t instances = team.front().barriers.size();
+    for (const Member& m : team) {
+        instances = std::min(instances, m.barriers.size());
+    }
+    for (size_t k = 0; k < instances; ++k) {
+        double last = 0.0;
+        for (const Member& m : team) {
+            last = std::max(last, m.timeline->barriers[m.barriers[k]].enter);
+        }
+        for (Member& m : team) {
+            const uint32_t index = m.barriers[k];
+            const OmpSpan& b = m.timeline->barriers[index];
+            double wait = std::min(last, b.leave) - b.enter;
+            for (uint32_t t = b.firstTask; t < b.endTask; ++t) {
+                const OmpBarrierTask& task = m.timeline->barrierTasks[t];
+                if (task.barrier == index) {
+                    wait -= overlap(task.enter, task.leave, b.enter, last);
+                }
+            }
+            if (wait > 0.0) {
+                m.severities->add(b.implicit ? Metric::OmpIbarrierWait : Metric::OmpEbarrierWait,
+                                  b.node, wait);
+            }
+        }
+    }
+}
+
+void addIdle(SeverityRows& severities, NodeId node, double seconds, bool limited) {
+    severities.add(Metric::Time, node, seconds);
+    severities.add(Metric::OmpIdleThreads, node, seconds);
+    if (limited) {
+        severities.add(Metric::OmpLimitedParallelism, node, seconds);
+    }
+}
+
+} // namespace
+
+void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
+                   RankResult& result) {
+    if (!master.enabled()) {
+        return;
+    }
+    const size_t workers = std::min(threads.size(), result.threads.size());
+    std::vector<uint32_t> cursors(workers, 0);
+    for (uint32_t p = 0; p < master.parallels.size(); ++p) {
+        const OmpSpan& region = master.parallels[p];
+        std::vector<Member> team;
+        team.push_back(Member{&master, &result.severities, {}});
+        std::vector<uint32_t> instances = {p};
+        for (size_t w = 0; w < workers; ++w) {
+            const uint32_t q =
+                overlapping(threads[w].parallels, cursors[w], region.enter, region.leave);
+            if (q == kNoParallel) {
+                // Not in this team: idle while the others work.
+                addIdle(result.threads[w].severities, region.node, region.leave - region.enter,
+                        true);
+                continue;
+            }
+            team.push_back(Member{&threads[w], &result.threads[w].severities, {}});
+            instances.push_back(q);
+        }
+        for (size_t m = 0; m < team.size(); ++m) {
+            const std::vector<OmpSpan>& barriers = team[m].timeline->barriers;
+            for (uint32_t b = 0; b < barriers.size(); ++b) {
+                if (barriers[b].parallel == instances[m]) {
+                    team[m].barriers.push_back(b);
+                }
+            }
+        }
+        addBarrierWaits(team);
+    }
+    // Idle threads: every further thread, while the master is outside parallel regions.
+    for (size_t w = 0; w < workers; ++w) {
+        for (const auto& [node, seconds] : master.serial) {
+            addIdle(result.threads[w].severities, node, seconds, false);
+        }
+    }
+    // Critical sections and locks, on every thread of the rank.
+    std::vector<const OpenmpTimeline*> all = {&master};
+    std::vector<SeverityRows*> rows = {&result.severities};
+    for (size_t w = 0; w < workers; ++w) {
+        all.push_back(&threads[w]);
+        rows.push_back(&result.threads[w].severities);
+    }
+    // Every thread's critical sections in one list by time (they exclude each other).
+    struct Held {
+        double enter;
+        double leave;
+        size_t thread;
+    };
+    std::vector<Held> held;
+    for (size_t i = 0; i < all.size(); ++i) {
+        for (const OmpSpan& s : all[i]->sblocks) {
+            held.push_back(Held{s.enter, s.leave, i});
+        }
+    }
+    std::sort(held.begin(), held.end(),
+              [](const Held& a, const Held& b) { return a.enter < b.enter; });
+    for (size_t i = 0; i < all.size(); ++i) {
+        for (const OmpSpan& c : all[i]->criticals) {
+            double contention = 0.0;
+            auto it = std::lower_bound(held.begin(), held.end(), c.enter,
+                                       [](const Held& h, double t) { return h.leave < t; });
+            for (; it != held.end() && it->enter < c.entered; ++it) {
+                if (it->thread != i) {
+                    contention += overlap(c.enter, c.entered, it->enter, it->leave);
+                }
+            }
+            contention = std::min(contention, c.entered - c.enter);
+            if (contention > 0.0) {
+                rows[i]->add(Metric::OmpLockContentionCritical, c.node, contention);
+            }
+        }
+        for (const OmpSpan& l : all[i]->locks) {
+            if (l.leave > l.enter) {
+                rows[i]->add(Metric::OmpLockContentionApi, l.node, l.leave - l.enter);
+            }
+        }
+    }
+}
+
+} // namespace waitscope::analysis

@@ -1,0 +1,110 @@
+// The OpenMP constructs one location ran, as its profile pass meets them: parallel regions,
+// barriers (with the tasks run inside them), critical sections, lock calls, and on the master
+// thread the time outside parallel regions per call path. The OpenMP analysis
+// (openmp_analysis.cpp) matches them across the threads of a rank.
+#pragma once
+
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/analysis/region_class.h"
+#include "waitscope/trace/definitions.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// One visit of an OpenMP construct on the location.
+struct OmpSpan {
+    NodeId node = kNoNode;
+    double enter = 0.0;
+    double leave = 0.0;
+    /// Barriers: the location's parallel region around it (index into `parallels`), else
+    /// kNoParallel. Critical sections: when the thread got in (its sblock's enter).
+    uint32_t parallel = 0;
+    double entered = 0.0;
+    bool implicit = false; ///< barriers: an implicit one
+    /// Barriers: the tasks run inside are among barrierTasks[firstTask, endTask)
+    uint32_t firstTask = 0;
+    uint32_t endTask = 0;
+};
+
+inline constexpr uint32_t kNoParallel = 0xFFFFFFFFu;
+
+/// A task run inside a barrier: working, not waiting.
+struct OmpBarrierTask {
+    uint32_t barrier; ///< index into `barriers`
+    double enter;
+    double leave;
+};
+
+class OpenmpTimeline {
+public:
+    /// The construct kinds of `definitions`' regions (OpenMP paradigm, by role and class).
+    OpenmpTimeline(const trace::Definitions& definitions, const std::vector<RegionClass>& classes);
+
+    /// True when the definitions have OpenMP regions at all (else every call is a no-op).
+    bool enabled() const { return m_enabled; }
+
+    /// Exclusive time [from, to) on `node`: counted as serial time while no parallel region is
+    /// open on the location.
+    void charge(NodeId node, double from, double to);
+    /// Region `region` entered on `node` at `time`; left (the innermost one) at `time`.
+    void enter(uint32_t region, NodeId node, double time);
+    void leave(double time);
+
+    std::vector<OmpSpan> parallels; ///< in the order entered
+    std::vector<OmpSpan> barriers;
+    std::vector<OmpBarrierTask> barrierTasks;
+    std::vector<OmpSpan> criticals; ///< acquire until leave; `entered` when the sblock began
+    std::vector<OmpSpan> sblocks;   ///< inside critical sections
+    std::vector<OmpSpan> locks;     ///< lock calls until acquired
+    std::unordered_map<NodeId, double> serial; ///< time outside parallel regions per node
+
+    /// On a further thread: the timeline of the rank's master thread, whose parallel regions
+    /// give the thread's ones their call path.
+    const OpenmpTimeline* master = nullptr;
+    /// Where a further thread's Enter of `region` at `time` hangs in `tree`: for a parallel
+    /// region the master is in at that time, the master's node of it is the child of the
+    /// returned node (the parallel region's call path in the master); else kNoNode.
+    NodeId anchorOf(uint32_t region, double time, const CallTree& tree) const;
+    /// On a further thread inside a parallel region: when the master left it (the join).
+    /// The runtime reports a thread's end of the region only when it wakes for the next one,
+    /// so its time after the join is idle time (omp_idle_threads), not barrier time: profiles
+    /// charge the thread's time up to this limit only. Else infinity.
+    double chargeLimit() const;
+
+private:
+    enum class Kind : uint8_t {
+        None,
+        Parallel,
+        Barrier,
+        ImplicitBarrier,
+        Critical,
+        Sblock,
+        Lock,
+        Task
+    };
+    struct Open {
+        Kind kind;
+        uint32_t index; ///< into the kind's list
+    };
+
+    bool m_enabled = false;
+    std::vector<Kind> m_kinds; ///< per region
+    std::vector<Open> m_stack;
+    std::vector<uint32_t> m_openParallels;
+    std::vector<uint32_t> m_openBarriers;
+    std::vector<uint32_t> m_openCriticals;
+    std::vector<double> m_joins; ///< per open parallel region: the master's leave of it
+    /// The master's parallel region `region` open at `time` (or the next one), else nullptr.
+    const OmpSpan* masterSpan(uint32_t region, double time, const CallTree* tree) const;
+};
+
+/// Adds the OpenMP wait states of a rank to `result` (its main location `master`, and
+/// `threads[k]` the timeline of `result.threads[k]`): barrier waits per team, critical and
+/// lock contention, idle threads and limited parallelism on the workers.
+void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
+                   RankResult& result);
+
+} // namespace waitscope::analysis

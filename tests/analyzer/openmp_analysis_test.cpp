@@ -1,0 +1,130 @@
+// The OpenMP wait states of a rank from its threads' constructs: barrier waits per team (tasks
+// run in a barrier are work), idle threads on the master's call paths, critical contention.
+#include "openmp_timeline.h"
+#include "tiny_trace.h"
+#include "waitscope/analysis/thread_profile.h"
+
+#include <catch2/catch.hpp>
+
+using namespace waitscope;
+using namespace waitscope::analysis;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+
+uint32_t regionOf(const trace::Definitions& defs, const std::string& name) {
+    for (uint32_t r = 0; r < defs.regions.size(); ++r) {
+        if (defs.regions[r].name == name) {
+            return r;
+        }
+    }
+    return trace::kUndefined;
+}
+
+/// Gives the "!$omp ..." regions of a tiny trace OpenMP's paradigm and their roles.
+void makeOpenmp(trace::Definitions& defs) {
+    for (trace::Region& r : defs.regions) {
+        if (r.name.rfind("!$omp", 0) != 0) {
+            continue;
+        }
+        r.paradigm = trace::Paradigm::OpenMp;
+        if (r.name == "!$omp parallel") {
+            r.role = trace::RegionRole::Parallel;
+        } else if (r.name == "!$omp implicit barrier") {
+            r.role = trace::RegionRole::ImplicitBarrier;
+        } else if (r.name == "!$omp task") {
+            r.role = trace::RegionRole::Task;
+        } else if (r.name == "!$omp critical") {
+            r.role = trace::RegionRole::Critical;
+        } else if (r.name == "!$omp critical sblock") {
+            r.role = trace::RegionRole::CriticalSblock;
+        }
+    }
+}
+
+const trace::Location kThread{(uint64_t{1} << 32), "thread 1", 0, 0};
+
+} // namespace
+
+TEST_CASE("OpenMP barrier waits exclude tasks run in the barrier, idle threads sit on the "
+          "master's paths",
+          "[openmp]") {
+    // Rank 1's stream stands for the master's worker thread (times in milliseconds).
+    testing::TinyTrace t(2);
+    t.rank(0).enter(0, "main").leave(100, "main");
+    t.rank(1)
+        .enter(11, "!$omp parallel")
+        .enter(30, "!$omp implicit barrier")
+        .leave(50, "!$omp implicit barrier")
+        .leave(70, "!$omp parallel") // reported late: the runtime wakes the thread only now
+        .enter(80, "!$omp parallel")
+        .enter(82, "!$omp critical")
+        .enter(83, "!$omp critical sblock")
+        .leave(93, "!$omp critical sblock")
+        .leave(93, "!$omp critical")
+        .leave(95, "!$omp parallel");
+    // The master: its own events fed as the profile stage feeds them.
+    for (const char* name : {"!$omp parallel", "!$omp implicit barrier", "!$omp task",
+                             "!$omp critical", "!$omp critical sblock"}) {
+        if (regionOf(t.defs, name) == trace::kUndefined) {
+            t.rank(0).enter(0, name).leave(0, name); // defines the region; not replayed below
+        }
+    }
+    makeOpenmp(t.defs);
+    std::vector<RegionClass> classes;
+    for (const trace::Region& r : t.defs.regions) {
+        classes.push_back(classifyRegion(r));
+    }
+    const auto s = [&](double ms) { return ms / 1000.0; };
+    RankResult result;
+    CallTree& tree = result.tree;
+    OpenmpTimeline master(t.defs, classes);
+    REQUIRE(master.enabled());
+    const NodeId main = tree.child(kNoNode, regionOf(t.defs, "main"));
+    const NodeId parallel = tree.child(main, regionOf(t.defs, "!$omp parallel"));
+    const NodeId barrier = tree.child(parallel, regionOf(t.defs, "!$omp implicit barrier"));
+    const NodeId task = tree.child(barrier, regionOf(t.defs, "!$omp task"));
+    const NodeId critical = tree.child(parallel, regionOf(t.defs, "!$omp critical"));
+    const NodeId sblock = tree.child(critical, regionOf(t.defs, "!$omp critical sblock"));
+    master.enter(regionOf(t.defs, "main"), main, s(0));
+    master.charge(main, s(0), s(10));
+    master.enter(regionOf(t.defs, "!$omp parallel"), parallel, s(10));
+    master.enter(regionOf(t.defs, "!$omp implicit barrier"), barrier, s(20));
+    master.enter(regionOf(t.defs, "!$omp task"), task, s(22)); // a task in the barrier: work
+    master.leave(s(28));
+    master.leave(s(50));
+    master.leave(s(51));
+    master.charge(main, s(51), s(79));
+    master.enter(regionOf(t.defs, "!$omp parallel"), parallel, s(79));
+    master.enter(regionOf(t.defs, "!$omp critical"), critical, s(80));
+    master.enter(regionOf(t.defs, "!$omp critical sblock"), sblock, s(80));
+    master.leave(s(83));
+    master.leave(s(83));
+    master.leave(s(96));
+    master.charge(main, s(96), s(100));
+    master.leave(s(100));
+
+    std::vector<OpenmpTimeline> threads;
+    threads.emplace_back(t.defs, classes);
+    threads.back().master = &master;
+    Diagnostics diagnostics;
+    result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
+                                           kNoNode, &threads.back()));
+    analyzeOpenmp(master, threads, result);
+    const SeverityRows& worker = result.threads[0].severities;
+
+    // The thread's parallel region hangs below the master's path to it.
+    CHECK(worker.get(Metric::Visits, parallel) == 2);
+    // Last arrival at 30: the master waited 10 ms, less the 6 ms task; the thread none.
+    CHECK(result.severities.get(Metric::OmpIbarrierWait, barrier) == Approx(s(4)));
+    CHECK(worker.get(Metric::OmpIbarrierWait, barrier) == 0.0);
+    // The thread's time after the join (51) is idle, not barrier time.
+    CHECK(worker.get(Metric::Time, barrier) == Approx(s(20)));
+    // Idle while the master is outside parallel regions: 10 + 28 + 4 ms on main.
+    CHECK(worker.get(Metric::OmpIdleThreads, main) == Approx(s(42)));
+    CHECK(result.severities.get(Metric::OmpIdleThreads, main) == 0.0);
+    // The thread asked for the critical section at 82 while the master held it until 83.
+    CHECK(worker.get(Metric::OmpLockContentionCritical, critical) == Approx(s(1)));
+    CHECK(worker.get(Metric::OmpCritical, critical) == Approx(s(1)));
+    CHECK(result.severities.get(Metric::OmpLockContentionCritical, critical) == 0.0);
+}

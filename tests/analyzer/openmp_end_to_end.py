@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""End-to-end check of the OpenMP recording and analysis on share/examples/openmp_waits.c.
+
+The example is compiled with `waitscope-instrument clang -fopenmp` and Open MPI's flags (LLVM's
+libomp: OMPT), run under `mpirun -np 2` with 3 threads per rank (oversubscribed), and analyzed with
+`mpirun -np 2 waitscope-replay`. Every injected OpenMP wait must be found on its thread and
+call path within 10 % of its size (delay D = 100 ms; the size as the trace shows the sleeps
+lasted, which under load is longer than asked), and the construct counts must be exact.
+Exit status 0 on success; every failure is printed.
+"""
+import argparse
+import collections
+import os
+import shutil
+import subprocess
+import sys
+
+THREADS = 3
+DELAY = 0.1
+FLAGS = ["-fopenmp", "-g", "-O1", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls"]
+
+
+def run(command, cwd, env):
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
+    if result.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s%s" % (" ".join(command), result.returncode,
+                                                     result.stdout[-2000:], result.stderr[-2000:]))
+    return result
+
+
+def read_dump(path):
+    """(metric, call path, rank, location) -> value; location "" is the rank's main thread."""
+    values = collections.defaultdict(float)
+    for line in open(path):
+        metric, call_path, where, value = line.rstrip("\n").split("\t")
+        if metric == "diagnostic":
+            continue
+        rank, _, location = where.partition(":")
+        values[(metric, call_path, int(rank), location)] += float(value)
+    return values
+
+
+class Checker:
+    def __init__(self, values):
+        self.values = values
+        self.problems = []
+
+    def locations(self, rank):
+        return sorted({loc for (_, _, r, loc) in self.values if r == rank})
+
+    def total(self, metric, rank, location=None, frame=None, last=None):
+        """The sum of `metric` on `rank` (one location, or all), on paths through a frame
+        containing `frame`, or whose last frame contains `last`."""
+        total = 0.0
+        for (m, path, r, loc), v in self.values.items():
+            if m != metric or r != rank or (location is not None and loc != location):
+                continue
+            frames = path.split("/")
+            if frame is not None and not any(frame in f for f in frames):
+                continue
+            if last is not None and last not in frames[-1]:
+                continue
+            total += v
+        return total
+
+    def near(self, what, got, expected):
+        ok = abs(got - expected) <= 0.10 * expected
+        print("%-60s %.4f s (expected %.4f) %s" % (what, got, expected, "ok" if ok else "FAIL"))
+        if not ok:
+            self.problems.append("%s is %.4f s, expected %.4f s" % (what, got, expected))
+
+    def at_least(self, what, got, injected):
+        """At least the injected size (1 % below for clock granularity)."""
+        ok = got >= 0.99 * injected
+        print("%-60s %.4f s (injected %.4f) %s" % (what, got, injected, "ok" if ok else "FAIL"))
+        if not ok:
+            self.problems.append("%s is %.4f s, less than the injected %.4f s" % (what, got, injected))
+
+    def below(self, what, got, limit):
+        ok = got <= limit
+        print("%-60s %.4f s (at most %.4f) %s" % (what, got, limit, "ok" if ok else "FAIL"))
+        if not ok:
+            self.problems.append("%s is %.4f s, more than %.4f s" % (what, got, limit))
+
+    def exactly(self, what, got, expected):
+        ok = round(got) == expected
+        print("%-60s %d (expected %d) %s" % (what, got, expected, "ok" if ok else "FAIL"))
+        if not ok:
+            self.problems.append("%s is %d, expected %d" % (what, got, expected))
+
+
+def check(values):
+    """Each wait against the injected size and against the work the trace shows the threads did
+    (a sleep under load lasts longer than asked: the wait follows the real durations)."""
+    c = Checker(values)
+    for rank in (0, 1):
+        locations = c.locations(rank)
+        workers = [loc for loc in locations if loc]
+        if len(workers) != THREADS - 1:
+            c.problems.append("rank %d has thread locations %s, expected %d" %
+                              (rank, workers, THREADS - 1))
+            continue
+        # imbalanced_loop: thread i works i x D, then waits in the implicit barrier for the
+        # slowest: (T-1-i) x D. Thread 0 is the rank's main location.
+        work = {loc: c.total("time", rank, loc, frame="!$omp for") for loc in locations}
+        slowest = max(work.values())
+        c.at_least("rank %d: the slowest thread's loop work" % rank, slowest, (THREADS - 1) * DELAY)
+        c.near("rank %d main: omp_ibarrier_wait in imbalanced_loop" % rank,
+               c.total("omp_ibarrier_wait", rank, "", frame="imbalanced_loop"),
+               slowest - work[""])
+        waits = sorted((c.total("omp_ibarrier_wait", rank, w, frame="imbalanced_loop"), w)
+                       for w in workers)
+        c.below("rank %d least-waiting worker: omp_ibarrier_wait there" % rank, waits[0][0],
+                0.1 * DELAY)
+        c.near("rank %d other worker: omp_ibarrier_wait there" % rank, waits[1][0],
+               slowest - work[waits[1][1]])
+        c.at_least("rank %d: that wait" % rank, waits[1][0], 0.9 * DELAY)
+        # contended_critical: the k-th thread in waits for the holds of the k threads before it
+        # (the order of entry is the order of their waits).
+        hold = {loc: c.total("time", rank, loc, frame="!$omp critical sblock") for loc in locations}
+        for loc in locations:
+            c.at_least("rank %d %s: hold of the critical section" % (rank, loc or "main"),
+                       hold[loc], DELAY)
+        order = sorted(locations, key=lambda loc: c.total("omp_lock_contention_critical", rank,
+                                                          loc, frame="contended_critical"))
+        before = 0.0
+        for k, loc in enumerate(order):
+            got = c.total("omp_lock_contention_critical", rank, loc, frame="contended_critical")
+            if k == 0:
+                c.below("rank %d %s: omp_lock_contention_critical, the first thread in" %
+                        (rank, loc or "main"), got, 0.1 * DELAY)
+            else:
+                c.near("rank %d %s: omp_lock_contention_critical, thread %d in" %
+                       (rank, loc or "main", k + 1), got, before)
+            before += hold[loc]
+        c.exactly("rank %d: visits of !$omp critical sblock" % rank,
+                  c.total("visits", rank, last="!$omp critical sblock"), THREADS)
+        # serial_section: each worker idle while the master works there (3 x D).
+        serial = c.total("time", rank, "", frame="serial_section")
+        c.at_least("rank %d main: time in serial_section" % rank, serial, 3 * DELAY)
+        for w in workers:
+            c.near("rank %d %s: omp_idle_threads at serial_section" % (rank, w),
+                   c.total("omp_idle_threads", rank, w, last="serial_section"), serial)
+        c.below("rank %d main: omp_idle_threads" % rank, c.total("omp_idle_threads", rank, ""), 0)
+        # uneven_tasks: tasks run in the barrier are work, not waiting.
+        c.exactly("rank %d: visits of !$omp create task" % rank,
+                  c.total("visits", rank, last="!$omp create task"), THREADS)
+        c.exactly("rank %d: visits of !$omp task" % rank,
+                  c.total("visits", rank, last="!$omp task @"), THREADS)
+        c.at_least("rank %d: time in tasks" % rank, c.total("time", rank, frame="!$omp task @"),
+                   6 * DELAY)
+        c.below("rank %d: omp_ibarrier_wait in uneven_tasks, all threads" % rank,
+                c.total("omp_ibarrier_wait", rank, frame="uneven_tasks"), 0.5 * DELAY)
+        # Three parallel regions, each on every thread.
+        c.exactly("rank %d: visits of !$omp parallel" % rank,
+                  c.total("visits", rank, last="!$omp parallel @"), 3 * THREADS)
+    return c.problems
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--instrument", required=True)
+    parser.add_argument("--replay", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--examples", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    env = dict(os.environ)
+    env["OMP_NUM_THREADS"] = str(THREADS)
+    env["OMP_WAIT_POLICY"] = "passive"  # idle threads sleep: 6 threads share the cores
+    binary = os.path.join(args.work, "example_openmp_waits")
+    dump = os.path.join(args.work, "values.txt")
+    try:
+        # clang: LLVM's OpenMP runtime, which has OMPT; MPI's flags from Open MPI's wrapper.
+        compile_flags = run(["mpicc", "--showme:compile"], args.work, env).stdout.split()
+        link_flags = run(["mpicc", "--showme:link"], args.work, env).stdout.split()
+        run([args.instrument, "clang"] + FLAGS + compile_flags +
+            [os.path.join(args.examples, "openmp_waits.c"), "-o", binary] + link_flags,
+            args.work, env)
+        run([args.mpirun, "-np", "2", "--oversubscribe", "-x", "OMP_NUM_THREADS", "-x",
+             "OMP_WAIT_POLICY", binary], args.work, env)
+        experiment = os.path.join(args.work, "waitscope_example_openmp_waits_2")
+        run([args.mpirun, "-np", "2", "--oversubscribe", args.replay, "--quiet", "--dump-text",
+             dump, experiment], args.work, env)
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        print("FAIL: %s" % error)
+        return 1
+    problems = check(read_dump(dump))
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
