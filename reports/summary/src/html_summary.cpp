@@ -99,6 +99,8 @@ std::string timeSplitChart(const TimeSplit& t) {
         {"MPI collective", t.collective, "#f28e2b"},
         {"MPI synchronization", t.synchronization, "#edc948"},
         {"MPI init/finalize", t.initFinalize, "#9c755f"},
+        {"MPI file I/O", t.fileIo, "#59a14f"},
+        {"MPI one-sided", t.oneSided, "#b07aa1"},
         {"other MPI", t.otherMpi, "#bab0ac"},
         {"measurement", t.overhead, "#76b7b2"},
     };
