@@ -8,7 +8,8 @@
  * Injected wait : time in collective MPI file I/O (Scalasca metric mpi_io_collective)
  * Call path     : main/write_checkpoint/MPI_File_write_at_all
  * Ranks         : all but the last; each waits iterations x delay
- * Size          : defaults 5 iterations x 100 ms, 4 ranks: ranks 0-2 0.5 s each.
+ * Size          : defaults 5 iterations x 400 ms, 4 ranks: ranks 0-2 2.0 s each (the delay
+ *                 is long, so the write itself, tens of ms, stays within a few per cent).
  * Counts        : per rank iterations collective writes of 4 KiB (mpi_file_cwops).
  *
  * The file (late_collective_write.dat in the working directory) is deleted at the end.
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_late_collective_write", 5, 100.0, &par) != 0 ||
+    if (ws_get_params(argc, argv, rank, "example_late_collective_write", 5, 400.0, &par) != 0 ||
         ws_check_size(size, 2, rank, "example_late_collective_write") != 0) {
         MPI_Finalize();
         return 2;
