@@ -346,6 +346,33 @@ TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry poi
 }
 #endif
 
+#ifdef WAITSCOPE_TEST_FORTRAN_IO_RMA
+TEST_CASE("Fortran file I/O and one-sided calls are recorded, file names with their blanks "
+          "trimmed",
+          "[mpi]") {
+    std::string dir = freshDirectory("fortran_io_rma");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FORTRAN_IO_RMA, 2, "'" + dir + "/data.bin'");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("fortran_io_rma ok") != std::string::npos);
+    CHECK(!fs::exists(dir + "/data.bin")); // opened, written and deleted under its name
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    const std::map<std::string, int> perRank = {
+        {"MPI_File_open", 1},     {"MPI_File_set_view", 1}, {"MPI_File_write_at_all", 1},
+        {"MPI_File_write_at", 1}, {"MPI_File_close", 1},    {"MPI_Win_create", 1},
+        {"MPI_Win_fence", 3},     {"MPI_Win_lock", 1},      {"MPI_Put", 1},
+        {"MPI_Win_unlock", 1},    {"MPI_Win_free", 1}};
+    for (int rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        for (const auto& [function, calls] : perRank) {
+            INFO(function);
+            CHECK(countEvents(events, "ENTER", rank, function) == calls);
+        }
+        CHECK(countEvents(events, "ENTER", rank, "MPI_File_delete") == (rank == 0 ? 1 : 0));
+    }
+}
+#endif
+
 #ifdef WAITSCOPE_TEST_HPCC
 TEST_CASE("an unmodified Debian MPI program (hpcc) is measured when preloaded, its definitions "
           "in the order OTF2 expects",
