@@ -39,6 +39,8 @@ extern "C" WAITSCOPE_EXPORT void mpi_file_open_(MPI_Fint* comm, const char* file
 extern "C" WAITSCOPE_EXPORT void mpi_file_open(MPI_Fint*, const char*, MPI_Fint*, MPI_Fint*,
                                                MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_open_")));
+// The name gfortran gives with -fsecond-underscore.
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 extern "C" WAITSCOPE_EXPORT void mpi_file_open__(MPI_Fint*, const char*, MPI_Fint*, MPI_Fint*,
                                                  MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_open_")));
@@ -55,6 +57,8 @@ extern "C" WAITSCOPE_EXPORT void mpi_file_delete_(const char* filename, MPI_Fint
 }
 extern "C" WAITSCOPE_EXPORT void mpi_file_delete(const char*, MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_delete_")));
+// The name gfortran gives with -fsecond-underscore.
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 extern "C" WAITSCOPE_EXPORT void mpi_file_delete__(const char*, MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_delete_")));
 extern "C" WAITSCOPE_EXPORT void MPI_FILE_DELETE(const char*, MPI_Fint*, MPI_Fint*, std::size_t)
@@ -73,6 +77,8 @@ extern "C" WAITSCOPE_EXPORT void mpi_file_set_view_(MPI_Fint* fh, MPI_Offset* di
 extern "C" WAITSCOPE_EXPORT void mpi_file_set_view(MPI_Fint*, MPI_Offset*, MPI_Fint*, MPI_Fint*,
                                                    const char*, MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_set_view_")));
+// The name gfortran gives with -fsecond-underscore.
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 extern "C" WAITSCOPE_EXPORT void mpi_file_set_view__(MPI_Fint*, MPI_Offset*, MPI_Fint*, MPI_Fint*,
                                                      const char*, MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_set_view_")));

@@ -5,6 +5,7 @@
 #include "runtime_state.h"
 #include "unification.h"
 #include "waitscope/experiment/measurement_record.h"
+#include "waitscope/measure/unrecorded_functions.h"
 
 #include <atomic>
 #include <cerrno>

@@ -65,6 +65,7 @@ std::string pathInText(const std::string& shortPath, const std::string& fullPath
 /// Rank numbers in ascending order, at most `limit`, comma-separated.
 std::string sortedRanks(const std::vector<RankValue>& values, size_t limit = 16) {
     std::vector<std::int64_t> ranks;
+    ranks.reserve(values.size());
     for (const RankValue& v : values) {
         ranks.push_back(v.rank);
     }

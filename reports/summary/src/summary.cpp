@@ -59,6 +59,7 @@ std::string formatPercent(double share) {
 
 std::string rankList(const std::vector<RankValue>& ranks, size_t limit = 8) {
     std::vector<std::int64_t> sorted;
+    sorted.reserve(ranks.size());
     for (const RankValue& r : ranks) {
         sorted.push_back(r.rank);
     }
@@ -182,6 +183,7 @@ public:
             byRank[m_rankOfLocation[loc]] += perLocationValues[loc];
         }
         std::vector<RankValue> out;
+        out.reserve(byRank.size());
         for (const auto& [rank, v] : byRank) {
             out.push_back({rank, v});
         }
@@ -882,7 +884,7 @@ std::string shortCallPath(const Report& report, report::CallNodeId cnode,
         chain.push_back(*n);
     }
     // A path that reads at a glance is shown whole.
-    const std::string full = displayPath(report, cnode, programName);
+    std::string full = displayPath(report, cnode, programName);
     if (chain.size() <= 2 || full.size() <= kShortPathLength) {
         return full;
     }

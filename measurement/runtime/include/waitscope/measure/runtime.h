@@ -154,16 +154,6 @@ std::uint32_t flushRegion() noexcept;
 /// (local ids 0..n-1 in its table order).
 void registerWrappedRegions(Definitions& defs) __attribute__((weak));
 
-/// The MPI functions the wrappers do not record, each only counted and forwarded to its PMPI_
-/// twin (generated from mpi.h by measurement/mpi/generate_unrecorded.py): `size` names and
-/// the calls counted so far, in the same order. Counted by any thread.
-struct UnrecordedFunctions {
-    const char* const* names = nullptr;
-    std::uint64_t* counts = nullptr;
-    std::size_t size = 0;
-};
-UnrecordedFunctions unrecordedFunctionTable() noexcept __attribute__((weak));
-
 /// Starts recording early, at the first instrumented function (before MPI_Init) or in
 /// MPI_Init: configuration, clock, buffer, definitions, ProgramBegin. Idempotent; false when
 /// the measurement is disabled. Only user regions are recorded until runtimeInit.
