@@ -14,6 +14,7 @@ extern int mpi_fortran_in_place_ __attribute__((weak));
 
 namespace waitscope::measure::mpi {
 
+// NOLINTNEXTLINE(misc-redundant-expression): MPI_Fint is int in Open MPI, not in every MPI
 static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are passed as int arrays");
 
 /// A Fortran status is the C status seen as INTEGERs.

@@ -11,12 +11,17 @@ import sys
 from pathlib import Path
 
 GROUPS = {"env": "kGroupEnv", "p2p": "kGroupP2p", "coll": "kGroupColl", "cg": "kGroupCg",
-          "topo": "kGroupTopo", "type": "kGroupType", "misc": "kGroupMisc"}
+          "topo": "kGroupTopo", "type": "kGroupType", "misc": "kGroupMisc", "io": "kGroupIo",
+          "rma": "kGroupRma"}
 ROLES = {"FUNCTION": "Function", "POINT2POINT": "PointToPoint", "BARRIER": "Barrier",
          "COLL_ONE2ALL": "CollectiveOneToAll", "COLL_ALL2ONE": "CollectiveAllToOne",
-         "COLL_ALL2ALL": "CollectiveAllToAll", "COLL_OTHER": "CollectiveOther"}
+         "COLL_ALL2ALL": "CollectiveAllToAll", "COLL_OTHER": "CollectiveOther",
+         "FILE_IO": "FileIo", "RMA": "Rma", "ATOMIC": "Atomic"}
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
-                "MPI_Info": "Info", "MPI_Request": "Request", "MPI_Message": "Message"}
+                "MPI_Info": "Info", "MPI_Request": "Request", "MPI_Message": "Message",
+                "MPI_File": "File", "MPI_Win": "Win"}
+# Integers of an MPI kind Fortran passes as INTEGER(KIND=...) by reference, with the C type.
+KIND_INTEGERS = ("MPI_Offset", "MPI_Aint")
 
 
 class SpecError(Exception):
@@ -152,6 +157,9 @@ def fortran_wrapper(f):
         elif p.base == "int":
             fparams.append(f"MPI_Fint* {n}")
             args.append(f"reinterpret_cast<int*>({n})")
+        elif p.base in KIND_INTEGERS and not p.is_array:
+            fparams.append(f"{p.base}* {n}")
+            args.append(n if p.pointers == 1 else f"*{n}")
         elif p.base == "MPI_Status":
             fparams.append(f"MPI_Fint* {n}")
             if p.is_array:

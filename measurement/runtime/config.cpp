@@ -18,8 +18,8 @@ struct GroupName {
 constexpr GroupName kGroupNames[] = {
     {"env", kGroupEnv},   {"p2p", kGroupP2p},         {"coll", kGroupColl},
     {"cg", kGroupCg},     {"topo", kGroupTopo},       {"type", kGroupType},
-    {"misc", kGroupMisc}, {"reqtest", kGroupReqTest}, {"default", kGroupDefault},
-    {"all", kGroupAll},
+    {"misc", kGroupMisc}, {"reqtest", kGroupReqTest}, {"io", kGroupIo},
+    {"rma", kGroupRma},   {"default", kGroupDefault}, {"all", kGroupAll},
 };
 
 std::string lower(std::string text) {
@@ -75,9 +75,9 @@ const std::vector<ConfigVariable>& configVariables() {
         {"WAITSCOPE_TOTAL_MEMORY", "16M", "bytes with optional k, M, G suffix (at least 64k)",
          "event buffer per rank; when it fills it is flushed to disk and the flush recorded"},
         {"WAITSCOPE_MPI_GROUPS", "default",
-         "comma list of env, p2p, coll, cg, topo, type, misc, reqtest, default, all; "
+         "comma list of env, p2p, coll, cg, topo, type, misc, reqtest, io, rma, default, all; "
          "prefix - removes a group",
-         "MPI function groups to record (default = env,p2p,coll,cg,topo)"},
+         "MPI function groups to record (default = env,p2p,coll,cg,topo,io,rma)"},
         {"WAITSCOPE_CLOCK", "auto", "auto, tsc, monotonic",
          "event clock: the invariant time-stamp counter or CLOCK_MONOTONIC"},
         {"WAITSCOPE_SIGNAL_HANDLERS", "true", "true, false",
@@ -218,7 +218,8 @@ Config configFromEnvironment() {
         std::string bad;
         if (!parseMpiGroups(v, config.mpiGroups, bad))
             rejectValue(config, "WAITSCOPE_MPI_GROUPS", v,
-                        "env, p2p, coll, cg, topo, type, misc, reqtest, default, all", "default");
+                        "env, p2p, coll, cg, topo, type, misc, reqtest, io, rma, default, all",
+                        "default");
     }
     if (const char* v = variable("WAITSCOPE_CLOCK")) {
         std::string t = lower(trim(v));

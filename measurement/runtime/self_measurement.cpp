@@ -5,6 +5,7 @@
 #include "runtime_state.h"
 #include "unification.h"
 #include "waitscope/experiment/measurement_record.h"
+#include "waitscope/measure/unrecorded_functions.h"
 
 #include <atomic>
 #include <cerrno>
@@ -57,6 +58,21 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     count(RankField::OpenmpWithoutOmpt, g_diagnostics.openmpWithoutOmpt);
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
+    // The calls of the MPI functions that are only counted: summed over ranks, and the ranks
+    // that made them (every rank has the same table: the same library).
+    const UnrecordedFunctions unrecorded =
+        unrecordedFunctionTable ? unrecordedFunctionTable() : UnrecordedFunctions{};
+    std::vector<std::uint64_t> unrecordedMine(2 * unrecorded.size);
+    for (std::size_t i = 0; i < unrecorded.size; ++i) {
+        unrecordedMine[i] =
+            std::atomic_ref<std::uint64_t>(unrecorded.counts[i]).load(std::memory_order_relaxed);
+        unrecordedMine[unrecorded.size + i] = unrecordedMine[i] > 0 ? 1 : 0;
+    }
+    std::vector<std::uint64_t> unrecordedAll(unrecordedMine.size());
+    if (!unrecordedMine.empty())
+        reduceToAll(unrecordedMine.data(), unrecordedAll.data(),
+                    static_cast<int>(unrecordedMine.size()), MPI_UINT64_T, sizeof(std::uint64_t),
+                    MPI_SUM, s.comm);
     if (s.rank != 0)
         return;
     experiment::MeasurementHeader header;
@@ -67,7 +83,13 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     header.bufferBytes = s.memory.size() * 8;
     const std::string path = s.directory + "/" + experiment::kMeasurementRecordFile;
     errno = 0;
-    if (!experiment::writeMeasurementRecord(path.c_str(), header, all.data()))
+    if (!experiment::writeMeasurementRecord(path.c_str(), header, all.data())) {
+        noteWriteError(s, path, errno);
+        return;
+    }
+    const std::uint64_t* totals = unrecordedAll.data();
+    if (!experiment::appendUnrecordedCalls(path.c_str(), unrecorded.names, totals,
+                                           totals + unrecorded.size, unrecorded.size))
         noteWriteError(s, path, errno);
 }
 

@@ -315,6 +315,50 @@ TEST_CASE("a run that is mostly MPI_Init and MPI_Finalize is not called undistur
           std::string::npos);
 }
 
+TEST_CASE("MPI calls the measurement did not record are named in the summary, most frequent "
+          "first, in the record or in the report's attributes") {
+    report::Report r;
+    const auto time = *r.addMetric("time");
+    const auto root =
+        *r.addCallNode(*r.addRegion({.name = "app", .paradigm = "user"}), std::nullopt);
+    const auto process = *r.addProcess(*r.addNode(*r.addMachine("m"), "n"), "MPI Rank 0", 0);
+    const auto loc = r.systemNodes()[*r.addThread(process, "Master thread", 0)].location;
+    REQUIRE(r.setSeverity(time, root, loc, 1.0).ok());
+    const auto record = summary::MeasurementRecord::parse(
+        "ranks=4\nprogram=/bin/app\nunrecorded.MPI_Type_dup=3\nunrecorded.MPI_Type_dup.ranks=1\n"
+        "unrecorded.MPI_Win_allocate_shared=12\nunrecorded.MPI_Win_allocate_shared.ranks=4\n");
+    auto s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    REQUIRE(s->unrecorded.size() == 2);
+    CHECK(s->unrecorded[0].function == "MPI_Win_allocate_shared");
+    CHECK(s->unrecorded[0].calls == 12);
+    CHECK(s->unrecorded[0].ranks == 4);
+    const std::string note = "MPI calls not recorded (their time counts as the calling code's): "
+                             "MPI_Win_allocate_shared \u00d7 12 on 4 ranks, MPI_Type_dup \u00d7 3 "
+                             "on 1 rank";
+    CHECK(std::find(s->notes.begin(), s->notes.end(), note) != s->notes.end());
+    const std::string text = summary::renderText(*s);
+    CHECK(text.find("MPI calls not recorded") != std::string::npos);
+    CHECK(text.find("MPI_Win_allocate_shared") != std::string::npos);
+
+    // Without the record, the analyzer's copy in the report's attributes says the same.
+    r.setAttribute("waitscope::measurement::unrecorded.MPI_Put", "7");
+    r.setAttribute("waitscope::measurement::unrecorded.MPI_Put.ranks", "2");
+    auto fromReport = summary::summarize(r, nullptr);
+    REQUIRE(fromReport.ok());
+    REQUIRE(fromReport->unrecorded.size() == 1);
+    CHECK(fromReport->unrecorded[0].function == "MPI_Put");
+    CHECK(fromReport->unrecorded[0].calls == 7);
+
+    // Beyond the most frequent ones, the rest is counted.
+    std::vector<summary::UnrecordedCall> many;
+    for (int i = 0; i < 10; ++i)
+        many.push_back({"MPI_F" + std::to_string(i), static_cast<std::uint64_t>(20 - i), 1});
+    const std::string long_ = summary::unrecordedCallsNote(many, 8);
+    CHECK(long_.find("MPI_F7 \u00d7 13 on 1 rank and 2 more functions") != std::string::npos);
+    CHECK(summary::unrecordedCallsNote({}).empty());
+}
+
 TEST_CASE("a runtime profile's summary says wait states were not looked for, not that there "
           "are none") {
     report::Report r;

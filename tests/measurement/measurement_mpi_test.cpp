@@ -115,6 +115,65 @@ TEST_CASE("every point-to-point and collective call of a rank is recorded exactl
     CHECK(resolved == 6);
 }
 
+TEST_CASE("file I/O and one-sided calls are recorded, every other MPI call is counted by name",
+          "[mpi]") {
+    std::string dir = freshDirectory("io_rma_calls");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_IO_RMA_CALLS, 3, "'" + dir + "/data.bin'");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("data as written") != std::string::npos);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 3);
+    std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    requireMonotonic(events);
+    const std::map<std::string, int> perRank = {{"MPI_File_open", 1},
+                                                {"MPI_File_set_view", 1},
+                                                {"MPI_File_write_at", 2},
+                                                {"MPI_File_write_all", 1},
+                                                {"MPI_File_iwrite_at", 1},
+                                                {"MPI_File_sync", 1},
+                                                {"MPI_File_read_at_all", 1},
+                                                {"MPI_File_iread", 1},
+                                                {"MPI_File_seek", 1},
+                                                {"MPI_File_close", 1},
+                                                {"MPI_Wait", 3},
+                                                {"MPI_Win_create", 1},
+                                                {"MPI_Win_fence", 3},
+                                                {"MPI_Put", 2},
+                                                {"MPI_Get", 1},
+                                                {"MPI_Accumulate", 1},
+                                                {"MPI_Win_lock", 1},
+                                                {"MPI_Win_unlock", 1},
+                                                {"MPI_Rput", 1},
+                                                {"MPI_Win_free", 2},
+                                                {"MPI_Win_allocate", 1},
+                                                {"MPI_Win_lock_all", 1},
+                                                {"MPI_Fetch_and_op", 2},
+                                                {"MPI_Win_flush_all", 1},
+                                                {"MPI_Win_unlock_all", 1},
+                                                {"MPI_Get_processor_name", 0},
+                                                {"MPI_Type_dup", 0}};
+    auto measurement = readKeyValues(exp + "/waitscope.measurement");
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        for (const auto& [function, calls] : perRank) {
+            INFO(function);
+            CHECK(countEvents(events, "ENTER", rank, function) == calls);
+        }
+        CHECK(countEvents(events, "ENTER", rank, "MPI_File_delete") == (rank == 0 ? 1 : 0));
+        CHECK(countEvents(events, "ENTER", rank) == countEvents(events, "LEAVE", rank));
+        // The file and one-sided requests complete as known requests.
+        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
+    }
+    // Calls of functions without a wrapper: summed over the ranks, and how many ranks made them.
+    CHECK(measurement["unrecorded.MPI_Get_processor_name"] == "6");
+    CHECK(measurement["unrecorded.MPI_Get_processor_name.ranks"] == "3");
+    CHECK(measurement["unrecorded.MPI_Type_dup"] == "9");
+    CHECK(measurement["unrecorded.MPI_Comm_set_name"] == "3");
+    CHECK(measurement.count("unrecorded.MPI_File_open") == 0);
+    CHECK(measurement.count("unrecorded.MPI_Comm_rank") == 0);
+}
+
 TEST_CASE("derived communicators are defined with their groups and parents", "[mpi]") {
     std::string dir = freshDirectory("communicators");
     CommandResult run = measure(dir, WAITSCOPE_TEST_P2P_PATTERNS);
@@ -284,6 +343,33 @@ TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry poi
             CHECK(std::stoi(e.attribute("Sender")) == (e.location ^ 1));
             CHECK(e.attribute("Length") == "128");
         }
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_FORTRAN_IO_RMA
+TEST_CASE("Fortran file I/O and one-sided calls are recorded, file names with their blanks "
+          "trimmed",
+          "[mpi]") {
+    std::string dir = freshDirectory("fortran_io_rma");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_FORTRAN_IO_RMA, 2, "'" + dir + "/data.bin'");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("fortran_io_rma ok") != std::string::npos);
+    CHECK(!fs::exists(dir + "/data.bin")); // opened, written and deleted under its name
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    const std::map<std::string, int> perRank = {
+        {"MPI_File_open", 1},     {"MPI_File_set_view", 1}, {"MPI_File_write_at_all", 1},
+        {"MPI_File_write_at", 1}, {"MPI_File_close", 1},    {"MPI_Win_create", 1},
+        {"MPI_Win_fence", 3},     {"MPI_Win_lock", 1},      {"MPI_Put", 1},
+        {"MPI_Win_unlock", 1},    {"MPI_Win_free", 1}};
+    for (int rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        for (const auto& [function, calls] : perRank) {
+            INFO(function);
+            CHECK(countEvents(events, "ENTER", rank, function) == calls);
+        }
+        CHECK(countEvents(events, "ENTER", rank, "MPI_File_delete") == (rank == 0 ? 1 : 0));
+    }
 }
 #endif
 

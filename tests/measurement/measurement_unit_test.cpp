@@ -40,10 +40,12 @@ TEST_CASE("MPI group lists add, remove and reject unknown names", "[config]") {
     CHECK(groups == (kGroupDefault & ~kGroupTopo));
     CHECK(parseMpiGroups("ALL", groups, bad));
     CHECK(groups == kGroupAll);
-    CHECK_FALSE(parseMpiGroups("p2p,rma", groups, bad));
-    CHECK(bad == "rma");
+    CHECK(parseMpiGroups("p2p,rma,io", groups, bad));
+    CHECK(groups == (kGroupP2p | kGroupRma | kGroupIo));
+    CHECK_FALSE(parseMpiGroups("p2p,shmem", groups, bad));
+    CHECK(bad == "shmem");
     CHECK_FALSE(parseMpiGroups(" , ", groups, bad));
-    CHECK(mpiGroupNames(kGroupDefault) == "env,p2p,coll,cg,topo");
+    CHECK(mpiGroupNames(kGroupDefault) == "env,p2p,coll,cg,topo,io,rma");
     REQUIRE(parseMpiGroups(mpiGroupNames(kGroupP2p | kGroupReqTest), groups, bad));
     CHECK(groups == (kGroupP2p | kGroupReqTest));
 }

@@ -30,6 +30,23 @@ void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
     addTimeSeverities(state.result.severities, state.classOf(region), node, seconds);
 }
 
+// A read or write of MPI file I/O (Scalasca's mpi_file_* counts): one per call, by its region's
+// class (individual or collective) and name (read or write).
+void countFileOperation(RankState& state, NodeId node, uint32_t region) {
+    const RegionClass c = state.classOf(region);
+    if (c != RegionClass::MpiIoIndividual && c != RegionClass::MpiIoCollective) {
+        return;
+    }
+    const bool read = state.defs.regions[region].name.find("read") != std::string::npos;
+    const bool collective = c == RegionClass::MpiIoCollective;
+    SeverityRows& s = state.result.severities;
+    s.add(Metric::MpiFileOps, node, 1);
+    s.add(collective ? Metric::MpiFileCops : Metric::MpiFileIops, node, 1);
+    s.add(collective ? (read ? Metric::MpiFileCrops : Metric::MpiFileCwops)
+                     : (read ? Metric::MpiFileIrops : Metric::MpiFileIwops),
+          node, 1);
+}
+
 void countMessage(RankState& state, const CallSpan& span, bool send, uint64_t length) {
     SeverityRows& s = state.result.severities;
     if (length == 0) {
@@ -113,6 +130,7 @@ void profile(RankState& state) {
         const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
         const NodeId node = state.result.tree.child(parent, region);
         state.result.severities.add(Metric::Visits, node, 1);
+        countFileOperation(state, node, region);
         stack.push_back(Frame{node, region, kNoSpan, false});
         openmp.enter(region, node, state.defs.seconds(now));
     };

@@ -123,6 +123,26 @@ private:
     std::optional<report::SystemNodeId> m_fallback;
 };
 
+// The metrics the report holds: all, except the MPI file I/O counts of a run without file I/O
+// (so the reports of such runs stay as they were before the counts existed).
+std::vector<bool> writtenMetrics(const AnalysisResult& result) {
+    std::vector<bool> written(kMetricCount, true);
+    bool fileIo = false;
+    for (NodeId n = 0; n < result.tree().size() && !fileIo; ++n) {
+        for (uint32_t rank = 0; rank < result.ranks() && !fileIo; ++rank) {
+            fileIo = result.value(Metric::MpiFileOps, n, rank) != 0.0;
+        }
+    }
+    if (!fileIo) {
+        for (const Metric m :
+             {Metric::MpiFileOps, Metric::MpiFileIops, Metric::MpiFileIrops, Metric::MpiFileIwops,
+              Metric::MpiFileCops, Metric::MpiFileCrops, Metric::MpiFileCwops}) {
+            written[static_cast<size_t>(m)] = false;
+        }
+    }
+    return written;
+}
+
 } // namespace
 
 Result<report::Report>
@@ -140,8 +160,9 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
     };
     // Metrics: parents come before children in metric.h's order.
     std::vector<report::MetricId> metricIds(kMetricCount);
+    const std::vector<bool> written = writtenMetrics(result);
     for (size_t m = 0; m < kMetricCount; ++m) {
-        if (!included(m)) {
+        if (!included(m) || !written[m]) {
             continue;
         }
         const MetricInfo& info = metricInfo(static_cast<Metric>(m));
@@ -244,7 +265,7 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
         return out.setSeverityUint64(metricIds[m], n, location, static_cast<uint64_t>(v));
     };
     for (size_t m = 0; m < kMetricCount; ++m) {
-        if (!included(m)) {
+        if (!included(m) || !written[m]) {
             continue;
         }
         for (NodeId n = 0; n < tree.size(); ++n) {

@@ -73,6 +73,23 @@ bool writeMeasurementRecord(const char* path, const MeasurementHeader& header,
     return std::fclose(out) == 0 && ok;
 }
 
+bool appendUnrecordedCalls(const char* path, const char* const* names, const std::uint64_t* calls,
+                           const std::uint64_t* ranks, std::size_t size) noexcept {
+    std::FILE* out = std::fopen(path, "a");
+    if (!out)
+        return false;
+    bool ok = true;
+    for (std::size_t i = 0; ok && i < size; ++i) {
+        if (calls[i] == 0)
+            continue;
+        ok = std::fprintf(out, "%s%s=%llu\n%s%s%s=%llu\n", kUnrecordedPrefix, names[i],
+                          static_cast<unsigned long long>(calls[i]), kUnrecordedPrefix, names[i],
+                          kUnrecordedRanksSuffix, static_cast<unsigned long long>(ranks[i])) >= 0;
+    }
+    ok = std::fflush(out) == 0 && ok;
+    return std::fclose(out) == 0 && ok;
+}
+
 Status appendRecoveryEntries(const std::string& path, const RecoveryEntries& recovery) {
     std::error_code ec;
     const bool haveRecord = std::filesystem::exists(path, ec);

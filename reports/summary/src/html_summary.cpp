@@ -65,6 +65,7 @@ std::string pathInText(const std::string& shortPath, const std::string& fullPath
 /// Rank numbers in ascending order, at most `limit`, comma-separated.
 std::string sortedRanks(const std::vector<RankValue>& values, size_t limit = 16) {
     std::vector<std::int64_t> ranks;
+    ranks.reserve(values.size());
     for (const RankValue& v : values) {
         ranks.push_back(v.rank);
     }
@@ -99,6 +100,8 @@ std::string timeSplitChart(const TimeSplit& t) {
         {"MPI collective", t.collective, "#f28e2b"},
         {"MPI synchronization", t.synchronization, "#edc948"},
         {"MPI init/finalize", t.initFinalize, "#9c755f"},
+        {"MPI file I/O", t.fileIo, "#59a14f"},
+        {"MPI one-sided", t.oneSided, "#b07aa1"},
         {"other MPI", t.otherMpi, "#bab0ac"},
         {"measurement", t.overhead, "#76b7b2"},
     };

@@ -76,4 +76,25 @@ double MeasurementRecord::maxOverRanks(const std::string& key) const {
     return best;
 }
 
+std::vector<UnrecordedCall> MeasurementRecord::unrecordedCalls() const {
+    const std::string prefix = experiment::kUnrecordedPrefix;
+    const std::string suffix = experiment::kUnrecordedRanksSuffix;
+    std::vector<UnrecordedCall> calls;
+    for (const auto& [key, value] : m_values) {
+        if (key.rfind(prefix, 0) != 0 || key.ends_with(suffix)) {
+            continue;
+        }
+        UnrecordedCall call;
+        call.function = key.substr(prefix.size());
+        call.calls = static_cast<std::uint64_t>(number(key));
+        call.ranks = static_cast<std::uint64_t>(number(key + suffix));
+        if (call.calls > 0) {
+            calls.push_back(std::move(call));
+        }
+    }
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const auto& a, const auto& b) { return a.calls > b.calls; });
+    return calls;
+}
+
 } // namespace waitscope::summary

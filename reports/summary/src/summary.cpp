@@ -1017,6 +1017,22 @@ std::span<const FindingPattern> findingPatterns() {
     return kPatterns;
 }
 
+std::string unrecordedCallsNote(const std::vector<UnrecordedCall>& calls, size_t maxNamed) {
+    if (calls.empty()) {
+        return {};
+    }
+    std::string note = "MPI calls not recorded (their time counts as the calling code's): ";
+    for (size_t i = 0; i < calls.size() && i < maxNamed; ++i) {
+        note += (i == 0 ? "" : ", ") + calls[i].function + " \u00d7 " +
+                std::to_string(calls[i].calls) + " on " + std::to_string(calls[i].ranks) +
+                (calls[i].ranks == 1 ? " rank" : " ranks");
+    }
+    if (calls.size() > maxNamed) {
+        note += " and " + std::to_string(calls.size() - maxNamed) + " more functions";
+    }
+    return note;
+}
+
 Result<Summary> summarize(const report::Report& report, const MeasurementRecord* record,
                           const SummaryOptions& options) {
     Reader reader(report);
@@ -1066,13 +1082,16 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
     split.collective = reader.total("mpi_collective");
     split.synchronization = reader.total("mpi_synchronization");
     split.initFinalize = reader.total("mpi_init_exit");
+    split.fileIo = reader.total("mpi_io");
+    split.oneSided = reader.total("mpi_rma_communication");
     split.overhead = reader.total("overhead");
     if (!reader.metric("mpi")) {
         splitByRegion(report, reader, *timeId, split);
         summary.waitStatesAvailable = false; // the findings and the advice say so
     }
-    split.otherMpi = std::max(0.0, split.mpi - split.pointToPoint - split.collective -
-                                       split.synchronization - split.initFinalize);
+    split.otherMpi =
+        std::max(0.0, split.mpi - split.pointToPoint - split.collective - split.synchronization -
+                          split.initFinalize - split.fileIo - split.oneSided);
     // The longest location: a rank's threads run beside its main thread, so their times do not
     // add up to the rank's wall time.
     const std::vector<double> perLocation = reader.perLocationAll(*timeId);
@@ -1213,6 +1232,12 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
             !isClockViolation(std::string_view(key).substr(prefix.size()))) {
             summary.notes.push_back(key.substr(prefix.size()) + ": " + value);
         }
+    }
+    summary.unrecorded = record != nullptr
+                             ? record->unrecordedCalls()
+                             : MeasurementRecord::fromReport(report).unrecordedCalls();
+    if (std::string note = unrecordedCallsNote(summary.unrecorded); !note.empty()) {
+        summary.notes.push_back(std::move(note));
     }
     summary.clock = clockViolations(report, reader);
     if (Status status = reader.status(); !status) {

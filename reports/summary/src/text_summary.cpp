@@ -208,6 +208,12 @@ std::string renderText(const Summary& s) {
     out += splitLine("  collective", t.collective, t.total);
     out += splitLine("  synchronization", t.synchronization, t.total);
     out += splitLine("  init/finalize", t.initFinalize, t.total);
+    if (t.fileIo > 0.0005) {
+        out += splitLine("  file I/O", t.fileIo, t.total);
+    }
+    if (t.oneSided > 0.0005) {
+        out += splitLine("  one-sided", t.oneSided, t.total);
+    }
     if (t.otherMpi > 0.0005) {
         out += splitLine("  other MPI", t.otherMpi, t.total);
     }

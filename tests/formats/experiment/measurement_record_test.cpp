@@ -91,6 +91,31 @@ TEST_CASE("a written measurement record reads back whole", "[measurement-record]
     fs::remove_all(file.parent_path());
 }
 
+TEST_CASE("the MPI functions only counted are appended with their calls and ranks, the ones "
+          "never called left out",
+          "[measurement-record]") {
+    const fs::path file = scratchFile("unrecorded.measurement");
+    MeasurementHeader header;
+    header.ranks = 1;
+    std::vector<double> values(kRankFieldCount);
+    REQUIRE(writeMeasurementRecord(file.c_str(), header, values.data()));
+    const char* const names[] = {"MPI_Put", "MPI_Type_dup", "MPI_Win_fence"};
+    const std::uint64_t calls[] = {12, 0, 3};
+    const std::uint64_t ranks[] = {4, 0, 1};
+    REQUIRE(appendUnrecordedCalls(file.c_str(), names, calls, ranks, 3));
+    auto record = readMeasurementRecord(file.string());
+    REQUIRE(record.ok());
+    CHECK(record->badLines.empty());
+    std::map<std::string, std::string> byKey(record->entries.begin(), record->entries.end());
+    CHECK(byKey["unrecorded.MPI_Put"] == "12");
+    CHECK(byKey["unrecorded.MPI_Put.ranks"] == "4");
+    CHECK(byKey["unrecorded.MPI_Win_fence"] == "3");
+    CHECK(byKey["unrecorded.MPI_Win_fence.ranks"] == "1");
+    CHECK(byKey.count("unrecorded.MPI_Type_dup") == 0);
+    CHECK(byKey["ranks"] == "1");
+    fs::remove_all(file.parent_path());
+}
+
 TEST_CASE("damaged lines of a measurement record are reported with their line numbers",
           "[measurement-record]") {
     const auto record = parseMeasurementRecord(

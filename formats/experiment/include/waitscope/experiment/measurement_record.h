@@ -77,6 +77,17 @@ struct MeasurementHeader {
 bool writeMeasurementRecord(const char* path, const MeasurementHeader& header,
                             const double* values) noexcept;
 
+/// The MPI functions the program called that the measurement counts but does not record (their
+/// time is part of the calling code's): `unrecorded.<function>=<calls summed over ranks>` and
+/// `unrecorded.<function>.ranks=<ranks that called it>`, after the per-rank fields.
+inline constexpr const char* kUnrecordedPrefix = "unrecorded.";
+inline constexpr const char* kUnrecordedRanksSuffix = ".ranks";
+
+/// Appends the lines of the functions among `size` with `calls[i]` > 0 to `path`. Runs inside
+/// the measured program: never throws. False, with errno set, when they could not be written.
+bool appendUnrecordedCalls(const char* path, const char* const* names, const std::uint64_t* calls,
+                           const std::uint64_t* ranks, std::size_t size) noexcept;
+
 /// What `waitscope recover` adds to the record of a failed run.
 struct RecoveryEntries {
     std::string program; ///< the job-wide lines, for a run that left no record

@@ -155,10 +155,23 @@
     X(ImbalanceBelow, "imbalance_below", "Underload", Imbalance, Seconds, RootCause, "computation time below the average") \
     X(ImbalanceBelowBypass, "imbalance_below_bypass", "Non-participation", ImbalanceBelow, Seconds, RootCause, "underload of processes that do not visit the call path") \
     X(ImbalanceBelowSingularity, "imbalance_below_singularity", "Singularity", ImbalanceBelowBypass, Seconds, RootCause, "non-participation on call paths only one process visits") \
-    WAITSCOPE_OPENMP_METRICS(X)
+    WAITSCOPE_OPENMP_METRICS(X) \
+    WAITSCOPE_ANALYZED_MPI_FILE_METRICS(X)
+
+// MPI file I/O (issue 26): Scalasca's counts of file reads and writes, by the call's region
+// (individual or collective, read or write). Written into a report only when the run did file
+// I/O, so reports of runs without it are unchanged.
+#define WAITSCOPE_ANALYZED_MPI_FILE_METRICS(X) \
+    X(MpiFileOps, "mpi_file_ops", "MPI file operations", None, Occurrences, Measured, "number of MPI file operations") \
+    X(MpiFileIops, "mpi_file_iops", "Individual", MpiFileOps, Occurrences, Measured, "number of individual MPI file operations") \
+    X(MpiFileIrops, "mpi_file_irops", "Reads", MpiFileIops, Occurrences, Measured, "number of individual MPI file reads") \
+    X(MpiFileIwops, "mpi_file_iwops", "Writes", MpiFileIops, Occurrences, Measured, "number of individual MPI file writes") \
+    X(MpiFileCops, "mpi_file_cops", "Collective", MpiFileOps, Occurrences, Measured, "number of collective MPI file operations") \
+    X(MpiFileCrops, "mpi_file_crops", "Reads", MpiFileCops, Occurrences, Measured, "number of collective MPI file reads") \
+    X(MpiFileCwops, "mpi_file_cwops", "Writes", MpiFileCops, Occurrences, Measured, "number of collective MPI file writes")
 
 // The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
-// documents, but does not compute (one-sided communication and file operation counts).
+// documents, but does not compute (one-sided communication).
 #define WAITSCOPE_DOCUMENTED_METRICS(X) \
     X(MpiRmaWaitAtCreate, "mpi_rma_wait_at_create", "Wait at Create", MpiMgmtWin, Seconds, WaitState, "time in window creation spent waiting for the last process of the group to start creating the window") \
     X(MpiRmaWaitAtFree, "mpi_rma_wait_at_free", "Wait at Free", MpiMgmtWin, Seconds, WaitState, "time in window release spent waiting for the last process of the group to start freeing the window") \
@@ -183,13 +196,6 @@
     X(CommsRmaPuts, "comms_rma_puts", "Puts", CommsRma, Occurrences, Measured, "number of one-sided put operations") \
     X(CommsRmaGets, "comms_rma_gets", "Gets", CommsRma, Occurrences, Measured, "number of one-sided get operations") \
     X(CommsRmaAtomics, "comms_rma_atomics", "Atomics", CommsRma, Occurrences, Measured, "number of one-sided atomic operations") \
-    X(MpiFileOps, "mpi_file_ops", "MPI file operations", None, Occurrences, Measured, "number of MPI file operations") \
-    X(MpiFileIops, "mpi_file_iops", "Individual", MpiFileOps, Occurrences, Measured, "number of individual MPI file operations") \
-    X(MpiFileIrops, "mpi_file_irops", "Reads", MpiFileIops, Occurrences, Measured, "number of individual MPI file reads") \
-    X(MpiFileIwops, "mpi_file_iwops", "Writes", MpiFileIops, Occurrences, Measured, "number of individual MPI file writes") \
-    X(MpiFileCops, "mpi_file_cops", "Collective", MpiFileOps, Occurrences, Measured, "number of collective MPI file operations") \
-    X(MpiFileCrops, "mpi_file_crops", "Reads", MpiFileCops, Occurrences, Measured, "number of collective MPI file reads") \
-    X(MpiFileCwops, "mpi_file_cwops", "Writes", MpiFileCops, Occurrences, Measured, "number of collective MPI file writes") \
     X(BytesRma, "bytes_rma", "One-sided", Bytes, Bytes, Measured, "bytes moved by one-sided operations") \
     X(BytesPut, "bytes_put", "Sent", BytesRma, Bytes, Measured, "bytes written to remote windows") \
     X(BytesGet, "bytes_get", "Received", BytesRma, Bytes, Measured, "bytes read from remote windows")

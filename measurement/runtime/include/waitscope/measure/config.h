@@ -18,8 +18,11 @@ enum MpiGroup : std::uint32_t {
     kGroupMisc = 1u << 6,    ///< everything else (MPI_Wtime, MPI_Get_count, ...)
     kGroupReqTest = 1u << 7, ///< MPI_Test*/MPI_Iprobe calls that complete nothing
     kGroupUser = 1u << 8,    ///< user functions (compiler instrumentation, annotations)
-    kGroupDefault = kGroupEnv | kGroupP2p | kGroupColl | kGroupCg | kGroupTopo,
-    kGroupAll = 0xffu,
+    kGroupIo = 1u << 9,      ///< MPI file I/O (MPI_File_*)
+    kGroupRma = 1u << 10,    ///< one-sided communication: windows, synchronization, transfers
+    kGroupDefault =
+        kGroupEnv | kGroupP2p | kGroupColl | kGroupCg | kGroupTopo | kGroupIo | kGroupRma,
+    kGroupAll = 0xffu | kGroupIo | kGroupRma,
 };
 
 /// Which clock stamps the events (WAITSCOPE_CLOCK).

@@ -1,14 +1,23 @@
 // MeasurementRecord: the key=value self-measurement file (waitscope.measurement) of an experiment.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <waitscope/base/result.h>
 #include <waitscope/experiment/measurement_record.h>
 #include <waitscope/report/report.h>
 
 namespace waitscope::summary {
+
+/// An MPI function the program called that the measurement counted but did not record.
+struct UnrecordedCall {
+    std::string function;
+    std::uint64_t calls = 0; ///< summed over ranks
+    std::uint64_t ranks = 0; ///< ranks that called it
+};
 
 /// The measurement's record of its own cost, as written by libwaitscope at MPI_Finalize.
 class MeasurementRecord {
@@ -34,6 +43,8 @@ public:
     double sumOverRanks(experiment::RankField field) const;
     /// The maximum of `rank.<r>.<key>` over all ranks (0 when absent).
     double maxOverRanks(const std::string& key) const;
+    /// The MPI functions counted but not recorded (`unrecorded.<function>`), most calls first.
+    std::vector<UnrecordedCall> unrecordedCalls() const;
     /// Number of ranks the record covers (its `ranks` key).
     int ranks() const { return static_cast<int>(number("ranks")); }
 

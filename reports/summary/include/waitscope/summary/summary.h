@@ -48,7 +48,11 @@ struct TimeSplit {
     double collective = 0.0;
     double synchronization = 0.0;
     double initFinalize = 0.0;
-    double otherMpi = 0.0; ///< MPI time in none of the above (communicator management, I/O)
+    double fileIo = 0.0;   ///< MPI file reads and writes (mpi_io)
+    double oneSided = 0.0; ///< one-sided transfers (mpi_rma_communication; fences and locks are
+                           ///< synchronization)
+    double otherMpi =
+        0.0; ///< MPI time in none of the above (communicator, file, window management)
     double overhead = 0.0;
 };
 
@@ -123,6 +127,9 @@ struct Summary {
     bool waitStatesAvailable = true;
     ClockViolations clock;
     std::vector<std::string> notes; ///< diagnostics carried in the report's attributes
+    /// MPI functions the program called that the measurement only counted (their time is the
+    /// calling code's), most calls first; also one of the notes (unrecordedCallsNote)
+    std::vector<UnrecordedCall> unrecorded;
 };
 
 /// Options of summarize().
@@ -168,6 +175,11 @@ bool isRuntimeFrame(const std::string& regionName);
 /// correct them (with the experiment directory of `summary.source`). Empty without violations
 /// or after a correction.
 std::string clockViolationNote(const Summary& summary);
+
+/// The note naming the MPI calls the measurement did not record ("not recorded, their time
+/// counts as the calling code's: MPI_Win_fence × 12 on 4 ranks, ..."), the `maxNamed` most
+/// frequent by name; empty when there are none.
+std::string unrecordedCallsNote(const std::vector<UnrecordedCall>& calls, size_t maxNamed = 8);
 
 /// The summary as plain text for a terminal (lines of at most 100 characters: long call
 /// paths are broken after a '/').
