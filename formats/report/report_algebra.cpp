@@ -301,6 +301,24 @@ Result<AlgebraResult> diffReports(const Report& minuend, const Report& subtrahen
     return Combiner(inputs, {1.0, -1.0}, Combine::Weighted, true).run();
 }
 
+Result<AlignedPair> alignReports(const Report& minuend, const Report& subtrahend) {
+    // The unified trees depend on the inputs and their order only, not on the weights: the
+    // three combinations of the same two inputs share every id.
+    const Report* inputs[] = {&minuend, &subtrahend};
+    auto first = Combiner(inputs, {1.0, 0.0}, Combine::Weighted, true).run();
+    if (!first)
+        return first.error();
+    auto second = Combiner(inputs, {0.0, 1.0}, Combine::Weighted, true).run();
+    if (!second)
+        return second.error();
+    auto difference = Combiner(inputs, {1.0, -1.0}, Combine::Weighted, true).run();
+    if (!difference)
+        return difference.error();
+    return AlignedPair{std::move(first->report), std::move(second->report),
+                       std::move(difference->report), difference->ranksAligned,
+                       std::move(difference->notes)};
+}
+
 Result<AlgebraResult> meanReports(std::span<const Report* const> reports) {
     if (reports.empty())
         return Error("report mean: no reports given");

@@ -140,6 +140,7 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
             break;
         case ValueMode::Absolute:
         case ValueMode::PercentOfRoot:
+        case ValueMode::PercentOfBaseline: // difference mode only
             legend->setCaption(tr("share of root"));
             break;
         }
