@@ -272,7 +272,7 @@ QVariant ValueTreeModel::headerData(int section, Qt::Orientation orientation, in
         return {};
     switch (section) {
     case TreeColumn:
-        return m_difference ? tr("%1: report − baseline").arg(title()) : title();
+        return m_difference ? tr("report − baseline") : title();
     case BaselineColumn:
         return tr("Baseline");
     case ReportColumn:
