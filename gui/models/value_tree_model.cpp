@@ -253,6 +253,10 @@ QVariant ValueTreeModel::comparedColumnData(std::uint32_t node, int column, int 
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     case NodeIdRole:
         return QVariant::fromValue<quint32>(node);
+    case BaselineValueRole:
+    case ReportValueRole:
+    case ChangeTextRole:
+        return data(indexOfNode(node), role);
     case BarFractionRole: {
         if (!value || node >= m_depth.size() || m_depth[node] >= m_comparedPeak.size())
             return {};
