@@ -112,3 +112,12 @@ TEST_CASE("compare with one run per side tests nothing") {
     CHECK(text.str().find("nothing is tested") != std::string::npos);
     CHECK_FALSE(compare::compareRuns({}, after));
 }
+
+TEST_CASE("a deep call path is named by its first region and its last four") {
+    CHECK(compare::shortCallPath("main/exchange/MPI_Waitall") == "main/exchange/MPI_Waitall");
+    CHECK(compare::shortCallPath("a/b/c/d/e/f") == "a/b/c/d/e/f");
+    CHECK(compare::shortCallPath("python3.11/Py_BytesMain/Py_RunMain/PyEval_EvalCode/"
+                                 "_PyEval_EvalFrameDefault/PyNumber_Add/fetestexcept") ==
+          "python3.11/.../PyEval_EvalCode/_PyEval_EvalFrameDefault/PyNumber_Add/fetestexcept");
+    CHECK(compare::shortCallPath("") == "");
+}
