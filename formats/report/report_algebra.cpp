@@ -97,10 +97,10 @@ private:
                     copy.kind = MetricKind::Exclusive;
                 if (metric.parent)
                     copy.parent = m_out.findMetric(in.metrics()[*metric.parent].uniqueName);
-                if (m_doubleValues)
-                    copy.dataType = DataType::Double;
-                else if (m_mode == Combine::Weighted &&
-                         (copy.dataType == DataType::Int64 || copy.dataType == DataType::Uint64))
+                // A difference is DOUBLE throughout; a mean of integers is a fraction.
+                const bool integer =
+                    copy.dataType == DataType::Int64 || copy.dataType == DataType::Uint64;
+                if (m_doubleValues || (m_mode == Combine::Weighted && integer))
                     copy.dataType = DataType::Double;
                 auto added = m_out.addMetric(std::move(copy));
                 if (!added)
