@@ -60,7 +60,7 @@ std::string writeThreeRankReport() {
         REQUIRE(report.setSeverity(mpi, call, location, wait));
         REQUIRE(report.setSeverity(late, call, location, wait));
     }
-    const std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/three_ranks.cubex";
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/three_ranks.cubex";
     REQUIRE(writeCubex(report, path).ok());
     return path;
 }

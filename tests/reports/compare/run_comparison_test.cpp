@@ -39,6 +39,7 @@ TEST_CASE("compare names changes beyond the noise and those within it") {
     std::mt19937_64 random(7);
     std::normal_distribution<double> jitter(0.0, 0.005);
     std::vector<Report> runs;
+    runs.reserve(10);
     for (int i = 0; i < 5; ++i)
         runs.push_back(makeRun(0.6 + jitter(random), 2.0 + jitter(random)));
     for (int i = 0; i < 5; ++i)
