@@ -97,10 +97,10 @@ private:
                     copy.kind = MetricKind::Exclusive;
                 if (metric.parent)
                     copy.parent = m_out.findMetric(in.metrics()[*metric.parent].uniqueName);
-                if (m_doubleValues)
-                    copy.dataType = DataType::Double;
-                else if (m_mode == Combine::Weighted &&
-                         (copy.dataType == DataType::Int64 || copy.dataType == DataType::Uint64))
+                // A difference is DOUBLE throughout; a mean of integers is a fraction.
+                const bool integer =
+                    copy.dataType == DataType::Int64 || copy.dataType == DataType::Uint64;
+                if (m_doubleValues || (m_mode == Combine::Weighted && integer))
                     copy.dataType = DataType::Double;
                 auto added = m_out.addMetric(std::move(copy));
                 if (!added)
@@ -299,6 +299,24 @@ private:
 Result<AlgebraResult> diffReports(const Report& minuend, const Report& subtrahend) {
     const Report* inputs[] = {&minuend, &subtrahend};
     return Combiner(inputs, {1.0, -1.0}, Combine::Weighted, true).run();
+}
+
+Result<AlignedPair> alignReports(const Report& minuend, const Report& subtrahend) {
+    // The unified trees depend on the inputs and their order only, not on the weights: the
+    // three combinations of the same two inputs share every id.
+    const Report* inputs[] = {&minuend, &subtrahend};
+    auto first = Combiner(inputs, {1.0, 0.0}, Combine::Weighted, true).run();
+    if (!first)
+        return first.error();
+    auto second = Combiner(inputs, {0.0, 1.0}, Combine::Weighted, true).run();
+    if (!second)
+        return second.error();
+    auto difference = Combiner(inputs, {1.0, -1.0}, Combine::Weighted, true).run();
+    if (!difference)
+        return difference.error();
+    return AlignedPair{std::move(first->report), std::move(second->report),
+                       std::move(difference->report), difference->ranksAligned,
+                       std::move(difference->notes)};
 }
 
 Result<AlgebraResult> meanReports(std::span<const Report* const> reports) {

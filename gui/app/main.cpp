@@ -73,7 +73,10 @@ QString applySelections(ReportView& view, const Options& options) {
             {"absolute", ValueMode::Absolute},
             {"root", ValueMode::PercentOfRoot},
             {"selection", ValueMode::PercentOfSelection},
-            {"peer", ValueMode::PeerPercent}};
+            {"peer", ValueMode::PeerPercent},
+            {"baseline", ValueMode::PercentOfBaseline}};
+        if (options.mode == QLatin1String("baseline") && !view.session().isDifference())
+            return QStringLiteral("--mode baseline: percent of the baseline needs --baseline");
         bool known = false;
         for (const auto& [name, mode] : kModes)
             if (options.mode == QLatin1String(name)) {
@@ -81,7 +84,8 @@ QString applySelections(ReportView& view, const Options& options) {
                 known = true;
             }
         if (!known)
-            return QStringLiteral("unknown value mode %1 (absolute, root, selection, peer)")
+            return QStringLiteral(
+                       "unknown value mode %1 (absolute, root, selection, peer, baseline)")
                 .arg(options.mode);
     }
     if (options.sort)
@@ -263,7 +267,10 @@ int main(int argc, char** argv) {
                         rankGiven = true;
                         return waitscope::Status::success();
                     })
-            .option("--mode", "MODE", "value mode: absolute, root, selection, peer", mode)
+            .option("--mode", "MODE",
+                    "value mode: absolute, root, selection, peer, baseline (percent of "
+                    "the baseline, with --baseline)",
+                    mode)
             .option("--search", "TEXT", "search the call tree for TEXT", search)
             .option("--tab", "NAME", "information tab: metric, source, attributes", tab)
             .flag("--expand-hottest",

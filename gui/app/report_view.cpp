@@ -19,6 +19,7 @@
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -74,13 +75,24 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
 
     // Tool row.
     m_modeBox = new QComboBox;
-    m_modeBox->addItem(tr("Absolute"), QVariant::fromValue(int(ValueMode::Absolute)));
+    // A difference is shown as it is or against the baseline, as Cube's external percent.
+    m_modeBox->addItem(s.isDifference() ? tr("Difference (report − baseline)") : tr("Absolute"),
+                       QVariant::fromValue(int(ValueMode::Absolute)));
+    if (s.isDifference())
+        m_modeBox->addItem(tr("Percent of baseline"),
+                           QVariant::fromValue(int(ValueMode::PercentOfBaseline)));
     m_modeBox->addItem(tr("Percent of root"), QVariant::fromValue(int(ValueMode::PercentOfRoot)));
     m_modeBox->addItem(tr("Percent of selection"),
                        QVariant::fromValue(int(ValueMode::PercentOfSelection)));
     m_modeBox->addItem(tr("Peer percent (system tree)"),
                        QVariant::fromValue(int(ValueMode::PeerPercent)));
-    m_modeBox->setToolTip(tr("How the three trees show their values"));
+    m_modeBox->setToolTip(
+        s.isDifference()
+            ? tr("How the three trees show their values. Difference: report − baseline in the "
+                 "metric's unit; percent of baseline: that difference against the same node's "
+                 "value in the baseline (\"new\" where the baseline has none). Each row's "
+                 "tooltip has both, and the values of both runs.")
+            : tr("How the three trees show their values"));
     connect(m_modeBox, &QComboBox::currentIndexChanged, this, [this](int row) {
         m_session->selection()->setValueMode(
             static_cast<ValueMode>(m_modeBox->itemData(row).toInt()));
@@ -140,6 +152,7 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
             break;
         case ValueMode::Absolute:
         case ValueMode::PercentOfRoot:
+        case ValueMode::PercentOfBaseline: // difference mode only
             legend->setCaption(tr("share of root"));
             break;
         }
@@ -181,10 +194,45 @@ ReportView::ReportView(std::unique_ptr<ReportSession> session, QWidget* parent)
     auto* panes = new QSplitter(Qt::Horizontal);
     panes->addWidget(titled(tr("Metric tree"), m_metricView));
     panes->addWidget(titled(tr("Call tree"), m_callStack));
-    panes->addWidget(titled(tr("System tree"), m_systemView));
-    panes->setStretchFactor(0, 4);
-    panes->setStretchFactor(1, 5);
-    panes->setStretchFactor(2, 3);
+    QWidget* systemPane = m_systemView;
+    if (s.isDifference() && !s.ranksAligned()) {
+        // Per-rank values of runs with different rank counts do not align: say so where the
+        // ranks would be.
+        systemPane = new QWidget;
+        auto* systemLayout = new QVBoxLayout(systemPane);
+        systemLayout->setContentsMargins(0, 0, 0, 0);
+        systemLayout->setSpacing(2);
+        // The algebra's note names the rank counts, the report's first.
+        QString counts;
+        const QRegularExpression ranks(QStringLiteral("ranks: (\\d+), (\\d+)"));
+        for (const QString& note : s.notes())
+            if (QRegularExpressionMatch match = ranks.match(note); match.hasMatch())
+                counts =
+                    tr(" (report %1 ranks, baseline %2)").arg(match.captured(1), match.captured(2));
+        m_systemNote = new QLabel(
+            tr("The runs have different ranks%1: per-rank values do not align, so each call "
+               "path is compared over the whole program (all ranks summed).")
+                .arg(counts));
+        m_systemNote->setWordWrap(true);
+        m_systemNote->setToolTip(s.notes().join(QLatin1Char('\n')));
+        m_systemNote->setStyleSheet(QStringLiteral(
+            "QLabel { background: #fff4c2; color: #5c4400; padding: 4px; border: 1px solid "
+            "#e6d38a; }"));
+        systemLayout->addWidget(m_systemNote);
+        systemLayout->addWidget(m_systemView, 1);
+    }
+    panes->addWidget(titled(tr("System tree"), systemPane));
+    if (s.systemTree()->showsComparedColumns()) {
+        // The system tree's compared columns need room beside its names.
+        panes->setStretchFactor(0, 3);
+        panes->setStretchFactor(1, 4);
+        panes->setStretchFactor(2, 4);
+        panes->setSizes({300, 400, 400});
+    } else {
+        panes->setStretchFactor(0, 4);
+        panes->setStretchFactor(1, 5);
+        panes->setStretchFactor(2, 3);
+    }
     panes->setChildrenCollapsible(false);
 
     // Information tabs.
@@ -278,8 +326,25 @@ QTreeView* ReportView::makeTree(ValueTreeModel* model) {
     view->setAnimated(false);
     view->setSelectionMode(QAbstractItemView::SingleSelection);
     view->setIndentation(fontMetrics().height());
-    // One column filling the pane: long names are elided, the tooltip has them in full.
-    view->header()->setStretchLastSection(true);
+    if (model->showsComparedColumns()) {
+        // The tree column stretches; the baseline, report and change columns keep their width.
+        view->setHeaderHidden(false);
+        QHeaderView* header = view->header();
+        header->setStretchLastSection(false);
+        header->setSectionResizeMode(ValueTreeModel::TreeColumn, QHeaderView::Stretch);
+        const int valueWidth = fontMetrics().horizontalAdvance(QStringLiteral("888.8 ms")) + 16;
+        for (int column :
+             {int(ValueTreeModel::BaselineColumn), int(ValueTreeModel::ReportColumn)}) {
+            header->setSectionResizeMode(column, QHeaderView::Interactive);
+            view->setColumnWidth(column, valueWidth);
+        }
+        header->setSectionResizeMode(ValueTreeModel::ChangeColumn, QHeaderView::Interactive);
+        view->setColumnWidth(ValueTreeModel::ChangeColumn,
+                             fontMetrics().horizontalAdvance(tr("vs baseline")) + 16);
+    } else {
+        // One column filling the pane: long names are elided, the tooltip has them in full.
+        view->header()->setStretchLastSection(true);
+    }
     connect(view, &QTreeView::expanded, model,
             [model](const QModelIndex& index) { model->setExpanded(index, true); });
     connect(view, &QTreeView::collapsed, model,
@@ -630,10 +695,11 @@ QString ReportView::summary() const {
     for (const SystemNode& node : report.systemNodes())
         ranks += node.kind == SystemKind::Process ? 1 : 0;
     if (m_session->isDifference())
-        return tr("difference: %1 − baseline %2 · %3 ranks · %4 metrics · %5 call paths")
+        return tr("difference: %1 − baseline %2 · %3 · %4 metrics · %5 call paths")
             .arg(QDir::toNativeSeparators(m_session->path()),
                  QDir::toNativeSeparators(m_session->baselinePath()))
-            .arg(ranks)
+            .arg(m_session->ranksAligned() ? tr("%1 ranks").arg(ranks)
+                                           : tr("whole program (ranks do not align)"))
             .arg(report.metrics().size())
             .arg(report.callNodes().size());
     return tr("%1 ranks, %2 locations · %3 metrics · %4 call paths · %5")
@@ -655,7 +721,14 @@ QString ReportView::visibleRows() const {
                 QModelIndex index = model->index(row, 0, parent);
                 text += (index == current ? QStringLiteral("> ") : QStringLiteral("  ")) +
                         QString(2 * depth, QLatin1Char(' ')) +
-                        index.data(Qt::DisplayRole).toString() + QLatin1Char('\n');
+                        index.data(Qt::DisplayRole).toString();
+                // The compared columns of a difference, after a bar.
+                for (int column = 1; column < model->columnCount(parent); ++column)
+                    text += (column == 1 ? QStringLiteral("  |  ") : QStringLiteral("  ")) +
+                            model->headerData(column, Qt::Horizontal).toString().toLower() +
+                            QLatin1Char(' ') +
+                            model->index(row, column, parent).data(Qt::DisplayRole).toString();
+                text += QLatin1Char('\n');
                 if (view->isExpanded(index))
                     walk(index, depth + 1);
             }

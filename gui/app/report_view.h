@@ -65,6 +65,9 @@ public:
     bool showTab(const QString& name);
     /// A one-line summary for the status bar: ranks, metrics, call paths.
     QString summary() const;
+    /// The note above a difference's system tree saying that per-rank values do not align
+    /// (different rank counts), or nullptr.
+    QLabel* systemNote() const { return m_systemNote; }
     /// The tree views, for tests: "metric", "call" or "system" (nullptr otherwise).
     QTreeView* treeView(const QString& name) const;
     /// The context menu of `view` at the row `index` (invalid: the empty area below the rows):
@@ -74,7 +77,8 @@ public:
     QMenu* contextMenu(QTreeView* view, const QModelIndex& index);
     /// The rows the three trees show (every row whose ancestors are expanded), one per line:
     /// "> " for a selected row (else two spaces), two spaces per depth, then the value and the
-    /// name as shown (e.g. ">     1.03 s  MPI Rank 1").
+    /// name as shown (e.g. ">     1.03 s  MPI Rank 1"); in a difference's system tree then
+    /// "  |  baseline 1.50 s  report 750 ms  vs baseline −50.0 %".
     QString visibleRows() const;
 
 signals:
@@ -106,6 +110,7 @@ private:
     QLabel* m_regionInfo = nullptr;
     QPlainTextEdit* m_source = nullptr;
     QTableWidget* m_attributes = nullptr;
+    QLabel* m_systemNote = nullptr; ///< why per-rank values do not align, or null
 };
 
 } // namespace waitscope::gui

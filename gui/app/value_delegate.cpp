@@ -5,6 +5,8 @@
 
 #include <QApplication>
 #include <QPainter>
+#include <algorithm>
+#include <cmath>
 #include <waitscope/gui/flat_profile_model.h>
 #include <waitscope/gui/value_tree_model.h>
 
@@ -25,6 +27,10 @@ ValueDelegate::ValueDelegate(QObject* parent) : QStyledItemDelegate(parent) {}
 
 void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                           const QModelIndex& index) const {
+    if (QVariant bar = index.data(ValueTreeModel::BarFractionRole); bar.isValid()) {
+        paintBar(painter, option, index, bar.toDouble());
+        return;
+    }
     QVariant fraction = index.data(ValueTreeModel::FractionRole);
     if (!fraction.isValid()) {
         QStyledItemDelegate::paint(painter, option, index);
@@ -92,6 +98,33 @@ void ValueDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
             nameRect.adjusted(nameMetrics.horizontalAdvance(name) + 2 * kPadding, 0, 0, 0);
         painter->drawText(markerRect, Qt::AlignVCenter | Qt::AlignLeft, marker);
     }
+    painter->restore();
+}
+
+void ValueDelegate::paintBar(QPainter* painter, const QStyleOptionViewItem& option,
+                             const QModelIndex& index, double fraction) const {
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    const QString text = opt.text;
+    opt.text.clear();
+    QStyle* style = opt.widget ? opt.widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, opt.widget);
+    painter->save();
+    QRect rect = opt.rect.adjusted(kPadding, 3, -kPadding, -3);
+    // Neutral greys, so that the bars do not read as the diverging scale's better or worse:
+    // the baseline lighter, the report darker.
+    // On a selected row the bars darken the highlight, so that its light text stays readable.
+    const bool baseline = index.column() == ValueTreeModel::BaselineColumn;
+    const bool selected = opt.state & QStyle::State_Selected;
+    const QColor highlight = opt.palette.color(QPalette::Highlight);
+    const int width = static_cast<int>(std::lround(rect.width() * std::clamp(fraction, 0.0, 1.0)));
+    if (width > 0)
+        painter->fillRect(QRect(rect.left(), rect.top(), width, rect.height()),
+                          selected   ? highlight.darker(baseline ? 115 : 135)
+                          : baseline ? QColor(0xdd, 0xdd, 0xdd)
+                                     : QColor(0xb4, 0xb4, 0xb4));
+    painter->setPen(opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Text));
+    painter->drawText(rect.adjusted(0, 0, -2, 0), Qt::AlignVCenter | Qt::AlignRight, text);
     painter->restore();
 }
 

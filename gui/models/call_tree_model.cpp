@@ -42,8 +42,9 @@ CallTreeModel::~CallTreeModel() {
     m_watcher.disconnect(this);
 }
 
-CallTreeModel::Computed CallTreeModel::compute(const Report& report, MetricId metric,
+CallTreeModel::Computed CallTreeModel::compute(const Sources& sources, MetricId metric,
                                                MetricMode mode, quint64 generation) {
+    const Report& report = *sources.report;
     Computed out;
     out.generation = generation;
     if (metric < report.metrics().size()) {
@@ -63,6 +64,23 @@ CallTreeModel::Computed CallTreeModel::compute(const Report& report, MetricId me
         out.inclusive.assign(report.callNodes().size(), std::nan(""));
         out.exclusive.assign(report.callNodes().size(), std::nan(""));
     }
+    // The compared reports share the difference's ids; a failed query leaves NaN.
+    auto valuesIn = [metric, mode](const Report& compared) {
+        NodeValues values;
+        if (metric < compared.metrics().size()) {
+            auto in = compared.callNodeValues(metric, CallTreeMode::Inclusive, mode);
+            auto ex = compared.callNodeValues(metric, CallTreeMode::Exclusive, mode);
+            if (in && ex) {
+                values.inclusive = std::move(*in);
+                values.exclusive = std::move(*ex);
+            }
+        }
+        return values;
+    };
+    if (sources.baseline && sources.after) {
+        out.baseline = valuesIn(*sources.baseline);
+        out.after = valuesIn(*sources.after);
+    }
     return out;
 }
 
@@ -70,16 +88,17 @@ void CallTreeModel::recompute() {
     quint64 generation = ++m_generation;
     MetricId metric = m_selection->metric();
     MetricMode mode = m_selection->metricMode();
+    Sources sources{m_selection->sharedReport(), m_selection->baselineReport(),
+                    m_selection->afterReport()};
     if (!m_asynchronous) {
-        apply(compute(m_selection->report(), metric, mode, generation));
+        apply(compute(sources, metric, mode, generation));
         return;
     }
     auto promise = std::make_shared<QPromise<Computed>>();
     m_watcher.setFuture(promise->future());
-    std::shared_ptr<const Report> report = m_selection->sharedReport();
-    QThreadPool::globalInstance()->start([promise, report, metric, mode, generation] {
+    QThreadPool::globalInstance()->start([promise, sources, metric, mode, generation] {
         promise->start();
-        promise->addResult(compute(*report, metric, mode, generation));
+        promise->addResult(compute(sources, metric, mode, generation));
         promise->finish();
     });
     if (!m_computing) {
@@ -97,6 +116,8 @@ void CallTreeModel::apply(Computed computed) {
         root += computed.inclusive[c];
     m_unit = std::move(computed.unit);
     setReferences(root, computed.selection);
+    if (computed.baseline && computed.after)
+        setComparedValues(std::move(*computed.baseline), std::move(*computed.after));
     setValues(std::move(computed.inclusive), std::move(computed.exclusive));
     if (m_computing) {
         m_computing = false;

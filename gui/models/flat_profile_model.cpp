@@ -80,8 +80,14 @@ int FlatProfileModel::rowOfRegion(RegionId region) const {
     return it != m_regions.end() && *it == region ? static_cast<int>(it - m_regions.begin()) : -1;
 }
 
+bool FlatProfileModel::showsAbsolute() const {
+    // The flat profile has no baseline values: it shows differences as they are.
+    return m_selection->valueMode() == ValueMode::Absolute ||
+           m_selection->valueMode() == ValueMode::PercentOfBaseline;
+}
+
 double FlatProfileModel::shown(double value) const {
-    if (m_selection->valueMode() == ValueMode::Absolute)
+    if (showsAbsolute())
         return value;
     if (m_total == 0.0 || std::isnan(m_total))
         return value == 0.0 ? 0.0 : std::nan("");
@@ -99,9 +105,8 @@ QVariant FlatProfileModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
         if (index.column() == RegionColumn)
             return name;
-        return m_selection->valueMode() == ValueMode::Absolute
-                   ? formatValue(value, m_selection->metricUnit())
-                   : formatPercent(shown(value));
+        return showsAbsolute() ? formatValue(value, m_selection->metricUnit())
+                               : formatPercent(shown(value));
     case ValueRole:
         if (index.column() == RegionColumn)
             return name;

@@ -44,17 +44,23 @@ MetricTreeModel::MetricTreeModel(SelectionState* selection, QObject* parent)
     }
     setForest(parents);
     // Totals read only root rows of inclusively stored metrics, so this stays cheap.
-    std::vector<double> inclusive(metrics.size()), exclusive(metrics.size());
-    const Report& report = selection->report();
-    for (MetricId m = 0; m < metrics.size(); ++m) {
-        auto in = report.total(m, MetricMode::Inclusive);
-        auto ex = report.total(m, MetricMode::Exclusive);
-        if (!in)
-            setLastError(QString::fromStdString(in.error().message()));
-        inclusive[m] = in ? *in : std::nan("");
-        exclusive[m] = ex ? *ex : std::nan("");
-    }
-    setValues(std::move(inclusive), std::move(exclusive));
+    auto totals = [this](const Report& report) {
+        const std::size_t count = report.metrics().size();
+        NodeValues values{std::vector<double>(count), std::vector<double>(count)};
+        for (MetricId m = 0; m < count; ++m) {
+            auto in = report.total(m, MetricMode::Inclusive);
+            auto ex = report.total(m, MetricMode::Exclusive);
+            if (!in)
+                setLastError(QString::fromStdString(in.error().message()));
+            values.inclusive[m] = in ? *in : std::nan("");
+            values.exclusive[m] = ex ? *ex : std::nan("");
+        }
+        return values;
+    };
+    if (selection->baselineReport() && selection->afterReport())
+        setComparedValues(totals(*selection->baselineReport()), totals(*selection->afterReport()));
+    NodeValues values = totals(selection->report());
+    setValues(std::move(values.inclusive), std::move(values.exclusive));
     setValueMode(selection->valueMode());
 
     connect(selection, &SelectionState::valueModeChanged, this,

@@ -93,10 +93,12 @@ Result<ReportDifference> openDifference(const QString& after, const QString& bef
     auto beforeReport = loadReport(*beforePath, half(0.5));
     if (!beforeReport)
         return beforeReport.error();
-    Result<report::AlgebraResult> diff = report::diffReports(**afterReport, **beforeReport);
+    Result<report::AlignedPair> diff = report::alignReports(**afterReport, **beforeReport);
     if (!diff)
         return diff.error();
-    difference.report = std::make_shared<const report::Report>(std::move(diff->report));
+    difference.report = std::make_shared<const report::Report>(std::move(diff->difference));
+    difference.after = std::make_shared<const report::Report>(std::move(diff->first));
+    difference.baseline = std::make_shared<const report::Report>(std::move(diff->second));
     difference.afterPath = *afterPath;
     difference.beforePath = *beforePath;
     difference.ranksAligned = diff->ranksAligned;

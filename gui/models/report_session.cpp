@@ -17,11 +17,19 @@ Result<std::unique_ptr<ReportSession>> ReportSession::open(const QString& fileOr
 }
 
 ReportSession::ReportSession(std::shared_ptr<const report::Report> report, QString path)
-    : m_path(std::move(path)), m_selection(std::make_unique<SelectionState>(std::move(report))),
-      m_metricTree(std::make_unique<MetricTreeModel>(m_selection.get())),
-      m_callTree(std::make_unique<CallTreeModel>(m_selection.get())),
-      m_systemTree(std::make_unique<SystemTreeModel>(m_selection.get())),
-      m_flatProfile(std::make_unique<FlatProfileModel>(m_selection.get(), m_callTree.get())) {}
+    : ReportSession(std::move(report), std::move(path), nullptr, nullptr) {}
+
+ReportSession::ReportSession(std::shared_ptr<const report::Report> report, QString path,
+                             std::shared_ptr<const report::Report> baseline,
+                             std::shared_ptr<const report::Report> after)
+    : m_path(std::move(path)), m_selection(std::make_unique<SelectionState>(std::move(report))) {
+    // The compared reports first: the models read them when they compute their values.
+    m_selection->setComparedReports(std::move(baseline), std::move(after));
+    m_metricTree = std::make_unique<MetricTreeModel>(m_selection.get());
+    m_callTree = std::make_unique<CallTreeModel>(m_selection.get());
+    m_systemTree = std::make_unique<SystemTreeModel>(m_selection.get());
+    m_flatProfile = std::make_unique<FlatProfileModel>(m_selection.get(), m_callTree.get());
+}
 
 Result<std::unique_ptr<ReportSession>>
 ReportSession::openDifference(const QString& after, const QString& before,
@@ -33,12 +41,17 @@ ReportSession::openDifference(const QString& after, const QString& before,
 }
 
 ReportSession::ReportSession(ReportDifference difference)
-    : ReportSession(difference.report, difference.afterPath) {
+    : ReportSession(difference.report, difference.afterPath, difference.baseline,
+                    difference.after) {
     m_baselinePath = difference.beforePath;
     m_notes = difference.notes;
+    m_ranksAligned = difference.ranksAligned;
     m_metricTree->setDifference(std::move(difference.metrics));
     m_callTree->setDifference(std::move(difference.callNodes));
     m_systemTree->setDifference(std::move(difference.systemNodes));
+    // The system tree shows each location's value in both runs next to the difference.
+    if (difference.baseline && difference.after)
+        m_systemTree->setComparedColumns(true);
 }
 
 // Models go before the selection they point to.

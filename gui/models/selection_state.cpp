@@ -14,6 +14,12 @@ SelectionState::SelectionState(std::shared_ptr<const report::Report> report, QOb
         m_systemNode = roots.front();
 }
 
+void SelectionState::setComparedReports(std::shared_ptr<const report::Report> baseline,
+                                        std::shared_ptr<const report::Report> after) {
+    m_baseline = std::move(baseline);
+    m_after = std::move(after);
+}
+
 void SelectionState::setMetric(report::MetricId metric, report::MetricMode mode) {
     if (metric >= m_report->metrics().size() || (metric == m_metric && mode == m_metricMode))
         return;

@@ -24,16 +24,20 @@ SystemTreeModel::SystemTreeModel(SelectionState* selection, QObject* parent)
             [this] { setValueMode(m_selection->valueMode()); });
 }
 
-void SystemTreeModel::recompute() {
-    const Report& report = m_selection->report();
+namespace {
+
+/// The values of the selection's metric and call path in `report` at every system node, with
+/// the message of a failed query (then all NaN).
+std::pair<ValueTreeModel::NodeValues, QString> systemValues(const Report& report,
+                                                            const SelectionState& selection) {
     const auto& nodes = report.systemNodes();
-    MetricId metric = m_selection->metric();
+    MetricId metric = selection.metric();
     std::vector<double> inclusive(nodes.size(), std::nan(""));
     std::vector<double> exclusive(nodes.size(), std::nan(""));
-    auto values = report.locationValues(metric, m_selection->callPath(), m_selection->callMode(),
-                                        m_selection->metricMode());
+    QString error;
+    auto values = report.locationValues(metric, selection.callPath(), selection.callMode(),
+                                        selection.metricMode());
     if (values) {
-        setLastError({});
         DataType type = report.metrics()[metric].dataType;
         bool isMin = type == DataType::MinDouble;
         bool isMax = type == DataType::MaxDouble;
@@ -59,8 +63,23 @@ void SystemTreeModel::recompute() {
             }
         }
     } else {
-        setLastError(QString::fromStdString(values.error().message()));
+        error = QString::fromStdString(values.error().message());
     }
+    return {{std::move(inclusive), std::move(exclusive)}, error};
+}
+
+} // namespace
+
+void SystemTreeModel::recompute() {
+    const Report& report = m_selection->report();
+    const auto& nodes = report.systemNodes();
+    auto [values, error] = systemValues(report, *m_selection);
+    setLastError(error);
+    std::vector<double>& inclusive = values.inclusive;
+    std::vector<double>& exclusive = values.exclusive;
+    if (m_selection->baselineReport() && m_selection->afterReport())
+        setComparedValues(systemValues(*m_selection->baselineReport(), *m_selection).first,
+                          systemValues(*m_selection->afterReport(), *m_selection).first);
     std::fill(std::begin(m_peerMax), std::end(m_peerMax), 0.0);
     double root = 0.0;
     for (SystemNodeId s = 0; s < nodes.size(); ++s) {

@@ -9,7 +9,7 @@ namespace waitscope::gui {
 ValueTreeModel::ValueTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 QModelIndex ValueTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    if (row < 0 || column != 0)
+    if (row < 0 || column < 0 || column >= columnCount(parent))
         return {};
     const std::vector<std::uint32_t>* ids = &m_roots;
     if (parent.isValid()) {
@@ -39,7 +39,9 @@ int ValueTreeModel::rowCount(const QModelIndex& parent) const {
 }
 
 int ValueTreeModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() && parent.column() != 0 ? 0 : 1;
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    return showsComparedColumns() ? ComparedColumnCount : 1;
 }
 
 bool ValueTreeModel::hasChildren(const QModelIndex& parent) const {
@@ -77,6 +79,7 @@ double ValueTreeModel::reference(std::uint32_t, ValueMode mode) const {
     case ValueMode::Absolute:
     case ValueMode::PercentOfRoot:
     case ValueMode::PeerPercent:
+    case ValueMode::PercentOfBaseline: // each node's own baseline, see percentOfBaseline
         break;
     }
     return m_rootReference;
@@ -86,6 +89,8 @@ double ValueTreeModel::shownValue(std::uint32_t node) const {
     double value = shownAbsolute(node);
     if (m_mode == ValueMode::Absolute)
         return value;
+    if (m_mode == ValueMode::PercentOfBaseline)
+        return m_difference ? percentOfBaseline(node) : value;
     double ref = reference(node, m_mode);
     if (ref == 0.0 || std::isnan(ref))
         return value == 0.0 ? 0.0 : std::nan("");
@@ -95,10 +100,61 @@ double ValueTreeModel::shownValue(std::uint32_t node) const {
     return 100.0 * value / ref;
 }
 
+double ValueTreeModel::baselineShown(std::uint32_t node) const {
+    if (node >= m_baselineInclusive.size())
+        return std::nan("");
+    return m_expanded[node] && !m_children[node].empty() ? m_baselineExclusive[node]
+                                                         : m_baselineInclusive[node];
+}
+
+double ValueTreeModel::afterShown(std::uint32_t node) const {
+    if (node >= m_afterInclusive.size())
+        return std::nan("");
+    return m_expanded[node] && !m_children[node].empty() ? m_afterExclusive[node]
+                                                         : m_afterInclusive[node];
+}
+
+namespace {
+/// Whether `value` is zero but for the rounding of sums and differences of values up to
+/// `scale` (an exclusive value is its inclusive value minus its children's).
+bool nearZero(double value, double scale) {
+    return std::fabs(value) <= 1e-12 * std::max(1.0, scale);
+}
+} // namespace
+
+double ValueTreeModel::percentOfBaseline(std::uint32_t node) const {
+    double baseline = baselineShown(node);
+    double difference = shownAbsolute(node);
+    if (std::isnan(baseline) || std::isnan(difference))
+        return std::nan("");
+    double scale = m_rootOf[node] < m_largestMagnitude.size()
+                       ? m_largestMagnitude[m_rootOf[node]] + std::fabs(baseline)
+                       : std::fabs(baseline);
+    if (nearZero(baseline, scale))
+        return nearZero(difference, scale) ? 0.0 : std::nan("");
+    return 100.0 * difference / std::fabs(baseline);
+}
+
+QString ValueTreeModel::changeText(std::uint32_t node) const {
+    if (!hasComparedValues() || node >= m_parent.size())
+        return tr("n/a");
+    double baseline = baselineShown(node);
+    double difference = shownAbsolute(node);
+    if (std::isnan(baseline) || std::isnan(difference))
+        return tr("n/a");
+    double percent = percentOfBaseline(node);
+    // A zero baseline has no percentage: the value is new in the report.
+    if (std::isnan(percent))
+        return tr("new");
+    return formatSignedPercent(percent);
+}
+
 QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
     std::uint32_t node = nodeOf(index);
     if (node == kNoNode)
         return {};
+    if (index.column() != TreeColumn)
+        return comparedColumnData(node, index.column(), role);
     switch (role) {
     case Qt::DisplayRole: {
         QString text =
@@ -109,9 +165,17 @@ QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
     }
     case Qt::ToolTipRole: {
         auto format = m_difference ? formatSignedValue : formatValue;
-        QString tip = nodeName(node) + QStringLiteral("\ninclusive: ") +
-                      format(m_inclusive[node], unitOf(node)) + QStringLiteral("\nexclusive: ") +
-                      format(m_exclusive[node], unitOf(node));
+        QString tip = nodeName(node);
+        if (m_difference && hasComparedValues()) {
+            const std::string unit = unitOf(node);
+            tip += tr("\nreport − baseline: %1 (%2 of the baseline)")
+                       .arg(formatSignedValue(shownAbsolute(node), unit), changeText(node));
+            tip += tr("\nbaseline: %1, report: %2")
+                       .arg(formatValue(baselineShown(node), unit),
+                            formatValue(afterShown(node), unit));
+        }
+        tip += QStringLiteral("\ninclusive: ") + format(m_inclusive[node], unitOf(node)) +
+               QStringLiteral("\nexclusive: ") + format(m_exclusive[node], unitOf(node));
         if (m_difference)
             tip += QStringLiteral("\n(difference: report − baseline)");
         if (QString marker = presenceMarker(node); !marker.isEmpty())
@@ -127,6 +191,8 @@ QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
     case AbsoluteValueRole:
         return shownAbsolute(node);
     case ValueTextRole:
+        if (m_difference && m_mode == ValueMode::PercentOfBaseline)
+            return changeText(node);
         if (m_difference)
             return m_mode == ValueMode::Absolute
                        ? formatSignedValue(shownAbsolute(node), unitOf(node))
@@ -147,8 +213,16 @@ QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
         if (!m_difference)
             return {};
         return static_cast<int>(node < m_presence.size() ? m_presence[node] : Presence::Both);
+    case BaselineValueRole:
+        return baselineShown(node);
+    case ReportValueRole:
+        return afterShown(node);
+    case ChangeTextRole:
+        return hasComparedValues() ? changeText(node) : QString();
     case FractionRole: {
-        ValueMode mode = m_mode == ValueMode::Absolute ? ValueMode::PercentOfRoot : m_mode;
+        ValueMode mode = m_mode == ValueMode::Absolute || m_mode == ValueMode::PercentOfBaseline
+                             ? ValueMode::PercentOfRoot
+                             : m_mode;
         double ref = reference(node, mode);
         double value = shownAbsolute(node);
         if (ref == 0.0 || std::isnan(ref) || std::isnan(value))
@@ -164,10 +238,54 @@ QVariant ValueTreeModel::data(const QModelIndex& index, int role) const {
     }
 }
 
+QVariant ValueTreeModel::comparedColumnData(std::uint32_t node, int column, int role) const {
+    const bool value = column == BaselineColumn || column == ReportColumn;
+    switch (role) {
+    case Qt::DisplayRole:
+    case ValueTextRole:
+        if (column == ChangeColumn)
+            return changeText(node);
+        return formatValue(column == BaselineColumn ? baselineShown(node) : afterShown(node),
+                           unitOf(node));
+    case Qt::ToolTipRole:
+        return data(indexOfNode(node), Qt::ToolTipRole);
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    case NodeIdRole:
+        return QVariant::fromValue<quint32>(node);
+    case BaselineValueRole:
+    case ReportValueRole:
+    case ChangeTextRole:
+        return data(indexOfNode(node), role);
+    case BarFractionRole: {
+        if (!value || node >= m_depth.size() || m_depth[node] >= m_comparedPeak.size())
+            return {};
+        double shown = column == BaselineColumn ? baselineShown(node) : afterShown(node);
+        double peak = m_comparedPeak[m_depth[node]];
+        if (std::isnan(shown) || peak == 0.0)
+            return 0.0;
+        return std::clamp(std::fabs(shown) / peak, 0.0, 1.0);
+    }
+    default:
+        return {};
+    }
+}
+
 QVariant ValueTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (section == 0 && orientation == Qt::Horizontal && role == Qt::DisplayRole)
-        return title();
-    return {};
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case TreeColumn:
+        return m_difference ? tr("report − baseline") : title();
+    case BaselineColumn:
+        return tr("Baseline");
+    case ReportColumn:
+        return tr("Report");
+    case ChangeColumn:
+        return tr("vs baseline");
+    default:
+        return {};
+    }
 }
 
 void ValueTreeModel::setExpanded(const QModelIndex& index, bool expanded) {
@@ -176,7 +294,8 @@ void ValueTreeModel::setExpanded(const QModelIndex& index, bool expanded) {
         return;
     m_expanded[node] = expanded ? 1 : 0;
     QModelIndex first = this->index(index.row(), 0, index.parent());
-    emit dataChanged(first, first);
+    emit dataChanged(first,
+                     this->index(index.row(), columnCount(index.parent()) - 1, index.parent()));
     emit expansionChanged(node, expanded);
 }
 
@@ -198,6 +317,36 @@ QString ValueTreeModel::presenceMarker(std::uint32_t node) const {
         break;
     }
     return {};
+}
+
+void ValueTreeModel::setComparedValues(NodeValues baseline, NodeValues after) {
+    const std::size_t n = m_parent.size();
+    baseline.inclusive.resize(n, std::nan(""));
+    baseline.exclusive.resize(n, std::nan(""));
+    after.inclusive.resize(n, std::nan(""));
+    after.exclusive.resize(n, std::nan(""));
+    // The bars of one depth (e.g. all ranks) share a scale, for both reports.
+    m_comparedPeak.assign(m_comparedPeak.size(), 0.0);
+    for (std::uint32_t node = 0; node < n; ++node) {
+        if (m_rootOf[node] == kNoNode)
+            continue;
+        double& peak = m_comparedPeak[m_depth[node]];
+        for (double value : {baseline.inclusive[node], after.inclusive[node]})
+            if (!std::isnan(value))
+                peak = std::max(peak, std::fabs(value));
+    }
+    m_baselineInclusive = std::move(baseline.inclusive);
+    m_baselineExclusive = std::move(baseline.exclusive);
+    m_afterInclusive = std::move(after.inclusive);
+    m_afterExclusive = std::move(after.exclusive);
+}
+
+void ValueTreeModel::setComparedColumns(bool shown) {
+    if (shown == m_comparedColumns)
+        return;
+    beginResetModel();
+    m_comparedColumns = shown;
+    endResetModel();
 }
 
 void ValueTreeModel::setValueMode(ValueMode mode) {
@@ -350,17 +499,22 @@ void ValueTreeModel::setForest(const std::vector<std::uint32_t>& parents) {
     m_hidden = std::move(hidden);
     // The root of each shown node, top down (iterative: a path may be as deep as the tree).
     m_rootOf.assign(n, kNoNode);
+    m_depth.assign(n, 0);
     std::vector<std::uint32_t> stack(m_roots.begin(), m_roots.end());
     for (std::uint32_t root : m_roots)
         m_rootOf[root] = root;
+    std::uint32_t deepest = 0;
     while (!stack.empty()) {
         std::uint32_t node = stack.back();
         stack.pop_back();
         for (std::uint32_t child : m_children[node]) {
             m_rootOf[child] = m_rootOf[node];
+            m_depth[child] = m_depth[node] + 1;
+            deepest = std::max(deepest, m_depth[child]);
             stack.push_back(child);
         }
     }
+    m_comparedPeak.assign(n == 0 ? 0 : deepest + 1, 0.0);
     rebuildOrder();
     endResetModel();
 }
@@ -407,7 +561,7 @@ void ValueTreeModel::emitValuesChanged(const QModelIndex& top) {
         int rows = rowCount(parent);
         if (rows == 0)
             continue;
-        emit dataChanged(index(0, 0, parent), index(rows - 1, 0, parent));
+        emit dataChanged(index(0, 0, parent), index(rows - 1, columnCount(parent) - 1, parent));
         const std::vector<std::uint32_t>& ids =
             parent.isValid() ? m_children[nodeOf(parent)] : m_roots;
         for (std::uint32_t node : ids)

@@ -8,7 +8,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -101,6 +104,84 @@ TEST_CASE("the window opened with a baseline names both reports and shows the di
                 found =
                     found || action->text().startsWith(QStringLiteral("&Compare with baseline"));
     CHECK(found);
+}
+
+TEST_CASE("the window's system tree shows both runs side by side and percent of the baseline",
+          "[widgets][difference]") {
+    const std::string after = writeAfterReport();
+    const std::string before = writeBeforeReport();
+    application();
+    MainWindow window(false);
+    window.resize(1400, 800);
+    REQUIRE(openWithBaseline(window, after, before));
+    ReportView* view = window.reportView();
+    REQUIRE(view != nullptr);
+    CHECK(view->systemNote() == nullptr); // the ranks align
+    REQUIRE(view->selectMetric(QStringLiteral("mpi_latesender")));
+    CallTreeModel* callModel = view->session().callTree();
+    if (callModel->isComputing()) {
+        QSignalSpy computed(callModel, &CallTreeModel::computingChanged);
+        REQUIRE(computed.wait(20000));
+    }
+    // MPI_Recv, only in the baseline: rank 0 waited 1 s there before, not at all after.
+    REQUIRE(view->selectCallPath(QStringLiteral("MPI_Recv")).isEmpty());
+    REQUIRE(view->selectRank(0));
+    // The system tree's header names the columns; the other trees have none.
+    QTreeView* system = view->treeView(QStringLiteral("system"));
+    REQUIRE(system != nullptr);
+    CHECK_FALSE(system->isHeaderHidden());
+    CHECK(system->model()->columnCount() == 4);
+    CHECK(view->treeView(QStringLiteral("call"))->isHeaderHidden());
+    QString rows = view->visibleRows();
+    INFO(rows.toStdString());
+    CHECK(rows.contains(QStringLiteral(
+        "\u22121.00 s  MPI Rank 0  |  baseline 1.00 s  report 0 s  vs baseline \u2212100 %\n")));
+    CHECK(rows.contains(
+        QStringLiteral("0 s  MPI Rank 1  |  baseline 0 s  report 0 s  vs baseline 0 %\n")));
+    // MPI_Waitall, only in the report: new on rank 0.
+    REQUIRE(view->selectCallPath(QStringLiteral("MPI_Waitall")).isEmpty());
+    rows = view->visibleRows();
+    CHECK(rows.contains(
+        QStringLiteral("+250 ms  MPI Rank 0  |  baseline 0 s  report 250 ms  vs baseline new\n")));
+    // The baseline's bar of rank 0 (the largest of its level) fills its cell; rank 0 is
+    // selected, so the bar darkens the highlight.
+    const QRect cell = system->visualRect(
+        system->model()->index(0, ValueTreeModel::BaselineColumn,
+                               view->session()
+                                   .systemTree()
+                                   ->indexOfNode(*view->session().report().findProcess(0))
+                                   .parent()));
+    CHECK(cell.width() > 40);
+
+    // The value selector offers percent of the baseline; every tree follows.
+    auto* modes = window.findChild<QComboBox*>();
+    REQUIRE(modes != nullptr);
+    const int percent = modes->findText(QStringLiteral("Percent of baseline"));
+    REQUIRE(percent >= 0);
+    CHECK(modes->itemText(0) == QStringLiteral("Difference (report \u2212 baseline)"));
+    modes->setCurrentIndex(percent);
+    rows = view->visibleRows();
+    CHECK(rows.contains(QStringLiteral("\u221275.0 %  Late Sender\n")));
+    CHECK(rows.contains(QStringLiteral("new  Late Receiver  [only in report]\n")));
+    CHECK_FALSE(rows.contains(QStringLiteral("inf")));
+    CHECK_FALSE(rows.contains(QStringLiteral("nan")));
+}
+
+TEST_CASE("the window says that per-rank values do not align for different rank counts",
+          "[widgets][difference]") {
+    application();
+    MainWindow window(false);
+    window.resize(1400, 800);
+    // nb_late_sender's 4 ranks against our 2.
+    REQUIRE(
+        openWithBaseline(window, referenceReport("nb_late_sender", "trace"), writeBeforeReport()));
+    ReportView* view = window.reportView();
+    REQUIRE(view != nullptr);
+    REQUIRE(view->systemNote() != nullptr);
+    CHECK(view->systemNote()->text().contains(QStringLiteral("report 4 ranks, baseline 2")));
+    CHECK(view->systemNote()->text().contains(QStringLiteral("per-rank values do not align")));
+    CHECK(view->summary().contains(QStringLiteral("ranks do not align")));
+    CHECK_FALSE(view->selectRank(1)); // no per-rank rows to select
 }
 
 TEST_CASE("a baseline that cannot be opened leaves a message naming it", "[widgets][difference]") {

@@ -104,13 +104,17 @@ def check_explorer(path):
 
 def check_difference(path):
     """The explorer in baseline mode: the diverging scale's deepest improvement (the largest
-    difference, a decrease) in the colour boxes, its regression hue in the legend."""
+    difference, a decrease) in the colour boxes, its regression hue in the legend, and the
+    bars of the baseline's values beside the differences in the system tree."""
     width, height, counts = colour_counts(path)
     print(f"{width}x{height}, {len(counts)} colours")
     if width < 800 or height < 500 or len(counts) < 50:
         sys.exit("the picture is not a window with content")
+    # The system tree's baseline bars (#dddddd; the window's own greys have some 250 pixels
+    # of it): rank 3's, unselected, is the largest of its level and fills its cell.
     checks = (("the largest improvement's colour box (#2166ac)", (0x21, 0x66, 0xac), 50),
               ("the legend's regression end (#b2182b)", (0xb2, 0x18, 0x2b), 5),
+              ("the system tree's baseline bars (#dddddd)", (0xdd, 0xdd, 0xdd), 600),
               ("the selected rows' highlight (#308cc6)", (0x30, 0x8c, 0xc6), 2000))
     for name, rgb, least in checks:
         found = near(counts, rgb)

@@ -460,7 +460,8 @@ double shownDifference(const std::string& visible, const std::string& tree,
         if (nameAt == std::string::npos)
             continue;
         const std::string rest = text.substr(nameAt + 2 + name.size());
-        if (!rest.empty() && rest.rfind("  [", 0) != 0)
+        // After the name: a presence marker, or the compared columns of the system tree.
+        if (!rest.empty() && rest.rfind("  [", 0) != 0 && rest.rfind("  |  ", 0) != 0)
             continue;
         double sign = 1.0;
         if (text.rfind(minus, 0) == 0) {
@@ -474,6 +475,45 @@ double shownDifference(const std::string& visible, const std::string& tree,
         std::string unit;
         fields >> value >> unit;
         const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 0.0;
+        return scale > 0.0 ? sign * value * scale : std::nan("");
+    }
+    return std::nan("");
+}
+
+/// A compared column of the system tree's line of `name` ("  |  baseline 1.01 s  report 264 ms
+/// vs baseline −74.0 %"): the seconds after "baseline " or "report ", or the percent after
+/// "vs baseline "; NaN when absent.
+double shownColumn(const std::string& visible, const std::string& name, const std::string& column) {
+    const size_t start = visible.find("system tree:\n");
+    if (start == std::string::npos)
+        return std::nan("");
+    std::istringstream lines(visible.substr(start));
+    for (std::string line; std::getline(lines, line);) {
+        const size_t bar = line.find("  " + name + "  |  ");
+        if (bar == std::string::npos)
+            continue;
+        std::string columns = line.substr(bar + name.size() + 7);
+        const size_t at =
+            column == "baseline" ? columns.find("baseline ") : columns.find("  " + column + " ");
+        if (at == std::string::npos)
+            return std::nan("");
+        std::string text = columns.substr(at + (column == "baseline" ? 0 : 2) + column.size() + 1);
+        double sign = 1.0;
+        if (text.rfind("\xe2\x88\x92", 0) == 0) {
+            sign = -1.0;
+            text = text.substr(3);
+        } else if (text[0] == '+') {
+            text = text.substr(1);
+        }
+        std::istringstream fields(text);
+        double value = 0.0;
+        std::string unit;
+        fields >> value >> unit;
+        const double scale = unit == "s"    ? 1.0
+                             : unit == "ms" ? 1e-3
+                             : unit == "us" ? 1e-6
+                             : unit == "%"  ? 1.0
+                                            : 0.0;
         return scale > 0.0 ? sign * value * scale : std::nan("");
     }
     return std::nan("");
@@ -512,7 +552,32 @@ TEST_CASE("the explorer shows a shorter injected wait as a Late Sender improveme
     // The improvement is shown with a true minus sign; the senders compute less as well.
     CHECK(r.output.find("\xe2\x88\x92") != std::string::npos);
     CHECK(shownDifference(r.output, "metric tree", "Late Sender") < -0.3);
+    // Both runs side by side in the system tree: rank 1 waited about 1 s before, 0.25 s after
+    // (-75 %); rank 0 waited in neither.
+    CHECK(shownColumn(r.output, "MPI Rank 1", "baseline") == Approx(1.0).margin(0.4));
+    CHECK(shownColumn(r.output, "MPI Rank 1", "report") == Approx(0.25).margin(0.3));
+    CHECK(shownColumn(r.output, "MPI Rank 1", "vs baseline") == Approx(-75.0).margin(20.0));
+    CHECK(shownColumn(r.output, "MPI Rank 0", "baseline") == 0.0);
+    CHECK(shownColumn(r.output, "MPI Rank 0", "vs baseline") == 0.0);
     checkExplorerPicture(dir / "difference.png", dir, "--difference");
+
+    // Percent of the baseline in every tree: Late Sender fell by about three quarters.
+    r = examineOnX("after", "percent.png",
+                   "--baseline before --metric mpi_latesender --callpath receive_block/MPI_Recv "
+                   "--mode baseline",
+                   dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // The row "−74.0 %  MPI_Recv": the percent before the name.
+    const size_t recvAt = r.output.find(" %  MPI_Recv\n");
+    REQUIRE(recvAt != std::string::npos);
+    const size_t numberAt = r.output.rfind("\xe2\x88\x92", recvAt);
+    REQUIRE(numberAt != std::string::npos);
+    CHECK(std::stod(r.output.substr(numberAt + 3, recvAt - numberAt - 3)) ==
+          Approx(75.0).margin(20.0));
+    CHECK(r.output.find("%  Late Sender\n") != std::string::npos);
+    CHECK(r.output.find("inf") == std::string::npos);
+    CHECK(r.output.find("nan") == std::string::npos);
 }
 
 TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 #include <waitscope/base/markup_escape.h>
 #include <waitscope/compare/run_comparison.h>
 
@@ -169,8 +171,19 @@ Result<Comparison> compareRuns(std::span<const report::Report* const> before,
     return comparison;
 }
 
+std::string shortCallPath(const std::string& path) {
+    constexpr std::size_t kLongest = 6; // regions shown in full
+    constexpr std::size_t kLast = 4;    // regions kept at the end of a longer path
+    std::vector<std::size_t> slashes;
+    for (std::size_t at = path.find('/'); at != std::string::npos; at = path.find('/', at + 1))
+        slashes.push_back(at);
+    if (slashes.size() + 1 <= kLongest)
+        return path;
+    return path.substr(0, slashes.front()) + "/..." + path.substr(slashes[slashes.size() - kLast]);
+}
+
 std::string describeChange(const Change& change, const Comparison& comparison) {
-    std::string line = change.displayName + " at " + change.callPath + ": " +
+    std::string line = change.displayName + " at " + shortCallPath(change.callPath) + ": " +
                        signedValue(change.change(), change.unit);
     const double percent = change.percent();
     if (std::isfinite(percent))
@@ -212,6 +225,16 @@ void printComparison(const Comparison& comparison, std::ostream& out, std::size_
         out << "  " << describeChange(*change, comparison) << '\n';
 }
 
+namespace {
+/// A call path in a table cell: shortened, with the full path as the tooltip.
+std::string callPathCell(const std::string& path) {
+    const std::string shown = shortCallPath(path);
+    if (shown == path)
+        return "<code>" + escapeMarkup(path) + "</code>";
+    return "<code title=\"" + escapeMarkup(path) + "\">" + escapeMarkup(shown) + "</code>";
+}
+} // namespace
+
 void writeComparisonHtml(const Comparison& comparison, std::ostream& out, std::size_t limit) {
     const auto [significant, noise] = selectChanges(comparison, limit);
     out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Waitscope comparison"
@@ -235,12 +258,11 @@ void writeComparisonHtml(const Comparison& comparison, std::ostream& out, std::s
                                     : c->change() < 0 ? "better"
                                                       : "worse";
             const double percent = c->percent();
-            out << "<tr class=\"" << cls << "\"><td>" << escapeMarkup(c->displayName)
-                << "</td><td><code>" << escapeMarkup(c->callPath) << "</code></td><td>"
-                << formatNumber(c->test.meanBefore, 4) << " ± " << formatNumber(c->test.sdBefore, 4)
-                << "</td><td>" << formatNumber(c->test.meanAfter, 4) << " ± "
-                << formatNumber(c->test.sdAfter, 4) << "</td><td>"
-                << escapeMarkup(signedValue(c->change(), c->unit)) << "</td><td>"
+            out << "<tr class=\"" << cls << "\"><td>" << escapeMarkup(c->displayName) << "</td><td>"
+                << callPathCell(c->callPath) << "</td><td>" << formatNumber(c->test.meanBefore, 4)
+                << " ± " << formatNumber(c->test.sdBefore, 4) << "</td><td>"
+                << formatNumber(c->test.meanAfter, 4) << " ± " << formatNumber(c->test.sdAfter, 4)
+                << "</td><td>" << escapeMarkup(signedValue(c->change(), c->unit)) << "</td><td>"
                 << (std::isfinite(percent) ? formatNumber(percent, 1) : std::string("new"))
                 << "</td><td>" << (c->test.tested ? formatNumber(c->test.p, 4) : "–")
                 << "</td></tr>\n";

@@ -184,6 +184,44 @@ TEST_CASE("reports with different rank counts are compared over the whole progra
     CHECK(at(r, "visits", "main/MPI_Recv", -1) == Approx(5.0)); // (3+4+5) − (3+4)
 }
 
+TEST_CASE("aligned reports hold each input's values on the ids of their difference") {
+    Small a = makeSmall(4.0, 2);
+    Small b = makeSmall(1.0, 2, /*recvFirst=*/true, "setup");
+    auto aligned = alignReports(a.report, b.report);
+    REQUIRE(aligned);
+    CHECK(aligned->ranksAligned);
+    const Report& first = aligned->first;
+    const Report& second = aligned->second;
+    const Report& diff = aligned->difference;
+    // The same trees, node for node.
+    REQUIRE(first.callNodes().size() == diff.callNodes().size());
+    REQUIRE(second.callNodes().size() == diff.callNodes().size());
+    REQUIRE(second.metrics().size() == diff.metrics().size());
+    REQUIRE(second.locations().size() == diff.locations().size());
+    for (CallNodeId c = 0; c < diff.callNodes().size(); ++c)
+        CHECK(second.callPath(c) == diff.callPath(c));
+    // time at main/solve on rank 1: 4 + 10 + 1 = 15 in A, 1 + 10 + 1 = 12 in B.
+    CHECK(at(first, "time", "main/solve", 1) == Approx(15.0));
+    CHECK(at(second, "time", "main/solve", 1) == Approx(12.0));
+    CHECK(at(diff, "time", "main/solve", 1) == Approx(3.0));
+    // main/setup is only in B: 0 in A, 100 in B.
+    CHECK(at(first, "time", "main/setup", 0) == 0.0);
+    CHECK(at(second, "time", "main/setup", 0) == Approx(100.0));
+    CHECK(at(diff, "time", "main/setup", 0) == Approx(-100.0));
+
+    // Different rank counts: all three over the whole program.
+    Small three = makeSmall(1.0, 3);
+    auto wide = alignReports(three.report, b.report);
+    REQUIRE(wide);
+    CHECK_FALSE(wide->ranksAligned);
+    REQUIRE(wide->notes.size() == 1);
+    CHECK(wide->second.locations().size() == 1);
+    // time at main/solve: 2 + 12 + 22 = 36 over three ranks, 2 + 12 = 14 over two.
+    CHECK(at(wide->first, "time", "main/solve", -1) == Approx(36.0));
+    CHECK(at(wide->second, "time", "main/solve", -1) == Approx(14.0));
+    CHECK(at(wide->difference, "time", "main/solve", -1) == Approx(22.0));
+}
+
 TEST_CASE("report algebra on Scalasca's reference reports matches their printed totals") {
     // Totals from tests/data/reference/README.md (printed by Scalasca, 4 decimals).
     auto lateSender = readCubex(referenceDir() + "/late_sender/trace.cubex");

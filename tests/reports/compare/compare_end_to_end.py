@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """End to end: `waitscope compare` and `waitscope report diff` on real runs of an example.
 
-Runs share/examples' late_sender at 2 ranks under `waitscope analyze` 3 times with 3 x 100 ms
-of injected Late Sender and 3 times with 3 x 10 ms, then checks that `waitscope compare` names
-the Late Sender at main/receive_block/MPI_Recv as a significant change of -0.27 s (-20 % to
-+30 %: a shared machine lengthens waits more often than it shortens them), in text and HTML, and that `waitscope report diff` of two experiment directories
-holds the same difference. Exit status 0 on success; every failure is printed.
+Runs share/examples' late_sender at 2 ranks under `waitscope analyze` 3 times with 3 x 300 ms
+of injected Late Sender and 3 times with 3 x 30 ms, then checks that `waitscope compare` names
+the Late Sender at main/receive_block/MPI_Recv as a significant change of -0.81 s (-40 % to
++30 %: on a loaded machine a receiver starved of CPU arrives late and waits less, and
+lengthened waits are as common; large injected waits keep that small against them), in text
+and HTML, and that `waitscope report diff` of two experiment directories holds the same
+difference. Exit status 0 on success; every failure is printed.
 
 Then `waitscope compare --scaling` of wait_at_barrier at 2 and 4 ranks (2 x 150 ms): the Wait at
-Barrier summed over ranks grows from 0.3 s to 1.8 s (delay x P (P - 1) / 2 per iteration),
+Barrier summed over ranks grows from 0.3 s to 1.8 s (delay x P (P - 1) / 2 per iteration; up to
++60 % on a loaded machine),
 and the barrier's call path stops scaling.
 
 Usage: compare_end_to_end.py WAITSCOPE EXAMPLE BARRIER_EXAMPLE WORK_DIR
@@ -18,6 +21,9 @@ import re
 import shutil
 import subprocess
 import sys
+
+# The Late Sender change: 3 iterations x (300 - 30) ms on the one receiving rank.
+EXPECTED = -0.81
 
 PATH = "example_late_sender/main/receive_block/MPI_Recv"
 
@@ -34,7 +40,7 @@ def main():
     waitscope, example, barrier_example, work = sys.argv[1:5]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    sides = {"before": "100", "after": "10"}
+    sides = {"before": "300", "after": "30"}
     dirs = {side: [] for side in sides}
     for side, delay in sides.items():
         for i in range(3):
@@ -53,8 +59,8 @@ def main():
     if not line:
         failures.append("no significant Late Sender change at %s" % PATH)
     else:
-        if not -0.27 * 1.3 <= float(line.group(1)) <= -0.27 * 0.8:
-            failures.append("Late Sender change %s s, expected -0.27 s (-20 %%..+30 %%)"
+        if not EXPECTED * 1.3 <= float(line.group(1)) <= EXPECTED * 0.6:
+            failures.append("Late Sender change %s s, expected -0.81 s (-40 %%..+30 %%)"
                             % line.group(1))
         if line.start() > noise_heading:
             failures.append("the Late Sender change is listed within noise")
@@ -69,8 +75,8 @@ def main():
     for row in run([waitscope, "report", "--csv", diff]).splitlines()[1:]:
         fields = row.split(",")
         totals[fields[0]] = float(fields[-1])
-    if not -0.27 * 1.3 <= totals.get("mpi_latesender", 0) <= -0.27 * 0.8:
-        failures.append("report diff: mpi_latesender %s, expected -0.27 s (-20 %%..+30 %%)" %
+    if not EXPECTED * 1.3 <= totals.get("mpi_latesender", 0) <= EXPECTED * 0.6:
+        failures.append("report diff: mpi_latesender %s, expected -0.81 s (-40 %%..+30 %%)" %
                         totals.get("mpi_latesender"))
 
     scaling = []
@@ -87,10 +93,11 @@ def main():
         failures.append("--scaling: no growing Wait at Barrier")
     else:
         # 2 x 150 ms: 0.3 s at 2 ranks, 1.8 s at 4; the opening barrier adds the ranks' start-up
-        # skew (tens of ms on a loaded machine), which the upper margin allows for.
+        # skew, and 4 ranks on 2 shared cores stretch the imbalanced work (and so the waits)
+        # when other jobs run: the upper margin allows for both (+35 % seen at a load of 20).
         for got, want in zip(growth.groups(), (0.3, 1.8)):
-            if not want * 0.9 <= float(got) <= want * 1.3:
-                failures.append("--scaling: Wait at Barrier %s s, expected %s s (-10 %%..+30 %%)"
+            if not want * 0.9 <= float(got) <= want * 1.6:
+                failures.append("--scaling: Wait at Barrier %s s, expected %s s (-10 %%..+60 %%)"
                                 % (got, want))
     stops = study[study.find("Call paths that stop scaling"):study.find("Wait states that")]
     if "example_wait_at_barrier/main/reach_barrier/MPI_Barrier:" not in stops:

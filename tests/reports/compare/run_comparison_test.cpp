@@ -39,6 +39,7 @@ TEST_CASE("compare names changes beyond the noise and those within it") {
     std::mt19937_64 random(7);
     std::normal_distribution<double> jitter(0.0, 0.005);
     std::vector<Report> runs;
+    runs.reserve(10);
     for (int i = 0; i < 5; ++i)
         runs.push_back(makeRun(0.6 + jitter(random), 2.0 + jitter(random)));
     for (int i = 0; i < 5; ++i)
@@ -111,4 +112,13 @@ TEST_CASE("compare with one run per side tests nothing") {
     compare::printComparison(*comparison, text);
     CHECK(text.str().find("nothing is tested") != std::string::npos);
     CHECK_FALSE(compare::compareRuns({}, after));
+}
+
+TEST_CASE("a deep call path is named by its first region and its last four") {
+    CHECK(compare::shortCallPath("main/exchange/MPI_Waitall") == "main/exchange/MPI_Waitall");
+    CHECK(compare::shortCallPath("a/b/c/d/e/f") == "a/b/c/d/e/f");
+    CHECK(compare::shortCallPath("python3.11/Py_BytesMain/Py_RunMain/PyEval_EvalCode/"
+                                 "_PyEval_EvalFrameDefault/PyNumber_Add/fetestexcept") ==
+          "python3.11/.../PyEval_EvalCode/_PyEval_EvalFrameDefault/PyNumber_Add/fetestexcept");
+    CHECK(compare::shortCallPath("") == "");
 }

@@ -42,6 +42,22 @@ Result<AlgebraResult> diffReports(const Report& minuend, const Report& subtrahen
 /// integer metrics become DOUBLE. Fails on an empty list or unloadable data.
 Result<AlgebraResult> meanReports(std::span<const Report* const> reports);
 
+/// Each of `minuend` and `subtrahend` on the trees of their difference: `first` is the minuend's
+/// values, `second` the subtrahend's, and `difference` what diffReports gives; metric, call node
+/// and system node ids are the same in all three, so that a viewer can show a node's value in
+/// each report next to its difference. With different rank counts all three hold whole-program
+/// values in the one location.
+struct AlignedPair {
+    Report first;
+    Report second;
+    Report difference;
+    bool ranksAligned = true;
+    std::vector<std::string> notes; ///< as in AlgebraResult
+};
+/// Computes the AlignedPair of two reports (data types DOUBLE as in diffReports). Fails only if
+/// a metric's data cannot be loaded.
+Result<AlignedPair> alignReports(const Report& minuend, const Report& subtrahend);
+
 /// One report with the metrics of all: a metric present in several reports takes its values
 /// from the first report holding it (metric data types are kept). Use it to put the metrics of
 /// several experiments of one program (say a profile and a trace analysis) side by side.

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QFutureWatcher>
+#include <memory>
+#include <optional>
 #include <waitscope/gui/selection_state.h>
 #include <waitscope/gui/value_tree_model.h>
 
@@ -41,7 +43,8 @@ protected:
     QString title() const override { return tr("Call tree"); }
 
 private:
-    /// Values of one metric over all call paths, computed from the report alone.
+    /// Values of one metric over all call paths, computed from the report alone (and, in a
+    /// difference, from the two compared reports).
     struct Computed {
         std::vector<double> inclusive;
         std::vector<double> exclusive;
@@ -49,8 +52,17 @@ private:
         std::string unit;
         QString error;
         quint64 generation = 0;
+        std::optional<NodeValues> baseline;
+        std::optional<NodeValues> after;
     };
-    static Computed compute(const report::Report& report, report::MetricId metric,
+    /// The reports whose values a computation reads: the shown one, and the compared ones in
+    /// a difference (else null).
+    struct Sources {
+        std::shared_ptr<const report::Report> report;
+        std::shared_ptr<const report::Report> baseline;
+        std::shared_ptr<const report::Report> after;
+    };
+    static Computed compute(const Sources& sources, report::MetricId metric,
                             report::MetricMode mode, quint64 generation);
     void recompute();
     void apply(Computed computed);

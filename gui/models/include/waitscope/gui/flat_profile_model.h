@@ -37,6 +37,8 @@ public:
 
 private:
     void recompute();
+    /// True in the modes that show values as they are (Absolute, and PercentOfBaseline).
+    bool showsAbsolute() const;
     double shown(double value) const;
 
     SelectionState* m_selection;

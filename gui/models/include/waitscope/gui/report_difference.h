@@ -25,6 +25,10 @@ enum class Presence : std::uint8_t {
 /// of the difference (indexed by their ids in `report`).
 struct ReportDifference {
     std::shared_ptr<const report::Report> report;
+    /// BEFORE and AFTER on the trees of `report` (report::alignReports: the same ids), whose
+    /// values the explorer shows next to the difference; null if not computed.
+    std::shared_ptr<const report::Report> baseline;
+    std::shared_ptr<const report::Report> after;
     QString afterPath;  ///< the report file of AFTER
     QString beforePath; ///< the report file of BEFORE (the baseline)
     bool ranksAligned = true;
@@ -41,8 +45,8 @@ void markPresence(ReportDifference& difference, const report::Report& after,
                   const report::Report& before);
 
 /// Opens both (files or experiment directories, see loadReport) and computes AFTER − BEFORE
-/// with every metric's values loaded. Fails with the loader's or the algebra's message.
-/// `progress` is told the stages of both reads.
+/// with every metric's values loaded, and both reports on its trees. Fails with the loader's or the
+/// algebra's message. `progress` is told the stages of both reads.
 Result<ReportDifference> openDifference(const QString& after, const QString& before,
                                         const report::ReadProgress& progress = {});
 

@@ -49,6 +49,9 @@ public:
     const QString& baselinePath() const { return m_baselinePath; }
     /// What the user should know about a difference (e.g. per-rank values do not align).
     const QStringList& notes() const { return m_notes; }
+    /// False in a difference of reports with different locations (rank counts): its system
+    /// tree then holds one "whole program" location, see report::alignReports.
+    bool ranksAligned() const { return m_ranksAligned; }
     const report::Report& report() const { return m_selection->report(); }
     SelectionState* selection() const { return m_selection.get(); }
     MetricTreeModel* metricTree() const { return m_metricTree.get(); }
@@ -57,9 +60,16 @@ public:
     FlatProfileModel* flatProfile() const { return m_flatProfile.get(); }
 
 private:
+    /// Builds the models over `report`; with `baseline` and `after` (a difference's compared
+    /// reports on its trees) the trees also hold their values.
+    ReportSession(std::shared_ptr<const report::Report> report, QString path,
+                  std::shared_ptr<const report::Report> baseline,
+                  std::shared_ptr<const report::Report> after);
+
     QString m_path;
     QString m_baselinePath;
     QStringList m_notes;
+    bool m_ranksAligned = true;
     std::unique_ptr<SelectionState> m_selection;
     std::unique_ptr<MetricTreeModel> m_metricTree;
     std::unique_ptr<CallTreeModel> m_callTree;

@@ -22,6 +22,13 @@ public:
 
     const report::Report& report() const { return *m_report; }
     const std::shared_ptr<const report::Report>& sharedReport() const { return m_report; }
+    /// In a difference (report() is AFTER − BEFORE): the baseline BEFORE and the report AFTER
+    /// on the difference's trees (report::alignReports: same ids), so that the trees can show
+    /// a node's value in each; both null otherwise.
+    void setComparedReports(std::shared_ptr<const report::Report> baseline,
+                            std::shared_ptr<const report::Report> after);
+    const std::shared_ptr<const report::Report>& baselineReport() const { return m_baseline; }
+    const std::shared_ptr<const report::Report>& afterReport() const { return m_after; }
 
     report::MetricId metric() const { return m_metric; }
     report::MetricMode metricMode() const { return m_metricMode; }
@@ -54,6 +61,8 @@ signals:
 
 private:
     std::shared_ptr<const report::Report> m_report;
+    std::shared_ptr<const report::Report> m_baseline;
+    std::shared_ptr<const report::Report> m_after;
     report::MetricId m_metric = 0;
     report::MetricMode m_metricMode = report::MetricMode::Inclusive;
     report::CallNodeId m_callPath = 0;

@@ -19,6 +19,10 @@ enum class ValueMode {
     /// System tree only: percent of the largest value among the peers of the same level
     /// (machines, nodes, processes or threads); the other trees show percent of the root.
     PeerPercent,
+    /// Difference mode only: a node's difference as percent of the same node's value in the
+    /// baseline ("−75 %"); a node whose baseline value is zero reads "new" (no percentage).
+    /// The other modes and the flat profile show differences as in Absolute.
+    PercentOfBaseline,
 };
 
 } // namespace waitscope::gui

@@ -12,7 +12,8 @@
 
 namespace waitscope::gui {
 
-/// A read-only, one-column tree over a forest of dense node ids. Nodes live in contiguous
+/// A read-only tree over a forest of dense node ids, one column (value and name; a difference's
+/// system tree adds the compared values, see Column). Nodes live in contiguous
 /// vectors (parent, children, row) and values in separate vectors (inclusive, exclusive), which
 /// subclasses fill from the report. Indexes carry the node id, so the model is lazy: a view
 /// only asks for the rows it shows. Views tell the model which nodes they expanded
@@ -34,10 +35,36 @@ public:
         /// over the largest magnitude below its root); invalid unless showsDifference()
         SignedFractionRole,
         PresenceRole, ///< int, a Presence; invalid unless showsDifference()
+        /// double, the node's shown value (inclusive or exclusive, as the difference's) in the
+        /// baseline; NaN unless hasComparedValues()
+        BaselineValueRole,
+        ReportValueRole, ///< double, the same in the report (AFTER); NaN unless compared
+        /// QString, the difference as percent of the baseline ("−75.0 %", "new" where the
+        /// baseline is zero); empty unless hasComparedValues()
+        ChangeTextRole,
+        /// double in [0, 1] in the baseline and report columns: the value's share of the
+        /// largest value of either report at the node's depth (bars side by side); invalid in
+        /// other columns
+        BarFractionRole,
+    };
+    /// The columns of a tree that shows compared values (showsComparedColumns()); other trees
+    /// have TreeColumn only.
+    enum Column {
+        TreeColumn,     ///< colour, value as the mode says, name (every tree)
+        BaselineColumn, ///< the node's value in the baseline
+        ReportColumn,   ///< the node's value in the report (AFTER)
+        ChangeColumn,   ///< the difference as percent of the baseline
+        ComparedColumnCount,
     };
     static constexpr std::uint32_t kNoNode = 0xffffffffu;
     /// Parent value for a node that is not shown (nor is its subtree).
     static constexpr std::uint32_t kHiddenNode = 0xfffffffeu;
+
+    /// The values of one report, indexed by node id.
+    struct NodeValues {
+        std::vector<double> inclusive;
+        std::vector<double> exclusive;
+    };
 
     explicit ValueTreeModel(QObject* parent = nullptr);
 
@@ -59,8 +86,24 @@ public:
     /// scale, and nodes found in one report only marked. `presence` is indexed by node id.
     void setDifference(std::vector<Presence> presence);
     bool showsDifference() const { return m_difference; }
+    /// Shows the compared values in columns of their own (Column; after setDifference).
+    void setComparedColumns(bool shown);
     /// The marker of a node found in one report only ("[only in after]"), or empty.
     QString presenceMarker(std::uint32_t node) const;
+    /// True once a difference's model holds the values of both compared reports.
+    bool hasComparedValues() const { return !m_baselineInclusive.empty(); }
+    /// Whether the baseline, report and change columns are shown.
+    bool showsComparedColumns() const { return m_comparedColumns; }
+    /// The shown value of a node (inclusive or exclusive, as shownAbsolute) in the baseline
+    /// and in the report (AFTER); NaN without compared values.
+    double baselineShown(std::uint32_t node) const;
+    double afterShown(std::uint32_t node) const;
+    /// The shown difference as percent of the baseline's magnitude, NaN where the baseline is
+    /// zero (or without compared values).
+    double percentOfBaseline(std::uint32_t node) const;
+    /// percentOfBaseline as text: "−75.0 %"; "0 %" where both reports hold zero; "new" where
+    /// only the report holds a value; "n/a" without compared values.
+    QString changeText(std::uint32_t node) const;
 
     /// Sets the value mode and refreshes the values shown.
     void setValueMode(ValueMode mode);
@@ -106,6 +149,10 @@ protected:
     void setForest(const std::vector<std::uint32_t>& parents);
     /// Replaces the values (both indexed by node id) and refreshes the view.
     void setValues(std::vector<double> inclusive, std::vector<double> exclusive);
+    /// In a difference: the values of the baseline and of the report (AFTER) at every node,
+    /// for the node's tooltip, PercentOfBaseline and the compared columns. Call before
+    /// setValues, which tells the views.
+    void setComparedValues(NodeValues baseline, NodeValues after);
     /// Sets the reference values of PercentOfRoot and PercentOfSelection.
     void setReferences(double root, double selection);
     void setLastError(QString message) { m_lastError = std::move(message); }
@@ -127,6 +174,7 @@ protected:
     double m_selectionReference = 0.0;
 
 private:
+    QVariant comparedColumnData(std::uint32_t node, int column, int role) const;
     void sortChildren(std::vector<std::uint32_t>& ids) const;
     void rebuildOrder();
     /// Moves every persistent index to its node's row after rebuildOrder() (between
@@ -145,6 +193,11 @@ private:
     std::vector<char> m_hidden;
     std::vector<Presence> m_presence;
     bool m_difference = false;
+    bool m_comparedColumns = false;
+    std::vector<double> m_baselineInclusive, m_baselineExclusive;
+    std::vector<double> m_afterInclusive, m_afterExclusive;
+    std::vector<std::uint32_t> m_depth; ///< of each shown node below its root
+    std::vector<double> m_comparedPeak; ///< per depth: the largest compared magnitude
     /// Per root node: the largest magnitude of the values below it (a difference's colour
     /// scale; trees of different units, as the metric tree's roots, each get their own).
     std::vector<double> m_largestMagnitude;

@@ -57,7 +57,12 @@ void printComparison(const Comparison& comparison, std::ostream& out, std::size_
 /// Writes the same as a standalone HTML page.
 void writeComparisonHtml(const Comparison& comparison, std::ostream& out, std::size_t limit = 20);
 /// One line for a change, e.g. "Late Sender at main/MPI_Recv: -0.84 s (-71 %), significant
-/// over 5 runs each (p = 0.0001)".
+/// over 5 runs each (p = 0.0001)"; a long call path is shortened (shortCallPath).
 std::string describeChange(const Change& change, const Comparison& comparison);
+/// A call path of more than six regions as its first region, "...", and its last four
+/// ("python3.11/.../PyEval_EvalCode/_PyEval_EvalFrameDefault/PyObject_Free"): an interpreter's
+/// or a sampled path is dozens of frames deep, and the last ones say where. Shorter paths are
+/// returned as they are.
+std::string shortCallPath(const std::string& path);
 
 } // namespace waitscope::compare
