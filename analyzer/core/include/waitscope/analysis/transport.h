@@ -145,6 +145,30 @@ private:
     std::map<uint32_t, std::deque<std::vector<double>>> m_collectives;
 };
 
+/// A transport whose exchange() stores what arrives in Deliveries (in-process, co-located):
+/// receive() and collected() take from them; a message-driven pass ends on its all-gather.
+class DeliveringTransport : public Transport {
+public:
+    Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) final;
+    Status collected(uint32_t comm, std::vector<double>& values) final;
+    /// The all-gathers of these transports are immediate within a message-driven pass too.
+    Result<std::vector<double>> awaitAll(uint32_t comm, const std::vector<double>& values) final {
+        return allGather(comm, values);
+    }
+    /// A world barrier (every payload of the pass has arrived), dropPayloads(), and a second
+    /// barrier: nobody posts the next pass's payloads before everyone has dropped this pass's.
+    Status finishPass() final;
+
+protected:
+    /// Drops this rank's payloads of the message-driven pass that nobody awaited.
+    virtual void dropPayloads() = 0;
+    /// The world rank of communicator rank `commRank` of traced communicator `comm`; fails
+    /// naming this rank when there is none.
+    virtual Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const = 0;
+
+    Deliveries m_deliveries;
+};
+
 /// Transport::allToAll for transports that have an all-gather of their own (in-process,
 /// co-located): every rank gathers all buffers over the world and keeps its blocks, in rank
 /// order; fails when `perRank` is not a whole number of blocks per rank.
