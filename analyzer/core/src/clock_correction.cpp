@@ -220,6 +220,35 @@ private:
         largest = std::max(largest, ns);
     }
 
+    // The reading pass of a bulk exchange (after m_transport.exchange()): `onMessage(event,
+    // message, record)` for each message event whose kind `reads` with the record its partner
+    // sent for it, `onCollective(event, collective)` for each synchronizing collective with every
+    // member's contribution in m_exits.
+    template <class OnMessage, class OnCollective>
+    Status readExchange(bool (*reads)(EventKind), OnMessage onMessage, OnCollective onCollective) {
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (reads(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                onMessage(i, m, *record);
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
+                    continue;
+                }
+                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
+                    return s;
+                }
+                onCollective(i, c);
+            }
+        }
+        return Status::success();
+    }
+
     // --- 0. latency estimate ----------------------------------------------------------------
 
     // The latest enter binding the exit of this rank's collective `c` among `enters` (in
@@ -267,32 +296,23 @@ private:
         constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
         std::vector<int64_t> pairGap(m_transport.size(), kNone);
         int64_t collectiveGap = kNone;
-        for (size_t i = 0; i < m_events.size(); ++i) {
-            const EventKind kind = m_events.kind(i);
-            if (isReceive(kind)) {
-                const trace::MessageRecord& m = m_events.message(i);
-                auto send = m_transport.receive(m.comm, m.partner, m.tag);
-                if (!send) {
-                    return send.error();
-                }
-                const int64_t gap = relative(i) - static_cast<int64_t>(send->enter);
+        const Status read = readExchange(
+            isReceive,
+            [&](size_t i, const trace::MessageRecord& m, const ReplayRecord& send) {
+                const int64_t gap = relative(i) - static_cast<int64_t>(send.enter);
                 const uint32_t source = m_defs.worldRank(m.comm, m.partner, m_self);
                 if (gap >= 0 && source < pairGap.size()) {
                     pairGap[source] = std::min(pairGap[source], gap);
                 }
-            } else if (kind == EventKind::MpiCollectiveEnd) {
-                const trace::CollectiveRecord& c = m_events.collective(i);
-                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
-                    continue;
-                }
-                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
-                    return s;
-                }
+            },
+            [&](size_t i, const trace::CollectiveRecord& c) {
                 const int64_t latest = latestBindingEnter(c, m_exits);
                 if (latest != std::numeric_limits<int64_t>::min() && relative(i) >= latest) {
                     collectiveGap = std::min(collectiveGap, relative(i) - latest);
                 }
-            }
+            });
+        if (!read) {
+            return read;
         }
         // Pairs without a message that keeps the clock condition take the smallest gap of all.
         int64_t smallest = kNone;
@@ -423,29 +443,17 @@ private:
         }
         const double latency = static_cast<double>(m_collectiveLatency);
         size_t collective = 0;
-        for (size_t i = 0; i < m_events.size(); ++i) {
-            const EventKind kind = m_events.kind(i);
-            if (isSend(kind)) {
-                const trace::MessageRecord& m = m_events.message(i);
-                auto receive = m_transport.receive(m.comm, m.partner, m.tag);
-                if (!receive) {
-                    return receive.error();
-                }
-                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter});
-            } else if (kind == EventKind::MpiCollectiveEnd) {
-                const trace::CollectiveRecord& c = m_events.collective(i);
-                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
-                    continue;
-                }
-                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
-                    return s;
-                }
-                const std::vector<double>* exits = &m_exits;
+        const Status read = readExchange(
+            isSend,
+            [&](size_t i, const trace::MessageRecord&, const ReplayRecord& receive) {
+                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive.enter});
+            },
+            [&](size_t, const trace::CollectiveRecord& c) {
                 const uint32_t me = commRankOf(m_defs, c.comm, m_self);
                 double latest = std::numeric_limits<double>::infinity();
-                for (uint32_t member = 0; member < exits->size(); ++member) {
+                for (uint32_t member = 0; member < m_exits.size(); ++member) {
                     if (member != me && enterBindsExit(c.op, me, member, c.root)) {
-                        latest = std::min(latest, (*exits)[member] - latency);
+                        latest = std::min(latest, m_exits[member] - latency);
                     }
                 }
                 if (latest != std::numeric_limits<double>::infinity() &&
@@ -453,7 +461,9 @@ private:
                     m_limits.push_back(Limit{m_collectiveEnters[collective], latest});
                 }
                 ++collective;
-            }
+            });
+        if (!read) {
+            return read;
         }
         std::sort(m_limits.begin(), m_limits.end(),
                   [](const Limit& a, const Limit& b) { return a.event < b.event; });
