@@ -39,58 +39,10 @@ using namespace waitscope::report;
 
 namespace {
 
-// ---- A small ustar reader/writer of our own (independent of the library's) -----------------
-
-struct Member {
-    std::string name;
-    std::string bytes;
-};
-
-std::vector<Member> untar(const std::string& archive) {
-    std::vector<Member> members;
-    std::size_t pos = 0;
-    while (pos + 512 <= archive.size()) {
-        const char* h = archive.data() + pos;
-        if (h[0] == '\0')
-            break;
-        std::string name(h, strnlen(h, 100));
-        std::size_t size = std::strtoull(std::string(h + 124, 12).c_str(), nullptr, 8);
-        char type = h[156];
-        pos += 512;
-        if (pos + size > archive.size())
-            break;
-        if (type == '0' || type == '\0')
-            members.push_back({name, archive.substr(pos, size)});
-        pos += (size + 511) / 512 * 512;
-    }
-    return members;
-}
-
-std::string tar(const std::vector<Member>& members) {
-    std::string out;
-    for (const Member& m : members) {
-        char h[512] = {};
-        std::strncpy(h, m.name.c_str(), 99);
-        std::snprintf(h + 100, 8, "%07o", 0644);
-        std::snprintf(h + 108, 8, "%07o", 0);
-        std::snprintf(h + 116, 8, "%07o", 0);
-        std::snprintf(h + 124, 12, "%011llo", static_cast<unsigned long long>(m.bytes.size()));
-        std::snprintf(h + 136, 12, "%011o", 0);
-        std::memset(h + 148, ' ', 8);
-        h[156] = '0';
-        std::memcpy(h + 257, "ustar", 6);
-        std::memcpy(h + 263, "00", 2);
-        unsigned sum = 0;
-        for (unsigned char c : h)
-            sum += c;
-        std::snprintf(h + 148, 8, "%06o", sum);
-        out.append(h, 512);
-        out += m.bytes;
-        out.append((512 - m.bytes.size() % 512) % 512, '\0');
-    }
-    out.append(1024, '\0');
-    return out;
-}
+// The archives are read and written by test_support's own ustar reader/writer.
+using Member = test::TarMember;
+using test::tarOf;
+using test::untar;
 
 // ---- Seeds ---------------------------------------------------------------------------------
 
@@ -360,7 +312,7 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
     std::vector<Member> members = seed.members;
     unsigned choice = rng() % 20;
     if (choice < 2) { // truncate the archive itself
-        std::string whole = tar(members);
+        std::string whole = tarOf(members);
         std::size_t keep = rng() % whole.size();
         bool onlyZeros = whole.find_first_not_of('\0', keep) == std::string::npos;
         out.bytes = whole.substr(0, keep);
@@ -369,7 +321,7 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
         return out;
     }
     if (choice < 4) { // damage the raw archive (tar headers included)
-        std::string whole = tar(members);
+        std::string whole = tarOf(members);
         std::string what;
         out.bytes = mutateBinary(whole, rng, "archive", what);
         out.description = what;
@@ -445,7 +397,7 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
         members[i].bytes = mutateBinary(members[i].bytes, rng, members[i].name, what);
         out.description = what;
     }
-    out.bytes = tar(members);
+    out.bytes = tarOf(members);
     return out;
 }
 
@@ -591,7 +543,7 @@ int main(int argc, char** argv) {
     for (auto& [name, bytes] : generatedSeeds())
         seeds.push_back(makeSeed(name, bytes));
     for (const Seed& seed : seeds) {
-        std::string error = exercise(tar(seed.members));
+        std::string error = exercise(tarOf(seed.members));
         if (!error.empty()) {
             std::cerr << "fuzz_cubex: error: seed " << seed.name << " does not read: " << error
                       << '\n';
