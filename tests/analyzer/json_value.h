@@ -3,8 +3,10 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -113,5 +115,14 @@ private:
     const std::string& m_in;
     size_t m_pos = 0;
 };
+
+/// Parses the JSON file `file` (an unreadable file parses as empty input and throws).
+inline JsonValue loadJson(const std::string& file) {
+    std::ifstream in(file);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    return JsonParser(text).parse();
+}
 
 } // namespace waitscope::testing

@@ -158,10 +158,6 @@ public:
         return all;
     }
 
-    Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
-        return allToAllByAllGather(*this, perRank);
-    }
-
     Status post(uint32_t comm, uint32_t destination, uint32_t tag,
                 const std::vector<double>& payload) override {
         auto to = worldRank(comm, destination);

@@ -145,12 +145,22 @@ private:
     std::map<uint32_t, std::deque<std::vector<double>>> m_collectives;
 };
 
+/// Transport::allToAll for transports that have an all-gather of their own (in-process,
+/// co-located): every rank gathers all buffers over the world and keeps its blocks, in rank
+/// order; fails when `perRank` is not a whole number of blocks per rank.
+Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
+                                                  const std::vector<uint64_t>& perRank);
+
 /// A transport whose exchange() stores what arrives in Deliveries (in-process, co-located):
 /// receive() and collected() take from them; a message-driven pass ends on its all-gather.
 class DeliveringTransport : public Transport {
 public:
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) final;
     Status collected(uint32_t comm, std::vector<double>& values) final;
+    /// By their all-gather (allToAllByAllGather).
+    Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
+        return allToAllByAllGather(*this, perRank);
+    }
     /// The all-gathers of these transports are immediate within a message-driven pass too.
     Result<std::vector<double>> awaitAll(uint32_t comm, const std::vector<double>& values) final {
         return allGather(comm, values);
@@ -168,12 +178,6 @@ protected:
 
     Deliveries m_deliveries;
 };
-
-/// Transport::allToAll for transports that have an all-gather of their own (in-process,
-/// co-located): every rank gathers all buffers over the world and keeps its blocks, in rank
-/// order; fails when `perRank` is not a whole number of blocks per rank.
-Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
-                                                  const std::vector<uint64_t>& perRank);
 
 /// The communicator rank of world rank `self` in traced communicator `comm` (0 for a self
 /// communicator, an unknown one, or one `self` is not a member of).
