@@ -27,13 +27,7 @@ std::string referenceDir(const std::string& name) {
     return std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
 }
 
-testing::JsonValue loadJson(const std::string& file) {
-    std::ifstream in(file);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    return testing::JsonParser(text).parse();
-}
+using testing::loadJson;
 
 bool agrees(const MetricInfo& info, double ours, double theirs) {
     if (info.unit != MetricUnit::Seconds) {
@@ -102,7 +96,7 @@ TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and
                 }
             }
         }
-        CHECK(result->diagnostic("clock_violations_p2p") == 0);
+        CHECK(result->diagnostic(experiment::Diagnostic::ClockViolationsP2p) == 0);
     }
     std::cout << "deviation from Scalasca per metric over the 7 references (max relative where "
                  "Scalasca's value >= 1e-3, max absolute, values compared):\n";

@@ -128,11 +128,10 @@ double AnalysisResult::total(Metric metric) const {
     return sum;
 }
 
-uint64_t AnalysisResult::diagnostic(const std::string& name) const {
+uint64_t AnalysisResult::diagnostic(experiment::Diagnostic diagnostic) const {
     uint64_t sum = 0;
     for (const Diagnostics& d : m_diagnostics) {
-        const auto it = d.find(name);
-        sum += it == d.end() ? 0 : it->second;
+        sum += d.value(diagnostic);
     }
     return sum;
 }

@@ -213,10 +213,10 @@ private:
 
     void jump(uint32_t event, int64_t before, int64_t delta, experiment::Diagnostic corrected) {
         m_jumps.push_back(Jump{event, before, delta});
-        counter(m_counters, corrected) += 1;
+        m_counters[corrected] += 1;
         const auto ns = static_cast<uint64_t>(std::llround(
             1e9 * static_cast<double>(delta) / static_cast<double>(m_defs.clock.ticksPerSecond)));
-        uint64_t& largest = counter(m_counters, experiment::Diagnostic::ClockCorrectionMaxShiftNs);
+        uint64_t& largest = m_counters[experiment::Diagnostic::ClockCorrectionMaxShiftNs];
         largest = std::max(largest, ns);
     }
 
@@ -340,7 +340,7 @@ private:
                 capped(pairGap[source] != kNone ? static_cast<double>(pairGap[source]) : anyPair);
             least = std::min(least, m_pairLatency[source]);
         }
-        counter(m_counters, experiment::Diagnostic::ClockCorrectionMinLatencyNs) =
+        m_counters[experiment::Diagnostic::ClockCorrectionMinLatencyNs] =
             static_cast<uint64_t>(std::llround(1e9 * static_cast<double>(least) /
                                                static_cast<double>(m_defs.clock.ticksPerSecond)));
         return Status::success();
@@ -565,7 +565,7 @@ Result<Diagnostics> correctClocks(const trace::Definitions& definitions, trace::
     }
     if (!*match) {
         Diagnostics skipped;
-        counter(skipped, experiment::Diagnostic::ClockCorrectionSkipped) = 1;
+        skipped[experiment::Diagnostic::ClockCorrectionSkipped] = 1;
         return skipped;
     }
     ClockCorrection correction(definitions, *events, transport, options);

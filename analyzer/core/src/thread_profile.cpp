@@ -62,7 +62,7 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         charge(now);
         stack.pop_back();
     };
-    const auto diagnose = [&](experiment::Diagnostic d) { ++counter(diagnostics, d); };
+    const auto diagnose = [&](experiment::Diagnostic d) { ++diagnostics[d]; };
     for (size_t i = 0; i < events.size(); ++i) {
         if (applyCallPathEvent(defs, events, i, stack, push, pop, diagnose)) {
             continue;
@@ -73,14 +73,14 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         case EventKind::MpiRecv:
         case EventKind::MpiIrecv:
         case EventKind::MpiCollectiveEnd:
-            ++counter(diagnostics, experiment::Diagnostic::ThreadMpiEvents);
+            ++diagnostics[experiment::Diagnostic::ThreadMpiEvents];
             break;
         default:
             break;
         }
     }
     if (!stack.empty()) {
-        counter(diagnostics, experiment::Diagnostic::RegionsLeftOpen) += stack.size();
+        diagnostics[experiment::Diagnostic::RegionsLeftOpen] += stack.size();
         while (!stack.empty()) {
             pop(last);
         }
@@ -111,7 +111,7 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
         auto events = trace::readLocationEvents(anchorFile, *locations[k], &definitions);
         if (!events) {
             result.warnings.push_back(events.error().message());
-            ++counter(result.diagnostics, experiment::Diagnostic::UnreadableThreadLocations);
+            ++result.diagnostics[experiment::Diagnostic::UnreadableThreadLocations];
             continue;
         }
         result.threads.push_back(profileThread(definitions, *locations[k], *events, result.tree,

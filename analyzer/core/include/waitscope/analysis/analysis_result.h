@@ -50,8 +50,8 @@ public:
     const std::vector<PatternInstance>& instances() const { return m_instances; }
     /// Diagnostics per rank.
     const std::vector<Diagnostics>& diagnostics() const { return m_diagnostics; }
-    /// Sum of one named diagnostic over ranks.
-    uint64_t diagnostic(const std::string& name) const;
+    /// Sum of one diagnostic over ranks.
+    uint64_t diagnostic(experiment::Diagnostic diagnostic) const;
     /// Events replayed per rank.
     const std::vector<uint64_t>& events() const { return m_events; }
 
