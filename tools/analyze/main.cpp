@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/summary/experiment_summary.h>
 #include <waitscope/summary/measurement_record.h>
 
@@ -520,7 +521,8 @@ private:
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     Options options;
     cli::CommandLine commandLine = declareOptions(options);
     if (auto exit = commandLine.parse(argc, argv))
@@ -528,4 +530,8 @@ int main(int argc, char** argv) {
     if (options.command.empty())
         return commandLine.usageError("no launcher given (expected e.g. `mpirun -np 4 ./app`)");
     return Analyze(std::move(options)).main();
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope analyze", [&] { return runCommand(argc, argv); });
 }

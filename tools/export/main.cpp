@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/cubex_reader.h>
 
 namespace {
@@ -75,7 +76,8 @@ int exportChromeTrace(const std::string& output, std::string instances,
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     std::string hatchet, chromeTrace, instances, input;
     waitscope::exporter::HatchetOptions hatchetOptions;
     bool quiet = false;
@@ -109,4 +111,8 @@ int main(int argc, char** argv) {
     if (!hatchet.empty())
         return exportHatchet(hatchet, input, hatchetOptions);
     return exportChromeTrace(chromeTrace, instances, input, quiet);
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope-export", [&] { return runCommand(argc, argv); });
 }

@@ -148,10 +148,8 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
             ++i;
         else if (w.rfind("-", 0) != 0 && isSource(w))
             sources = true;
-        else if (w.rfind("-", 0) != 0 && isObject(w))
-            objects = true;
-        else if (w.rfind("-l", 0) == 0)
-            objects = true;
+        else if ((w.rfind("-", 0) != 0 && isObject(w)) || w.rfind("-l", 0) == 0)
+            objects = true; // an object file or a library: something to link
     }
     if (compileOnly)
         result.kind = sources ? CommandKind::CompileOnly : CommandKind::Other;
