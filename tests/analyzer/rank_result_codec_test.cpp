@@ -110,8 +110,8 @@ TEST_CASE("a rank result's threads and warnings survive encoding and decoding", 
     thread.severities.add(Metric::Visits, worker, 1);
     original.threads.push_back(thread);
     original.threads.push_back(ThreadResult{(uint64_t{2} << 32) | 3, "thread 2", {}, 0});
-    original.warnings.push_back("traces.otf2: rank 3: location 12884901891 (thread 3): event "
-                                "file traces/12884901891.evt is missing");
+    original.warnings.emplace_back("traces.otf2: rank 3: location 12884901891 (thread 3): event "
+                                   "file traces/12884901891.evt is missing");
     const std::vector<uint8_t> bytes = encodeRankResult(original);
     auto decoded = decodeRankResult(bytes.data(), bytes.size());
     REQUIRE(decoded.ok());

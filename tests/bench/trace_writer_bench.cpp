@@ -18,9 +18,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <string>
-#include <time.h>
 #include <vector>
 
 namespace {

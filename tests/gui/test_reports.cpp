@@ -101,7 +101,7 @@ std::string writeAfterReport() {
     REQUIRE(report.setSeverity(time, call, locations[1], 0.5));
     REQUIRE(report.setSeverity(mpi, call, locations[1], 0.5));
     REQUIRE(report.setSeverity(lateReceiver, call, locations[1], 0.125));
-    const std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/after.cubex";
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/after.cubex";
     REQUIRE(writeCubex(report, path).ok());
     return path;
 }

@@ -60,7 +60,7 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
         for (std::string& warning : result.warnings) {
             merged.m_warnings.push_back(std::move(warning));
         }
-        merged.m_diagnostics.push_back(std::move(result.diagnostics));
+        merged.m_diagnostics.push_back(result.diagnostics);
         merged.m_events.push_back(result.events);
     }
     return merged;

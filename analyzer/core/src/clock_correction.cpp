@@ -296,7 +296,7 @@ private:
         constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
         std::vector<int64_t> pairGap(m_transport.size(), kNone);
         int64_t collectiveGap = kNone;
-        const Status read = readExchange(
+        Status read = readExchange(
             isReceive,
             [&](size_t i, const trace::MessageRecord& m, const ReplayRecord& send) {
                 const int64_t gap = relative(i) - static_cast<int64_t>(send.enter);
@@ -443,7 +443,7 @@ private:
         }
         const double latency = static_cast<double>(m_collectiveLatency);
         size_t collective = 0;
-        const Status read = readExchange(
+        Status read = readExchange(
             isSend,
             [&](size_t i, const trace::MessageRecord&, const ReplayRecord& receive) {
                 m_limits.push_back(Limit{static_cast<uint32_t>(i), receive.enter});

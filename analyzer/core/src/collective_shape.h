@@ -48,7 +48,6 @@ inline CollectiveShape collectiveShape(trace::CollectiveOp op) {
     case Op::Alltoallw:
         // Per-pair counts may make them any pattern of pairwise exchange, which their records
         // do not tell: no one waits in them for anyone (as Scalasca 2.6 rules).
-        return CollectiveShape::None;
     default:
         return CollectiveShape::None;
     }

@@ -11,7 +11,7 @@ using namespace waitscope::report::test;
 
 namespace {
 
-std::string index(std::vector<std::uint32_t> rows) {
+std::string index(const std::vector<std::uint32_t>& rows) {
     std::string out = "CUBEX.INDEX";
     std::uint32_t one = 1, n = static_cast<std::uint32_t>(rows.size());
     out.append(reinterpret_cast<const char*>(&one), 4);
@@ -22,7 +22,7 @@ std::string index(std::vector<std::uint32_t> rows) {
     return out;
 }
 
-std::string data(std::vector<double> values) {
+std::string data(const std::vector<double>& values) {
     std::string out = "CUBEX.DATA";
     out.append(reinterpret_cast<const char*>(values.data()), values.size() * 8);
     return out;

@@ -32,6 +32,7 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/cubex_writer.h>
 
@@ -461,6 +462,7 @@ void saveCurrent(const char* kind) {
     ::close(fd);
     const char message[] = "fuzz_cubex: input saved for replay\n";
     written = ::write(2, message, sizeof message - 1);
+    (void)written;
 }
 
 void onFatalSignal(int signal) {
@@ -469,7 +471,9 @@ void onFatalSignal(int signal) {
     std::raise(signal);
 }
 
-extern "C" void __sanitizer_set_death_callback(void (*)(void)) __attribute__((weak));
+// The sanitizer runtime's own name (when linked):
+// NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming)
+extern "C" void __sanitizer_set_death_callback(void (*)()) __attribute__((weak));
 
 std::uint64_t nowNs() {
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -485,7 +489,8 @@ int usage() {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The fuzzer itself; main() only guards it.
+static int runFuzzer(int argc, char** argv) {
     double seconds = 10;
     std::uint64_t seedValue = 1;
     std::uint64_t timeoutMs = 5000;
@@ -626,4 +631,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(accepted),
                 status == 0 ? "no crash, hang or silent acceptance" : "stopped at a finding");
     return status;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("fuzz_cubex", [&] { return runFuzzer(argc, argv); });
 }

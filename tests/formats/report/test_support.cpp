@@ -48,7 +48,8 @@ std::string tarOf(const std::vector<TarMember>& members) {
         std::memset(h + 148, ' ', 8);
         h[156] = '0';
         std::memcpy(h + 257, "ustar", 6);
-        std::memcpy(h + 263, "00", 2);
+        h[263] = '0'; // version "00"
+        h[264] = '0';
         unsigned sum = 0;
         for (unsigned char c : h)
             sum += c;
@@ -87,7 +88,7 @@ template <class T> T must(Result<T> result) {
         throw std::runtime_error(result.error().message());
     return std::move(result).value();
 }
-void must(Status status) {
+void must(const Status& status) {
     if (!status)
         throw std::runtime_error(status.error().message());
 }
