@@ -95,7 +95,7 @@ class Analyze {
 public:
     explicit Analyze(Options options) : m_options(std::move(options)) {}
 
-    int main() {
+    int analyze() {
         if (m_options.again && !m_options.command.empty() && m_options.directory.empty() &&
             fs::is_directory(m_options.command[0])) {
             // A failed run's experiment: its trace (and record of the rank count) come first.
@@ -454,10 +454,10 @@ private:
     int replay() {
         std::vector<std::string> arguments;
         if (m_options.quiet) {
-            arguments.push_back("--quiet");
+            arguments.emplace_back("--quiet");
         }
         if (m_options.timeCorrect) {
-            arguments.push_back("--time-correct");
+            arguments.emplace_back("--time-correct");
         }
         arguments.push_back(m_directory);
         const auto command = m_launch.commandLine({}, replayPath(), arguments);
@@ -529,7 +529,7 @@ static int runCommand(int argc, char** argv) {
         return *exit;
     if (options.command.empty())
         return commandLine.usageError("no launcher given (expected e.g. `mpirun -np 4 ./app`)");
-    return Analyze(std::move(options)).main();
+    return Analyze(std::move(options)).analyze();
 }
 
 int main(int argc, char** argv) {

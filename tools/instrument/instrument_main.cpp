@@ -96,6 +96,7 @@ static int runCommand(int argc, char** argv) {
             return 0;
     }
     std::vector<char*> cargs;
+    cargs.reserve(final.size() + 1);
     for (const std::string& a : final)
         cargs.push_back(const_cast<char*>(a.c_str()));
     cargs.push_back(nullptr);
