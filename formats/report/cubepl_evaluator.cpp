@@ -100,24 +100,24 @@ Result<std::vector<double>> CubePLEvaluator::perNode(MetricId m, CallTreeMode ca
     return result;
 }
 
-Result<std::vector<double>> CubePLEvaluator::atNodeUncached(MetricId m, CallNodeId c,
-                                                            CallTreeMode callMode,
-                                                            MetricMode metricMode) {
+template <class InclusiveOf, class Stored>
+Result<std::vector<double>> CubePLEvaluator::evaluate(MetricId m, MetricMode metricMode,
+                                                      std::size_t width, InclusiveOf inclusiveOf,
+                                                      Stored stored) {
     if (Status s = checkAvailable(m); !s)
         return s.error();
     const Metric& metric = m_report.metrics()[m];
-    std::size_t width = m_report.locations().size();
     ++m_depth;
     struct Guard {
         int& d;
         ~Guard() { --d; }
     } guard{m_depth};
     if (metricMode == MetricMode::Exclusive && aggregateOf(metric.dataType) == Aggregate::Sum) {
-        auto own = atNode(m, c, callMode, MetricMode::Inclusive);
+        auto own = inclusiveOf(m);
         if (!own)
             return own;
         for (MetricId child : metric.children) {
-            auto part = atNode(child, c, callMode, MetricMode::Inclusive);
+            auto part = inclusiveOf(child);
             if (!part)
                 return part;
             for (std::size_t i = 0; i < width; ++i)
@@ -131,7 +131,7 @@ Result<std::vector<double>> CubePLEvaluator::atNodeUncached(MetricId m, CallNode
             return terms.error();
         std::vector<double> out(width, 0.0);
         for (const auto& term : **terms) {
-            auto part = atNode(term.metric, c, callMode, MetricMode::Inclusive);
+            auto part = inclusiveOf(term.metric);
             if (!part)
                 return part;
             for (std::size_t i = 0; i < width; ++i)
@@ -142,7 +142,18 @@ Result<std::vector<double>> CubePLEvaluator::atNodeUncached(MetricId m, CallNode
     auto rows = rowsOf(m);
     if (!rows)
         return rows.error();
-    return storedAtNode(metric, **rows, c, callMode);
+    return stored(metric, **rows);
+}
+
+Result<std::vector<double>> CubePLEvaluator::atNodeUncached(MetricId m, CallNodeId c,
+                                                            CallTreeMode callMode,
+                                                            MetricMode metricMode) {
+    return evaluate(
+        m, metricMode, m_report.locations().size(),
+        [&](MetricId other) { return atNode(other, c, callMode, MetricMode::Inclusive); },
+        [&](const Metric& metric, const MetricRows& rows) {
+            return storedAtNode(metric, rows, c, callMode);
+        });
 }
 
 std::vector<double> CubePLEvaluator::storedAtNode(const Metric& metric, const MetricRows& rows,
@@ -195,46 +206,12 @@ std::vector<double> CubePLEvaluator::storedAtNode(const Metric& metric, const Me
 
 Result<std::vector<double>> CubePLEvaluator::perNodeUncached(MetricId m, CallTreeMode callMode,
                                                              MetricMode metricMode) {
-    if (Status s = checkAvailable(m); !s)
-        return s.error();
-    const Metric& metric = m_report.metrics()[m];
-    std::size_t count = m_report.callNodes().size();
-    ++m_depth;
-    struct Guard {
-        int& d;
-        ~Guard() { --d; }
-    } guard{m_depth};
-    if (metricMode == MetricMode::Exclusive && aggregateOf(metric.dataType) == Aggregate::Sum) {
-        auto own = perNode(m, callMode, MetricMode::Inclusive);
-        if (!own)
-            return own;
-        for (MetricId child : metric.children) {
-            auto part = perNode(child, callMode, MetricMode::Inclusive);
-            if (!part)
-                return part;
-            for (std::size_t i = 0; i < count; ++i)
-                (*own)[i] -= (*part)[i];
-        }
-        return own;
-    }
-    if (isDerived(metric.kind)) {
-        auto terms = termsOf(m);
-        if (!terms)
-            return terms.error();
-        std::vector<double> out(count, 0.0);
-        for (const auto& term : **terms) {
-            auto part = perNode(term.metric, callMode, MetricMode::Inclusive);
-            if (!part)
-                return part;
-            for (std::size_t i = 0; i < count; ++i)
-                out[i] += term.coefficient * (*part)[i];
-        }
-        return out;
-    }
-    auto rows = rowsOf(m);
-    if (!rows)
-        return rows.error();
-    return storedPerNode(metric, **rows, callMode);
+    return evaluate(
+        m, metricMode, m_report.callNodes().size(),
+        [&](MetricId other) { return perNode(other, callMode, MetricMode::Inclusive); },
+        [&](const Metric& metric, const MetricRows& rows) {
+            return storedPerNode(metric, rows, callMode);
+        });
 }
 
 std::vector<double> CubePLEvaluator::storedPerNode(const Metric& metric, const MetricRows& rows,

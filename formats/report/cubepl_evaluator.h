@@ -46,6 +46,13 @@ private:
     /// The operands of derived metric `m`: its parsed expression, or its children summed.
     Result<const std::vector<LinearTerm>*> termsOf(MetricId m);
     Status checkAvailable(MetricId m) const;
+    /// The `width` values of metric `m` in `metricMode` from the metric tree: an exclusive sum
+    /// is its inclusive values minus its children's, a derived metric its terms' weighted sum,
+    /// both from `inclusiveOf(metric)` (one recursion level deeper); otherwise `stored(metric,
+    /// rows)`.
+    template <class InclusiveOf, class Stored>
+    Result<std::vector<double>> evaluate(MetricId m, MetricMode metricMode, std::size_t width,
+                                         InclusiveOf inclusiveOf, Stored stored);
     Result<std::vector<double>> atNodeUncached(MetricId m, CallNodeId c, CallTreeMode callMode,
                                                MetricMode metricMode);
     std::vector<double> storedAtNode(const Metric& metric, const MetricRows& rows, CallNodeId c,

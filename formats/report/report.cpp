@@ -74,63 +74,66 @@ Result<CallNodeId> Report::addCallNode(RegionId region, std::optional<CallNodeId
     return appendCallNodeUnchecked(std::move(node));
 }
 
-Result<SystemNodeId> Report::addMachine(const std::string& name) {
-    SystemNode node;
-    node.kind = SystemKind::Machine;
-    node.name = name;
-    node.className = "machine";
-    return appendSystemNodeUnchecked(std::move(node));
-}
-
 namespace {
 /// True when `id` is a machine or node, the system nodes that nodes and processes hang below.
 bool holdsNodes(const std::vector<SystemNode>& nodes, SystemNodeId id) {
     return id < nodes.size() &&
            (nodes[id].kind == SystemKind::Machine || nodes[id].kind == SystemKind::Node);
 }
+
+/// A system node of `kind` named `name` below `parent` (a machine has none).
+SystemNode systemNode(SystemKind kind, const std::string& name,
+                      std::optional<SystemNodeId> parent) {
+    SystemNode node;
+    node.kind = kind;
+    node.name = name;
+    node.parent = parent;
+    return node;
+}
+
+/// The error for the system node `what` named `name` whose `parent` is not `expected`.
+Error wrongParent(const char* what, const std::string& name, SystemNodeId parent,
+                  const char* expected) {
+    return Error(std::string(what) + " '" + name + "': parent " + std::to_string(parent) +
+                 " is not " + expected);
+}
 } // namespace
+
+Result<SystemNodeId> Report::addMachine(const std::string& name) {
+    SystemNode node = systemNode(SystemKind::Machine, name, std::nullopt);
+    node.className = "machine";
+    return appendSystemNodeUnchecked(std::move(node));
+}
 
 Result<SystemNodeId> Report::addNode(SystemNodeId parent, const std::string& name,
                                      const std::string& className) {
     if (!holdsNodes(m_systemNodes, parent))
-        return Error("system node '" + name + "': parent " + std::to_string(parent) +
-                     " is not a machine or node");
-    SystemNode node;
-    node.kind = SystemKind::Node;
-    node.name = name;
+        return wrongParent("system node", name, parent, "a machine or node");
+    SystemNode node = systemNode(SystemKind::Node, name, parent);
     node.className = className;
-    node.parent = parent;
     return appendSystemNodeUnchecked(std::move(node));
 }
 
 Result<SystemNodeId> Report::addProcess(SystemNodeId parent, const std::string& name,
                                         std::int64_t rank, const std::string& type) {
     if (!holdsNodes(m_systemNodes, parent))
-        return Error("process '" + name + "': parent " + std::to_string(parent) +
-                     " is not a machine or node");
-    SystemNode node;
-    node.kind = SystemKind::Process;
-    node.name = name;
+        return wrongParent("process", name, parent, "a machine or node");
+    SystemNode node = systemNode(SystemKind::Process, name, parent);
     node.type = type;
     node.rank = rank;
-    node.parent = parent;
     return appendSystemNodeUnchecked(std::move(node));
 }
 
 Result<SystemNodeId> Report::addThread(SystemNodeId process, const std::string& name,
                                        std::int64_t threadRank, const std::string& type) {
     if (process >= m_systemNodes.size() || m_systemNodes[process].kind != SystemKind::Process)
-        return Error("thread '" + name + "': parent " + std::to_string(process) +
-                     " is not a process");
+        return wrongParent("thread", name, process, "a process");
     if (m_storage->anyValueSet() || m_storage->fileBacked())
         return Error("thread '" + name +
                      "': locations cannot be added after severities are set or read");
-    SystemNode node;
-    node.kind = SystemKind::Location;
-    node.name = name;
+    SystemNode node = systemNode(SystemKind::Location, name, process);
     node.type = type;
     node.rank = threadRank;
-    node.parent = process;
     return appendSystemNodeUnchecked(std::move(node));
 }
 
@@ -253,18 +256,25 @@ Status Report::setSeverity(MetricId metric, CallNodeId cnode, LocationId locatio
     return setSeverityUint64(metric, cnode, location, encode(m_metrics[metric].dataType, value));
 }
 
+Result<std::uint64_t*> Report::writableRow(MetricId metric, CallNodeId cnode) {
+    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
+        return loaded.error();
+    MetricRows& rows = m_storage->mutableRows(metric);
+    materialize(rows, m_locations.size());
+    return SeverityStorage::writableRow(rows, cnode, m_locations.size());
+}
+
 Status Report::addSeverity(MetricId metric, CallNodeId cnode, LocationId location, double value) {
     if (Status s = checkSeverityTarget(metric, cnode, location); !s)
         return s;
     DataType type = m_metrics[metric].dataType;
     if (!isFloating(type))
         return addSeverityUint64(metric, cnode, location, encode(type, value));
-    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
-        return loaded.error();
-    MetricRows& rows = m_storage->mutableRows(metric);
-    materialize(rows, m_locations.size());
-    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
-    row[location] = std::bit_cast<std::uint64_t>(std::bit_cast<double>(row[location]) + value);
+    auto row = writableRow(metric, cnode);
+    if (!row)
+        return row.error();
+    std::uint64_t& cell = (*row)[location];
+    cell = std::bit_cast<std::uint64_t>(std::bit_cast<double>(cell) + value);
     return Status::success();
 }
 
@@ -272,12 +282,10 @@ Status Report::setSeverityUint64(MetricId metric, CallNodeId cnode, LocationId l
                                  std::uint64_t value) {
     if (Status s = checkSeverityTarget(metric, cnode, location); !s)
         return s;
-    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
-        return loaded.error();
-    MetricRows& rows = m_storage->mutableRows(metric);
-    materialize(rows, m_locations.size());
-    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
-    row[location] = value;
+    auto row = writableRow(metric, cnode);
+    if (!row)
+        return row.error();
+    (*row)[location] = value;
     return Status::success();
 }
 
@@ -287,12 +295,10 @@ Status Report::addSeverityUint64(MetricId metric, CallNodeId cnode, LocationId l
         return s;
     if (isFloating(m_metrics[metric].dataType))
         return addSeverity(metric, cnode, location, static_cast<double>(value));
-    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
-        return loaded.error();
-    MetricRows& rows = m_storage->mutableRows(metric);
-    materialize(rows, m_locations.size());
-    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
-    row[location] += value; // two's complement: also right for INT64
+    auto row = writableRow(metric, cnode);
+    if (!row)
+        return row.error();
+    (*row)[location] += value; // two's complement: also right for INT64
     return Status::success();
 }
 
@@ -305,65 +311,67 @@ Status Report::setSeverityInt64(MetricId metric, CallNodeId cnode, LocationId lo
     return setSeverityUint64(metric, cnode, location, static_cast<std::uint64_t>(value));
 }
 
-Status Report::setSeverityRow(MetricId metric, CallNodeId cnode, std::span<const double> values) {
+namespace {
+// A stored cell for `value` in a metric of `type`: integers stay as they are unless the metric
+// is floating.
+std::uint64_t encodeCell(DataType type, double value) {
+    return encode(type, value);
+}
+std::uint64_t encodeCell(DataType type, std::uint64_t value) {
+    return isFloating(type) ? encode(type, static_cast<double>(value)) : value;
+}
+} // namespace
+
+template <class Value>
+Status Report::setWholeRow(MetricId metric, CallNodeId cnode, std::span<const Value> values) {
     if (Status s = checkSeverityTarget(metric, cnode, 0); !s)
         return s;
     if (values.size() != m_locations.size())
         return Error("severity row: " + std::to_string(values.size()) + " values for " +
                      std::to_string(m_locations.size()) + " locations");
-    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
-        return loaded.error();
-    MetricRows& rows = m_storage->mutableRows(metric);
-    materialize(rows, m_locations.size());
-    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
-    DataType type = m_metrics[metric].dataType;
+    auto row = writableRow(metric, cnode);
+    if (!row)
+        return row.error();
+    const DataType type = m_metrics[metric].dataType;
     for (std::size_t l = 0; l < values.size(); ++l)
-        row[l] = encode(type, values[l]);
+        (*row)[l] = encodeCell(type, values[l]);
     return Status::success();
+}
+
+Status Report::setSeverityRow(MetricId metric, CallNodeId cnode, std::span<const double> values) {
+    return setWholeRow(metric, cnode, values);
 }
 
 Status Report::setSeverityRowUint64(MetricId metric, CallNodeId cnode,
                                     std::span<const std::uint64_t> values) {
-    if (Status s = checkSeverityTarget(metric, cnode, 0); !s)
-        return s;
-    if (values.size() != m_locations.size())
-        return Error("severity row: " + std::to_string(values.size()) + " values for " +
-                     std::to_string(m_locations.size()) + " locations");
-    if (auto loaded = m_storage->rows(metric, m_locations.size()); !loaded)
-        return loaded.error();
-    MetricRows& rows = m_storage->mutableRows(metric);
-    materialize(rows, m_locations.size());
-    std::uint64_t* row = SeverityStorage::writableRow(rows, cnode, m_locations.size());
-    DataType type = m_metrics[metric].dataType;
-    for (std::size_t l = 0; l < values.size(); ++l)
-        row[l] = isFloating(type) ? encode(type, static_cast<double>(values[l])) : values[l];
-    return Status::success();
+    return setWholeRow(metric, cnode, values);
 }
 
 // ---- Structure queries ----------------------------------------------------------------------
 
-std::vector<MetricId> Report::rootMetrics() const {
-    std::vector<MetricId> roots;
-    for (MetricId m = 0; m < m_metrics.size(); ++m)
-        if (!m_metrics[m].parent)
-            roots.push_back(m);
+namespace {
+
+// The ids of the nodes without a parent, in id order.
+template <class Id, class Node> std::vector<Id> parentless(const std::vector<Node>& nodes) {
+    std::vector<Id> roots;
+    for (Id id = 0; id < nodes.size(); ++id)
+        if (!nodes[id].parent)
+            roots.push_back(id);
     return roots;
+}
+
+} // namespace
+
+std::vector<MetricId> Report::rootMetrics() const {
+    return parentless<MetricId>(m_metrics);
 }
 
 std::vector<CallNodeId> Report::rootCallNodes() const {
-    std::vector<CallNodeId> roots;
-    for (CallNodeId c = 0; c < m_callNodes.size(); ++c)
-        if (!m_callNodes[c].parent)
-            roots.push_back(c);
-    return roots;
+    return parentless<CallNodeId>(m_callNodes);
 }
 
 std::vector<SystemNodeId> Report::rootSystemNodes() const {
-    std::vector<SystemNodeId> roots;
-    for (SystemNodeId s = 0; s < m_systemNodes.size(); ++s)
-        if (!m_systemNodes[s].parent)
-            roots.push_back(s);
-    return roots;
+    return parentless<SystemNodeId>(m_systemNodes);
 }
 
 std::optional<std::string> Report::attribute(std::string_view key) const {

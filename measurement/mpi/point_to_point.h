@@ -72,76 +72,70 @@ public:
     }
 };
 
-/// Nonblocking sends: MpiIsend with a new request id; completion records MpiIsendComplete.
-class Isend : public Call {
-public:
-    Isend(std::uint32_t region, std::uint32_t group, int count, MPI_Datatype type, int dest,
-          int tag, MPI_Comm comm, MPI_Request* request) noexcept
+/// Isend and Irecv: the request's peer, communicator and tag taken at enter; tracked when the
+/// call succeeds, with a fresh id and its own record unless the peer is MPI_PROC_NULL.
+class PointToPointRequest : public Call {
+protected:
+    PointToPointRequest(std::uint32_t region, std::uint32_t group, RequestInfo::Kind kind, int peer,
+                        int tag, MPI_Comm comm, MPI_Request* request) noexcept
         : Call(region, group), m_request(request) {
         if (!m_active)
             return;
         enter();
-        m_info.kind = RequestInfo::kSend;
+        m_info.kind = kind;
         m_info.active = true;
-        m_info.silent = dest == MPI_PROC_NULL;
+        m_info.silent = peer == MPI_PROC_NULL;
         m_info.comm = commInfo(comm).id;
-        m_info.peer = static_cast<std::uint32_t>(dest);
+        m_info.peer = static_cast<std::uint32_t>(peer);
         m_info.tag = static_cast<std::uint32_t>(tag);
-        m_info.bytes = typeBytes(count, type);
     }
-    void finish(int rc) noexcept {
+    /// Ends the call; `record()` appends the request's record (m_info.id is set by then).
+    template <class Record> void finishRequest(int rc, Record record) noexcept {
         if (!m_active)
             return;
         if (rc == MPI_SUCCESS && m_request) {
             if (!m_info.silent) {
                 m_info.id = nextRequestId();
-                std::uint64_t* x = appendRecord(m_enter, EventKind::MpiIsend, m_info.peer);
-                x[0] = packPair(m_info.comm, m_info.tag);
-                x[1] = m_info.bytes;
-                x[2] = m_info.id;
+                record();
             }
             trackRequest(*m_request, m_info);
         }
         leave(now());
     }
 
-protected:
     MPI_Request* m_request;
     RequestInfo m_info;
 };
 
+/// Nonblocking sends: MpiIsend with a new request id; completion records MpiIsendComplete.
+class Isend : public PointToPointRequest {
+public:
+    Isend(std::uint32_t region, std::uint32_t group, int count, MPI_Datatype type, int dest,
+          int tag, MPI_Comm comm, MPI_Request* request) noexcept
+        : PointToPointRequest(region, group, RequestInfo::kSend, dest, tag, comm, request) {
+        if (m_active)
+            m_info.bytes = typeBytes(count, type);
+    }
+    void finish(int rc) noexcept {
+        finishRequest(rc, [this] {
+            std::uint64_t* x = appendRecord(m_enter, EventKind::MpiIsend, m_info.peer);
+            x[0] = packPair(m_info.comm, m_info.tag);
+            x[1] = m_info.bytes;
+            x[2] = m_info.id;
+        });
+    }
+};
+
 /// Nonblocking receives: MpiIrecvRequest now; MpiIrecv when a completion call finishes it.
-class Irecv : public Call {
+class Irecv : public PointToPointRequest {
 public:
     Irecv(std::uint32_t region, std::uint32_t group, int source, int tag, MPI_Comm comm,
           MPI_Request* request) noexcept
-        : Call(region, group), m_request(request) {
-        if (!m_active)
-            return;
-        enter();
-        m_info.kind = RequestInfo::kRecv;
-        m_info.active = true;
-        m_info.silent = source == MPI_PROC_NULL;
-        m_info.comm = commInfo(comm).id;
-        m_info.peer = static_cast<std::uint32_t>(source);
-        m_info.tag = static_cast<std::uint32_t>(tag);
-    }
+        : PointToPointRequest(region, group, RequestInfo::kRecv, source, tag, comm, request) {}
     void finish(int rc) noexcept {
-        if (!m_active)
-            return;
-        if (rc == MPI_SUCCESS && m_request) {
-            if (!m_info.silent) {
-                m_info.id = nextRequestId();
-                appendRecord(m_enter, EventKind::MpiIrecvRequest, 0)[0] = m_info.id;
-            }
-            trackRequest(*m_request, m_info);
-        }
-        leave(now());
+        finishRequest(
+            rc, [this] { appendRecord(m_enter, EventKind::MpiIrecvRequest, 0)[0] = m_info.id; });
     }
-
-protected:
-    MPI_Request* m_request;
-    RequestInfo m_info;
 };
 
 /// The end of a persistent request's creation: tracked, inactive until MPI_Start.

@@ -164,21 +164,23 @@ void flushEvents(bool recordRegion) noexcept {
                 ::unlink(name);
         }
         errno = 0;
-        if (s->spillFailed) {
-            // Records after a gap would decode with a wrong time base: keep none of them.
-            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
-        } else if (s->spillFd >= 0 && writeAll(s->spillFd, b.begin, b.usedBytes())) {
-            s->spilledBytes += b.usedBytes();
-        } else if (s->spillFd >= 0) {
-            noteWriteError(*s, s->spillPath, errno);
-            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
-            // The records file keeps only whole records: those of the flushes before.
-            s->spillFailed = true;
-            if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
-                ++g_diagnostics.otf2Errors;
-        } else {
-            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush; // nowhere to keep them
+        // Records after a failed write would decode with a wrong time base: once one failed,
+        // none are kept (and without a file there is nowhere to keep them).
+        bool kept = false;
+        if (!s->spillFailed && s->spillFd >= 0) {
+            kept = writeAll(s->spillFd, b.begin, b.usedBytes());
+            if (kept) {
+                s->spilledBytes += b.usedBytes();
+            } else {
+                noteWriteError(*s, s->spillPath, errno);
+                // The records file keeps only whole records: those of the flushes before.
+                s->spillFailed = true;
+                if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
+                    ++g_diagnostics.otf2Errors;
+            }
         }
+        if (!kept)
+            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
     }
     b.clear();
     s->eventsAtLastFlush = b.events;

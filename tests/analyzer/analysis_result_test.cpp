@@ -24,7 +24,7 @@ std::vector<RankResult> ranks(uint32_t count) {
         result.severities.add(Metric::Time, main, r + 1.0);
         result.severities.add(Metric::MpiLateSender, last, 0.5 * r);
         result.instances.push_back({Metric::MpiLateSender, last, r, 1.0, 2.0, 0.5 * r});
-        result.diagnostics["clock_violations_p2p"] = r;
+        result.diagnostics[waitscope::experiment::Diagnostic::ClockViolationsP2p] = r;
     }
     return results;
 }
@@ -84,7 +84,7 @@ TEST_CASE("results added one at a time give the merge of all", "[merge]") {
     REQUIRE(oneByOne.instances().size() == 4);
     CHECK(oneByOne.instances()[3].node == 3);
     CHECK(oneByOne.instances()[3].rank == 3);
-    CHECK(oneByOne.diagnostic("clock_violations_p2p") == 6);
+    CHECK(oneByOne.diagnostic(waitscope::experiment::Diagnostic::ClockViolationsP2p) == 6);
     CHECK(oneByOne.events() == std::vector<uint64_t>{100, 101, 102, 103});
     // A fifth rank is refused, as is a rank with a path the tree lacks.
     CHECK_FALSE(oneByOne.addRank(std::move(ranks(5)[4])).ok());

@@ -96,7 +96,8 @@ TEST_CASE("clock correction: a receive before its send jumps to send + latency, 
     CHECK(timesOf(c.streams[1]) == std::vector<uint64_t>{0, 12, 25, 38, 51, 53, 56, 71, 111});
     CHECK(c.counters[0].empty());
     CHECK(c.counters[1] ==
-          Diagnostics{{"clock_corrected_p2p", 1}, {"clock_correction_max_shift_ns", 11000000}});
+          Diagnostics{{experiment::Diagnostic::ClockCorrectedP2p, 1},
+                      {experiment::Diagnostic::ClockCorrectionMaxShiftNs, 11000000}});
 }
 
 TEST_CASE("clock correction: backward amortization stretches local intervals by at most the "
@@ -153,7 +154,7 @@ TEST_CASE("clock correction: a barrier is not left before the last member entere
     // from the first event (slope 5/8) moves it by 3.125.
     CHECK(timesOf(c.streams[2]) == std::vector<uint64_t>{0, 8, 8, 13, 13, 55});
     CHECK(timesOf(c.streams[0]) == std::vector<uint64_t>{0, 10, 10, 20, 20, 50});
-    CHECK(c.counters[2].at("clock_corrected_collective") == 1);
+    CHECK(c.counters[2].value(experiment::Diagnostic::ClockCorrectedCollective) == 1);
 }
 
 TEST_CASE("clock correction: an inconsistent trace is left alone and refused by the replay, "
@@ -164,8 +165,8 @@ TEST_CASE("clock correction: an inconsistent trace is left alone and refused by 
     t.rank(1).enter(0, "main").leave(100, "main");
     const Corrected c = correct(t);
     CHECK(c.errors == std::vector<std::string>{"", ""});
-    CHECK(c.counters[0] == Diagnostics{{"clock_correction_skipped", 1}});
-    CHECK(c.counters[1] == Diagnostics{{"clock_correction_skipped", 1}});
+    CHECK(c.counters[0] == Diagnostics{{experiment::Diagnostic::ClockCorrectionSkipped, 1}});
+    CHECK(c.counters[1] == Diagnostics{{experiment::Diagnostic::ClockCorrectionSkipped, 1}});
     CHECK(timesOf(c.streams[0]) == timesOf(t.streams()[0]));
     auto result = analyzeInProcess(t.defs, t.streams(), withCorrection({}));
     REQUIRE_FALSE(result);
@@ -192,13 +193,15 @@ TEST_CASE("clock violations: counted per rank as each collective defines them",
         .leave(50, "main");
     auto result = analyzeInProcess(t.defs, t.streams());
     REQUIRE(result);
-    CHECK(result->diagnostics()[0].count("clock_violations_collective") == 0);
-    CHECK(result->diagnostics()[1].count("clock_violations_collective") == 0);
-    CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
+    CHECK_FALSE(
+        result->diagnostics()[0].counted(experiment::Diagnostic::ClockViolationsCollective));
+    CHECK_FALSE(
+        result->diagnostics()[1].counted(experiment::Diagnostic::ClockViolationsCollective));
+    CHECK(result->diagnostics()[2].value(experiment::Diagnostic::ClockViolationsCollective) == 1);
     auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(corrected);
-    CHECK(corrected->diagnostic("clock_violations_collective") == 0);
-    CHECK(corrected->diagnostic("clock_corrected_collective") == 1);
+    CHECK(corrected->diagnostic(experiment::Diagnostic::ClockViolationsCollective) == 0);
+    CHECK(corrected->diagnostic(experiment::Diagnostic::ClockCorrectedCollective) == 1);
 }
 
 TEST_CASE("clock violations: a broadcast of 0 bytes defines no clock condition, a barrier does",
@@ -225,13 +228,13 @@ TEST_CASE("clock violations: a broadcast of 0 bytes defines no clock condition, 
         .leave(50, "main");
     auto result = analyzeInProcess(t.defs, t.streams());
     REQUIRE(result);
-    CHECK(result->diagnostic("clock_violations_collective") == 1);
-    CHECK(result->diagnostics()[2].at("clock_violations_collective") == 1);
+    CHECK(result->diagnostic(experiment::Diagnostic::ClockViolationsCollective) == 1);
+    CHECK(result->diagnostics()[2].value(experiment::Diagnostic::ClockViolationsCollective) == 1);
     // The correction moves only the barrier's exit on rank 2, not the broadcast's.
     auto corrected = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(corrected);
-    CHECK(corrected->diagnostic("clock_violations_collective") == 0);
-    CHECK(corrected->diagnostic("clock_corrected_collective") == 1);
+    CHECK(corrected->diagnostic(experiment::Diagnostic::ClockViolationsCollective) == 0);
+    CHECK(corrected->diagnostic(experiment::Diagnostic::ClockCorrectedCollective) == 1);
 }
 
 TEST_CASE("clock correction: the corrected trace has no violations, its late sender follows "
@@ -243,11 +246,11 @@ TEST_CASE("clock correction: the corrected trace has no violations, its late sen
     t.rank(1).enter(0, "main").recv(10, 32, 34, 0, 7).leave(80, "main");
     auto raw = analyzeInProcess(t.defs, t.streams());
     REQUIRE(raw);
-    CHECK(raw->diagnostic("clock_violations_p2p") == 1);
+    CHECK(raw->diagnostic(experiment::Diagnostic::ClockViolationsP2p) == 1);
     auto result = analyzeInProcess(t.defs, t.streams(), withCorrection({0.001, 0.01}));
     REQUIRE(result);
-    CHECK(result->diagnostic("clock_violations_p2p") == 0);
-    CHECK(result->diagnostic("clock_corrected_p2p") == 1);
+    CHECK(result->diagnostic(experiment::Diagnostic::ClockViolationsP2p) == 0);
+    CHECK(result->diagnostic(experiment::Diagnostic::ClockCorrectedP2p) == 1);
     // Receive 10..34 with its record at 32: jump 19 to 51. Ramp from 0 with slope 19/32 moves
     // the enter at 10 by 5.9 to 15; the call ends at 53. Late sender: 50 - 15 = 35 ms (a jump
     // this large against 32 ms of history stretches them by 59 %, more than a real trace's).
@@ -275,22 +278,22 @@ TEST_CASE("clock correction: a trace that keeps the clock condition with sub-mic
         .leave(3000, "main");
     const Corrected estimated = correct(t, 1e-6, true);
     CHECK(estimated.errors == std::vector<std::string>{"", ""});
-    CHECK(estimated.counters[0].count("clock_corrected_p2p") == 0);
-    CHECK(estimated.counters[1].count("clock_corrected_p2p") == 0);
-    CHECK(estimated.counters[0].count("clock_corrected_collective") == 0);
-    CHECK(estimated.counters[1].count("clock_corrected_collective") == 0);
-    CHECK(estimated.counters[1].at("clock_correction_min_latency_ns") == 150);
+    CHECK_FALSE(estimated.counters[0].counted(experiment::Diagnostic::ClockCorrectedP2p));
+    CHECK_FALSE(estimated.counters[1].counted(experiment::Diagnostic::ClockCorrectedP2p));
+    CHECK_FALSE(estimated.counters[0].counted(experiment::Diagnostic::ClockCorrectedCollective));
+    CHECK_FALSE(estimated.counters[1].counted(experiment::Diagnostic::ClockCorrectedCollective));
+    CHECK(estimated.counters[1].value(experiment::Diagnostic::ClockCorrectionMinLatencyNs) == 150);
     CHECK(timesOf(estimated.streams[0]) == timesOf(t.streams()[0]));
     CHECK(timesOf(estimated.streams[1]) == timesOf(t.streams()[1]));
     // A fixed latency of 1 us would move the receive and both barrier exits.
     const Corrected fixed = correct(t, 1e-6, false);
-    CHECK(fixed.counters[1].at("clock_corrected_p2p") == 1);
+    CHECK(fixed.counters[1].value(experiment::Diagnostic::ClockCorrectedP2p) == 1);
     auto raw = analyzeInProcess(t.defs, t.streams());
     auto result = analyzeInProcess(t.defs, t.streams(), withCorrection({}));
     REQUIRE(raw);
     REQUIRE(result);
-    CHECK(result->diagnostic("clock_corrected_p2p") == 0);
-    CHECK(result->diagnostic("clock_corrected_collective") == 0);
+    CHECK(result->diagnostic(experiment::Diagnostic::ClockCorrectedP2p) == 0);
+    CHECK(result->diagnostic(experiment::Diagnostic::ClockCorrectedCollective) == 0);
     CHECK(raw->total(Metric::MpiLateSender) == Approx(900e-9));
     CHECK(result->total(Metric::MpiLateSender) == Approx(900e-9));
     CHECK(result->total(Metric::MpiLateReceiver) == 0.0);
@@ -309,8 +312,8 @@ TEST_CASE("clock correction: estimated latencies still correct a real violation"
         .recv(1400, 1500, 1510, 0, 7)
         .leave(3000, "main");
     const Corrected c = correct(t, 1e-6, true);
-    CHECK(c.counters[1].at("clock_corrected_p2p") == 1);
-    CHECK(c.counters[1].at("clock_correction_min_latency_ns") == 300);
+    CHECK(c.counters[1].value(experiment::Diagnostic::ClockCorrectedP2p) == 1);
+    CHECK(c.counters[1].value(experiment::Diagnostic::ClockCorrectionMinLatencyNs) == 300);
     // Receive record 1500 -> 2300 (jump 800), its leave after it keeps its 10 ns.
     CHECK(timesOf(c.streams[1])[5] == 2300);
     CHECK(timesOf(c.streams[1])[6] == 2310);
@@ -394,16 +397,16 @@ Comparison compare(const std::string& name, const std::vector<int64_t>& offsetUs
     REQUIRE(clean);
     REQUIRE(broken);
     REQUIRE(corrected);
-    CHECK(clean->diagnostic("clock_violations_p2p") +
-              clean->diagnostic("clock_violations_collective") ==
+    CHECK(clean->diagnostic(experiment::Diagnostic::ClockViolationsP2p) +
+              clean->diagnostic(experiment::Diagnostic::ClockViolationsCollective) ==
           0);
     Comparison c{totalsOf(*clean), totalsOf(*broken), totalsOf(*corrected)};
-    c.violations = broken->diagnostic("clock_violations_p2p") +
-                   broken->diagnostic("clock_violations_collective");
-    c.remaining = corrected->diagnostic("clock_violations_p2p") +
-                  corrected->diagnostic("clock_violations_collective");
-    c.correctedEvents = corrected->diagnostic("clock_corrected_p2p") +
-                        corrected->diagnostic("clock_corrected_collective");
+    c.violations = broken->diagnostic(experiment::Diagnostic::ClockViolationsP2p) +
+                   broken->diagnostic(experiment::Diagnostic::ClockViolationsCollective);
+    c.remaining = corrected->diagnostic(experiment::Diagnostic::ClockViolationsP2p) +
+                  corrected->diagnostic(experiment::Diagnostic::ClockViolationsCollective);
+    c.correctedEvents = corrected->diagnostic(experiment::Diagnostic::ClockCorrectedP2p) +
+                        corrected->diagnostic(experiment::Diagnostic::ClockCorrectedCollective);
     std::printf("%s, offsets (us)", name.c_str());
     for (const int64_t o : offsetUs) {
         std::printf(" %lld", static_cast<long long>(o));

@@ -3,8 +3,10 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -113,5 +115,17 @@ private:
     const std::string& m_in;
     size_t m_pos = 0;
 };
+
+/// The parsed JSON file `file`; throws std::runtime_error naming the file when it is unreadable.
+inline JsonValue loadJson(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) {
+        throw std::runtime_error(file + ": cannot be read");
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    return JsonParser(text).parse();
+}
 
 } // namespace waitscope::testing

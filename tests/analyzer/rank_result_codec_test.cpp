@@ -22,7 +22,7 @@ RankResult sample() {
         {Metric::MpiLateSender, recv, 3, 3.0, 4.0, 0.5});
     r.instances.push_back({Metric::MpiLateSender, recv, 3, 1.0, 2.0, 0.25});
     r.instances.push_back({Metric::MpiLateSender, recv, 3, 3.0, 4.0, 0.5});
-    r.diagnostics["clock_violations_p2p"] = 2;
+    r.diagnostics[waitscope::experiment::Diagnostic::ClockViolationsP2p] = 2;
     return r;
 }
 
@@ -55,7 +55,7 @@ TEST_CASE("a rank result survives encoding and decoding", "[codec]") {
     CHECK(decoded->instances[1].enter == 3.0);
     CHECK(decoded->instances[1].exit == 4.0);
     CHECK(decoded->instances[1].severity == 0.5);
-    CHECK(decoded->diagnostics.at("clock_violations_p2p") == 2);
+    CHECK(decoded->diagnostics.value(waitscope::experiment::Diagnostic::ClockViolationsP2p) == 2);
     CHECK(encodeRankResult(*decoded) == bytes);
 }
 
@@ -67,6 +67,33 @@ TEST_CASE("a truncated or padded rank result is refused", "[codec]") {
     std::vector<uint8_t> padded = bytes;
     padded.push_back(0);
     CHECK_FALSE(decodeRankResult(padded.data(), padded.size()).ok());
+}
+
+TEST_CASE("a rank result's diagnostics travel by registry index, counted zeros included",
+          "[codec][diagnostics]") {
+    using waitscope::experiment::Diagnostic;
+    RankResult original = sample();
+    original.diagnostics[Diagnostic::UnmatchedLeave] = 0;
+    original.diagnostics[Diagnostic::ClockCorrectionMaxShiftNs] = uint64_t{1} << 40;
+    const std::vector<uint8_t> bytes = encodeRankResult(original);
+    auto decoded = decodeRankResult(bytes.data(), bytes.size());
+    REQUIRE(decoded.ok());
+    CHECK(decoded->diagnostics == original.diagnostics);
+    CHECK(decoded->diagnostics.size() == 3);
+    CHECK(decoded->diagnostics.counted(Diagnostic::UnmatchedLeave));
+    CHECK(decoded->diagnostics.value(Diagnostic::ClockCorrectionMaxShiftNs) == uint64_t{1} << 40);
+    CHECK_FALSE(decoded->diagnostics.counted(Diagnostic::MismatchedLeave));
+
+    // sample()'s one diagnostic: its index, its count, then no threads and no warnings.
+    std::vector<uint8_t> unknown = encodeRankResult(sample());
+    const size_t index = unknown.size() - 8 - 8 - 8 - 1;
+    REQUIRE(unknown[index] ==
+            static_cast<uint8_t>(waitscope::experiment::Diagnostic::ClockViolationsP2p));
+    unknown[index] = static_cast<uint8_t>(waitscope::experiment::kDiagnosticCount);
+    auto refused = decodeRankResult(unknown.data(), unknown.size());
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message() ==
+          "rank result: malformed at byte " + std::to_string(index + 1));
 }
 
 TEST_CASE("a rank result's threads and warnings survive encoding and decoding", "[codec]") {
@@ -83,8 +110,8 @@ TEST_CASE("a rank result's threads and warnings survive encoding and decoding", 
     thread.severities.add(Metric::Visits, worker, 1);
     original.threads.push_back(thread);
     original.threads.push_back(ThreadResult{(uint64_t{2} << 32) | 3, "thread 2", {}, 0});
-    original.warnings.push_back("traces.otf2: rank 3: location 12884901891 (thread 3): event "
-                                "file traces/12884901891.evt is missing");
+    original.warnings.emplace_back("traces.otf2: rank 3: location 12884901891 (thread 3): event "
+                                   "file traces/12884901891.evt is missing");
     const std::vector<uint8_t> bytes = encodeRankResult(original);
     auto decoded = decodeRankResult(bytes.data(), bytes.size());
     REQUIRE(decoded.ok());

@@ -97,7 +97,7 @@ TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and
                 }
             }
         }
-        CHECK(result->diagnostic("clock_violations_p2p") == 0);
+        CHECK(result->diagnostic(experiment::Diagnostic::ClockViolationsP2p) == 0);
     }
     std::cout << "deviation from Scalasca per metric over the 7 references (max relative where "
                  "Scalasca's value >= 1e-3, max absolute, values compared):\n";

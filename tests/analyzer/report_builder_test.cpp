@@ -21,13 +21,7 @@ using namespace waitscope::analysis;
 
 namespace {
 
-testing::JsonValue loadJson(const std::string& file) {
-    std::ifstream in(file);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    return testing::JsonParser(text).parse();
-}
+using testing::loadJson;
 
 } // namespace
 
@@ -221,7 +215,7 @@ TEST_CASE("the report carries every diagnostic under the registry's keys, per ra
         ranks[r].severities.add(Metric::Time, ranks[r].tree.child(kNoNode, 0), 1.0);
         // Rank r counts diagnostic k as k + 1 + 10 r.
         for (const experiment::DiagnosticDefinition& d : experiment::diagnosticDefinitions()) {
-            counter(ranks[r].diagnostics, d.id) = static_cast<size_t>(d.id) + 1 + 10 * r;
+            ranks[r].diagnostics[d.id] = static_cast<size_t>(d.id) + 1 + 10 * r;
         }
     }
     const AnalysisResult merged = AnalysisResult::merge(std::move(ranks));

@@ -45,6 +45,29 @@ void workThenSend(TinyTrace& t) {
         .leave(70, "main");
 }
 
+// One rank of the collective critical-path cases: main 0..60 around MPI_Init init..worked,
+// work worked..collective, the collective collective..45 and MPI_Finalize finalize..finalized.
+struct CollectiveRank {
+    uint64_t init, worked, collective, finalize, finalized;
+};
+
+// Every rank of `ranks` as CollectiveRank says, the collective `name` sending and receiving
+// `bytes`.
+void workThenCollective(TinyTrace& t, const std::vector<CollectiveRank>& ranks,
+                        const std::string& name, Op op, uint64_t bytes = 0) {
+    for (uint32_t r = 0; r < ranks.size(); ++r) {
+        const CollectiveRank& k = ranks[r];
+        t.rank(r)
+            .enter(0, "main")
+            .collective(k.init, k.worked, "MPI_Init", Op::CreateHandle)
+            .enter(k.worked, "work")
+            .leave(k.collective, "work")
+            .collective(k.collective, 45, name, op, 0, trace::kUndefined, bytes, bytes)
+            .collective(k.finalize, k.finalized, "MPI_Finalize", Op::DestroyHandle)
+            .leave(60, "main");
+    }
+}
+
 } // namespace
 
 TEST_CASE("imbalance: work only rank 0 does is Single participant there and Singularity "
@@ -158,18 +181,8 @@ TEST_CASE("critical path: at an n-to-n call it moves to the last member to enter
     // after the last member entered (40..45) on rank 0, then rank 1 (entered last) from 40:
     // work 10..40 and MPI_Init 2..10. Before MPI_Init nothing is on the path.
     TinyTrace t(3);
-    const uint64_t init[] = {1, 2, 3}, worked[] = {10, 10, 11}, reduce[] = {20, 40, 30},
-                   finalize[] = {53, 52, 51}, finalized[] = {55, 56, 55};
-    for (uint32_t r = 0; r < 3; ++r) {
-        t.rank(r)
-            .enter(0, "main")
-            .collective(init[r], 10 + (r == 2), "MPI_Init", Op::CreateHandle)
-            .enter(worked[r], "work")
-            .leave(reduce[r], "work")
-            .collective(reduce[r], 45, "MPI_Allreduce", Op::Allreduce)
-            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
-            .leave(60, "main");
-    }
+    workThenCollective(t, {{1, 10, 20, 53, 55}, {2, 10, 40, 52, 56}, {3, 11, 30, 51, 55}},
+                       "MPI_Allreduce", Op::Allreduce);
     const Analyzed a = analyze(t);
     CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.008));
     CHECK(a(Metric::CriticalPath, "main/MPI_Allreduce", 0) == Approx(0.005));
@@ -191,18 +204,7 @@ TEST_CASE("critical path: a scan keeps it on its rank (Scalasca: no synchronizat
     // as Scalasca 2.6 follows it: the whole MPI_Scan and rank 0's work are on it, none of rank
     // 1's work (an MPI_Allreduce of the same shape would hand the path to rank 1 at 40).
     TinyTrace t(2);
-    const uint64_t init[] = {1, 2}, scan[] = {20, 40}, finalize[] = {53, 52},
-                   finalized[] = {55, 56};
-    for (uint32_t r = 0; r < 2; ++r) {
-        t.rank(r)
-            .enter(0, "main")
-            .collective(init[r], 10, "MPI_Init", Op::CreateHandle)
-            .enter(10, "work")
-            .leave(scan[r], "work")
-            .collective(scan[r], 45, "MPI_Scan", Op::Scan, 0, trace::kUndefined, 8, 8)
-            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
-            .leave(60, "main");
-    }
+    workThenCollective(t, {{1, 10, 20, 53, 55}, {2, 10, 40, 52, 56}}, "MPI_Scan", Op::Scan, 8);
     const Analyzed a = analyze(t);
     CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.008));
     CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 0) == Approx(0.025));
@@ -220,18 +222,7 @@ TEST_CASE("performance impact: waiting in a scan is activity, as in Scalasca (no
     // in the rank's activities: the path has 5 ms of MPI_Scan (on rank 0), so 20 ms of rank 1's
     // 25 ms there are off the path.
     TinyTrace t(2);
-    const uint64_t init[] = {1, 2}, scan[] = {40, 20}, finalize[] = {53, 52},
-                   finalized[] = {55, 56};
-    for (uint32_t r = 0; r < 2; ++r) {
-        t.rank(r)
-            .enter(0, "main")
-            .collective(init[r], 10, "MPI_Init", Op::CreateHandle)
-            .enter(10, "work")
-            .leave(scan[r], "work")
-            .collective(scan[r], 45, "MPI_Scan", Op::Scan, 0, trace::kUndefined, 8, 8)
-            .collective(finalize[r], finalized[r], "MPI_Finalize", Op::DestroyHandle)
-            .leave(60, "main");
-    }
+    workThenCollective(t, {{1, 10, 40, 53, 55}, {2, 10, 20, 52, 56}}, "MPI_Scan", Op::Scan, 8);
     const Analyzed a = analyze(t);
     CHECK(a(Metric::MpiEarlyScan, "main/MPI_Scan", 1) == Approx(0.020));
     CHECK(a(Metric::CriticalPath, "main/MPI_Scan", 0) == Approx(0.005));

@@ -19,18 +19,6 @@
 
 namespace waitscope::testing {
 
-/// The parsed JSON file `file`; throws std::runtime_error naming the file when it is unreadable.
-inline JsonValue loadJson(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) {
-        throw std::runtime_error(file + ": cannot be read");
-    }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    return JsonParser(text).parse();
-}
-
 /// Whether our value agrees with Scalasca's: counts and bytes exactly, times within 1 % or 1 ms.
 inline bool agreesWithScalasca(const analysis::MetricInfo& info, double ours, double theirs) {
     if (info.unit != analysis::MetricUnit::Seconds) {

@@ -92,9 +92,9 @@ TEST_CASE("a thread's communication is counted, not replayed, and anomalies are 
     CallTree tree;
     Diagnostics diagnostics;
     const ThreadResult thread = profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics);
-    CHECK(diagnostics.at("thread_mpi_events") == 1);
-    CHECK(diagnostics.at("unmatched_leave") == 1);
-    CHECK(diagnostics.at("regions_left_open") == 1);
+    CHECK(diagnostics.value(experiment::Diagnostic::ThreadMpiEvents) == 1);
+    CHECK(diagnostics.value(experiment::Diagnostic::UnmatchedLeave) == 1);
+    CHECK(diagnostics.value(experiment::Diagnostic::RegionsLeftOpen) == 1);
     // The MPI call's time is MPI time on the thread's path; no message metrics, no waits.
     const NodeId send = nodeOf(tree, t.defs, {"worker_fn", "MPI_Send"});
     REQUIRE(send != kNoNode);

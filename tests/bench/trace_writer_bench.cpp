@@ -11,15 +11,16 @@
 // With --sample, writes one small archive of every record kind instead, with a sampled thread,
 // mapping tables, clock offsets, communicators and calling contexts: the same program built
 // against two versions of the writer must write the same bytes.
+#include "comm_definitions.h"
 #include "trace_writer.h"
 #include "waitscope/measure/event_buffer.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <string>
-#include <time.h>
 #include <vector>
 
 namespace {
@@ -106,21 +107,10 @@ int writeSample(const std::string& dir) {
     const std::uint32_t flush =
         defs.addRegion({"TRACE BUFFER FLUSH", "TRACE BUFFER FLUSH", "", 0, 0,
                         RegionRole::Artificial, Paradigm::MeasurementSystem});
-    CommDefinition world;
-    world.key = kWorldKey;
-    world.describes = true;
-    defs.addComm(world);
-    CommDefinition self;
-    self.key = kSelfKey;
-    self.describes = true;
-    defs.addComm(self);
-    CommDefinition half;
-    half.key = makeCommKey(0, 0);
-    half.parent = kWorldKey;
-    half.name = "half";
-    half.members = {0};
-    half.describes = true;
-    const std::uint32_t halfComm = defs.addComm(half);
+    defs.addComm(testing::describedComm(kWorldKey));
+    defs.addComm(testing::describedComm(kSelfKey));
+    const std::uint32_t halfComm =
+        defs.addComm(testing::describedComm(makeCommKey(0, 0), kWorldKey, {0}, "half"));
     const std::uint32_t outer = defs.callingContext(mainRegion, kNoContext);
     const std::uint32_t inner = defs.callingContext(compute, outer);
 

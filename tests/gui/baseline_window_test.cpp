@@ -4,6 +4,7 @@
 #include "colour_scale.h"
 #include "main_window.h"
 #include "report_view.h"
+#include "test_application.h"
 #include "test_reports.h"
 
 #include <QAction>
@@ -22,17 +23,6 @@ using namespace waitscope::gui;
 using namespace waitscope::gui::test;
 
 namespace {
-
-// The executable's one QApplication (report_view_test.cpp may have made it).
-QApplication& application() {
-    if (auto* existing = qobject_cast<QApplication*>(QCoreApplication::instance()))
-        return *existing;
-    static int argc = 1;
-    static char name[] = "gui_widget_tests";
-    static char* argv[] = {name, nullptr};
-    static QApplication app(argc, argv);
-    return app;
-}
 
 // Opens `after` against `before` in `window` and waits for it.
 bool openWithBaseline(MainWindow& window, const std::string& after, const std::string& before) {

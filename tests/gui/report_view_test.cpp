@@ -2,6 +2,7 @@
 // context menus and the metric documentation window.
 #include "metric_help.h"
 #include "report_view.h"
+#include "test_application.h"
 #include "test_reports.h"
 
 #include <QAction>
@@ -20,18 +21,6 @@ using namespace waitscope::gui;
 using namespace waitscope::gui::test;
 
 namespace {
-
-// One QApplication for the whole executable (widgets need one; Catch runs cases in turn; the
-// baseline tests may have made it).
-QApplication& application() {
-    if (auto* existing = qobject_cast<QApplication*>(QCoreApplication::instance()))
-        return *existing;
-    static int argc = 1;
-    static char name[] = "gui_widget_tests";
-    static char* argv[] = {name, nullptr};
-    static QApplication app(argc, argv);
-    return app;
-}
 
 QStringList texts(const QMenu& menu) {
     QStringList out;

@@ -32,6 +32,21 @@ std::shared_ptr<const Report> openReport(const std::string& path) {
     return std::make_shared<const Report>(std::move(*report));
 }
 
+namespace {
+// Two MPI ranks of one thread each on one node of one machine: their locations in rank order.
+std::vector<LocationId> addTwoRanks(Report& report) {
+    SystemNodeId machine = *report.addMachine("cluster");
+    SystemNodeId node = *report.addNode(machine, "node0");
+    std::vector<LocationId> locations;
+    for (int r = 0; r < 2; ++r) {
+        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
+        SystemNodeId thread = *report.addThread(process, "Master thread", 0);
+        locations.push_back(report.systemNodes()[thread].location);
+    }
+    return locations;
+}
+} // namespace
+
 std::shared_ptr<const Report> writtenReport() {
     Report report;
     MetricId time = *report.addMetric("time");
@@ -44,14 +59,7 @@ std::shared_ptr<const Report> writtenReport() {
     CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
     CallNodeId work = *report.addCallNode(compute, root, 10);
     CallNodeId call = *report.addCallNode(recv, root, 12);
-    SystemNodeId machine = *report.addMachine("cluster");
-    SystemNodeId node = *report.addNode(machine, "node0");
-    std::vector<LocationId> locations;
-    for (int r = 0; r < 2; ++r) {
-        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
-        SystemNodeId thread = *report.addThread(process, "Master thread", 0);
-        locations.push_back(report.systemNodes()[thread].location);
-    }
+    const std::vector<LocationId> locations = addTwoRanks(report);
     // Rank 0 computes 3 s and waits 1 s (late sender); rank 1 computes 1 s and receives 0.5 s.
     REQUIRE(report.setSeverity(time, root, locations[0], 0.5));
     REQUIRE(report.setSeverity(time, work, locations[0], 3.0));
@@ -82,14 +90,7 @@ std::string writeAfterReport() {
     CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
     CallNodeId work = *report.addCallNode(compute, root, 10);
     CallNodeId call = *report.addCallNode(wait, root, 14);
-    SystemNodeId machine = *report.addMachine("cluster");
-    SystemNodeId node = *report.addNode(machine, "node0");
-    std::vector<LocationId> locations;
-    for (int r = 0; r < 2; ++r) {
-        SystemNodeId process = *report.addProcess(node, "MPI Rank " + std::to_string(r), r);
-        SystemNodeId thread = *report.addThread(process, "Master thread", 0);
-        locations.push_back(report.systemNodes()[thread].location);
-    }
+    const std::vector<LocationId> locations = addTwoRanks(report);
     REQUIRE(report.setSeverity(time, root, locations[0], 0.5));
     REQUIRE(report.setSeverity(time, work, locations[0], 2.0));
     REQUIRE(report.setSeverity(time, call, locations[0], 0.25));
@@ -100,7 +101,7 @@ std::string writeAfterReport() {
     REQUIRE(report.setSeverity(time, call, locations[1], 0.5));
     REQUIRE(report.setSeverity(mpi, call, locations[1], 0.5));
     REQUIRE(report.setSeverity(lateReceiver, call, locations[1], 0.125));
-    const std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/after.cubex";
+    std::string path = std::string(WAITSCOPE_TEST_TMP_DIR) + "/after.cubex";
     REQUIRE(writeCubex(report, path).ok());
     return path;
 }
@@ -116,11 +117,7 @@ Report reportWithoutMetrics() {
     RegionId recv = *report.addRegion({.name = "MPI_Recv"});
     CallNodeId root = *report.addCallNode(mainRegion, std::nullopt);
     (void)*report.addCallNode(recv, root);
-    SystemNodeId machine = *report.addMachine("cluster");
-    SystemNodeId node = *report.addNode(machine, "node0");
-    for (int r = 0; r < 2; ++r)
-        (void)*report.addThread(*report.addProcess(node, "MPI Rank " + std::to_string(r), r),
-                                "Master thread", 0);
+    (void)addTwoRanks(report);
     return report;
 }
 

@@ -4,6 +4,7 @@
 // read as clean must round-trip: its events encode back to events that read the same, so no
 // damaged record was silently taken. Usage: measurement_records_fuzz SECONDS [SEED]; prints
 // the inputs tried, how many were refused, and exits 1 at the first violation.
+#include "comm_definitions.h"
 #include "records_file.h"
 #include "waitscope/measure/rank_definitions_file.h"
 
@@ -23,16 +24,8 @@ Definitions seedDefinitions() {
     for (int i = 0; i < 6; ++i)
         defs.addRegion({"region" + std::to_string(i), "", i % 2 ? "a.c" : "", 1, 2,
                         RegionRole::Function, Paradigm::User});
-    CommDefinition world;
-    world.key = kWorldKey;
-    world.describes = true;
-    defs.addComm(world);
-    CommDefinition half;
-    half.key = makeCommKey(0, 1);
-    half.parent = kWorldKey;
-    half.members = {0, 1};
-    half.describes = true;
-    defs.addComm(half);
+    defs.addComm(testing::describedComm(kWorldKey));
+    defs.addComm(testing::describedComm(makeCommKey(0, 1), kWorldKey, {0, 1}));
     std::uint32_t c = defs.callingContext(0, kNoContext);
     defs.callingContext(3, c);
     return defs;

@@ -1,5 +1,6 @@
 // Recovery's parts on inputs built here: the definitions file (round trip, every damage named),
 // the records reader (round trip, damage named), the consistent cut, the clock-offset rule.
+#include "comm_definitions.h"
 #include "consistent_cut.h"
 #include "records_file.h"
 #include "waitscope/measure/clock.h"
@@ -17,17 +18,8 @@ Definitions sampleDefinitions() {
     Definitions defs;
     defs.addRegion({"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi});
     defs.addRegion({"main", "main", "app.c", 3, 40, RegionRole::Function, Paradigm::User});
-    CommDefinition world;
-    world.key = kWorldKey;
-    world.describes = true;
-    defs.addComm(world);
-    CommDefinition derived;
-    derived.key = makeCommKey(0, 1);
-    derived.parent = kWorldKey;
-    derived.name = "halves";
-    derived.members = {0, 2};
-    derived.describes = true;
-    defs.addComm(derived);
+    defs.addComm(testing::describedComm(kWorldKey));
+    defs.addComm(testing::describedComm(makeCommKey(0, 1), kWorldKey, {0, 2}, "halves"));
     std::uint32_t top = defs.callingContext(1, kNoContext);
     defs.callingContext(0, top);
     return defs;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/summary/experiment_summary.h>
 #include <waitscope/summary/measurement_record.h>
 
@@ -122,7 +123,7 @@ class Analyze {
 public:
     explicit Analyze(Options options) : m_options(std::move(options)) {}
 
-    int main() {
+    int analyze() {
         if (m_options.again && !m_options.command.empty() && m_options.directory.empty() &&
             fs::is_directory(m_options.command[0])) {
             // A failed run's experiment: its trace (and record of the rank count) come first.
@@ -518,10 +519,10 @@ private:
             arguments.push_back("--serial");
         }
         if (m_options.quiet) {
-            arguments.push_back("--quiet");
+            arguments.emplace_back("--quiet");
         }
         if (m_options.timeCorrect) {
-            arguments.push_back("--time-correct");
+            arguments.emplace_back("--time-correct");
         }
         arguments.push_back(m_directory);
         analysis::LaunchCommand launch = m_launch;
@@ -598,12 +599,17 @@ private:
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     Options options;
     cli::CommandLine commandLine = declareOptions(options);
     if (auto exit = commandLine.parse(argc, argv))
         return *exit;
     if (options.command.empty())
         return commandLine.usageError("no launcher given (expected e.g. `mpirun -np 4 ./app`)");
-    return Analyze(std::move(options)).main();
+    return Analyze(std::move(options)).analyze();
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope analyze", [&] { return runCommand(argc, argv); });
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/compare/run_comparison.h>
 #include <waitscope/compare/scaling_study.h>
 #include <waitscope/report/cubex_reader.h>
@@ -23,7 +24,8 @@ int fail(const std::string& message) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     using namespace waitscope;
     std::vector<std::string> before;
     std::vector<std::string> after;
@@ -114,4 +116,8 @@ int main(int argc, char** argv) {
         std::cout << "\nwrote " << html << '\n';
     }
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope-compare", [&] { return runCommand(argc, argv); });
 }

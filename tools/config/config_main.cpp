@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <string>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     using namespace waitscope::measure;
     bool valuesOnly = false;
     waitscope::cli::CommandLine commandLine("config");
@@ -32,4 +34,8 @@ int main(int argc, char** argv) {
     for (const std::string& w : config.warnings)
         std::fprintf(stderr, "waitscope config: warning: %s\n", w.c_str());
     return config.warnings.empty() ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope config", [&] { return runCommand(argc, argv); });
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/experiment_report.h>
 #include <waitscope/summary/experiment_summary.h>
 
@@ -64,7 +65,8 @@ int printSummary(const std::string& path) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     Mode mode = Mode::Automatic;
     std::string path;
     std::string htmlFile;
@@ -143,4 +145,8 @@ int main(int argc, char** argv) {
         }
     }
     return printSummary(reportFile);
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope examine", [&] { return runCommand(argc, argv); });
 }

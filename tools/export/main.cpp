@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/cubex_reader.h>
 
 namespace {
@@ -79,7 +80,8 @@ int exportTrace(const std::string& output, std::string instances, const std::str
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     std::string hatchet, chromeTrace, perfetto, instances, input;
     waitscope::exporter::HatchetOptions hatchetOptions;
     bool quiet = false;
@@ -128,4 +130,8 @@ int main(int argc, char** argv) {
     if (!perfetto.empty())
         return exportTrace(perfetto, instances, input, true, timeCorrect, quiet);
     return exportTrace(chromeTrace, instances, input, false, timeCorrect, quiet);
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope-export", [&] { return runCommand(argc, argv); });
 }

@@ -146,12 +146,10 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
             compileOnly = true;
         else if (takesValue(w))
             ++i;
-        else if (w.rfind("-", 0) != 0 && isSource(w))
+        else if (w.rfind('-', 0) != 0 && isSource(w))
             sources = true;
-        else if (w.rfind("-", 0) != 0 && isObject(w))
-            objects = true;
-        else if (w.rfind("-l", 0) == 0)
-            objects = true;
+        else if ((w.rfind('-', 0) != 0 && isObject(w)) || w.rfind("-l", 0) == 0)
+            objects = true; // an object file or a library: something to link
     }
     if (compileOnly)
         result.kind = sources ? CommandKind::CompileOnly : CommandKind::Other;
@@ -169,11 +167,11 @@ Result<CompilerCommand> instrumentCommand(const InstrumentOptions& options,
     if (compiles) {
         add.push_back("-I" + options.includeDir);
         if (options.user)
-            add.push_back("-DWAITSCOPE_USER");
+            add.emplace_back("-DWAITSCOPE_USER");
         if (options.compiler) {
-            add.push_back("-finstrument-functions");
+            add.emplace_back("-finstrument-functions");
             if (result.clang) {
-                add.push_back("-finstrument-functions-after-inlining");
+                add.emplace_back("-finstrument-functions-after-inlining");
             } else {
                 // System headers' inline functions (the C++ library above all) stay untouched.
                 add.push_back("-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/," +

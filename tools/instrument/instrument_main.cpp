@@ -13,6 +13,7 @@
 #include <vector>
 #include <waitscope/base/executable_path.h>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 
 using namespace waitscope::measure;
 using waitscope::Result;
@@ -31,7 +32,8 @@ std::string absolute(const std::string& path) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     InstrumentOptions options;
     std::vector<std::string> command;
     waitscope::cli::CommandLine commandLine("instrument");
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
             return 0;
     }
     std::vector<char*> cargs;
+    cargs.reserve(final.size() + 1);
     for (const std::string& a : final)
         cargs.push_back(const_cast<char*>(a.c_str()));
     cargs.push_back(nullptr);
@@ -101,4 +104,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "waitscope instrument: error: cannot run '%s': %s\n", cargs[0],
                  std::strerror(errno));
     return 127;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope instrument",
+                                       [&] { return runCommand(argc, argv); });
 }

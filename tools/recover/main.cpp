@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <string>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     std::string directory;
     waitscope::cli::CommandLine commandLine("recover");
     commandLine
@@ -36,4 +38,8 @@ int main(int argc, char** argv) {
     for (const std::string& note : report->notes)
         std::printf("waitscope recover: %s\n", note.c_str());
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope recover", [&] { return runCommand(argc, argv); });
 }

@@ -24,6 +24,7 @@
 #include <tuple>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/experiment/diagnostics.h>
 #include <waitscope/report/cubex_writer.h>
 
@@ -93,17 +94,14 @@ double secondsSince(Clock::time_point start) {
 void reportClockViolations(const Options& options, const analysis::AnalysisResult& result) {
     using experiment::Diagnostic;
     const auto count = [&result](Diagnostic diagnostic) {
-        return static_cast<unsigned long long>(
-            result.diagnostic(std::string(experiment::diagnosticName(diagnostic))));
+        return static_cast<unsigned long long>(result.diagnostic(diagnostic));
     };
     const unsigned long long p2p = count(Diagnostic::ClockViolationsP2p);
     const unsigned long long collective = count(Diagnostic::ClockViolationsCollective);
     if (options.replay.correction) {
         uint64_t largest = 0;
         for (const analysis::Diagnostics& rank : result.diagnostics()) {
-            const auto it = rank.find(
-                std::string(experiment::diagnosticName(Diagnostic::ClockCorrectionMaxShiftNs)));
-            largest = std::max(largest, it == rank.end() ? 0 : it->second);
+            largest = std::max(largest, rank.value(Diagnostic::ClockCorrectionMaxShiftNs));
         }
         std::fprintf(stderr,
                      "waitscope-replay: --time-correct moved receives forward %llu times and "
@@ -184,10 +182,12 @@ bool writeOutputs(const Options& options, const std::string& anchor,
         }
     }
     for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
-        for (const auto& [name, count] : result.diagnostics()[rank]) {
-            std::fprintf(stderr, "waitscope-replay: warning: rank %u: %s: %llu\n", rank,
-                         name.c_str(), static_cast<unsigned long long>(count));
-        }
+        result.diagnostics()[rank].forEachCounted(
+            [rank](experiment::Diagnostic diagnostic, uint64_t count) {
+                std::fprintf(stderr, "waitscope-replay: warning: rank %u: %s: %llu\n", rank,
+                             std::string(experiment::diagnosticName(diagnostic)).c_str(),
+                             static_cast<unsigned long long>(count));
+            });
     }
     for (const std::string& warning : result.warnings()) {
         std::fprintf(stderr, "waitscope-replay: warning: %s\n", warning.c_str());
@@ -391,7 +391,8 @@ bool failedRunWithoutTrace(const Options& options) {
     return true;
 }
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     Options options;
     if (auto exit = declareOptions(options).parse(argc, argv))
         return *exit;
@@ -413,4 +414,8 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
     return worst;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope-replay", [&] { return runCommand(argc, argv); });
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/experiment_report.h>
 
@@ -41,7 +42,8 @@ int runAlgebra(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     using namespace waitscope::report;
     if (argc > 1 && isAlgebraCommand(argv[1]))
         return runAlgebra(argc - 1, argv + 1);
@@ -103,4 +105,8 @@ int main(int argc, char** argv) {
     if (!status)
         return fail(status.error().message());
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope-report", [&] { return runCommand(argc, argv); });
 }

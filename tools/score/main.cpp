@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/experiment_report.h>
 
@@ -53,7 +54,8 @@ std::string humanBytes(double bytes) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     std::string path;
     std::string filterFile = "waitscope.filter";
     bool writeFilter = false;
@@ -162,4 +164,8 @@ int main(int argc, char** argv) {
     std::printf("\nsuggested filter (%zu region%s excluded) written to %s\n", filtered.size(),
                 filtered.size() == 1 ? "" : "s", filterFile.c_str());
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope score", [&] { return runCommand(argc, argv); });
 }

@@ -7,6 +7,7 @@
 #include <vector>
 #include <waitscope/base/executable_path.h>
 #include <waitscope/cli/command_line.h>
+#include <waitscope/cli/guarded_main.h>
 
 namespace {
 
@@ -48,7 +49,8 @@ std::string commandList() {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The command itself; main() only guards it.
+static int runCommand(int argc, char** argv) {
     bool version = false;
     std::vector<std::string> command;
     waitscope::cli::CommandLine commandLine("");
@@ -87,4 +89,8 @@ int main(int argc, char** argv) {
     execv(program.c_str(), args.data());
     std::fprintf(stderr, "waitscope: error: cannot run '%s'\n", program.c_str());
     return 127;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("waitscope", [&] { return runCommand(argc, argv); });
 }

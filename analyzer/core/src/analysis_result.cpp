@@ -95,7 +95,7 @@ Status AnalysisResult::addRank(RankResult&& result) {
     for (std::string& warning : result.warnings) {
         m_warnings.push_back(std::move(warning));
     }
-    m_diagnostics.push_back(std::move(result.diagnostics));
+    m_diagnostics.push_back(result.diagnostics);
     m_events.push_back(result.events);
     return Status::success();
 }
@@ -162,11 +162,10 @@ double AnalysisResult::total(Metric metric) const {
     return sum;
 }
 
-uint64_t AnalysisResult::diagnostic(const std::string& name) const {
+uint64_t AnalysisResult::diagnostic(experiment::Diagnostic diagnostic) const {
     uint64_t sum = 0;
     for (const Diagnostics& d : m_diagnostics) {
-        const auto it = d.find(name);
-        sum += it == d.end() ? 0 : it->second;
+        sum += d.value(diagnostic);
     }
     return sum;
 }

@@ -41,12 +41,13 @@ std::string canonicalText(const AnalysisResult& result, const trace::Definitions
         }
     }
     for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
-        for (const auto& [name, count] : result.diagnostics()[rank]) {
-            if (count != 0) {
-                out += "diagnostic\t" + name + "\t" + std::to_string(rank) + "\t" +
-                       std::to_string(count) + "\n";
-            }
-        }
+        result.diagnostics()[rank].forEachCounted(
+            [&out, rank](experiment::Diagnostic diagnostic, uint64_t count) {
+                if (count != 0) {
+                    out += "diagnostic\t" + std::string(experiment::diagnosticName(diagnostic)) +
+                           "\t" + std::to_string(rank) + "\t" + std::to_string(count) + "\n";
+                }
+            });
     }
     return out;
 }

@@ -213,11 +213,40 @@ private:
 
     void jump(uint32_t event, int64_t before, int64_t delta, experiment::Diagnostic corrected) {
         m_jumps.push_back(Jump{event, before, delta});
-        counter(m_counters, corrected) += 1;
+        m_counters[corrected] += 1;
         const auto ns = static_cast<uint64_t>(std::llround(
             1e9 * static_cast<double>(delta) / static_cast<double>(m_defs.clock.ticksPerSecond)));
-        uint64_t& largest = counter(m_counters, experiment::Diagnostic::ClockCorrectionMaxShiftNs);
+        uint64_t& largest = m_counters[experiment::Diagnostic::ClockCorrectionMaxShiftNs];
         largest = std::max(largest, ns);
+    }
+
+    // The reading pass of a bulk exchange (after m_transport.exchange()): `onMessage(event,
+    // message, record)` for each message event whose kind `reads` with the record its partner
+    // sent for it, `onCollective(event, collective)` for each synchronizing collective with every
+    // member's contribution in m_exits.
+    template <class OnMessage, class OnCollective>
+    Status readExchange(bool (*reads)(EventKind), OnMessage onMessage, OnCollective onCollective) {
+        for (size_t i = 0; i < m_events.size(); ++i) {
+            const EventKind kind = m_events.kind(i);
+            if (reads(kind)) {
+                const trace::MessageRecord& m = m_events.message(i);
+                auto record = m_transport.receive(m.comm, m.partner, m.tag);
+                if (!record) {
+                    return record.error();
+                }
+                onMessage(i, m, *record);
+            } else if (kind == EventKind::MpiCollectiveEnd) {
+                const trace::CollectiveRecord& c = m_events.collective(i);
+                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
+                    continue;
+                }
+                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
+                    return s;
+                }
+                onCollective(i, c);
+            }
+        }
+        return Status::success();
     }
 
     // --- 0. latency estimate ----------------------------------------------------------------
@@ -267,32 +296,23 @@ private:
         constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
         std::vector<int64_t> pairGap(m_transport.size(), kNone);
         int64_t collectiveGap = kNone;
-        for (size_t i = 0; i < m_events.size(); ++i) {
-            const EventKind kind = m_events.kind(i);
-            if (isReceive(kind)) {
-                const trace::MessageRecord& m = m_events.message(i);
-                auto send = m_transport.receive(m.comm, m.partner, m.tag);
-                if (!send) {
-                    return send.error();
-                }
-                const int64_t gap = relative(i) - static_cast<int64_t>(send->enter);
+        Status read = readExchange(
+            isReceive,
+            [&](size_t i, const trace::MessageRecord& m, const ReplayRecord& send) {
+                const int64_t gap = relative(i) - static_cast<int64_t>(send.enter);
                 const uint32_t source = m_defs.worldRank(m.comm, m.partner, m_self);
                 if (gap >= 0 && source < pairGap.size()) {
                     pairGap[source] = std::min(pairGap[source], gap);
                 }
-            } else if (kind == EventKind::MpiCollectiveEnd) {
-                const trace::CollectiveRecord& c = m_events.collective(i);
-                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
-                    continue;
-                }
-                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
-                    return s;
-                }
+            },
+            [&](size_t i, const trace::CollectiveRecord& c) {
                 const int64_t latest = latestBindingEnter(c, m_exits);
                 if (latest != std::numeric_limits<int64_t>::min() && relative(i) >= latest) {
                     collectiveGap = std::min(collectiveGap, relative(i) - latest);
                 }
-            }
+            });
+        if (!read) {
+            return read;
         }
         // Pairs without a message that keeps the clock condition take the smallest gap of all.
         int64_t smallest = kNone;
@@ -320,7 +340,7 @@ private:
                 capped(pairGap[source] != kNone ? static_cast<double>(pairGap[source]) : anyPair);
             least = std::min(least, m_pairLatency[source]);
         }
-        counter(m_counters, experiment::Diagnostic::ClockCorrectionMinLatencyNs) =
+        m_counters[experiment::Diagnostic::ClockCorrectionMinLatencyNs] =
             static_cast<uint64_t>(std::llround(1e9 * static_cast<double>(least) /
                                                static_cast<double>(m_defs.clock.ticksPerSecond)));
         return Status::success();
@@ -423,29 +443,17 @@ private:
         }
         const double latency = static_cast<double>(m_collectiveLatency);
         size_t collective = 0;
-        for (size_t i = 0; i < m_events.size(); ++i) {
-            const EventKind kind = m_events.kind(i);
-            if (isSend(kind)) {
-                const trace::MessageRecord& m = m_events.message(i);
-                auto receive = m_transport.receive(m.comm, m.partner, m.tag);
-                if (!receive) {
-                    return receive.error();
-                }
-                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive->enter});
-            } else if (kind == EventKind::MpiCollectiveEnd) {
-                const trace::CollectiveRecord& c = m_events.collective(i);
-                if (isSelf(m_defs, c.comm) || !synchronizes(c.op)) {
-                    continue;
-                }
-                if (Status s = m_transport.collected(c.comm, m_exits); !s) {
-                    return s;
-                }
-                const std::vector<double>* exits = &m_exits;
+        Status read = readExchange(
+            isSend,
+            [&](size_t i, const trace::MessageRecord&, const ReplayRecord& receive) {
+                m_limits.push_back(Limit{static_cast<uint32_t>(i), receive.enter});
+            },
+            [&](size_t, const trace::CollectiveRecord& c) {
                 const uint32_t me = commRankOf(m_defs, c.comm, m_self);
                 double latest = std::numeric_limits<double>::infinity();
-                for (uint32_t member = 0; member < exits->size(); ++member) {
+                for (uint32_t member = 0; member < m_exits.size(); ++member) {
                     if (member != me && enterBindsExit(c.op, me, member, c.root)) {
-                        latest = std::min(latest, (*exits)[member] - latency);
+                        latest = std::min(latest, m_exits[member] - latency);
                     }
                 }
                 if (latest != std::numeric_limits<double>::infinity() &&
@@ -453,7 +461,9 @@ private:
                     m_limits.push_back(Limit{m_collectiveEnters[collective], latest});
                 }
                 ++collective;
-            }
+            });
+        if (!read) {
+            return read;
         }
         std::sort(m_limits.begin(), m_limits.end(),
                   [](const Limit& a, const Limit& b) { return a.event < b.event; });
@@ -555,7 +565,7 @@ Result<Diagnostics> correctClocks(const trace::Definitions& definitions, trace::
     }
     if (!*match) {
         Diagnostics skipped;
-        counter(skipped, experiment::Diagnostic::ClockCorrectionSkipped) = 1;
+        skipped[experiment::Diagnostic::ClockCorrectionSkipped] = 1;
         return skipped;
     }
     ClockCorrection correction(definitions, *events, transport, options);

@@ -20,9 +20,7 @@ Status correctClocksStage(RankState& state, Transport& transport) {
     if (!counters) {
         return counters.error();
     }
-    for (const auto& [name, count] : *counters) {
-        state.result.diagnostics[name] += count;
-    }
+    state.result.diagnostics.add(*counters);
     state.report("clock correction", 1, 1);
     return Status::success();
 }

@@ -5,7 +5,7 @@
 
 namespace waitscope::analysis {
 
-class InProcessWorld::Endpoint final : public Transport {
+class InProcessWorld::Endpoint final : public DeliveringTransport {
 public:
     Endpoint(InProcessWorld& world, uint32_t rank) : m_world(world), m_rank(rank) {}
 
@@ -16,7 +16,7 @@ public:
 
     Status send(uint32_t comm, uint32_t destination, uint32_t tag,
                 const ReplayRecord& record) override {
-        auto to = m_world.worldRankOf(comm, destination, m_rank);
+        auto to = worldRank(comm, destination);
         if (!to) {
             return to.error();
         }
@@ -80,23 +80,6 @@ public:
         return status;
     }
 
-    Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override {
-        auto from = m_world.worldRankOf(comm, source, m_rank);
-        if (!from) {
-            return from.error();
-        }
-        return m_deliveries.take(m_rank, comm, *from, tag);
-    }
-
-    Status collected(uint32_t comm, std::vector<double>& values) override {
-        auto taken = m_deliveries.takeCollective(m_rank, comm);
-        if (!taken) {
-            return taken.error();
-        }
-        values = std::move(*taken);
-        return Status::success();
-    }
-
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override {
         auto members = m_world.members(comm, m_rank);
@@ -137,13 +120,9 @@ public:
         return all;
     }
 
-    Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
-        return allToAllByAllGather(*this, perRank);
-    }
-
     Status post(uint32_t comm, uint32_t destination, uint32_t tag,
                 const std::vector<double>& payload) override {
-        auto to = m_world.worldRankOf(comm, destination, m_rank);
+        auto to = worldRank(comm, destination);
         if (!to) {
             return to.error();
         }
@@ -155,7 +134,7 @@ public:
 
     Status await(uint32_t comm, uint32_t source, uint32_t tag,
                  std::vector<double>& payload) override {
-        auto from = m_world.worldRankOf(comm, source, m_rank);
+        auto from = worldRank(comm, source);
         if (!from) {
             return from.error();
         }
@@ -174,31 +153,18 @@ public:
         return Status::success();
     }
 
-    Result<std::vector<double>> awaitAll(uint32_t comm,
-                                         const std::vector<double>& values) override {
-        return allGather(comm, values);
-    }
-
-    Status finishPass() override {
-        if (auto done = allGather(kWorldComm, {}); !done) {
-            return done.error();
-        }
-        {
-            // Payloads nobody awaited are dropped; the second barrier keeps the next pass's
-            // payloads from being dropped with them.
-            std::lock_guard<std::mutex> lock(m_world.m_mutex);
-            m_world.m_inboxes[m_rank] = PayloadQueues();
-        }
-        if (auto cleared = allGather(kWorldComm, {}); !cleared) {
-            return cleared.error();
-        }
-        return Status::success();
-    }
-
 private:
+    void dropPayloads() override {
+        std::lock_guard<std::mutex> lock(m_world.m_mutex);
+        m_world.m_inboxes[m_rank] = PayloadQueues();
+    }
+
+    Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const override {
+        return m_world.worldRankOf(comm, commRank, m_rank);
+    }
+
     InProcessWorld& m_world;
     uint32_t m_rank;
-    Deliveries m_deliveries;
     bool m_carryInfo = false;
 };
 

@@ -49,7 +49,7 @@ public:
     }
     /// Counts an anomaly of the input.
     void diagnose(experiment::Diagnostic diagnostic, uint64_t count = 1) {
-        counter(m_result.diagnostics, diagnostic) += count;
+        m_result.diagnostics[diagnostic] += count;
     }
 
 private:

@@ -161,11 +161,12 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
         w.put<uint32_t>(p.from);
         w.put<uint32_t>(p.to);
     }
+    // Diagnostics by their registry index: all analysis processes are the same build.
     w.put<uint64_t>(result.diagnostics.size());
-    for (const auto& [name, count] : result.diagnostics) {
-        w.putString(name);
+    result.diagnostics.forEachCounted([&w](experiment::Diagnostic diagnostic, uint64_t count) {
+        w.put<uint8_t>(static_cast<uint8_t>(diagnostic));
         w.put<uint64_t>(count);
-    }
+    });
     w.put<uint64_t>(result.threads.size());
     for (const ThreadResult& thread : result.threads) {
         w.put<uint64_t>(thread.location);
@@ -247,16 +248,16 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
         p.rank = result.rank;
     }
     uint64_t diagnostics = 0;
-    if (!r.get(diagnostics)) {
+    if (!r.get(diagnostics) || diagnostics > experiment::kDiagnosticCount) {
         return bad();
     }
     for (uint64_t k = 0; k < diagnostics; ++k) {
-        std::string name;
+        uint8_t diagnostic = 0;
         uint64_t count = 0;
-        if (!r.getString(name) || !r.get(count)) {
+        if (!r.get(diagnostic) || diagnostic >= experiment::kDiagnosticCount || !r.get(count)) {
             return bad();
         }
-        result.diagnostics[name] = count;
+        result.diagnostics[static_cast<experiment::Diagnostic>(diagnostic)] = count;
     }
     uint64_t threads = 0;
     if (!r.get(threads) || threads > size) {

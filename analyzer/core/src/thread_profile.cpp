@@ -83,7 +83,7 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
             openmp->leave(defs.seconds(now));
         }
     };
-    const auto diagnose = [&](experiment::Diagnostic d) { ++counter(diagnostics, d); };
+    const auto diagnose = [&](experiment::Diagnostic d) { ++diagnostics[d]; };
     for (size_t i = 0; i < events.size(); ++i) {
         if (applyCallPathEvent(defs, events, i, stack, push, pop, diagnose)) {
             continue;
@@ -94,14 +94,14 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         case EventKind::MpiRecv:
         case EventKind::MpiIrecv:
         case EventKind::MpiCollectiveEnd:
-            ++counter(diagnostics, experiment::Diagnostic::ThreadMpiEvents);
+            ++diagnostics[experiment::Diagnostic::ThreadMpiEvents];
             break;
         default:
             break;
         }
     }
     if (!stack.empty()) {
-        counter(diagnostics, experiment::Diagnostic::RegionsLeftOpen) += stack.size();
+        diagnostics[experiment::Diagnostic::RegionsLeftOpen] += stack.size();
         while (!stack.empty()) {
             pop(last);
         }
@@ -139,7 +139,7 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
         auto events = trace::readLocationEvents(anchorFile, *locations[k], &definitions);
         if (!events) {
             result.warnings.push_back(events.error().message());
-            ++counter(result.diagnostics, experiment::Diagnostic::UnreadableThreadLocations);
+            ++result.diagnostics[experiment::Diagnostic::UnreadableThreadLocations];
             continue;
         }
         OpenmpTimeline* timeline = nullptr;

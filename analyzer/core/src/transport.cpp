@@ -29,6 +29,34 @@ Result<std::vector<double>> Deliveries::takeCollective(uint32_t self, uint32_t c
     return values;
 }
 
+Result<ReplayRecord> DeliveringTransport::receive(uint32_t comm, uint32_t source, uint32_t tag) {
+    auto from = worldRank(comm, source);
+    if (!from) {
+        return from.error();
+    }
+    return m_deliveries.take(rank(), comm, *from, tag);
+}
+
+Status DeliveringTransport::collected(uint32_t comm, std::vector<double>& values) {
+    auto taken = m_deliveries.takeCollective(rank(), comm);
+    if (!taken) {
+        return taken.error();
+    }
+    values = std::move(*taken);
+    return Status::success();
+}
+
+Status DeliveringTransport::finishPass() {
+    if (auto done = allGather(kWorldComm, {}); !done) {
+        return done.error();
+    }
+    dropPayloads();
+    if (auto cleared = allGather(kWorldComm, {}); !cleared) {
+        return cleared.error();
+    }
+    return Status::success();
+}
+
 PayloadQueues::Queue* PayloadQueues::find(const Key& key, bool add) {
     if (m_last == nullptr || m_lastKey != key) {
         auto it = m_queues.find(key);

@@ -4,18 +4,12 @@
 //   a process cannot finish an n-to-n operation before the last one has entered:
 //   wait       = max over members(enter) - own enter      (clamped to the call)
 //   completion = own exit - min over members(exit)        (clamped to the rest of the call)
-#include "pattern_sink.h"
-
-#include <algorithm>
+#include "wait_for_last_enter.h"
 
 namespace waitscope::analysis {
 
 void detectWaitAtNxn(const CollectiveView& view, PatternSink& sink) {
-    const double duration = view.span.exit - view.span.enter;
-    const double wait = std::clamp(view.maxEnter() - view.span.enter, 0.0, duration);
-    const double completion = std::clamp(view.span.exit - view.minExit(), 0.0, duration - wait);
-    sink.record(Metric::MpiWaitNxn, view.span, wait);
-    sink.record(Metric::MpiNxnCompletion, view.span, completion);
+    recordWaitForLastEnter(view, sink, Metric::MpiWaitNxn, Metric::MpiNxnCompletion);
 }
 
 } // namespace waitscope::analysis

@@ -31,7 +31,7 @@ uint32_t firstRankOf(uint32_t process, uint32_t processes, uint32_t ranks) {
     return static_cast<uint32_t>(uint64_t{process} * ranks / processes);
 }
 
-class CoLocatedWorld::Endpoint final : public Transport {
+class CoLocatedWorld::Endpoint final : public DeliveringTransport {
 public:
     Endpoint(CoLocatedWorld& world, uint32_t rank)
         : m_world(world), m_rank(rank), m_records(world.m_ranks) {}
@@ -133,23 +133,6 @@ public:
         return status;
     }
 
-    Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override {
-        auto from = worldRank(comm, source);
-        if (!from) {
-            return from.error();
-        }
-        return m_deliveries.take(m_rank, comm, *from, tag);
-    }
-
-    Status collected(uint32_t comm, std::vector<double>& values) override {
-        auto taken = m_deliveries.takeCollective(m_rank, comm);
-        if (!taken) {
-            return taken.error();
-        }
-        values = std::move(*taken);
-        return Status::success();
-    }
-
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override {
         auto list = communicatorMembers(*m_world.m_defs, comm, m_rank, m_world.m_ranks);
@@ -227,30 +210,15 @@ public:
         return m_world.takePayload(m_rank, comm, *from, tag, payload);
     }
 
-    Result<std::vector<double>> awaitAll(uint32_t comm,
-                                         const std::vector<double>& values) override {
-        return allGather(comm, values);
-    }
-
-    Status finishPass() override {
-        // A rank's payloads travel ahead of its part of the barrier on the same stream: once
-        // the barrier is through, every payload of this pass has arrived and the rest can go.
-        if (auto done = allGather(kWorldComm, {}); !done) {
-            return done.error();
-        }
-        {
-            std::lock_guard<std::mutex> lock(m_world.m_mutex);
-            m_world.m_inboxes[m_rank - m_world.m_first].payloads = PayloadQueues();
-        }
-        // Nobody posts the next pass's payloads before everyone has dropped this pass's.
-        if (auto cleared = allGather(kWorldComm, {}); !cleared) {
-            return cleared.error();
-        }
-        return Status::success();
-    }
-
 private:
-    Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const {
+    // A rank's payloads travel ahead of its part of the barrier on the same stream: once the
+    // barrier is through, every payload of this pass has arrived and the rest can go.
+    void dropPayloads() override {
+        std::lock_guard<std::mutex> lock(m_world.m_mutex);
+        m_world.m_inboxes[m_rank - m_world.m_first].payloads = PayloadQueues();
+    }
+
+    Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const override {
         const uint32_t world = m_world.m_defs->worldRank(comm, commRank, m_rank);
         if (comm == kWorldComm && commRank < m_world.m_ranks) {
             return commRank;
@@ -270,7 +238,6 @@ private:
     std::map<uint32_t, size_t> m_contributionCounts;
     std::map<uint32_t, uint64_t> m_gathers; // per comm: gathers so far
     uint64_t m_exchanges = 0;
-    Deliveries m_deliveries;
 };
 
 Result<std::unique_ptr<CoLocatedWorld>>

@@ -292,22 +292,24 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
         }
     }
     out.setAttribute("creator", "waitscope-replay");
-    std::map<std::string, uint64_t> totals;
+    experiment::DiagnosticCounts totals;
     for (uint32_t rank = 0; rank < result.diagnostics().size(); ++rank) {
-        for (const auto& [name, count] : result.diagnostics()[rank]) {
-            // Maxima (such as clock_correction_max_shift_ns) combine by maximum, counts by sum.
-            uint64_t& total = totals[name];
-            const auto diagnostic = experiment::findDiagnostic(name);
-            total = diagnostic && experiment::combinesByMaximum(*diagnostic)
-                        ? std::max(total, count)
-                        : total + count;
-            out.setAttribute(experiment::diagnosticRankAttribute(name, rank),
-                             std::to_string(count));
-        }
+        result.diagnostics()[rank].forEachCounted([&](experiment::Diagnostic diagnostic,
+                                                      uint64_t count) {
+            // Maxima (such as clock_correction_max_shift_ns) combine by maximum, counts by
+            // sum.
+            uint64_t& total = totals[diagnostic];
+            total =
+                experiment::combinesByMaximum(diagnostic) ? std::max(total, count) : total + count;
+            out.setAttribute(
+                experiment::diagnosticRankAttribute(experiment::diagnosticName(diagnostic), rank),
+                std::to_string(count));
+        });
     }
-    for (const auto& [name, count] : totals) {
-        out.setAttribute(experiment::diagnosticAttribute(name), std::to_string(count));
-    }
+    totals.forEachCounted([&out](experiment::Diagnostic diagnostic, uint64_t count) {
+        out.setAttribute(experiment::diagnosticAttribute(experiment::diagnosticName(diagnostic)),
+                         std::to_string(count));
+    });
     for (const auto& [key, value] : extraAttributes) {
         out.setAttribute(key, value);
     }

@@ -11,34 +11,7 @@ using namespace waitscope::report::test;
 
 namespace {
 
-// A minimal ustar writer for hand-made archives (independent of the library's writer).
-std::string tarOf(const std::vector<std::pair<std::string, std::string>>& members) {
-    std::string out;
-    for (const auto& [name, bytes] : members) {
-        char h[512] = {};
-        std::strncpy(h, name.c_str(), 99);
-        std::snprintf(h + 100, 8, "%07o", 0644);
-        std::snprintf(h + 108, 8, "%07o", 0);
-        std::snprintf(h + 116, 8, "%07o", 0);
-        std::snprintf(h + 124, 12, "%011llo", static_cast<unsigned long long>(bytes.size()));
-        std::snprintf(h + 136, 12, "%011o", 0);
-        std::memset(h + 148, ' ', 8);
-        h[156] = '0';
-        std::memcpy(h + 257, "ustar", 6);
-        std::memcpy(h + 263, "00", 2);
-        unsigned sum = 0;
-        for (unsigned char c : h)
-            sum += c;
-        std::snprintf(h + 148, 8, "%06o", sum);
-        out.append(h, 512);
-        out += bytes;
-        out.append((512 - bytes.size() % 512) % 512, '\0');
-    }
-    out.append(1024, '\0');
-    return out;
-}
-
-std::string index(std::vector<std::uint32_t> rows) {
+std::string index(const std::vector<std::uint32_t>& rows) {
     std::string out = "CUBEX.INDEX";
     std::uint32_t one = 1, n = static_cast<std::uint32_t>(rows.size());
     out.append(reinterpret_cast<const char*>(&one), 4);
@@ -49,7 +22,7 @@ std::string index(std::vector<std::uint32_t> rows) {
     return out;
 }
 
-std::string data(std::vector<double> values) {
+std::string data(const std::vector<double>& values) {
     std::string out = "CUBEX.DATA";
     out.append(reinterpret_cast<const char*>(values.data()), values.size() * 8);
     return out;

@@ -32,6 +32,7 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
+#include <waitscope/cli/guarded_main.h>
 #include <waitscope/report/cubex_reader.h>
 #include <waitscope/report/cubex_writer.h>
 
@@ -39,58 +40,10 @@ using namespace waitscope::report;
 
 namespace {
 
-// ---- A small ustar reader/writer of our own (independent of the library's) -----------------
-
-struct Member {
-    std::string name;
-    std::string bytes;
-};
-
-std::vector<Member> untar(const std::string& archive) {
-    std::vector<Member> members;
-    std::size_t pos = 0;
-    while (pos + 512 <= archive.size()) {
-        const char* h = archive.data() + pos;
-        if (h[0] == '\0')
-            break;
-        std::string name(h, strnlen(h, 100));
-        std::size_t size = std::strtoull(std::string(h + 124, 12).c_str(), nullptr, 8);
-        char type = h[156];
-        pos += 512;
-        if (pos + size > archive.size())
-            break;
-        if (type == '0' || type == '\0')
-            members.push_back({name, archive.substr(pos, size)});
-        pos += (size + 511) / 512 * 512;
-    }
-    return members;
-}
-
-std::string tar(const std::vector<Member>& members) {
-    std::string out;
-    for (const Member& m : members) {
-        char h[512] = {};
-        std::strncpy(h, m.name.c_str(), 99);
-        std::snprintf(h + 100, 8, "%07o", 0644);
-        std::snprintf(h + 108, 8, "%07o", 0);
-        std::snprintf(h + 116, 8, "%07o", 0);
-        std::snprintf(h + 124, 12, "%011llo", static_cast<unsigned long long>(m.bytes.size()));
-        std::snprintf(h + 136, 12, "%011o", 0);
-        std::memset(h + 148, ' ', 8);
-        h[156] = '0';
-        std::memcpy(h + 257, "ustar", 6);
-        std::memcpy(h + 263, "00", 2);
-        unsigned sum = 0;
-        for (unsigned char c : h)
-            sum += c;
-        std::snprintf(h + 148, 8, "%06o", sum);
-        out.append(h, 512);
-        out += m.bytes;
-        out.append((512 - m.bytes.size() % 512) % 512, '\0');
-    }
-    out.append(1024, '\0');
-    return out;
-}
+// The archives are read and written by test_support's own ustar reader/writer.
+using Member = test::TarMember;
+using test::tarOf;
+using test::untar;
 
 // ---- Seeds ---------------------------------------------------------------------------------
 
@@ -360,7 +313,7 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
     std::vector<Member> members = seed.members;
     unsigned choice = rng() % 20;
     if (choice < 2) { // truncate the archive itself
-        std::string whole = tar(members);
+        std::string whole = tarOf(members);
         std::size_t keep = rng() % whole.size();
         bool onlyZeros = whole.find_first_not_of('\0', keep) == std::string::npos;
         out.bytes = whole.substr(0, keep);
@@ -369,7 +322,7 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
         return out;
     }
     if (choice < 4) { // damage the raw archive (tar headers included)
-        std::string whole = tar(members);
+        std::string whole = tarOf(members);
         std::string what;
         out.bytes = mutateBinary(whole, rng, "archive", what);
         out.description = what;
@@ -445,7 +398,7 @@ Mutant mutate(const Seed& seed, std::mt19937_64& rng) {
         members[i].bytes = mutateBinary(members[i].bytes, rng, members[i].name, what);
         out.description = what;
     }
-    out.bytes = tar(members);
+    out.bytes = tarOf(members);
     return out;
 }
 
@@ -509,6 +462,7 @@ void saveCurrent(const char* kind) {
     ::close(fd);
     const char message[] = "fuzz_cubex: input saved for replay\n";
     written = ::write(2, message, sizeof message - 1);
+    (void)written;
 }
 
 void onFatalSignal(int signal) {
@@ -517,7 +471,9 @@ void onFatalSignal(int signal) {
     std::raise(signal);
 }
 
-extern "C" void __sanitizer_set_death_callback(void (*)(void)) __attribute__((weak));
+// The sanitizer runtime's own name (when linked):
+// NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming)
+extern "C" void __sanitizer_set_death_callback(void (*)()) __attribute__((weak));
 
 std::uint64_t nowNs() {
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -533,7 +489,8 @@ int usage() {
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The fuzzer itself; main() only guards it.
+static int runFuzzer(int argc, char** argv) {
     double seconds = 10;
     std::uint64_t seedValue = 1;
     std::uint64_t timeoutMs = 5000;
@@ -591,7 +548,7 @@ int main(int argc, char** argv) {
     for (auto& [name, bytes] : generatedSeeds())
         seeds.push_back(makeSeed(name, bytes));
     for (const Seed& seed : seeds) {
-        std::string error = exercise(tar(seed.members));
+        std::string error = exercise(tarOf(seed.members));
         if (!error.empty()) {
             std::cerr << "fuzz_cubex: error: seed " << seed.name << " does not read: " << error
                       << '\n';
@@ -674,4 +631,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(accepted),
                 status == 0 ? "no crash, hang or silent acceptance" : "stopped at a finding");
     return status;
+}
+
+int main(int argc, char** argv) {
+    return waitscope::cli::guardedMain("fuzz_cubex", [&] { return runFuzzer(argc, argv); });
 }

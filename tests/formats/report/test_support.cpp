@@ -1,7 +1,9 @@
 // Implementation of the report test helpers.
 #include "test_support.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -33,13 +35,60 @@ std::string writeTempFile(const std::string& name, const std::string& bytes) {
     return path;
 }
 
+std::string tarOf(const std::vector<TarMember>& members) {
+    std::string out;
+    for (const auto& [name, bytes] : members) {
+        char h[512] = {};
+        std::strncpy(h, name.c_str(), 99);
+        std::snprintf(h + 100, 8, "%07o", 0644);
+        std::snprintf(h + 108, 8, "%07o", 0);
+        std::snprintf(h + 116, 8, "%07o", 0);
+        std::snprintf(h + 124, 12, "%011llo", static_cast<unsigned long long>(bytes.size()));
+        std::snprintf(h + 136, 12, "%011o", 0);
+        std::memset(h + 148, ' ', 8);
+        h[156] = '0';
+        std::memcpy(h + 257, "ustar", 6);
+        h[263] = '0'; // version "00"
+        h[264] = '0';
+        unsigned sum = 0;
+        for (unsigned char c : h)
+            sum += c;
+        std::snprintf(h + 148, 8, "%06o", sum);
+        out.append(h, 512);
+        out += bytes;
+        out.append((512 - bytes.size() % 512) % 512, '\0');
+    }
+    out.append(1024, '\0');
+    return out;
+}
+
+std::vector<TarMember> untar(const std::string& archive) {
+    std::vector<TarMember> members;
+    std::size_t pos = 0;
+    while (pos + 512 <= archive.size()) {
+        const char* h = archive.data() + pos;
+        if (h[0] == '\0')
+            break;
+        std::string name(h, strnlen(h, 100));
+        std::size_t size = std::strtoull(std::string(h + 124, 12).c_str(), nullptr, 8);
+        char type = h[156];
+        pos += 512;
+        if (pos + size > archive.size())
+            break;
+        if (type == '0' || type == '\0')
+            members.push_back({name, archive.substr(pos, size)});
+        pos += (size + 511) / 512 * 512;
+    }
+    return members;
+}
+
 namespace {
 template <class T> T must(Result<T> result) {
     if (!result)
         throw std::runtime_error(result.error().message());
     return std::move(result).value();
 }
-void must(Status status) {
+void must(const Status& status) {
     if (!status)
         throw std::runtime_error(status.error().message());
 }

@@ -18,6 +18,16 @@ std::string readFile(const std::string& path);
 /// Writes bytes to a file in the test's binary directory and returns its path.
 std::string writeTempFile(const std::string& name, const std::string& bytes);
 
+/// A member of a hand-made tar archive.
+struct TarMember {
+    std::string name;
+    std::string bytes;
+};
+/// A minimal ustar archive of `members` (regular files; independent of the library's writer).
+std::string tarOf(const std::vector<TarMember>& members);
+/// The regular files of a ustar archive in order, up to the end or the first damage.
+std::vector<TarMember> untar(const std::string& archive);
+
 /// A report exercising every feature the writer supports: nested and ghost metrics, all data
 /// types and stored kinds, a derived metric, two call-tree roots, two machines, threads,
 /// a topology, attributes and mirrors.

@@ -67,8 +67,8 @@ public:
     const std::vector<PathSegment>& criticalPath() const { return m_criticalPath; }
     /// Diagnostics per rank.
     const std::vector<Diagnostics>& diagnostics() const { return m_diagnostics; }
-    /// Sum of one named diagnostic over ranks.
-    uint64_t diagnostic(const std::string& name) const;
+    /// Sum of one diagnostic over ranks.
+    uint64_t diagnostic(experiment::Diagnostic diagnostic) const;
     /// Events replayed per rank.
     const std::vector<uint64_t>& events() const { return m_events; }
 

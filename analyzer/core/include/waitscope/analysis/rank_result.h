@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 #include <vector>
-#include <waitscope/experiment/diagnostics.h>
+#include <waitscope/experiment/diagnostic_counts.h>
 
 namespace waitscope::analysis {
 
@@ -82,14 +82,9 @@ struct PatternSamples {
     size_t count() const { return severities.size(); }
 };
 
-/// Named anomaly counters of the input (unmatched messages, clock violations, ...), per rank,
-/// keyed by the names of the diagnostics registry (waitscope/experiment/diagnostics.h).
-using Diagnostics = std::map<std::string, uint64_t>;
-
-/// The counter of `diagnostic` in `diagnostics`, created at 0.
-inline uint64_t& counter(Diagnostics& diagnostics, experiment::Diagnostic diagnostic) {
-    return diagnostics[std::string(experiment::diagnosticName(diagnostic))];
-}
+/// Anomaly counters of the input (unmatched messages, clock violations, ...) of one rank,
+/// indexed by the diagnostics registry (waitscope/experiment/diagnostics.h).
+using Diagnostics = experiment::DiagnosticCounts;
 
 /// The profile of one further thread (a location after the main one) of a rank: time in its
 /// categories and visits per call path of the rank's call tree; no MPI replay, no wait states.

@@ -151,6 +151,34 @@ private:
 Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
                                                   const std::vector<uint64_t>& perRank);
 
+/// A transport whose exchange() stores what arrives in Deliveries (in-process, co-located):
+/// receive() and collected() take from them; a message-driven pass ends on its all-gather.
+class DeliveringTransport : public Transport {
+public:
+    Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) final;
+    Status collected(uint32_t comm, std::vector<double>& values) final;
+    /// By their all-gather (allToAllByAllGather).
+    Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
+        return allToAllByAllGather(*this, perRank);
+    }
+    /// The all-gathers of these transports are immediate within a message-driven pass too.
+    Result<std::vector<double>> awaitAll(uint32_t comm, const std::vector<double>& values) final {
+        return allGather(comm, values);
+    }
+    /// A world barrier (every payload of the pass has arrived), dropPayloads(), and a second
+    /// barrier: nobody posts the next pass's payloads before everyone has dropped this pass's.
+    Status finishPass() final;
+
+protected:
+    /// Drops this rank's payloads of the message-driven pass that nobody awaited.
+    virtual void dropPayloads() = 0;
+    /// The world rank of communicator rank `commRank` of traced communicator `comm`; fails
+    /// naming this rank when there is none.
+    virtual Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const = 0;
+
+    Deliveries m_deliveries;
+};
+
 /// The communicator rank of world rank `self` in traced communicator `comm` (0 for a self
 /// communicator, an unknown one, or one `self` is not a member of).
 uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t self);

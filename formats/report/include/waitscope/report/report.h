@@ -221,6 +221,12 @@ private:
     friend class detail::SeverityStorage;
 
     Status checkSeverityTarget(MetricId metric, CallNodeId cnode, LocationId location) const;
+    /// The stored row of (metric, cnode) to write into, loaded and copied from a mapped table
+    /// first; the target is checked.
+    Result<std::uint64_t*> writableRow(MetricId metric, CallNodeId cnode);
+    /// Stores a whole row of `values` (one per location), each encoded for the metric's type.
+    template <class Value>
+    Status setWholeRow(MetricId metric, CallNodeId cnode, std::span<const Value> values);
     /// Appends a metric/region/call node/system node without the checks (ids valid).
     MetricId appendMetricUnchecked(Metric metric);
     CallNodeId appendCallNodeUnchecked(CallNode node);
