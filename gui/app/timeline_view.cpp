@@ -371,7 +371,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
             step = magnitude * m;
             break;
         }
-    for (double t = std::ceil(m_from / step) * step; t <= m_to; t += step) {
+    const double first = std::ceil(m_from / step);
+    for (int64_t k = 0; (first + static_cast<double>(k)) * step <= m_to; ++k) {
+        const double t = (first + static_cast<double>(k)) * step;
         const double x = xOf(t);
         painter.drawLine(QPointF(x, kRulerHeight - 8), QPointF(x, kRulerHeight - 2));
         painter.drawText(QPointF(x + 3, kRulerHeight - 10), formatSeconds(t));

@@ -9,6 +9,7 @@
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <optional>
@@ -236,8 +237,7 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
             continue;
         }
         const auto [from, to] = analysis::waitingInterval(i);
-        sink.waitState(i, waitTid[i.rank], static_cast<int64_t>(from * 1e9 + 0.5),
-                       static_cast<int64_t>(to * 1e9 + 0.5));
+        sink.waitState(i, waitTid[i.rank], std::llround(from * 1e9), std::llround(to * 1e9));
         ++walk.counts.waitStates;
     }
     ExportCounts counts = walk.counts;

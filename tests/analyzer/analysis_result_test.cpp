@@ -66,7 +66,8 @@ TEST_CASE("results added one at a time give the merge of all", "[merge]") {
     }
     AnalysisResult oneByOne(tree, 4);
     for (RankResult& result : ranks(4)) {
-        REQUIRE(oneByOne.addRank(std::move(result)).ok());
+        const auto added = oneByOne.addRank(std::move(result));
+        REQUIRE(added.ok());
     }
     REQUIRE(oneByOne.tree().size() == all.tree().size());
     for (size_t m = 0; m < kMetricCount; ++m) {

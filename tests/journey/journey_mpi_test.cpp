@@ -48,7 +48,7 @@ Run run(const std::string& command, const fs::path& directory) {
 
 /// A fresh, empty working directory for one test case.
 fs::path workDirectory(const std::string& name) {
-    const fs::path dir = fs::path(WAITSCOPE_TEST_WORKDIR) / name;
+    fs::path dir = fs::path(WAITSCOPE_TEST_WORKDIR) / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;

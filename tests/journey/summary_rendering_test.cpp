@@ -352,6 +352,7 @@ TEST_CASE("MPI calls the measurement did not record are named in the summary, mo
 
     // Beyond the most frequent ones, the rest is counted.
     std::vector<summary::UnrecordedCall> many;
+    many.reserve(10);
     for (int i = 0; i < 10; ++i)
         many.push_back({"MPI_F" + std::to_string(i), static_cast<std::uint64_t>(20 - i), 1});
     const std::string long_ = summary::unrecordedCallsNote(many, 8);

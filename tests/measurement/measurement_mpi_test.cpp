@@ -566,7 +566,7 @@ namespace {
 /// Runs the faults program in `mode` unmeasured and then under `waitscope analyze`; checks the
 /// exit code and the program's output are the same, and returns the analysis's output.
 std::string analyzeFault(const std::string& name, const std::string& mode, std::string& dir,
-                         std::vector<std::string> env = {}, int iterations = 300) {
+                         const std::vector<std::string>& env = {}, int iterations = 300) {
     dir = freshDirectory(name);
     const std::string args = mode + " " + std::to_string(iterations);
     CommandResult plain = runCommand(mpirunCommand(3, {}, WAITSCOPE_TEST_FAULTS, args, false));

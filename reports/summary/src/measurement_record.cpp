@@ -14,18 +14,18 @@ Result<MeasurementRecord> MeasurementRecord::read(const std::string& path) {
     if (!entries) {
         return entries.error();
     }
-    return fromEntries(std::move(*entries));
+    return fromEntries(*entries);
 }
 
 MeasurementRecord MeasurementRecord::parse(std::string_view text) {
     return fromEntries(experiment::parseMeasurementRecord(text));
 }
 
-MeasurementRecord MeasurementRecord::fromEntries(experiment::MeasurementEntries entries) {
+MeasurementRecord MeasurementRecord::fromEntries(const experiment::MeasurementEntries& entries) {
     // A damaged line costs only its own value: the summary shows what the rest says.
     MeasurementRecord record;
-    for (auto& [key, value] : entries.entries) {
-        record.m_values[key] = std::move(value);
+    for (const auto& [key, value] : entries.entries) {
+        record.m_values[key] = value;
     }
     return record;
 }

@@ -58,7 +58,8 @@ TEST_CASE("a written measurement record reads back whole", "[measurement-record]
     std::vector<double> values(2 * kRankFieldCount);
     for (int r = 0; r < 2; ++r)
         for (int f = 0; f < kRankFieldCount; ++f)
-            values[static_cast<size_t>(r * kRankFieldCount + f)] = r * 1000 + f + 0.25;
+            values[(static_cast<size_t>(r) * static_cast<size_t>(kRankFieldCount)) +
+                   static_cast<size_t>(f)] = r * 1000 + f + 0.25;
     REQUIRE(writeMeasurementRecord(file.c_str(), header, values.data()));
 
     const std::string text = readText(file);
@@ -83,7 +84,9 @@ TEST_CASE("a written measurement record reads back whole", "[measurement-record]
             const RankField field = static_cast<RankField>(f);
             const std::string key = "rank." + std::to_string(r) + "." + rankFieldName(field);
             REQUIRE(byKey.count(key) == 1);
-            const double written = values[static_cast<size_t>(r * kRankFieldCount + f)];
+            const double written =
+                values[(static_cast<size_t>(r) * static_cast<size_t>(kRankFieldCount)) +
+                       static_cast<size_t>(f)];
             // Seconds keep nine decimals; counts are whole numbers.
             CHECK(std::stod(byKey[key]) ==
                   Approx(isSecondsField(field) ? written : std::round(written)));

@@ -50,7 +50,7 @@ public:
 
 private:
     /// The entries of a read record; a key written twice keeps its last value.
-    static MeasurementRecord fromEntries(experiment::MeasurementEntries entries);
+    static MeasurementRecord fromEntries(const experiment::MeasurementEntries& entries);
 
     std::map<std::string, std::string> m_values;
 };
