@@ -43,7 +43,7 @@ std::string measureSampledComplete(const std::string& dir, const std::string& pr
     CommandResult run = measureSampled(dir, program, ranks, args, std::move(env));
     INFO(run.output);
     REQUIRE(run.exitCode == 0);
-    const std::string exp = dir + "/exp";
+    std::string exp = dir + "/exp";
     requireComplete(exp, ranks);
     return exp;
 }
