@@ -41,6 +41,7 @@ struct Options {
     bool timeCorrect = false;
     bool serial = false;
     bool llvmOpenmp = false;
+    std::string memoryLimit; ///< passed on to waitscope-replay when given
     std::vector<std::string> command;
 };
 
@@ -73,6 +74,11 @@ cli::CommandLine declareOptions(Options& options) {
               options.timeCorrect)
         .flag("--serial", "analyze in this one process, without the launcher (every rank a thread)",
               options.serial)
+        .option("--memory-limit", "SIZE",
+                "the memory each analysis process may use (512M, 2G, ...; none: no limit; "
+                "passed on to waitscope-replay, whose default is half the machine's memory "
+                "shared by its processes)",
+                options.memoryLimit)
         .flag("-q", "quiet: no phase lines, no summary on the terminal", options.quiet)
         .flag("--llvm-openmp",
               "run the program's OpenMP on LLVM's libomp (preloaded), whose OMPT interface "
@@ -525,6 +531,10 @@ private:
         }
         if (m_options.timeCorrect) {
             arguments.emplace_back("--time-correct");
+        }
+        if (!m_options.memoryLimit.empty()) {
+            arguments.emplace_back("--memory-limit");
+            arguments.push_back(m_options.memoryLimit);
         }
         arguments.push_back(m_directory);
         analysis::LaunchCommand launch = m_launch;

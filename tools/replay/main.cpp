@@ -2,6 +2,7 @@
 #include "waitscope/analysis/canonical_text.h"
 #include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/measurement_record.h"
+#include "waitscope/analysis/memory_budget.h"
 #include "waitscope/analysis/parallel_analysis.h"
 #include "waitscope/analysis/report_builder.h"
 #include "waitscope/analysis/serial_analysis.h"
@@ -39,6 +40,9 @@ struct Options {
     std::string dumpText;
     bool serial = false;
     bool quiet = false;
+    /// --memory-limit: bytes, or empty for the default (a share of the machine's memory per
+    /// analysis process), or "none"
+    std::string memoryLimit;
     analysis::ReplayOptions replay;
 };
 
@@ -80,9 +84,36 @@ cli::CommandLine declareOptions(Options& options) {
               "skip the root-cause passes (critical path, delay costs, wait-state "
               "classification): faster",
               options.replay.rootCause, false)
+        .option("--memory-limit", "SIZE",
+                "the memory each analysis process may use (512M, 2G, ...; none: no limit); a "
+                "trace whose ranks need more is refused before its events are read, naming the "
+                "rank and the sizes (default: half the machine's memory, shared by the analysis "
+                "processes on it)",
+                [&options](const std::string& value) -> Status {
+                    if (value != "none") {
+                        auto bytes = analysis::parseMemorySize(value);
+                        if (!bytes) {
+                            return bytes.error();
+                        }
+                    }
+                    options.memoryLimit = value;
+                    return Status::success();
+                })
         .flag("--quiet", "no progress on stderr", options.quiet)
         .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
     return line;
+}
+
+// The budget of this process: --memory-limit, else the default share of the machine's memory
+// among `processesOnNode` analysis processes; 0 for "none".
+uint64_t memoryLimitOf(const Options& options, uint32_t processesOnNode) {
+    if (options.memoryLimit == "none") {
+        return 0;
+    }
+    if (options.memoryLimit.empty()) {
+        return analysis::defaultMemoryLimit(processesOnNode);
+    }
+    return *analysis::parseMemorySize(options.memoryLimit); // checked when parsed
 }
 
 double secondsSince(Clock::time_point start) {
@@ -273,7 +304,7 @@ double largestEventFile(const std::string& anchor, const trace::Definitions& def
 }
 
 void printThroughput(const analysis::AnalysisResult& result, double seconds, double peakBytes,
-                     double traceBytes) {
+                     double traceBytes, uint64_t limit) {
     const uint64_t events = result.events().empty()
                                 ? 0
                                 : *std::max_element(result.events().begin(), result.events().end());
@@ -290,6 +321,14 @@ void printThroughput(const analysis::AnalysisResult& result, double seconds, dou
                  result.ranks(), static_cast<unsigned long long>(events), seconds,
                  seconds > 0 ? static_cast<double>(events) / seconds / 1e6 : 0.0, peakBytes / 1e6,
                  ratio);
+    if (limit > 0 && peakBytes > static_cast<double>(limit)) {
+        std::fprintf(stderr,
+                     "waitscope-replay: warning: the peak memory of %s exceeded --memory-limit %s: "
+                     "this trace needs more per event than the estimate the limit was checked "
+                     "with\n",
+                     analysis::formatMemorySize(static_cast<uint64_t>(peakBytes)).c_str(),
+                     analysis::formatMemorySize(limit).c_str());
+    }
 }
 
 int runSerial(const Options& options) {
@@ -305,7 +344,9 @@ int runSerial(const Options& options) {
                      definitions.error().message().c_str());
         return 1;
     }
-    auto result = analysis::analyzeArchiveInProcess(*anchor, options.replay);
+    analysis::ReplayOptions replay = options.replay;
+    replay.memoryLimit = memoryLimitOf(options, 1);
+    auto result = analysis::analyzeArchiveInProcess(*anchor, replay);
     if (!result) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", result.error().message().c_str());
         return 1;
@@ -319,7 +360,7 @@ int runSerial(const Options& options) {
         std::fprintf(stderr, "waitscope-replay: read+replay of all ranks %.3f s, writing %.3f s\n",
                      analysisTime, secondsSince(writeStart));
         printThroughput(*result, secondsSince(start), peakMemoryBytes(),
-                        largestEventFile(*anchor, *definitions));
+                        largestEventFile(*anchor, *definitions), replay.memoryLimit);
     }
     return 0;
 }
@@ -329,7 +370,18 @@ int runParallel(const Options& options) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const auto start = Clock::now();
     PhaseLog phases(rank == 0 && !options.quiet);
-    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), options.replay);
+    // The default budget is shared by the analysis processes on this node.
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int onNode = 1;
+    MPI_Comm_size(node, &onNode);
+    MPI_Comm_free(&node);
+    // The same limit everywhere (the nodes may differ): the smallest, so all check alike.
+    unsigned long long limit = memoryLimitOf(options, static_cast<uint32_t>(onNode));
+    MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    analysis::ReplayOptions replay = options.replay;
+    replay.memoryLimit = limit;
+    auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), replay);
     if (!analysis) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", analysis.error().message().c_str());
         return 1;
@@ -351,7 +403,7 @@ int runParallel(const Options& options) {
             stderr, "waitscope-replay: phases on rank 0: %s; until merged %.3f s, writing %.3f s\n",
             phases.summary().c_str(), analysisTime, secondsSince(writeStart));
         printThroughput(*analysis->result, secondsSince(start), maxPeak,
-                        largestEventFile(*anchor, analysis->definitions));
+                        largestEventFile(*anchor, analysis->definitions), replay.memoryLimit);
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 
 #include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/in_process_transport.h"
+#include "waitscope/analysis/memory_budget.h"
 #include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -98,6 +99,14 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
     const uint32_t ranks = definitions->rankCount();
     if (ranks == 0) {
         return Error(*anchor + ": the trace defines no mpi ranks");
+    }
+    // Every rank is a thread of this one process.
+    if (options.memoryLimit > 0) {
+        if (Status fits = checkMemoryBudget(*definitions, *anchor, {{0, ranks}},
+                                            options.memoryLimit, options.rootCause);
+            !fits) {
+            return fits.error().withContext(*anchor);
+        }
     }
     std::vector<trace::EventStream> streams(ranks);
     std::vector<trace::EventStream*> pointers(ranks, nullptr);

@@ -6,6 +6,7 @@
 #include "polite_wait.h"
 #include "waitscope/analysis/co_located_transport.h"
 #include "waitscope/analysis/derived_metrics.h"
+#include "waitscope/analysis/memory_budget.h"
 #include "waitscope/analysis/mpi_transport.h"
 #include "waitscope/analysis/rank_result_codec.h"
 #include "waitscope/trace/otf2_archive.h"
@@ -318,6 +319,21 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         return Error(*anchor + ": the trace has " + std::to_string(traced) +
                      " ranks but the analysis runs with " + std::to_string(size) +
                      " ranks (use mpirun -np " + std::to_string(traced) + " or fewer)");
+    }
+    // Every process checks every process's block alike, so that all fail together before
+    // reading events.
+    if (options.memoryLimit > 0) {
+        std::vector<std::pair<uint32_t, uint32_t>> blocks;
+        for (int p = 0; p < size; ++p) {
+            const auto processes = static_cast<uint32_t>(size);
+            blocks.emplace_back(firstRankOf(static_cast<uint32_t>(p), processes, traced),
+                                firstRankOf(static_cast<uint32_t>(p) + 1, processes, traced));
+        }
+        if (Status fits = checkMemoryBudget(analysis.definitions, *anchor, blocks,
+                                            options.memoryLimit, options.rootCause);
+            !fits) {
+            return fits.error().withContext(*anchor);
+        }
     }
     if (traced > static_cast<uint32_t>(size)) {
         return analyzeCoLocated(std::move(analysis), *anchor, progress, options);

@@ -22,6 +22,9 @@ struct ReplayOptions {
     bool rootCause = true;
     /// Timestamp correction before the replay (--time-correct), if wanted.
     std::optional<ClockCorrectionOptions> correction;
+    /// The memory an analysis process may use, in bytes (0: no limit): the archive drivers
+    /// refuse, before reading any events, a trace whose ranks would not fit (memory_budget.h).
+    uint64_t memoryLimit = 0;
 };
 
 /// Called with a phase name and its progress in percent (0..100).

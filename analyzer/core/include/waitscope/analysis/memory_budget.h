@@ -1,0 +1,53 @@
+// The memory an analysis process may use (--memory-limit) and the check, before any event is
+// read, that the ranks a process replays fit into it.
+#pragma once
+
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace waitscope::analysis {
+
+/// Parses a size as `--memory-limit` takes it: a number of bytes with an optional binary
+/// suffix K, M, G or T (also KB/KiB, ...; case-insensitive; fractions allowed: 1.5G). Fails
+/// naming the text when it is not such a size or is zero.
+Result<uint64_t> parseMemorySize(std::string_view text);
+
+/// `bytes` for people: "1.0 GB", "512.0 MB", "800.0 kB" (decimal units, one decimal).
+std::string formatMemorySize(uint64_t bytes);
+
+/// The default budget of one analysis process: kDefaultMemoryShare of the machine's physical
+/// memory divided among the `processesOnNode` analysis processes that share it.
+uint64_t defaultMemoryLimit(uint32_t processesOnNode);
+inline constexpr double kDefaultMemoryShare = 0.5;
+
+/// What the analysis of one rank holds per event of its trace at its peak (the events, the
+/// operations and call spans, the replays' records and the root-cause passes' state), an upper
+/// bound of what tests/bench/memory_limit.sh measures on generated and measured traces (about
+/// 80 bytes per event with the root-cause passes, 42 without), and what a process needs
+/// besides (MPI, definitions, the result). The events are held whole: the replay does not
+/// stream them in windows.
+inline constexpr uint64_t kBytesPerEventFull = 96;
+inline constexpr uint64_t kBytesPerEventBasic = 52;
+inline constexpr uint64_t kProcessBaseBytes = 32ull << 20;
+
+/// The events the analysis holds for `rank`: the count its main location announces, else an
+/// estimate from the size of its event file (`anchorFile`'s archive), else 0.
+uint64_t rankEventCount(const trace::Definitions& definitions, const std::string& anchorFile,
+                        uint32_t rank);
+
+/// Checks that every process's block of ranks fits into `limit` bytes: `blocks` lists each
+/// process's ranks as [first, end), `rootCause` whether the root-cause passes run. Every
+/// process checks all blocks, so all fail alike, before reading events and before any
+/// exchange. Fails naming the first process that does not fit, its largest rank, that rank's
+/// events and the estimated and allowed sizes.
+Status checkMemoryBudget(const trace::Definitions& definitions, const std::string& anchorFile,
+                         const std::vector<std::pair<uint32_t, uint32_t>>& blocks, uint64_t limit,
+                         bool rootCause);
+
+} // namespace waitscope::analysis

@@ -1,0 +1,170 @@
+// The memory budget of an analysis process: parsing --memory-limit, its default, and the check
+// that a process's ranks fit before their events are read.
+//
+// The check is an estimate, not a measurement: each rank's announced event count times the
+// bytes per event the analysis holds at its peak (memory_budget.h), summed over the ranks a
+// process replays at once (its block of the M:N replay, or every rank in --serial), plus the
+// process's own base. A process that would need more than its budget fails before it reads a
+// single event, instead of being killed by the system halfway through.
+#include "waitscope/analysis/memory_budget.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+namespace waitscope::analysis {
+namespace {
+
+// An OTF2 event record takes at least this many bytes in its event file: with no announced
+// count, the file's size over it bounds the events from above.
+constexpr uint64_t kMinFileBytesPerEvent = 8;
+
+std::string lowered(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+} // namespace
+
+Result<uint64_t> parseMemorySize(std::string_view text) {
+    const std::string what = "'" + std::string(text) + "'";
+    const std::string low = lowered(text);
+    size_t digits = 0;
+    while (digits < low.size() &&
+           (std::isdigit(static_cast<unsigned char>(low[digits])) != 0 || low[digits] == '.')) {
+        ++digits;
+    }
+    if (digits == 0) {
+        return Error(what + " is not a memory size (expected bytes or a number with K, M, G or T, "
+                            "such as 512M or 2G)");
+    }
+    double value = 0.0;
+    try {
+        value = std::stod(low.substr(0, digits));
+    } catch (const std::exception&) {
+        return Error(what + " is not a memory size");
+    }
+    // "g", "gb" and "gib" all mean GiB; a bare "b" means bytes.
+    std::string suffix = low.substr(digits);
+    if (suffix.size() == 3 && suffix.compare(1, 2, "ib") == 0) {
+        suffix.resize(1);
+    } else if (suffix.size() == 2 && suffix[1] == 'b') {
+        suffix.resize(1);
+    } else if (suffix == "b") {
+        suffix.clear();
+    }
+    double scale = 1.0;
+    if (suffix == "k") {
+        scale = 1024.0;
+    } else if (suffix == "m") {
+        scale = 1024.0 * 1024.0;
+    } else if (suffix == "g") {
+        scale = 1024.0 * 1024.0 * 1024.0;
+    } else if (suffix == "t") {
+        scale = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+    } else if (!suffix.empty()) {
+        return Error(what + " is not a memory size (unknown unit '" + suffix +
+                     "'; use K, M, G or T)");
+    }
+    const double bytes = std::floor(value * scale);
+    if (!(bytes >= 1.0) || bytes > 1.8e19) {
+        return Error(what + " is not a memory size (it must be at least one byte)");
+    }
+    return static_cast<uint64_t>(bytes);
+}
+
+std::string formatMemorySize(uint64_t bytes) {
+    char text[32];
+    const double b = static_cast<double>(bytes);
+    if (b >= 1024.0 * 1024 * 1024) {
+        std::snprintf(text, sizeof text, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+    } else if (b >= 1024.0 * 1024) {
+        std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024));
+    } else {
+        std::snprintf(text, sizeof text, "%.1f KiB", b / 1024.0);
+    }
+    return text;
+}
+
+uint64_t defaultMemoryLimit(uint32_t processesOnNode) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGESIZE);
+    const double physical = pages > 0 && pageSize > 0
+                                ? static_cast<double>(pages) * static_cast<double>(pageSize)
+                                : 4.0 * 1024 * 1024 * 1024; // unknown: assume 4 GiB
+    return static_cast<uint64_t>(physical * kDefaultMemoryShare /
+                                 std::max<uint32_t>(processesOnNode, 1));
+}
+
+uint64_t rankEventCount(const trace::Definitions& definitions, const std::string& anchorFile,
+                        uint32_t rank) {
+    const trace::Location* location = definitions.locationOfRank(rank);
+    if (location == nullptr) {
+        return 0;
+    }
+    if (location->announcedEvents > 0) {
+        return location->announcedEvents;
+    }
+    std::error_code ec;
+    const auto bytes =
+        std::filesystem::file_size(std::filesystem::path(anchorFile).replace_extension("") /
+                                       (std::to_string(location->id) + ".evt"),
+                                   ec);
+    return ec ? 0 : bytes / kMinFileBytesPerEvent;
+}
+
+Status checkMemoryBudget(const trace::Definitions& definitions, const std::string& anchorFile,
+                         const std::vector<std::pair<uint32_t, uint32_t>>& blocks, uint64_t limit,
+                         bool rootCause) {
+    const uint64_t perEvent = rootCause ? kBytesPerEventFull : kBytesPerEventBasic;
+    for (size_t p = 0; p < blocks.size(); ++p) {
+        const auto [first, end] = blocks[p];
+        uint64_t need = kProcessBaseBytes;
+        uint32_t largest = first;
+        uint64_t largestEvents = 0;
+        for (uint32_t r = first; r < end; ++r) {
+            const uint64_t events = rankEventCount(definitions, anchorFile, r);
+            need += events * perEvent;
+            if (events > largestEvents) {
+                largest = r;
+                largestEvents = events;
+            }
+        }
+        if (need <= limit) {
+            continue;
+        }
+        const uint32_t ranks = end - first;
+        std::string message = "rank " + std::to_string(largest) + ": its " +
+                              std::to_string(largestEvents) + " events need about " +
+                              formatMemorySize(largestEvents * perEvent) + " in memory (" +
+                              std::to_string(perEvent) + " bytes per event" +
+                              (rootCause ? " with the root-cause passes" : "") + ")";
+        if (ranks > 1) {
+            message += ", the " + std::to_string(ranks) + " ranks " + std::to_string(first) + "-" +
+                       std::to_string(end - 1) +
+                       (blocks.size() > 1 ? " of analysis process " + std::to_string(p) : "") +
+                       " together " + formatMemorySize(need - kProcessBaseBytes);
+        }
+        message += ", and the process itself " + formatMemorySize(kProcessBaseBytes) + ": " +
+                   formatMemorySize(need) + " in all, but --memory-limit allows " +
+                   formatMemorySize(limit) +
+                   " per analysis process (the replay holds a rank's events whole, it does not "
+                   "read them in windows); raise --memory-limit";
+        if (ranks > 1) {
+            message += ", or analyze with more processes (each then replays fewer ranks)";
+        }
+        if (rootCause) {
+            message += ", or skip the root-cause passes (--no-root-cause: " +
+                       std::to_string(kBytesPerEventBasic) + " bytes per event)";
+        }
+        return Error(message);
+    }
+    return Status::success();
+}
+
+} // namespace waitscope::analysis
