@@ -93,7 +93,7 @@ cli::CommandLine declareOptions(Options& options) {
                     if (value != "none") {
                         auto bytes = analysis::parseMemorySize(value);
                         if (!bytes) {
-                            return bytes.error();
+                            return bytes.error().withContext("--memory-limit");
                         }
                     }
                     options.memoryLimit = value;

@@ -44,10 +44,15 @@ Result<uint64_t> parseMemorySize(std::string_view text) {
                             "such as 512M or 2G)");
     }
     double value = 0.0;
+    size_t used = 0;
     try {
-        value = std::stod(low.substr(0, digits));
+        value = std::stod(low.substr(0, digits), &used);
     } catch (const std::exception&) {
-        return Error(what + " is not a memory size");
+        used = 0;
+    }
+    if (used != digits) {
+        return Error(what + " is not a memory size (expected bytes or a number with K, M, G or T, "
+                            "such as 512M or 2G)");
     }
     // "g", "gb" and "gib" all mean GiB; a bare "b" means bytes.
     std::string suffix = low.substr(digits);
