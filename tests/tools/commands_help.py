@@ -15,9 +15,9 @@ import sys
 OPTIONS = {
     "": ["--version"],
     "analyze": ["-e", "-f", "-t", "-p", "--profile", "-a", "-n", "--time-correct", "--serial",
-                "-q", "--llvm-openmp"],
+                "-q", "--llvm-openmp", "--memory-limit"],
     "replay": ["--serial", "--output-dir", "--dump-text", "--time-correct", "--min-latency",
-               "--no-root-cause", "--quiet"],
+               "--no-root-cause", "--memory-limit", "--quiet"],
     "examine": ["--text", "--html", "--gui", "--screenshot"],
     "compare": ["--before", "--after", "--scaling", "--html", "--level", "-n"],
     "export": ["--hatchet", "--per-rank", "--chrome-trace", "--perfetto", "--instances",
