@@ -56,9 +56,8 @@ Result<uint64_t> parseMemorySize(std::string_view text) {
     }
     // "g", "gb" and "gib" all mean GiB; a bare "b" means bytes.
     std::string suffix = low.substr(digits);
-    if (suffix.size() == 3 && suffix.compare(1, 2, "ib") == 0) {
-        suffix.resize(1);
-    } else if (suffix.size() == 2 && suffix[1] == 'b') {
+    if ((suffix.size() == 3 && suffix.compare(1, 2, "ib") == 0) ||
+        (suffix.size() == 2 && suffix[1] == 'b')) {
         suffix.resize(1);
     } else if (suffix == "b") {
         suffix.clear();
