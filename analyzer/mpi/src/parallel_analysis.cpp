@@ -255,6 +255,7 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
                 errors[k] = result.error();
                 (*world)->fail(first + k, result.error());
             }
+            (*world)->finish(first + k);
         });
     }
     for (std::thread& thread : threads) {
