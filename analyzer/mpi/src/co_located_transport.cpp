@@ -13,6 +13,9 @@ namespace waitscope::analysis {
 namespace {
 
 constexpr int kStreamTag = 11;
+// The longest nap of the thread that polls MPI while it waits: a message from another process
+// waits at most that long to be taken in.
+constexpr std::chrono::microseconds kLongestNap{1000};
 constexpr size_t kHeader = 6; // kind, comm, source, destination, tag, length
 
 Error mpiError(uint32_t process, const std::string& what, int code) {
@@ -340,6 +343,13 @@ bool CoLocatedWorld::idle() const {
 }
 
 void CoLocatedWorld::watchForStall() {
+    // The watch only looks at waits that last (StallWatch::kReportAfter): looking 20 times a
+    // second is enough, and spares the poller the look at every local rank's wait.
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_lastWatch < std::chrono::milliseconds(50)) {
+        return;
+    }
+    m_lastWatch = now;
     bool quiet = false;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -732,7 +742,7 @@ Status CoLocatedWorld::waitUntil(std::unique_lock<std::mutex>& lock, uint32_t se
             break;
         }
         m_inboxes[local]->changed.wait_for(lock, nap);
-        nap = std::min(2 * nap, std::chrono::microseconds(250));
+        nap = std::min(2 * nap, kLongestNap);
     }
     return Status::success();
 }

@@ -298,6 +298,14 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
 
 } // namespace
 
+int worstStatus(int status) {
+    int worst = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    waitPolitely(MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request),
+                 request);
+    return worst;
+}
+
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,
                                         const ReplayOptions& options) {
     int rank = 0, size = 0;

@@ -7,6 +7,7 @@
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -197,7 +198,8 @@ private:
     std::vector<uint64_t> m_batchesSent;     // per process
     std::vector<uint64_t> m_batchesReceived; // per process
     std::unique_ptr<StallWatch> m_watch;
-    bool m_watching = false; // this process is idle and told the watch so
+    bool m_watching = false;                           // this process is idle and told the watch so
+    std::chrono::steady_clock::time_point m_lastWatch; // when watchForStall() last looked
 };
 
 } // namespace waitscope::analysis
