@@ -47,13 +47,20 @@ for ((n = ${MIN_RANKS:-2}; n <= max; n *= 2)); do
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     start=$(date +%s.%N)
     # Each process's user and system seconds and peak resident memory (KB) into stats/<rank>.
-    nice mpirun -np "$m" sh -c "/usr/bin/time -f '%U %S %M' -o $stats/\$OMPI_COMM_WORLD_RANK \
-        $replay $flags --output-dir $work/out $trace" >/dev/null 2>"$work/stderr" || {
-        cat "$work/stderr" >&2; exit 1; }
+    # A run that fails is repeated once (on a shared machine, others' tests may kill a process).
+    for attempt in 1 2; do
+        if nice mpirun -np "$m" sh -c "/usr/bin/time -f '%U %S %M' -o $stats/\$OMPI_COMM_WORLD_RANK \
+            $replay $flags --output-dir $work/out $trace" >/dev/null 2>"$work/stderr"; then
+            break
+        fi
+        [ "$attempt" = 2 ] && { cat "$work/stderr" >&2; exit 1; }
+        echo "(run failed, repeated)" >&2; rm -rf "$stats"; mkdir -p "$stats"
+        start=$(date +%s.%N)
+    done
     wall=$(echo "$(date +%s.%N) - $start" | bc)
     # Process 0 replays the first block of floor(N / M) traced ranks.
     awk -v n="$n" -v m="$m" -v wall="$wall" -v load="$load" -v events="$total" \
-        -v name="$(basename "$(dirname "$(dirname "$replay")")")/$(basename "$replay")" '
+        -v name="$replay" '
         FNR == 1 { cpu += $1 + $2; if (FILENAME ~ /\/0$/) p0 = $3; else {
             k += 1; s += $3; if ($3 > mx) mx = $3 } }
         END { printf "%-6s %-3s %-28s %11d %10.3f %8.2f %10.1f %13.1f %14.1f %11.2f  %s\n", n, m,
