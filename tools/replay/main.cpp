@@ -462,8 +462,7 @@ static int runCommand(int argc, char** argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &threading);
     const int status = runParallel(options);
     // Every rank reports its own failure; the job fails if any rank did.
-    int worst = 0;
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const int worst = waitscope::analysis::worstStatus(status);
     MPI_Finalize();
     return worst;
 }

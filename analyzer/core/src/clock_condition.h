@@ -5,7 +5,9 @@
 #include "pattern_sink.h"
 #include "waitscope/trace/event_stream.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace waitscope::analysis {
 
@@ -60,16 +62,40 @@ inline bool exitIsBound(const trace::CollectiveRecord& own) {
 /// of a member that binds it (a clock condition violation).
 inline bool exitPrecedesBindingEnter(const trace::CollectiveRecord& own,
                                      const CollectiveView& view) {
-    if (!exitIsBound(own)) {
+    if (!exitIsBound(own) || view.members() == 0) {
         return false;
     }
-    for (uint32_t member = 0; member < view.members(); ++member) {
-        if (enterBindsExit(own.op, member, view.self, view.root) &&
-            view.span.exit < view.enterOf(member)) {
-            return true;
+    // The latest binding enter, from the collective's reductions (see enterBindsExit()).
+    const GatheredCollective& all = *view.gathered;
+    double latest = -std::numeric_limits<double>::infinity();
+    switch (collectiveShape(own.op)) {
+    case CollectiveShape::Barrier:
+    case CollectiveShape::NToN:
+        latest = all.maxEnter();
+        break;
+    case CollectiveShape::OneToN:
+        if (view.self != view.root && view.root < view.members()) {
+            latest = all.enterOf(view.root);
         }
+        break;
+    case CollectiveShape::NToOne:
+        if (view.self == view.root) {
+            latest = all.maxEnter();
+        }
+        break;
+    case CollectiveShape::Scan:
+        latest = all.maxEnterBelow(view.self);
+        if (view.self < view.members()) {
+            latest = std::max(latest, all.enterOf(view.self));
+        }
+        break;
+    case CollectiveShape::Exscan:
+        latest = all.maxEnterBelow(view.self);
+        break;
+    case CollectiveShape::None:
+        break;
     }
-    return false;
+    return view.span.exit < latest;
 }
 
 } // namespace waitscope::analysis

@@ -440,22 +440,18 @@ private:
 
 void PathCollectives::record(size_t operation, const trace::CollectiveRecord& collective,
                              const CollectiveView& view) {
-    if (syncOf(collective.op) == Sync::None || view.width < kWidth) {
+    if (syncOf(collective.op) == Sync::None || view.width() < kWidth) {
         return;
     }
     const auto members = static_cast<uint32_t>(view.members());
     const auto landing = [&](uint32_t m) {
-        return PathLanding{static_cast<uint32_t>((*view.times)[m * view.width + 2]),
+        return PathLanding{static_cast<uint32_t>(view.gathered->valueOf(m, 2)),
                            m_definitions.worldRank(collective.comm, m, m_rank)};
     };
     PathCollective t;
     t.operation = operation;
     t.members = members;
-    for (uint32_t m = 0; m < members; ++m) {
-        if (view.enterOf(m) > view.enterOf(t.last)) {
-            t.last = m;
-        }
-    }
+    t.last = members > 0 ? view.gathered->latest() : 0;
     t.lastEnter = members > 0 ? view.enterOf(t.last) : 0.0;
     t.rootEnter = collective.root < members ? view.enterOf(collective.root) : 0.0;
     if (members > 0) {

@@ -62,23 +62,31 @@ public:
     using Kind = delay::Kind;
 
 private:
-    /// How one collective synchronized this rank, as onCollective() finds it.
+    /// How one collective synchronized its members, as onCollective() finds it.
     struct Synchronization {
-        size_t late = 0; ///< the latecomer's communicator rank
+        /// Which members synchronize: all; those that entered before the latest enter and the
+        /// latecomer (an n-to-n operation without overlap, with members tied at the latest
+        /// enter); the root (the latecomer here) and the members that entered before it, when
+        /// there are any (1-to-n); the root and the latecomer (n-to-1).
+        enum class Mode { All, BeforeLatest, BeforeRoot, Pair };
+        Mode mode = Mode::All;
+        size_t late = 0;  ///< the latecomer's communicator rank
+        size_t count = 0; ///< members that synchronize (1-to-n: with the root)
         double wait = 0.0;
         double completion = 0.0;
+        /// Whether `member` synchronizes.
+        bool includes(const CollectiveView& view, size_t member) const;
     };
 
     // Finding collective SPs in the forward pass (delay_collective_sync.cpp).
     void initFinalizePoint(uint32_t operation, const CollectiveView& view, RegionClass cls);
-    bool nToNSync(Kind kind, const CollectiveView& view, const std::vector<uint32_t>& world,
-                  Synchronization& sync);
-    bool oneToNSync(const CollectiveView& view, const std::vector<uint32_t>& world,
-                    Synchronization& sync);
-    bool nToOneSync(const CollectiveView& view, const std::vector<uint32_t>& world,
-                    Synchronization& sync);
-    bool postsEarly(Kind kind, size_t member) const;
-    void addCollective(uint32_t operation, const CollectiveView& view, Kind kind, size_t late);
+    bool nToNSync(Kind kind, const CollectiveView& view, Synchronization& sync);
+    bool oneToNSync(const CollectiveView& view, Synchronization& sync);
+    bool nToOneSync(const CollectiveView& view, Synchronization& sync);
+    bool postsEarly(Kind kind, const CollectiveView& view, const Synchronization& sync,
+                    size_t member) const;
+    void addCollective(uint32_t operation, const CollectiveView& view, Kind kind,
+                       const Synchronization& sync);
     void addGroupPoint(uint32_t operation, const CallSpan& call, double wait, double completion,
                        uint32_t set);
 
@@ -90,8 +98,6 @@ private:
     std::vector<delay::Collective> m_collectives;
     /// Scratch of onCollective(), reused per collective (the forward pass calls it for each).
     struct {
-        std::vector<double> enters;     ///< members' enters
-        std::vector<char> synchronizes; ///< whether each member synchronizes
         std::vector<uint32_t> partners; ///< the world ranks this rank synchronizes with
         std::vector<uint32_t> waiting;  ///< the latecomer's waiters that post in the walk
         std::vector<uint32_t> early;    ///< ... and those that post before it

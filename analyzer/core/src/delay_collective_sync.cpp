@@ -15,22 +15,28 @@ using delay::kNxn;
 using delay::kOneToN;
 using delay::Role;
 
-// Index of the largest value (the lowest index among equals).
-size_t latest(const std::vector<double>& enters) {
-    size_t best = enters.size();
-    for (size_t m = 0; m < enters.size(); ++m) {
-        if (best == enters.size() || enters[m] > enters[best]) {
-            best = m;
-        }
-    }
-    return best;
-}
-
 uint32_t worldRankAt(const std::vector<uint32_t>& world, size_t member) {
     return member < world.size() ? world[member] : 0u;
 }
 
 } // namespace
+
+// Who synchronizes is a rule on the members' enters (see the Synchronization modes), asked per
+// member in O(1) from the collective's reductions: only the latecomer and a 1-to-n root, which
+// list their partners, look at every member.
+bool DelayAnalysis::Synchronization::includes(const CollectiveView& view, size_t member) const {
+    switch (mode) {
+    case Mode::All:
+        return true;
+    case Mode::BeforeLatest:
+        return member == late || view.enterOf(member) < view.maxEnter();
+    case Mode::BeforeRoot:
+        return member == late ? count > 1 : view.enterOf(member) < view.enterOf(late);
+    case Mode::Pair:
+        return member == late || member == view.root;
+    }
+    return false;
+}
 
 void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                                  const trace::CollectiveRecord& record) {
@@ -45,30 +51,47 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     }
     // Who synchronizes follows from the members' call times alone, so that every member
     // comes to the same conclusion (Scalasca also looks at the bytes moved).
-    std::vector<double>& enters = m_scratch.enters;
-    enters.resize(members);
-    for (size_t m = 0; m < members; ++m) {
-        enters[m] = view.enterOf(m);
-    }
     const auto& world = m_defs.communicators[record.comm].worldRanks;
     Synchronization sync;
-    sync.late = latest(enters);
-    m_scratch.synchronizes.assign(members, 0);
-    m_scratch.partners.clear();
-    const bool synchronized = kind == kBarrier || kind == kNxn ? nToNSync(kind, view, world, sync)
-                              : kind == kOneToN                ? oneToNSync(view, world, sync)
-                                                               : nToOneSync(view, world, sync);
-    if (!synchronized || !m_scratch.synchronizes[sync.late]) {
+    sync.late = view.gathered->latest();
+    const bool synchronized = kind == kBarrier || kind == kNxn ? nToNSync(kind, view, sync)
+                              : kind == kOneToN                ? oneToNSync(view, sync)
+                                                               : nToOneSync(view, sync);
+    if (!synchronized || !sync.includes(view, sync.late)) {
         return;
     }
-    addCollective(operation, view, kind, sync.late);
-    if (m_scratch.synchronizes[view.self]) {
-        const std::vector<uint32_t>& partners = m_scratch.partners;
-        addGroupPoint(operation, view.span, sync.wait, sync.completion,
-                      kind == kBarrier || partners.size() == world.size()
-                          ? m_points.memberSet(record.comm)
-                          : m_points.rankSet(m_scratch.partners));
+    addCollective(operation, view, kind, sync);
+    if (!sync.includes(view, view.self)) {
+        return;
     }
+    // The ranks this rank synchronizes with (itself among them in n-to-n operations).
+    if (kind == kBarrier || (sync.mode == Synchronization::Mode::All && members == world.size())) {
+        addGroupPoint(operation, view.span, sync.wait, sync.completion,
+                      m_points.memberSet(record.comm));
+        return;
+    }
+    std::vector<uint32_t>& partners = m_scratch.partners;
+    partners.clear();
+    if (kind == kBarrier || kind == kNxn) {
+        for (size_t m = 0; m < members; ++m) {
+            if (sync.includes(view, m)) {
+                partners.push_back(worldRankAt(world, m));
+            }
+        }
+    } else if (view.self != sync.late) {
+        partners.push_back(worldRankAt(world, sync.late));
+    } else if (kind == kOneToN) {
+        for (size_t m = 0; m < members; ++m) {
+            if (m != view.root && sync.includes(view, m)) {
+                partners.push_back(worldRankAt(world, m));
+            }
+        }
+    } else {
+        partners.push_back(worldRankAt(world, view.root));
+    }
+    addGroupPoint(operation, view.span, sync.wait, sync.completion,
+                  partners.size() == world.size() ? m_points.memberSet(record.comm)
+                                                  : m_points.rankSet(partners));
 }
 
 // One SP per call: MPI_Init may hold several communicator creations.
@@ -89,90 +112,63 @@ void DelayAnalysis::initFinalizePoint(uint32_t operation, const CollectiveView& 
 
 // Barrier and n-to-n: everyone waits for the last to enter; with partial overlap only who
 // entered before the last one, and the last one.
-bool DelayAnalysis::nToNSync(Kind kind, const CollectiveView& view,
-                             const std::vector<uint32_t>& world, Synchronization& sync) {
-    const std::vector<double>& enters = m_scratch.enters;
-    std::vector<char>& synchronizes = m_scratch.synchronizes;
-    const size_t members = view.members();
+bool DelayAnalysis::nToNSync(Kind kind, const CollectiveView& view, Synchronization& sync) {
     const double duration = view.span.exit - view.span.enter;
     const double maxEnter = view.maxEnter();
     sync.wait = std::clamp(maxEnter - view.span.enter, 0.0, duration);
     sync.completion = std::clamp(view.span.exit - view.minExit(), 0.0, duration - sync.wait);
     const bool overlap = kind == kBarrier || view.minExit() > maxEnter;
-    for (size_t m = 0; m < members; ++m) {
-        synchronizes[m] = overlap || enters[m] < enters[sync.late] || m == sync.late;
-    }
-    for (size_t m = 0; m < members; ++m) {
-        if (synchronizes[m]) {
-            m_scratch.partners.push_back(worldRankAt(world, m));
-        }
+    const size_t tied = view.gathered->entersAtMax();
+    if (overlap || tied <= 1) {
+        sync.mode = Synchronization::Mode::All;
+        sync.count = view.members();
+    } else {
+        // Those that entered with the last one, but for the last one itself, do not wait.
+        sync.mode = Synchronization::Mode::BeforeLatest;
+        sync.count = view.members() - tied + 1;
     }
     return true;
 }
 
 // 1-to-n: the receivers that entered before the root wait for it. False without a valid root.
-bool DelayAnalysis::oneToNSync(const CollectiveView& view, const std::vector<uint32_t>& world,
-                               Synchronization& sync) {
-    const std::vector<double>& enters = m_scratch.enters;
-    std::vector<char>& synchronizes = m_scratch.synchronizes;
+bool DelayAnalysis::oneToNSync(const CollectiveView& view, Synchronization& sync) {
     const size_t members = view.members();
     const double duration = view.span.exit - view.span.enter;
     if (view.root >= members) {
         return false;
     }
     sync.late = view.root;
-    const double rootEnter = enters[view.root];
+    sync.mode = Synchronization::Mode::BeforeRoot;
+    const double rootEnter = view.enterOf(view.root);
     // Completion: the time after the first waiting receiver left.
-    double earliestEnd = std::numeric_limits<double>::infinity();
-    for (size_t m = 0; m < members; ++m) {
-        if (m != view.root && enters[m] < rootEnter) {
-            synchronizes[m] = synchronizes[view.root] = true;
-            earliestEnd = std::min(earliestEnd, view.exitOf(m));
-        }
-    }
-    sync.completion = std::clamp(view.span.exit - earliestEnd, 0.0, duration);
+    const GatheredCollective::BeforeRoot before = view.gathered->beforeRoot(view.root);
+    sync.count = before.count + 1;
+    sync.completion = std::clamp(view.span.exit - before.earliestExit, 0.0, duration);
     if (view.self != view.root) {
         sync.wait = std::clamp(rootEnter - view.span.enter, 0.0, duration);
         sync.completion = std::min(sync.completion, duration - sync.wait);
-        m_scratch.partners.push_back(worldRankAt(world, view.root));
-    } else {
-        for (size_t m = 0; m < members; ++m) {
-            if (m != view.root && synchronizes[m]) {
-                m_scratch.partners.push_back(worldRankAt(world, m));
-            }
-        }
     }
     return true;
 }
 
 // n-to-1: the root waits for the last sender when it entered before it. False otherwise or
 // without a valid root.
-bool DelayAnalysis::nToOneSync(const CollectiveView& view, const std::vector<uint32_t>& world,
-                               Synchronization& sync) {
-    const std::vector<double>& enters = m_scratch.enters;
-    std::vector<char>& synchronizes = m_scratch.synchronizes;
+bool DelayAnalysis::nToOneSync(const CollectiveView& view, Synchronization& sync) {
     const size_t members = view.members();
     const double duration = view.span.exit - view.span.enter;
     const size_t late = sync.late;
-    if (view.root >= members || !(enters[view.root] < enters[late])) {
+    if (view.root >= members || !(view.enterOf(view.root) < view.enterOf(late))) {
         return false;
     }
-    synchronizes[view.root] = synchronizes[late] = true;
+    sync.mode = Synchronization::Mode::Pair;
+    sync.count = 2;
     // Completion: the time after the first of the two synchronizing ranks left.
     sync.completion = std::clamp(
         view.span.exit - std::min(view.exitOf(view.root), view.exitOf(late)), 0.0, duration);
     if (view.self == view.root) {
-        double lastSender = -std::numeric_limits<double>::infinity();
-        for (size_t m = 0; m < members; ++m) {
-            if (m != view.root) {
-                lastSender = std::max(lastSender, enters[m]);
-            }
-        }
+        const double lastSender = view.gathered->maxEnterExcept(view.root);
         sync.wait = std::clamp(lastSender - view.span.enter, 0.0, duration);
         sync.completion = std::min(sync.completion, duration - sync.wait);
-        m_scratch.partners.push_back(worldRankAt(world, late));
-    } else {
-        m_scratch.partners.push_back(worldRankAt(world, view.root));
     }
     return true;
 }
@@ -180,35 +176,32 @@ bool DelayAnalysis::nToOneSync(const CollectiveView& view, const std::vector<uin
 // A member that synchronizes here with every other rank can never be inside a later
 // synchronization interval, so its wait state here takes on no costs: its share is known
 // before the walk and posted then, sparing the latecomer a wait for it.
-bool DelayAnalysis::postsEarly(Kind kind, size_t member) const {
-    const std::vector<char>& synchronizes = m_scratch.synchronizes;
-    size_t others = 0;
+bool DelayAnalysis::postsEarly(Kind kind, const CollectiveView& view, const Synchronization& sync,
+                               size_t member) const {
+    size_t others = 1; // the root or the latecomer
     if (kind == kBarrier || kind == kNxn) {
-        for (size_t o = 0; o < synchronizes.size(); ++o) {
-            others += o != member && synchronizes[o];
-        }
-    } else {
-        others = 1; // the root or the latecomer
+        others = sync.count - (sync.includes(view, member) ? 1 : 0);
     }
     return others + 1 >= m_transport.size();
 }
 
 void DelayAnalysis::addCollective(uint32_t operation, const CollectiveView& view, Kind kind,
-                                  size_t late) {
-    const std::vector<char>& synchronizes = m_scratch.synchronizes;
+                                  const Synchronization& sync) {
+    const size_t late = sync.late;
     delay::Collective collective;
     collective.operation = operation;
     collective.late = static_cast<uint32_t>(late);
-    collective.postEarly =
-        view.self != late && synchronizes[view.self] && postsEarly(kind, view.self);
+    collective.postEarly = view.self != late && sync.includes(view, view.self) &&
+                           postsEarly(kind, view, sync, view.self);
     if (view.self == late) {
         std::vector<uint32_t>& waiting = m_scratch.waiting;
         std::vector<uint32_t>& early = m_scratch.early;
         waiting.clear();
         early.clear();
-        for (size_t m = 0; m < synchronizes.size(); ++m) {
-            if (m != late && synchronizes[m]) {
-                (postsEarly(kind, m) ? early : waiting).push_back(static_cast<uint32_t>(m));
+        for (size_t m = 0; m < view.members(); ++m) {
+            if (m != late && sync.includes(view, m)) {
+                (postsEarly(kind, view, sync, m) ? early : waiting)
+                    .push_back(static_cast<uint32_t>(m));
             }
         }
         collective.waiting = m_points.rankSet(waiting);

@@ -17,12 +17,7 @@ void detectEarlyReduce(const CollectiveView& view, PatternSink& sink) {
     if (view.root != view.self || view.members() < 2) {
         return;
     }
-    double lastSender = -std::numeric_limits<double>::infinity();
-    for (size_t m = 0; m < view.members(); ++m) {
-        if (m != view.root) {
-            lastSender = std::max(lastSender, view.enterOf(m));
-        }
-    }
+    const double lastSender = view.gathered->maxEnterExcept(view.root);
     const double duration = view.span.exit - view.span.enter;
     sink.record(Metric::MpiEarlyReduce, view.span,
                 std::clamp(lastSender - view.span.enter, 0.0, duration));

@@ -15,10 +15,7 @@ void detectEarlyScan(const CollectiveView& view, bool exclusive, PatternSink& si
     if (view.self == 0) {
         return;
     }
-    double lastLower = -std::numeric_limits<double>::infinity();
-    for (size_t m = 0; m < view.self; ++m) {
-        lastLower = std::max(lastLower, view.enterOf(m));
-    }
+    const double lastLower = view.gathered->maxEnterBelow(view.self);
     const double duration = view.span.exit - view.span.enter;
     sink.record(Metric::MpiEarlyScan, view.span,
                 std::clamp(lastLower - view.span.enter, 0.0, duration));

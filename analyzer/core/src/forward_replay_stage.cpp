@@ -37,11 +37,18 @@ Status replayCollective(RankState& state, Transport& transport, const ReplayOper
     if (state.isSelf(c.comm)) {
         return Status::success();
     }
-    if (Status s = transport.collected(c.comm, state.collected); !s) {
-        return s;
+    auto gathered = transport.gathered(c.comm);
+    if (!gathered) {
+        return gathered.error();
     }
-    CollectiveView view{span, &state.collected, state.commRankOf(c.comm), c.root,
-                        state.pathCollectives ? PathCollectives::kWidth : 2};
+    // Held until the next collective, so that co-located members share it meanwhile.
+    state.collected = std::move(*gathered);
+    const uint32_t self = state.commRankOf(c.comm);
+    if (state.collected->width() < 2 || self >= state.collected->members()) {
+        return Error("rank " + std::to_string(state.result.rank) +
+                     ": malformed collective exchange on communicator " + std::to_string(c.comm));
+    }
+    CollectiveView view{span, state.collected.get(), self, c.root};
     // Timestamps that put the end of a collective before an enter it waits for.
     if (exitPrecedesBindingEnter(c, view)) {
         state.sink.diagnose(experiment::Diagnostic::ClockViolationsCollective);

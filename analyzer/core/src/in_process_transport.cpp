@@ -50,23 +50,16 @@ public:
                 }
             }
         }
+        // The first member to get here builds each collective once for all members.
         Status status;
         for (const auto& [comm, mine] : m_world.m_contributions[m_rank]) {
-            auto list = m_world.members(comm, m_rank);
-            for (size_t k = 0; k < mine.size() && status.ok(); ++k) {
-                std::vector<double> all;
-                for (uint32_t member : *list) {
-                    const auto& theirs = m_world.m_contributions[member][comm];
-                    if (k >= theirs.size()) {
-                        status = Error("rank " + std::to_string(m_rank) + ": rank " +
-                                       std::to_string(member) +
-                                       " contributed to fewer collectives on communicator " +
-                                       std::to_string(comm));
-                        break;
-                    }
-                    all.insert(all.end(), theirs[k].begin(), theirs[k].end());
-                }
-                m_deliveries.deliverCollective(comm, std::move(all));
+            auto built = m_world.collectives(comm, m_rank);
+            if (!built) {
+                status = built.error();
+                break;
+            }
+            for (const auto& collective : **built) {
+                m_deliveries.deliverCollective(comm, collective);
             }
         }
         if (auto done = allGather(kWorldComm, {}); !done) {
@@ -74,6 +67,11 @@ public:
         }
         m_world.m_outboxes[m_rank].clear();
         m_world.m_contributions[m_rank].clear();
+        if (m_rank == 0) {
+            std::lock_guard<std::mutex> lock(m_world.m_mutex);
+            m_world.m_collectives.clear();
+            m_world.m_selfCollectives.clear();
+        }
         if (auto cleared = allGather(kWorldComm, {}); !cleared) {
             return cleared.error();
         }
@@ -167,6 +165,42 @@ private:
     uint32_t m_rank;
     bool m_carryInfo = false;
 };
+
+Result<const InProcessWorld::Collectives*> InProcessWorld::collectives(uint32_t comm,
+                                                                       uint32_t self) {
+    auto list = members(comm, self);
+    if (!list) {
+        return list.error();
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const bool isSelf = list->size() == 1;
+    if (const auto found = m_collectives.find(comm); found != m_collectives.end() && !isSelf) {
+        return &found->second;
+    }
+    // Everyone has contributed (the exchange's first barrier is behind), and nobody changes the
+    // contributions before its second one.
+    Collectives built;
+    const auto& mine = m_contributions[self][comm];
+    for (size_t k = 0; k < mine.size(); ++k) {
+        std::vector<double> all;
+        for (uint32_t member : *list) {
+            const auto& theirs = m_contributions[member][comm];
+            if (k >= theirs.size()) {
+                return Error("rank " + std::to_string(self) + ": rank " + std::to_string(member) +
+                             " contributed to fewer collectives on communicator " +
+                             std::to_string(comm));
+            }
+            all.insert(all.end(), theirs[k].begin(), theirs[k].end());
+        }
+        built.push_back(std::make_shared<const GatheredCollective>(std::move(all), mine[k].size()));
+    }
+    if (isSelf) {
+        // A self communicator's collectives are each rank's own: kept apart per rank.
+        m_selfCollectives[self][comm] = std::move(built);
+        return &m_selfCollectives[self][comm];
+    }
+    return &m_collectives.emplace(comm, std::move(built)).first->second;
+}
 
 InProcessWorld::InProcessWorld(const trace::Definitions& definitions, uint32_t ranks)
     : m_size(ranks), m_defs(definitions), m_outboxes(ranks), m_contributions(ranks),

@@ -56,20 +56,22 @@ private:
     RankResult& m_result;
 };
 
-/// One rank's view of a finished collective exchange: (enter, exit, ...) of each member in
-/// communicator rank order, the own position and the root (communicator rank, or none).
+/// One rank's view of a finished collective exchange: every member's contribution (enter,
+/// exit, ... in communicator rank order) with their reductions, the own position and the root
+/// (communicator rank, or none). The reductions make a pattern O(1) per member.
 struct CollectiveView {
     CallSpan span;
-    const std::vector<double>* times = nullptr;
+    const GatheredCollective* gathered = nullptr;
     uint32_t self = 0;
     uint32_t root = 0xFFFFFFFFu;
-    size_t width = 2; ///< values per member: enter, exit, and what more the exchange carried
 
-    size_t members() const { return times->size() / width; }
-    double enterOf(size_t member) const { return (*times)[width * member]; }
-    double exitOf(size_t member) const { return (*times)[width * member + 1]; }
-    double maxEnter() const;
-    double minExit() const;
+    size_t members() const { return gathered->members(); }
+    /// Values per member: enter, exit, and what more the exchange carried.
+    size_t width() const { return gathered->width(); }
+    double enterOf(size_t member) const { return gathered->enterOf(member); }
+    double exitOf(size_t member) const { return gathered->exitOf(member); }
+    double maxEnter() const { return gathered->maxEnter(); }
+    double minExit() const { return gathered->minExit(); }
 };
 
 // One function per collective pattern; each file explains its pattern.

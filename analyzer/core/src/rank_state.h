@@ -64,7 +64,8 @@ struct RankState {
     std::vector<uint8_t> partnerWaited;
     static constexpr uint8_t kPartnerWaited = 1;
     static constexpr uint8_t kWaitedHere = 2;
-    std::vector<double> collected; ///< scratch: one collective's members' times
+    /// The collective being replayed: its members' times
+    std::shared_ptr<const GatheredCollective> collected;
     /// Per span, 1 where a Late Sender was found in the call (forward replay on)
     std::vector<uint8_t> lateSenderIn;
 

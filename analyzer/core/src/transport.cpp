@@ -18,15 +18,16 @@ Result<ReplayRecord> Deliveries::take(uint32_t self, uint32_t comm, uint32_t sou
     return record;
 }
 
-Result<std::vector<double>> Deliveries::takeCollective(uint32_t self, uint32_t comm) {
+Result<std::shared_ptr<const GatheredCollective>> Deliveries::takeCollective(uint32_t self,
+                                                                             uint32_t comm) {
     const auto it = m_collectives.find(comm);
     if (it == m_collectives.end() || it->second.empty()) {
         return Error("rank " + std::to_string(self) + ": no collective delivered on communicator " +
                      std::to_string(comm));
     }
-    std::vector<double> values = std::move(it->second.front());
+    std::shared_ptr<const GatheredCollective> gathered = std::move(it->second.front());
     it->second.pop_front();
-    return values;
+    return gathered;
 }
 
 Result<ReplayRecord> DeliveringTransport::receive(uint32_t comm, uint32_t source, uint32_t tag) {
@@ -37,12 +38,16 @@ Result<ReplayRecord> DeliveringTransport::receive(uint32_t comm, uint32_t source
     return m_deliveries.take(rank(), comm, *from, tag);
 }
 
-Status DeliveringTransport::collected(uint32_t comm, std::vector<double>& values) {
-    auto taken = m_deliveries.takeCollective(rank(), comm);
+Result<std::shared_ptr<const GatheredCollective>> DeliveringTransport::gathered(uint32_t comm) {
+    return m_deliveries.takeCollective(rank(), comm);
+}
+
+Status Transport::collected(uint32_t comm, std::vector<double>& values) {
+    auto taken = gathered(comm);
     if (!taken) {
         return taken.error();
     }
-    values = std::move(*taken);
+    values = (*taken)->values();
     return Status::success();
 }
 
@@ -138,6 +143,9 @@ Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
 uint32_t commRankOf(const trace::Definitions& definitions, uint32_t comm, uint32_t self) {
     if (comm < definitions.communicators.size()) {
         const auto& ranks = definitions.communicators[comm].worldRanks;
+        if (self < ranks.size() && ranks[self] == self) {
+            return self; // world-ordered communicators (MPI_COMM_WORLD and its copies) at once
+        }
         const auto it = std::find(ranks.begin(), ranks.end(), self);
         if (it != ranks.end()) {
             return static_cast<uint32_t>(it - ranks.begin());

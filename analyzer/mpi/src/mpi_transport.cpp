@@ -386,7 +386,7 @@ Status MpiTransport::exchangeCollectives() {
             !s) {
             return s;
         }
-        // Kept as gathered; collected() cuts out one collective at a time.
+        // Kept as gathered; gathered() cuts out one collective at a time.
         m_gathered[comm] =
             Gathered{std::move(all), width, static_cast<size_t>(members), mine.size(), 0};
     }
@@ -423,7 +423,7 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
     return record;
 }
 
-Status MpiTransport::collected(uint32_t comm, std::vector<double>& values) {
+Result<std::shared_ptr<const GatheredCollective>> MpiTransport::gathered(uint32_t comm) {
     const auto found = m_gathered.find(comm);
     if (found == m_gathered.end() ||
         found->second.next * found->second.width >= found->second.perMember) {
@@ -431,15 +431,16 @@ Status MpiTransport::collected(uint32_t comm, std::vector<double>& values) {
                      ": no collective delivered on communicator " + std::to_string(comm));
     }
     Gathered& g = found->second;
-    values.resize(g.width * g.members);
+    std::vector<double> values(g.width * g.members);
     for (size_t m = 0; m < g.members; ++m) {
         const double* part = g.values.data() + m * g.perMember + g.next * g.width;
         std::copy(part, part + g.width, values.begin() + static_cast<std::ptrdiff_t>(m * g.width));
     }
+    auto collective = std::make_shared<const GatheredCollective>(std::move(values), g.width);
     if (++g.next * g.width >= g.perMember) {
         m_gathered.erase(found); // the last one: the memory goes back now
     }
-    return Status::success();
+    return collective;
 }
 
 Result<std::vector<double>> MpiTransport::allGather(uint32_t comm,

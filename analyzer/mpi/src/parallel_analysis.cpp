@@ -256,6 +256,7 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
                 errors[k] = result.error();
                 (*world)->fail(first + k, result.error());
             }
+            (*world)->finish(first + k);
         });
     }
     for (std::thread& thread : threads) {
@@ -297,6 +298,14 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
 }
 
 } // namespace
+
+int worstStatus(int status) {
+    int worst = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    waitPolitely(MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request),
+                 request);
+    return worst;
+}
 
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,
                                         const ReplayOptions& options) {

@@ -47,6 +47,10 @@ private:
 
     Result<uint32_t> worldRankOf(uint32_t comm, uint32_t commRank, uint32_t self) const;
     Result<std::vector<uint32_t>> members(uint32_t comm, uint32_t self) const;
+    using Collectives = std::vector<std::shared_ptr<const GatheredCollective>>;
+    // The collectives of this exchange on `comm` from all members' contributions, built by the
+    // first member to ask (member `self`); fails when a member contributed to fewer.
+    Result<const Collectives*> collectives(uint32_t comm, uint32_t self);
     // Waits under `lock` until `ready` holds; fails when every live rank waits unsatisfied.
     Status waitUntil(std::unique_lock<std::mutex>& lock, uint32_t rank,
                      const std::function<bool()>& ready, const std::string& what);
@@ -60,6 +64,8 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_changed;
     std::map<std::pair<uint32_t, uint64_t>, Slot> m_slots;
+    std::map<uint32_t, Collectives> m_collectives; // this exchange's, per communicator
+    std::map<uint32_t, std::map<uint32_t, Collectives>> m_selfCollectives; // per rank, comm
     std::vector<std::map<uint32_t, uint64_t>> m_sequence; // per rank: comm -> collectives so far
     std::vector<PayloadQueues> m_inboxes;                 // per rank: message-driven payloads
     std::vector<std::function<bool()>> m_waiting; // per rank: what it waits for, if anything

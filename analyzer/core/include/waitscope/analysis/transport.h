@@ -1,12 +1,14 @@
 // The communication a replay needs, independent of how ranks talk to each other.
 #pragma once
 
+#include "waitscope/analysis/gathered_collective.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -56,10 +58,12 @@ public:
     /// The next record delivered from communicator rank `source` with `tag`; fails (naming
     /// the ranks) when the last exchange delivered no such record.
     virtual Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) = 0;
-    /// Replaces `values` with the contributions of all members to this rank's next collective
-    /// on `comm`, in communicator rank order (reusing its memory: one list serves a whole
-    /// pass); fails when the last exchange delivered none.
-    virtual Status collected(uint32_t comm, std::vector<double>& values) = 0;
+    /// The contributions of all members to this rank's next collective on `comm`, in
+    /// communicator rank order, with their reductions; ranks replayed in one process share the
+    /// instance. Fails when the last exchange delivered none.
+    virtual Result<std::shared_ptr<const GatheredCollective>> gathered(uint32_t comm) = 0;
+    /// gathered()'s values copied into `values` (for passes that read them all).
+    Status collected(uint32_t comm, std::vector<double>& values);
 
     /// Immediate gather of `values` (same count everywhere) from all members of `comm`.
     virtual Result<std::vector<double>> allGather(uint32_t comm,
@@ -131,18 +135,18 @@ public:
     void deliver(uint32_t comm, uint32_t source, uint32_t tag, const ReplayRecord& record) {
         m_records[{comm, source, tag}].push_back(record);
     }
-    /// Stores the gathered values of one collective on `comm`.
-    void deliverCollective(uint32_t comm, std::vector<double> values) {
-        m_collectives[comm].push_back(std::move(values));
+    /// Stores the gathered contributions of one collective on `comm`.
+    void deliverCollective(uint32_t comm, std::shared_ptr<const GatheredCollective> gathered) {
+        m_collectives[comm].push_back(std::move(gathered));
     }
     /// Pops the next record from world rank `source`; fails naming `self` and the source.
     Result<ReplayRecord> take(uint32_t self, uint32_t comm, uint32_t source, uint32_t tag);
     /// Pops the next gathered collective on `comm`.
-    Result<std::vector<double>> takeCollective(uint32_t self, uint32_t comm);
+    Result<std::shared_ptr<const GatheredCollective>> takeCollective(uint32_t self, uint32_t comm);
 
 private:
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<ReplayRecord>> m_records;
-    std::map<uint32_t, std::deque<std::vector<double>>> m_collectives;
+    std::map<uint32_t, std::deque<std::shared_ptr<const GatheredCollective>>> m_collectives;
 };
 
 /// Transport::allToAll for transports that have an all-gather of their own (in-process,
@@ -152,11 +156,11 @@ Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
                                                   const std::vector<uint64_t>& perRank);
 
 /// A transport whose exchange() stores what arrives in Deliveries (in-process, co-located):
-/// receive() and collected() take from them; a message-driven pass ends on its all-gather.
+/// receive() and gathered() take from them; a message-driven pass ends on its all-gather.
 class DeliveringTransport : public Transport {
 public:
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) final;
-    Status collected(uint32_t comm, std::vector<double>& values) final;
+    Result<std::shared_ptr<const GatheredCollective>> gathered(uint32_t comm) final;
     /// By their all-gather (allToAllByAllGather).
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {
         return allToAllByAllGather(*this, perRank);

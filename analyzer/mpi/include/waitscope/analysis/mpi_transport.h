@@ -42,7 +42,7 @@ public:
     Status contribute(uint32_t comm, std::span<const double> values) override;
     Status exchange() override;
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override;
-    Status collected(uint32_t comm, std::vector<double>& values) override;
+    Result<std::shared_ptr<const GatheredCollective>> gathered(uint32_t comm) override;
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override;
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override;

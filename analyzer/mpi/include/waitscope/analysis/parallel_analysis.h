@@ -28,4 +28,9 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
                                         const ProgressCallback& progress = {},
                                         const ReplayOptions& options = {});
 
+/// The largest of every process's `status`, known to all. Collective over MPI_COMM_WORLD; waits
+/// without holding on to a core, so that the processes that wait for process 0 (writing the
+/// report) do not spin in MPI meanwhile as MPI's blocking collectives do.
+int worstStatus(int status);
+
 } // namespace waitscope::analysis
