@@ -452,6 +452,29 @@ TEST_CASE("examine opens our experiment and Scalasca's in a real X window that s
 
 namespace {
 
+/// The signed value at the start of `text` ("+12.4 ms", "\u22120.75 s", with `percent` also
+/// "\u221274.0 %"): seconds, or the percentage; NaN for another unit.
+double signedValue(std::string text, bool percent) {
+    const std::string minus = "\xe2\x88\x92"; // U+2212
+    double sign = 1.0;
+    if (text.rfind(minus, 0) == 0) {
+        sign = -1.0;
+        text = text.substr(minus.size());
+    } else if (!text.empty() && text[0] == '+') {
+        text = text.substr(1);
+    }
+    std::istringstream fields(text);
+    double value = 0.0;
+    std::string unit;
+    fields >> value >> unit;
+    const double scale = unit == "s"              ? 1.0
+                         : unit == "ms"           ? 1e-3
+                         : unit == "us"           ? 1e-6
+                         : unit == "%" && percent ? 1.0
+                                                  : 0.0;
+    return scale > 0.0 ? sign * value * scale : std::nan("");
+}
+
 /// Like shownSeconds for a difference ("+12.4 ms  name", "\u22120.75 s  name  [only in report]"):
 /// the signed value in seconds on the line of `tree` whose name (before any marker) is `name`;
 /// NaN when there is none.
@@ -462,7 +485,6 @@ double shownDifference(const std::string& visible, const std::string& tree,
         return std::nan("");
     const size_t end = visible.find(":\n", start + tree.size() + 2);
     std::istringstream lines(visible.substr(start, end - start));
-    const std::string minus = "\xe2\x88\x92"; // U+2212
     for (std::string line; std::getline(lines, line);) {
         std::string text = line.substr(line[0] == '>' ? 1 : 0);
         text = text.substr(text.find_first_not_of(' '));
@@ -473,19 +495,7 @@ double shownDifference(const std::string& visible, const std::string& tree,
         // After the name: a presence marker, or the compared columns of the system tree.
         if (!rest.empty() && rest.rfind("  [", 0) != 0 && rest.rfind("  |  ", 0) != 0)
             continue;
-        double sign = 1.0;
-        if (text.rfind(minus, 0) == 0) {
-            sign = -1.0;
-            text = text.substr(minus.size());
-        } else if (text[0] == '+') {
-            text = text.substr(1);
-        }
-        std::istringstream fields(text);
-        double value = 0.0;
-        std::string unit;
-        fields >> value >> unit;
-        const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 0.0;
-        return scale > 0.0 ? sign * value * scale : std::nan("");
+        return signedValue(text, false);
     }
     return std::nan("");
 }
@@ -502,29 +512,13 @@ double shownColumn(const std::string& visible, const std::string& name, const st
         const size_t bar = line.find("  " + name + "  |  ");
         if (bar == std::string::npos)
             continue;
-        std::string columns = line.substr(bar + name.size() + 7);
+        const std::string columns = line.substr(bar + name.size() + 7);
         const size_t at =
             column == "baseline" ? columns.find("baseline ") : columns.find("  " + column + " ");
         if (at == std::string::npos)
             return std::nan("");
-        std::string text = columns.substr(at + (column == "baseline" ? 0 : 2) + column.size() + 1);
-        double sign = 1.0;
-        if (text.rfind("\xe2\x88\x92", 0) == 0) {
-            sign = -1.0;
-            text = text.substr(3);
-        } else if (text[0] == '+') {
-            text = text.substr(1);
-        }
-        std::istringstream fields(text);
-        double value = 0.0;
-        std::string unit;
-        fields >> value >> unit;
-        const double scale = unit == "s"    ? 1.0
-                             : unit == "ms" ? 1e-3
-                             : unit == "us" ? 1e-6
-                             : unit == "%"  ? 1.0
-                                            : 0.0;
-        return scale > 0.0 ? sign * value * scale : std::nan("");
+        return signedValue(columns.substr(at + (column == "baseline" ? 0 : 2) + column.size() + 1),
+                           true);
     }
     return std::nan("");
 }
