@@ -71,14 +71,12 @@ const char* kindName(RegionKind kind) {
 }
 
 Result<Timeline> Timeline::load(const std::string& experiment) {
-    auto anchor = trace::findAnchorFile(experiment);
-    if (!anchor) {
-        return anchor.error();
+    auto archive = trace::readArchiveDefinitions(experiment);
+    if (!archive) {
+        return archive.error();
     }
-    auto definitions = trace::readDefinitions(*anchor);
-    if (!definitions) {
-        return definitions.error();
-    }
+    const std::string* anchor = &archive->anchor;
+    const trace::Definitions* definitions = &archive->definitions;
     Timeline timeline;
     timeline.m_anchor = *anchor;
     for (const trace::Region& region : definitions->regions) {

@@ -269,18 +269,32 @@ private:
     MPI_Message* m_message;
 };
 
-/// MPI_Mrecv: a receive whose communicator comes from the matched message.
-class Mrecv : public Call, public StatusKeeper {
-public:
-    Mrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message,
-          MPI_Status* status) noexcept
-        : Call(region, group), StatusKeeper(status),
-          m_message(message ? *message : MPI_MESSAGE_NULL) {
+/// What MPI_Mrecv and MPI_Imrecv share: the call is entered at once, and the communicator comes
+/// from the matched message (remembered by Mprobe/Improbe, forgotten once received).
+class MatchedReceive : public Call {
+protected:
+    MatchedReceive(std::uint32_t region, std::uint32_t group, MPI_Message* message) noexcept
+        : Call(region, group), m_message(message ? *message : MPI_MESSAGE_NULL) {
         if (m_active)
             enter();
     }
+    /// The matched message's communicator (0 for MPI_MESSAGE_NO_PROC), forgotten afterwards;
+    /// taken whether or not the call is recorded.
+    std::uint32_t takeComm() noexcept {
+        return m_message != MPI_MESSAGE_NO_PROC ? takeMessageComm(m_message) : 0;
+    }
+
+    MPI_Message m_message;
+};
+
+/// MPI_Mrecv: a receive whose communicator comes from the matched message.
+class Mrecv : public MatchedReceive, public StatusKeeper {
+public:
+    Mrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message,
+          MPI_Status* status) noexcept
+        : MatchedReceive(region, group, message), StatusKeeper(status) {}
     void finish(int rc) noexcept {
-        std::uint32_t comm = m_message != MPI_MESSAGE_NO_PROC ? takeMessageComm(m_message) : 0;
+        std::uint32_t comm = takeComm();
         if (!m_active)
             return;
         std::uint64_t t = now();
@@ -290,23 +304,16 @@ public:
                                   m_status->MPI_TAG, receivedBytes(m_status));
         leave(t);
     }
-
-private:
-    MPI_Message m_message;
 };
 
 /// MPI_Imrecv: a nonblocking receive of a matched message.
-class Imrecv : public Call {
+class Imrecv : public MatchedReceive {
 public:
     Imrecv(std::uint32_t region, std::uint32_t group, MPI_Message* message,
            MPI_Request* request) noexcept
-        : Call(region, group), m_message(message ? *message : MPI_MESSAGE_NULL),
-          m_request(request) {
-        if (m_active)
-            enter();
-    }
+        : MatchedReceive(region, group, message), m_request(request) {}
     void finish(int rc) noexcept {
-        std::uint32_t comm = m_message != MPI_MESSAGE_NO_PROC ? takeMessageComm(m_message) : 0;
+        std::uint32_t comm = takeComm();
         if (!m_active)
             return;
         if (rc == MPI_SUCCESS && m_request) {
@@ -325,7 +332,6 @@ public:
     }
 
 private:
-    MPI_Message m_message;
     MPI_Request* m_request;
 };
 

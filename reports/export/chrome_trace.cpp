@@ -4,8 +4,6 @@
 
 #include "trace_walk.h"
 #include "waitscope/analysis/metric.h"
-#include "waitscope/analysis/wait_instances.h"
-#include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
 #include <charconv>
@@ -186,29 +184,9 @@ private:
 Result<ChromeTraceCounts> writeChromeTrace(const std::string& experiment,
                                            const std::string& instancesFile,
                                            const std::string& output, bool timeCorrect) {
-    auto anchor = trace::findAnchorFile(experiment);
-    if (!anchor) {
-        return anchor.error();
-    }
-    auto definitions = trace::readDefinitions(*anchor);
-    if (!definitions) {
-        return definitions.error();
-    }
-    std::vector<trace::EventStream> corrected;
-    if (timeCorrect) {
-        auto events = correctedEvents(*anchor, *definitions);
-        if (!events) {
-            return events.error();
-        }
-        corrected = std::move(*events);
-    }
-    std::vector<analysis::PatternInstance> instances;
-    if (!instancesFile.empty()) {
-        auto read = analysis::readWaitInstances(instancesFile);
-        if (!read) {
-            return read.error();
-        }
-        instances = std::move(*read);
+    auto input = readExportInput(experiment, instancesFile, timeCorrect);
+    if (!input) {
+        return input.error();
     }
     const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(output.c_str(), "w"), &std::fclose);
     if (!file) {
@@ -218,9 +196,8 @@ Result<ChromeTraceCounts> writeChromeTrace(const std::string& experiment,
     ChromeTraceCounts counts;
     {
         JsonOut out(file.get());
-        JsonSink sink(*definitions, out);
-        auto walked = walkTrace(*anchor, *definitions, instances, !instancesFile.empty(), sink,
-                                timeCorrect ? &corrected : nullptr);
+        JsonSink sink(input->archive.definitions, out);
+        auto walked = walkTrace(*input, sink);
         if (!walked) {
             return walked.error();
         }

@@ -5,8 +5,6 @@
 
 #include "proto_writer.h"
 #include "waitscope/analysis/metric.h"
-#include "waitscope/analysis/wait_instances.h"
-#include "waitscope/trace/otf2_archive.h"
 
 #include <cstdio>
 #include <map>
@@ -188,29 +186,9 @@ private:
 Result<ExportCounts> writePerfettoTrace(const std::string& experiment,
                                         const std::string& instancesFile, const std::string& output,
                                         bool timeCorrect) {
-    auto anchor = trace::findAnchorFile(experiment);
-    if (!anchor) {
-        return anchor.error();
-    }
-    auto definitions = trace::readDefinitions(*anchor);
-    if (!definitions) {
-        return definitions.error();
-    }
-    std::vector<trace::EventStream> corrected;
-    if (timeCorrect) {
-        auto events = correctedEvents(*anchor, *definitions);
-        if (!events) {
-            return events.error();
-        }
-        corrected = std::move(*events);
-    }
-    std::vector<analysis::PatternInstance> instances;
-    if (!instancesFile.empty()) {
-        auto read = analysis::readWaitInstances(instancesFile);
-        if (!read) {
-            return read.error();
-        }
-        instances = std::move(*read);
+    auto input = readExportInput(experiment, instancesFile, timeCorrect);
+    if (!input) {
+        return input.error();
     }
     const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(output.c_str(), "wb"),
                                                      &std::fclose);
@@ -219,9 +197,8 @@ Result<ExportCounts> writePerfettoTrace(const std::string& experiment,
     }
     ExportCounts counts;
     {
-        ProtoSink sink(*definitions, file.get());
-        auto walked = walkTrace(*anchor, *definitions, instances, !instancesFile.empty(), sink,
-                                timeCorrect ? &corrected : nullptr);
+        ProtoSink sink(input->archive.definitions, file.get());
+        auto walked = walkTrace(*input, sink);
         if (!walked) {
             return walked.error();
         }

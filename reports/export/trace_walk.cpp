@@ -245,4 +245,33 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
     return counts;
 }
 
+Result<ExportInput> readExportInput(const std::string& experiment, const std::string& instancesFile,
+                                    bool timeCorrect) {
+    auto archive = trace::readArchiveDefinitions(experiment);
+    if (!archive) {
+        return archive.error();
+    }
+    ExportInput input{std::move(*archive), {}, {}, timeCorrect, !instancesFile.empty()};
+    if (timeCorrect) {
+        auto events = correctedEvents(input.archive.anchor, input.archive.definitions);
+        if (!events) {
+            return events.error();
+        }
+        input.corrected = std::move(*events);
+    }
+    if (input.withInstances) {
+        auto read = analysis::readWaitInstances(instancesFile);
+        if (!read) {
+            return read.error();
+        }
+        input.instances = std::move(*read);
+    }
+    return input;
+}
+
+Result<ExportCounts> walkTrace(const ExportInput& input, TraceSink& sink) {
+    return walkTrace(input.archive.anchor, input.archive.definitions, input.instances,
+                     input.withInstances, sink, input.timeCorrect ? &input.corrected : nullptr);
+}
+
 } // namespace waitscope::exporter

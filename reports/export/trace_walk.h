@@ -6,6 +6,7 @@
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
+#include "waitscope/trace/otf2_archive.h"
 
 #include <cstdint>
 #include <string>
@@ -60,5 +61,24 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
                                const std::vector<analysis::PatternInstance>& instances,
                                bool withInstances, TraceSink& sink,
                                const std::vector<trace::EventStream>* corrected = nullptr);
+
+/// What an export reads before it writes anything: the archive, its main locations' corrected
+/// events when time-corrected, and the wait-state instances when an instances file is named.
+struct ExportInput {
+    trace::ArchiveDefinitions archive;
+    std::vector<trace::EventStream> corrected;
+    std::vector<analysis::PatternInstance> instances;
+    bool timeCorrect = false;
+    bool withInstances = false;
+};
+
+/// Reads the trace at `experiment` (an experiment directory or traces.otf2), with `timeCorrect`
+/// its corrected events (correctedEvents()), and the instances of `instancesFile` unless it is
+/// empty (analysis::readWaitInstances()). Errors name the file or rank.
+Result<ExportInput> readExportInput(const std::string& experiment, const std::string& instancesFile,
+                                    bool timeCorrect);
+
+/// Walks what readExportInput() read into `sink` (walkTrace() above).
+Result<ExportCounts> walkTrace(const ExportInput& input, TraceSink& sink);
 
 } // namespace waitscope::exporter

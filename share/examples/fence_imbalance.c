@@ -33,14 +33,7 @@ int main(int argc, char** argv) {
     ws_params par;
     int exposed = -1;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_fence_imbalance", 5, 100.0, &par) != 0 ||
-        ws_check_size(size, 2, rank, "example_fence_imbalance") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_fence_imbalance", 2, 5, 100.0, rank, size, par);
 
     MPI_Win win;
     MPI_Win_create(&exposed, sizeof exposed, sizeof exposed, MPI_INFO_NULL, MPI_COMM_WORLD, &win);

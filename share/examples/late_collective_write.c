@@ -38,14 +38,7 @@ int main(int argc, char** argv) {
     ws_params par;
     static int block[BLOCK_INTS];
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_late_collective_write", 5, 400.0, &par) != 0 ||
-        ws_check_size(size, 2, rank, "example_late_collective_write") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_late_collective_write", 2, 5, 400.0, rank, size, par);
 
     MPI_File fh;
     if (MPI_File_open(MPI_COMM_WORLD, "late_collective_write.dat",

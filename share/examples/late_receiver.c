@@ -38,14 +38,7 @@ int main(int argc, char** argv) {
     ws_params par;
     static double block[MSG_DOUBLES];
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_late_receiver", 5, 200.0, &par) != 0 ||
-        ws_check_size(size, 2, rank, "example_late_receiver") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_late_receiver", 2, 5, 200.0, rank, size, par);
 
     const int is_sender = (rank % 2 == 0);
     const int partner = is_sender ? rank + 1 : rank - 1;

@@ -51,14 +51,7 @@ int main(int argc, char** argv) {
     ws_params par;
     double token[TOKEN_DOUBLES] = {0.0};
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_late_sender_chain", 5, 200.0, &par) != 0 ||
-        ws_check_size(size, 3, rank, "example_late_sender_chain") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_late_sender_chain", 3, 5, 200.0, rank, size, par);
 
     start_together();
     for (int it = 0; it < par.iterations; ++it) {

@@ -38,14 +38,7 @@ int main(int argc, char** argv) {
     ws_params par;
     int counter = 0;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_lock_contention", 5, 200.0, &par) != 0 ||
-        ws_check_size(size, 3, rank, "example_lock_contention") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_lock_contention", 3, 5, 200.0, rank, size, par);
 
     MPI_Win win;
     MPI_Win_create(&counter, sizeof counter, sizeof counter, MPI_INFO_NULL, MPI_COMM_WORLD, &win);

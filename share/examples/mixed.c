@@ -405,14 +405,7 @@ int main(int argc, char** argv) {
     world w;
     ws_params par;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-    if (ws_get_params(argc, argv, w.rank, "example_mixed", 2, 2.0, &par) != 0 ||
-        ws_check_size(w.size, 2, w.rank, "example_mixed") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_mixed", 2, 2, 2.0, w.rank, w.size, par);
 
     start_together();
     counts.collectives += 1;

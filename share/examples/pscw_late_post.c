@@ -37,14 +37,7 @@ int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_pscw_late_post", 5, 200.0, &par) != 0 ||
-        ws_check_size(size, 2, rank, "example_pscw_late_post") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_pscw_late_post", 2, 5, 200.0, rank, size, par);
 
     int* slots = calloc((size_t)size, sizeof(int));
     MPI_Win win;

@@ -27,14 +27,7 @@ int main(int argc, char** argv) {
     int rank = 0, size = 0;
     ws_params par;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (ws_get_params(argc, argv, rank, "example_wait_at_barrier", 5, 100.0, &par) != 0 ||
-        ws_check_size(size, 2, rank, "example_wait_at_barrier") != 0) {
-        MPI_Finalize();
-        return 2;
-    }
+    WS_START(argc, argv, "example_wait_at_barrier", 2, 5, 100.0, rank, size, par);
 
     start_together();
     for (int it = 0; it < par.iterations; ++it) {

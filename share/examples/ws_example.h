@@ -110,6 +110,25 @@ static inline int ws_check_size(int size, int min_ranks, int rank, const char* n
 }
 
 /*
+ * The start of every example's main(): MPI_Init, this rank and the size, the
+ * parameters (ws_get_params) and the rank count (ws_check_size, at least
+ * `min_ranks`). On bad input MPI is finalized and main returns 2. A macro, not
+ * a function, so that MPI_Init stays on main's own call path.
+ */
+#define WS_START(argc, argv, name, min_ranks, default_iterations, default_delay_ms, rank, size,    \
+                 par)                                                                              \
+    do {                                                                                           \
+        MPI_Init(&(argc), &(argv));                                                                \
+        MPI_Comm_rank(MPI_COMM_WORLD, &(rank));                                                    \
+        MPI_Comm_size(MPI_COMM_WORLD, &(size));                                                    \
+        if (ws_get_params(argc, argv, rank, name, default_iterations, default_delay_ms, &(par)) || \
+            ws_check_size(size, min_ranks, rank, name)) {                                          \
+            MPI_Finalize();                                                                        \
+            return 2;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/*
  * Every program calls this once after MPI_Init so that all ranks leave it at
  * (nearly) the same moment; skew from MPI_Init is absorbed here, on the
  * call path main/start_together/MPI_Barrier, not in the injected pattern.

@@ -1,6 +1,7 @@
 // The critical-path file adds up to the report: per rank the stretches' lengths sum to the
 // rank's critical_path values, the stretches join into one chain through the ranks, and the
 // file reads back what was written.
+#include "reference_traces.h"
 #include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/serial_analysis.h"
 
@@ -12,22 +13,16 @@
 
 using namespace waitscope::analysis;
 
-namespace {
-
-const char* const kReferences[] = {"early_reduce", "late_broadcast", "late_receiver",
-                                   "late_sender",  "nb_late_sender", "wait_at_barrier",
-                                   "wait_nxn"};
-
-} // namespace
+using waitscope::testing::kReferenceTraces;
+using waitscope::testing::referenceDirectory;
 
 TEST_CASE("critical-path stretches add up to the report's critical path per rank and join "
           "into one chain",
           "[critical-path-file]") {
     size_t handOvers = 0;
-    for (const std::string name : kReferences) {
+    for (const std::string& name : kReferenceTraces) {
         INFO(name);
-        const std::string dir = std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
-        auto result = analyzeArchiveInProcess(dir + "/trace");
+        auto result = analyzeArchiveInProcess(referenceDirectory(name) + "/trace");
         REQUIRE(result.ok());
         const std::string file =
             (std::filesystem::temp_directory_path() / ("waitscope_path_" + name + ".txt")).string();

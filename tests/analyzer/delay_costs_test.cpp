@@ -282,12 +282,7 @@ TEST_CASE("a late receiver at a nonblocking send synchronizes at the completing 
     // MPI_Recv entered at 40 after 40 of work. Scalasca 2.6 synchronizes the two at the
     // MPI_Wait (the send's completion) and the receive: rank 1's 40 of work against none on
     // rank 0 is the delay, scaled by 28/40. We had no synchronization point there: no delay.
-    TinyTrace t(2);
-    t.rank(0).enter(0, "main").enter(10, "MPI_Isend").isendRecord(10, 1, 7, 1, 100000);
-    t.rank(0).leave(11, "MPI_Isend").enter(12, "MPI_Wait").isendCompleteRecord(50, 1);
-    t.rank(0).leave(50, "MPI_Wait").leave(100, "main");
-    t.rank(1).enter(0, "main").enter(0, "work").leave(40, "work");
-    t.rank(1).recv(40, 45, 50, 0, 7, 100000).leave(100, "main");
+    TinyTrace t = testing::lateReceiverAtIsendWait(100);
     checkValues(valuesOf(t, {"delay_latereceiver", "mpi_latereceiver"}),
                 {{"delay_latereceiver main/work 1", 28},
                  {"delay_latereceiver_aggregate main/work 1", 28},

@@ -9,17 +9,9 @@
 using namespace waitscope;
 using namespace waitscope::analysis;
 using Approx = Catch::Detail::Approx;
+using testing::regionOf;
 
 namespace {
-
-uint32_t regionOf(const trace::Definitions& defs, const std::string& name) {
-    for (uint32_t r = 0; r < defs.regions.size(); ++r) {
-        if (defs.regions[r].name == name) {
-            return r;
-        }
-    }
-    return trace::kUndefined;
-}
 
 /// Gives the "!$omp ..." regions of a tiny trace OpenMP's paradigm and their roles.
 void makeOpenmp(trace::Definitions& defs) {

@@ -1,5 +1,6 @@
 // The analysis of the Score-P reference traces agrees with Scalasca 2.6's report, metric by
 // metric, call path by call path, rank by rank (1 % or 1 ms for times, counts exactly).
+#include "reference_traces.h"
 #include "scalasca_reference.h"
 #include "waitscope/analysis/derived_metrics.h"
 #include "waitscope/analysis/serial_analysis.h"
@@ -19,13 +20,8 @@ using namespace waitscope::analysis;
 
 namespace {
 
-const std::vector<std::string> kReferences = {"early_reduce", "late_broadcast", "late_receiver",
-                                              "late_sender",  "nb_late_sender", "wait_at_barrier",
-                                              "wait_nxn"};
-
-std::string referenceDir(const std::string& name) {
-    return std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
-}
+const std::vector<std::string>& kReferences = testing::kReferenceTraces;
+using testing::referenceDirectory;
 
 using testing::loadJson;
 
@@ -49,21 +45,22 @@ std::map<std::string, Deviation>& deviations() {
 TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and rank",
           "[reference]") {
     for (const std::string& name : kReferences) {
-        auto result = analyzeArchiveInProcess(referenceDir(name) + "/trace");
+        auto result = analyzeArchiveInProcess(referenceDirectory(name) + "/trace");
         REQUIRE(result.ok());
-        auto defs = trace::readDefinitions(referenceDir(name) + "/trace/traces.otf2");
+        auto defs = trace::readDefinitions(referenceDirectory(name) + "/trace/traces.otf2");
         REQUIRE(defs.ok());
         std::map<std::string, NodeId> nodes;
         for (NodeId n = 0; n < result->tree().size(); ++n) {
             nodes[result->tree().path(n, *defs)] = n;
         }
-        const testing::JsonValue reference = loadJson(referenceDir(name) + "/scalasca.json");
+        const testing::JsonValue reference = loadJson(referenceDirectory(name) + "/scalasca.json");
         for (size_t m = 0; m < kMetricCount; ++m) {
             const MetricInfo& info = metricInfo(static_cast<Metric>(m));
             const std::string metricName(info.uniqueName);
             const auto found = reference.object.find(metricName);
             // The reference traces are MPI only: no OpenMP values to compare.
-            if (isOpenmpMetric(static_cast<Metric>(m)) && found == reference.object.end()) {
+            if (metricBlock(static_cast<Metric>(m)) == metrics::Block::OpenMp &&
+                found == reference.object.end()) {
                 continue;
             }
             REQUIRE(found != reference.object.end());
@@ -135,7 +132,7 @@ TEST_CASE("the derived root-cause formulas reproduce Scalasca's values from Scal
                                          Metric::NonCriticalPathActivities};
     size_t compared = 0;
     for (const std::string& name : kReferences) {
-        const testing::JsonValue reference = loadJson(referenceDir(name) + "/scalasca.json");
+        const testing::JsonValue reference = loadJson(referenceDirectory(name) + "/scalasca.json");
         const auto& paths = reference.at("time").at("per_path_rank").object;
         const size_t ranks = paths.begin()->second.object.size();
         // One call tree for every rank, built from the path names.
@@ -212,9 +209,9 @@ TEST_CASE("every reference trace reproduces Scalasca's root-cause totals",
     };
     double delayOverall = 0.0;
     for (const std::string& name : kReferences) {
-        auto result = analyzeArchiveInProcess(referenceDir(name) + "/trace");
+        auto result = analyzeArchiveInProcess(referenceDirectory(name) + "/trace");
         REQUIRE(result.ok());
-        const testing::JsonValue reference = loadJson(referenceDir(name) + "/scalasca.json");
+        const testing::JsonValue reference = loadJson(referenceDirectory(name) + "/scalasca.json");
         for (Metric metric : rootCause) {
             const MetricInfo& info = metricInfo(metric);
             double ours = 0.0;

@@ -374,12 +374,7 @@ TEST_CASE("critical path: a Late Receiver at a nonblocking send's MPI_Wait moves
     // rank 1: main | work 0..40 | Recv 40..50 | main .. 90
     // Backwards from rank 0's end: main 50..100, the Wait from the receive's enter (40..50),
     // then rank 1's work 0..40. We kept the path on rank 0 (its Wait's 38, Isend, main 0..12).
-    TinyTrace t(2);
-    t.rank(0).enter(0, "main").enter(10, "MPI_Isend").isendRecord(10, 1, 7, 1, 100000);
-    t.rank(0).leave(11, "MPI_Isend").enter(12, "MPI_Wait").isendCompleteRecord(50, 1);
-    t.rank(0).leave(50, "MPI_Wait").leave(100, "main");
-    t.rank(1).enter(0, "main").enter(0, "work").leave(40, "work");
-    t.rank(1).recv(40, 45, 50, 0, 7, 100000).leave(90, "main");
+    TinyTrace t = testing::lateReceiverAtIsendWait(90);
     const Analyzed a = analyze(t);
     CHECK(a(Metric::MpiLateReceiver, "main/MPI_Wait", 0) == Approx(0.028));
     CHECK(a(Metric::CriticalPath, "main", 0) == Approx(0.050));

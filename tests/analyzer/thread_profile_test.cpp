@@ -7,18 +7,10 @@
 using namespace waitscope;
 using namespace waitscope::analysis;
 using Approx = Catch::Detail::Approx;
+using testing::regionOf;
 using K = trace::EventKind;
 
 namespace {
-
-uint32_t regionOf(const trace::Definitions& defs, const std::string& name) {
-    for (uint32_t r = 0; r < defs.regions.size(); ++r) {
-        if (defs.regions[r].name == name) {
-            return r;
-        }
-    }
-    return trace::kUndefined;
-}
 
 // The node of `path` (region names) in `tree`, or kNoNode.
 NodeId nodeOf(const CallTree& tree, const trace::Definitions& defs,

@@ -167,4 +167,27 @@ private:
     std::map<std::string, uint32_t> m_regions;
 };
 
+/// The id of the region named `name` in `defs`, or trace::kUndefined.
+inline uint32_t regionOf(const trace::Definitions& defs, const std::string& name) {
+    for (uint32_t r = 0; r < defs.regions.size(); ++r) {
+        if (defs.regions[r].name == name) {
+            return r;
+        }
+    }
+    return trace::kUndefined;
+}
+
+/// A Late Receiver at a nonblocking send, which Scalasca 2.6 synchronizes at the completing
+/// MPI_Wait: rank 0 main | MPI_Isend 10-11 of a large message | MPI_Wait 12-50 (waits 28 for
+/// the receive) | main to 100; rank 1 main | work 0-40 | MPI_Recv 40-50 | main to `receiverEnd`.
+inline TinyTrace lateReceiverAtIsendWait(uint64_t receiverEnd) {
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(10, "MPI_Isend").isendRecord(10, 1, 7, 1, 100000);
+    t.rank(0).leave(11, "MPI_Isend").enter(12, "MPI_Wait").isendCompleteRecord(50, 1);
+    t.rank(0).leave(50, "MPI_Wait").leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(40, "work");
+    t.rank(1).recv(40, 45, 50, 0, 7, 100000).leave(receiverEnd, "main");
+    return t;
+}
+
 } // namespace waitscope::testing

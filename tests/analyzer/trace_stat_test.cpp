@@ -1,4 +1,5 @@
 // trace.stat agrees with Scalasca's on count, mean, minimum, maximum, sum and variance.
+#include "reference_traces.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/trace_stat.h"
 
@@ -43,9 +44,8 @@ bool close(double a, double b) {
 } // namespace
 
 TEST_CASE("trace.stat matches Scalasca's statistics on every reference", "[trace-stat]") {
-    for (const std::string name : {"early_reduce", "late_broadcast", "late_receiver", "late_sender",
-                                   "nb_late_sender", "wait_at_barrier", "wait_nxn"}) {
-        const std::string dir = std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
+    for (const std::string& name : waitscope::testing::kReferenceTraces) {
+        const std::string dir = waitscope::testing::referenceDirectory(name);
         auto result = analyzeArchiveInProcess(dir + "/trace");
         REQUIRE(result.ok());
         std::istringstream ours(traceStatText(patternStatistics(*result)));

@@ -1,5 +1,6 @@
 // The wait-state instances file adds up to the report: per pattern, rank and call path the
 // instances' severities sum to the metric's value, and the file reads back what was written.
+#include "reference_traces.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/wait_instances.h"
 
@@ -10,23 +11,20 @@
 #include <tuple>
 
 using namespace waitscope::analysis;
+using waitscope::testing::kReferenceTraces;
+using waitscope::testing::referenceDirectory;
 
 namespace {
 
 using Key = std::tuple<Metric, uint32_t, NodeId>; // pattern, rank, call node
 
-const char* const kReferences[] = {"early_reduce", "late_broadcast", "late_receiver",
-                                   "late_sender",  "nb_late_sender", "wait_at_barrier",
-                                   "wait_nxn"};
-
 } // namespace
 
 TEST_CASE("wait-state instances add up to the report's pattern values per rank and call path",
           "[wait-instances]") {
-    for (const std::string name : kReferences) {
+    for (const std::string& name : kReferenceTraces) {
         INFO(name);
-        const std::string dir = std::string(WAITSCOPE_REFERENCE_DIR) + "/" + name;
-        auto result = analyzeArchiveInProcess(dir + "/trace");
+        auto result = analyzeArchiveInProcess(referenceDirectory(name) + "/trace");
         REQUIRE(result.ok());
         const std::string file =
             (std::filesystem::temp_directory_path() / ("waitscope_instances_" + name + ".txt"))

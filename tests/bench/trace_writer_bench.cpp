@@ -47,6 +47,18 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
+// Writes the global definitions and closes the archive, unless `done` failed already; prints the
+// error if anything failed.
+Status finishArchive(TraceWriter& writer, Status done, const GlobalDefinitions& global) {
+    if (done)
+        done = writer.writeGlobalDefinitions(global);
+    if (done)
+        done = writer.close();
+    if (!done)
+        std::fprintf(stderr, "error: %s\n", done.error().message().c_str());
+    return done;
+}
+
 // Writes one rank's archive of the buffered records; returns the encoding's and the whole
 // write's nanoseconds.
 std::pair<double, double> writeOnce(const std::string& dir, const EventBuffer& buffer,
@@ -75,15 +87,8 @@ std::pair<double, double> writeOnce(const std::string& dir, const EventBuffer& b
     CommDefinition world;
     world.key = kWorldKey;
     global.comms.add(commKeyBytes(world.key), commDescription(world));
-    Status done = writer.writeLocalDefinitions({}, {}, {}, {});
-    if (done)
-        done = writer.writeGlobalDefinitions(global);
-    if (done)
-        done = writer.close();
-    if (!done) {
-        std::fprintf(stderr, "error: %s\n", done.error().message().c_str());
+    if (!finishArchive(writer, writer.writeLocalDefinitions({}, {}, {}, {}), global))
         std::exit(1);
-    }
     return {encoding, nsSince(start)};
 }
 
@@ -213,15 +218,7 @@ int writeSample(const std::string& dir) {
     global.nodeNames = {"node0"};
     global.ranks.push_back({mainEvents, 0, {{1, threadEvents}}});
     global.samplingPeriodNs = 10000000;
-    if (done)
-        done = writer.writeGlobalDefinitions(global);
-    if (done)
-        done = writer.close();
-    if (!done) {
-        std::fprintf(stderr, "error: %s\n", done.error().message().c_str());
-        return 1;
-    }
-    return 0;
+    return finishArchive(writer, done, global) ? 0 : 1;
 }
 
 } // namespace

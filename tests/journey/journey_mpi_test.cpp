@@ -78,6 +78,14 @@ std::string analyzeCommand(const std::string& options, const std::string& exampl
            "/example_" + example;
 }
 
+/// Runs `waitscope analyze OPTIONS` on an example in `dir` and requires that it succeeds.
+Run analyzed(const std::string& options, const std::string& example, const fs::path& dir) {
+    Run r = run(analyzeCommand(options, example), dir);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    return r;
+}
+
 /// The part of the summary text from " 1." to the line before " 2." (or the next section).
 std::string firstFinding(const std::string& summary) {
     const size_t start = summary.find(" 1. ");
@@ -85,6 +93,31 @@ std::string firstFinding(const std::string& summary) {
     const size_t end = summary.find("\n\n", start);
     const size_t second = summary.find(" 2. ", start);
     return summary.substr(start, std::min(end, second) - start);
+}
+
+/// Checks that the trace size `waitscope score` printed ("... (N bytes)" in `scoreOutput`) is
+/// within 20 % of the trace files in `experiment`.
+void checkScoreEstimatesTrace(const std::string& scoreOutput, const fs::path& experiment) {
+    const size_t at = scoreOutput.find("bytes)");
+    REQUIRE(at != std::string::npos);
+    const double estimate = std::stod(scoreOutput.substr(scoreOutput.rfind('(', at) + 1));
+    double real = 0.0;
+    for (const auto& file : fs::recursive_directory_iterator(experiment / "traces")) {
+        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
+    }
+    real += static_cast<double>(fs::file_size(experiment / "traces.def") +
+                                fs::file_size(experiment / "traces.otf2"));
+    CHECK(estimate == Approx(real).epsilon(0.20));
+}
+
+/// Whether xvfb-run is installed; warns that the explorer was not run on an X server if not.
+bool xvfbInstalled() {
+    const std::string xvfb = WAITSCOPE_TEST_XVFB_RUN;
+    if (xvfb.empty() || xvfb.find("NOTFOUND") != std::string::npos) {
+        WARN("xvfb-run not installed: the explorer was not run on an X server");
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -144,16 +177,7 @@ TEST_CASE("analyze measures and analyzes late_sender and prints the Late Sender 
     INFO(score.output);
     REQUIRE(score.status == 0);
     CHECK(score.output.find("(waitscope format)") != std::string::npos);
-    const size_t at = score.output.find("bytes)");
-    REQUIRE(at != std::string::npos);
-    const double estimate = std::stod(score.output.substr(score.output.rfind('(', at) + 1));
-    double real = 0.0;
-    for (const auto& file : fs::recursive_directory_iterator(experiment / "traces")) {
-        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
-    }
-    real += static_cast<double>(fs::file_size(experiment / "traces.def") +
-                                fs::file_size(experiment / "traces.otf2"));
-    CHECK(estimate == Approx(real).epsilon(0.20));
+    checkScoreEstimatesTrace(score.output, experiment);
 }
 
 TEST_CASE("analyze of rank0_serial names Wait at N x N on ranks 1-3 and rank 0's serial work") {
@@ -194,9 +218,7 @@ TEST_CASE("analyze refuses an existing experiment directory by name and keeps it
 
 TEST_CASE("analyze -a analyzes an existing experiment again and -e chooses the directory") {
     const fs::path dir = workDirectory("again");
-    Run r = run(analyzeCommand("-q -e exp", "wait_nxn"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("-q -e exp", "wait_nxn", dir);
     fs::remove(dir / "exp/summary.txt");
     r = run(kEnv + " " + kDriver + " analyze -a -q exp", dir);
     INFO(r.output);
@@ -230,9 +252,7 @@ TEST_CASE("a program that fails passes its exit code on and the analysis is skip
 TEST_CASE("analyze -n prints the measurement and analysis commands without running them") {
     const fs::path dir = workDirectory("dry_run");
     std::ofstream(dir / "my.filter") << "SCOREP_REGION_NAMES_BEGIN\nSCOREP_REGION_NAMES_END\n";
-    Run r = run(analyzeCommand("-n -f my.filter", "late_sender"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("-n -f my.filter", "late_sender", dir);
     CHECK(r.output.find("measure:   mpirun -x WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir.string() +
                         "/waitscope_example_late_sender_4 -x WAITSCOPE_FILTER=" + dir.string() +
                         "/my.filter -x LD_PRELOAD=") != std::string::npos);
@@ -245,15 +265,11 @@ TEST_CASE("analyze -n prints the measurement and analysis commands without runni
           std::string::npos);
     CHECK_FALSE(fs::exists(dir / "waitscope_example_late_sender_4"));
 
-    r = run(analyzeCommand("-n --time-correct", "late_sender"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    r = analyzed("-n --time-correct", "late_sender", dir);
     CHECK(r.output.find("waitscope-replay --time-correct " + dir.string() +
                         "/waitscope_example_late_sender_4") != std::string::npos);
 
-    r = run(analyzeCommand("-n --profile", "late_sender"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    r = analyzed("-n --profile", "late_sender", dir);
     CHECK(r.output.find("-x WAITSCOPE_TRACING=false -x WAITSCOPE_PROFILING=true") !=
           std::string::npos);
     CHECK(r.output.find("waitscope-replay") == std::string::npos);
@@ -287,9 +303,7 @@ TEST_CASE("analyze names a missing launcher and a command line it cannot parse")
 
 TEST_CASE("examine prints the summary without a display and writes HTML that renders") {
     const fs::path dir = workDirectory("examine");
-    Run r = run(analyzeCommand("-q -e exp", "rank0_serial"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("-q -e exp", "rank0_serial", dir);
     r = run("env -u DISPLAY -u WAYLAND_DISPLAY " + kDriver + " examine exp", dir);
     REQUIRE(r.status == 0);
     CHECK(r.output.find("Top findings") != std::string::npos);
@@ -381,15 +395,11 @@ void checkExplorerPicture(const fs::path& png, const fs::path& dir,
 } // namespace
 
 TEST_CASE("examine opens our experiment and Scalasca's in a real X window that shows values") {
-    const std::string xvfb = WAITSCOPE_TEST_XVFB_RUN;
-    if (xvfb.empty() || xvfb.find("NOTFOUND") != std::string::npos) {
-        WARN("xvfb-run not installed: the explorer was not run on an X server");
+    if (!xvfbInstalled()) {
         return;
     }
     const fs::path dir = workDirectory("explorer");
-    Run r = run(analyzeCommand("-q", "late_sender"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("-q", "late_sender", dir);
 
     // As the README says: examine the experiment directory. The window opens on the hottest
     // path with the ranks shown.
@@ -442,6 +452,29 @@ TEST_CASE("examine opens our experiment and Scalasca's in a real X window that s
 
 namespace {
 
+/// The signed value at the start of `text` ("+12.4 ms", "\u22120.75 s", with `percent` also
+/// "\u221274.0 %"): seconds, or the percentage; NaN for another unit.
+double signedValue(std::string text, bool percent) {
+    const std::string minus = "\xe2\x88\x92"; // U+2212
+    double sign = 1.0;
+    if (text.rfind(minus, 0) == 0) {
+        sign = -1.0;
+        text = text.substr(minus.size());
+    } else if (!text.empty() && text[0] == '+') {
+        text = text.substr(1);
+    }
+    std::istringstream fields(text);
+    double value = 0.0;
+    std::string unit;
+    fields >> value >> unit;
+    const double scale = unit == "s"              ? 1.0
+                         : unit == "ms"           ? 1e-3
+                         : unit == "us"           ? 1e-6
+                         : unit == "%" && percent ? 1.0
+                                                  : 0.0;
+    return scale > 0.0 ? sign * value * scale : std::nan("");
+}
+
 /// Like shownSeconds for a difference ("+12.4 ms  name", "\u22120.75 s  name  [only in report]"):
 /// the signed value in seconds on the line of `tree` whose name (before any marker) is `name`;
 /// NaN when there is none.
@@ -452,7 +485,6 @@ double shownDifference(const std::string& visible, const std::string& tree,
         return std::nan("");
     const size_t end = visible.find(":\n", start + tree.size() + 2);
     std::istringstream lines(visible.substr(start, end - start));
-    const std::string minus = "\xe2\x88\x92"; // U+2212
     for (std::string line; std::getline(lines, line);) {
         std::string text = line.substr(line[0] == '>' ? 1 : 0);
         text = text.substr(text.find_first_not_of(' '));
@@ -463,19 +495,7 @@ double shownDifference(const std::string& visible, const std::string& tree,
         // After the name: a presence marker, or the compared columns of the system tree.
         if (!rest.empty() && rest.rfind("  [", 0) != 0 && rest.rfind("  |  ", 0) != 0)
             continue;
-        double sign = 1.0;
-        if (text.rfind(minus, 0) == 0) {
-            sign = -1.0;
-            text = text.substr(minus.size());
-        } else if (text[0] == '+') {
-            text = text.substr(1);
-        }
-        std::istringstream fields(text);
-        double value = 0.0;
-        std::string unit;
-        fields >> value >> unit;
-        const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 0.0;
-        return scale > 0.0 ? sign * value * scale : std::nan("");
+        return signedValue(text, false);
     }
     return std::nan("");
 }
@@ -492,29 +512,13 @@ double shownColumn(const std::string& visible, const std::string& name, const st
         const size_t bar = line.find("  " + name + "  |  ");
         if (bar == std::string::npos)
             continue;
-        std::string columns = line.substr(bar + name.size() + 7);
+        const std::string columns = line.substr(bar + name.size() + 7);
         const size_t at =
             column == "baseline" ? columns.find("baseline ") : columns.find("  " + column + " ");
         if (at == std::string::npos)
             return std::nan("");
-        std::string text = columns.substr(at + (column == "baseline" ? 0 : 2) + column.size() + 1);
-        double sign = 1.0;
-        if (text.rfind("\xe2\x88\x92", 0) == 0) {
-            sign = -1.0;
-            text = text.substr(3);
-        } else if (text[0] == '+') {
-            text = text.substr(1);
-        }
-        std::istringstream fields(text);
-        double value = 0.0;
-        std::string unit;
-        fields >> value >> unit;
-        const double scale = unit == "s"    ? 1.0
-                             : unit == "ms" ? 1e-3
-                             : unit == "us" ? 1e-6
-                             : unit == "%"  ? 1.0
-                                            : 0.0;
-        return scale > 0.0 ? sign * value * scale : std::nan("");
+        return signedValue(columns.substr(at + (column == "baseline" ? 0 : 2) + column.size() + 1),
+                           true);
     }
     return std::nan("");
 }
@@ -523,19 +527,13 @@ double shownColumn(const std::string& visible, const std::string& name, const st
 
 TEST_CASE("the explorer shows a shorter injected wait as a Late Sender improvement against the "
           "baseline, in a real X window") {
-    const std::string xvfb = WAITSCOPE_TEST_XVFB_RUN;
-    if (xvfb.empty() || xvfb.find("NOTFOUND") != std::string::npos) {
-        WARN("xvfb-run not installed: the explorer was not run on an X server");
+    if (!xvfbInstalled()) {
         return;
     }
     const fs::path dir = workDirectory("baseline");
     // Before: ranks 1 and 3 wait 5 x 200 ms; after: 5 x 50 ms.
-    Run r = run(analyzeCommand("-q -e before", "late_sender 5 200"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    r = run(analyzeCommand("-q -e after", "late_sender 5 50"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("-q -e before", "late_sender 5 200", dir);
+    r = analyzed("-q -e after", "late_sender 5 50", dir);
 
     r = examineOnX("after", "difference.png",
                    "--baseline before --metric mpi_latesender --callpath receive_block/MPI_Recv "
@@ -582,9 +580,7 @@ TEST_CASE("the explorer shows a shorter injected wait as a Late Sender improveme
 
 TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the real trace") {
     const fs::path dir = workDirectory("profile");
-    Run r = run(analyzeCommand("-q --profile -e prof", "late_sender"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("-q --profile -e prof", "late_sender", dir);
     if (!fs::exists(dir / "prof/profile.cubex")) {
         WARN("the measurement wrote no profile.cubex: profiling is not in this build");
         return;
@@ -595,16 +591,7 @@ TEST_CASE("a runtime profile from analyze --profile is scored within 20 % of the
     r = run(kDriver + " score -g prof.filter prof", dir);
     INFO(r.output);
     REQUIRE(r.status == 0);
-    const size_t at = r.output.find("bytes)");
-    REQUIRE(at != std::string::npos);
-    const double estimate = std::stod(r.output.substr(r.output.rfind('(', at) + 1));
-    double real = 0.0;
-    for (const auto& file : fs::recursive_directory_iterator(dir / "trace/traces")) {
-        real += file.is_regular_file() ? static_cast<double>(file.file_size()) : 0.0;
-    }
-    real += static_cast<double>(fs::file_size(dir / "trace/traces.def") +
-                                fs::file_size(dir / "trace/traces.otf2"));
-    CHECK(estimate == Approx(real).epsilon(0.20));
+    checkScoreEstimatesTrace(r.output, dir / "trace");
     // The profile's summary splits the time by region even without wait-state metrics.
     r = run(kDriver + " examine --text prof/profile.cubex", dir);
     REQUIRE(r.status == 0);
@@ -728,9 +715,7 @@ TEST_CASE("analyze -a reuses the launcher options the experiment was measured wi
 TEST_CASE("a profile-only experiment: one unnumbered step, and examine summarizes its profile "
           "without claiming there are no wait states") {
     const fs::path dir = workDirectory("profile_only");
-    Run r = run(analyzeCommand("--profile -e prof", "late_sender"), dir);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
+    Run r = analyzed("--profile -e prof", "late_sender", dir);
     CHECK(r.output.find("[1/") == std::string::npos);
     CHECK(r.output.find("waitscope analyze: measuring 4 ranks") != std::string::npos);
     // The command it suggests works.

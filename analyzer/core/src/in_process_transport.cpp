@@ -12,22 +12,6 @@ public:
     uint32_t rank() const override { return m_rank; }
     uint32_t size() const override { return m_world.m_size; }
 
-    void carryRecordInfo(bool carry) override { m_carryInfo = carry; }
-
-    Status send(uint32_t comm, uint32_t destination, uint32_t tag,
-                const ReplayRecord& record) override {
-        auto to = worldRank(comm, destination);
-        if (!to) {
-            return to.error();
-        }
-        ReplayRecord posted = record;
-        if (!m_carryInfo) {
-            posted.info = 0.0; // as over MPI, where the info is then not sent
-        }
-        m_world.m_outboxes[m_rank].push_back(Posted{comm, *to, tag, posted});
-        return Status::success();
-    }
-
     Status contribute(uint32_t comm, std::span<const double> values) override {
         auto list = m_world.members(comm, m_rank);
         if (!list) {
@@ -118,27 +102,23 @@ public:
         return all;
     }
 
-    Status post(uint32_t comm, uint32_t destination, uint32_t tag,
-                const std::vector<double>& payload) override {
-        auto to = worldRank(comm, destination);
-        if (!to) {
-            return to.error();
-        }
-        std::lock_guard<std::mutex> lock(m_world.m_mutex);
-        m_world.m_inboxes[*to].deliver(comm, m_rank, tag, payload);
-        m_world.m_changed.notify_all();
-        return Status::success();
+private:
+    void queueRecord(uint32_t comm, uint32_t to, uint32_t tag,
+                     const ReplayRecord& record) override {
+        m_world.m_outboxes[m_rank].push_back(Posted{comm, to, tag, record});
     }
 
-    Status await(uint32_t comm, uint32_t source, uint32_t tag,
-                 std::vector<double>& payload) override {
-        auto from = worldRank(comm, source);
-        if (!from) {
-            return from.error();
-        }
+    void postTo(uint32_t comm, uint32_t to, uint32_t tag,
+                const std::vector<double>& payload) override {
+        std::lock_guard<std::mutex> lock(m_world.m_mutex);
+        m_world.m_inboxes[to].deliver(comm, m_rank, tag, payload);
+        m_world.m_changed.notify_all();
+    }
+
+    Status awaitFrom(uint32_t comm, uint32_t sender, uint32_t tag,
+                     std::vector<double>& payload) override {
         std::unique_lock<std::mutex> lock(m_world.m_mutex);
         PayloadQueues& inbox = m_world.m_inboxes[m_rank];
-        const uint32_t sender = *from;
         const auto ready = [&inbox, comm, sender, tag] { return inbox.has(comm, sender, tag); };
         if (Status status = m_world.waitUntil(lock, m_rank, ready,
                                               "a message from rank " + std::to_string(sender) +
@@ -151,7 +131,6 @@ public:
         return Status::success();
     }
 
-private:
     void dropPayloads() override {
         std::lock_guard<std::mutex> lock(m_world.m_mutex);
         m_world.m_inboxes[m_rank] = PayloadQueues();
@@ -163,7 +142,6 @@ private:
 
     InProcessWorld& m_world;
     uint32_t m_rank;
-    bool m_carryInfo = false;
 };
 
 Result<const InProcessWorld::Collectives*> InProcessWorld::collectives(uint32_t comm,

@@ -30,6 +30,39 @@ Result<std::shared_ptr<const GatheredCollective>> Deliveries::takeCollective(uin
     return gathered;
 }
 
+Status DeliveringTransport::send(uint32_t comm, uint32_t destination, uint32_t tag,
+                                 const ReplayRecord& record) {
+    auto to = worldRank(comm, destination);
+    if (!to) {
+        return to.error();
+    }
+    ReplayRecord queued = record;
+    if (!m_carryInfo) {
+        queued.info = 0.0;
+    }
+    queueRecord(comm, *to, tag, queued);
+    return Status::success();
+}
+
+Status DeliveringTransport::post(uint32_t comm, uint32_t destination, uint32_t tag,
+                                 const std::vector<double>& payload) {
+    auto to = worldRank(comm, destination);
+    if (!to) {
+        return to.error();
+    }
+    postTo(comm, *to, tag, payload);
+    return Status::success();
+}
+
+Status DeliveringTransport::await(uint32_t comm, uint32_t source, uint32_t tag,
+                                  std::vector<double>& payload) {
+    auto from = worldRank(comm, source);
+    if (!from) {
+        return from.error();
+    }
+    return awaitFrom(comm, *from, tag, payload);
+}
+
 Result<ReplayRecord> DeliveringTransport::receive(uint32_t comm, uint32_t source, uint32_t tag) {
     auto from = worldRank(comm, source);
     if (!from) {

@@ -44,23 +44,6 @@ public:
     uint32_t rank() const override { return m_rank; }
     uint32_t size() const override { return m_world.m_ranks; }
 
-    void carryRecordInfo(bool carry) override { m_carryInfo = carry; }
-
-    Status send(uint32_t comm, uint32_t destination, uint32_t tag,
-                const ReplayRecord& record) override {
-        auto to = worldRank(comm, destination);
-        if (!to) {
-            return to.error();
-        }
-        std::vector<double>& box = m_records[*to];
-        box.push_back(comm);
-        box.push_back(tag);
-        box.push_back(record.enter);
-        box.push_back(record.exit);
-        box.push_back(m_carryInfo ? record.info : 0.0); // as over MPI without the info
-        return Status::success();
-    }
-
     Status contribute(uint32_t comm, std::span<const double> values) override {
         auto list = communicatorMembers(*m_world.m_defs, comm, m_rank, m_world.m_ranks);
         if (!list) {
@@ -188,26 +171,27 @@ public:
         return result;
     }
 
-    Status post(uint32_t comm, uint32_t destination, uint32_t tag,
-                const std::vector<double>& payload) override {
-        auto to = worldRank(comm, destination);
-        if (!to) {
-            return to.error();
-        }
-        m_world.deliver(Payload, comm, m_rank, *to, tag, payload);
-        return Status::success();
-    }
-
-    Status await(uint32_t comm, uint32_t source, uint32_t tag,
-                 std::vector<double>& payload) override {
-        auto from = worldRank(comm, source);
-        if (!from) {
-            return from.error();
-        }
-        return m_world.takePayload(m_rank, comm, *from, tag, payload);
-    }
-
 private:
+    void queueRecord(uint32_t comm, uint32_t to, uint32_t tag,
+                     const ReplayRecord& record) override {
+        std::vector<double>& box = m_records[to];
+        box.push_back(comm);
+        box.push_back(tag);
+        box.push_back(record.enter);
+        box.push_back(record.exit);
+        box.push_back(record.info);
+    }
+
+    void postTo(uint32_t comm, uint32_t to, uint32_t tag,
+                const std::vector<double>& payload) override {
+        m_world.deliver(Payload, comm, m_rank, to, tag, payload);
+    }
+
+    Status awaitFrom(uint32_t comm, uint32_t from, uint32_t tag,
+                     std::vector<double>& payload) override {
+        return m_world.takePayload(m_rank, comm, from, tag, payload);
+    }
+
     bool isSelfComm(uint32_t comm) const {
         return comm != kWorldComm && comm < m_world.m_defs->communicators.size() &&
                m_world.m_defs->communicators[comm].isSelf;
@@ -247,7 +231,6 @@ private:
 
     CoLocatedWorld& m_world;
     uint32_t m_rank;
-    bool m_carryInfo = false;
     std::vector<std::vector<double>> m_records; // per destination: comm, tag, enter, exit, info
     std::map<uint32_t, std::vector<double>> m_contributions; // per comm: (width, values...)*
     std::map<uint32_t, size_t> m_contributionCounts;

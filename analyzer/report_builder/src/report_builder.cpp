@@ -2,6 +2,7 @@
 #include "waitscope/analysis/report_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <waitscope/experiment/attribute_keys.h>
@@ -123,24 +124,23 @@ private:
     std::optional<report::SystemNodeId> m_fallback;
 };
 
-// The metrics the report holds: all, except the MPI file I/O counts of a run without file I/O
-// (so the reports of such runs stay as they were before the counts existed).
-std::vector<bool> writtenMetrics(const AnalysisResult& result) {
-    std::vector<bool> written(kMetricCount, true);
-    bool fileIo = false;
+// Which blocks of the metric registry the trace has (metrics::Block): OpenMP when it defines
+// OpenMP regions, MPI file I/O when the run read or wrote files (a file operation counted).
+std::array<bool, metrics::kBlockCount> blocksPresent(const AnalysisResult& result,
+                                                     const trace::Definitions& definitions) {
+    std::array<bool, metrics::kBlockCount> present{};
+    present[static_cast<size_t>(metrics::Block::Always)] = true;
+    bool& openmp = present[static_cast<size_t>(metrics::Block::OpenMp)];
+    for (const trace::Region& region : definitions.regions) {
+        openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
+    }
+    bool& fileIo = present[static_cast<size_t>(metrics::Block::MpiFileIo)];
     for (NodeId n = 0; n < result.tree().size() && !fileIo; ++n) {
         for (uint32_t rank = 0; rank < result.ranks() && !fileIo; ++rank) {
             fileIo = result.value(Metric::MpiFileOps, n, rank) != 0.0;
         }
     }
-    if (!fileIo) {
-        for (const Metric m :
-             {Metric::MpiFileOps, Metric::MpiFileIops, Metric::MpiFileIrops, Metric::MpiFileIwops,
-              Metric::MpiFileCops, Metric::MpiFileCrops, Metric::MpiFileCwops}) {
-            written[static_cast<size_t>(m)] = false;
-        }
-    }
-    return written;
+    return present;
 }
 
 } // namespace
@@ -149,20 +149,15 @@ Result<report::Report>
 buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
             const std::vector<std::pair<std::string, std::string>>& extraAttributes) {
     report::Report out;
-    // The OpenMP metrics (one block of the registry) only for a trace with OpenMP regions: the
-    // reports of MPI programs stay as they were.
-    bool openmp = false;
-    for (const trace::Region& region : definitions.regions) {
-        openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
-    }
-    const auto included = [openmp](size_t m) {
-        return openmp || !isOpenmpMetric(static_cast<Metric>(m));
+    // Metrics: parents come before children in metric.h's order. A block of the registry only
+    // when the trace has it, so that the reports of other programs stay as they were.
+    const std::array<bool, metrics::kBlockCount> present = blocksPresent(result, definitions);
+    const auto carried = [&present](size_t m) {
+        return present[static_cast<size_t>(metricBlock(static_cast<Metric>(m)))];
     };
-    // Metrics: parents come before children in metric.h's order.
     std::vector<report::MetricId> metricIds(kMetricCount);
-    const std::vector<bool> written = writtenMetrics(result);
     for (size_t m = 0; m < kMetricCount; ++m) {
-        if (!included(m) || !written[m]) {
+        if (!carried(m)) {
             continue;
         }
         const MetricInfo& info = metricInfo(static_cast<Metric>(m));
@@ -265,7 +260,7 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
         return out.setSeverityUint64(metricIds[m], n, location, static_cast<uint64_t>(v));
     };
     for (size_t m = 0; m < kMetricCount; ++m) {
-        if (!included(m) || !written[m]) {
+        if (!carried(m)) {
             continue;
         }
         for (NodeId n = 0; n < tree.size(); ++n) {

@@ -657,6 +657,18 @@ Result<std::string> findAnchorFile(const std::string& path) {
     return Error(path + ": no such trace archive");
 }
 
+Result<ArchiveDefinitions> readArchiveDefinitions(const std::string& path) {
+    auto anchor = findAnchorFile(path);
+    if (!anchor) {
+        return anchor.error();
+    }
+    auto definitions = readDefinitions(*anchor);
+    if (!definitions) {
+        return definitions.error();
+    }
+    return ArchiveDefinitions{std::move(*anchor), std::move(*definitions)};
+}
+
 namespace {
 
 // libotf2 trusts the numbers of the anchor file before it checks them: a damaged chunk size

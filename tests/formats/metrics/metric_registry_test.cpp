@@ -91,6 +91,36 @@ TEST_CASE("the registry's names are unique and its tree is ordered parents first
     CHECK(metricDefinition(MetricId::MpiLateSender).documentation == "mpi_latesender.md");
 }
 
+TEST_CASE("a block a report may leave out is a whole subtree of analyzed metrics, so the tree "
+          "without it is still whole",
+          "[metrics]") {
+    std::map<Block, size_t> sizes;
+    std::map<Block, std::pair<size_t, size_t>> spans; // first and last index
+    for (size_t i = 0; i < kMetricCount; ++i) {
+        const MetricDefinition& d = kMetricDefinitions[i];
+        INFO(d.uniqueName);
+        const Block block = metricBlock(d.id);
+        ++sizes[block];
+        if (block == Block::Always) {
+            // A metric every report carries never hangs below one that may be left out.
+            CHECK((d.parent == MetricId::None || metricBlock(d.parent) == Block::Always));
+            continue;
+        }
+        CHECK(i < kAnalyzedMetricCount);
+        spans.try_emplace(block, i, i).first->second.second = i;
+    }
+    // Blocks are contiguous runs of the list, so reports keep the registry's order.
+    for (const auto& [block, span] : spans) {
+        CHECK(span.second - span.first + 1 == sizes[block]);
+    }
+    CHECK(sizes[Block::OpenMp] == 18);
+    CHECK(sizes[Block::MpiFileIo] == 7);
+    CHECK(metricBlock(MetricId::OmpTime) == Block::OpenMp);
+    CHECK(metricBlock(MetricId::MpiFileCwops) == Block::MpiFileIo);
+    CHECK(metricBlock(MetricId::MpiLateSender) == Block::Always);
+    CHECK(sizes.size() == kBlockCount);
+}
+
 TEST_CASE("the summary's findings are wait states with their delay costs", "[metrics]") {
     const auto patterns = waitscope::summary::findingPatterns();
     REQUIRE(!patterns.empty());

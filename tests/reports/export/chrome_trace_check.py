@@ -2,37 +2,17 @@
 """The Chrome trace export holds exactly the trace: one complete event per region visit and one
 flow per message (counted against otf2-print of the same trace), every flow from a send to its
 receive, and every wait-state instance of the analysis as a slice inside its MPI call."""
-import argparse
 import collections
 import json
 import os
 import subprocess
 import sys
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-
-
-def otf2_counts(otf2_print, anchor):
-    counts = collections.Counter()
-    text = subprocess.run([otf2_print, anchor], check=True, capture_output=True, text=True).stdout
-    for line in text.splitlines():
-        fields = line.split()
-        if fields:
-            counts[fields[0]] += 1
-    return counts
+from export_check import analyzed_reference, check, otf2_counts, run_on_references
 
 
 def check_trace(args, name):
-    trace = os.path.join(args.references, name, "trace")
-    work = os.path.join(args.work, name)
-    os.makedirs(work, exist_ok=True)
-    subprocess.run([args.replay, "--serial", "--quiet", "--output-dir", work, trace], check=True)
-    instances_file = os.path.join(work, "instances.txt")
+    trace, work, instances_file = analyzed_reference(args, name)
     out = os.path.join(work, "trace.json")
     subprocess.run([args.export, "--chrome-trace", out, "--instances", instances_file, "--quiet",
                     trace], check=True)
@@ -92,18 +72,7 @@ def check_trace(args, name):
               "MPI call")
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    for option in ("replay", "export", "otf2-print", "references", "work"):
-        parser.add_argument("--" + option, required=True)
-    args = parser.parse_args()
-    for name in ("late_sender", "nb_late_sender", "late_receiver", "wait_nxn", "wait_at_barrier"):
-        check_trace(args, name)
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_on_references(check_trace, ("late_sender", "nb_late_sender", "late_receiver",
+                                             "wait_nxn", "wait_at_barrier"),
+                               "chrome trace export checked on 5 reference traces"))

@@ -3,19 +3,13 @@
 library): one slice per region visit (counted against otf2-print), every slice begun is ended
 on its track, one flow per message from a send to its receive (as many as the Chrome trace
 export pairs), each wait-state instance as a slice, and the process and thread tracks named."""
-import argparse
 import collections
 import json
 import os
 import subprocess
 import sys
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
+from export_check import analyzed_reference, check, otf2_counts, run_on_references
 
 
 def varint(data, at):
@@ -71,22 +65,8 @@ def decode(path):
     return tracks, events
 
 
-def otf2_counts(otf2_print, anchor):
-    counts = collections.Counter()
-    text = subprocess.run([otf2_print, anchor], check=True, capture_output=True, text=True).stdout
-    for line in text.splitlines():
-        parts = line.split()
-        if parts:
-            counts[parts[0]] += 1
-    return counts
-
-
 def check_trace(args, name):
-    trace = os.path.join(args.references, name, "trace")
-    work = os.path.join(args.work, name)
-    os.makedirs(work, exist_ok=True)
-    subprocess.run([args.replay, "--serial", "--quiet", "--output-dir", work, trace], check=True)
-    instances = os.path.join(work, "instances.txt")
+    trace, work, instances = analyzed_reference(args, name)
     out = os.path.join(work, "trace.pftrace")
     subprocess.run([args.export, "--perfetto", out, "--instances", instances, "--quiet", trace],
                    check=True)
@@ -139,18 +119,7 @@ def check_trace(args, name):
           f"{name}: track names {sorted(names)[:8]}")
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    for option in ("--replay", "--export", "--otf2-print", "--references", "--work"):
-        parser.add_argument(option, required=True)
-    args = parser.parse_args()
-    for name in ("late_sender", "wait_nxn", "nb_late_sender", "late_receiver"):
-        check_trace(args, name)
-    for failure in failures:
-        print("FAIL:", failure)
-    print("perfetto export checked on 4 reference traces" if not failures else "")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_on_references(check_trace, ("late_sender", "wait_nxn", "nb_late_sender",
+                                             "late_receiver"),
+                               "perfetto export checked on 4 reference traces"))

@@ -21,10 +21,10 @@ enum class Metric : uint8_t {
 
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::Count_);
 
-/// True for the OpenMP metrics (WAITSCOPE_OPENMP_METRICS, one block of the registry): reports
-/// carry them only for traces with OpenMP regions.
-inline constexpr bool isOpenmpMetric(Metric metric) {
-    return metric >= Metric::OmpTime && metric <= Metric::OmpLimitedParallelism;
+/// The registry's block of `metric` (metrics::Block): which metrics a report carries only when
+/// the trace has what they measure.
+inline constexpr metrics::Block metricBlock(Metric metric) {
+    return metrics::metricBlock(static_cast<metrics::MetricId>(metric));
 }
 
 /// What a metric measures (Seconds, Occurrences, Bytes).

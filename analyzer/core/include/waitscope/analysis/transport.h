@@ -159,6 +159,16 @@ Result<std::vector<uint64_t>> allToAllByAllGather(Transport& transport,
 /// receive() and gathered() take from them; a message-driven pass ends on its all-gather.
 class DeliveringTransport : public Transport {
 public:
+    void carryRecordInfo(bool carry) final { m_carryInfo = carry; }
+    /// Resolves the destination (worldRank()) and queues the record by queueRecord(), with its
+    /// info as 0 unless carried (as over MPI, where the info is then not sent).
+    Status send(uint32_t comm, uint32_t destination, uint32_t tag,
+                const ReplayRecord& record) final;
+    /// Resolves the destination and hands the payload to postTo().
+    Status post(uint32_t comm, uint32_t destination, uint32_t tag,
+                const std::vector<double>& payload) final;
+    /// Resolves the source and waits in awaitFrom().
+    Status await(uint32_t comm, uint32_t source, uint32_t tag, std::vector<double>& payload) final;
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) final;
     Result<std::shared_ptr<const GatheredCollective>> gathered(uint32_t comm) final;
     /// By their all-gather (allToAllByAllGather).
@@ -174,6 +184,15 @@ public:
     Status finishPass() final;
 
 protected:
+    /// Queues `record` for world rank `to` until the next exchange().
+    virtual void queueRecord(uint32_t comm, uint32_t to, uint32_t tag,
+                             const ReplayRecord& record) = 0;
+    /// Sends `payload` to world rank `to` of a message-driven pass.
+    virtual void postTo(uint32_t comm, uint32_t to, uint32_t tag,
+                        const std::vector<double>& payload) = 0;
+    /// Waits for the next payload from world rank `from` (see Transport::await()).
+    virtual Status awaitFrom(uint32_t comm, uint32_t from, uint32_t tag,
+                             std::vector<double>& payload) = 0;
     /// Drops this rank's payloads of the message-driven pass that nobody awaited.
     virtual void dropPayloads() = 0;
     /// The world rank of communicator rank `commRank` of traced communicator `comm`; fails
@@ -181,6 +200,9 @@ protected:
     virtual Result<uint32_t> worldRank(uint32_t comm, uint32_t commRank) const = 0;
 
     Deliveries m_deliveries;
+
+private:
+    bool m_carryInfo = false;
 };
 
 /// The communicator rank of world rank `self` in traced communicator `comm` (0 for a self

@@ -53,6 +53,32 @@ struct MetricDefinition {
     std::string_view documentation; ///< its file in share/metrics, e.g. "mpi_latesender.md"
 };
 
+/// The blocks of the tree that a report carries only when the trace has what they measure, so
+/// that the reports of other programs stay as they were before the block existed. Every other
+/// metric is in Always. Which metrics form a block is their list in metric_list.h.
+enum class Block : std::uint8_t {
+    Always,    ///< every report
+    OpenMp,    ///< WAITSCOPE_OPENMP_METRICS: only when the trace defines OpenMP regions
+    MpiFileIo, ///< WAITSCOPE_ANALYZED_MPI_FILE_METRICS: only when the run read or wrote MPI files
+};
+
+/// Number of blocks.
+inline constexpr std::size_t kBlockCount = 3;
+
+/// The block `id` belongs to.
+constexpr Block metricBlock(MetricId id) noexcept {
+    switch (id) {
+#define WAITSCOPE_METRIC_CASE(id, ...) case MetricId::id:
+        WAITSCOPE_OPENMP_METRICS(WAITSCOPE_METRIC_CASE)
+        return Block::OpenMp;
+        WAITSCOPE_ANALYZED_MPI_FILE_METRICS(WAITSCOPE_METRIC_CASE)
+        return Block::MpiFileIo;
+#undef WAITSCOPE_METRIC_CASE
+    default:
+        return Block::Always;
+    }
+}
+
 /// Every metric of the tree, indexed by MetricId.
 inline constexpr MetricDefinition kMetricDefinitions[] = {
 #define WAITSCOPE_METRIC_DEFINITION(id, name, display, parent, unit, kind, description)            \

@@ -17,6 +17,16 @@ Result<std::string> findAnchorFile(const std::string& path);
 /// Fails with a message naming the file when it cannot be opened or parsed.
 Result<Definitions> readDefinitions(const std::string& anchorFile);
 
+/// An archive's anchor file with its global definitions.
+struct ArchiveDefinitions {
+    std::string anchor;
+    Definitions definitions;
+};
+
+/// Resolves `path` to its anchor file (findAnchorFile()) and reads the global definitions there
+/// (readDefinitions()). Fails as those do.
+Result<ArchiveDefinitions> readArchiveDefinitions(const std::string& path);
+
 /// Reads the event stream of `rank` only (its local definitions map ids to global ones).
 /// Fails naming the rank and the file when the event file is missing or truncated, when its
 /// local definitions (`traces/N.def`) are damaged, or missing while other locations have
