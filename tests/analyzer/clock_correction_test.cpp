@@ -213,17 +213,17 @@ TEST_CASE("clock violations: a broadcast of 0 bytes defines no clock condition, 
     // violation.
     t.rank(0)
         .enter(0, "main")
-        .collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(10, 11, "MPI_Bcast", Op::Bcast, 0, 0, 0, 0)
         .collective(25, 26, "MPI_Barrier", Op::Barrier, 0)
         .leave(50, "main");
     t.rank(1)
         .enter(0, "main")
-        .collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(12, 15, "MPI_Bcast", Op::Bcast, 0, 0, 0, 0)
         .collective(20, 27, "MPI_Barrier", Op::Barrier, 0)
         .leave(50, "main");
     t.rank(2)
         .enter(0, "main")
-        .collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0)
+        .collective(5, 8, "MPI_Bcast", Op::Bcast, 0, 0, 0, 0)
         .collective(21, 22, "MPI_Barrier", Op::Barrier, 0)
         .leave(50, "main");
     auto result = analyzeInProcess(t.defs, t.streams());

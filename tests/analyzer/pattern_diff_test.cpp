@@ -304,9 +304,34 @@ TEST_CASE("persistent send requests: Late Sender measured from MPI_Start",
     t.rank(1).enter(0, "main").recv(5, 31, 32, 0, 4).leave(100, "main");
     CHECK(linesOf(t, {"mpi_latesender", "mpi_point2point"}) ==
           line("mpi_point2point", "main/MPI_Recv", 1, 32, 5) +
-              line("mpi_point2point", "main/MPI_Start", 0, 31, 30) +
               line("mpi_point2point", "main/MPI_Wait", 0, 33, 32) +
               line("mpi_latesender", "main/MPI_Recv", 1, 30, 5));
+}
+
+TEST_CASE("MPI_Start, MPI_Request_free and MPI_Cancel are MPI time outside point-to-point, "
+          "as Scalasca's remapping classes their role FUNCTION",
+          "[pattern][time-class]") {
+    // rank 0: main | Send_init 1..2 | Start 30..31 | Wait 32..33 | Request_free 34..36 |
+    //         Cancel 37..40 | main .. 100
+    // rank 1: main | Recv 5..32 | main .. 100
+    // Score-P (and our measurement) define MPI_Start, MPI_Startall, MPI_Request_free and
+    // MPI_Cancel with the role FUNCTION; scout.spec counts a call as point-to-point by the role
+    // POINT2POINT or the name MPI_Test*/MPI_Wait* (all, any, some), so Scalasca puts their time
+    // in "mpi" only: mpi_point2point has none of it (before this rule we had 1, 2 and 3 ms there).
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(1, "MPI_Send_init").leave(2, "MPI_Send_init");
+    t.rank(0).enter(30, "MPI_Start").isendRecord(30, 1, 4, 9).leave(31, "MPI_Start");
+    t.rank(0).enter(32, "MPI_Wait").leave(33, "MPI_Wait");
+    t.rank(0).enter(34, "MPI_Request_free").leave(36, "MPI_Request_free");
+    t.rank(0).enter(37, "MPI_Cancel").leave(40, "MPI_Cancel").leave(100, "main");
+    t.rank(1).enter(0, "main").recv(5, 31, 32, 0, 4).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_point2point"}) ==
+          line("mpi_point2point", "main/MPI_Recv", 1, 32, 5) +
+              line("mpi_point2point", "main/MPI_Wait", 0, 33, 32));
+    const std::string mpi = linesOf(t, {"mpi"});
+    CHECK(mpi.find(line("mpi", "main/MPI_Start", 0, 31, 30)) != std::string::npos);
+    CHECK(mpi.find(line("mpi", "main/MPI_Request_free", 0, 36, 34)) != std::string::npos);
+    CHECK(mpi.find(line("mpi", "main/MPI_Cancel", 0, 40, 37)) != std::string::npos);
 }
 
 TEST_CASE("wait at barrier and barrier completion", "[pattern][barrier]") {

@@ -54,7 +54,7 @@ struct CollectiveRank {
 // Every rank of `ranks` as CollectiveRank says, the collective `name` sending and receiving
 // `bytes`.
 void workThenCollective(TinyTrace& t, const std::vector<CollectiveRank>& ranks,
-                        const std::string& name, Op op, uint64_t bytes = 0) {
+                        const std::string& name, Op op, uint64_t bytes = 8) {
     for (uint32_t r = 0; r < ranks.size(); ++r) {
         const CollectiveRank& k = ranks[r];
         t.rank(r)
@@ -466,4 +466,43 @@ TEST_CASE("critical-path imbalance of a caller includes its callees (Scalasca: i
     CHECK(a(Metric::CriticalPathImbalance, "main", 0) == Approx(0.007995));
     CHECK(a(Metric::CriticalPathImbalance, "main/work", 0) == Approx(0.020));
     CHECK(a(Metric::CriticalPathImbalance, "main/MPI_Barrier", 0) == 0.0);
+}
+
+TEST_CASE("a broadcast that moves no data synchronizes no one, as in Scalasca 2.6",
+          "[root-cause][delay]") {
+    // rank 0 (root): main | work 0..30 | Bcast 30..31 | main .. 40
+    // rank 1:        main | Bcast 5..32 | main .. 50
+    // With 8 bytes, rank 1 waits 25 ms for the late root (Late Broadcast) and rank 0's work is
+    // its short-term 1-to-n delay. With a count of 0 (Sent 0, Received 0, as Debian's hpcc
+    // broadcasts on rank 0 35 times) Scalasca 2.6 skips the operation before looking for a wait
+    // state or a synchronization point (MpiCommunicationHandler: "no payload"): no Late
+    // Broadcast, no delay, and the critical path stays on rank 1. Before this rule we found
+    // 25 ms of Late Broadcast and 25 ms of delay_12n on main/work.
+    const auto build = [](TinyTrace& t, uint64_t bytes) {
+        t.rank(0)
+            .enter(0, "main")
+            .enter(0, "work")
+            .leave(30, "work")
+            .collective(30, 31, "MPI_Bcast", Op::Bcast, 0, 0, bytes, bytes)
+            .leave(40, "main");
+        t.rank(1)
+            .enter(0, "main")
+            .collective(5, 32, "MPI_Bcast", Op::Bcast, 0, 0, 0, bytes)
+            .leave(50, "main");
+    };
+    TinyTrace moving(2);
+    build(moving, 8);
+    const Analyzed withData = analyze(moving);
+    CHECK(withData(Metric::MpiLateBroadcast, "main/MPI_Bcast", 1) == Approx(0.025));
+    CHECK(withData(Metric::Delay12n, "main/work", 0) == Approx(0.025));
+    CHECK(withData(Metric::CriticalPath, "main/work", 0) == Approx(0.030));
+
+    TinyTrace empty(2);
+    build(empty, 0);
+    const Analyzed without = analyze(empty);
+    CHECK(without(Metric::MpiLateBroadcast, "main/MPI_Bcast", 1) == 0.0);
+    CHECK(without.total(Metric::Delay12n) == 0.0);
+    CHECK(without.total(Metric::MpiLateBroadcast) == 0.0);
+    CHECK(without(Metric::CriticalPath, "main/work", 0) == 0.0);
+    CHECK(without(Metric::CriticalPath, "main/MPI_Bcast", 1) == Approx(0.027));
 }

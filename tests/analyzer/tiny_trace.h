@@ -109,11 +109,18 @@ public:
             stream().appendMessage(trace::EventKind::MpiRecv, at, {bytes, 0, source, comm, tag});
             return *this;
         }
-        /// A collective call `region` from `from` to `to` on `comm`.
+        /// A collective call `region` from `from` to `to` on `comm`. Unless told otherwise it
+        /// moves 8 bytes each way, as a data-moving operation must to synchronize (movesData());
+        /// barriers and communicator creation and destruction move none.
         Rank& collective(uint64_t from, uint64_t to, const std::string& region,
                          trace::CollectiveOp op, uint32_t comm = 0,
-                         uint32_t root = trace::kUndefined, uint64_t sent = 0,
-                         uint64_t received = 0) {
+                         uint32_t root = trace::kUndefined, uint64_t sent = kDefaultBytes,
+                         uint64_t received = kDefaultBytes) {
+            const bool dataless = op == trace::CollectiveOp::Barrier ||
+                                  op == trace::CollectiveOp::CreateHandle ||
+                                  op == trace::CollectiveOp::DestroyHandle;
+            sent = sent != kDefaultBytes ? sent : dataless ? 0 : 8;
+            received = received != kDefaultBytes ? received : dataless ? 0 : 8;
             enter(from, region);
             stream().append(trace::EventKind::MpiCollectiveBegin, from, 0);
             stream().appendCollective(to, trace::CollectiveRecord{sent, received, comm, root, op});
@@ -121,6 +128,7 @@ public:
         }
 
     private:
+        static constexpr uint64_t kDefaultBytes = ~0ULL;
         trace::EventStream& stream() { return m_trace.m_streams[m_rank]; }
         TinyTrace& m_trace;
         uint32_t m_rank;

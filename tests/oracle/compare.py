@@ -157,7 +157,9 @@ def summarize(path):
 def derive(cube_prefix, prefix, cubex, scratch):
     """SCOUT's report with Scalasca's derived metrics, remapped as scalasca -examine does."""
     out = Path(scratch) / "summary.cubex"
-    run([str(Path(cube_prefix) / "bin" / "cube_remap2"), "-d", "-r",
+    # -s as square passes it: without it cube_remap2 skips its hard-coded heuristics, so the
+    # computational imbalance (imbalance_*) stays 0 everywhere.
+    run([str(Path(cube_prefix) / "bin" / "cube_remap2"), "-d", "-s", "-r",
          str(Path(prefix) / "share" / "scalasca" / "scout.spec"), "-o", str(out), str(cubex)])
     return str(out)
 

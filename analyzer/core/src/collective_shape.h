@@ -53,6 +53,36 @@ inline CollectiveShape collectiveShape(trace::CollectiveOp op) {
     }
 }
 
+/// Whether a collective of this member's record `own` moves data, as Scalasca 2.6 asks before
+/// it looks for a wait state or a synchronization point there: a Bcast, Scatter, Reduce or
+/// Gather whose root sends or receives nothing (a count of 0), an n-to-n or prefix operation
+/// where this member sends and receives nothing, is no synchronization. Every member decides
+/// from its own record, so that all agree without an exchange: the counts of these operations
+/// are the same on every member, so a member's own bytes tell for the root. Barriers, and the
+/// v-variants of rooted operations (Scatterv, Gatherv), whose members' counts differ, are
+/// taken as moving data. `root`: whether this member is the root.
+inline bool movesData(const trace::CollectiveRecord& own, bool root) {
+    using Op = trace::CollectiveOp;
+    switch (own.op) {
+    case Op::Bcast:
+    case Op::Scatter:
+        return root ? own.sent > 0 : own.received > 0;
+    case Op::Reduce:
+    case Op::Gather:
+        return root ? own.received > 0 : own.sent > 0;
+    default:
+        break;
+    }
+    switch (collectiveShape(own.op)) {
+    case CollectiveShape::NToN:
+    case CollectiveShape::Scan:
+    case CollectiveShape::Exscan:
+        return own.sent > 0 || own.received > 0;
+    default:
+        return true;
+    }
+}
+
 /// Whether `op` exchanges per-pair counts that may leave some pairs without data
 /// (Alltoallv, Alltoallw): an N-to-N shape that need not synchronize everyone.
 inline bool isPairwiseVariant(trace::CollectiveOp op) {

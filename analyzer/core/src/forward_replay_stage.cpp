@@ -49,6 +49,11 @@ Status replayCollective(RankState& state, Transport& transport, const ReplayOper
                      ": malformed collective exchange on communicator " + std::to_string(c.comm));
     }
     CollectiveView view{span, state.collected.get(), self, c.root};
+    // A collective that moves no data synchronizes no one (Scalasca 2.6): no wait state, no
+    // synchronization point, no hand-over of the critical path.
+    if (!movesData(c, view.self == c.root)) {
+        return Status::success();
+    }
     // Timestamps that put the end of a collective before an enter it waits for.
     if (exitPrecedesBindingEnter(c, view)) {
         state.sink.diagnose(experiment::Diagnostic::ClockViolationsCollective);

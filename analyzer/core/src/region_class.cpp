@@ -12,6 +12,16 @@ bool startsWith(std::string_view text, std::string_view prefix) {
 bool contains(std::string_view text, std::string_view part) {
     return text.find(part) != std::string_view::npos;
 }
+// MPI_Wait and MPI_Test with nothing or "all", "any", "some" after them.
+bool isCompletionName(std::string_view name) {
+    for (const std::string_view call : {"MPI_Wait", "MPI_Test"}) {
+        if (startsWith(name, call)) {
+            const std::string_view rest = name.substr(call.size());
+            return rest.empty() || rest == "all" || rest == "any" || rest == "some";
+        }
+    }
+    return false;
+}
 
 } // namespace
 
@@ -99,9 +109,11 @@ RegionClass classifyRegion(const trace::Region& region) {
         region.role == RegionRole::CollectiveOther) {
         return RegionClass::MpiCollective;
     }
-    if (region.role == RegionRole::PointToPoint || startsWith(name, "MPI_Wait") ||
-        startsWith(name, "MPI_Test") || startsWith(name, "MPI_Start") ||
-        name == "MPI_Request_free" || name == "MPI_Cancel") {
+    // Point-to-point by the role the trace gives (send, receive, probe and the request
+    // creation are POINT2POINT in Score-P's traces and ours) or as a completion call, as
+    // Scalasca's remapping (scout.spec) classes them. MPI_Start, MPI_Startall,
+    // MPI_Request_free and MPI_Cancel have the role FUNCTION there: plain MPI time.
+    if (region.role == RegionRole::PointToPoint || isCompletionName(name)) {
         return RegionClass::MpiPointToPoint;
     }
     return RegionClass::MpiOther;
