@@ -4,6 +4,8 @@
 # waitscope-replay (tests/oracle/compare.py); tallies the differences by class (metric@region)
 # and prints which MPI features the programs used (feature -> traces that used it).
 # On demand only. Usage: differential.sh COUNT [FIRST_SEED]
+#                       differential.sh --summary   (the figures of WORK so far, say of a run
+#                                                    still under way or stopped)
 # Environment: BUILD (default build/dev), ORACLE_PREFIX (default /work/oracle/prefix),
 # WORK (default /tmp/waitscope_differential: traces with differences are kept there),
 # STEPS (steps per program, default 24), MODE ("agreeable": only the features where no
@@ -16,7 +18,9 @@
 # seed divisible by it and in one process, --serial, for the others; default 10, 1: always
 # under mpirun).
 set -u
-[ $# -ge 1 ] || { echo "usage: differential.sh COUNT [FIRST_SEED]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: differential.sh COUNT [FIRST_SEED] | --summary" >&2; exit 2; }
+summary_only=""
+[ "$1" = "--summary" ] && summary_only=1 && set -- 0
 count=$1
 first=${2:-1}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +35,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # collectives per metric and call path, took 30 times longer with it.)
 mkdir -p "$work"
 program="$work/random_mpi"
-mpicc -O2 -o "$program" "$here/random_mpi.c" || exit 2
+[ -n "$summary_only" ] || mpicc -O2 -o "$program" "$here/random_mpi.c" || exit 2
 tally="$work/tally.tsv"
 base_tally="$work/tally_base.tsv"
 summary="$work/runs.tsv"
@@ -94,12 +98,17 @@ worker() {
     done
 }
 
-j=0
-while [ "$j" -lt "$jobs" ]; do
-    worker "$j" &
-    j=$((j + 1))
-done
-wait
+if [ -z "$summary_only" ]; then
+    rm -f "$work/started"
+    j=0
+    while [ "$j" -lt "$jobs" ]; do
+        worker "$j" &
+        j=$((j + 1))
+    done
+    echo "$started $jobs" >"$work/started"
+    wait
+fi
+[ -f "$work/started" ] && read -r started jobs <"$work/started"
 sort -n "$work"/worker_*/runs.tsv >"$summary"
 cat "$work"/worker_*/tally.tsv >"$tally"
 cat "$work"/worker_*/tally_base.tsv >"$base_tally"
