@@ -232,6 +232,9 @@ def main():
     parser.add_argument("--tally", help="append each difference class to this file")
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
     parser.add_argument("--replay", help="the waitscope-replay to run (default: the build's)")
+    parser.add_argument("--serial-replay", action="store_true",
+                        help="run the replays with --serial in one process instead of under "
+                        "mpirun (the same analysis and report; saves an MPI start per trace)")
     parser.add_argument("--also-replay", help="a second waitscope-replay (say, before a fix) "
                         "compared with the same SCOUT report; its differences go to --also-tally")
     parser.add_argument("--also-tally", help="the difference classes of --also-replay")
@@ -271,8 +274,11 @@ def main():
             scalasca = square(args.prefix, args.cube_prefix, scalasca, scratch) or scalasca
         ours = args.ours
         replay = args.replay or str(bindir / "waitscope-replay")
+        replay_launch = [] if args.serial_replay else mpirun
+        serial = ["--serial"] if args.serial_replay else []
         if not ours:
-            run(mpirun + [replay, "--quiet", "--output-dir", str(scratch / "ours"), str(staged)])
+            run(replay_launch + [replay] + serial +
+                ["--quiet", "--output-dir", str(scratch / "ours"), str(staged)])
             ours = str(scratch / "ours" / "report.cubex")
         if args.derived and Path(scalasca).name == "scout.cubex":
             # (square's trace.cubex holds the derived metrics already.)
@@ -280,8 +286,8 @@ def main():
         theirs = read_values(export, scalasca, scratch)
         rows, metrics = compare(theirs, read_values(export, ours, scratch), args.ignore)
         if args.also_replay and staged:
-            run(mpirun + [args.also_replay, "--quiet", "--output-dir", str(scratch / "also"),
-                          str(staged)])
+            run(replay_launch + [args.also_replay] + serial +
+                ["--quiet", "--output-dir", str(scratch / "also"), str(staged)])
             also_rows, _ = compare(theirs,
                                    read_values(export, str(scratch / "also" / "report.cubex"),
                                                scratch), args.ignore)

@@ -24,8 +24,11 @@
 //   inter_partition_imbalance: the same mapping of "headroom": each rank's time not explained
 //       by the call paths it runs, L - sum over its call paths of max(own, C), goes to the
 //       path's call paths it does not run at all, in proportion to C; undefined (none) when a
-//       rank runs all of them. It is part of the imbalance impact; the rest is
-//       intra_partition_imbalance.
+//       rank runs all of them. Scalasca computes it apart from the imbalance impact and keeps
+//       it where positive, even above the impact (a rank whose own time exceeds the path's
+//       length, say one that began before the path did, brings negative cost to the call paths
+//       it falls short on); intra_partition_imbalance is impact - inter, negative then, as
+//       Scalasca's scout.spec derives it (CriticalPath.pattern, INTER_PARTITION_IMBALANCE).
 //   performance_impact_criticalpath = activities + imbalance impact;
 //   performance_impact = that + non-critical-path activities.
 #include "waitscope/analysis/derived_metrics.h"
@@ -158,11 +161,10 @@ void derivePerformanceImpact(AnalysisResult& result) {
             addPositive(result, Metric::CriticalPathImbalance, n, r,
                         imbalance[n] * result.value(Metric::CriticalPath, n, r));
             const double impact = costDefined ? std::max(0.0, share * cost[n]) : 0.0;
-            const double inter =
-                headroomDefined ? std::clamp(share * headroom[n], 0.0, impact) : 0.0;
+            const double inter = headroomDefined ? std::max(0.0, share * headroom[n]) : 0.0;
             addPositive(result, Metric::CriticalPathActivities, n, r, activities);
             addPositive(result, Metric::InterPartitionImbalance, n, r, inter);
-            addPositive(result, Metric::IntraPartitionImbalance, n, r, impact - inter);
+            result.add(Metric::IntraPartitionImbalance, n, r, impact - inter);
             addPositive(result, Metric::CriticalImbalanceImpact, n, r, impact);
             addPositive(result, Metric::PerformanceImpactCriticalPath, n, r, activities + impact);
             addPositive(result, Metric::NonCriticalPathActivities, n, r, nonCritical);
