@@ -151,12 +151,16 @@ buildReport(const AnalysisResult& result, const trace::Definitions& definitions,
     report::Report out;
     // The OpenMP metrics (one block of the registry) only for a trace with OpenMP regions: the
     // reports of MPI programs stay as they were.
+    // The same for the POSIX threads metrics and regions of the pthread paradigm.
     bool openmp = false;
+    bool pthread = false;
     for (const trace::Region& region : definitions.regions) {
         openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
+        pthread = pthread || region.paradigm == trace::Paradigm::Pthread;
     }
-    const auto included = [openmp](size_t m) {
-        return openmp || !isOpenmpMetric(static_cast<Metric>(m));
+    const auto included = [openmp, pthread](size_t m) {
+        return (openmp || !isOpenmpMetric(static_cast<Metric>(m))) &&
+               (pthread || !isPthreadMetric(static_cast<Metric>(m)));
     };
     // Metrics: parents come before children in metric.h's order.
     std::vector<report::MetricId> metricIds(kMetricCount);

@@ -27,6 +27,12 @@ inline constexpr bool isOpenmpMetric(Metric metric) {
     return metric >= Metric::OmpTime && metric <= Metric::OmpLimitedParallelism;
 }
 
+/// True for the POSIX threads metrics (WAITSCOPE_PTHREAD_METRICS, one block of the registry):
+/// reports carry them only for traces with regions of the pthread paradigm.
+inline constexpr bool isPthreadMetric(Metric metric) {
+    return metric >= Metric::PthreadTime && metric <= Metric::PthreadLockContentionConditional;
+}
+
 /// What a metric measures (Seconds, Occurrences, Bytes).
 using MetricUnit = metrics::Unit;
 
