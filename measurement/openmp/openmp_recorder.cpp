@@ -192,6 +192,18 @@ void record(Construct construct, const void* codeptr, EventKind kind) noexcept {
             return;
         std::uint32_t region = defineRegion(slot);
         g_mainRecorded = true;
+        if (kInfo[static_cast<std::size_t>(construct)].paradigm == Paradigm::Pthread) {
+            // Like an MPI call (the wrapper set insideMpi): its call path unwound first when
+            // sampling runs, so the call sits where the program made it.
+            if (kind == EventKind::Enter && g_hot.sampling != nullptr)
+                g_hot.sampling->callSite(0);
+            ensureRoom(kMaxRecordWords);
+            if (kind == EventKind::Enter)
+                recordEnter(now(), region);
+            else
+                recordLeave(now(), region);
+            return;
+        }
         if (kind == EventKind::Enter)
             enterUserRegion(region);
         else
@@ -283,7 +295,8 @@ std::vector<bool> pthreadRegions() {
 /// The records of two streams of one thread in one, by time (the first stream's first at a
 /// tie: a sampled thread's start routine encloses its OpenMP events). Samples (of the first
 /// stream) inside a POSIX threads call are left out: their time is the call's, which the
-/// stack below the wrapper (the C library's lock internals) would only hide.
+/// stack below the wrapper (the C library's lock internals) would only hide. Before a POSIX
+/// threads call the last sample's path is left.
 std::vector<std::uint64_t> mergeStreams(const std::uint64_t* aBegin, const std::uint64_t* aEnd,
                                         const std::uint64_t* bBegin, const std::uint64_t* bEnd) {
     std::vector<Decoded> a, b, all;
@@ -298,15 +311,46 @@ std::vector<std::uint64_t> mergeStreams(const std::uint64_t* aBegin, const std::
                 d.kind == static_cast<std::uint32_t>(EventKind::Leave)) &&
                d.a < pthread.size() && pthread[d.a];
     };
+    // The outermost context of a sampled path (its CallingContextLeave leaves the whole path).
+    const std::vector<CallingContextDefinition>& contexts = definitions().callingContexts();
+    const auto rootOf = [&contexts](std::uint32_t context) {
+        for (std::size_t steps = 0; context < contexts.size() && steps < contexts.size(); ++steps) {
+            if (contexts[context].parent == kNoContext ||
+                contexts[context].parent >= contexts.size())
+                return context;
+            context = contexts[context].parent;
+        }
+        return kNoContext;
+    };
+    std::vector<Decoded> kept;
+    kept.reserve(all.size());
     std::uint32_t insideCall = 0;
-    std::erase_if(all, [&](const Decoded& d) {
-        if (isPthread(d))
-            insideCall = d.kind == static_cast<std::uint32_t>(EventKind::Enter)
-                             ? insideCall + 1
-                             : (insideCall > 0 ? insideCall - 1 : 0);
-        return insideCall > 0 &&
-               d.kind == static_cast<std::uint32_t>(EventKind::CallingContextSample);
-    });
+    std::uint32_t lastSample = kNoContext;
+    for (const Decoded& d : all) {
+        const bool sample = d.kind == static_cast<std::uint32_t>(EventKind::CallingContextSample);
+        if (isPthread(d) && d.kind == static_cast<std::uint32_t>(EventKind::Enter)) {
+            // The last sample's path ran before the call, not necessarily around it: the call
+            // is placed below the start routine, not on a stale path.
+            if (insideCall == 0 && lastSample != kNoContext) {
+                if (const std::uint32_t root = rootOf(lastSample); root != kNoContext)
+                    kept.push_back(
+                        Decoded{d.time,
+                                static_cast<std::uint32_t>(EventKind::CallingContextLeave),
+                                root,
+                                {0, 0, 0, 0}});
+                lastSample = kNoContext;
+            }
+            ++insideCall;
+        } else if (isPthread(d) && insideCall > 0) {
+            --insideCall;
+        }
+        if (sample && insideCall > 0)
+            continue;
+        if (sample)
+            lastSample = d.a;
+        kept.push_back(d);
+    }
+    all.swap(kept);
     // A start routine's Leave is its thread's last record: OpenMP events after it stay inside.
     if (!a.empty() && a.back().kind == static_cast<std::uint32_t>(EventKind::Leave)) {
         auto it = std::find_if(all.begin(), all.end(), [&](const Decoded& d) {

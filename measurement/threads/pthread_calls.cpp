@@ -58,20 +58,20 @@ public:
             return;
         }
         m_recorded = true;
-        openmp::enter(construct, nullptr);
         // Samples inside the call are the call's time, as inside an MPI call (the main thread's
         // handler drops them; a further thread's are dropped when its records are merged).
         if (t_onMainThread)
             g_hot.insideMpi = g_hot.insideMpi + 1;
+        openmp::enter(construct, nullptr);
         t_recording = false;
     }
     ~RecordedCall() {
         if (!m_recorded)
             return;
         t_recording = true;
+        openmp::leave(m_construct, nullptr);
         if (t_onMainThread)
             g_hot.insideMpi = g_hot.insideMpi - 1;
-        openmp::leave(m_construct, nullptr);
         t_recording = false;
     }
     RecordedCall(const RecordedCall&) = delete;
