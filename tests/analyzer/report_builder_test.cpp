@@ -50,8 +50,8 @@ TEST_CASE("report.cubex round-trips Scalasca's values for the reference traces",
         for (size_t m = 0; m < kMetricCount; ++m) {
             const MetricInfo& info = metricInfo(static_cast<Metric>(m));
             const auto metric = back->findMetric(info.uniqueName);
-            // The OpenMP metrics only in reports of traces with OpenMP regions.
-            if (isOpenmpMetric(static_cast<Metric>(m))) {
+            // The OpenMP and POSIX threads metrics only in reports of traces with their regions.
+            if (isOpenmpMetric(static_cast<Metric>(m)) || isPthreadMetric(static_cast<Metric>(m))) {
                 CHECK_FALSE(metric.has_value());
                 continue;
             }
