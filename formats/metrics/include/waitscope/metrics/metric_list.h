@@ -174,7 +174,6 @@
 // POSIX threads (issue 25, measurement/threads): Scalasca's Pthread subtree of execution, time in
 // the program's mutex, condition and join calls. Written into a report only when its trace has
 // regions of the pthread paradigm, so reports of other runs are unchanged.
-// clang-format off
 #define WAITSCOPE_PTHREAD_METRICS(X) \
     X(PthreadTime, "pthread_time", "POSIX threads", Execution, Seconds, Measured, "time in the POSIX threads API: thread management and synchronization") \
     X(PthreadManagement, "pthread_management", "Pthread Management", PthreadTime, Seconds, Measured, "time managing threads (pthread_join)") \
@@ -183,7 +182,6 @@
     X(PthreadLockContentionMutexLock, "pthread_lock_contention_mutex_lock", "Pthread Mutex Lock Contention", PthreadLockApi, Seconds, WaitState, "time waiting in pthread_mutex_lock until the mutex is acquired") \
     X(PthreadConditional, "pthread_conditional", "Pthread Condition", PthreadSynchronization, Seconds, Measured, "time in condition variable calls") \
     X(PthreadLockContentionConditional, "pthread_lock_contention_conditional", "Pthread Condition Lock Contention", PthreadConditional, Seconds, WaitState, "time waiting in a condition wait until the condition is signalled and the mutex acquired again")
-// clang-format on
 
 // The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
 // documents, but does not compute (one-sided communication).
