@@ -62,13 +62,15 @@ std::atomic<OmpThread*> g_threads[kMaxThreads];
 std::atomic<std::uint32_t> g_threadCount{0};
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_toolStarted{false};
-bool g_mainRecorded = false; ///< main thread only
+std::atomic<bool> g_pthreadsRecorded{false}; ///< a POSIX threads call registered a thread
+bool g_mainRecorded = false;                 ///< main thread only
 
 __thread OmpThread* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
 
 struct ConstructInfo {
     const char* name;
     RegionRole role;
+    Paradigm paradigm = Paradigm::OpenMp;
 };
 
 // Score-P's names ("!$omp parallel"), so reports read alike.
@@ -89,6 +91,15 @@ constexpr ConstructInfo kInfo[] = {
     {"!$omp taskwait", RegionRole::TaskWait},
     {"!$omp create task", RegionRole::TaskCreate},
     {"!$omp task", RegionRole::Task},
+    // Score-P's pthread regions: wrappers, pthread_join waits for a thread.
+    {"pthread_mutex_lock", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_mutex_trylock", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_mutex_unlock", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_cond_wait", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_cond_timedwait", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_cond_signal", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_cond_broadcast", RegionRole::Wrapper, Paradigm::Pthread},
+    {"pthread_join", RegionRole::ThreadWait, Paradigm::Pthread},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<std::size_t>(Construct::Count));
 
@@ -135,9 +146,11 @@ RegionDefinition provisionalRegion(std::uint64_t key) {
     RegionDefinition region;
     const ConstructInfo& info = kInfo[static_cast<std::size_t>(kindOf(key))];
     region.name = std::string(info.name) + address;
+    if (info.paradigm == Paradigm::Pthread)
+        region.name = info.name; // one region per function, recorded without a code address
     region.canonicalName = region.name;
     region.role = info.role;
-    region.paradigm = Paradigm::OpenMp;
+    region.paradigm = info.paradigm;
     return region;
 }
 
@@ -179,6 +192,18 @@ void record(Construct construct, const void* codeptr, EventKind kind) noexcept {
             return;
         std::uint32_t region = defineRegion(slot);
         g_mainRecorded = true;
+        if (kInfo[static_cast<std::size_t>(construct)].paradigm == Paradigm::Pthread) {
+            // Like an MPI call (the wrapper set insideMpi): its call path unwound first when
+            // sampling runs, so the call sits where the program made it.
+            if (kind == EventKind::Enter && g_hot.sampling != nullptr)
+                g_hot.sampling->callSite(0);
+            ensureRoom(kMaxRecordWords);
+            if (kind == EventKind::Enter)
+                recordEnter(now(), region);
+            else
+                recordLeave(now(), region);
+            return;
+        }
         if (kind == EventKind::Enter)
             enterUserRegion(region);
         else
@@ -251,8 +276,27 @@ void decode(const std::uint64_t* begin, const std::uint64_t* end, std::vector<De
     }
 }
 
+/// The regions of the POSIX threads calls defined so far (main thread).
+std::vector<bool> pthreadRegions() {
+    std::vector<bool> pthread;
+    for (std::uint32_t i = 0; i < kSlots; ++i) {
+        const std::uint32_t region = g_slots[i].region.load(std::memory_order_acquire);
+        const std::uint64_t key = g_slots[i].key.load(std::memory_order_relaxed);
+        if (region == 0 ||
+            kInfo[static_cast<std::size_t>(kindOf(key))].paradigm != Paradigm::Pthread)
+            continue;
+        if (pthread.size() < region)
+            pthread.resize(region, false);
+        pthread[region - 1] = true;
+    }
+    return pthread;
+}
+
 /// The records of two streams of one thread in one, by time (the first stream's first at a
-/// tie: a sampled thread's start routine encloses its OpenMP events).
+/// tie: a sampled thread's start routine encloses its OpenMP events). Samples (of the first
+/// stream) inside a POSIX threads call are left out: their time is the call's, which the
+/// stack below the wrapper (the C library's lock internals) would only hide. Before a POSIX
+/// threads call the last sample's path is left.
 std::vector<std::uint64_t> mergeStreams(const std::uint64_t* aBegin, const std::uint64_t* aEnd,
                                         const std::uint64_t* bBegin, const std::uint64_t* bEnd) {
     std::vector<Decoded> a, b, all;
@@ -261,6 +305,52 @@ std::vector<std::uint64_t> mergeStreams(const std::uint64_t* aBegin, const std::
     all.resize(a.size() + b.size());
     std::merge(a.begin(), a.end(), b.begin(), b.end(), all.begin(),
                [](const Decoded& x, const Decoded& y) { return x.time < y.time; });
+    const std::vector<bool> pthread = pthreadRegions();
+    const auto isPthread = [&pthread](const Decoded& d) {
+        return (d.kind == static_cast<std::uint32_t>(EventKind::Enter) ||
+                d.kind == static_cast<std::uint32_t>(EventKind::Leave)) &&
+               d.a < pthread.size() && pthread[d.a];
+    };
+    // The outermost context of a sampled path (its CallingContextLeave leaves the whole path).
+    const std::vector<CallingContextDefinition>& contexts = definitions().callingContexts();
+    const auto rootOf = [&contexts](std::uint32_t context) {
+        for (std::size_t steps = 0; context < contexts.size() && steps < contexts.size(); ++steps) {
+            if (contexts[context].parent == kNoContext ||
+                contexts[context].parent >= contexts.size())
+                return context;
+            context = contexts[context].parent;
+        }
+        return kNoContext;
+    };
+    std::vector<Decoded> kept;
+    kept.reserve(all.size());
+    std::uint32_t insideCall = 0;
+    std::uint32_t lastSample = kNoContext;
+    for (const Decoded& d : all) {
+        const bool sample = d.kind == static_cast<std::uint32_t>(EventKind::CallingContextSample);
+        if (isPthread(d) && d.kind == static_cast<std::uint32_t>(EventKind::Enter)) {
+            // The last sample's path ran before the call, not necessarily around it: the call
+            // is placed below the start routine, not on a stale path.
+            if (insideCall == 0 && lastSample != kNoContext) {
+                if (const std::uint32_t root = rootOf(lastSample); root != kNoContext)
+                    kept.push_back(
+                        Decoded{d.time,
+                                static_cast<std::uint32_t>(EventKind::CallingContextLeave),
+                                root,
+                                {0, 0, 0, 0}});
+                lastSample = kNoContext;
+            }
+            ++insideCall;
+        } else if (isPthread(d) && insideCall > 0) {
+            --insideCall;
+        }
+        if (sample && insideCall > 0)
+            continue;
+        if (sample)
+            lastSample = d.a;
+        kept.push_back(d);
+    }
+    all.swap(kept);
     // A start routine's Leave is its thread's last record: OpenMP events after it stay inside.
     if (!a.empty() && a.back().kind == static_cast<std::uint32_t>(EventKind::Leave)) {
         auto it = std::find_if(all.begin(), all.end(), [&](const Decoded& d) {
@@ -315,6 +405,15 @@ OmpThread* threadBegin() noexcept {
     return thread;
 }
 
+OmpThread* pthreadBegin() noexcept {
+    if (t_thread || t_onMainThread)
+        return t_thread;
+    OmpThread* thread = threadBegin();
+    if (thread)
+        g_pthreadsRecorded.store(true, std::memory_order_relaxed);
+    return thread;
+}
+
 OmpThread* currentThread() noexcept {
     return t_thread;
 }
@@ -341,7 +440,8 @@ void addOpenmpThreadRecords(std::vector<ThreadRecords>& threads) noexcept {
         // The program runs OpenMP, but its runtime never asked for a tool: no OMPT (libgomp).
         if (dlsym(RTLD_DEFAULT, "omp_get_num_threads") != nullptr)
             g_diagnostics.openmpWithoutOmpt = 1;
-        return;
+        if (!g_pthreadsRecorded.load(std::memory_order_relaxed) && !g_mainRecorded)
+            return;
     }
     g_stopped.store(true, std::memory_order_seq_cst);
     const std::uint32_t count =
@@ -367,8 +467,11 @@ void addOpenmpThreadRecords(std::vector<ThreadRecords>& threads) noexcept {
                 ++t->buffer.events;
             }
             t->depth = 0;
-            ++g_diagnostics.openmpThreads;
-            g_diagnostics.openmpEvents += t->buffer.events;
+            // Threads with POSIX threads calls only are not OpenMP threads.
+            if (g_toolStarted.load(std::memory_order_relaxed)) {
+                ++g_diagnostics.openmpThreads;
+                g_diagnostics.openmpEvents += t->buffer.events;
+            }
             // The thread's chunks as one stream.
             std::vector<std::uint64_t> words;
             t->chunks.emplace_back(t->buffer.begin, t->buffer.cursor);
@@ -393,7 +496,7 @@ void addOpenmpThreadRecords(std::vector<ThreadRecords>& threads) noexcept {
                     {t->number, kept.data(), kept.data() + kept.size(), t->buffer.events});
             }
         }
-        if (g_mainRecorded)
+        if (g_mainRecorded && g_toolStarted.load(std::memory_order_relaxed))
             ++g_diagnostics.openmpThreads;
         // Every construct seen gets its source location now.
         for (std::uint32_t i = 0; i < kSlots; ++i) {
@@ -411,8 +514,9 @@ void addOpenmpThreadRecords(std::vector<ThreadRecords>& threads) noexcept {
                 std::string where =
                     symbol.line > 0 ? file + ":" + std::to_string(symbol.line) : symbol.name;
                 named.name = std::string(info.name) + " @" + where;
-                // Lock calls keep the function's name alone: the call path tells them apart.
-                if (kindOf(key) == Construct::Lock)
+                // Lock and POSIX threads calls keep the function's name alone: the call path
+                // tells them apart.
+                if (kindOf(key) == Construct::Lock || info.paradigm == Paradigm::Pthread)
                     named.name = info.name;
                 named.canonicalName = std::string(info.name) + " @" + where;
                 named.file = symbol.file;

@@ -25,6 +25,16 @@ enum class Construct : std::uint8_t {
     Taskwait,
     TaskCreate, ///< the creation of an explicit task (an instant: enter and leave together)
     Task,       ///< an explicit task's execution
+    // The POSIX threads calls (measurement/threads) share the recorder: Score-P's pthread
+    // regions, recorded on the thread that calls them.
+    PthreadMutexLock,
+    PthreadMutexTrylock,
+    PthreadMutexUnlock,
+    PthreadCondWait,
+    PthreadCondTimedwait,
+    PthreadCondSignal,
+    PthreadCondBroadcast,
+    PthreadJoin,
     Count
 };
 
@@ -44,5 +54,10 @@ void leave(Construct construct, const void* codeptr) noexcept;
 
 /// Notes that the OMPT runtime started the tool (for the self-measurement).
 void toolStarted() noexcept;
+
+/// Any thread: the calling thread's records, registered on its first POSIX threads call (a
+/// thread the program created: not the main one, not an OpenMP thread). nullptr on the main
+/// thread or when memory is short.
+OmpThread* pthreadBegin() noexcept;
 
 } // namespace waitscope::measure::openmp

@@ -58,8 +58,9 @@ TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and
             const MetricInfo& info = metricInfo(static_cast<Metric>(m));
             const std::string metricName(info.uniqueName);
             const auto found = reference.object.find(metricName);
-            // The reference traces are MPI only: no OpenMP values to compare.
-            if (metricBlock(static_cast<Metric>(m)) == metrics::Block::OpenMp &&
+            // The reference traces are MPI only: no OpenMP or POSIX threads values to compare.
+            const metrics::Block block = metricBlock(static_cast<Metric>(m));
+            if ((block == metrics::Block::OpenMp || block == metrics::Block::Pthread) &&
                 found == reference.object.end()) {
                 continue;
             }

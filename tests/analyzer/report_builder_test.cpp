@@ -50,8 +50,9 @@ TEST_CASE("report.cubex round-trips Scalasca's values for the reference traces",
         for (size_t m = 0; m < kMetricCount; ++m) {
             const MetricInfo& info = metricInfo(static_cast<Metric>(m));
             const auto metric = back->findMetric(info.uniqueName);
-            // The OpenMP metrics only in reports of traces with OpenMP regions.
-            if (metricBlock(static_cast<Metric>(m)) == metrics::Block::OpenMp) {
+            // The OpenMP and POSIX threads metrics only in reports of traces with their regions.
+            const metrics::Block block = metricBlock(static_cast<Metric>(m));
+            if (block == metrics::Block::OpenMp || block == metrics::Block::Pthread) {
                 CHECK_FALSE(metric.has_value());
                 continue;
             }

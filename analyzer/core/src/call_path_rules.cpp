@@ -46,6 +46,36 @@ void addOpenmpTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, doub
     }
 }
 
+/// The POSIX threads part of addTimeSeverities. Without lock acquire and release events the
+/// time of a lock call, or of a condition wait, is all waiting: an uncontended mutex is taken at
+/// once, and a condition wait ends when another thread signalled and released the mutex.
+void addPthreadTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double seconds) {
+    s.add(Metric::PthreadTime, node, seconds);
+    if (cls == RegionClass::PthreadManagement) {
+        s.add(Metric::PthreadManagement, node, seconds);
+        return;
+    }
+    s.add(Metric::PthreadSynchronization, node, seconds);
+    switch (cls) {
+    case RegionClass::PthreadMutexLock:
+        s.add(Metric::PthreadLockApi, node, seconds);
+        s.add(Metric::PthreadLockContentionMutexLock, node, seconds);
+        break;
+    case RegionClass::PthreadMutex:
+        s.add(Metric::PthreadLockApi, node, seconds);
+        break;
+    case RegionClass::PthreadCondWait:
+        s.add(Metric::PthreadConditional, node, seconds);
+        s.add(Metric::PthreadLockContentionConditional, node, seconds);
+        break;
+    case RegionClass::PthreadCondition:
+        s.add(Metric::PthreadConditional, node, seconds);
+        break;
+    default:
+        break;
+    }
+}
+
 } // namespace
 
 void addTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double seconds) {
@@ -61,6 +91,10 @@ void addTimeSeverities(SeverityRows& s, RegionClass cls, NodeId node, double sec
     }
     if (isOpenmpClass(cls)) {
         addOpenmpTimeSeverities(s, cls, node, seconds);
+        return;
+    }
+    if (isPthreadClass(cls)) {
+        addPthreadTimeSeverities(s, cls, node, seconds);
         return;
     }
     s.add(Metric::Mpi, node, seconds);

@@ -55,10 +55,36 @@ RegionClass classifyOpenmpRegion(const trace::Region& region) {
     return RegionClass::Computation;
 }
 
+/// The POSIX threads calls by name (Score-P's and the recording's region names); the thread's
+/// start routine and unknown calls are computation.
+RegionClass classifyPthreadRegion(const trace::Region& region) {
+    const std::string_view name = region.name;
+    if (name == "pthread_mutex_lock") {
+        return RegionClass::PthreadMutexLock;
+    }
+    if (startsWith(name, "pthread_mutex_")) {
+        return RegionClass::PthreadMutex;
+    }
+    if (name == "pthread_cond_wait" || name == "pthread_cond_timedwait") {
+        return RegionClass::PthreadCondWait;
+    }
+    if (startsWith(name, "pthread_cond_")) {
+        return RegionClass::PthreadCondition;
+    }
+    if (name == "pthread_join" || name == "pthread_create" || name == "pthread_exit" ||
+        name == "pthread_cancel" || name == "pthread_detach") {
+        return RegionClass::PthreadManagement;
+    }
+    return RegionClass::Computation;
+}
+
 RegionClass classifyRegion(const trace::Region& region) {
     using trace::RegionRole;
     if (region.paradigm == trace::Paradigm::OpenMp) {
         return classifyOpenmpRegion(region);
+    }
+    if (region.paradigm == trace::Paradigm::Pthread) {
+        return classifyPthreadRegion(region);
     }
     if (region.paradigm != trace::Paradigm::Mpi) {
         if (region.name == "TRACE BUFFER FLUSH" || region.name == "WAITSCOPE BUFFER FLUSH" ||

@@ -131,8 +131,10 @@ std::array<bool, metrics::kBlockCount> blocksPresent(const AnalysisResult& resul
     std::array<bool, metrics::kBlockCount> present{};
     present[static_cast<size_t>(metrics::Block::Always)] = true;
     bool& openmp = present[static_cast<size_t>(metrics::Block::OpenMp)];
+    bool& pthread = present[static_cast<size_t>(metrics::Block::Pthread)];
     for (const trace::Region& region : definitions.regions) {
         openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
+        pthread = pthread || region.paradigm == trace::Paradigm::Pthread;
     }
     bool& fileIo = present[static_cast<size_t>(metrics::Block::MpiFileIo)];
     for (NodeId n = 0; n < result.tree().size() && !fileIo; ++n) {

@@ -464,6 +464,14 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
             text = "OpenMP threads queue for the lock in " + at +
                    ": shorten what is done while holding it, or give each thread its own "
                    "(a reduction, per-thread data).";
+        } else if (f.metric == "pthread_lock_contention_mutex_lock") {
+            text = "Threads wait in " + at +
+                   " for a mutex another thread holds: shorten what is done while holding it, "
+                   "or split the data it protects so threads take different locks.";
+        } else if (f.metric == "pthread_lock_contention_conditional") {
+            text = "Threads wait in " + at +
+                   " for another thread to signal the condition: the signalling thread's work "
+                   "before it holds them up; hand over smaller pieces of work, or earlier.";
         } else if (f.metric == "mpi_earlyreduce") {
             text = "The root (" + rankList(f.ranks) + ") waits in " + at +
                    " for the other ranks' contributions. Enter the reduction later on the root, "

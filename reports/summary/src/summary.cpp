@@ -43,6 +43,9 @@ constexpr FindingPattern kPatterns[] = {
     {M::OmpEbarrierWait, M::None, M::None, false},
     {M::OmpLockContentionCritical, M::None, M::None, false},
     {M::OmpLockContentionApi, M::None, M::None, false},
+    // POSIX threads: in reports of traces with pthread regions only.
+    {M::PthreadLockContentionMutexLock, M::None, M::None, false},
+    {M::PthreadLockContentionConditional, M::None, M::None, false},
 };
 
 /// The unique name of `id` as the report names it, nullptr for None.

@@ -34,11 +34,22 @@ enum class RegionClass : uint8_t {
     OmpOrdered,  ///< entering an ordered region
     OmpTaskwait,
     OmpFlush,
+    // POSIX threads calls (regions of the pthread paradigm).
+    PthreadManagement, ///< pthread_join (and creation, exit, ... in Score-P's traces)
+    PthreadMutexLock,  ///< pthread_mutex_lock until acquired
+    PthreadMutex,      ///< the other mutex calls (trylock, unlock, init, destroy)
+    PthreadCondWait,   ///< pthread_cond_wait / pthread_cond_timedwait
+    PthreadCondition,  ///< the other condition calls (signal, broadcast, init, destroy)
 };
 
 /// True for the classes of OpenMP runtime time.
 inline bool isOpenmpClass(RegionClass regionClass) {
-    return regionClass >= RegionClass::OmpFork;
+    return regionClass >= RegionClass::OmpFork && regionClass <= RegionClass::OmpFlush;
+}
+
+/// True for the classes of POSIX threads calls.
+inline bool isPthreadClass(RegionClass regionClass) {
+    return regionClass >= RegionClass::PthreadManagement;
 }
 
 /// Classifies `region` by paradigm, role and name.

@@ -156,7 +156,8 @@
     X(ImbalanceBelowBypass, "imbalance_below_bypass", "Non-participation", ImbalanceBelow, Seconds, RootCause, "underload of processes that do not visit the call path") \
     X(ImbalanceBelowSingularity, "imbalance_below_singularity", "Singularity", ImbalanceBelowBypass, Seconds, RootCause, "non-participation on call paths only one process visits") \
     WAITSCOPE_OPENMP_METRICS(X) \
-    WAITSCOPE_ANALYZED_MPI_FILE_METRICS(X)
+    WAITSCOPE_ANALYZED_MPI_FILE_METRICS(X) \
+    WAITSCOPE_PTHREAD_METRICS(X)
 
 // MPI file I/O (issue 26): Scalasca's counts of file reads and writes, by the call's region
 // (individual or collective, read or write). Written into a report only when the run did file
@@ -169,6 +170,18 @@
     X(MpiFileCops, "mpi_file_cops", "Collective", MpiFileOps, Occurrences, Measured, "number of collective MPI file operations") \
     X(MpiFileCrops, "mpi_file_crops", "Reads", MpiFileCops, Occurrences, Measured, "number of collective MPI file reads") \
     X(MpiFileCwops, "mpi_file_cwops", "Writes", MpiFileCops, Occurrences, Measured, "number of collective MPI file writes")
+
+// POSIX threads (issue 25, measurement/threads): Scalasca's Pthread subtree of execution, time in
+// the program's mutex, condition and join calls. Written into a report only when its trace has
+// regions of the pthread paradigm, so reports of other runs are unchanged.
+#define WAITSCOPE_PTHREAD_METRICS(X) \
+    X(PthreadTime, "pthread_time", "POSIX threads", Execution, Seconds, Measured, "time in the POSIX threads API: thread management and synchronization") \
+    X(PthreadManagement, "pthread_management", "Pthread Management", PthreadTime, Seconds, Measured, "time managing threads (pthread_join)") \
+    X(PthreadSynchronization, "pthread_synchronization", "Pthread Synchronization", PthreadTime, Seconds, Measured, "time in mutex and condition variable calls") \
+    X(PthreadLockApi, "pthread_lock_api", "Pthread Mutex", PthreadSynchronization, Seconds, Measured, "time in mutex lock, trylock and unlock calls") \
+    X(PthreadLockContentionMutexLock, "pthread_lock_contention_mutex_lock", "Pthread Mutex Lock Contention", PthreadLockApi, Seconds, WaitState, "time waiting in pthread_mutex_lock until the mutex is acquired") \
+    X(PthreadConditional, "pthread_conditional", "Pthread Condition", PthreadSynchronization, Seconds, Measured, "time in condition variable calls") \
+    X(PthreadLockContentionConditional, "pthread_lock_contention_conditional", "Pthread Condition Lock Contention", PthreadConditional, Seconds, WaitState, "time waiting in a condition wait until the condition is signalled and the mutex acquired again")
 
 // The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
 // documents, but does not compute (one-sided communication).

@@ -60,10 +60,11 @@ enum class Block : std::uint8_t {
     Always,    ///< every report
     OpenMp,    ///< WAITSCOPE_OPENMP_METRICS: only when the trace defines OpenMP regions
     MpiFileIo, ///< WAITSCOPE_ANALYZED_MPI_FILE_METRICS: only when the run read or wrote MPI files
+    Pthread,   ///< WAITSCOPE_PTHREAD_METRICS: only when the trace defines pthread regions
 };
 
 /// Number of blocks.
-inline constexpr std::size_t kBlockCount = 3;
+inline constexpr std::size_t kBlockCount = 4;
 
 /// The block `id` belongs to.
 constexpr Block metricBlock(MetricId id) noexcept {
@@ -73,6 +74,8 @@ constexpr Block metricBlock(MetricId id) noexcept {
         return Block::OpenMp;
         WAITSCOPE_ANALYZED_MPI_FILE_METRICS(WAITSCOPE_METRIC_CASE)
         return Block::MpiFileIo;
+        WAITSCOPE_PTHREAD_METRICS(WAITSCOPE_METRIC_CASE)
+        return Block::Pthread;
 #undef WAITSCOPE_METRIC_CASE
     default:
         return Block::Always;
