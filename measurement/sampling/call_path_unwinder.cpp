@@ -285,6 +285,16 @@ std::uint32_t CallPathUnwinder::failedContext() noexcept {
 
 namespace waitscope::measure {
 
+namespace {
+
+/// The word at stack address `address` (the unwinder gives stack addresses as integers).
+std::uintptr_t stackWord(std::uintptr_t address) noexcept {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a stack address from libunwind or a snapshot
+    return *reinterpret_cast<const volatile std::uintptr_t*>(address);
+}
+
+} // namespace
+
 __attribute__((noinline)) int CallPathUnwinder::unwindWithSlots(std::uintptr_t* frames, int max,
                                                                 StackSnapshot& snapshot) noexcept {
     unw_context_t context;
@@ -304,7 +314,7 @@ __attribute__((noinline)) int CallPathUnwinder::unwindWithSlots(std::uintptr_t* 
             // which is what the unwinder restores as this frame's SP.
             unw_word_t sp = 0;
             const bool inPlace = unw_get_reg(&cursor, UNW_REG_SP, &sp) == 0 && sp >= 8 &&
-                                 *reinterpret_cast<const std::uintptr_t*>(sp - 8) == frames[depth];
+                                 stackWord(static_cast<std::uintptr_t>(sp - 8)) == frames[depth];
             if (!inPlace || depth > kSnapshotFrames || unw_is_signal_frame(&cursor) > 0)
                 trusted = false;
             else {
@@ -341,8 +351,7 @@ std::uint32_t CallPathUnwinder::contextOfCallSite(std::uint32_t stopRegion,
             continue;
         // From the outermost frame in: an outer change shows first, usually.
         int i = snapshot.depth;
-        while (i > 0 && *reinterpret_cast<const volatile std::uintptr_t*>(snapshot.slot[i - 1]) ==
-                            snapshot.value[i - 1])
+        while (i > 0 && stackWord(snapshot.slot[i - 1]) == snapshot.value[i - 1])
             --i;
         if (i == 0) {
             unwound = false;

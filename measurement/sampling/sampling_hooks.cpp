@@ -31,6 +31,7 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
+#include <new>
 #include <sys/auxv.h>
 #include <unistd.h>
 #include <vector>
@@ -321,7 +322,9 @@ bool startTimer(SamplingState& s, std::uint32_t frequency) {
 bool samplingStart(const Config& config) noexcept {
     if (g_sampling)
         return true;
-    auto* s = new SamplingState();
+    auto* s = new (std::nothrow) SamplingState();
+    if (s == nullptr)
+        return false; // no memory: the run goes on without sampling
     s->resolutionRegion =
         definitions().addRegion({"WAITSCOPE SYMBOL RESOLUTION", "WAITSCOPE SYMBOL RESOLUTION", "",
                                  0, 0, RegionRole::Artificial, Paradigm::MeasurementSystem});
