@@ -30,8 +30,10 @@ OTF2_ErrorCode useMpiCollectives(OTF2_Archive* archive, void*) {
     return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
 }
 
-/// Translates records [begin, end) into events of `w`; `decodeTime` carries the delta base.
-void translate(trace::Otf2EventWriter& w, const std::uint64_t* begin, const std::uint64_t* end,
+/// Translates records [begin, end) into events of `w` (Otf2EventEncoder, or libotf2's
+/// Otf2EventWriter: the same calls); `decodeTime` carries the delta base.
+template <class Events>
+void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
                std::uint64_t& decodeTime) noexcept {
     RecordCursor cursor(begin, end, decodeTime);
     RecordHeader h;
@@ -155,7 +157,7 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     countErrors();
     if (!opened)
         return opened;
-    m_events = m_archive.openEvents(static_cast<std::uint64_t>(rank));
+    m_events = m_archive.encodeEvents(static_cast<std::uint64_t>(rank));
     if (!m_events.valid())
         return Error("cannot open the event file of rank " + std::to_string(rank) + " in '" +
                      directory + "'");
@@ -178,7 +180,7 @@ std::uint64_t TraceWriter::beginRank(int rank) noexcept {
     m_rank = rank;
     m_decodeTime = 0;
     m_mainEvents = 0;
-    m_events = m_archive.openEvents(static_cast<std::uint64_t>(rank));
+    m_events = m_archive.encodeEvents(static_cast<std::uint64_t>(rank));
     if (!m_events.valid())
         ++g_diagnostics.otf2Errors;
     countErrors();
@@ -195,7 +197,7 @@ std::uint64_t TraceWriter::writeThread(std::uint32_t number, const std::uint64_t
         m_archive.closeEvents(m_events);
     }
     const std::uint64_t location = threadLocationId(number, m_rank);
-    trace::Otf2EventWriter w = m_archive.openEvents(location);
+    trace::Otf2EventEncoder w = m_archive.encodeEvents(location);
     if (!w.valid()) {
         ++g_diagnostics.otf2Errors;
         countErrors();
@@ -379,7 +381,7 @@ Status TraceWriter::close() {
 
 void TraceWriter::abandon() noexcept {
     m_archive.abandon();
-    m_events = trace::Otf2EventWriter();
+    m_events = trace::Otf2EventEncoder();
 }
 
 void TraceWriter::closeEventsAlone() noexcept {

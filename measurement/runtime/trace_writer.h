@@ -113,7 +113,7 @@ private:
     Status writeGlobalDefinitionRecords(const GlobalDefinitions& defs);
 
     trace::Otf2Writer m_archive;
-    trace::Otf2EventWriter m_events;
+    trace::Otf2EventEncoder m_events;  ///< the main location's (encoded by us: a tight loop)
     std::uint64_t m_countedErrors = 0; ///< of m_archive's, already in the diagnostics
     std::uint64_t m_mainEvents = 0;    ///< the main location's events, once its writer closed
     std::vector<std::uint64_t> m_threadLocations; ///< written by writeThread

@@ -5,6 +5,7 @@
 #include "waitscope/measure/definitions.h"
 #include "waitscope/measure/interpreted_program.h"
 #include "waitscope/measure/runtime.h"
+#include "waitscope/measure/sample_ring.h"
 #include "waitscope/measure/symbol_resolver.h"
 
 #include <algorithm>
@@ -25,8 +26,12 @@ void CallPathUnwinder::init(bool cached) noexcept {
     if (length > 0)
         m_program.assign(path, static_cast<size_t>(length));
     m_path.reserve(256);
-    if (cached)
+    if (cached) {
         m_remembered.resize(kRememberedStacks);
+#if defined(__x86_64__)
+        m_snapshots.resize(kSnapshots);
+#endif
+    }
     // libunwind's global cache takes a lock; the per-thread one does not, which is what a
     // signal handler that may interrupt an unwind needs.
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -274,6 +279,110 @@ std::uint32_t CallPathUnwinder::failedContext() noexcept {
         m_failed = definitions().callingContext(region, kNoContext);
     }
     return m_failed;
+}
+
+} // namespace waitscope::measure
+
+namespace waitscope::measure {
+
+namespace {
+
+/// The word at stack address `address` (the unwinder gives stack addresses as integers).
+std::uintptr_t stackWord(std::uintptr_t address) noexcept {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a stack address from libunwind or a snapshot
+    return *reinterpret_cast<const volatile std::uintptr_t*>(address);
+}
+
+} // namespace
+
+__attribute__((noinline)) int CallPathUnwinder::unwindWithSlots(std::uintptr_t* frames, int max,
+                                                                StackSnapshot& snapshot) noexcept {
+    unw_context_t context;
+    unw_cursor_t cursor;
+    snapshot.depth = -1;
+    if (unw_getcontext(&context) < 0 || unw_init_local(&cursor, &context) < 0)
+        return 0;
+    int depth = 0;
+    bool trusted = true;
+    while (depth < max) {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+            break;
+        frames[depth] = static_cast<std::uintptr_t>(ip);
+        if (depth > 0) {
+            // x86-64: a call pushes the return address just below the caller's stack pointer,
+            // which is what the unwinder restores as this frame's SP.
+            unw_word_t sp = 0;
+            const bool inPlace = unw_get_reg(&cursor, UNW_REG_SP, &sp) == 0 && sp >= 8 &&
+                                 stackWord(static_cast<std::uintptr_t>(sp - 8)) == frames[depth];
+            if (!inPlace || depth > kSnapshotFrames || unw_is_signal_frame(&cursor) > 0)
+                trusted = false;
+            else {
+                snapshot.slot[depth - 1] = static_cast<std::uintptr_t>(sp - 8);
+                snapshot.value[depth - 1] = frames[depth];
+            }
+        }
+        ++depth;
+        const int step = unw_step(&cursor);
+        if (step == 0)
+            break;
+        if (step < 0) {
+            trusted = false;
+            break;
+        }
+    }
+    // Frame 0 is this function's own code: its return addresses start at frame 1.
+    if (trusted && depth > 1)
+        snapshot.depth = depth - 1;
+    return depth;
+}
+
+std::uint32_t CallPathUnwinder::contextOfCallSite(std::uint32_t stopRegion,
+                                                  bool& unwound) noexcept {
+    unwound = true;
+    std::uintptr_t frames[kMaxFrames];
+    if (m_snapshots.empty() || interpretedProgram()) {
+        const int depth = unwindHere(frames, kMaxFrames);
+        return depth > 0 ? callSiteContext(frames, depth, stopRegion) : failedContext();
+    }
+    const auto anchor = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    for (const StackSnapshot& snapshot : m_snapshots) {
+        if (snapshot.depth <= 0 || snapshot.anchor != anchor || snapshot.stop != stopRegion)
+            continue;
+        // From the outermost frame in: an outer change shows first, usually.
+        int i = snapshot.depth;
+        while (i > 0 && stackWord(snapshot.slot[i - 1]) == snapshot.value[i - 1])
+            --i;
+        if (i == 0) {
+            unwound = false;
+            return snapshot.context;
+        }
+    }
+    StackSnapshot& snapshot = m_snapshots[m_nextSnapshot];
+    const int depth = unwindWithSlots(frames, kMaxFrames, snapshot);
+    if (depth <= 0) {
+        snapshot.depth = -1;
+        return failedContext();
+    }
+    const std::uint32_t context = callSiteContext(frames, depth, stopRegion);
+    // The innermost slots lie in frames that are gone once this returns (the unwinding's own):
+    // only those in this function's frame and further out stay, and are checked next time.
+    int kept = 0;
+    for (int i = 0; i < snapshot.depth; ++i)
+        if (snapshot.slot[i] > anchor) {
+            snapshot.slot[kept] = snapshot.slot[i];
+            snapshot.value[kept++] = snapshot.value[i];
+        }
+    snapshot.depth = snapshot.depth > 0 ? kept : -1;
+    if (snapshot.depth > 0 && !isFailed(context)) {
+        snapshot.anchor = anchor;
+        snapshot.stop = stopRegion;
+        snapshot.context = context;
+        m_nextSnapshot = (m_nextSnapshot + 1) % kSnapshots;
+    } else {
+        snapshot.depth = -1;
+    }
+    return context;
 }
 
 } // namespace waitscope::measure

@@ -31,6 +31,7 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
+#include <new>
 #include <sys/auxv.h>
 #include <unistd.h>
 #include <vector>
@@ -216,18 +217,20 @@ void onCallSite(std::uint64_t enter) noexcept {
     const std::uint64_t reached = after ? enter : now();
     const std::size_t regionsBefore = definitions().regions().size();
     drainSamples();
-    std::uintptr_t frames[kMaxFrames];
-    int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
-    std::uint32_t context = depth > 0 ? s.unwinder.callSiteContext(frames, depth, stopRegion())
-                                      : s.unwinder.failedContext();
+    bool unwound = false;
+    const std::uint32_t context = s.unwinder.contextOfCallSite(stopRegion(), unwound);
     ++g_diagnostics.unwoundCalls;
     if (s.unwinder.isFailed(context))
         ++g_diagnostics.failedUnwinds;
-    // After the call, a lookup's time lies inside it: counted as the call's, not as overhead
-    // (a region there would break the records' time order).
-    if (!after)
+    // The path is timed when the call was reached (one clock read per call), unless symbol
+    // lookups since then were recorded as overhead: then after them. After the call, a lookup's
+    // time lies inside it: counted as the call's, not as overhead (a region there would break
+    // the records' time order).
+    std::uint64_t at = reached;
+    if (!after && definitions().regions().size() != regionsBefore) {
         noteResolution(reached, regionsBefore);
-    const std::uint64_t at = after ? enter : now();
+        at = now();
+    }
     if (context == s.openContext)
         return; // the recorded stack shows this path already (a loop around one call site)
     if (context == kNoContext) {
@@ -319,7 +322,9 @@ bool startTimer(SamplingState& s, std::uint32_t frequency) {
 bool samplingStart(const Config& config) noexcept {
     if (g_sampling)
         return true;
-    auto* s = new SamplingState();
+    auto* s = new (std::nothrow) SamplingState();
+    if (s == nullptr)
+        return false; // no memory: the run goes on without sampling
     s->resolutionRegion =
         definitions().addRegion({"WAITSCOPE SYMBOL RESOLUTION", "WAITSCOPE SYMBOL RESOLUTION", "",
                                  0, 0, RegionRole::Artificial, Paradigm::MeasurementSystem});

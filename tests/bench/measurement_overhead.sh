@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # Measurement overhead benchmark (run on demand, not by ctest):
-#   tests/bench/measurement_overhead.sh BUILD_DIR [iterations] [repeats]
-# Runs the barrier and bcast loops on 1 and 2 ranks, uninstrumented and with libwaitscope.so
-# preloaded, alternating side by side, and prints per configuration the median cost per call,
-# the added ns per event, the slowdown ratio, trace bytes per event, the finalize write time
-# and the finalize write time per event of a rank (OTF2 encoding, definitions, closing).
+#   tests/bench/measurement_overhead.sh BUILD_DIR [iterations] [repeats] [ops] [ranks]
+# Runs the barrier, nonblocking-ring and bcast loops (ops, default "barrier ring bcast") on 1 and
+# 2 ranks (default "1 2") uninstrumented ("plain"), traced ("traced") and traced with hybrid
+# call paths at 100 Hz ("sampled"), the three configurations interleaved in every repeat
+# (default 7), and prints per loop and configuration the medians of:
+#   - in-loop wall and CPU microseconds per MPI call (rank 0; CPU time is the loop thread's own,
+#     which waiting for a core on a loaded machine does not inflate), and their ratios to plain;
+#   - whole-process wall seconds (mpirun start to end) and the ranks' CPU seconds (user + system
+#     of mpirun's children), and their ratios to plain: what the job pays, finalize included;
+#   - the finalize write time per rank and per event (OTF2 encoding and writing, wall) and trace
+#     bytes per event.
+# BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
+# "sampled0") to the interleaved ones: a before/after comparison in one run.
+# The load average before and after each loop is printed: on a shared machine compare ratios of
+# side-by-side runs, not absolute times. A call of the ring loop is one of MPI_Irecv, MPI_Isend,
+# MPI_Waitall.
 set -euo pipefail
-build=${1:?usage: measurement_overhead.sh BUILD_DIR [iterations] [repeats]}
-iterations=${2:-1000000}
-repeats=${3:-5}
+build=${1:?usage: measurement_overhead.sh BUILD_DIR [iterations] [repeats] [ops] [ranks]}
+iterations=${2:-100000}
+repeats=${3:-7}
+ops=${4:-barrier ring bcast}
+rankCounts=${5:-1 2}
 loop="$build/tests/bench/measurement_collective_loop"
 lib="$build/lib/libwaitscope.so"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -16,31 +29,72 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-usec() { sed -n 's/.*usec_per_call=\([0-9.]*\).*/\1/p'; }
+field() { grep -o "\b$1=[0-9.]*" | head -1 | cut -d= -f2; }
+configs=(plain traced sampled)
+[[ -n ${BASELINE_LIB:-} ]] && configs+=(traced0 sampled0)
 
-printf '%-8s %5s %12s %12s %10s %8s %11s %14s %14s\n' op ranks plain_us traced_us ns/event ratio bytes/event write_s/rank write_ns/event
-for op in barrier bcast; do
-  for ranks in 1 2; do
-    plain=(); traced=(); ratios=(); bytes=(); writes=(); perEvent=()
+printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %9s\n' op ranks config \
+  loop_us cpu_us loop_x cpu_x wall_s cpu_s wall_x cpu_x write_s write_ns/ev bytes/ev
+for op in $ops; do
+  for ranks in $rankCounts; do
+    load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+    declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() bytes=()
     for ((r = 0; r < repeats; ++r)); do
-      p=$(mpirun -np "$ranks" --oversubscribe --bind-to none "$loop" "$op" "$iterations" | usec)
-      dir="$work/exp_${op}_${ranks}_$r"
-      t=$(mpirun -np "$ranks" --oversubscribe --bind-to none -x LD_PRELOAD="$lib" \
-            -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" "$loop" "$op" "$iterations" | usec)
-      plain+=("$p"); traced+=("$t")
-      ratios+=("$(awk -v a="$t" -v b="$p" 'BEGIN{print a/b}')")
-      ev=$(awk -F= '/^rank\.0\.events=/{print $2}' "$dir/waitscope.measurement")
-      tb=$(awk -F= '/^rank\.0\.trace_bytes=/{print $2}' "$dir/waitscope.measurement")
-      bytes+=("$(awk -v b="$tb" -v e="$ev" 'BEGIN{print b/e}')")
-      writes+=("$(awk -F= '/finalize_write_seconds=/{s+=$2; n++} END{print s/n}' "$dir/waitscope.measurement")")
-      perEvent+=("$(awk -v w="${writes[-1]}" -v e="$ev" 'BEGIN{print w*1e9/e}')")
-      rm -rf "$dir"
+      for config in "${configs[@]}"; do
+        dir="$work/exp_${op}_${ranks}_${config}_$r"
+        env=()
+        case $config in
+          traced|traced0)
+            env=(-x LD_PRELOAD="$([[ $config == traced ]] && echo "$lib" || echo "$BASELINE_LIB")"
+                 -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" -x WAITSCOPE_SAMPLING=false) ;;
+          sampled|sampled0)
+            env=(-x LD_PRELOAD="$([[ $config == sampled ]] && echo "$lib" || echo "$BASELINE_LIB")"
+                 -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" -x WAITSCOPE_SAMPLING=true
+                 -x WAITSCOPE_SAMPLING_FREQUENCY=100) ;;
+        esac
+        out=$( { /usr/bin/time -f "time_wall=%e time_user=%U time_sys=%S" \
+                 mpirun -np "$ranks" --oversubscribe --bind-to none "${env[@]}" \
+                 "$loop" "$op" "$iterations"; } 2>&1 )
+        loopUs[$config]+="$(field usec_per_call <<< "$out") "
+        cpuUs[$config]+="$(field cpu_usec_per_call <<< "$out") "
+        wall[$config]+="$(field time_wall <<< "$out") "
+        cpu[$config]+="$(awk -v u="$(field time_user <<< "$out")" -v s="$(field time_sys <<< "$out")" 'BEGIN{print u+s}') "
+        if [[ $config != plain ]]; then
+          ev=$(awk -F= '/^rank\.0\.events=/{print $2}' "$dir/waitscope.measurement")
+          tb=$(awk -F= '/^rank\.0\.trace_bytes=/{print $2}' "$dir/waitscope.measurement")
+          w=$(awk -F= '/finalize_write_seconds=/{s+=$2; n++} END{print s/n}' "$dir/waitscope.measurement")
+          write[$config]+="$w "
+          perEvent[$config]+="$(awk -v w="$w" -v e="$ev" 'BEGIN{print w*1e9/e}') "
+          bytes[$config]+="$(awk -v b="$tb" -v e="$ev" 'BEGIN{print b/e}') "
+          rm -rf "$dir"
+        fi
+      done
     done
-    mp=$(printf '%s\n' "${plain[@]}" | median); mt=$(printf '%s\n' "${traced[@]}" | median)
-    mr=$(printf '%s\n' "${ratios[@]}" | median); mb=$(printf '%s\n' "${bytes[@]}" | median)
-    mw=$(printf '%s\n' "${writes[@]}" | median); me=$(printf '%s\n' "${perEvent[@]}" | median)
-    # A barrier or bcast call is 4 events: Enter, CollectiveBegin, CollectiveEnd, Leave.
-    ns=$(awk -v a="$mt" -v b="$mp" 'BEGIN{printf "%.1f", (a-b)*1000/4}')
-    printf '%-8s %5s %12.4f %12.4f %10s %8.3f %11.2f %14.3f %14.2f\n' "$op" "$ranks" "$mp" "$mt" "$ns" "$mr" "$mb" "$mw" "$me"
+    declare -A m=()
+    for config in "${configs[@]}"; do
+      for k in loopUs cpuUs wall cpu; do
+        declare -n values=$k
+        m[$k.$config]=$(printf '%s\n' ${values[$config]} | median)
+      done
+    done
+    for config in "${configs[@]}"; do
+      w=- pe=- b=-
+      if [[ $config != plain ]]; then
+        w=$(printf '%s\n' ${write[$config]} | median)
+        pe=$(printf '%s\n' ${perEvent[$config]} | median)
+        b=$(printf '%s\n' ${bytes[$config]} | median)
+      fi
+      awk -v op="$op" -v n="$ranks" -v c="$config" -v lu="${m[loopUs.$config]}" \
+          -v cu="${m[cpuUs.$config]}" -v lp="${m[loopUs.plain]}" -v cp="${m[cpuUs.plain]}" \
+          -v w="${m[wall.$config]}" -v cs="${m[cpu.$config]}" -v wp="${m[wall.plain]}" \
+          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v b="$b" \
+        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %9s\n",
+               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, b}'
+    done
+    echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
+    for config in "${configs[@]}"; do
+      echo "#   $config cpu_us: ${cpuUs[$config]}| wall_s: ${wall[$config]}"
+    done
+    unset loopUs cpuUs wall cpu write perEvent bytes m
   done
 done

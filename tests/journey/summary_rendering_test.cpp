@@ -315,6 +315,39 @@ TEST_CASE("a run that is mostly MPI_Init and MPI_Finalize is not called undistur
           std::string::npos);
 }
 
+TEST_CASE("the whole-process dilation adds the hooks' estimated cost, setup, flushes and "
+          "writing at MPI_Finalize, and says where each comes from") {
+    report::Report r;
+    const auto time = *r.addMetric("time");
+    const auto execution = *r.addMetric("execution", time);
+    const auto comp = *r.addMetric("comp", execution);
+    const auto root =
+        *r.addCallNode(*r.addRegion({.name = "app", .paradigm = "user"}), std::nullopt);
+    const auto process = *r.addProcess(*r.addNode(*r.addMachine("m"), "n"), "MPI Rank 0", 0);
+    const auto loc = r.systemNodes()[*r.addThread(process, "Master thread", 0)].location;
+    REQUIRE(r.setSeverity(time, root, loc, 10.0).ok());
+    REQUIRE(r.setSeverity(comp, root, loc, 10.0).ok());
+    // Hooks: 1e7 events x 10 ns + 5e6 unwound calls x 20 ns + 2e4 samples x 5 us = 0.3 s; setup
+    // 0.2 s; writing 0.5 s: (10 + 0.5) / (10 - 0.3 - 0.2) = 1.105.
+    const auto record = summary::MeasurementRecord::parse(
+        "ranks=1\nprogram=/bin/app\nrank.0.init_measurement_seconds=0.2\n"
+        "rank.0.finalize_write_seconds=0.5\nrank.0.events=10000000\n"
+        "rank.0.unwound_calls=5000000\nrank.0.samples=20000\n");
+    auto s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    CHECK(s->cost.hookEstimate == Approx(0.3));
+    CHECK(s->cost.wholeDilation == Approx(10.5 / 9.5));
+    CHECK(s->cost.dilation ==
+          "about 1.11x the uninstrumented run: 0.300 s estimated in the measurement's hooks "
+          "(10000000 events x 10 ns, 5000000 unwound calls x 20 ns, 20000 samples x 5 us), "
+          "0.200 s measured in its setup and buffer flushes and 0.500 s writing at "
+          "MPI_Finalize, against 9.500 s of the program's own time (summed over ranks)");
+    CHECK(summary::renderText(*s).find("dilation:    about 1.11x the uninstrumented run") !=
+          std::string::npos);
+    CHECK(summary::renderHtml(*s).find("<tr><th>dilation</th><td>about 1.11x") !=
+          std::string::npos);
+}
+
 TEST_CASE("MPI calls the measurement did not record are named in the summary, most frequent "
           "first, in the record or in the report's attributes") {
     report::Report r;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdlib>
+#include <fcntl.h>
 #include <otf2/otf2.h>
 
 namespace waitscope::trace {
@@ -161,6 +162,7 @@ void Otf2Writer::stopCountingErrors() noexcept {
 
 Status Otf2Writer::open(const std::string& directory, const Otf2WriterOptions& options) {
     m_directory = directory;
+    m_eventChunkBytes = options.eventChunkBytes;
     m_errors = Otf2ErrorLog();
     m_strings.clear();
     m_stringCount = 0;
@@ -212,6 +214,23 @@ Otf2EventWriter Otf2Writer::openEvents(uint64_t location) noexcept {
         return {};
     }
     return Otf2EventWriter(writer, location, &m_errors);
+}
+
+Otf2EventEncoder Otf2Writer::encodeEvents(uint64_t location) noexcept {
+    if (m_archive == nullptr) {
+        return {};
+    }
+    // libotf2's POSIX substrate names a location's event file so, in the archive's directory
+    // (created when the archive was opened).
+    const std::string path = m_directory + "/traces/" + std::to_string(location) + ".evt";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    return Otf2EventEncoder(fd, location, m_eventChunkBytes, &m_errors);
+}
+
+OTF2_ErrorCode Otf2Writer::closeEvents(Otf2EventEncoder& events) noexcept {
+    const OTF2_ErrorCode rc = events.finish();
+    events = Otf2EventEncoder();
+    return rc;
 }
 
 OTF2_ErrorCode Otf2Writer::closeEvents(Otf2EventWriter& events) noexcept {

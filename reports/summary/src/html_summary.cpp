@@ -268,6 +268,7 @@ std::string renderHtml(const Summary& s) {
              (c.traceBytes > 0 ? number("%.1f KiB", c.traceBytes / 1024.0) + " of trace"
                                : std::string("no trace")) +
              "</td></tr>\n";
+        h += "<tr><th>dilation</th><td>" + escape(c.dilation) + "</td></tr>\n";
     }
     const char* effectClass =
         !c.known ? "unknown" : (c.disturbed ? "bad" : (c.startupDominated ? "warn" : "ok"));

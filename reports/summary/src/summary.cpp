@@ -54,6 +54,13 @@ const char* uniqueName(M id) {
     return id == M::None ? nullptr : metrics::metricDefinition(id).uniqueName.data();
 }
 
+/// `value` printed with the printf `pattern` (one double).
+std::string formatValue(const char* pattern, double value) {
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, pattern, value);
+    return buffer;
+}
+
 } // namespace
 
 namespace detail {
@@ -105,6 +112,42 @@ std::string ranksThat(const std::vector<RankValue>& ranks, const char* singular,
 
 namespace {
 
+// What the measurement's hooks cost per item during the run, measured side by side with the
+// uninstrumented loops by tests/bench/measurement_overhead.sh (CPU time of the loop thread, on
+// the barrier, nonblocking-ring and bcast loops; rounded up): a recorded event (the wrapper's
+// records and clock reads), an MPI call whose call path was unwound (a remembered stack; a first
+// sight costs more but happens once per call site), a timer sample (signal, unwinding the
+// interrupted stack, its calling-context record).
+constexpr double kHookCostPerEvent = 10e-9;
+constexpr double kHookCostPerUnwoundCall = 20e-9;
+constexpr double kHookCostPerSample = 5e-6;
+
+/// The whole-process dilation estimate of `cost` (its counts and times set) over a run of
+/// `totalTime` seconds summed over ranks.
+void estimateDilation(MeasurementCost& cost, double totalTime) {
+    cost.hookEstimate = cost.events * kHookCostPerEvent +
+                        cost.unwoundCalls * kHookCostPerUnwoundCall +
+                        cost.samples * kHookCostPerSample;
+    const double duringRun = cost.hookEstimate + cost.insideDuringRun;
+    const double own = totalTime - duringRun;
+    if (totalTime <= 0.0 || own <= 0.0) {
+        cost.dilation = "unknown (no run time to compare with)";
+        return;
+    }
+    cost.wholeDilation = (totalTime + cost.atFinalize) / own;
+    cost.dilation =
+        formatValue("about %.2fx the uninstrumented run: ", cost.wholeDilation) +
+        formatValue("%.3f s", cost.hookEstimate) + " estimated in the measurement's hooks (" +
+        formatValue("%.0f events x 10 ns", cost.events) +
+        (cost.unwoundCalls > 0 ? formatValue(", %.0f unwound calls x 20 ns", cost.unwoundCalls)
+                               : "") +
+        (cost.samples > 0 ? formatValue(", %.0f samples x 5 us", cost.samples) : "") + "), " +
+        formatValue("%.3f s", cost.insideDuringRun) +
+        " measured in its setup and buffer flushes and " + formatValue("%.3f s", cost.atFinalize) +
+        " writing at MPI_Finalize, against " + formatValue("%.3f s", own) +
+        " of the program's own time (summed over ranks)";
+}
+
 MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit& split) {
     const double totalTime = split.total;
     const double overheadMetric = split.overhead;
@@ -126,6 +169,9 @@ MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit
     cost.flushes = record->sumOverRanks(RankField::Flushes);
     cost.events = record->sumOverRanks(RankField::Events);
     cost.traceBytes = record->sumOverRanks(RankField::TraceBytes);
+    cost.unwoundCalls = record->sumOverRanks(RankField::UnwoundCalls);
+    cost.samples = record->sumOverRanks(RankField::Samples);
+    estimateDilation(cost, totalTime);
     // Setup in MPI_Init and writing at MPI_Finalize lie outside the program's own work and do
     // not shift one rank against another; buffer flushes in the middle of the run do.
     const double flushShare = totalTime > 0.0 ? cost.flushSeconds / totalTime : 0.0;

@@ -197,6 +197,7 @@ std::string renderText(const Summary& s) {
                 format("%.0f events", c.events) + ", " +
                 (c.traceBytes > 0 ? format("%.1f KiB of trace", c.traceBytes / 1024.0)
                                   : std::string("no trace")));
+        out += field("dilation", c.dilation);
     }
     out += field("effect", c.verdict);
 

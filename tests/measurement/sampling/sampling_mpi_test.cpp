@@ -356,6 +356,41 @@ TEST_CASE("call paths remembered per call-site stack equal those resolved frame 
     CHECK(paths[1] == paths[0]);
 }
 
+TEST_CASE("call paths of stacks remembered by their return-address slots follow every change of "
+          "caller and recursion depth",
+          "[mpi][sampling]") {
+    // The same program measured with every stack unwound frame by frame and with remembered
+    // stacks: left() and right() put the frames of relay() and exchange() at the same addresses,
+    // so their stacks differ only in the fifth frame from the call; and descend()
+    // recurses to depths 1 to 4 in turn, so a remembered stack must be recognized as changed
+    // from its outer frames.
+    constexpr int kIterations = 24;
+    std::map<std::string, double> paths[2];
+    for (int cached = 0; cached < 2; ++cached) {
+        std::string dir =
+            freshDirectory(cached ? "sampling_changing_cached" : "sampling_changing_uncached");
+        const std::string exp = measureSampledComplete(
+            dir, WAITSCOPE_TEST_CHANGING_PATHS, 2, std::to_string(kIterations),
+            {"WAITSCOPE_SAMPLING_FREQUENCY=1",
+             std::string("WAITSCOPE_UNWIND_CACHE=") + (cached ? "true" : "false")});
+        std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
+        CHECK(std::stod(record["rank.0.failed_unwinds"]) == 0);
+        paths[cached] = visitsByCallPath(analyze(exp));
+    }
+    const std::string main = "sampling_changing_paths/main/";
+    // Per rank, half the iterations through each caller, a quarter at each depth.
+    const std::string relay = "relay/relay/relay/relay/exchange/MPI_Sendrecv";
+    CHECK(paths[1][main + "left/" + relay] == 2 * kIterations / 2);
+    CHECK(paths[1][main + "right/" + relay] == 2 * kIterations / 2);
+    std::string recursion = main + "descend/";
+    for (int depth = 1; depth <= 4; ++depth) {
+        INFO("depth " << depth << ": " << recursion);
+        CHECK(paths[1][recursion + "MPI_Allreduce"] == 2 * kIterations / 4);
+        recursion += "descend/";
+    }
+    CHECK(paths[1] == paths[0]);
+}
+
 #ifdef WAITSCOPE_TEST_UNWIND_BREAKER
 TEST_CASE("samples on a stack that cannot be unwound are counted and land on failed unwind",
           "[mpi][sampling]") {

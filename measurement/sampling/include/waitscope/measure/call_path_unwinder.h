@@ -72,6 +72,20 @@ public:
     std::uint32_t callSiteContext(const std::uintptr_t* frames, int depth,
                                   std::uint32_t stopRegion) noexcept;
 
+    /// The calling context of the stack of the calling function's caller (an MPI call site,
+    /// main thread, never in signal context): callSiteContext() of its unwound frames, but a
+    /// stack seen before costs no unwinding. On x86-64 each remembered stack keeps where every
+    /// frame's return address lies (a frame's canonical frame address minus 8) and its value;
+    /// when this function's frame is where it was then and every one of those words still holds
+    /// its return address, from the innermost to main, the chain of frames is the same and so is
+    /// the context (an outer frame popped and pushed again shows as a changed word unless it
+    /// returns to the same place from the same stack address: the same path). Frames whose
+    /// return address is not in that place (signal frames) are never remembered. Elsewhere, in
+    /// uncached mode and in an interpreted program: unwound every time. `unwound` is set when
+    /// the stack was unwound (a miss). failedContext() when unwinding failed.
+    std::uint32_t contextOfCallSite(std::uint32_t stopRegion, bool& unwound) noexcept
+        __attribute__((noinline));
+
     /// True for an address in the measurement's own code. Any thread.
     bool inOwnCode(std::uintptr_t address) const noexcept { return m_own.contains(address); }
 
@@ -107,7 +121,24 @@ private:
         std::uintptr_t frames[kRememberedFrames];
     };
 
+    /// A stack whose frames are known by where their return addresses lie (contextOfCallSite).
+    static constexpr int kSnapshotFrames = 64;
+    static constexpr std::size_t kSnapshots = 8; ///< searched in turn, replaced round robin
+    struct StackSnapshot {
+        std::uintptr_t anchor = 0; ///< contextOfCallSite's frame address when taken
+        std::int32_t depth = -1;   ///< -1: empty
+        std::uint32_t stop = 0;
+        std::uint32_t context = 0;
+        std::uintptr_t slot[kSnapshotFrames];  ///< where frame i's return address lies
+        std::uintptr_t value[kSnapshotFrames]; ///< and its value
+    };
+    /// Unwinds the stack from contextOfCallSite's frame `anchor` into `frames`, keeping the
+    /// slots in `snapshot` (its depth -1 when they cannot be trusted). Returns the depth.
+    static int unwindWithSlots(std::uintptr_t* frames, int max, StackSnapshot& snapshot) noexcept;
+
     OwnCode m_own;
+    std::vector<StackSnapshot> m_snapshots; ///< kSnapshots, allocated by init() (x86-64)
+    std::size_t m_nextSnapshot = 0;
     std::vector<RememberedStack> m_remembered; ///< kRememberedStacks, allocated by init()
 
     std::string m_program; ///< the executable's path (its functions get source lines)

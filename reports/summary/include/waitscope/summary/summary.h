@@ -32,7 +32,17 @@ struct MeasurementCost {
     double events = 0.0;
     double traceBytes = 0.0;
     double overheadMetric = 0.0; ///< the report's `overhead` metric (flush regions), seconds
-    std::string verdict;         ///< one sentence
+    double unwoundCalls = 0.0;   ///< MPI calls whose call path was unwound (hybrid measurement)
+    double samples = 0.0;        ///< timer samples (hybrid measurement)
+    /// Estimated time in the measurement's hooks during the run: events, unwound calls and
+    /// samples times their costs measured by tests/bench/measurement_overhead.sh (see
+    /// kHookCost* in summary.cpp); the wrappers do not time themselves.
+    double hookEstimate = 0.0;
+    /// The whole job's estimated dilation: (run time + writing at MPI_Finalize) over (run time
+    /// - hooks - setup and flushes); 0 when unknown.
+    double wholeDilation = 0.0;
+    std::string dilation; ///< the estimate and where it comes from, one sentence
+    std::string verdict;  ///< one sentence
     bool disturbed = false;
     /// MPI_Init and MPI_Finalize (with the measurement's setup and writing) take most of the run:
     /// the program's own work is too short to judge.

@@ -1,0 +1,327 @@
+// Writing one location's events straight into OTF2's event-file encoding: the bytes libotf2's
+// event writer produces (chunk headers, timestamps, compressed integers), encoded by inline code
+// into a chunk in memory and written to the location's event file a chunk at a time, so that
+// translating a buffer of records is a tight loop with no library call per event.
+//
+// Format (OTF2 2.x/3.x event files, little-endian host): the file is a sequence of chunks of the
+// archive's event chunk size, the last one cut after its end-of-buffer byte. A chunk starts with
+// a header (byte 3, the endianness byte, the number of its first event and of its last event,
+// each 8 bytes); a new chunk starts with a timestamp (byte 5 and 8 bytes of time). Then records:
+// a timestamp when the time moved on, the event's type byte, for most types a length byte, and
+// the event's fields as OTF2 compresses them (a size byte then that many low bytes; 0 and the
+// all-ones value as one byte). A record starts a new chunk unless its largest encoding plus a
+// timestamp leaves a byte free (for the end-of-chunk byte 0 that pads the chunk). Which records
+// have a length byte and how large libotf2 bounds each record are libotf2's choices: the test
+// that compares our bytes with libotf2's (tests/formats/trace) keeps them in step.
+#pragma once
+
+#include "waitscope/trace/definitions.h"
+#include "waitscope/trace/otf2_event_writer.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+namespace waitscope::trace {
+
+/// The events of one location, encoded as libotf2 would write them (see above), with the calls
+/// of Otf2EventWriter. Obtained from Otf2Writer::encodeEvents() and finished by
+/// Otf2Writer::closeEvents(). Event calls are noexcept and allocate nothing; an event whose time
+/// is before the last one's is refused and counted in the archive's errors (as libotf2 does), a
+/// failed write of a chunk is counted with its errno (ENOSPC: OTF2_ERROR_ENOSPC) and later
+/// chunks are dropped.
+class Otf2EventEncoder {
+public:
+    Otf2EventEncoder() = default;
+    Otf2EventEncoder(Otf2EventEncoder&& other) noexcept;
+    Otf2EventEncoder& operator=(Otf2EventEncoder&& other) noexcept;
+    Otf2EventEncoder(const Otf2EventEncoder&) = delete;
+    Otf2EventEncoder& operator=(const Otf2EventEncoder&) = delete;
+    /// Closes an event file still open without finishing it (a cut file: call finish()).
+    ~Otf2EventEncoder();
+
+    bool valid() const noexcept { return m_chunk != nullptr; }
+    uint64_t location() const noexcept { return m_location; }
+    /// Events encoded so far.
+    uint64_t eventCount() const noexcept { return m_events; }
+
+    void enter(uint64_t time, uint32_t region) noexcept {
+        if (begin(time, 6)) {
+            type(kEnter);
+            u32(region);
+        }
+    }
+    void leave(uint64_t time, uint32_t region) noexcept {
+        if (begin(time, 6)) {
+            type(kLeave);
+            u32(region);
+        }
+    }
+    /// A program's start without arguments; `name` is a global string.
+    void programBegin(uint64_t time, uint32_t name) noexcept {
+        if (begin(time, 12)) {
+            type(kProgramBegin);
+            uint8_t* length = openLength();
+            u32(name);
+            u32(0);
+            closeLength(length);
+        }
+    }
+    void programEnd(uint64_t time, int64_t exitStatus = kUnknownExitStatus) noexcept {
+        if (begin(time, 11)) {
+            type(kProgramEnd);
+            uint8_t* length = openLength();
+            i64(exitStatus);
+            closeLength(length);
+        }
+    }
+    void mpiSend(uint64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
+                 uint64_t bytes) noexcept {
+        message(kMpiSend, time, receiver, comm, tag, bytes);
+    }
+    void mpiRecv(uint64_t time, uint32_t sender, uint32_t comm, uint32_t tag,
+                 uint64_t bytes) noexcept {
+        message(kMpiRecv, time, sender, comm, tag, bytes);
+    }
+    void mpiIsend(uint64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
+                  uint64_t request) noexcept {
+        requestMessage(kMpiIsend, time, receiver, comm, tag, bytes, request);
+    }
+    void mpiIrecv(uint64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
+                  uint64_t request) noexcept {
+        requestMessage(kMpiIrecv, time, sender, comm, tag, bytes, request);
+    }
+    void mpiIsendComplete(uint64_t time, uint64_t request) noexcept {
+        requestOnly(kMpiIsendComplete, time, request);
+    }
+    void mpiIrecvRequest(uint64_t time, uint64_t request) noexcept {
+        requestOnly(kMpiIrecvRequest, time, request);
+    }
+    void mpiRequestTest(uint64_t time, uint64_t request) noexcept {
+        requestOnly(kMpiRequestTest, time, request);
+    }
+    void mpiRequestCancelled(uint64_t time, uint64_t request) noexcept {
+        requestOnly(kMpiRequestCancelled, time, request);
+    }
+    void mpiCollectiveBegin(uint64_t time) noexcept {
+        if (begin(time, 2)) {
+            type(kMpiCollectiveBegin);
+            *m_pos++ = 0; // the length of a record without fields
+        }
+    }
+    void mpiCollectiveEnd(uint64_t time, CollectiveOp op, uint32_t comm, uint32_t root,
+                          uint64_t sent, uint64_t received) noexcept {
+        if (begin(time, 31)) {
+            type(kMpiCollectiveEnd);
+            uint8_t* length = openLength();
+            *m_pos++ = static_cast<uint8_t>(op);
+            u32(comm);
+            u32(root);
+            u64(sent);
+            u64(received);
+            closeLength(length);
+        }
+    }
+    void nonBlockingCollectiveRequest(uint64_t time, uint64_t request) noexcept {
+        if (begin(time, 11)) { // a record of OTF2 3, with a length byte unlike the older ones
+            type(kNonBlockingCollectiveRequest);
+            uint8_t* length = openLength();
+            u64(request);
+            closeLength(length);
+        }
+    }
+    void nonBlockingCollectiveComplete(uint64_t time, CollectiveOp op, uint32_t comm, uint32_t root,
+                                       uint64_t sent, uint64_t received,
+                                       uint64_t request) noexcept {
+        if (begin(time, 40)) {
+            type(kNonBlockingCollectiveComplete);
+            uint8_t* length = openLength();
+            *m_pos++ = static_cast<uint8_t>(op);
+            u32(comm);
+            u32(root);
+            u64(sent);
+            u64(received);
+            u64(request);
+            closeLength(length);
+        }
+    }
+    void commCreate(uint64_t time, uint32_t comm) noexcept {
+        if (begin(time, 7)) {
+            type(kCommCreate);
+            uint8_t* length = openLength();
+            u32(comm);
+            closeLength(length);
+        }
+    }
+    void commDestroy(uint64_t time, uint32_t comm) noexcept {
+        if (begin(time, 7)) {
+            type(kCommDestroy);
+            uint8_t* length = openLength();
+            u32(comm);
+            closeLength(length);
+        }
+    }
+    void callingContextEnter(uint64_t time, uint32_t context,
+                             uint32_t unwindDistance = 0) noexcept {
+        if (begin(time, 12)) {
+            type(kCallingContextEnter);
+            uint8_t* length = openLength();
+            u32(context);
+            u32(unwindDistance);
+            closeLength(length);
+        }
+    }
+    void callingContextLeave(uint64_t time, uint32_t context) noexcept {
+        if (begin(time, 7)) {
+            type(kCallingContextLeave);
+            uint8_t* length = openLength();
+            u32(context);
+            closeLength(length);
+        }
+    }
+    void callingContextSample(uint64_t time, uint32_t context, uint32_t unwindDistance = 0,
+                              uint32_t interruptGenerator = 0) noexcept {
+        if (begin(time, 17)) {
+            type(kCallingContextSample);
+            uint8_t* length = openLength();
+            u32(context);
+            u32(unwindDistance);
+            u32(interruptGenerator);
+            closeLength(length);
+        }
+    }
+
+private:
+    friend class Otf2Writer;
+    /// Takes `fd` (an event file opened for writing, or -1: nothing is written, every chunk
+    /// counted as a failed write) and a chunk of `chunkBytes`; not valid() when there is no
+    /// memory for the chunk.
+    Otf2EventEncoder(int fd, uint64_t location, size_t chunkBytes, Otf2ErrorLog* errors) noexcept;
+    /// Ends the events (the end-of-file and end-of-buffer bytes), writes the last chunk's used part
+    /// and closes the file. Returns OTF2_SUCCESS or the first failure (counted when it happened).
+    OTF2_ErrorCode finish() noexcept;
+
+    // OTF2's event type ids (OTF2's internal event enumeration, stable across versions).
+    static constexpr uint8_t kEnter = 12, kLeave = 13, kMpiSend = 14, kMpiIsend = 15,
+                             kMpiIsendComplete = 16, kMpiIrecvRequest = 17, kMpiRecv = 18,
+                             kMpiIrecv = 19, kMpiRequestTest = 20, kMpiRequestCancelled = 21,
+                             kMpiCollectiveBegin = 22, kMpiCollectiveEnd = 23,
+                             kCallingContextEnter = 66, kCallingContextLeave = 67,
+                             kCallingContextSample = 68, kProgramBegin = 83, kProgramEnd = 84,
+                             kNonBlockingCollectiveRequest = 85,
+                             kNonBlockingCollectiveComplete = 86, kCommCreate = 87,
+                             kCommDestroy = 88;
+    static constexpr uint8_t kTimestamp = 5;
+
+    /// Starts a record of at most `maxBytes` (without its timestamp) at `time`: a new chunk when
+    /// it might not fit, the timestamp when time moved on. False (counted) when time went back.
+    bool begin(uint64_t time, size_t maxBytes) noexcept {
+        if (time < m_time) [[unlikely]] {
+            refuse();
+            return false;
+        }
+        if (maxBytes + 9 >= static_cast<size_t>(m_end - m_pos)) [[unlikely]] {
+            newChunk(time);
+        }
+        if (time > m_time || time == 0) [[likely]] {
+            *m_pos++ = kTimestamp;
+            std::memcpy(m_pos, &time, 8);
+            m_pos += 8;
+            m_time = time;
+        }
+        ++m_events;
+        return true;
+    }
+    void type(uint8_t id) noexcept { *m_pos++ = id; }
+    uint8_t* openLength() noexcept { return m_pos++; }
+    void closeLength(uint8_t* length) noexcept {
+        *length = static_cast<uint8_t>(m_pos - length - 1);
+    }
+    /// OTF2's compressed unsigned integers: 0 and all ones as themselves in one byte, else the
+    /// number of significant bytes and those bytes, lowest first.
+    void u32(uint32_t value) noexcept {
+        if (value == 0 || value == UINT32_MAX) {
+            *m_pos++ = static_cast<uint8_t>(value);
+            return;
+        }
+        const uint8_t size = static_cast<uint8_t>(4 - __builtin_clz(value) / 8);
+        *m_pos = size;
+        std::memcpy(m_pos + 1, &value, 4); // the chunk keeps room for the whole word
+        m_pos += 1 + size;
+    }
+    void u64(uint64_t value) noexcept {
+        if (value == 0 || value == UINT64_MAX) {
+            *m_pos++ = static_cast<uint8_t>(value);
+            return;
+        }
+        const uint8_t size = static_cast<uint8_t>(8 - __builtin_clzll(value) / 8);
+        *m_pos = size;
+        std::memcpy(m_pos + 1, &value, 8);
+        m_pos += 1 + size;
+    }
+    /// Signed: negative values take all 8 bytes; 0 is the size byte 0.
+    void i64(int64_t value) noexcept {
+        uint64_t bits = 0;
+        std::memcpy(&bits, &value, 8);
+        const uint8_t size =
+            value == 0 ? 0 : (value < 0 ? 8 : static_cast<uint8_t>(8 - __builtin_clzll(bits) / 8));
+        *m_pos = size;
+        std::memcpy(m_pos + 1, &bits, 8);
+        m_pos += 1 + size;
+    }
+    void message(uint8_t id, uint64_t time, uint32_t peer, uint32_t comm, uint32_t tag,
+                 uint64_t bytes) noexcept {
+        if (begin(time, 26)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(peer);
+            u32(comm);
+            u32(tag);
+            u64(bytes);
+            closeLength(length);
+        }
+    }
+    void requestMessage(uint8_t id, uint64_t time, uint32_t peer, uint32_t comm, uint32_t tag,
+                        uint64_t bytes, uint64_t request) noexcept {
+        if (begin(time, 35)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(peer);
+            u32(comm);
+            u32(tag);
+            u64(bytes);
+            u64(request);
+            closeLength(length);
+        }
+    }
+    void requestOnly(uint8_t id, uint64_t time, uint64_t request) noexcept {
+        if (begin(time, 10)) {
+            type(id);
+            u64(request);
+        }
+    }
+
+    /// Writes the full chunk and starts the next one at `time`. Slow path.
+    void newChunk(uint64_t time) noexcept;
+    /// Counts an event refused for going back in time.
+    void refuse() noexcept;
+    /// Writes the chunk's header (its first event is the next one).
+    void writeHeader() noexcept;
+    /// Writes `bytes` of the chunk to the file; counts a failure, after which nothing is written.
+    void writeOut(size_t bytes) noexcept;
+    void release() noexcept;
+
+    uint8_t* m_pos = nullptr;
+    uint8_t* m_end = nullptr;
+    uint64_t m_time = 0;
+    uint64_t m_events = 0;
+    uint8_t* m_chunk = nullptr;
+    size_t m_chunkBytes = 0;
+    int m_fd = -1;
+    uint64_t m_location = 0;
+    Otf2ErrorLog* m_errors = nullptr;
+    OTF2_ErrorCode m_failure = OTF2_SUCCESS;
+};
+
+} // namespace waitscope::trace

@@ -1,0 +1,165 @@
+// The slow paths of the OTF2 event encoder: chunks, the file, errors.
+#include "waitscope/trace/otf2_event_encoder.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <unistd.h>
+#include <utility>
+
+namespace waitscope::trace {
+
+namespace {
+
+constexpr uint8_t kChunkHeader = 3;
+constexpr uint8_t kLittleEndian = 0x42;
+constexpr uint8_t kEndOfBuffer = 1;
+constexpr uint8_t kEndOfFile = 2;
+constexpr uint8_t kEndOfChunk = 0;
+/// Where a chunk's header keeps the number of its last event: after the header byte, the
+/// endianness byte and the number of its first event.
+constexpr size_t kLastEventOffset = 2 + 8;
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the OTF2 event encoder writes little-endian chunks");
+
+OTF2_ErrorCode fromErrno(int error) {
+    switch (error) {
+    case ENOSPC:
+        return OTF2_ERROR_ENOSPC;
+    case EDQUOT:
+        return OTF2_ERROR_EDQUOT;
+    case EIO:
+        return OTF2_ERROR_EIO;
+    case EFBIG:
+        return OTF2_ERROR_EFBIG;
+    default:
+        return OTF2_ERROR_FILE_INTERACTION;
+    }
+}
+
+} // namespace
+
+Otf2EventEncoder::Otf2EventEncoder(int fd, uint64_t location, size_t chunkBytes,
+                                   Otf2ErrorLog* errors) noexcept
+    : m_chunkBytes(chunkBytes), m_fd(fd), m_location(location), m_errors(errors) {
+    m_chunk = static_cast<uint8_t*>(std::malloc(chunkBytes));
+    if (m_chunk == nullptr) {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+        }
+        m_fd = -1;
+        return;
+    }
+    m_end = m_chunk + chunkBytes;
+    m_pos = m_chunk;
+    writeHeader();
+    if (m_fd < 0) {
+        m_failure = OTF2_ERROR_FILE_INTERACTION;
+        m_errors->note(m_failure);
+    }
+}
+
+Otf2EventEncoder::Otf2EventEncoder(Otf2EventEncoder&& other) noexcept {
+    *this = std::move(other);
+}
+
+Otf2EventEncoder& Otf2EventEncoder::operator=(Otf2EventEncoder&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_pos = std::exchange(other.m_pos, nullptr);
+        m_end = std::exchange(other.m_end, nullptr);
+        m_time = std::exchange(other.m_time, 0);
+        m_events = std::exchange(other.m_events, 0);
+        m_chunk = std::exchange(other.m_chunk, nullptr);
+        m_chunkBytes = std::exchange(other.m_chunkBytes, 0);
+        m_fd = std::exchange(other.m_fd, -1);
+        m_location = std::exchange(other.m_location, 0);
+        m_errors = std::exchange(other.m_errors, nullptr);
+        m_failure = std::exchange(other.m_failure, OTF2_SUCCESS);
+    }
+    return *this;
+}
+
+Otf2EventEncoder::~Otf2EventEncoder() {
+    release();
+}
+
+void Otf2EventEncoder::release() noexcept {
+    std::free(m_chunk);
+    m_chunk = m_pos = m_end = nullptr;
+    if (m_fd >= 0) {
+        ::close(m_fd);
+    }
+    m_fd = -1;
+}
+
+void Otf2EventEncoder::writeHeader() noexcept {
+    *m_pos++ = kChunkHeader;
+    *m_pos++ = kLittleEndian;
+    const uint64_t first = m_events + 1;
+    const uint64_t last = 0; // set when the chunk is written
+    std::memcpy(m_pos, &first, 8);
+    std::memcpy(m_pos + 8, &last, 8);
+    m_pos += 16;
+}
+
+void Otf2EventEncoder::writeOut(size_t bytes) noexcept {
+    if (m_failure != OTF2_SUCCESS) {
+        return;
+    }
+    const uint8_t* from = m_chunk;
+    while (bytes > 0) {
+        const ssize_t written = ::write(m_fd, from, bytes);
+        if (written < 0 && errno == EINTR) {
+            continue;
+        }
+        if (written <= 0) {
+            m_failure = fromErrno(written < 0 ? errno : ENOSPC);
+            m_errors->note(m_failure);
+            return;
+        }
+        from += written;
+        bytes -= static_cast<size_t>(written);
+    }
+}
+
+void Otf2EventEncoder::newChunk(uint64_t time) noexcept {
+    std::memcpy(m_chunk + kLastEventOffset, &m_events, 8);
+    std::memset(m_pos, kEndOfChunk, static_cast<size_t>(m_end - m_pos));
+    writeOut(m_chunkBytes);
+    m_pos = m_chunk;
+    writeHeader();
+    *m_pos++ = kTimestamp;
+    std::memcpy(m_pos, &time, 8);
+    m_pos += 8;
+    m_time = time;
+}
+
+void Otf2EventEncoder::refuse() noexcept {
+    m_errors->note(OTF2_ERROR_INVALID_ARGUMENT);
+}
+
+OTF2_ErrorCode Otf2EventEncoder::finish() noexcept {
+    if (!valid()) {
+        return OTF2_ERROR_INVALID_ARGUMENT;
+    }
+    // libotf2 ends the events with an end-of-file byte, then the buffer with an end-of-buffer
+    // byte. A record leaves at least one byte free; when it left only one, the end of file ends
+    // the chunk (libotf2 would write past it).
+    *m_pos++ = kEndOfFile;
+    if (m_pos < m_end) {
+        *m_pos++ = kEndOfBuffer;
+    }
+    std::memcpy(m_chunk + kLastEventOffset, &m_events, 8);
+    writeOut(static_cast<size_t>(m_pos - m_chunk));
+    if (m_fd >= 0 && ::close(m_fd) != 0 && m_failure == OTF2_SUCCESS) {
+        m_failure = fromErrno(errno);
+        m_errors->note(m_failure);
+    }
+    m_fd = -1;
+    const OTF2_ErrorCode result = m_failure;
+    release();
+    return result;
+}
+
+} // namespace waitscope::trace

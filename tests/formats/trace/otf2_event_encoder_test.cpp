@@ -1,0 +1,145 @@
+// Otf2EventEncoder against libotf2's own event writer: the same calls write the same bytes, over
+// chunk boundaries too, and what it refuses is counted as libotf2 counts it.
+#include "waitscope/trace/otf2_archive.h"
+#include "waitscope/trace/otf2_writer.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace waitscope::trace;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kChunk = 256 * 1024; // libotf2's smallest chunk: many boundaries
+
+std::string readBytes(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The exit status: unknown, negative and positive ones take every signed size.
+int64_t exitStatus(int rounds) {
+    return rounds == 1 ? kUnknownExitStatus : (rounds % 2 != 0 ? -rounds : rounds);
+}
+
+// Every call of the event interface, with operands of every compressed size (0, all ones, 1 to
+// 8 bytes), `rounds` times; times repeat and jump. Returns the events written.
+template <class Events> uint64_t writeEvents(Events& w, int rounds) {
+    const uint64_t sizes[] = {0,
+                              1,
+                              0xff,
+                              0x100,
+                              0xffff,
+                              0x12345,
+                              0x1234567,
+                              0x123456789,
+                              0x123456789ab,
+                              0x123456789abcd,
+                              0x123456789abcdef,
+                              ~uint64_t{0}};
+    uint64_t t = 0; // time 0 first: libotf2 writes its timestamp specially
+    w.programBegin(t, 0);
+    for (int r = 0; r < rounds; ++r) {
+        for (uint64_t v : sizes) {
+            const auto v32 = static_cast<uint32_t>(v);
+            t += (r % 3 == 0) ? 0 : 1 + (v & 0xff); // some events share their time
+            w.enter(t, v32);
+            w.mpiSend(t, v32, 1, v32 >> 3, v);
+            w.mpiIsend(t, 2, v32, 7, v, v >> 1);
+            w.mpiIsendComplete(t, v);
+            w.mpiIrecvRequest(t, v);
+            w.mpiRecv(t, 3, v32, v32, v);
+            w.mpiIrecv(t, v32, 0, 1, v, v);
+            w.mpiRequestTest(t, v);
+            w.mpiRequestCancelled(t, v);
+            w.mpiCollectiveBegin(t);
+            w.mpiCollectiveEnd(t, CollectiveOp::Allreduce, v32, kUndefined, v, v >> 4);
+            w.nonBlockingCollectiveRequest(t, v);
+            w.nonBlockingCollectiveComplete(t, CollectiveOp::Bcast, 1, v32, v, v, v);
+            w.commCreate(t, v32);
+            w.commDestroy(t, v32);
+            w.callingContextEnter(t, v32, v32 >> 8);
+            w.callingContextLeave(t, v32);
+            w.callingContextSample(t, v32, 1, 0);
+            w.leave(t + (uint64_t{1} << 40), v32); // a far timestamp
+            t += uint64_t{1} << 40;
+        }
+    }
+    w.programEnd(t, exitStatus(rounds));
+    return w.eventCount();
+}
+
+// Writes the events into a fresh archive in `dir`, through libotf2 or through the encoder;
+// returns the event file's bytes.
+std::string writeArchive(const fs::path& dir, bool encoded, int rounds, uint64_t& events) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Otf2Writer writer;
+    Otf2WriterOptions options;
+    options.eventChunkBytes = kChunk;
+    REQUIRE(writer.open(dir.string(), options));
+    if (encoded) {
+        Otf2EventEncoder w = writer.encodeEvents(0);
+        REQUIRE(w.valid());
+        events = writeEvents(w, rounds);
+        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    } else {
+        Otf2EventWriter w = writer.openEvents(0);
+        REQUIRE(w.valid());
+        events = writeEvents(w, rounds);
+        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    }
+    CHECK(writer.errors().count == 0);
+    REQUIRE(writer.writeLocalDefinitions({0}, LocalDefinitions{}));
+    REQUIRE(writer.close());
+    return readBytes(dir / "traces" / "0.evt");
+}
+
+} // namespace
+
+TEST_CASE("the event encoder writes the bytes libotf2 writes, over chunk boundaries",
+          "[otf2][roundtrip]") {
+    const fs::path base =
+        fs::temp_directory_path() / ("waitscope_encoder_" + std::to_string(getpid()));
+    for (int rounds : {1, 2, 700}) {
+        INFO("rounds: " << rounds);
+        uint64_t libraryEvents = 0, encodedEvents = 0;
+        const std::string library = writeArchive(base / "library", false, rounds, libraryEvents);
+        const std::string encoded = writeArchive(base / "encoded", true, rounds, encodedEvents);
+        CHECK(encodedEvents == libraryEvents);
+        CHECK(encodedEvents == 2 + 12u * 19u * static_cast<uint64_t>(rounds));
+        REQUIRE(encoded.size() == library.size());
+        CHECK(encoded == library);
+        if (rounds == 700) {
+            CHECK(encoded.size() > 3 * kChunk); // several chunks
+        }
+    }
+    fs::remove_all(base);
+}
+
+TEST_CASE("the event encoder refuses an event earlier than the last and counts it",
+          "[otf2][roundtrip]") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("waitscope_encoder_order_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Otf2Writer writer;
+    REQUIRE(writer.open(dir.string()));
+    Otf2EventEncoder w = writer.encodeEvents(0);
+    w.enter(100, 0);
+    w.leave(90, 0); // refused
+    w.leave(110, 0);
+    CHECK(w.eventCount() == 2);
+    REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    CHECK(writer.errors().count == 1);
+    CHECK(writer.errors().first == OTF2_ERROR_INVALID_ARGUMENT);
+    REQUIRE(writer.writeLocalDefinitions({0}, LocalDefinitions{}));
+    REQUIRE(writer.close());
+    fs::remove_all(dir);
+}
