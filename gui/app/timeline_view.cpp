@@ -5,10 +5,14 @@
 #include "waitscope/analysis/metric.h"
 #include "waitscope/analysis/wait_instances.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPointer>
+#include <QThreadPool>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
@@ -74,13 +78,48 @@ QString formatSeconds(double seconds) {
 TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
     : QWidget(parent), m_timeline(std::move(timeline)), m_finder(m_timeline.instances()),
       m_summary(timeline::TimelineSummary::cached(m_timeline)) {
+    initialise();
+}
+
+TimelineView::TimelineView(std::shared_ptr<const timeline::TimelineStore> store, QWidget* parent)
+    : QWidget(parent), m_timeline(store->skeleton()), m_finder(m_timeline.instances()),
+      m_summary(store->summary()), m_store(std::move(store)) {
+    initialise();
+}
+
+void TimelineView::initialise() {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
     setGroupByNode(false);
+    indexInstances();
+    m_from = m_timeline.begin();
+    m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
+    if (m_store) {
+        // The findings (instances.txt can be hundreds of MB) on a worker, as the events.
+        m_readingFindings = true;
+        const QPointer<TimelineView> view(this);
+        QThreadPool::globalInstance()->start([view, anchor = m_timeline.anchor()] {
+            auto findings = std::make_shared<timeline::Timeline>();
+            findings->setAnchor(anchor);
+            const bool read = static_cast<bool>(findings->loadFindings());
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [view, findings, read] {
+                    if (view)
+                        view->takeFindings(read ? findings : nullptr);
+                },
+                Qt::QueuedConnection);
+        });
+    }
+    requestEvents();
+}
+
+void TimelineView::indexInstances() {
     // The instances by waiting start, for finding those in view by binary search.
     const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
     m_instanceOrder.resize(instances.size());
+    m_longestWait = 0.0;
     for (size_t k = 0; k < instances.size(); ++k) {
         m_instanceOrder[k] = k;
         const auto [from, to] = analysis::waitingInterval(instances[k]);
@@ -90,8 +129,70 @@ TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
         return analysis::waitingInterval(instances[a]).first <
                analysis::waitingInterval(instances[b]).first;
     });
-    m_from = m_timeline.begin();
-    m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
+}
+
+void TimelineView::takeFindings(std::shared_ptr<timeline::Timeline> findings) {
+    m_readingFindings = false;
+    if (findings) { // unreadable: the timeline shows no instances, as without the files
+        m_timeline.takeFindings(std::move(*findings));
+        m_finder.reset();
+        indexInstances();
+    }
+    update();
+    emit pickedChanged(pickedText());
+}
+
+bool TimelineView::eventsLoaded() const {
+    return !m_store || (m_loadedFrom <= m_from && m_to <= m_loadedTo);
+}
+
+void TimelineView::requestEvents() {
+    if (!m_store || m_reading || eventsLoaded() || tooManyToDraw())
+        return;
+    // One width of margin on either side: panning by less than a width reads nothing.
+    const double width = m_to - m_from;
+    const double from = m_from - width;
+    const double to = m_to + width;
+    m_reading = true;
+    const QPointer<TimelineView> view(this);
+    QThreadPool::globalInstance()->start([view, store = m_store, from, to] {
+        QElapsedTimer clock;
+        clock.start();
+        auto read = store->window(from, to);
+        // An unreadable cache leaves the overview drawn: the window stays without events.
+        auto window = read ? std::make_shared<timeline::Timeline>(std::move(*read)) : nullptr;
+        const double milliseconds = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [view, window, from, to, milliseconds] {
+                if (view)
+                    view->takeEvents(window, from, to, milliseconds);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void TimelineView::takeEvents(std::shared_ptr<timeline::Timeline> window, double from, double to,
+                              double milliseconds) {
+    m_reading = false;
+    ++m_reads;
+    m_lastRead = milliseconds;
+    if (window) {
+        m_timeline.takeEvents(std::move(*window));
+        m_loadedFrom = from;
+        m_loadedTo = to;
+    } else {
+        m_store.reset(); // cannot read: keep what is in memory, stop reading
+    }
+    update();
+    emit eventsArrived();
+    requestEvents(); // the window moved on while this one was read
+}
+
+void TimelineView::waitForEvents() {
+    requestEvents();
+    while (m_reading || m_readingFindings)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
 }
 
 void TimelineView::setWindow(double from, double to) {
@@ -101,6 +202,7 @@ void TimelineView::setWindow(double from, double to) {
     from = std::clamp(from, begin, end - width);
     m_from = from;
     m_to = from + width;
+    requestEvents();
     update();
 }
 
@@ -208,6 +310,10 @@ int TimelineView::bandHeight() const {
 }
 
 bool TimelineView::drawsFromSummary() const {
+    return m_summary && (tooManyToDraw() || !eventsLoaded());
+}
+
+bool TimelineView::tooManyToDraw() const {
     const double pixel = (m_to - m_from) / plotArea().width();
     if (!m_summary || m_summary->binWidth(0) > 2 * pixel)
         return false;
