@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <optional>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -191,6 +192,13 @@ void stepToInstance(TimelineView& view, const Options& options) {
     }
 }
 
+// The calling thread's CPU time.
+double threadCpuMilliseconds() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
+
 // The median, 90th percentile and maximum of `values`, as text.
 std::string spread(std::vector<double> values) {
     if (values.empty())
@@ -223,6 +231,7 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
     std::printf("instances and critical path read on the worker: shown %lld ms since start\n",
                 static_cast<long long>(sinceStart.elapsed()));
     std::vector<double> steps;
+    std::vector<double> cpuSteps; // the GUI thread's CPU time: what a step costs on a quiet machine
     std::vector<double> arrivals;
     std::vector<double> details;
     double narrowest = view.windowEnd() - view.windowStart();
@@ -238,8 +247,10 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
         narrowest = std::min(narrowest, view.windowEnd() - view.windowStart());
         QElapsedTimer frame;
         frame.start();
+        const double cpuBefore = threadCpuMilliseconds();
         view.render(&image);
         steps.push_back(static_cast<double>(frame.nsecsElapsed()) / 1e6);
+        cpuSteps.push_back(threadCpuMilliseconds() - cpuBefore);
         const bool waited = !view.eventsLoaded();
         if (waited) {
             view.waitForEvents();
@@ -250,8 +261,8 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
             details.push_back(static_cast<double>(detail.nsecsElapsed()) / 1e6);
         }
         if (qEnvironmentVariableIsSet("WAITSCOPE_TIMELINE_STEPS"))
-            std::printf("step %d: %.3f ms, window %.6g s%s%s\n", step, steps.back(),
-                        view.windowEnd() - view.windowStart(),
+            std::printf("step %d: %.3f ms (CPU %.3f ms), window %.6g s%s%s\n", step, steps.back(),
+                        cpuSteps.back(), view.windowEnd() - view.windowStart(),
                         view.drawsFromSummary() ? ", from the overview" : "",
                         waited ? ", events read" : "");
         fromSummary += view.drawsFromSummary() ? 1 : 0;
@@ -266,6 +277,7 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
     std::printf("100 zoom/pan steps: median %.2f ms, mean %.2f ms, 90th %.2f ms, max %.2f ms "
                 "(%d from the overview; narrowest window %.3g s)\n",
                 sorted[49], sum / 100.0, sorted[89], sorted[99], fromSummary, narrowest);
+    std::printf("the same steps in the GUI thread's CPU time: %s\n", spread(cpuSteps).c_str());
     std::printf("steps that read events: detail shown after %s; its render %s\n",
                 spread(arrivals).c_str(), spread(details).c_str());
     std::printf("peak memory: %ld MiB\n", usage.ru_maxrss / 1024);

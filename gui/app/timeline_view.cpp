@@ -586,14 +586,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
         drawCollectives(painter);
     painter.setRenderHint(QPainter::Antialiasing);
     drawCriticalPath(painter);
-    painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
     const std::vector<const timeline::Message*> messages =
         fromSummary ? std::vector<const timeline::Message*>{}
                     : m_timeline.visibleMessages(m_from, m_to);
-    // Dense messages: plain lines, no heads (they would cover each other anyway).
+    // Dense messages: plain one-pixel lines without heads (they would cover each other anyway),
+    // one per rows and pixel ends, drawn in one call: a wide pen per line is what costs.
     const bool dense = static_cast<double>(messages.size()) > area.width();
     painter.setRenderHint(QPainter::Antialiasing, !dense);
+    painter.setPen(dense ? QPen(QColor(0x20, 0x20, 0x20), 0) : QPen(QColor(0x20, 0x20, 0x20), 1.2));
     std::unordered_set<uint64_t> drawn; // dense: one line per rows and pixel ends
+    std::vector<QLineF> lines;
+    lines.reserve(messages.size());
+    QPainterPath heads;
     for (const timeline::Message* m : messages) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
@@ -621,17 +625,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
         const QPointF originalA = a;
         cut(a, b);
         cut(b, originalA);
-        painter.drawLine(a, b);
+        lines.emplace_back(a, b);
         if (dense || !headShown)
             continue;
         const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
-        QPainterPath head;
-        head.moveTo(b);
-        head.lineTo(b - QPointF(std::cos(angle - 0.4), std::sin(angle - 0.4)) * 8);
-        head.lineTo(b - QPointF(std::cos(angle + 0.4), std::sin(angle + 0.4)) * 8);
-        head.closeSubpath();
-        painter.fillPath(head, QColor(0x20, 0x20, 0x20));
+        heads.moveTo(b);
+        heads.lineTo(b - QPointF(std::cos(angle - 0.4), std::sin(angle - 0.4)) * 8);
+        heads.lineTo(b - QPointF(std::cos(angle + 0.4), std::sin(angle + 0.4)) * 8);
+        heads.closeSubpath();
     }
+    painter.drawLines(lines.data(), static_cast<int>(lines.size()));
+    if (!heads.isEmpty())
+        painter.fillPath(heads, QColor(0x20, 0x20, 0x20));
     painter.restore();
 
     // Legend.
