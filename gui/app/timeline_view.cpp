@@ -116,19 +116,23 @@ void TimelineView::initialise() {
 }
 
 void TimelineView::indexInstances() {
-    // The instances by waiting start, for finding those in view by binary search.
+    // The finder's order is by waiting start: an instance in view began at most the longest
+    // wait before the window. Waits longer than one overview bin are kept apart (a rank has at
+    // most one per bin and pattern, so they are few), else one wait of the whole run would
+    // make every frame scan all instances before the window.
     const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    m_instanceOrder.resize(instances.size());
-    m_longestWait = 0.0;
-    for (size_t k = 0; k < instances.size(); ++k) {
-        m_instanceOrder[k] = k;
-        const auto [from, to] = analysis::waitingInterval(instances[k]);
-        m_longestWait = std::max(m_longestWait, to - from);
+    const std::vector<size_t>& order = m_finder.order();
+    m_waitLimit = std::max(1e-12, (m_timeline.end() - m_timeline.begin()) /
+                                      timeline::TimelineSummary::kFinest);
+    m_longestShortWait = 0.0;
+    m_longWaits.clear();
+    for (size_t o = 0; o < order.size(); ++o) {
+        const auto [from, to] = analysis::waitingInterval(instances[order[o]]);
+        if (to - from > m_waitLimit)
+            m_longWaits.push_back(o);
+        else
+            m_longestShortWait = std::max(m_longestShortWait, to - from);
     }
-    std::sort(m_instanceOrder.begin(), m_instanceOrder.end(), [&](size_t a, size_t b) {
-        return analysis::waitingInterval(instances[a]).first <
-               analysis::waitingInterval(instances[b]).first;
-    });
 }
 
 void TimelineView::takeFindings(std::shared_ptr<timeline::Timeline> findings) {
@@ -264,30 +268,43 @@ QString TimelineView::pickedText() const {
         .arg(formatSeconds(i.enter), formatSeconds(i.severity));
 }
 
-std::pair<size_t, size_t> TimelineView::instancesIn(double from, double to) const {
-    // By waiting start: one in view began at most the longest wait before `from`.
-    const auto startOf = [this](size_t o) {
-        return analysis::waitingInterval(m_timeline.instances()[m_instanceOrder[o]]).first;
+std::vector<size_t> TimelineView::instancesIn(double from, double to) const {
+    const std::vector<size_t>& order = m_finder.order();
+    const auto interval = [&](size_t o) {
+        return analysis::waitingInterval(m_timeline.instances()[order[o]]);
     };
-    size_t lo = 0;
-    size_t hi = m_instanceOrder.size();
-    while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (startOf(mid) < from - m_longestWait)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const auto firstStartingAfter = [&](size_t lo, double time) {
+        size_t hi = order.size();
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (interval(mid).first <= time)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    };
+    // The short waits beginning from the longest short wait before `from` up to `to`, and the
+    // long ones beginning by `to`, in order.
+    const size_t first = firstStartingAfter(0, std::nextafter(from - m_longestShortWait, -1e300));
+    const size_t last = firstStartingAfter(first, to);
+    std::vector<size_t> shown;
+    auto longWait = m_longWaits.begin();
+    for (; longWait != m_longWaits.end() && *longWait < first; ++longWait)
+        if (interval(*longWait).second >= from)
+            shown.push_back(*longWait);
+    for (size_t o = first; o < last; ++o) {
+        const auto [start, end] = interval(o);
+        if (end - start > m_waitLimit)
+            continue; // with the long ones
+        if (end >= from)
+            shown.push_back(o);
     }
-    size_t last = lo;
-    hi = m_instanceOrder.size();
-    while (last < hi) {
-        const size_t mid = (last + hi) / 2;
-        if (startOf(mid) <= to)
-            last = mid + 1;
-        else
-            hi = mid;
-    }
-    return {lo, last};
+    for (; longWait != m_longWaits.end() && *longWait < last; ++longWait)
+        if (interval(*longWait).second >= from)
+            shown.push_back(*longWait);
+    std::sort(shown.begin(), shown.end());
+    return shown;
 }
 
 void TimelineView::setCriticalPathShown(bool on) {
@@ -530,7 +547,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (fromSummary)
         drawRowsFromSummary(painter);
     const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    const auto [firstShown, lastShown] = instancesIn(m_from, m_to);
+    const std::vector<size_t> shown = instancesIn(m_from, m_to);
     // Shades of one row within a pixel of each other, of one pattern and picked alike, are
     // drawn as one: a frame costs at most a few rectangles per pixel column and row.
     struct Pending {
@@ -542,8 +559,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
         painter.fillRect(p.shade, p.colour);
         painter.fillRect(p.shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
     };
-    for (size_t o = firstShown; o < lastShown && !fromSummary; ++o) {
-        const size_t k = m_instanceOrder[o];
+    for (size_t n = 0; n < shown.size() && !fromSummary; ++n) {
+        const size_t k = m_finder.order()[shown[n]];
         const analysis::PatternInstance& instance = instances[k];
         const auto [from, to] = analysis::waitingInterval(instance);
         if (to < m_from || from > m_to)
@@ -755,9 +772,9 @@ QString TimelineView::describeAt(QPointF point) const {
         const timeline::Row& row = m_timeline.rows()[r];
         QStringList lines;
         lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
-        const auto [firstNear, lastNear] = instancesIn(time - pixel, time + pixel);
-        for (size_t o = firstNear; o < lastNear; ++o) {
-            const analysis::PatternInstance& instance = m_timeline.instances()[m_instanceOrder[o]];
+        const std::vector<size_t> near = instancesIn(time - pixel, time + pixel);
+        for (const size_t o : near) {
+            const analysis::PatternInstance& instance = m_timeline.instances()[m_finder.order()[o]];
             const auto [from, to] = analysis::waitingInterval(instance);
             if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
                 time <= to + pixel)

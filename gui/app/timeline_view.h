@@ -111,8 +111,9 @@ private:
     bool startsNode(uint32_t position) const;
     bool onCriticalPath(uint32_t rank, double time, double slack) const;
     bool showInstance(std::optional<size_t> instance);
-    /// The range of m_instanceOrder whose waiting overlaps [from, to] (and a few before it).
-    std::pair<size_t, size_t> instancesIn(double from, double to) const;
+    /// The positions in the finder's order of the instances whose waiting overlaps [from, to]
+    /// (and a few before it), ascending.
+    std::vector<size_t> instancesIn(double from, double to) const;
     int bandHeight() const;
     size_t drawnLevel(double pixel) const;
     void drawBand(QPainter& painter) const;
@@ -121,8 +122,9 @@ private:
     timeline::Timeline m_timeline;
     timeline::InstanceFinder m_finder; ///< on m_timeline's instances
     std::optional<timeline::TimelineSummary> m_summary;
-    std::vector<size_t> m_instanceOrder; ///< instances by waiting start
-    double m_longestWait = 0.0;
+    double m_waitLimit = 0.0;        ///< waits longer than this are in m_longWaits
+    double m_longestShortWait = 0.0; ///< the longest of the others
+    std::vector<size_t> m_longWaits; ///< positions in the finder's order, ascending
     double m_from = 0.0;
     double m_to = 1.0;
     bool m_depthMode = false;

@@ -35,6 +35,8 @@ public:
     /// Orders the instances again after they changed (read later than the timeline's events)
     /// and picks with the last filter.
     void reset();
+    /// Indices (into the instances) of all in time order (waiting start, then rank).
+    const std::vector<size_t>& order() const { return m_order; }
     /// Indices (into the instances) of the picked ones in time order.
     const std::vector<size_t>& picked() const { return m_picked; }
     bool isPicked(size_t instance) const { return m_isPicked[instance]; }
