@@ -227,6 +227,9 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
                 static_cast<long long>(clock.elapsed()),
                 static_cast<long long>(sinceStart.elapsed()),
                 view.drawsFromSummary() ? "from the overview" : "from the events");
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("peak memory when the whole run is shown: %ld MiB\n", usage.ru_maxrss / 1024);
     view.waitForEvents();
     std::printf("instances and critical path read on the worker: shown %lld ms since start\n",
                 static_cast<long long>(sinceStart.elapsed()));
@@ -272,7 +275,6 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
     double sum = 0.0;
     for (const double t : steps)
         sum += t;
-    rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     std::printf("100 zoom/pan steps: median %.2f ms, mean %.2f ms, 90th %.2f ms, max %.2f ms "
                 "(%d from the overview; narrowest window %.3g s)\n",

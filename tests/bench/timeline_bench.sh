@@ -37,8 +37,9 @@ for open in first second third; do
 done
 echo "event cache: $(( $(stat -c %s "$data/timeline_events.bin") / 1048576 )) MiB, overview cache: $(( $(stat -c %s "$data/timeline_summary.bin") / 1048576 )) MiB"
 for open in second third; do
+    shown=$(sed -n 's/^peak memory when the whole run is shown: \([0-9]*\) MiB/\1/p' /tmp/timeline_bench_$open.txt)
     peak=$(sed -n 's/^peak memory: \([0-9]*\) MiB/\1/p' /tmp/timeline_bench_$open.txt)
-    echo "GUI peak memory / trace on disk ($open open): $(awk -v p="$peak" -v t="$trace_bytes" 'BEGIN {printf "%.3f", p * 1048576 / t}')"
+    echo "GUI peak memory / trace on disk ($open open): $(awk -v p="$shown" -v t="$trace_bytes" 'BEGIN {printf "%.3f", p * 1048576 / t}') with the whole run shown (overview and skeleton), $(awk -v p="$peak" -v t="$trace_bytes" 'BEGIN {printf "%.3f", p * 1048576 / t}') at the end (with the instances and 100 steps)"
 done
 out=${WAITSCOPE_BENCH_OUT:-$(dirname "$data")}
 for format in chrome-trace perfetto; do
