@@ -98,7 +98,7 @@ public:
     Writer& operator=(const Writer&) = delete;
     bool opened() const { return m_file != nullptr; }
     void write(const void* data, size_t bytes) {
-        if (m_file != nullptr && std::fwrite(data, 1, bytes, m_file) != bytes) {
+        if (bytes > 0 && m_file != nullptr && std::fwrite(data, 1, bytes, m_file) != bytes) {
             m_failed = true;
         }
         m_offset += bytes;
