@@ -135,7 +135,7 @@ void TimelineView::indexInstances() {
     }
 }
 
-void TimelineView::takeFindings(std::shared_ptr<timeline::Timeline> findings) {
+void TimelineView::takeFindings(const std::shared_ptr<timeline::Timeline>& findings) {
     m_readingFindings = false;
     if (findings) { // unreadable: the timeline shows no instances, as without the files
         m_timeline.takeFindings(std::move(*findings));
@@ -176,8 +176,8 @@ void TimelineView::requestEvents() {
     });
 }
 
-void TimelineView::takeEvents(std::shared_ptr<timeline::Timeline> window, double from, double to,
-                              double milliseconds) {
+void TimelineView::takeEvents(const std::shared_ptr<timeline::Timeline>& window, double from,
+                              double to, double milliseconds) {
     m_reading = false;
     ++m_reads;
     m_lastRead = milliseconds;

@@ -94,12 +94,12 @@ protected:
 private:
     void initialise();
     void indexInstances();
-    void takeFindings(std::shared_ptr<timeline::Timeline> findings);
+    void takeFindings(const std::shared_ptr<timeline::Timeline>& findings);
     /// Whether the window holds too many visits to draw one by one.
     bool tooManyToDraw() const;
     /// Starts reading the window's events on a worker when they are needed and not in memory.
     void requestEvents();
-    void takeEvents(std::shared_ptr<timeline::Timeline> window, double from, double to,
+    void takeEvents(const std::shared_ptr<timeline::Timeline>& window, double from, double to,
                     double milliseconds);
     QRectF rowRect(uint32_t row) const;
     double xOf(double time) const;
