@@ -16,7 +16,7 @@ namespace {
 
 // A copy of a reference trace in the build tree (the store writes its caches beside it).
 fs::path copyOf(const std::string& reference) {
-    const fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / ("store_" + reference);
+    fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / ("store_" + reference);
     fs::remove_all(dir);
     fs::copy(fs::path(WAITSCOPE_REFERENCE_DIR) / reference / "trace", dir,
              fs::copy_options::recursive);
@@ -27,6 +27,7 @@ using MessageKey = std::tuple<uint32_t, uint32_t, double, double, uint64_t>;
 
 std::vector<MessageKey> keys(const std::vector<Message>& messages) {
     std::vector<MessageKey> out;
+    out.reserve(messages.size());
     for (const Message& m : messages) {
         out.emplace_back(m.fromRow, m.toRow, m.sendTime, m.receiveTime, m.bytes);
     }
