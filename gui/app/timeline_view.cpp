@@ -547,7 +547,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (fromSummary)
         drawRowsFromSummary(painter);
     const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    const std::vector<size_t> shown = instancesIn(m_from, m_to);
+    // From the overview no instance is drawn: none is looked for (millions in a wide window).
+    const std::vector<size_t> shown =
+        fromSummary ? std::vector<size_t>{} : instancesIn(m_from, m_to);
     // Shades of one row within a pixel of each other, of one pattern and picked alike, are
     // drawn as one: a frame costs at most a few rectangles per pixel column and row.
     struct Pending {
