@@ -219,12 +219,12 @@ TimelinePanel* MainWindow::showTimeline() {
     // The trace beside the report: the experiment directory, or the report file's directory.
     const QFileInfo shown(m_view->session().path());
     const QString experiment = shown.isDir() ? shown.filePath() : shown.absolutePath();
-    auto timeline = timeline::Timeline::load(experiment.toStdString());
-    if (!timeline) {
-        showError(QString::fromStdString(timeline.error().message()));
+    auto store = timeline::TimelineStore::open(experiment.toStdString());
+    if (!store) {
+        showError(QString::fromStdString(store.error().message()));
         return nullptr;
     }
-    m_timeline = new TimelinePanel(std::move(*timeline));
+    m_timeline = new TimelinePanel(std::move(*store));
     m_timeline->link(m_view->session().selection());
     auto* dock = new QDockWidget(tr("Timeline"), this);
     dock->setObjectName(QStringLiteral("timeline"));

@@ -9,8 +9,9 @@
 
 namespace waitscope::gui {
 
-TimelinePanel::TimelinePanel(timeline::Timeline timeline, QWidget* parent) : QWidget(parent) {
-    m_view = new TimelineView(std::move(timeline));
+TimelinePanel::TimelinePanel(std::shared_ptr<const timeline::TimelineStore> store, QWidget* parent)
+    : QWidget(parent) {
+    m_view = new TimelineView(std::move(store));
     auto* tools = new QHBoxLayout;
     tools->setContentsMargins(6, 2, 6, 2);
     const auto button = [&](const QString& text, const QString& tip, auto step) {

@@ -18,7 +18,8 @@ class SelectionState;
 class TimelinePanel : public QWidget {
     Q_OBJECT
 public:
-    explicit TimelinePanel(timeline::Timeline timeline, QWidget* parent = nullptr);
+    explicit TimelinePanel(std::shared_ptr<const timeline::TimelineStore> store,
+                           QWidget* parent = nullptr);
 
     /// Follows `selection` from now on (and picks by its current state); nullptr unlinks.
     void link(SelectionState* selection);

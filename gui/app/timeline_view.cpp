@@ -5,10 +5,14 @@
 #include "waitscope/analysis/metric.h"
 #include "waitscope/analysis/wait_instances.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPointer>
+#include <QThreadPool>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
@@ -74,24 +78,125 @@ QString formatSeconds(double seconds) {
 TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
     : QWidget(parent), m_timeline(std::move(timeline)), m_finder(m_timeline.instances()),
       m_summary(timeline::TimelineSummary::cached(m_timeline)) {
+    initialise();
+}
+
+TimelineView::TimelineView(std::shared_ptr<const timeline::TimelineStore> store, QWidget* parent)
+    : QWidget(parent), m_timeline(store->skeleton()), m_finder(m_timeline.instances()),
+      m_summary(store->summary()), m_store(std::move(store)) {
+    initialise();
+}
+
+void TimelineView::initialise() {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
     setGroupByNode(false);
-    // The instances by waiting start, for finding those in view by binary search.
-    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    m_instanceOrder.resize(instances.size());
-    for (size_t k = 0; k < instances.size(); ++k) {
-        m_instanceOrder[k] = k;
-        const auto [from, to] = analysis::waitingInterval(instances[k]);
-        m_longestWait = std::max(m_longestWait, to - from);
-    }
-    std::sort(m_instanceOrder.begin(), m_instanceOrder.end(), [&](size_t a, size_t b) {
-        return analysis::waitingInterval(instances[a]).first <
-               analysis::waitingInterval(instances[b]).first;
-    });
+    indexInstances();
     m_from = m_timeline.begin();
     m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
+    if (m_store) {
+        // The findings (instances.txt can be hundreds of MB) on a worker, as the events.
+        m_readingFindings = true;
+        const QPointer<TimelineView> view(this);
+        QThreadPool::globalInstance()->start([view, anchor = m_timeline.anchor()] {
+            auto findings = std::make_shared<timeline::Timeline>();
+            findings->setAnchor(anchor);
+            const bool read = static_cast<bool>(findings->loadFindings());
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [view, findings, read] {
+                    if (view)
+                        view->takeFindings(read ? findings : nullptr);
+                },
+                Qt::QueuedConnection);
+        });
+    }
+    requestEvents();
+}
+
+void TimelineView::indexInstances() {
+    // The finder's order is by waiting start: an instance in view began at most the longest
+    // wait before the window. Waits longer than one overview bin are kept apart (a rank has at
+    // most one per bin and pattern, so they are few), else one wait of the whole run would
+    // make every frame scan all instances before the window.
+    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
+    const std::vector<size_t>& order = m_finder.order();
+    m_waitLimit = std::max(1e-12, (m_timeline.end() - m_timeline.begin()) /
+                                      timeline::TimelineSummary::kFinest);
+    m_longestShortWait = 0.0;
+    m_longWaits.clear();
+    for (size_t o = 0; o < order.size(); ++o) {
+        const auto [from, to] = analysis::waitingInterval(instances[order[o]]);
+        if (to - from > m_waitLimit)
+            m_longWaits.push_back(o);
+        else
+            m_longestShortWait = std::max(m_longestShortWait, to - from);
+    }
+}
+
+void TimelineView::takeFindings(const std::shared_ptr<timeline::Timeline>& findings) {
+    m_readingFindings = false;
+    if (findings) { // unreadable: the timeline shows no instances, as without the files
+        m_timeline.takeFindings(std::move(*findings));
+        m_finder.reset();
+        indexInstances();
+    }
+    update();
+    emit pickedChanged(pickedText());
+}
+
+bool TimelineView::eventsLoaded() const {
+    return !m_store || (m_loadedFrom <= m_from && m_to <= m_loadedTo);
+}
+
+void TimelineView::requestEvents() {
+    if (!m_store || m_reading || eventsLoaded() || tooManyToDraw())
+        return;
+    // One width of margin on either side: panning by less than a width reads nothing.
+    const double width = m_to - m_from;
+    const double from = m_from - width;
+    const double to = m_to + width;
+    m_reading = true;
+    const QPointer<TimelineView> view(this);
+    QThreadPool::globalInstance()->start([view, store = m_store, from, to] {
+        QElapsedTimer clock;
+        clock.start();
+        auto read = store->window(from, to);
+        // An unreadable cache leaves the overview drawn: the window stays without events.
+        auto window = read ? std::make_shared<timeline::Timeline>(std::move(*read)) : nullptr;
+        const double milliseconds = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [view, window, from, to, milliseconds] {
+                if (view)
+                    view->takeEvents(window, from, to, milliseconds);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void TimelineView::takeEvents(const std::shared_ptr<timeline::Timeline>& window, double from,
+                              double to, double milliseconds) {
+    m_reading = false;
+    ++m_reads;
+    m_lastRead = milliseconds;
+    if (window) {
+        m_timeline.takeEvents(std::move(*window));
+        m_loadedFrom = from;
+        m_loadedTo = to;
+    } else {
+        m_store.reset(); // cannot read: keep what is in memory, stop reading
+    }
+    update();
+    emit eventsArrived();
+    requestEvents(); // the window moved on while this one was read
+}
+
+void TimelineView::waitForEvents() {
+    requestEvents();
+    while (m_reading || m_readingFindings)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
 }
 
 void TimelineView::setWindow(double from, double to) {
@@ -101,6 +206,7 @@ void TimelineView::setWindow(double from, double to) {
     from = std::clamp(from, begin, end - width);
     m_from = from;
     m_to = from + width;
+    requestEvents();
     update();
 }
 
@@ -162,30 +268,43 @@ QString TimelineView::pickedText() const {
         .arg(formatSeconds(i.enter), formatSeconds(i.severity));
 }
 
-std::pair<size_t, size_t> TimelineView::instancesIn(double from, double to) const {
-    // By waiting start: one in view began at most the longest wait before `from`.
-    const auto startOf = [this](size_t o) {
-        return analysis::waitingInterval(m_timeline.instances()[m_instanceOrder[o]]).first;
+std::vector<size_t> TimelineView::instancesIn(double from, double to) const {
+    const std::vector<size_t>& order = m_finder.order();
+    const auto interval = [&](size_t o) {
+        return analysis::waitingInterval(m_timeline.instances()[order[o]]);
     };
-    size_t lo = 0;
-    size_t hi = m_instanceOrder.size();
-    while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (startOf(mid) < from - m_longestWait)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const auto firstStartingAfter = [&](size_t lo, double time) {
+        size_t hi = order.size();
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (interval(mid).first <= time)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    };
+    // The short waits beginning from the longest short wait before `from` up to `to`, and the
+    // long ones beginning by `to`, in order.
+    const size_t first = firstStartingAfter(0, std::nextafter(from - m_longestShortWait, -1e300));
+    const size_t last = firstStartingAfter(first, to);
+    std::vector<size_t> shown;
+    auto longWait = m_longWaits.begin();
+    for (; longWait != m_longWaits.end() && *longWait < first; ++longWait)
+        if (interval(*longWait).second >= from)
+            shown.push_back(*longWait);
+    for (size_t o = first; o < last; ++o) {
+        const auto [start, end] = interval(o);
+        if (end - start > m_waitLimit)
+            continue; // with the long ones
+        if (end >= from)
+            shown.push_back(o);
     }
-    size_t last = lo;
-    hi = m_instanceOrder.size();
-    while (last < hi) {
-        const size_t mid = (last + hi) / 2;
-        if (startOf(mid) <= to)
-            last = mid + 1;
-        else
-            hi = mid;
-    }
-    return {lo, last};
+    for (; longWait != m_longWaits.end() && *longWait < last; ++longWait)
+        if (interval(*longWait).second >= from)
+            shown.push_back(*longWait);
+    std::sort(shown.begin(), shown.end());
+    return shown;
 }
 
 void TimelineView::setCriticalPathShown(bool on) {
@@ -208,6 +327,10 @@ int TimelineView::bandHeight() const {
 }
 
 bool TimelineView::drawsFromSummary() const {
+    return m_summary && (tooManyToDraw() || !eventsLoaded());
+}
+
+bool TimelineView::tooManyToDraw() const {
     const double pixel = (m_to - m_from) / plotArea().width();
     if (!m_summary || m_summary->binWidth(0) > 2 * pixel)
         return false;
@@ -424,7 +547,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (fromSummary)
         drawRowsFromSummary(painter);
     const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    const auto [firstShown, lastShown] = instancesIn(m_from, m_to);
+    // From the overview no instance is drawn: none is looked for (millions in a wide window).
+    const std::vector<size_t> shown =
+        fromSummary ? std::vector<size_t>{} : instancesIn(m_from, m_to);
     // Shades of one row within a pixel of each other, of one pattern and picked alike, are
     // drawn as one: a frame costs at most a few rectangles per pixel column and row.
     struct Pending {
@@ -436,8 +561,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
         painter.fillRect(p.shade, p.colour);
         painter.fillRect(p.shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
     };
-    for (size_t o = firstShown; o < lastShown && !fromSummary; ++o) {
-        const size_t k = m_instanceOrder[o];
+    for (size_t n = 0; n < shown.size() && !fromSummary; ++n) {
+        const size_t k = m_finder.order()[shown[n]];
         const analysis::PatternInstance& instance = instances[k];
         const auto [from, to] = analysis::waitingInterval(instance);
         if (to < m_from || from > m_to)
@@ -480,14 +605,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
         drawCollectives(painter);
     painter.setRenderHint(QPainter::Antialiasing);
     drawCriticalPath(painter);
-    painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.2));
     const std::vector<const timeline::Message*> messages =
         fromSummary ? std::vector<const timeline::Message*>{}
                     : m_timeline.visibleMessages(m_from, m_to);
-    // Dense messages: plain lines, no heads (they would cover each other anyway).
+    // Dense messages: plain one-pixel lines without heads (they would cover each other anyway),
+    // one per rows and pixel ends, drawn in one call: a wide pen per line is what costs.
     const bool dense = static_cast<double>(messages.size()) > area.width();
     painter.setRenderHint(QPainter::Antialiasing, !dense);
+    painter.setPen(dense ? QPen(QColor(0x20, 0x20, 0x20), 0) : QPen(QColor(0x20, 0x20, 0x20), 1.2));
     std::unordered_set<uint64_t> drawn; // dense: one line per rows and pixel ends
+    std::vector<QLineF> lines;
+    lines.reserve(messages.size());
+    QPainterPath heads;
     for (const timeline::Message* m : messages) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
@@ -515,17 +644,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
         const QPointF originalA = a;
         cut(a, b);
         cut(b, originalA);
-        painter.drawLine(a, b);
+        lines.emplace_back(a, b);
         if (dense || !headShown)
             continue;
         const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
-        QPainterPath head;
-        head.moveTo(b);
-        head.lineTo(b - QPointF(std::cos(angle - 0.4), std::sin(angle - 0.4)) * 8);
-        head.lineTo(b - QPointF(std::cos(angle + 0.4), std::sin(angle + 0.4)) * 8);
-        head.closeSubpath();
-        painter.fillPath(head, QColor(0x20, 0x20, 0x20));
+        heads.moveTo(b);
+        heads.lineTo(b - QPointF(std::cos(angle - 0.4), std::sin(angle - 0.4)) * 8);
+        heads.lineTo(b - QPointF(std::cos(angle + 0.4), std::sin(angle + 0.4)) * 8);
+        heads.closeSubpath();
     }
+    painter.drawLines(lines.data(), static_cast<int>(lines.size()));
+    if (!heads.isEmpty())
+        painter.fillPath(heads, QColor(0x20, 0x20, 0x20));
     painter.restore();
 
     // Legend.
@@ -644,9 +774,9 @@ QString TimelineView::describeAt(QPointF point) const {
         const timeline::Row& row = m_timeline.rows()[r];
         QStringList lines;
         lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
-        const auto [firstNear, lastNear] = instancesIn(time - pixel, time + pixel);
-        for (size_t o = firstNear; o < lastNear; ++o) {
-            const analysis::PatternInstance& instance = m_timeline.instances()[m_instanceOrder[o]];
+        const std::vector<size_t> near = instancesIn(time - pixel, time + pixel);
+        for (const size_t o : near) {
+            const analysis::PatternInstance& instance = m_timeline.instances()[m_finder.order()[o]];
             const auto [from, to] = analysis::waitingInterval(instance);
             if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
                 time <= to + pixel)

@@ -3,10 +3,12 @@
 
 #include "instance_finder.h"
 #include "timeline_data.h"
+#include "timeline_store.h"
 #include "timeline_summary.h"
 
 #include <QPainter>
 #include <QWidget>
+#include <memory>
 #include <optional>
 
 namespace waitscope::gui {
@@ -29,7 +31,14 @@ namespace waitscope::gui {
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
+    /// A timeline held whole in memory (built ones, tests).
     explicit TimelineView(timeline::Timeline timeline, QWidget* parent = nullptr);
+    /// A trace's timeline read by window: the view holds the store's skeleton and overview,
+    /// and the events of the window it shows (with a margin of one width on either side), read
+    /// on a worker thread whenever the window leaves them; until they arrive the rows are drawn
+    /// from the overview. The GUI thread never waits for the trace.
+    explicit TimelineView(std::shared_ptr<const timeline::TimelineStore> store,
+                          QWidget* parent = nullptr);
 
     /// Shows [from, to] (clamped to the run).
     void setWindow(double from, double to);
@@ -59,10 +68,20 @@ public:
     bool drawsFromSummary() const;
     /// What is picked and the current instance, for a status line.
     QString pickedText() const;
+    /// Whether the events of the window shown are in memory (always without a store).
+    bool eventsLoaded() const;
+    /// For batch use (screenshots, benchmarks): runs the event loop until the findings
+    /// (instances, critical path) and the window's events have arrived.
+    void waitForEvents();
+    /// Window reads done and the time the last one took (ms), for the benchmark.
+    int windowReads() const { return m_reads; }
+    double lastReadMilliseconds() const { return m_lastRead; }
 
 signals:
     /// The picked instances or the current one changed.
     void pickedChanged(const QString& text);
+    /// The events of a window arrived from the worker.
+    void eventsArrived();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -73,6 +92,15 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    void initialise();
+    void indexInstances();
+    void takeFindings(const std::shared_ptr<timeline::Timeline>& findings);
+    /// Whether the window holds too many visits to draw one by one.
+    bool tooManyToDraw() const;
+    /// Starts reading the window's events on a worker when they are needed and not in memory.
+    void requestEvents();
+    void takeEvents(const std::shared_ptr<timeline::Timeline>& window, double from, double to,
+                    double milliseconds);
     QRectF rowRect(uint32_t row) const;
     double xOf(double time) const;
     double timeAt(double x) const;
@@ -83,8 +111,9 @@ private:
     bool startsNode(uint32_t position) const;
     bool onCriticalPath(uint32_t rank, double time, double slack) const;
     bool showInstance(std::optional<size_t> instance);
-    /// The range of m_instanceOrder whose waiting overlaps [from, to] (and a few before it).
-    std::pair<size_t, size_t> instancesIn(double from, double to) const;
+    /// The positions in the finder's order of the instances whose waiting overlaps [from, to]
+    /// (and a few before it), ascending.
+    std::vector<size_t> instancesIn(double from, double to) const;
     int bandHeight() const;
     size_t drawnLevel(double pixel) const;
     void drawBand(QPainter& painter) const;
@@ -93,8 +122,9 @@ private:
     timeline::Timeline m_timeline;
     timeline::InstanceFinder m_finder; ///< on m_timeline's instances
     std::optional<timeline::TimelineSummary> m_summary;
-    std::vector<size_t> m_instanceOrder; ///< instances by waiting start
-    double m_longestWait = 0.0;
+    double m_waitLimit = 0.0;        ///< waits longer than this are in m_longWaits
+    double m_longestShortWait = 0.0; ///< the longest of the others
+    std::vector<size_t> m_longWaits; ///< positions in the finder's order, ascending
     double m_from = 0.0;
     double m_to = 1.0;
     bool m_depthMode = false;
@@ -104,6 +134,13 @@ private:
     std::vector<uint32_t> m_position; ///< row -> display position
     std::optional<QPointF> m_dragFrom;
     double m_dragStart = 0.0;
+    std::shared_ptr<const timeline::TimelineStore> m_store;
+    double m_loadedFrom = 0.0; ///< the events in memory cover [m_loadedFrom, m_loadedTo]
+    double m_loadedTo = -1.0;
+    bool m_reading = false;         ///< a worker reads a window
+    bool m_readingFindings = false; ///< a worker reads instances.txt and critical_path.txt
+    int m_reads = 0;
+    double m_lastRead = 0.0;
 };
 
 } // namespace waitscope::gui

@@ -50,17 +50,23 @@ InstanceFilter filterOf(const report::Report& report, report::MetricId metric,
 }
 
 InstanceFinder::InstanceFinder(const std::vector<analysis::PatternInstance>& instances)
-    : m_instances(instances), m_order(instances.size()) {
+    : m_instances(instances) {
+    reset();
+}
+
+void InstanceFinder::reset() {
+    m_order.resize(m_instances.size());
     std::iota(m_order.begin(), m_order.end(), size_t{0});
-    std::stable_sort(m_order.begin(), m_order.end(), [&](size_t a, size_t b) {
-        const double startA = analysis::waitingInterval(instances[a]).first;
-        const double startB = analysis::waitingInterval(instances[b]).first;
-        return startA != startB ? startA < startB : instances[a].rank < instances[b].rank;
+    std::stable_sort(m_order.begin(), m_order.end(), [this](size_t a, size_t b) {
+        const double startA = analysis::waitingInterval(m_instances[a]).first;
+        const double startB = analysis::waitingInterval(m_instances[b]).first;
+        return startA != startB ? startA < startB : m_instances[a].rank < m_instances[b].rank;
     });
-    select({});
+    select(InstanceFilter(m_filter));
 }
 
 void InstanceFinder::select(const InstanceFilter& filter) {
+    m_filter = filter;
     m_picked.clear();
     m_isPicked.assign(m_instances.size(), false);
     m_position.reset();

@@ -32,6 +32,11 @@ public:
 
     /// Picks the instances `filter` lets through; forgets the current one.
     void select(const InstanceFilter& filter);
+    /// Orders the instances again after they changed (read later than the timeline's events)
+    /// and picks with the last filter.
+    void reset();
+    /// Indices (into the instances) of all in time order (waiting start, then rank).
+    const std::vector<size_t>& order() const { return m_order; }
     /// Indices (into the instances) of the picked ones in time order.
     const std::vector<size_t>& picked() const { return m_picked; }
     bool isPicked(size_t instance) const { return m_isPicked[instance]; }
@@ -58,6 +63,7 @@ private:
     std::vector<size_t> m_picked;
     std::vector<bool> m_isPicked;
     std::optional<size_t> m_position;
+    InstanceFilter m_filter; ///< the last selected
 };
 
 } // namespace waitscope::timeline

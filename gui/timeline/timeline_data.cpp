@@ -70,7 +70,7 @@ const char* kindName(RegionKind kind) {
     return kNames[static_cast<size_t>(kind)];
 }
 
-Result<Timeline> Timeline::load(const std::string& experiment) {
+Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& sink) {
     auto archive = trace::readArchiveDefinitions(experiment);
     if (!archive) {
         return archive.error();
@@ -181,6 +181,11 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
                     break;
                 }
             }
+            if (sink) {
+                if (Status taken = sink(rowIndex, row); !taken) {
+                    return taken.error();
+                }
+            }
             timeline.m_rows.push_back(std::move(row));
         }
     }
@@ -203,25 +208,41 @@ Result<Timeline> Timeline::load(const std::string& experiment) {
     timeline.m_longestFlight = -1.0;
     std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
               [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
+    if (Status findings = timeline.loadFindings(); !findings) {
+        return findings.error();
+    }
+    return timeline;
+}
+
+Status Timeline::loadFindings() {
     const std::filesystem::path instances =
-        std::filesystem::path(*anchor).parent_path() / analysis::kWaitInstancesFile;
+        std::filesystem::path(m_anchor).parent_path() / analysis::kWaitInstancesFile;
     if (std::filesystem::exists(instances)) {
         auto read = analysis::readWaitInstances(instances.string());
         if (!read) {
             return read.error();
         }
-        timeline.m_instances = std::move(*read);
+        m_instances = std::move(*read);
     }
     const std::filesystem::path path =
-        std::filesystem::path(*anchor).parent_path() / analysis::kCriticalPathFile;
+        std::filesystem::path(m_anchor).parent_path() / analysis::kCriticalPathFile;
     if (std::filesystem::exists(path)) {
         auto read = analysis::readCriticalPath(path.string());
         if (!read) {
             return read.error();
         }
-        timeline.m_criticalPath = std::move(*read);
+        m_criticalPath = std::move(*read);
     }
-    return timeline;
+    return Status::success();
+}
+
+void Timeline::takeEvents(Timeline&& window) {
+    for (size_t r = 0; r < m_rows.size() && r < window.m_rows.size(); ++r) {
+        m_rows[r].depths = std::move(window.m_rows[r].depths);
+    }
+    m_messages = std::move(window.m_messages);
+    m_longestFlight = -1.0;
+    m_collectives = std::move(window.m_collectives);
 }
 
 uint32_t Timeline::rowOfRank(uint32_t rank) const {

@@ -6,6 +6,7 @@
 #include "waitscope/base/result.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,9 +76,15 @@ struct Block {
 /// The region visits, messages and wait-state instances of one experiment.
 class Timeline {
 public:
+    /// Called with each row when its location has been read; it may take the visits away
+    /// (the row then keeps its number of depths, each empty), so that a trace larger than
+    /// memory can be passed through (TimelineStore).
+    using RowSink = std::function<Status(uint32_t row, Row& read)>;
+
     /// Reads the trace of `experiment` (directory or traces.otf2) and, when beside it,
-    /// instances.txt and critical_path.txt. Errors name the file (and rank).
-    static Result<Timeline> load(const std::string& experiment);
+    /// instances.txt and critical_path.txt. Errors name the file (and rank), or are the
+    /// sink's.
+    static Result<Timeline> load(const std::string& experiment, const RowSink& sink = {});
 
     const std::vector<Row>& rows() const { return m_rows; }
     const std::vector<Message>& messages() const { return m_messages; }
@@ -93,6 +100,7 @@ public:
     double end() const { return m_end; }
     const std::string& regionName(uint32_t region) const { return m_regionNames[region]; }
     RegionKind regionKind(uint32_t region) const { return m_regionKinds[region]; }
+    size_t regions() const { return m_regionNames.size(); }
     /// Events read.
     uint64_t events() const { return m_events; }
     /// The trace's anchor file (traces.otf2) it was loaded from; empty for a built one.
@@ -124,6 +132,23 @@ public:
         m_begin = begin;
         m_end = end;
     }
+    void setEvents(uint64_t events) { m_events = events; }
+    void setAnchor(std::string anchor) { m_anchor = std::move(anchor); }
+    /// Reads instances.txt and critical_path.txt when they are beside the anchor; errors
+    /// name the file.
+    Status loadFindings();
+    /// Takes the instances and the critical path of `other` (one whose loadFindings() ran).
+    void takeFindings(Timeline&& other) {
+        m_instances = std::move(other.m_instances);
+        m_criticalPath = std::move(other.m_criticalPath);
+    }
+    /// Adds a collective; collectives must be added by start time.
+    void addCollective(Collective collective) { m_collectives.push_back(std::move(collective)); }
+
+    /// Replaces the visits of every row, the messages and the collectives by those of `window`
+    /// (a Timeline of the same rows, as TimelineStore::window() reads it); the rest (rows'
+    /// names, regions, instances, critical path, range) stays.
+    void takeEvents(Timeline&& window);
 
 private:
     std::vector<Row> m_rows;

@@ -74,6 +74,12 @@ double Bin::covered() const {
 }
 
 TimelineSummary TimelineSummary::build(const Timeline& timeline, uint32_t bins) {
+    auto built = build(timeline, RowSource(), bins);
+    return std::move(*built); // its own rows: nothing to fail
+}
+
+Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const RowSource& rowAt,
+                                               uint32_t bins) {
     TimelineSummary summary;
     summary.m_rows = static_cast<uint32_t>(timeline.rows().size());
     summary.m_bins = bins;
@@ -97,7 +103,15 @@ TimelineSummary TimelineSummary::build(const Timeline& timeline, uint32_t bins) 
         std::fill(kinds.begin(), kinds.end(), 0.0);
         std::fill(waiting.begin(), waiting.end(), 0.0);
         Bin* out = &level[static_cast<size_t>(r) * bins];
-        const Row& row = timeline.rows()[r];
+        Row read;
+        if (rowAt) {
+            auto got = rowAt(r);
+            if (!got) {
+                return got.error();
+            }
+            read = std::move(*got);
+        }
+        const Row& row = rowAt ? read : timeline.rows()[r];
         for (size_t depth = 0; depth < row.depths.size(); ++depth) {
             const std::vector<Visit>& visits = row.depths[depth];
             static const std::vector<Visit> kNone;

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ public:
     /// Sums the visits (exclusive time per kind) and the instances' waiting intervals of
     /// `timeline` into `bins` bins per row over [begin, end] (a power of two).
     static TimelineSummary build(const Timeline& timeline, uint32_t bins = kFinest);
+    /// Reads the visits of row `row` (TimelineStore reads one row at a time from its file).
+    using RowSource = std::function<Result<Row>(uint32_t row)>;
+    /// As build(), with the rows' visits from `rowAt` rather than from `timeline` (whose rows
+    /// then need no visits); errors are rowAt's.
+    static Result<TimelineSummary> build(const Timeline& timeline, const RowSource& rowAt,
+                                         uint32_t bins = kFinest);
     /// Reads a cache written by save() for a trace of `signature`; an error when the file is
     /// missing, damaged (naming the file) or of another trace.
     static Result<TimelineSummary> load(const std::string& path, const std::string& signature);

@@ -1,14 +1,16 @@
 // Chrome trace export: the trace walk (trace_walk.h) written as JSON Trace Event objects as it
-// comes, through a buffer with fast number formatting.
+// comes, in a tight loop: per visit a prepared prefix and two hand-formatted numbers copied
+// into a large buffer.
 #include "chrome_trace.h"
 
 #include "trace_walk.h"
 #include "waitscope/analysis/metric.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace waitscope::exporter {
@@ -32,64 +34,111 @@ std::string escaped(const std::string& text) {
     return out;
 }
 
-// Buffered output with fast number formatting.
+// Output into one large buffer written out when full: fixed pieces copied, numbers formatted
+// by hand (two digits per step), no stream and no allocation per event.
 class JsonOut {
 public:
-    explicit JsonOut(FILE* file) : m_file(file) { m_buffer.reserve(kFlush + 4096); }
+    explicit JsonOut(FILE* file) : m_file(file), m_buffer(kSize), m_at(m_buffer.data()) {}
     ~JsonOut() { flush(); }
     JsonOut(const JsonOut&) = delete;
     JsonOut& operator=(const JsonOut&) = delete;
 
+    /// Makes room for `bytes` more (one event's worth at most; long names go in pieces).
+    void room(size_t bytes) {
+        if (static_cast<size_t>(m_buffer.data() + m_buffer.size() - m_at) < bytes) {
+            flush();
+        }
+    }
     JsonOut& text(std::string_view s) {
-        m_buffer.append(s);
+        if (s.size() > kSize / 2) {
+            flush();
+            std::fwrite(s.data(), 1, s.size(), m_file);
+            return *this;
+        }
+        room(s.size());
+        std::memcpy(m_at, s.data(), s.size());
+        m_at += s.size();
         return *this;
+    }
+    /// Appends without a room check: the caller made room for the event.
+    void raw(const char* data, size_t bytes) {
+        std::memcpy(m_at, data, bytes);
+        m_at += bytes;
     }
     JsonOut& number(uint64_t value) {
-        char digits[24];
-        const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-        m_buffer.append(digits, end);
+        room(24);
+        m_at = digits(m_at, value);
         return *this;
     }
-    /// Nanoseconds as microseconds with three decimals (negative values allowed).
-    JsonOut& micros(int64_t nanoseconds) {
+    /// Nanoseconds as microseconds with three decimals (negative values allowed); no room check.
+    void micros(int64_t nanoseconds) {
         if (nanoseconds < 0) {
-            m_buffer += '-';
+            *m_at++ = '-';
             nanoseconds = -nanoseconds;
         }
         const auto ns = static_cast<uint64_t>(nanoseconds);
-        number(ns / 1000);
+        m_at = digits(m_at, ns / 1000);
         const auto fraction = static_cast<unsigned>(ns % 1000);
-        const char decimals[4] = {'.', static_cast<char>('0' + fraction / 100),
-                                  static_cast<char>('0' + fraction / 10 % 10),
-                                  static_cast<char>('0' + fraction % 10)};
-        m_buffer.append(decimals, 4);
-        return *this;
+        m_at[0] = '.';
+        m_at[1] = static_cast<char>('0' + fraction / 100);
+        std::memcpy(m_at + 2, kPairs + 2 * (fraction % 100), 2);
+        m_at += 4;
     }
     /// Starts the next element of the event array.
     JsonOut& next() {
-        m_buffer.append(m_first ? "\n" : ",\n");
-        m_first = false;
-        if (m_buffer.size() >= kFlush) {
-            flush();
+        room(4);
+        if (!m_first) {
+            *m_at++ = ',';
         }
+        *m_at++ = '\n';
+        m_first = false;
         return *this;
     }
     void flush() {
-        if (!m_buffer.empty()) {
-            std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file);
-            m_buffer.clear();
+        if (m_at != m_buffer.data()) {
+            std::fwrite(m_buffer.data(), 1, static_cast<size_t>(m_at - m_buffer.data()), m_file);
+            m_at = m_buffer.data();
         }
     }
 
 private:
-    static constexpr size_t kFlush = size_t{1} << 20;
+    static constexpr size_t kSize = size_t{4} << 20;
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930"
+        "31323334353637383940414243444546474849505152535455565758596061"
+        "62636465666768697071727374757677787980818283848586878889909192"
+        "93949596979899";
+
+    // Writes `value` in decimal at `out`; returns the end.
+    static char* digits(char* out, uint64_t value) {
+        char reversed[24];
+        char* at = reversed + sizeof reversed;
+        while (value >= 100) {
+            at -= 2;
+            std::memcpy(at, kPairs + 2 * (value % 100), 2);
+            value /= 100;
+        }
+        if (value >= 10) {
+            at -= 2;
+            std::memcpy(at, kPairs + 2 * value, 2);
+        } else {
+            *--at = static_cast<char>('0' + value);
+        }
+        const auto length = static_cast<size_t>(reversed + sizeof reversed - at);
+        std::memcpy(out, at, length);
+        return out + length;
+    }
+
     FILE* m_file;
-    std::string m_buffer;
+    std::vector<char> m_buffer;
+    char* m_at;
     bool m_first = true;
 };
 
 // Writes each visit as a complete event at its leave, message ends as flow events and wait
-// states as slices on their rank's "wait states" thread.
+// states as slices on their rank's "wait states" thread. A visit is its region's fixed prefix
+// (name, category), the location's ids and two numbers: each location gets its prefixes made
+// once, on its first visit of the region.
 class JsonSink : public TraceSink {
 public:
     JsonSink(const trace::Definitions& definitions, JsonOut& out)
@@ -111,24 +160,27 @@ public:
     }
     void enter(uint32_t, uint32_t, uint32_t, int64_t) override {}
     void leave(uint32_t rank, uint32_t tid, uint32_t region, int64_t enter, int64_t time) override {
-        const bool known = region < m_names.size();
-        m_out.next().text("{\"ph\":\"X\",\"name\":\"");
-        if (known) {
-            m_out.text(m_names[region]);
-        } else {
-            m_out.text(escaped(m_definitions.regionName(region)));
+        if (rank != m_rank || tid != m_tid) {
+            startLocation(rank, tid);
         }
-        m_out.text("\",\"cat\":\"")
-            .text(known ? m_categories[region] : "computation")
-            .text("\",\"pid\":")
-            .number(rank)
-            .text(",\"tid\":")
-            .number(tid)
-            .text(",\"ts\":")
-            .micros(enter)
-            .text(",\"dur\":")
-            .micros(time - enter)
-            .text("}");
+        if (region >= m_prefixes.size()) {
+            m_prefixes.resize(region + 1);
+        }
+        std::string& prefix = m_prefixes[region];
+        if (prefix.empty()) {
+            const bool known = region < m_names.size();
+            prefix = "{\"ph\":\"X\",\"name\":\"" +
+                     (known ? m_names[region] : escaped(m_definitions.regionName(region))) +
+                     "\",\"cat\":\"" + (known ? m_categories[region] : "computation") + "\"" +
+                     m_ids + ",\"ts\":";
+        }
+        m_out.next();
+        m_out.room(prefix.size() + 2 * 24 + 16);
+        m_out.raw(prefix.data(), prefix.size());
+        m_out.micros(enter);
+        m_out.raw(",\"dur\":", 7);
+        m_out.micros(time - enter);
+        m_out.raw("}", 1);
     }
     void messageEnd(bool sendEnd, uint32_t rank, uint32_t tid, int64_t time, uint64_t id) override {
         m_out.next()
@@ -139,9 +191,10 @@ public:
             .number(rank)
             .text(",\"tid\":")
             .number(tid)
-            .text(",\"ts\":")
-            .micros(time)
-            .text("}");
+            .text(",\"ts\":");
+        m_out.room(24);
+        m_out.micros(time);
+        m_out.text("}");
     }
     void waitState(const analysis::PatternInstance& i, uint32_t tid, int64_t from,
                    int64_t to) override {
@@ -153,11 +206,13 @@ public:
             .number(i.rank)
             .text(",\"tid\":")
             .number(tid)
-            .text(",\"ts\":")
-            .micros(from)
-            .text(",\"dur\":")
-            .micros(to - from)
-            .text(",\"args\":{\"pattern\":\"")
+            .text(",\"ts\":");
+        m_out.room(24);
+        m_out.micros(from);
+        m_out.text(",\"dur\":");
+        m_out.room(24);
+        m_out.micros(to - from);
+        m_out.text(",\"args\":{\"pattern\":\"")
             .text(analysis::metricInfo(i.metric).uniqueName)
             .text("\",\"cnode\":")
             .number(i.node)
@@ -172,11 +227,21 @@ private:
         }
         m_out.text(",\"args\":{\"name\":\"").text(escaped(name)).text("\"}}");
     }
+    void startLocation(uint32_t rank, uint32_t tid) {
+        m_rank = rank;
+        m_tid = tid;
+        m_ids = ",\"pid\":" + std::to_string(rank) + ",\"tid\":" + std::to_string(tid);
+        m_prefixes.clear();
+    }
 
     const trace::Definitions& m_definitions;
     JsonOut& m_out;
     std::vector<std::string> m_names;      // escaped region names
     std::vector<const char*> m_categories; // per region
+    uint32_t m_rank = UINT32_MAX;          // the location whose prefixes are made
+    uint32_t m_tid = UINT32_MAX;
+    std::string m_ids;                   // ,"pid":R,"tid":T
+    std::vector<std::string> m_prefixes; // per region: the visit up to its start time
 };
 
 } // namespace

@@ -1,6 +1,7 @@
-// The exports' walk over a trace: each location is read on its own and its events handed on as
-// they come; messages are paired through per-channel queues of flow ids, so memory holds one
-// location's events and the messages whose other end has not been read yet.
+// The exports' walk over a trace: each location is read on its own (the next one on a second
+// thread while this one is handed on) and its events handed on as they come; messages are
+// paired through per-channel queues of flow ids, so memory holds two locations' events and the
+// messages whose other end has not been read yet.
 #include "trace_walk.h"
 
 #include "waitscope/analysis/clock_correction.h"
@@ -11,6 +12,7 @@
 
 #include <cmath>
 #include <deque>
+#include <future>
 #include <map>
 #include <optional>
 #include <thread>
@@ -97,16 +99,7 @@ struct Walk {
         sink.messageEnd(sendEnd, rank, tid, ns, id);
     }
 
-    Status location(uint32_t rank, uint32_t tid, const trace::Location& where,
-                    const trace::EventStream* given) {
-        Result<trace::EventStream> events = trace::EventStream{};
-        if (given == nullptr) {
-            events = trace::readLocationEvents(anchor, where);
-            if (!events) {
-                return events.error();
-            }
-        }
-        const trace::EventStream& stream = given != nullptr ? *given : *events;
+    void location(uint32_t rank, uint32_t tid, const trace::EventStream& stream) {
         counts.events += stream.size();
         std::vector<std::pair<uint32_t, int64_t>> open; // region, enter time
         for (size_t e = 0; e < stream.size(); ++e) {
@@ -139,7 +132,6 @@ struct Walk {
                 break;
             }
         }
-        return Status::success();
     }
 };
 
@@ -215,17 +207,50 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
     Walk walk{definitions, anchor, sink, {}, {}};
     const uint32_t ranks = definitions.rankCount();
     std::vector<uint32_t> waitTid(ranks, 0);
+    // Each location's events are read on a second thread while the one before is written.
+    struct Job {
+        uint32_t rank;
+        uint32_t tid;
+        const trace::Location* where;
+        const trace::EventStream* given; ///< corrected events, or read from the trace
+    };
+    std::vector<Job> jobs;
     for (uint32_t rank = 0; rank < ranks; ++rank) {
-        sink.process(rank, "rank " + std::to_string(rank));
         const std::vector<const trace::Location*> locations = definitions.locationsOfRank(rank);
         for (uint32_t t = 0; t < locations.size(); ++t) {
-            sink.thread(rank, t, locations[t]->name);
             const trace::EventStream* given =
                 corrected != nullptr && t == 0 && rank < corrected->size() ? &(*corrected)[rank]
                                                                            : nullptr;
-            if (Status status = walk.location(rank, t, *locations[t], given); !status) {
-                return status.error();
+            jobs.push_back({rank, t, locations[t], given});
+        }
+    }
+    const auto read = [&anchor, &jobs](size_t job) {
+        return std::async(std::launch::async, [&anchor, &jobs, job] {
+            return jobs[job].given != nullptr ? Result<trace::EventStream>(trace::EventStream{})
+                                              : trace::readLocationEvents(anchor, *jobs[job].where);
+        });
+    };
+    std::future<Result<trace::EventStream>> next;
+    if (!jobs.empty()) {
+        next = read(0);
+    }
+    size_t job = 0;
+    for (uint32_t rank = 0; rank < ranks; ++rank) {
+        sink.process(rank, "rank " + std::to_string(rank));
+        const std::vector<const trace::Location*> locations = definitions.locationsOfRank(rank);
+        for (uint32_t t = 0; t < locations.size(); ++t, ++job) {
+            sink.thread(rank, t, locations[t]->name);
+            Result<trace::EventStream> events = next.get();
+            if (job + 1 < jobs.size()) {
+                next = read(job + 1);
             }
+            if (!events) {
+                if (next.valid()) {
+                    next.wait();
+                }
+                return events.error();
+            }
+            walk.location(rank, t, jobs[job].given != nullptr ? *jobs[job].given : *events);
         }
         waitTid[rank] = static_cast<uint32_t>(locations.size());
         if (withInstances) {

@@ -1,0 +1,556 @@
+// The event cache: a header naming the trace it was built from, then the sections in time order
+// (each row's visits per depth, 20 bytes each; the messages by send time, 32 bytes; the
+// collectives by start, 40 bytes, and their member rows), then a directory of the sections,
+// rows and regions. A window is found per section by binary search on the file (visits at one
+// depth do not overlap, so their starts and ends are both in order) and read in one piece.
+#include "timeline_store.h"
+
+#include "waitscope/trace/otf2_archive.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace waitscope::timeline {
+namespace {
+
+constexpr char kMagic[] = "waitscope timeline events 1\n";
+constexpr size_t kVisitBytes = 20;
+constexpr size_t kMessageBytes = 32;
+constexpr size_t kCollectiveBytes = 40;
+
+template <typename T> void put(std::string& out, const T& value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+void putString(std::string& out, const std::string& text) {
+    put(out, static_cast<uint32_t>(text.size()));
+    out += text;
+}
+
+template <typename T> T get(const char* at) {
+    T value;
+    std::memcpy(&value, at, sizeof value);
+    return value;
+}
+
+void encodeVisit(const Visit& v, char* out) {
+    std::memcpy(out, &v.start, 8);
+    std::memcpy(out + 8, &v.end, 8);
+    std::memcpy(out + 16, &v.region, 4);
+}
+
+Visit decodeVisit(const char* at) {
+    return {get<double>(at), get<double>(at + 8), get<uint32_t>(at + 16)};
+}
+
+Message decodeMessage(const char* at) {
+    return {get<uint32_t>(at), get<uint32_t>(at + 4), get<double>(at + 8), get<double>(at + 16),
+            get<uint64_t>(at + 24)};
+}
+
+// Reads the directory's fields in order; any read past its end marks it damaged.
+class Cursor {
+public:
+    explicit Cursor(const std::string& bytes) : m_bytes(bytes) {}
+    template <typename T> T next() {
+        if (m_at + sizeof(T) > m_bytes.size()) {
+            m_damaged = true;
+            return T{};
+        }
+        const T value = get<T>(m_bytes.data() + m_at);
+        m_at += sizeof(T);
+        return value;
+    }
+    std::string text() {
+        const auto length = next<uint32_t>();
+        if (m_at + length > m_bytes.size()) {
+            m_damaged = true;
+            return {};
+        }
+        std::string value = m_bytes.substr(m_at, length);
+        m_at += length;
+        return value;
+    }
+    bool damaged() const { return m_damaged; }
+
+private:
+    const std::string& m_bytes;
+    size_t m_at = 0;
+    bool m_damaged = false;
+};
+
+// Writes the cache file front to back; the first failure is kept and reported at the end.
+class Writer {
+public:
+    explicit Writer(const std::string& path) : m_file(std::fopen(path.c_str(), "wb")) {}
+    ~Writer() {
+        if (m_file != nullptr) {
+            std::fclose(m_file);
+        }
+    }
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+    bool opened() const { return m_file != nullptr; }
+    void write(const void* data, size_t bytes) {
+        if (bytes > 0 && m_file != nullptr && std::fwrite(data, 1, bytes, m_file) != bytes) {
+            m_failed = true;
+        }
+        m_offset += bytes;
+    }
+    uint64_t offset() const { return m_offset; }
+    // Writes `value` at `offset` (the directory's position, known at the end), then closes.
+    bool finish(uint64_t offset, uint64_t value) {
+        bool ok = !m_failed && std::fseek(m_file, static_cast<long>(offset), SEEK_SET) == 0 &&
+                  std::fwrite(&value, sizeof value, 1, m_file) == 1;
+        ok = std::fclose(m_file) == 0 && ok;
+        m_file = nullptr;
+        return ok;
+    }
+
+private:
+    FILE* m_file;
+    uint64_t m_offset = 0;
+    bool m_failed = false;
+};
+
+} // namespace
+
+TimelineStore::~TimelineStore() {
+    if (m_file >= 0) {
+        ::close(m_file);
+    }
+}
+
+Result<std::shared_ptr<const TimelineStore>> TimelineStore::open(const std::string& experiment) {
+    auto anchor = trace::findAnchorFile(experiment);
+    if (!anchor) {
+        return anchor.error();
+    }
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(*anchor).parent_path();
+    const std::string signature = TimelineSummary::signatureOf(*anchor);
+    std::shared_ptr<TimelineStore> store(new TimelineStore);
+    store->m_path = (dir / kCacheFile).string();
+    bool cached = static_cast<bool>(store->readDirectory(signature));
+    if (!cached) {
+        bool temporary = false;
+        if (Status built = store->build(*anchor, store->m_path, signature); !built) {
+            // Not writable: a private file in the temporary directory, removed once open.
+            static std::atomic<int> serial{0};
+            store->m_path =
+                (fs::temp_directory_path() / ("waitscope-timeline-" + std::to_string(::getpid()) +
+                                              "-" + std::to_string(serial++) + ".bin"))
+                    .string();
+            temporary = true;
+            if (Status again = store->build(*anchor, store->m_path, signature); !again) {
+                return again.error();
+            }
+        }
+        if (Status read = store->readDirectory(signature); !read) {
+            return read.error();
+        }
+        if (temporary) {
+            std::error_code ignored;
+            fs::remove(store->m_path, ignored); // the descriptor stays open
+        }
+    }
+    store->m_skeleton.setAnchor(*anchor);
+    const std::string summaryPath = (dir / TimelineSummary::kCacheFile).string();
+    if (auto read = TimelineSummary::load(summaryPath, signature);
+        read && read->rows() == store->m_skeleton.rows().size()) {
+        store->m_summary = std::move(*read);
+        store->m_fromCache = cached;
+    } else {
+        // The overview's waiting time is the instances': read them for it.
+        Timeline withFindings = store->m_skeleton;
+        if (Status findings = withFindings.loadFindings(); !findings) {
+            return findings.error();
+        }
+        const TimelineStore& self = *store;
+        auto built =
+            TimelineSummary::build(withFindings, [&self](uint32_t row) { return self.row(row); });
+        if (!built) {
+            return built.error();
+        }
+        store->m_summary = std::move(*built);
+        (void)store->m_summary.save(summaryPath, signature); // read-only: built again next time
+    }
+    return std::shared_ptr<const TimelineStore>(std::move(store));
+}
+
+Status TimelineStore::build(const std::string& anchor, const std::string& path,
+                            const std::string& signature) {
+    Writer out(path);
+    if (!out.opened()) {
+        return Error(path + ": cannot write");
+    }
+    out.write(kMagic, sizeof(kMagic) - 1);
+    const auto length = static_cast<uint32_t>(signature.size());
+    out.write(&length, sizeof length);
+    out.write(signature.data(), signature.size());
+    const uint64_t directoryAt = out.offset();
+    const uint64_t placeholder = 0;
+    out.write(&placeholder, sizeof placeholder);
+
+    // Each row's visits as its location is read, then dropped: memory holds one location.
+    std::vector<std::vector<Range>> depths;
+    std::vector<char> buffer;
+    auto loaded = Timeline::load(anchor, [&](uint32_t row, Row& read) {
+        depths.resize(std::max<size_t>(depths.size(), row + 1));
+        for (std::vector<Visit>& visits : read.depths) {
+            depths[row].push_back({visits.size(), out.offset()});
+            buffer.resize(visits.size() * kVisitBytes);
+            for (size_t k = 0; k < visits.size(); ++k) {
+                encodeVisit(visits[k], buffer.data() + k * kVisitBytes);
+            }
+            out.write(buffer.data(), buffer.size());
+            std::vector<Visit>().swap(visits);
+        }
+        return Status::success();
+    });
+    if (!loaded) {
+        return loaded.error();
+    }
+    const Timeline& timeline = *loaded;
+    std::string directory;
+    put(directory, timeline.begin());
+    put(directory, timeline.end());
+    put(directory, timeline.events());
+
+    // Messages by send time.
+    double longestFlight = 0.0;
+    const uint64_t messagesAt = out.offset();
+    for (const Message& m : timeline.messages()) {
+        char record[kMessageBytes];
+        std::memcpy(record, &m.fromRow, 4);
+        std::memcpy(record + 4, &m.toRow, 4);
+        std::memcpy(record + 8, &m.sendTime, 8);
+        std::memcpy(record + 16, &m.receiveTime, 8);
+        std::memcpy(record + 24, &m.bytes, 8);
+        out.write(record, sizeof record);
+        longestFlight = std::max(longestFlight, std::abs(m.receiveTime - m.sendTime));
+    }
+    // Collectives by start, then their members.
+    double longestCollective = 0.0;
+    const uint64_t collectivesAt = out.offset();
+    uint64_t member = 0;
+    for (const Collective& c : timeline.collectives()) {
+        char record[kCollectiveBytes];
+        const auto members = static_cast<uint32_t>(c.rows.size());
+        std::memcpy(record, &c.start, 8);
+        std::memcpy(record + 8, &c.lastBegin, 8);
+        std::memcpy(record + 16, &c.end, 8);
+        std::memcpy(record + 24, &c.region, 4);
+        std::memcpy(record + 28, &members, 4);
+        std::memcpy(record + 32, &member, 8);
+        out.write(record, sizeof record);
+        member += members;
+        longestCollective = std::max(longestCollective, c.end - c.start);
+    }
+    const uint64_t membersAt = out.offset();
+    for (const Collective& c : timeline.collectives()) {
+        out.write(c.rows.data(), c.rows.size() * sizeof(uint32_t));
+    }
+
+    put(directory, static_cast<uint64_t>(timeline.messages().size()));
+    put(directory, messagesAt);
+    put(directory, longestFlight);
+    put(directory, static_cast<uint64_t>(timeline.collectives().size()));
+    put(directory, collectivesAt);
+    put(directory, longestCollective);
+    put(directory, member);
+    put(directory, membersAt);
+    put(directory, static_cast<uint32_t>(timeline.regions()));
+    for (uint32_t r = 0; r < timeline.regions(); ++r) {
+        put(directory, static_cast<uint8_t>(timeline.regionKind(r)));
+        putString(directory, timeline.regionName(r));
+    }
+    put(directory, static_cast<uint32_t>(timeline.rows().size()));
+    for (uint32_t r = 0; r < timeline.rows().size(); ++r) {
+        const Row& row = timeline.rows()[r];
+        put(directory, row.rank);
+        put(directory, row.thread);
+        putString(directory, row.name);
+        putString(directory, row.node);
+        const std::vector<Range> none;
+        const std::vector<Range>& ranges = r < depths.size() ? depths[r] : none;
+        put(directory, static_cast<uint32_t>(ranges.size()));
+        for (const Range& range : ranges) {
+            put(directory, range.count);
+            put(directory, range.offset);
+        }
+    }
+    const uint64_t directoryOffset = out.offset();
+    out.write(directory.data(), directory.size());
+    if (!out.finish(directoryAt, directoryOffset)) {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+        return Error(path + ": cannot write");
+    }
+    return Status::success();
+}
+
+Status TimelineStore::readDirectory(const std::string& signature) {
+    if (m_file >= 0) {
+        ::close(m_file);
+    }
+    m_file = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_file < 0) {
+        return Error(m_path + ": cannot open");
+    }
+    const auto damaged = [this] {
+        return Error(m_path + ": not a timeline event cache (damaged)");
+    };
+    const off_t size = ::lseek(m_file, 0, SEEK_END);
+    std::string head(sizeof(kMagic) - 1 + 4, '\0');
+    if (size < 0 || !readRecords(0, head.size(), head.data()) ||
+        head.compare(0, sizeof(kMagic) - 1, kMagic) != 0) {
+        return damaged();
+    }
+    const auto length = get<uint32_t>(head.data() + sizeof(kMagic) - 1);
+    if (length > (1u << 20)) {
+        return damaged();
+    }
+    std::string stored(length + 8, '\0');
+    if (!readRecords(head.size(), stored.size(), stored.data())) {
+        return damaged();
+    }
+    if (stored.compare(0, length, signature) != 0 || length != signature.size()) {
+        return Error(m_path + ": of another version of the trace");
+    }
+    const auto directoryOffset = get<uint64_t>(stored.data() + length);
+    if (directoryOffset == 0 || directoryOffset > static_cast<uint64_t>(size)) {
+        return damaged();
+    }
+    std::string bytes(static_cast<size_t>(size) - directoryOffset, '\0');
+    if (!readRecords(directoryOffset, bytes.size(), bytes.data())) {
+        return damaged();
+    }
+    Cursor cursor(bytes);
+    Timeline skeleton;
+    const auto begin = cursor.next<double>();
+    const auto end = cursor.next<double>();
+    skeleton.setRange(begin, end);
+    skeleton.setEvents(cursor.next<uint64_t>());
+    m_messages = {cursor.next<uint64_t>(), cursor.next<uint64_t>()};
+    m_longestFlight = cursor.next<double>();
+    m_collectives = {cursor.next<uint64_t>(), cursor.next<uint64_t>()};
+    m_longestCollective = cursor.next<double>();
+    m_members = {cursor.next<uint64_t>(), cursor.next<uint64_t>()};
+    const auto regions = cursor.next<uint32_t>();
+    for (uint32_t r = 0; r < regions && !cursor.damaged(); ++r) {
+        const auto kind = cursor.next<uint8_t>();
+        std::string name = cursor.text();
+        if (kind >= static_cast<uint8_t>(RegionKind::Count_)) {
+            return damaged();
+        }
+        skeleton.addRegion(std::move(name), static_cast<RegionKind>(kind));
+    }
+    const auto rows = cursor.next<uint32_t>();
+    m_depths.clear();
+    for (uint32_t r = 0; r < rows && !cursor.damaged(); ++r) {
+        Row row;
+        row.rank = cursor.next<uint32_t>();
+        row.thread = cursor.next<uint32_t>();
+        row.name = cursor.text();
+        row.node = cursor.text();
+        const auto depths = cursor.next<uint32_t>();
+        if (depths > 1u << 16) {
+            return damaged();
+        }
+        std::vector<Range>& ranges = m_depths.emplace_back();
+        for (uint32_t d = 0; d < depths && !cursor.damaged(); ++d) {
+            const Range range{cursor.next<uint64_t>(), cursor.next<uint64_t>()};
+            if (range.offset + range.count * kVisitBytes > directoryOffset) {
+                return damaged();
+            }
+            ranges.push_back(range);
+        }
+        row.depths.resize(depths);
+        skeleton.addRow(std::move(row));
+    }
+    if (cursor.damaged() ||
+        m_messages.offset + m_messages.count * kMessageBytes > directoryOffset ||
+        m_collectives.offset + m_collectives.count * kCollectiveBytes > directoryOffset ||
+        m_members.offset + m_members.count * sizeof(uint32_t) > directoryOffset) {
+        return damaged();
+    }
+    m_skeleton = std::move(skeleton);
+    return Status::success();
+}
+
+Status TimelineStore::readRecords(uint64_t offset, size_t bytes, void* out) const {
+    auto* at = static_cast<char*>(out);
+    while (bytes > 0) {
+        const ssize_t got = ::pread(m_file, at, bytes, static_cast<off_t>(offset));
+        if (got <= 0) {
+            return Error(m_path + ": cannot read (truncated)");
+        }
+        at += got;
+        offset += static_cast<uint64_t>(got);
+        bytes -= static_cast<size_t>(got);
+    }
+    return Status::success();
+}
+
+template <typename Record, typename Key>
+Result<uint64_t> TimelineStore::firstWhere(const Range& range, Key key) const {
+    // The first record of `range` for which key(record) holds (false before it, true after).
+    uint64_t low = 0;
+    uint64_t high = range.count;
+    char record[sizeof(Record)];
+    while (low < high) {
+        const uint64_t mid = low + (high - low) / 2;
+        if (Status read = readRecords(range.offset + mid * sizeof(Record), sizeof record, record);
+            !read) {
+            return read.error();
+        }
+        if (key(static_cast<const char*>(record))) {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    return low;
+}
+
+namespace {
+// Record shapes for firstWhere (only their sizes are used).
+struct VisitRecord {
+    char bytes[kVisitBytes];
+};
+struct MessageRecord {
+    char bytes[kMessageBytes];
+};
+struct CollectiveRecord {
+    char bytes[kCollectiveBytes];
+};
+} // namespace
+
+Result<Row> TimelineStore::row(uint32_t row) const {
+    Row out = m_skeleton.rows().at(row);
+    std::vector<char> bytes;
+    for (size_t d = 0; d < m_depths[row].size(); ++d) {
+        const Range& range = m_depths[row][d];
+        bytes.resize(range.count * kVisitBytes);
+        if (Status read = readRecords(range.offset, bytes.size(), bytes.data()); !read) {
+            return read.error();
+        }
+        std::vector<Visit>& visits = out.depths[d];
+        visits.resize(range.count);
+        for (size_t k = 0; k < range.count; ++k) {
+            visits[k] = decodeVisit(bytes.data() + k * kVisitBytes);
+        }
+    }
+    return out;
+}
+
+Result<Timeline> TimelineStore::window(double from, double to) const {
+    Timeline window;
+    std::vector<char> bytes;
+    for (uint32_t r = 0; r < m_skeleton.rows().size(); ++r) {
+        Row row{m_skeleton.rows()[r].rank, m_skeleton.rows()[r].thread, {}, {}, {}};
+        row.depths.resize(m_depths[r].size());
+        for (size_t d = 0; d < m_depths[r].size(); ++d) {
+            const Range& range = m_depths[r][d];
+            // Ends are in order as the starts are: the first visit ending after `from`, up to
+            // the first starting at or after `to`.
+            auto first = firstWhere<VisitRecord>(
+                range, [from](const char* v) { return get<double>(v + 8) > from; });
+            auto last = firstWhere<VisitRecord>(
+                range, [to](const char* v) { return get<double>(v) >= to; });
+            if (!first || !last) {
+                return first ? last.error() : first.error();
+            }
+            if (*last <= *first) {
+                continue;
+            }
+            bytes.resize((*last - *first) * kVisitBytes);
+            if (Status read =
+                    readRecords(range.offset + *first * kVisitBytes, bytes.size(), bytes.data());
+                !read) {
+                return read.error();
+            }
+            std::vector<Visit>& visits = row.depths[d];
+            visits.resize(*last - *first);
+            for (size_t k = 0; k < visits.size(); ++k) {
+                visits[k] = decodeVisit(bytes.data() + k * kVisitBytes);
+            }
+        }
+        window.addRow(std::move(row));
+    }
+    // Messages: sent at most the longest flight before `from` or after `to`.
+    auto first = firstWhere<MessageRecord>(
+        m_messages, [&](const char* m) { return get<double>(m + 8) >= from - m_longestFlight; });
+    auto last = firstWhere<MessageRecord>(
+        m_messages, [&](const char* m) { return get<double>(m + 8) > to + m_longestFlight; });
+    if (!first || !last) {
+        return first ? last.error() : first.error();
+    }
+    if (*last > *first) {
+        bytes.resize((*last - *first) * kMessageBytes);
+        if (Status read =
+                readRecords(m_messages.offset + *first * kMessageBytes, bytes.size(), bytes.data());
+            !read) {
+            return read.error();
+        }
+        for (size_t k = 0; k < *last - *first; ++k) {
+            const Message m = decodeMessage(bytes.data() + k * kMessageBytes);
+            if (std::min(m.sendTime, m.receiveTime) <= to &&
+                std::max(m.sendTime, m.receiveTime) >= from) {
+                window.addMessage(m);
+            }
+        }
+    }
+    // Collectives: started at most the longest collective before `from`, and by `to`.
+    first = firstWhere<CollectiveRecord>(
+        m_collectives, [&](const char* c) { return get<double>(c) >= from - m_longestCollective; });
+    last = firstWhere<CollectiveRecord>(m_collectives,
+                                        [&](const char* c) { return get<double>(c) > to; });
+    if (!first || !last) {
+        return first ? last.error() : first.error();
+    }
+    if (*last > *first) {
+        bytes.resize((*last - *first) * kCollectiveBytes);
+        if (Status read = readRecords(m_collectives.offset + *first * kCollectiveBytes,
+                                      bytes.size(), bytes.data());
+            !read) {
+            return read.error();
+        }
+        const char* firstRecord = bytes.data();
+        const char* lastRecord = bytes.data() + bytes.size() - kCollectiveBytes;
+        const auto memberFrom = get<uint64_t>(firstRecord + 32);
+        const auto memberTo = get<uint64_t>(lastRecord + 32) + get<uint32_t>(lastRecord + 28);
+        std::vector<uint32_t> members(memberTo - memberFrom);
+        if (Status read = readRecords(m_members.offset + memberFrom * sizeof(uint32_t),
+                                      members.size() * sizeof(uint32_t), members.data());
+            !read) {
+            return read.error();
+        }
+        for (size_t k = 0; k < *last - *first; ++k) {
+            const char* record = bytes.data() + k * kCollectiveBytes;
+            Collective c{get<double>(record),
+                         get<double>(record + 8),
+                         get<double>(record + 16),
+                         get<uint32_t>(record + 24),
+                         {}};
+            const auto count = get<uint32_t>(record + 28);
+            const auto at = get<uint64_t>(record + 32) - memberFrom;
+            if (c.end < from || at + count > members.size()) {
+                continue;
+            }
+            c.rows.assign(members.begin() + static_cast<std::ptrdiff_t>(at),
+                          members.begin() + static_cast<std::ptrdiff_t>(at + count));
+            window.addCollective(std::move(c));
+        }
+    }
+    return window;
+}
+
+} // namespace waitscope::timeline

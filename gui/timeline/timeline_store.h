@@ -1,0 +1,76 @@
+// The timeline's events on disk, read by time window: one pass over the trace writes every
+// row's visits per depth, the messages and the collectives in time order into a cache file in
+// the experiment (beside the overview), so that the view holds only the window it shows.
+#pragma once
+
+#include "timeline_data.h"
+#include "timeline_summary.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace waitscope::timeline {
+
+/// An experiment's timeline as a skeleton in memory (rows without visits, regions, range,
+/// overview) and its events in a file read per window. Reading a window
+/// is thread-safe (positioned reads on one descriptor): the view reads off the GUI thread.
+class TimelineStore {
+public:
+    /// The cache file's name in the experiment directory.
+    static constexpr const char* kCacheFile = "timeline_events.bin";
+
+    /// Opens the timeline of `experiment` (directory or traces.otf2): the event cache and the
+    /// overview beside the trace when they are of this trace, else both built in one pass over
+    /// the trace (and written there; in the temporary directory when the experiment is not
+    /// writable). Errors name the file (and rank).
+    static Result<std::shared_ptr<const TimelineStore>> open(const std::string& experiment);
+
+    ~TimelineStore();
+    TimelineStore(const TimelineStore&) = delete;
+    TimelineStore& operator=(const TimelineStore&) = delete;
+
+    /// Rows (names, nodes, number of depths; no visits), regions, range, event count and
+    /// anchor: neither the events nor the findings (Timeline::loadFindings() reads those, for
+    /// a large trace a while: the view does it on a worker).
+    const Timeline& skeleton() const { return m_skeleton; }
+    const TimelineSummary& summary() const { return m_summary; }
+    /// Whether open() read both caches rather than building them.
+    bool fromCache() const { return m_fromCache; }
+
+    /// The rows' visits overlapping [from, to] (end > from, start < to, per depth in time
+    /// order), the messages with an end in it or crossing it, and the collectives overlapping
+    /// it: exactly what Timeline::load() holds of that window. Errors name the cache file.
+    Result<Timeline> window(double from, double to) const;
+    /// All visits of row `row` (for building the overview).
+    Result<Row> row(uint32_t row) const;
+
+private:
+    struct Range {
+        uint64_t count = 0;
+        uint64_t offset = 0;
+    };
+
+    TimelineStore() = default;
+    Status build(const std::string& experiment, const std::string& path,
+                 const std::string& signature);
+    Status readDirectory(const std::string& signature);
+    Status readRecords(uint64_t offset, size_t bytes, void* out) const;
+    template <typename Record, typename Key>
+    Result<uint64_t> firstWhere(const Range& range, Key key) const;
+
+    std::string m_path;
+    int m_file = -1;
+    Timeline m_skeleton;
+    TimelineSummary m_summary;
+    bool m_fromCache = false;
+    std::vector<std::vector<Range>> m_depths; ///< per row and depth: its visits in the file
+    Range m_messages;                         ///< by send time
+    double m_longestFlight = 0.0;
+    Range m_collectives; ///< by start time
+    double m_longestCollective = 0.0;
+    Range m_members; ///< the collectives' member rows
+};
+
+} // namespace waitscope::timeline
