@@ -380,12 +380,12 @@ TEST_CASE("call paths of stacks remembered by their return-address slots follow 
     const std::string main = "sampling_changing_paths/main/";
     // Per rank, half the iterations through each caller, a quarter at each depth.
     const std::string relay = "relay/relay/relay/relay/exchange/MPI_Sendrecv";
-    CHECK(paths[1][main + "left/" + relay] == 2 * kIterations / 2);
-    CHECK(paths[1][main + "right/" + relay] == 2 * kIterations / 2);
+    CHECK(paths[1][main + "left/" + relay] == 2.0 * kIterations / 2);
+    CHECK(paths[1][main + "right/" + relay] == 2.0 * kIterations / 2);
     std::string recursion = main + "descend/";
     for (int depth = 1; depth <= 4; ++depth) {
         INFO("depth " << depth << ": " << recursion);
-        CHECK(paths[1][recursion + "MPI_Allreduce"] == 2 * kIterations / 4);
+        CHECK(paths[1][recursion + "MPI_Allreduce"] == 2.0 * kIterations / 4);
         recursion += "descend/";
     }
     CHECK(paths[1] == paths[0]);
