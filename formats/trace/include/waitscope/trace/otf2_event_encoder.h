@@ -46,18 +46,8 @@ public:
     /// Events encoded so far.
     uint64_t eventCount() const noexcept { return m_events; }
 
-    void enter(uint64_t time, uint32_t region) noexcept {
-        if (begin(time, 6)) {
-            type(kEnter);
-            u32(region);
-        }
-    }
-    void leave(uint64_t time, uint32_t region) noexcept {
-        if (begin(time, 6)) {
-            type(kLeave);
-            u32(region);
-        }
-    }
+    void enter(uint64_t time, uint32_t region) noexcept { regionOnly(kEnter, time, region); }
+    void leave(uint64_t time, uint32_t region) noexcept { regionOnly(kLeave, time, region); }
     /// A program's start without arguments; `name` is a global string.
     void programBegin(uint64_t time, uint32_t name) noexcept {
         if (begin(time, 12)) {
@@ -147,20 +137,10 @@ public:
         }
     }
     void commCreate(uint64_t time, uint32_t comm) noexcept {
-        if (begin(time, 7)) {
-            type(kCommCreate);
-            uint8_t* length = openLength();
-            u32(comm);
-            closeLength(length);
-        }
+        lengthAndU32(kCommCreate, time, comm);
     }
     void commDestroy(uint64_t time, uint32_t comm) noexcept {
-        if (begin(time, 7)) {
-            type(kCommDestroy);
-            uint8_t* length = openLength();
-            u32(comm);
-            closeLength(length);
-        }
+        lengthAndU32(kCommDestroy, time, comm);
     }
     void callingContextEnter(uint64_t time, uint32_t context,
                              uint32_t unwindDistance = 0) noexcept {
@@ -173,12 +153,7 @@ public:
         }
     }
     void callingContextLeave(uint64_t time, uint32_t context) noexcept {
-        if (begin(time, 7)) {
-            type(kCallingContextLeave);
-            uint8_t* length = openLength();
-            u32(context);
-            closeLength(length);
-        }
+        lengthAndU32(kCallingContextLeave, time, context);
     }
     void callingContextSample(uint64_t time, uint32_t context, uint32_t unwindDistance = 0,
                               uint32_t interruptGenerator = 0) noexcept {
@@ -292,6 +267,22 @@ private:
             u32(tag);
             u64(bytes);
             u64(request);
+            closeLength(length);
+        }
+    }
+    /// A record of one id without a length byte (Enter, Leave).
+    void regionOnly(uint8_t id, uint64_t time, uint32_t region) noexcept {
+        if (begin(time, 6)) {
+            type(id);
+            u32(region);
+        }
+    }
+    /// A record of one id with a length byte (CommCreate, CommDestroy, CallingContextLeave).
+    void lengthAndU32(uint8_t id, uint64_t time, uint32_t value) noexcept {
+        if (begin(time, 7)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(value);
             closeLength(length);
         }
     }
