@@ -137,13 +137,20 @@ RmaOp::RmaOp(std::uint32_t region, std::uint32_t group, RmaTransfer kind, MPI_Wi
 void RmaOp::finish(int rc) noexcept {
     if (!m_active)
         return;
-    if (m_id != 0 && m_request) {
-        // Tracked even when the call failed, as Score-P does; a null request completes nothing.
-        if (rc == MPI_SUCCESS && *m_request != MPI_REQUEST_NULL)
+    if (m_request && rc == MPI_SUCCESS && *m_request != MPI_REQUEST_NULL) {
+        if (m_id != 0) {
             attachTransfer(m_window->id, m_target,
                            m_kind == RmaTransfer::Get ? RmaCompletion::Combined
                                                       : RmaCompletion::Separate,
                            m_id, *m_request);
+        } else {
+            // To MPI_PROC_NULL or on an unknown window: no transfer, but a request that
+            // MPI_Wait & co. complete as a known one.
+            RequestInfo info;
+            info.silent = true;
+            info.active = true;
+            trackRequest(*m_request, info);
+        }
     }
     leave(now());
 }

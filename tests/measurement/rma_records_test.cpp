@@ -23,6 +23,14 @@ std::vector<TraceEvent> measureRma(const std::string& name, const std::string& p
     REQUIRE(run.exitCode == 0);
     std::vector<TraceEvent> events = readEvents(dir + "/exp/traces.otf2");
     REQUIRE(!events.empty());
+    // Every request the program completed was known, and libotf2 accepted every definition.
+    std::map<std::string, std::string> measurement =
+        readKeyValues(dir + "/exp/waitscope.measurement");
+    for (int rank = 0; rank < ranks; ++rank) {
+        const std::string prefix = "rank." + std::to_string(rank) + ".";
+        CHECK(measurement[prefix + "unknown_requests"] == "0");
+        CHECK(measurement[prefix + "otf2_errors"] == "0");
+    }
     return events;
 }
 

@@ -12,7 +12,8 @@
  *   request-based transfer in an access epoch only at its end). Then again with MPI_Win_test
  *   polled at rank 0.
  *   Lock epoch: lock right exclusive; Raccumulate and Rget_accumulate right completed by
- *   MPI_Waitall; flush_local right; Put right; flush right; unlock right.
+ *   MPI_Waitall; flush_local right; Put right; flush right; Rput to MPI_PROC_NULL and
+ *   MPI_Wait (no record, a known request); unlock right.
  * Window B (MPI_Win_create_dynamic): lock_all; flush_local_all; unlock_all; free.
  * Window C (MPI_Win_allocate_shared, 1 int): fence; Fetch_and_op on 0; fence; free.
  * Window A freed last.
@@ -83,6 +84,8 @@ int main(int argc, char** argv) {
     MPI_Win_flush_local(right, a);
     MPI_Put(&one, 1, MPI_INT, right, 7, 1, MPI_INT, a);
     MPI_Win_flush(right, a);
+    MPI_Rput(&one, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, a, &requests[0]);
+    MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
     MPI_Win_unlock(right, a);
     MPI_Barrier(MPI_COMM_WORLD);
 
