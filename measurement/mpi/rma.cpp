@@ -69,7 +69,8 @@ WinFree::WinFree(std::uint32_t region, std::uint32_t group, MPI_Win* win) noexce
     }
     if (m_active) {
         enter();
-        appendRecord(m_enter, EventKind::RmaCollectiveBegin, 0);
+        if (m_id != kUndefined)
+            appendRecord(m_enter, EventKind::RmaCollectiveBegin, 0);
     }
 }
 
@@ -79,12 +80,13 @@ void WinFree::finish(int rc) noexcept {
     if (!m_active)
         return;
     const std::uint64_t t = now();
-    if (m_id != kUndefined)
+    if (m_id != kUndefined) {
         appendRecord(t, EventKind::RmaWinDestroy, m_id);
-    recordRmaCollectiveEnd(t,
-                           m_allocated ? OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
-                                       : OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
-                           kSyncProcess, m_id);
+        recordRmaCollectiveEnd(t,
+                               m_allocated ? OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
+                                           : OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
+                               kSyncProcess, m_id);
+    }
     leave(t);
 }
 
@@ -159,7 +161,8 @@ WinFence::WinFence(std::uint32_t region, std::uint32_t group, MPI_Win win) noexc
     : Call(region, group), m_window(findWindow(win)) {
     if (m_active) {
         enter();
-        appendRecord(m_enter, EventKind::RmaCollectiveBegin, 0);
+        if (m_window) // a window never defined (an erroneous handle) is named by no record
+            appendRecord(m_enter, EventKind::RmaCollectiveBegin, 0);
     }
 }
 
@@ -167,10 +170,11 @@ void WinFence::finish(int) noexcept {
     if (!m_active)
         return;
     const std::uint64_t t = now();
-    if (m_window)
+    if (m_window) {
         completeTransfers(m_window->id, kAllTargets, RmaCompletes::LocalAndForget, t);
-    recordRmaCollectiveEnd(t, OTF2_COLLECTIVE_OP_BARRIER, kSyncMemory | kSyncProcess,
-                           windowId(m_window));
+        recordRmaCollectiveEnd(t, OTF2_COLLECTIVE_OP_BARRIER, kSyncMemory | kSyncProcess,
+                               m_window->id);
+    }
     leave(t);
 }
 
