@@ -115,6 +115,9 @@ TEST_CASE("a block a report may leave out is a whole subtree of analyzed metrics
     }
     CHECK(sizes[Block::OpenMp] == 18);
     CHECK(sizes[Block::MpiFileIo] == 7);
+    CHECK(sizes[Block::Rma] == 24);
+    CHECK(metricBlock(MetricId::MpiRmaWaitAtFence) == Block::Rma);
+    CHECK(metricBlock(MetricId::MpiRmaSyncWaitForProgress) == Block::Always);
     CHECK(metricBlock(MetricId::OmpTime) == Block::OpenMp);
     CHECK(metricBlock(MetricId::MpiFileCwops) == Block::MpiFileIo);
     CHECK(metricBlock(MetricId::MpiLateSender) == Block::Always);
