@@ -288,6 +288,12 @@ Status Otf2Writer::writeLocationDefinitions(uint64_t location,
     if (rc == OTF2_SUCCESS) {
         rc = writeMap(OTF2_MAPPING_CALLING_CONTEXT, definitions.callingContexts);
     }
+    if (rc == OTF2_SUCCESS) {
+        rc = writeMap(OTF2_MAPPING_RMA_WIN, definitions.rmaWins);
+    }
+    if (rc == OTF2_SUCCESS) {
+        rc = writeMap(OTF2_MAPPING_GROUP, definitions.groups);
+    }
     for (const LocalDefinitions::ClockOffset& offset : definitions.clockOffsets) {
         if (rc == OTF2_SUCCESS) {
             rc = OTF2_DefWriter_WriteClockOffset(defs, offset.localTime, offset.offset,
@@ -485,6 +491,15 @@ Status Otf2Writer::writeComm(uint32_t id, const Communicator& comm, bool createD
     return checked(OTF2_GlobalDefWriter_WriteComm(
         globalWriter(), id, name, comm.group, comm.parent,
         createDestroyEvents ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE));
+}
+
+Status Otf2Writer::writeRmaWin(uint32_t id, const std::string& name, uint32_t comm) {
+    uint32_t nameId = 0;
+    if (Status written = strings({{&name, &nameId}}); !written) {
+        return written;
+    }
+    return checked(OTF2_GlobalDefWriter_WriteRmaWin(globalWriter(), id, nameId, comm,
+                                                    OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
 }
 
 Status Otf2Writer::writeGlobalDefinitions(const Definitions& d) {

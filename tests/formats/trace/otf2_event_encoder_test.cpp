@@ -143,3 +143,87 @@ TEST_CASE("the event encoder refuses an event earlier than the last and counts i
     REQUIRE(writer.close());
     fs::remove_all(dir);
 }
+
+namespace {
+
+// Every RMA record of the event interface with operands of every compressed size, `rounds`
+// times. Returns the events written.
+template <class Events> uint64_t writeRmaEvents(Events& w, int rounds) {
+    const uint64_t sizes[] = {0,          1,          0xff,          0x100,
+                              0xffff,     0x12345,    0x1234567,     0x123456789,
+                              0x12345678, 0xfffffffe, 0x123456789ab, ~uint64_t{0}};
+    uint64_t t = 0;
+    for (int r = 0; r < rounds; ++r) {
+        for (uint64_t v : sizes) {
+            const auto v32 = static_cast<uint32_t>(v);
+            const auto v8 = static_cast<uint8_t>(v);
+            t += (r % 3 == 0) ? 0 : 1 + (v & 0xff);
+            w.rmaWinCreate(t, v32);
+            w.rmaCollectiveBegin(t);
+            w.rmaCollectiveEnd(t, CollectiveOp::CreateHandle, 3, v32, kUndefined, v, v >> 3);
+            w.rmaGroupSync(t, v32 & 3, v32, v32 >> 2);
+            w.rmaRequestLock(t, v32, kUndefined, v, 1);
+            w.rmaAcquireLock(t, 1, v32, v, 0);
+            w.rmaTryLock(t, v32, v32, v >> 1, v8);
+            w.rmaReleaseLock(t, v32, v32 >> 4, v);
+            w.rmaSync(t, v32, v32, 2);
+            w.rmaWaitChange(t, v32);
+            w.rmaPut(t, v32, 3, v, v);
+            w.rmaGet(t, 0, v32, v >> 5, v);
+            w.rmaAtomic(t, v32, v32, 7, v, v >> 7, v);
+            w.rmaOpCompleteBlocking(t, v32, v);
+            w.rmaOpCompleteNonBlocking(t, v32, v >> 9);
+            w.rmaOpTest(t, 2, v);
+            w.rmaOpCompleteRemote(t, v32, v);
+            w.rmaWinDestroy(t + (uint64_t{1} << 40), v32);
+            t += uint64_t{1} << 40;
+        }
+    }
+    return w.eventCount();
+}
+
+std::string writeRmaArchive(const fs::path& dir, bool encoded, int rounds, uint64_t& events) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Otf2Writer writer;
+    Otf2WriterOptions options;
+    options.eventChunkBytes = kChunk;
+    REQUIRE(writer.open(dir.string(), options));
+    if (encoded) {
+        Otf2EventEncoder w = writer.encodeEvents(0);
+        REQUIRE(w.valid());
+        events = writeRmaEvents(w, rounds);
+        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    } else {
+        Otf2EventWriter w = writer.openEvents(0);
+        REQUIRE(w.valid());
+        events = writeRmaEvents(w, rounds);
+        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    }
+    CHECK(writer.errors().count == 0);
+    REQUIRE(writer.writeLocalDefinitions({0}, LocalDefinitions{}));
+    REQUIRE(writer.close());
+    return readBytes(dir / "traces" / "0.evt");
+}
+
+} // namespace
+
+TEST_CASE("the event encoder writes the RMA records as libotf2 does, over chunk boundaries",
+          "[otf2][roundtrip]") {
+    const fs::path base =
+        fs::temp_directory_path() / ("waitscope_rma_encoder_" + std::to_string(getpid()));
+    for (int rounds : {1, 2, 900}) {
+        INFO("rounds: " << rounds);
+        uint64_t libraryEvents = 0, encodedEvents = 0;
+        const std::string library = writeRmaArchive(base / "library", false, rounds, libraryEvents);
+        const std::string encoded = writeRmaArchive(base / "encoded", true, rounds, encodedEvents);
+        CHECK(encodedEvents == libraryEvents);
+        CHECK(encodedEvents == 12u * 18u * static_cast<uint64_t>(rounds));
+        REQUIRE(encoded.size() == library.size());
+        CHECK(encoded == library);
+        if (rounds == 900) {
+            CHECK(encoded.size() > 3 * kChunk);
+        }
+    }
+    fs::remove_all(base);
+}

@@ -167,6 +167,116 @@ public:
         }
     }
 
+    /// One-sided communication (RMA), as OTF2 1.2+ defines the records: `win` an RmaWin id,
+    /// `remote` a rank of the window's communicator (kUndefined: all), `syncLevel` a set of
+    /// OTF2_RmaSyncLevel bits, `lockType` an OTF2_LockType, `atomicType` an OTF2_RmaAtomicType.
+    void rmaWinCreate(uint64_t time, uint32_t win) noexcept {
+        lengthAndU32(kRmaWinCreate, time, win);
+    }
+    void rmaWinDestroy(uint64_t time, uint32_t win) noexcept {
+        lengthAndU32(kRmaWinDestroy, time, win);
+    }
+    void rmaCollectiveBegin(uint64_t time) noexcept {
+        if (begin(time, 2)) {
+            type(kRmaCollectiveBegin);
+            *m_pos++ = 0; // the length of a record without fields
+        }
+    }
+    void rmaCollectiveEnd(uint64_t time, CollectiveOp op, uint32_t syncLevel, uint32_t win,
+                          uint32_t root, uint64_t sent, uint64_t received) noexcept {
+        if (begin(time, 36)) {
+            type(kRmaCollectiveEnd);
+            uint8_t* length = openLength();
+            *m_pos++ = static_cast<uint8_t>(op);
+            u32(syncLevel);
+            u32(win);
+            u32(root);
+            u64(sent);
+            u64(received);
+            closeLength(length);
+        }
+    }
+    void rmaGroupSync(uint64_t time, uint32_t syncLevel, uint32_t win, uint32_t group) noexcept {
+        if (begin(time, 17)) {
+            type(kRmaGroupSync);
+            uint8_t* length = openLength();
+            u32(syncLevel);
+            u32(win);
+            u32(group);
+            closeLength(length);
+        }
+    }
+    void rmaRequestLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                        uint8_t lockType) noexcept {
+        rmaLock(kRmaRequestLock, time, win, remote, lockId, lockType);
+    }
+    void rmaAcquireLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                        uint8_t lockType) noexcept {
+        rmaLock(kRmaAcquireLock, time, win, remote, lockId, lockType);
+    }
+    void rmaTryLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                    uint8_t lockType) noexcept {
+        rmaLock(kRmaTryLock, time, win, remote, lockId, lockType);
+    }
+    void rmaReleaseLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId) noexcept {
+        if (begin(time, 21)) {
+            type(kRmaReleaseLock);
+            uint8_t* length = openLength();
+            u32(win);
+            u32(remote);
+            u64(lockId);
+            closeLength(length);
+        }
+    }
+    /// `syncType` an OTF2_RmaSyncType.
+    void rmaSync(uint64_t time, uint32_t win, uint32_t remote, uint8_t syncType) noexcept {
+        if (begin(time, 13)) {
+            type(kRmaSync);
+            uint8_t* length = openLength();
+            u32(win);
+            u32(remote);
+            *m_pos++ = syncType;
+            closeLength(length);
+        }
+    }
+    void rmaWaitChange(uint64_t time, uint32_t win) noexcept {
+        lengthAndU32(kRmaWaitChange, time, win);
+    }
+    void rmaPut(uint64_t time, uint32_t win, uint32_t remote, uint64_t bytes,
+                uint64_t matchingId) noexcept {
+        rmaTransfer(kRmaPut, time, win, remote, bytes, matchingId);
+    }
+    void rmaGet(uint64_t time, uint32_t win, uint32_t remote, uint64_t bytes,
+                uint64_t matchingId) noexcept {
+        rmaTransfer(kRmaGet, time, win, remote, bytes, matchingId);
+    }
+    void rmaAtomic(uint64_t time, uint32_t win, uint32_t remote, uint8_t atomicType, uint64_t sent,
+                   uint64_t received, uint64_t matchingId) noexcept {
+        if (begin(time, 40)) {
+            type(kRmaAtomic);
+            uint8_t* length = openLength();
+            u32(win);
+            u32(remote);
+            *m_pos++ = atomicType;
+            u64(sent);
+            u64(received);
+            u64(matchingId);
+            closeLength(length);
+        }
+    }
+    void rmaOpCompleteBlocking(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        rmaOp(kRmaOpCompleteBlocking, time, win, matchingId);
+    }
+    void rmaOpCompleteNonBlocking(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        rmaOp(kRmaOpCompleteNonBlocking, time, win, matchingId);
+    }
+    void rmaOpTest(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        rmaOp(kRmaOpTest, time, win, matchingId);
+    }
+    void rmaOpCompleteRemote(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        rmaOp(kRmaOpCompleteRemote, time, win, matchingId);
+    }
+
 private:
     friend class Otf2Writer;
     /// Takes `fd` (an event file opened for writing, or -1: nothing is written, every chunk
@@ -188,6 +298,14 @@ private:
                              kNonBlockingCollectiveComplete = 86, kCommCreate = 87,
                              kCommDestroy = 88;
     static constexpr uint8_t kTimestamp = 5;
+    // OTF2's RMA event type ids.
+    static constexpr uint8_t kRmaWinCreate = 35, kRmaWinDestroy = 36, kRmaCollectiveBegin = 37,
+                             kRmaCollectiveEnd = 38, kRmaGroupSync = 39, kRmaRequestLock = 40,
+                             kRmaAcquireLock = 41, kRmaTryLock = 42, kRmaReleaseLock = 43,
+                             kRmaSync = 44, kRmaWaitChange = 45, kRmaPut = 46, kRmaGet = 47,
+                             kRmaAtomic = 48, kRmaOpCompleteBlocking = 49,
+                             kRmaOpCompleteNonBlocking = 50, kRmaOpTest = 51,
+                             kRmaOpCompleteRemote = 52;
 
     /// Starts a record of at most `maxBytes` (without its timestamp) at `time`: a new chunk when
     /// it might not fit, the timestamp when time moved on. False (counted) when time went back.
@@ -290,6 +408,42 @@ private:
         if (begin(time, 10)) {
             type(id);
             u64(request);
+        }
+    }
+    /// The lock records of RMA (request, acquire, try): window, remote, lock id, lock type.
+    void rmaLock(uint8_t id, uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                 uint8_t lockType) noexcept {
+        if (begin(time, 22)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(win);
+            u32(remote);
+            u64(lockId);
+            *m_pos++ = lockType;
+            closeLength(length);
+        }
+    }
+    /// RmaPut and RmaGet: window, remote, bytes, matching id.
+    void rmaTransfer(uint8_t id, uint64_t time, uint32_t win, uint32_t remote, uint64_t bytes,
+                     uint64_t matchingId) noexcept {
+        if (begin(time, 30)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(win);
+            u32(remote);
+            u64(bytes);
+            u64(matchingId);
+            closeLength(length);
+        }
+    }
+    /// The completion and test records of an RMA operation: window and matching id.
+    void rmaOp(uint8_t id, uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        if (begin(time, 16)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(win);
+            u64(matchingId);
+            closeLength(length);
         }
     }
 

@@ -143,6 +143,82 @@ public:
                                                             unwindDistance, interruptGenerator));
     }
 
+    /// One-sided communication (RMA): see Otf2EventEncoder for the operands.
+    void rmaWinCreate(uint64_t time, uint32_t win) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaWinCreate(m_writer, nullptr, time, win));
+    }
+    void rmaWinDestroy(uint64_t time, uint32_t win) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaWinDestroy(m_writer, nullptr, time, win));
+    }
+    void rmaCollectiveBegin(uint64_t time) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaCollectiveBegin(m_writer, nullptr, time));
+    }
+    void rmaCollectiveEnd(uint64_t time, CollectiveOp op, uint32_t syncLevel, uint32_t win,
+                          uint32_t root, uint64_t sent, uint64_t received) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaCollectiveEnd(m_writer, nullptr, time,
+                                                        static_cast<OTF2_CollectiveOp>(op),
+                                                        syncLevel, win, root, sent, received));
+    }
+    void rmaGroupSync(uint64_t time, uint32_t syncLevel, uint32_t win, uint32_t group) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaGroupSync(m_writer, nullptr, time, syncLevel, win, group));
+    }
+    void rmaRequestLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                        uint8_t lockType) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaRequestLock(m_writer, nullptr, time, win, remote, lockId, lockType));
+    }
+    void rmaAcquireLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                        uint8_t lockType) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaAcquireLock(m_writer, nullptr, time, win, remote, lockId, lockType));
+    }
+    void rmaTryLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId,
+                    uint8_t lockType) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaTryLock(m_writer, nullptr, time, win, remote, lockId, lockType));
+    }
+    void rmaReleaseLock(uint64_t time, uint32_t win, uint32_t remote, uint64_t lockId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaReleaseLock(m_writer, nullptr, time, win, remote, lockId));
+    }
+    void rmaSync(uint64_t time, uint32_t win, uint32_t remote, uint8_t syncType) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaSync(m_writer, nullptr, time, win, remote, syncType));
+    }
+    void rmaWaitChange(uint64_t time, uint32_t win) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaWaitChange(m_writer, nullptr, time, win));
+    }
+    void rmaPut(uint64_t time, uint32_t win, uint32_t remote, uint64_t bytes,
+                uint64_t matchingId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaPut(m_writer, nullptr, time, win, remote, bytes, matchingId));
+    }
+    void rmaGet(uint64_t time, uint32_t win, uint32_t remote, uint64_t bytes,
+                uint64_t matchingId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaGet(m_writer, nullptr, time, win, remote, bytes, matchingId));
+    }
+    void rmaAtomic(uint64_t time, uint32_t win, uint32_t remote, uint8_t atomicType, uint64_t sent,
+                   uint64_t received, uint64_t matchingId) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaAtomic(m_writer, nullptr, time, win, remote, atomicType,
+                                                 sent, received, matchingId));
+    }
+    void rmaOpCompleteBlocking(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaOpCompleteBlocking(m_writer, nullptr, time, win, matchingId));
+    }
+    void rmaOpCompleteNonBlocking(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaOpCompleteNonBlocking(m_writer, nullptr, time, win, matchingId));
+    }
+    void rmaOpTest(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        m_errors->check(OTF2_EvtWriter_RmaOpTest(m_writer, nullptr, time, win, matchingId));
+    }
+    void rmaOpCompleteRemote(uint64_t time, uint32_t win, uint64_t matchingId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_RmaOpCompleteRemote(m_writer, nullptr, time, win, matchingId));
+    }
+
     /// Thread management, as Score-P records it on a thread's location (`contingent` is the
     /// threads' communicator; the reader skips these).
     void threadBegin(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {

@@ -53,6 +53,8 @@ struct LocalDefinitions {
     std::vector<uint64_t> comms;
     std::vector<uint64_t> callingContexts;
     std::vector<uint64_t> strings;
+    std::vector<uint64_t> rmaWins; ///< RMA windows (OTF2_MAPPING_RMA_WIN)
+    std::vector<uint64_t> groups;  ///< groups events name (OTF2_MAPPING_GROUP: RmaGroupSync)
     /// Global time = local time + offset, measured at `localTime`.
     struct ClockOffset {
         uint64_t localTime = 0;
@@ -126,6 +128,9 @@ public:
     /// A communicator (name, group, parent); `createDestroyEvents`: its CommCreate and
     /// CommDestroy events are in the trace.
     Status writeComm(uint32_t id, const Communicator& comm, bool createDestroyEvents = false);
+    /// An RMA window of communicator `comm` whose RmaWinCreate and RmaWinDestroy events are in
+    /// the trace (Score-P's flag).
+    Status writeRmaWin(uint32_t id, const std::string& name, uint32_t comm);
     /// Every global definition of `definitions`: its strings first under their own ids (call it
     /// before any other global definition), then
     /// the clock, system tree, location groups, locations, regions, calling contexts, groups and
