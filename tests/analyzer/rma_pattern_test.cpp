@@ -1,11 +1,14 @@
 // Diff tests of the one-sided (RMA) patterns: tiny traces with windows, shaped as Score-P 8
 // records MPI's one-sided calls, analyzed in process; the expected canonical lines.
+#include "generated_trace.h"
 #include "tiny_trace.h"
 #include "waitscope/analysis/canonical_text.h"
 #include "waitscope/analysis/serial_analysis.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -215,4 +218,66 @@ TEST_CASE("shared locks do not contend with each other", "[pattern][rma]") {
             .leave(100, "main");
     }
     CHECK(linesOf(t, {"mpi_rma_sync_lock_competition", "mpi_rma_comm_lock_competition"}).empty());
+}
+
+namespace {
+
+// The value of `metric` on `rank` summed over all call paths.
+double total(const AnalysisResult& result, Metric metric, uint32_t rank) {
+    double sum = 0.0;
+    for (NodeId n = 0; n < result.tree().size(); ++n) {
+        sum += result.value(metric, n, rank);
+    }
+    return sum;
+}
+
+} // namespace
+
+TEST_CASE("the generated trace's one-sided epochs, read from its archive, carry the waits they "
+          "were written with",
+          "[pattern][rma]") {
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / "waitscope_rma_generated").string();
+    testing::GeneratedTraceOptions options;
+    options.ranks = 4;
+    options.eventsPerRank = 50; // 10 iterations
+    options.rma = true;
+    REQUIRE(testing::writeGeneratedTrace(dir, options).ok());
+    auto result = analyzeArchiveInProcess(dir);
+    REQUIRE(result.ok());
+    const double ns = 1e-9;
+    const double iterations = 10;
+    const auto near = [](double ours, double expected) {
+        return std::abs(ours - expected) <= 1e-12 + 1e-9 * std::abs(expected);
+    };
+    for (uint32_t rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        // Fence arrivals 5 ticks apart; rank 0 gets rank 3's put 14 ticks into its fence.
+        CHECK(near(total(*result, Metric::MpiRmaWaitAtFence, rank),
+                   iterations * (15.0 - 5.0 * rank) * ns));
+        CHECK(near(total(*result, Metric::MpiRmaEarlyFence, rank),
+                   rank == 0 ? iterations * 14 * ns : 0.0));
+        // Creation arrivals 5 ticks apart; rank 0 frees 2 ticks after the others.
+        CHECK(near(total(*result, Metric::MpiRmaWaitAtCreate, rank), (15.0 - 5.0 * rank) * ns));
+        CHECK(near(total(*result, Metric::MpiRmaWaitAtFree, rank), rank == 0 ? 0.0 : 2 * ns));
+        // The origins wait in MPI_Win_start from 560 for the post at 601; rank 0 waits in
+        // MPI_Win_wait from 602 for the last complete at 646, 34 ticks after the last put.
+        CHECK(near(total(*result, Metric::MpiRmaSyncLatePost, rank),
+                   rank == 0 ? 0.0 : iterations * 41 * ns));
+        CHECK(near(total(*result, Metric::MpiRmaEarlyWait, rank),
+                   rank == 0 ? iterations * 44 * ns : 0.0));
+        CHECK(near(total(*result, Metric::MpiRmaLateComplete, rank),
+                   rank == 0 ? iterations * 34 * ns : 0.0));
+        // Rank 2 waits in MPI_Win_unlock from 764 until rank 1 releases at 850.
+        CHECK(near(total(*result, Metric::MpiRmaSyncLockCompetition, rank),
+                   rank == 2 ? iterations * 86 * ns : 0.0));
+        // Puts: the fence epoch's, the PSCW epoch's (origins) and the lock epoch's (ranks 1, 2).
+        const double puts = 1 + (rank > 0 ? 1 : 0) + (rank == 1 || rank == 2 ? 1 : 0);
+        CHECK(total(*result, Metric::CommsRmaPuts, rank) == iterations * puts);
+        CHECK(total(*result, Metric::BytesPut, rank) == iterations * puts * 64);
+        // Each fence pairs with the 3 others, 1 of them neither accessed nor accessing.
+        CHECK(total(*result, Metric::MpiRmaPairsyncCount, rank) ==
+              iterations * (3 + (rank == 0 ? 3 : 1)));
+        CHECK(total(*result, Metric::MpiRmaPairsyncUnneededCount, rank) == iterations * 1);
+    }
 }

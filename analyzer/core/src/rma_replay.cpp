@@ -113,12 +113,16 @@ Status postRmaRecords(RankState& state, Transport& transport) {
         const CallSpan& span = rma.spans[event.span];
         const uint32_t target = event.record.remote;
         if (isTransfer(event.kind) && target != trace::kUndefined) {
+            // A transfer of a lock epoch belongs to that epoch, not to the active-target one.
+            const auto open = locks.find({window, target});
+            if (open != locks.end()) {
+                if (open->second.calls.back() != event.span) {
+                    open->second.calls.push_back(event.span);
+                }
+                continue;
+            }
             double& last = lastTransferTo[window].try_emplace(target, kNoTransfer).first->second;
             last = std::max(last, span.exit);
-            const auto open = locks.find({window, target});
-            if (open != locks.end() && open->second.calls.back() != event.span) {
-                open->second.calls.push_back(event.span);
-            }
         } else if (replayedCollective(state, event, comm)) {
             const Status s =
                 state.pathCollectives
@@ -278,8 +282,10 @@ Status replayRma(RankState& state, Transport& transport) {
     const RmaTimeline& rma = *state.rma;
     PatternSink& sink = state.sink;
     std::map<uint32_t, OpenAccess> access;
-    // Per window, the members this rank transferred to since the last fence.
+    // Per window, the members this rank transferred to since the last fence, outside access
+    // and lock epochs.
     std::map<uint32_t, std::set<uint32_t>> fenceTargets;
+    std::set<std::pair<uint32_t, uint32_t>> locked; // (window, target) of open lock epochs
     for (const RmaEvent& event : rma.events) {
         const uint32_t window = event.record.window;
         const uint32_t comm = state.defs.windowComm(window);
@@ -287,9 +293,15 @@ Status replayRma(RankState& state, Transport& transport) {
             continue;
         }
         const CallSpan& span = rma.spans[event.span];
-        if (isTransfer(event.kind) && event.record.remote != trace::kUndefined) {
-            fenceTargets[window].insert(event.record.remote);
+        if (isLockRequest(event.kind) && event.record.remote != trace::kUndefined) {
+            locked.insert({window, event.record.remote});
+        } else if (event.kind == EventKind::RmaReleaseLock) {
+            locked.erase({window, event.record.remote});
+        } else if (isTransfer(event.kind) && event.record.remote != trace::kUndefined) {
             const auto open = access.find(window);
+            if (open == access.end() && locked.count({window, event.record.remote}) == 0) {
+                fenceTargets[window].insert(event.record.remote);
+            }
             if (open != access.end()) {
                 std::vector<CallSpan>& transfers = open->second.epoch.transfers;
                 if (transfers.empty() || transfers.back().enter != span.enter) {
