@@ -7,6 +7,7 @@
 #include "completion.h"
 #include "environment.h"
 #include "point_to_point.h"
+#include "rma.h"
 #include "silent_request.h"
 
 namespace waitscope::measure::mpi {

@@ -1,6 +1,7 @@
 // Request tracking and the records written when requests start and complete.
 #include "requests.h"
 
+#include "rma_windows.h"
 #include "waitscope/measure/handle_map.h"
 
 namespace waitscope::measure::mpi {
@@ -53,6 +54,11 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
     }
     if (!info->active)
         return; // an inactive persistent request completes at once and records nothing
+    if (info->kind == RequestInfo::kRma) {
+        completeRequestTransfer(request, time);
+        forgetRequest(request);
+        return;
+    }
     if (info->silent) {
         if (info->persistent)
             info->active = false;
@@ -85,6 +91,8 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
             x[3] = info->id;
             break;
         }
+        case RequestInfo::kRma: // completed above
+            break;
         }
     }
     if (info->persistent)

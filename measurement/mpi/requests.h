@@ -9,7 +9,7 @@
 namespace waitscope::measure::mpi {
 
 struct RequestInfo {
-    enum Kind : std::uint8_t { kSend, kRecv, kCollective };
+    enum Kind : std::uint8_t { kSend, kRecv, kCollective, kRma }; ///< kRma: Rput, Rget, ...
     Kind kind = kSend;
     bool persistent = false;
     bool active = false;
@@ -37,7 +37,8 @@ RequestInfo* findRequest(MPI_Request request) noexcept;
 void forgetRequest(MPI_Request request) noexcept;
 
 /// Records the completion of `request` (its handle before the completing call) with `status`
-/// at `time`: MpiIsendComplete, MpiIrecv, NbCollComplete or MpiRequestCancelled.
+/// at `time`: MpiIsendComplete, MpiIrecv, NbCollComplete or MpiRequestCancelled; for a
+/// one-sided transfer its completion records (completeRequestTransfer).
 void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept;
 
 /// Records the (re)activation of a persistent request by MPI_Start at `time`.

@@ -241,6 +241,10 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
         const auto commMap = mapKeys(comms, commKeys[r]);
         const auto contextMap = mapKeys(contexts, contextKeys[r]);
         for (RecordEvent e : ranks[r].events) {
+            // The raw definitions file keeps no windows or groups: one-sided records cannot be
+            // named in the recovered trace and are left out.
+            if (isRmaRecord(e.eventKind()))
+                continue;
             switch (e.eventKind()) {
             case EventKind::Enter:
             case EventKind::Leave:

@@ -54,6 +54,20 @@ std::uint32_t Definitions::callingContext(std::uint32_t region, std::uint32_t pa
     return id;
 }
 
+std::uint32_t Definitions::addRmaWindow(RmaWindowDefinition window) {
+    m_rmaWindows.push_back(std::move(window));
+    return static_cast<std::uint32_t>(m_rmaWindows.size() - 1);
+}
+
+std::uint32_t Definitions::rmaGroup(const std::vector<std::uint32_t>& worldRanks) {
+    // Programs use few distinct groups: a linear search is enough.
+    for (std::size_t i = 0; i < m_rmaGroups.size(); ++i)
+        if (m_rmaGroups[i] == worldRanks)
+            return static_cast<std::uint32_t>(i);
+    m_rmaGroups.push_back(worldRanks);
+    return static_cast<std::uint32_t>(m_rmaGroups.size() - 1);
+}
+
 void DefinitionSet::add(std::string key, std::string value) {
     auto it = std::lower_bound(entries.begin(), entries.end(), key, keyLess);
     if (it != entries.end() && it->first == key) {
@@ -233,6 +247,35 @@ std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms) {
         if (id == kUnassigned)
             id = next++;
     return ids;
+}
+
+std::string rmaWindowKey(const RmaWindowDefinition& window) {
+    std::string out = commKeyBytes(window.comm);
+    for (int i = 0; i < 4; ++i)
+        out += static_cast<char>((window.sequence >> (24 - 8 * i)) & 0xff);
+    return out;
+}
+
+RmaWindowDefinition rmaWindowFromEntry(const std::string& key, const std::string& description) {
+    RmaWindowDefinition window;
+    window.comm = commFromEntry(key.substr(0, 8), {}).key;
+    for (std::size_t i = 8; i < 12 && i < key.size(); ++i)
+        window.sequence = (window.sequence << 8) | static_cast<unsigned char>(key[i]);
+    window.name = description;
+    return window;
+}
+
+std::string rmaGroupKey(const std::vector<std::uint32_t>& worldRanks) {
+    std::string out;
+    for (std::uint32_t m : worldRanks)
+        putU32(out, m);
+    return out;
+}
+
+std::vector<std::uint32_t> rmaGroupFromKey(const std::string& key) {
+    std::vector<std::uint32_t> members(key.size() / 4);
+    std::memcpy(members.data(), key.data(), members.size() * 4);
+    return members;
 }
 
 } // namespace waitscope::measure

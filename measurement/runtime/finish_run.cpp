@@ -143,9 +143,25 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
         unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
         unified = unifyDefinitionSet(contexts, s->comm, kUnifyTag) && unified;
-        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
-                                                mapCommIds(comms, commKeys),
-                                                mapIds(contexts, contextKeys), s->offsets);
+        // One-sided communication: windows and the groups of their synchronization.
+        DefinitionSet rmaWindows, rmaGroups;
+        std::vector<std::string> rmaWindowKeys, rmaGroupKeys;
+        for (const RmaWindowDefinition& w : s->defs.rmaWindows()) {
+            rmaWindowKeys.push_back(rmaWindowKey(w));
+            rmaWindows.add(rmaWindowKeys.back(), w.name);
+        }
+        for (const std::vector<std::uint32_t>& g : s->defs.rmaGroups()) {
+            rmaGroupKeys.push_back(rmaGroupKey(g));
+            rmaGroups.add(rmaGroupKeys.back(), {});
+        }
+        unified = unifyDefinitionSet(rmaWindows, s->comm, kUnifyTag) && unified;
+        unified = unifyDefinitionSet(rmaGroups, s->comm, kUnifyTag) && unified;
+        std::vector<std::uint32_t> rmaGroupMap = mapIds(rmaGroups, rmaGroupKeys);
+        for (std::uint32_t& id : rmaGroupMap)
+            id += firstRmaGroupId(comms.entries.size());
+        local = s->writer.writeLocalDefinitions(
+            mapIds(regions, regionKeys), mapCommIds(comms, commKeys), mapIds(contexts, contextKeys),
+            s->offsets, mapIds(rmaWindows, rmaWindowKeys), rmaGroupMap);
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;
@@ -184,6 +200,8 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             global.regions = std::move(regions);
             global.comms = std::move(comms);
             global.contexts = std::move(contexts);
+            global.rmaWindows = std::move(rmaWindows);
+            global.rmaGroups = std::move(rmaGroups);
             if (s->config.sampling)
                 global.samplingPeriodNs = 1000000000ull / s->config.samplingFrequency;
             globalStatus = s->writer.writeGlobalDefinitions(global);

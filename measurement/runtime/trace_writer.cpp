@@ -113,6 +113,42 @@ void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
             // Interrupt generator 0 is the sampling timer (see writeGlobalDefinitions).
             w.callingContextSample(t, h.a);
             break;
+        case EventKind::RmaWinCreate:
+            w.rmaWinCreate(t, h.a);
+            break;
+        case EventKind::RmaWinDestroy:
+            w.rmaWinDestroy(t, h.a);
+            break;
+        case EventKind::RmaCollectiveBegin:
+            w.rmaCollectiveBegin(t);
+            break;
+        case EventKind::RmaCollectiveEnd:
+            w.rmaCollectiveEnd(t, op(h.a & 0xff), h.a >> 8, comm(x[0]), high(x[0]), x[1], x[2]);
+            break;
+        case EventKind::RmaGroupSync:
+            w.rmaGroupSync(t, h.a, comm(x[0]), high(x[0]));
+            break;
+        case EventKind::RmaRequestLock:
+            w.rmaRequestLock(t, comm(x[0]), high(x[0]), x[1], static_cast<uint8_t>(h.a));
+            break;
+        case EventKind::RmaReleaseLock:
+            w.rmaReleaseLock(t, comm(x[0]), high(x[0]), x[1]);
+            break;
+        case EventKind::RmaPut:
+            w.rmaPut(t, comm(x[0]), high(x[0]), x[1], x[2]);
+            break;
+        case EventKind::RmaGet:
+            w.rmaGet(t, comm(x[0]), high(x[0]), x[1], x[2]);
+            break;
+        case EventKind::RmaAtomic:
+            w.rmaAtomic(t, comm(x[0]), high(x[0]), static_cast<uint8_t>(h.a), x[1], x[2], x[3]);
+            break;
+        case EventKind::RmaOpCompleteNonBlocking:
+            w.rmaOpCompleteNonBlocking(t, comm(x[0]), x[1]);
+            break;
+        case EventKind::RmaOpCompleteRemote:
+            w.rmaOpCompleteRemote(t, comm(x[0]), x[1]);
+            break;
         case EventKind::TimeBase: // consumed by the cursor
         case EventKind::Count:
             break;
@@ -219,7 +255,9 @@ std::uint64_t TraceWriter::eventsWritten() const {
 Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regionMap,
                                           const std::vector<std::uint32_t>& commMap,
                                           const std::vector<std::uint32_t>& contextMap,
-                                          const std::vector<ClockOffset>& offsets) {
+                                          const std::vector<ClockOffset>& offsets,
+                                          const std::vector<std::uint32_t>& rmaWindowMap,
+                                          const std::vector<std::uint32_t>& rmaGroupMap) {
     if (m_events.valid()) {
         OTF2_ErrorCode rc = m_archive.closeEvents(m_events);
         countErrors();
@@ -235,6 +273,8 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     local.regions = widen(regionMap);
     local.comms = widen(commMap);
     local.callingContexts = widen(contextMap);
+    local.rmaWins = widen(rmaWindowMap);
+    local.groups = widen(rmaGroupMap);
     for (const ClockOffset& o : offsets)
         local.clockOffsets.push_back({o.localTime, o.offset, o.deviation});
     Status written = m_archive.writeLocalDefinitions(locations, local);
@@ -369,6 +409,22 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
         out.parent = hasParent ? parentIt->second : trace::kUndefined;
         if (st)
             st = w.writeComm(static_cast<uint32_t>(id), out, true);
+    }
+    // One-sided communication: the groups of MPI_Win_post/MPI_Win_start (members are world
+    // ranks, positions in the locations group), then the windows with their communicators.
+    const std::uint32_t firstGroup = firstRmaGroupId(byId.size());
+    for (size_t i = 0; i < d.rmaGroups.entries.size() && st; ++i) {
+        std::vector<std::uint32_t> members = rmaGroupFromKey(d.rmaGroups.entries[i].first);
+        st = w.writeGroup(firstGroup + static_cast<uint32_t>(i),
+                          {"", trace::GroupKind::CommGroup, trace::Paradigm::Mpi,
+                           std::vector<uint64_t>(members.begin(), members.end())});
+    }
+    for (size_t i = 0; i < d.rmaWindows.entries.size() && st; ++i) {
+        RmaWindowDefinition window =
+            rmaWindowFromEntry(d.rmaWindows.entries[i].first, d.rmaWindows.entries[i].second);
+        auto comm = commIds.find(window.comm);
+        st = w.writeRmaWin(static_cast<uint32_t>(i), window.name,
+                           comm == commIds.end() ? trace::kUndefined : comm->second);
     }
     return st;
 }

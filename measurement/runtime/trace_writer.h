@@ -49,9 +49,11 @@ struct GlobalDefinitions {
     std::string programPath;
     std::vector<std::string> nodeNames;
     std::vector<RankSummary> ranks;
-    DefinitionSet regions;  ///< keys from regionKey()
-    DefinitionSet comms;    ///< keys from commKeyBytes(), descriptions from commDescription()
-    DefinitionSet contexts; ///< keys from callingContextKey()
+    DefinitionSet regions;    ///< keys from regionKey()
+    DefinitionSet comms;      ///< keys from commKeyBytes(), descriptions from commDescription()
+    DefinitionSet contexts;   ///< keys from callingContextKey()
+    DefinitionSet rmaWindows; ///< keys from rmaWindowKey(), descriptions their names
+    DefinitionSet rmaGroups;  ///< keys from rmaGroupKey(): written after the communicators' groups
     std::uint64_t samplingPeriodNs = 0; ///< the sampling timer's period (0: no sampling)
 };
 
@@ -87,7 +89,9 @@ public:
     Status writeLocalDefinitions(const std::vector<std::uint32_t>& regionMap,
                                  const std::vector<std::uint32_t>& commMap,
                                  const std::vector<std::uint32_t>& contextMap,
-                                 const std::vector<ClockOffset>& offsets);
+                                 const std::vector<ClockOffset>& offsets,
+                                 const std::vector<std::uint32_t>& rmaWindowMap = {},
+                                 const std::vector<std::uint32_t>& rmaGroupMap = {});
 
     /// Writes the global definitions (rank 0 only).
     Status writeGlobalDefinitions(const GlobalDefinitions& defs);
@@ -129,5 +133,10 @@ OTF2_ErrorCode firstOtf2Error() noexcept;
 
 /// The global id of communicators' location group in the written definitions.
 inline constexpr std::uint32_t kLocationsGroup = 0;
+/// The global id of the first MPI group of one-sided synchronization (rmaGroups): after the
+/// locations group and the one group of each of the `comms` communicators.
+inline std::uint32_t firstRmaGroupId(std::size_t comms) {
+    return kLocationsGroup + 1 + static_cast<std::uint32_t>(comms);
+}
 
 } // namespace waitscope::measure

@@ -50,6 +50,14 @@ struct CallingContextDefinition {
 };
 inline constexpr std::uint32_t kNoContext = ~0u;
 
+/// An MPI window (one-sided communication): identified across ranks by its communicator and
+/// the number of windows created on that communicator before it, as Score-P identifies them.
+struct RmaWindowDefinition {
+    CommKey comm = kNoCommKey;
+    std::uint32_t sequence = 0;
+    std::string name; ///< "MPI_Win_create window", ... (Score-P's names)
+};
+
 /// Everything a rank defines while it runs. Ids are dense indices ("local ids") that events
 /// use; unification maps them to global ids at finalize.
 class Definitions {
@@ -63,6 +71,13 @@ public:
     /// defined on first use. Not for signal context (it may allocate).
     std::uint32_t callingContext(std::uint32_t region, std::uint32_t parent);
 
+    std::uint32_t addRmaWindow(RmaWindowDefinition window);
+    /// The id of the MPI group with `worldRanks` as members (in group order), defined on first
+    /// use (the groups of MPI_Win_post and MPI_Win_start).
+    std::uint32_t rmaGroup(const std::vector<std::uint32_t>& worldRanks);
+    const std::vector<RmaWindowDefinition>& rmaWindows() const { return m_rmaWindows; }
+    const std::vector<std::vector<std::uint32_t>>& rmaGroups() const { return m_rmaGroups; }
+
     const std::vector<RegionDefinition>& regions() const { return m_regions; }
     const std::vector<CommDefinition>& comms() const { return m_comms; }
     const std::vector<CallingContextDefinition>& callingContexts() const { return m_contexts; }
@@ -72,6 +87,8 @@ private:
     std::vector<CommDefinition> m_comms;
     std::vector<CallingContextDefinition> m_contexts;
     std::unordered_map<std::uint64_t, std::uint32_t> m_contextIds; ///< by parent << 32 | region
+    std::vector<RmaWindowDefinition> m_rmaWindows;
+    std::vector<std::vector<std::uint32_t>> m_rmaGroups;
 };
 
 /// A set of definitions keyed by their identity, merged across ranks during unification.
@@ -108,5 +125,13 @@ CommDefinition commFromEntry(const std::string& key, const std::string& descript
 /// id order, the definitions then meet each parent first and their ids count up from 0, as
 /// OTF2 readers expect (otf2-print warns about anything else).
 std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms);
+
+/// The identity bytes of a window (its communicator's key bytes, then its sequence number,
+/// big-endian: windows sort by communicator, then creation) and its description (its name).
+std::string rmaWindowKey(const RmaWindowDefinition& window);
+RmaWindowDefinition rmaWindowFromEntry(const std::string& key, const std::string& description);
+/// The identity bytes of a group: its members' world ranks.
+std::string rmaGroupKey(const std::vector<std::uint32_t>& worldRanks);
+std::vector<std::uint32_t> rmaGroupFromKey(const std::string& key);
 
 } // namespace waitscope::measure

@@ -37,12 +37,33 @@ enum class EventKind : std::uint32_t {
     CallingContextEnter,  ///< a = calling context (the call path of an MPI call, unwound)
     CallingContextLeave,  ///< a = calling context (its whole path is left)
     CallingContextSample, ///< a = calling context (a sample: the path ran since the last record)
+    // One-sided communication (docs/rma_records.md): `win` a local window id, `remote` a rank
+    // of the window's communicator.
+    RmaWinCreate,       ///< a = window
+    RmaWinDestroy,      ///< a = window
+    RmaCollectiveBegin, ///< no operands
+    RmaCollectiveEnd,   ///< a = op | sync level << 8; w0 = win | root << 32; w1 sent; w2 received
+    RmaGroupSync,       ///< a = sync level; w0 = win | group << 32
+    RmaRequestLock,     ///< a = lock type; w0 = win | remote << 32; w1 = lock id
+    RmaReleaseLock,     ///< w0 = win | remote << 32; w1 = lock id
+    RmaPut,             ///< w0 = win | remote << 32; w1 = bytes; w2 = matching id
+    RmaGet,             ///< w0 = win | remote << 32; w1 = bytes; w2 = matching id
+    RmaAtomic,          ///< a = type; w0 = win | remote << 32; w1 sent; w2 received; w3 id
+    RmaOpCompleteNonBlocking, ///< w0 = win; w1 = matching id
+    RmaOpCompleteRemote,      ///< w0 = win; w1 = matching id
     Count
 };
 
-inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 2,
-                                               3, 1, 4, 0, 0, 0, 0, 1, 0, 0, 0};
+inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 2, 3, 1, 4, 0, 0, 0,
+                                               0, 1, 0, 0, 0,
+                                               // one-sided communication
+                                               0, 0, 0, 3, 1, 2, 2, 3, 3, 4, 2, 2};
 static_assert(sizeof(kExtraWords) == static_cast<std::size_t>(EventKind::Count));
+
+/// True for the records of one-sided communication.
+inline constexpr bool isRmaRecord(EventKind kind) {
+    return kind >= EventKind::RmaWinCreate && kind <= EventKind::RmaOpCompleteRemote;
+}
 
 /// The most words one record takes, with the TimeBase that may precede it.
 inline constexpr std::size_t kMaxRecordWords = 2 + 1 + 4;
