@@ -675,7 +675,9 @@ OTF2_CallbackCode evFlush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
 // --- one-sided (RMA) records -----------------------------------------------------------------
 
 void addRma(void* u, EventKind kind, uint64_t t, RmaRecord record) {
-    record.window = sink(u).window(record.window);
+    // A failed window creation names no window (Score-P writes it undefined).
+    record.window =
+        record.window == OTF2_UNDEFINED_RMA_WIN ? kUndefined : sink(u).window(record.window);
     sink(u).check(t);
     sink(u).stream->appendRma(kind, t, record);
 }

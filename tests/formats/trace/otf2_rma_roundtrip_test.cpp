@@ -22,7 +22,7 @@ Definitions rmaDefinitions() {
     d.clock = {1000, 0, 1000};
     d.systemTreeNodes = {{"machine", "machine", kUndefined}};
     d.locationGroups = {{"MPI Rank 0", true, 0}, {"MPI Rank 1", true, 0}};
-    d.locations = {{0, "Master thread", 0, 22, LocationType::CpuThread},
+    d.locations = {{0, "Master thread", 0, 23, LocationType::CpuThread},
                    {1, "Master thread", 1, 3, LocationType::CpuThread}};
     d.regions = {{"main", "main", "", 0, 0, RegionRole::Function, Paradigm::User},
                  {"MPI_Put", "MPI_Put", "", 0, 0, RegionRole::Rma, Paradigm::Mpi}};
@@ -66,6 +66,8 @@ void writeRank0(Otf2EventWriter& w) {
     w.rmaOpTest(28, 1, 9);
     w.rmaOpCompleteRemote(29, 1, 9);
     w.rmaWinDestroy(30, 1);
+    // A failed window creation: no window.
+    w.rmaCollectiveEnd(30, CollectiveOp::CreateHandle, 1, kUndefined, kUndefined, 0, 0);
     w.leave(31, kMain);
 }
 
@@ -178,6 +180,8 @@ TEST_CASE("every RMA record reads back in order with its payload, through the ma
         rma(EventKind::RmaOpTest, 28, 1, 0, 0, other, false, 0, 0, 9),
         rma(EventKind::RmaOpCompleteRemote, 29, 1, 0, 0, other, false, 0, 0, 9),
         rma(EventKind::RmaWinDestroy, 30, 1, 0, 0, other, false, 0, 0, 0),
+        rma(EventKind::RmaCollectiveEnd, 30, kUndefined, kUndefined, 1,
+            op(CollectiveOp::CreateHandle), false, 0, 0, 0),
         region(EventKind::Leave, 31, kMain),
     };
     std::vector<std::string> got;
