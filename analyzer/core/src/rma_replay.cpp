@@ -124,10 +124,9 @@ Status postRmaRecords(RankState& state, Transport& transport) {
             double& last = lastTransferTo[window].try_emplace(target, kNoTransfer).first->second;
             last = std::max(last, span.exit);
         } else if (replayedCollective(state, event, comm)) {
-            const Status s =
-                state.pathCollectives
-                    ? transport.contribute(comm, std::array{span.enter, span.exit, 0.0})
-                    : transport.contribute(comm, std::array{span.enter, span.exit});
+            Status s = state.pathCollectives
+                           ? transport.contribute(comm, std::array{span.enter, span.exit, 0.0})
+                           : transport.contribute(comm, std::array{span.enter, span.exit});
             if (!s) {
                 return s;
             }
