@@ -472,7 +472,7 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
             text = "Threads wait in " + at +
                    " for another thread to signal the condition: the signalling thread's work "
                    "before it holds them up; hand over smaller pieces of work, or earlier.";
-        } else if (f.metric == "mpi_rma_wait_at_fence" || f.metric == "mpi_rma_early_fence") {
+        } else if (f.metric == "mpi_rma_wait_at_fence") {
             text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
                    " for the last rank of the window to reach the fence. The work before it is "
                    "unevenly spread; balance it, or synchronize only the ranks that exchange "
