@@ -28,9 +28,14 @@ def parse_expected(path):
             continue
         fields = line.split()
         keys = dict(f.split("=", 1) for f in fields[3:])
-        records.append({"program": fields[0], "metric": fields[1], "path": fields[2],
-                        "ranks": [int(r) for r in keys["ranks"].split(",")],
-                        "seconds": float(keys["seconds_per_rank"])})
+        record = {"program": fields[0], "metric": fields[1], "path": fields[2],
+                  "ranks": [int(r) for r in keys["ranks"].split(",")]}
+        # An exact count (count_per_rank) or an injected wait (seconds_per_rank, within 10 %).
+        if "count_per_rank" in keys:
+            record["count"] = float(keys["count_per_rank"])
+        else:
+            record["seconds"] = float(keys["seconds_per_rank"])
+        records.append(record)
     return records
 
 
@@ -89,6 +94,14 @@ def check_program(program, records, args, env):
         for rank in r["ranks"]:
             got = subtree_value(values, r["metric"], r["path"], rank)
             injected.add((r["metric"], r["path"], rank))
+            if "count" in r:
+                status = "ok" if got == r["count"] else "FAIL"
+                print("%-15s %-18s %-40s rank %d: %g (expected %g) %s" % (
+                    program, r["metric"], r["path"], rank, got, r["count"], status))
+                if status != "ok":
+                    problems.append("%s: %s at %s rank %d is %g, expected exactly %g" % (
+                        program, r["metric"], r["path"], rank, got, r["count"]))
+                continue
             deviation = abs(got - r["seconds"]) / r["seconds"]
             status = "ok" if deviation <= 0.10 else "FAIL"
             print("%-15s %-18s %-40s rank %d: %.4f s (expected %.4f, %+.1f %%) %s" % (
@@ -97,7 +110,7 @@ def check_program(program, records, args, env):
             if status != "ok":
                 problems.append("%s: %s at %s rank %d is %.4f s, expected %.4f s" % (
                     program, r["metric"], r["path"], rank, got, r["seconds"]))
-    smallest = min(r["seconds"] for r in records)
+    smallest = min((r["seconds"] for r in records if "seconds" in r), default=0.0)
     for (metric, call_path, rank), value in sorted(values.items()):
         if metric in PATTERNS and (metric, call_path, rank) not in injected and value > 0.1 * smallest:
             problems.append("%s: %s at %s rank %d is %.4f s where nothing was injected" % (

@@ -50,9 +50,11 @@ TEST_CASE("report.cubex round-trips Scalasca's values for the reference traces",
         for (size_t m = 0; m < kMetricCount; ++m) {
             const MetricInfo& info = metricInfo(static_cast<Metric>(m));
             const auto metric = back->findMetric(info.uniqueName);
-            // The OpenMP and POSIX threads metrics only in reports of traces with their regions.
+            // The OpenMP, POSIX threads and one-sided metrics only in reports of traces with their
+            // regions or windows.
             const metrics::Block block = metricBlock(static_cast<Metric>(m));
-            if (block == metrics::Block::OpenMp || block == metrics::Block::Pthread) {
+            if (block == metrics::Block::OpenMp || block == metrics::Block::Pthread ||
+                block == metrics::Block::Rma) {
                 CHECK_FALSE(metric.has_value());
                 continue;
             }

@@ -43,6 +43,24 @@ public:
         return static_cast<uint32_t>(defs.communicators.size() - 1);
     }
 
+    /// Adds an RMA window on communicator `comm`; returns its id.
+    uint32_t addWindow(uint32_t comm = 0) {
+        defs.rmaWindows.push_back(trace::RmaWindow{"window", comm});
+        return static_cast<uint32_t>(defs.rmaWindows.size() - 1);
+    }
+
+    /// Adds an MPI group of `worldRanks` (as one-sided synchronizations name them); returns its
+    /// id.
+    uint32_t addGroup(std::vector<uint32_t> worldRanks) {
+        trace::Group group;
+        group.kind = trace::GroupKind::CommGroup;
+        group.paradigm = trace::Paradigm::Mpi;
+        group.members.assign(worldRanks.begin(), worldRanks.end());
+        group.worldRanks = std::move(worldRanks);
+        defs.groups.push_back(group);
+        return static_cast<uint32_t>(defs.groups.size() - 1);
+    }
+
     /// Adds a calling context for region `name` below `parent` (kUndefined: a root); returns its
     /// id.
     uint32_t addContext(const std::string& name, uint32_t parent) {
@@ -127,6 +145,49 @@ public:
             return leave(to, region);
         }
 
+        /// A one-sided record (RmaPut, RmaGroupSync, ...) at `at`.
+        Rank& rma(trace::EventKind kind, uint64_t at, const trace::RmaRecord& record) {
+            stream().appendRma(kind, at, record);
+            return *this;
+        }
+        /// A window's collective call as Score-P records it: enter, RmaCollectiveBegin,
+        /// RmaCollectiveEnd of `op` on `window` at `to`, leave.
+        Rank& windowCollective(uint64_t from, uint64_t to, const std::string& region,
+                               trace::CollectiveOp op, uint32_t window) {
+            enter(from, region);
+            stream().appendRma(trace::EventKind::RmaCollectiveBegin, from, trace::RmaRecord{});
+            trace::RmaRecord end;
+            end.window = window;
+            end.op = op;
+            end.level = 3;
+            end.remote = trace::kUndefined;
+            stream().appendRma(trace::EventKind::RmaCollectiveEnd, to, end);
+            return leave(to, region);
+        }
+        /// A put or get call of `bytes` to `target` (a rank of the window's communicator).
+        Rank& transfer(uint64_t from, uint64_t to, uint32_t window, uint32_t target, uint64_t bytes,
+                       const std::string& region = "MPI_Put") {
+            enter(from, region);
+            trace::RmaRecord r;
+            r.window = window;
+            r.remote = target;
+            const bool get = region == "MPI_Get";
+            (get ? r.received : r.sent) = bytes;
+            stream().appendRma(get ? trace::EventKind::RmaGet : trace::EventKind::RmaPut, from, r);
+            return leave(to, region);
+        }
+        /// An MPI_Win_post/_start/_complete/_wait call with its RmaGroupSync at the end.
+        Rank& groupSync(uint64_t from, uint64_t to, const std::string& region, uint32_t window,
+                        uint32_t group) {
+            enter(from, region);
+            trace::RmaRecord r;
+            r.window = window;
+            r.remote = group;
+            r.level = 3;
+            stream().appendRma(trace::EventKind::RmaGroupSync, to, r);
+            return leave(to, region);
+        }
+
     private:
         static constexpr uint64_t kDefaultBytes = ~0ULL;
         trace::EventStream& stream() { return m_trace.m_streams[m_rank]; }
@@ -164,6 +225,10 @@ private:
             r.role = trace::RegionRole::CollectiveAllToAll;
         } else if (name == "MPI_Scan" || name == "MPI_Exscan") {
             r.role = trace::RegionRole::CollectiveOther;
+        } else if (name == "MPI_Put" || name == "MPI_Get") {
+            r.role = trace::RegionRole::Rma;
+        } else if (name == "MPI_Accumulate") {
+            r.role = trace::RegionRole::Atomic;
         }
         defs.regions.push_back(r);
         const auto id = static_cast<uint32_t>(defs.regions.size() - 1);

@@ -4,7 +4,7 @@
 //
 // DIR is replaced if it exists.
 // usage: analyzer_generate_trace DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY [derived] [offset=T]
-//                                [mismatch] [paths=K]]
+//                                [mismatch] [paths=K] [rma]]
 // With "derived", the odd ranks also reduce on a communicator of their own (communicator 1)
 // where the even ranks synchronize in the barrier, to exercise derived communicators.
 // With "offset=T", the clocks of the even ranks other than 0 run T ticks ahead (their sends
@@ -13,7 +13,9 @@
 // all-to-all call: a damaged trace whose ranks disagree about who waits for whom). With
 // "misplaced", rank 0 records them as MPI_Alltoallv inside MPI_Barrier (as a wrong region
 // mapping would show them). With "paths=K", iteration i computes in function path<i mod K>
-// (2 K more call paths, for benchmarks of large call trees).
+// (2 K more call paths, for benchmarks of large call trees). With "rma", every iteration also
+// has a fence epoch, a PSCW epoch and (3 ranks or more) a contended exclusive lock on a window
+// (GeneratedTraceOptions::rma).
 #include "generated_trace.h"
 
 #include <cstdio>
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
         const std::string option = argv[a];
         if (option == "derived") {
             options.derived = true;
+        } else if (option == "rma") {
+            options.rma = true;
         } else if (option == "mismatch") {
             options.mismatch = true;
         } else if (option == "misplaced") {

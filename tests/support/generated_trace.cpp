@@ -13,6 +13,22 @@ using trace::CollectiveOp;
 using trace::Otf2EventWriter;
 
 enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kBarrier, kAllreduce, kFirstPath };
+// The one-sided regions (with `rma`), after the paths.
+enum RmaRegion : uint32_t {
+    kWinCreate,
+    kWinFence,
+    kPut,
+    kWinPost,
+    kWinStart,
+    kWinComplete,
+    kWinWait,
+    kWinLock,
+    kWinUnlock,
+    kWinFree,
+    kRmaRegions
+};
+constexpr uint32_t kWindow = 0;
+constexpr uint32_t kLevelProcess = 1, kLevelMemoryProcess = 3;
 constexpr uint64_t kTicksPerIteration = 1000;
 
 // The tick at which `rank` of `ranks` arrives at a collective of an iteration: `step` ticks
@@ -89,6 +105,90 @@ public:
         return events;
     }
 
+    // The first one-sided region.
+    uint32_t rmaRegion(RmaRegion region) const { return kFirstPath + m_options.paths + region; }
+    // The groups PSCW names (after the others): rank 0, and every other rank.
+    uint32_t targetGroup() const { return m_options.derived ? 3 : 2; }
+    uint32_t originGroup() const { return targetGroup() + 1; }
+
+    // A window collective (create, fence, free) from `enter` to `leave`.
+    uint64_t windowCollective(Otf2EventWriter& w, RmaRegion region, uint64_t enter, uint64_t leave,
+                              CollectiveOp op) const {
+        w.enter(enter, rmaRegion(region));
+        w.rmaCollectiveBegin(enter);
+        if (region == kWinCreate) {
+            w.rmaWinCreate(leave, kWindow);
+        } else if (region == kWinFree) {
+            w.rmaWinDestroy(leave, kWindow);
+        }
+        w.rmaCollectiveEnd(leave, op, region == kWinFence ? kLevelMemoryProcess : kLevelProcess,
+                           kWindow, trace::kUndefined, 0, 0);
+        w.leave(leave, rmaRegion(region));
+        return region == kWinFence ? 4 : 5;
+    }
+    uint64_t put(Otf2EventWriter& w, uint64_t enter, uint32_t target, uint64_t id) const {
+        w.enter(enter, rmaRegion(kPut));
+        w.rmaPut(enter, kWindow, target, 64, id);
+        w.leave(enter + 2, rmaRegion(kPut));
+        return 3;
+    }
+    uint64_t groupSync(Otf2EventWriter& w, RmaRegion region, uint64_t enter, uint64_t leave,
+                       uint32_t group) const {
+        const bool closes = region == kWinComplete || region == kWinWait;
+        w.enter(enter, rmaRegion(region));
+        w.rmaGroupSync(leave, closes ? kLevelMemoryProcess : kLevelProcess, kWindow, group);
+        w.leave(leave, rmaRegion(region));
+        return 3;
+    }
+    uint64_t lockEpoch(Otf2EventWriter& w, uint64_t lock, uint64_t unlockEnter, uint64_t release,
+                       uint64_t id) const {
+        w.enter(lock, rmaRegion(kWinLock));
+        w.rmaRequestLock(lock, kWindow, 0, 0, OTF2_LOCK_EXCLUSIVE);
+        w.leave(lock + 1, rmaRegion(kWinLock));
+        uint64_t events = 3 + put(w, lock + 2, 0, id);
+        w.enter(unlockEnter, rmaRegion(kWinUnlock));
+        w.rmaOpCompleteNonBlocking(release, kWindow, id);
+        w.rmaOpCompleteRemote(release, kWindow, id);
+        w.rmaReleaseLock(release, kWindow, 0, 0);
+        w.leave(release, rmaRegion(kWinUnlock));
+        return events + 5;
+    }
+
+    // One rank's one-sided epochs of an iteration (ticks 450 to 950 of it).
+    uint64_t writeRmaIteration(Otf2EventWriter& w, uint32_t rank, uint64_t it) const {
+        const uint32_t ranks = m_options.ranks;
+        const uint64_t base = 1000 + it * kTicksPerIteration + clockOffset(rank);
+        const uint64_t id = it * 4;
+        uint64_t events = 0;
+        // Fence epoch: arrivals 5 ticks apart within 80; the fence ends at 540.
+        const uint64_t a = arrival(rank, ranks, 5, 80);
+        events += put(w, base + 450 + a, (rank + 1) % ranks, id);
+        w.enter(base + 453 + a, rmaRegion(kWinFence));
+        w.rmaCollectiveBegin(base + 453 + a);
+        w.rmaOpCompleteNonBlocking(base + 540, kWindow, id);
+        w.rmaCollectiveEnd(base + 540, CollectiveOp::Barrier, kLevelMemoryProcess, kWindow,
+                           trace::kUndefined, 0, 0);
+        w.leave(base + 540, rmaRegion(kWinFence));
+        events += 5;
+        // PSCW: rank 0 posts at 601; the origins wait for it in MPI_Win_start from 560.
+        if (rank == 0) {
+            events += groupSync(w, kWinPost, base + 600, base + 601, originGroup());
+            events += groupSync(w, kWinWait, base + 602, base + 700, originGroup());
+        } else {
+            events += groupSync(w, kWinStart, base + 560, base + 602, targetGroup());
+            events += put(w, base + 610, 0, id + 1);
+            events += groupSync(w, kWinComplete, base + 620,
+                                base + 640 + arrival(rank, ranks, 2, 40), targetGroup());
+        }
+        // Locks: rank 1 holds rank 0's exclusive lock until 850, rank 2 waits for it.
+        if (ranks >= 3 && rank == 1) {
+            events += lockEpoch(w, base + 750, base + 800, base + 850, id + 2);
+        } else if (ranks >= 3 && rank == 2) {
+            events += lockEpoch(w, base + 760, base + 764, base + 870, id + 2);
+        }
+        return events;
+    }
+
     // The global definitions, with the events each rank wrote.
     trace::Definitions definitions(const std::vector<uint64_t>& counts, uint64_t end) const {
         using namespace trace;
@@ -106,6 +206,17 @@ public:
             const std::string name = "path" + std::to_string(p);
             d.regions.push_back(
                 {name, name, "bench.c", 60, 70, RegionRole::Function, Paradigm::Compiler});
+        }
+        if (m_options.rma) {
+            const char* names[] = {"MPI_Win_create", "MPI_Win_fence", "MPI_Put",
+                                   "MPI_Win_post",   "MPI_Win_start", "MPI_Win_complete",
+                                   "MPI_Win_wait",   "MPI_Win_lock",  "MPI_Win_unlock",
+                                   "MPI_Win_free"};
+            for (const char* name : names) {
+                const bool put = std::string(name) == "MPI_Put";
+                d.regions.push_back({name, name, "", 0, 0,
+                                     put ? RegionRole::Rma : RegionRole::Function, Paradigm::Mpi});
+            }
         }
         d.systemTreeNodes = {{"machine", "machine", kUndefined}};
         std::vector<uint64_t> members;
@@ -132,6 +243,11 @@ public:
             oddRanks.group = 2;
             oddRanks.parent = 0;
             d.communicators.push_back(oddRanks);
+        }
+        if (m_options.rma) {
+            std::vector<uint64_t> others(members.begin() + 1, members.end());
+            d.groups.push_back({"", GroupKind::CommGroup, Paradigm::Mpi, {0}});
+            d.groups.push_back({"", GroupKind::CommGroup, Paradigm::Mpi, others});
         }
         return d;
     }
@@ -167,12 +283,25 @@ Result<std::vector<uint64_t>> writeGeneratedTrace(const std::string& dir,
         if (!w.valid()) {
             return Error(dir + ": cannot open the event file of rank " + std::to_string(r));
         }
-        w.enter(1 + generator.clockOffset(r), kMain);
+        const uint64_t offset = generator.clockOffset(r);
+        w.enter(1 + offset, kMain);
         counts[r] = 2;
+        if (options.rma) {
+            counts[r] += generator.windowCollective(w, kWinCreate, 10 + offset + 5 * (r % 8),
+                                                    50 + offset, CollectiveOp::CreateHandle);
+        }
         for (uint64_t it = 0; it < iterations; ++it) {
             counts[r] += generator.writeIteration(w, r, it);
+            if (options.rma) {
+                counts[r] += generator.writeRmaIteration(w, r, it);
+            }
         }
-        w.leave(end + generator.clockOffset(r), kMain);
+        if (options.rma) {
+            counts[r] +=
+                generator.windowCollective(w, kWinFree, end - 8 + offset + (r == 0 ? 2 : 0),
+                                           end - 2 + offset, CollectiveOp::DestroyHandle);
+        }
+        w.leave(end + offset, kMain);
         archive.closeEvents(w);
     }
     std::vector<uint64_t> locations(counts.size());
@@ -182,6 +311,9 @@ Result<std::vector<uint64_t>> writeGeneratedTrace(const std::string& dir,
     Status written = archive.writeLocalDefinitions(locations, {});
     if (written) {
         written = archive.writeGlobalDefinitions(generator.definitions(counts, end));
+    }
+    if (written && options.rma) {
+        written = archive.writeRmaWin(kWindow, "MPI_Win_create window", 0);
     }
     if (written) {
         written = archive.close();

@@ -38,6 +38,12 @@ struct GeneratedTraceOptions {
     /// The computation of iteration i runs in function `path<i mod paths>` (0: in main
     /// directly): 2 `paths` more call paths, for benchmarks of large call trees.
     uint32_t paths = 0;
+    /// One-sided communication on a window of MPI_COMM_WORLD, as Score-P records it: every
+    /// iteration a fence epoch (each rank puts into the next; arrivals 5 ticks apart: Wait at
+    /// Fence), a PSCW epoch with rank 0 as target posting late (Late Post in MPI_Win_start,
+    /// Early Wait), and with 3 ranks or more an exclusive lock epoch of ranks 1 and 2 on rank 0
+    /// (Lock Contention of rank 2 in MPI_Win_unlock).
+    bool rma = false;
 };
 
 /// Writes the trace into `dir` (an archive there is replaced). Returns the events written for

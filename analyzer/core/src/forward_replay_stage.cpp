@@ -13,6 +13,7 @@
 #include "collective_shape.h"
 #include "late_sender.h"
 #include "rank_state.h"
+#include "rma_replay.h"
 
 #include <array>
 
@@ -130,6 +131,13 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
             }
         }
     }
+    // One-sided records after all MPI ones, so that each communicator's contributions are
+    // consumed in the order they were queued.
+    if (state.rma) {
+        if (Status s = postRmaRecords(state, transport); !s) {
+            return s;
+        }
+    }
     if (Status s = transport.exchange(); !s) {
         return s;
     }
@@ -177,6 +185,11 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
     }
     if (openRecvSpan != kNoSpan) {
         state.lateSenderIn[openRecvSpan] = lateSender.completeCall() ? 1 : 0;
+    }
+    if (state.rma) {
+        if (Status s = replayRma(state, transport); !s) {
+            return s;
+        }
     }
     state.report("forward replay", total, total);
     return Status::success();

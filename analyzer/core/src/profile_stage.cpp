@@ -23,11 +23,21 @@ struct Frame {
     NodeId node;
     uint32_t region;
     uint32_t span;
-    bool context; ///< pushed for a calling-context record rather than an Enter
+    bool context;               ///< pushed for a calling-context record rather than an Enter
+    uint32_t rmaSpan = kNoSpan; ///< the call's index in RmaTimeline::spans, if it has RMA records
 };
 
 void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
-    addTimeSeverities(state.result.severities, state.classOf(region), node, seconds);
+    const RegionClass cls = state.classOf(region);
+    addTimeSeverities(state.result.severities, cls, node, seconds);
+    // One-sided synchronization split into active and passive target (traces with windows).
+    if (state.rma && cls == RegionClass::MpiRmaSync && region < state.rma->syncSides.size()) {
+        const uint8_t side = state.rma->syncSides[region];
+        if (side != 0) {
+            state.result.severities.add(
+                side == 1 ? Metric::MpiRmaSyncActive : Metric::MpiRmaSyncPassive, node, seconds);
+        }
+    }
 }
 
 // A read or write of MPI file I/O (Scalasca's mpi_file_* counts): one per call, by its region's
@@ -107,6 +117,27 @@ double enterTimeOf(const RankState& state, size_t event) {
     return state.seconds(event);
 }
 
+// Keeps one-sided record `i` with the MPI call around it (the innermost frame) and counts it.
+template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t i) {
+    const trace::EventStream& events = *state.events;
+    RmaTimeline& rma = *state.rma;
+    const EventKind kind = events.kind(i);
+    if (kind == EventKind::RmaCollectiveBegin || stack.empty()) {
+        return;
+    }
+    auto& frame = stack.back();
+    const RmaCallKind call =
+        frame.region < rma.callKinds.size() ? rma.callKinds[frame.region] : RmaCallKind::Other;
+    const trace::RmaRecord& record = events.rma(i);
+    countRmaEvent(state.result.severities, frame.node, kind, record, call);
+    if (frame.rmaSpan == kNoSpan) {
+        frame.rmaSpan = static_cast<uint32_t>(rma.spans.size());
+        rma.spans.push_back(CallSpan{frame.node, enterTimeOf(state, i), state.seconds(i)});
+        rma.regions.push_back(frame.region);
+    }
+    rma.events.push_back(RmaEvent{kind, call, frame.rmaSpan, state.seconds(i), record});
+}
+
 // The pass itself; profileStage() adds what the later stages need right after it.
 void profile(RankState& state) {
     const trace::EventStream& events = *state.events;
@@ -137,6 +168,9 @@ void profile(RankState& state) {
     const auto pop = [&](uint64_t now) {
         charge(now);
         openmp.leave(state.defs.seconds(now));
+        if (stack.back().rmaSpan != kNoSpan) {
+            state.rma->spans[stack.back().rmaSpan].exit = state.defs.seconds(now);
+        }
         if (stack.back().span != kNoSpan) {
             state.spans[stack.back().span].exit = state.defs.seconds(now);
             if (state.rootCause) {
@@ -237,6 +271,9 @@ void profile(RankState& state) {
             break;
         }
         default:
+            if (state.rma && trace::isRmaEvent(events.kind(i))) {
+                addRmaEvent(state, stack, i);
+            }
             break;
         }
     }
@@ -254,6 +291,13 @@ void profile(RankState& state) {
 Status profileStage(RankState& state, Transport& transport) {
     if (state.events == nullptr) {
         return Status::success(); // the consistency check refuses the rank
+    }
+    if (!state.defs.rmaWindows.empty()) {
+        state.rma = std::make_unique<RmaTimeline>();
+        for (const trace::Region& region : state.defs.regions) {
+            state.rma->callKinds.push_back(rmaCallKind(region));
+            state.rma->syncSides.push_back(rmaSyncSide(region));
+        }
     }
     profile(state);
     if (state.delay) {

@@ -6,6 +6,7 @@
 #include "openmp_timeline.h"
 #include "operation_profile.h"
 #include "pattern_sink.h"
+#include "rma_timeline.h"
 #include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/analysis/region_class.h"
 
@@ -54,6 +55,9 @@ struct RankState {
     std::unique_ptr<OpenmpTimeline> openmp;
     /// What the critical path needs of the collectives, recorded by the forward replay
     std::unique_ptr<PathCollectives> pathCollectives;
+    /// The one-sided records and their calls (profile stage), only when the trace defines RMA
+    /// windows; the forward replay finds the RMA patterns in them (rma_replay.cpp)
+    std::unique_ptr<RmaTimeline> rma;
 
     // From the forward replay on (root-cause stages only):
     /// Per operation: the partner call's times (see CriticalPathInput::partners)

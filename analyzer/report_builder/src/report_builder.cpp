@@ -125,7 +125,8 @@ private:
 };
 
 // Which blocks of the metric registry the trace has (metrics::Block): OpenMP when it defines
-// OpenMP regions, MPI file I/O when the run read or wrote files (a file operation counted).
+// OpenMP regions, MPI file I/O when the run read or wrote files (a file operation counted),
+// one-sided communication when it defines RMA windows.
 std::array<bool, metrics::kBlockCount> blocksPresent(const AnalysisResult& result,
                                                      const trace::Definitions& definitions) {
     std::array<bool, metrics::kBlockCount> present{};
@@ -136,6 +137,7 @@ std::array<bool, metrics::kBlockCount> blocksPresent(const AnalysisResult& resul
         openmp = openmp || region.paradigm == trace::Paradigm::OpenMp;
         pthread = pthread || region.paradigm == trace::Paradigm::Pthread;
     }
+    present[static_cast<size_t>(metrics::Block::Rma)] = !definitions.rmaWindows.empty();
     bool& fileIo = present[static_cast<size_t>(metrics::Block::MpiFileIo)];
     for (NodeId n = 0; n < result.tree().size() && !fileIo; ++n) {
         for (uint32_t rank = 0; rank < result.ranks() && !fileIo; ++rank) {

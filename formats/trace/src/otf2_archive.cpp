@@ -242,6 +242,14 @@ OTF2_CallbackCode onComm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF
     return OTF2_CALLBACK_SUCCESS;
 }
 
+OTF2_CallbackCode onRmaWin(void* user, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                           OTF2_RmaWinFlag) {
+    auto* defs = defsOf(user);
+    putAt(user, defs->rmaWindows, self,
+          RmaWindow{stringAt(*defs, name), comm == OTF2_UNDEFINED_COMM ? kUndefined : comm});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 OTF2_CallbackCode onClock(void* user, uint64_t resolution, uint64_t offset, uint64_t length,
                           uint64_t) {
     auto* defs = defsOf(user);
@@ -299,6 +307,24 @@ Status resolveCommunicators(Definitions& defs, const std::string& file) {
             comm.worldRanks.push_back(rank);
         }
     }
+    // The world ranks of the MPI groups (the groups of one-sided synchronizations), by the same
+    // rule; a member outside the locations group is left out (the analysis names it).
+    for (Group& group : defs.groups) {
+        if (group.kind != GroupKind::CommGroup || group.paradigm != Paradigm::Mpi ||
+            mpiLocations == nullptr) {
+            continue;
+        }
+        for (uint64_t member : group.members) {
+            if (member < mpiLocations->members.size()) {
+                for (const Location& location : defs.locations) {
+                    if (location.id == mpiLocations->members[member]) {
+                        group.worldRanks.push_back(location.group);
+                        break;
+                    }
+                }
+            }
+        }
+    }
     return Status::success();
 }
 
@@ -346,9 +372,13 @@ private:
 
 // The mapping tables of one location's local definitions, for the references the reader keeps.
 struct LocalMappings {
-    LocalMapping strings, regions, comms, contexts;
+    LocalMapping strings, regions, comms, contexts, windows, groups;
     LocalMapping* of(OTF2_MappingType type) {
         switch (type) {
+        case OTF2_MAPPING_RMA_WIN:
+            return &windows;
+        case OTF2_MAPPING_GROUP:
+            return &groups;
         case OTF2_MAPPING_STRING:
             return &strings;
         case OTF2_MAPPING_REGION:
@@ -382,6 +412,7 @@ struct EventSink {
     const LocalMappings* mappings = nullptr;
     /// Sizes of the global tables the references must fall into (0: not checked).
     uint64_t regionCount = 0, commCount = 0, contextCount = 0, stringCount = 0;
+    uint64_t windowCount = 0, groupCount = 0;
     /// The first reference that did not resolve: what it named, as text, and its event.
     std::string unresolved;
     uint64_t unresolvedCount = 0;
@@ -500,6 +531,8 @@ struct EventSink {
     uint32_t context(uint32_t ref) {
         return resolve(mappings->contexts, contextCount, ref, "calling context");
     }
+    uint32_t window(uint32_t ref) { return resolve(mappings->windows, windowCount, ref, "window"); }
+    uint32_t group(uint32_t ref) { return resolve(mappings->groups, groupCount, ref, "group"); }
     // A program's name (ProgramBegin) passes through when the table lacks it, as libotf2 lets
     // it: Score-P's string tables leave it out. It must name a global string all the same.
     uint32_t string(uint32_t ref) {
@@ -639,6 +672,200 @@ OTF2_CallbackCode evFlush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+// --- one-sided (RMA) records -----------------------------------------------------------------
+
+void addRma(void* u, EventKind kind, uint64_t t, RmaRecord record) {
+    // A failed window creation names no window (Score-P writes it undefined).
+    record.window =
+        record.window == OTF2_UNDEFINED_RMA_WIN ? kUndefined : sink(u).window(record.window);
+    sink(u).check(t);
+    sink(u).stream->appendRma(kind, t, record);
+}
+// A target rank as the analysis keeps it: OTF2's "all targets" (MPI_Win_lock_all) as kUndefined.
+uint32_t targetOf(uint32_t remote) {
+    return remote == OTF2_UNDEFINED_UINT32 ? kUndefined : remote;
+}
+OTF2_CallbackCode evRmaWinCreate(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, OTF2_RmaWinRef win) {
+    RmaRecord r;
+    r.window = win;
+    addRma(u, EventKind::RmaWinCreate, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaWinDestroy(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList*, OTF2_RmaWinRef win) {
+    RmaRecord r;
+    r.window = win;
+    addRma(u, EventKind::RmaWinDestroy, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaCollectiveBegin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                       OTF2_AttributeList*) {
+    sink(u).check(t);
+    sink(u).stream->appendRma(EventKind::RmaCollectiveBegin, t, RmaRecord{});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaCollectiveEnd(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                     OTF2_AttributeList*, OTF2_CollectiveOp op,
+                                     OTF2_RmaSyncLevel level, OTF2_RmaWinRef win, uint32_t root,
+                                     uint64_t sent, uint64_t received) {
+    RmaRecord r;
+    r.window = win;
+    r.op = op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE ? static_cast<CollectiveOp>(op)
+                                                                  : CollectiveOp::Other;
+    r.level = level;
+    r.remote = targetOf(root);
+    r.sent = sent;
+    r.received = received;
+    addRma(u, EventKind::RmaCollectiveEnd, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaGroupSync(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                 OTF2_GroupRef group) {
+    RmaRecord r;
+    r.window = win;
+    r.level = level;
+    r.remote = group == OTF2_UNDEFINED_GROUP ? kUndefined : sink(u).group(group);
+    addRma(u, EventKind::RmaGroupSync, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+void addLock(void* u, EventKind kind, uint64_t t, OTF2_RmaWinRef win, uint32_t remote,
+             uint64_t lockId, bool exclusive) {
+    RmaRecord r;
+    r.window = win;
+    r.remote = targetOf(remote);
+    r.id = lockId;
+    r.exclusive = exclusive;
+    addRma(u, kind, t, r);
+}
+OTF2_CallbackCode evRmaRequestLock(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                                   uint64_t lockId, OTF2_LockType type) {
+    addLock(u, EventKind::RmaRequestLock, t, win, remote, lockId, type == OTF2_LOCK_EXCLUSIVE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaAcquireLock(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                                   uint64_t lockId, OTF2_LockType type) {
+    addLock(u, EventKind::RmaAcquireLock, t, win, remote, lockId, type == OTF2_LOCK_EXCLUSIVE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaTryLock(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                               OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                               uint64_t lockId, OTF2_LockType type) {
+    addLock(u, EventKind::RmaTryLock, t, win, remote, lockId, type == OTF2_LOCK_EXCLUSIVE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaReleaseLock(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                                   uint64_t lockId) {
+    addLock(u, EventKind::RmaReleaseLock, t, win, remote, lockId, false);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaSync(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                            OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                            OTF2_RmaSyncType type) {
+    RmaRecord r;
+    r.window = win;
+    r.remote = targetOf(remote);
+    r.level = type;
+    addRma(u, EventKind::RmaSync, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaWaitChange(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList*, OTF2_RmaWinRef win) {
+    RmaRecord r;
+    r.window = win;
+    addRma(u, EventKind::RmaWaitChange, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaPut(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                           uint64_t matchingId) {
+    RmaRecord r;
+    r.window = win;
+    r.remote = targetOf(remote);
+    r.sent = bytes;
+    r.id = matchingId;
+    addRma(u, EventKind::RmaPut, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaGet(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                           uint64_t matchingId) {
+    RmaRecord r;
+    r.window = win;
+    r.remote = targetOf(remote);
+    r.received = bytes;
+    r.id = matchingId;
+    addRma(u, EventKind::RmaGet, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaAtomic(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                              OTF2_RmaAtomicType type, uint64_t sent, uint64_t received,
+                              uint64_t matchingId) {
+    RmaRecord r;
+    r.window = win;
+    r.remote = targetOf(remote);
+    r.level = type;
+    r.sent = sent;
+    r.received = received;
+    r.id = matchingId;
+    addRma(u, EventKind::RmaAtomic, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+void addCompletion(void* u, EventKind kind, uint64_t t, OTF2_RmaWinRef win, uint64_t matchingId) {
+    RmaRecord r;
+    r.window = win;
+    r.id = matchingId;
+    addRma(u, kind, t, r);
+}
+OTF2_CallbackCode evRmaOpCompleteBlocking(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                          OTF2_AttributeList*, OTF2_RmaWinRef win, uint64_t id) {
+    addCompletion(u, EventKind::RmaOpCompleteBlocking, t, win, id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaOpCompleteNonBlocking(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                             OTF2_AttributeList*, OTF2_RmaWinRef win, uint64_t id) {
+    addCompletion(u, EventKind::RmaOpCompleteNonBlocking, t, win, id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaOpTest(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                              OTF2_AttributeList*, OTF2_RmaWinRef win, uint64_t id) {
+    addCompletion(u, EventKind::RmaOpTest, t, win, id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evRmaOpCompleteRemote(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                        OTF2_AttributeList*, OTF2_RmaWinRef win, uint64_t id) {
+    addCompletion(u, EventKind::RmaOpCompleteRemote, t, win, id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+// Registers the one-sided records (appended after the others: their event kinds are too).
+void setRmaCallbacks(OTF2_EvtReaderCallbacks* callbacks) {
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(callbacks, evRmaWinCreate);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(callbacks, evRmaWinDestroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(callbacks, evRmaCollectiveBegin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(callbacks, evRmaCollectiveEnd);
+    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(callbacks, evRmaGroupSync);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(callbacks, evRmaRequestLock);
+    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(callbacks, evRmaAcquireLock);
+    OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(callbacks, evRmaTryLock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(callbacks, evRmaReleaseLock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(callbacks, evRmaSync);
+    OTF2_EvtReaderCallbacks_SetRmaWaitChangeCallback(callbacks, evRmaWaitChange);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(callbacks, evRmaPut);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(callbacks, evRmaGet);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(callbacks, evRmaAtomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(callbacks, evRmaOpCompleteBlocking);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(callbacks,
+                                                                evRmaOpCompleteNonBlocking);
+    OTF2_EvtReaderCallbacks_SetRmaOpTestCallback(callbacks, evRmaOpTest);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(callbacks, evRmaOpCompleteRemote);
+}
+
 } // namespace
 
 Result<std::string> findAnchorFile(const std::string& path) {
@@ -759,6 +986,7 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, onComm);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, onClock);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(callbacks, onCallingContext);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(callbacks, onRmaWin);
     OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &reading);
     OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
@@ -870,6 +1098,8 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
         eventSink.contextCount = defs->callingContexts.size();
         eventSink.stringCount = defs->strings.size();
         eventSink.regions = &defs->regions;
+        eventSink.windowCount = defs->rmaWindows.size();
+        eventSink.groupCount = defs->groups.size();
     }
     OTF2_EvtReaderCallbacks* callbacks = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(callbacks, evEnter);
@@ -890,6 +1120,7 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
     OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(callbacks, evCcLeave);
     OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, evCcSample);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(callbacks, evFlush);
+    setRmaCallbacks(callbacks);
     OTF2_Reader_RegisterEvtCallbacks(reader.get(), evtReader, callbacks, &eventSink);
     OTF2_EvtReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;

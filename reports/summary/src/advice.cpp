@@ -472,6 +472,20 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
             text = "Threads wait in " + at +
                    " for another thread to signal the condition: the signalling thread's work "
                    "before it holds them up; hand over smaller pieces of work, or earlier.";
+        } else if (f.metric == "mpi_rma_wait_at_fence") {
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
+                   " for the last rank of the window to reach the fence. The work before it is "
+                   "unevenly spread; balance it, or synchronize only the ranks that exchange "
+                   "data (`MPI_Win_post`/`MPI_Win_start`).";
+        } else if (f.metric == "mpi_rma_sync_late_post" || f.metric == "mpi_rma_comm_late_post") {
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
+                   " for the target to expose its window (`MPI_Win_post`), which it calls late. "
+                   "Post earlier on the target, or do work before the access epoch.";
+        } else if (f.metric == "mpi_rma_sync_lock_competition" ||
+                   f.metric == "mpi_rma_comm_lock_competition") {
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
+                   " for a window lock another rank holds. Hold exclusive locks shorter, or use "
+                   "shared locks with atomic operations where the updates allow it.";
         } else if (f.metric == "mpi_earlyreduce") {
             text = "The root (" + rankList(f.ranks) + ") waits in " + at +
                    " for the other ranks' contributions. Enter the reduction later on the root, "

@@ -46,6 +46,16 @@ constexpr FindingPattern kPatterns[] = {
     // POSIX threads: in reports of traces with pthread regions only.
     {M::PthreadLockContentionMutexLock, M::None, M::None, false},
     {M::PthreadLockContentionConditional, M::None, M::None, false},
+    // One-sided communication: in reports of traces with RMA windows only. The findings read
+    // inclusive values, so Early Fence and Late Complete are part of their parents' findings.
+    {M::MpiRmaWaitAtFence, M::None, M::None, true},
+    {M::MpiRmaSyncLatePost, M::None, M::None, false},
+    {M::MpiRmaCommLatePost, M::None, M::None, false},
+    {M::MpiRmaEarlyWait, M::None, M::None, false},
+    {M::MpiRmaSyncLockCompetition, M::None, M::None, false},
+    {M::MpiRmaCommLockCompetition, M::None, M::None, false},
+    {M::MpiRmaWaitAtCreate, M::None, M::None, true},
+    {M::MpiRmaWaitAtFree, M::None, M::None, true},
 };
 
 /// The unique name of `id` as the report names it, nullptr for None.

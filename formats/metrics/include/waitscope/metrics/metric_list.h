@@ -157,7 +157,8 @@
     X(ImbalanceBelowSingularity, "imbalance_below_singularity", "Singularity", ImbalanceBelowBypass, Seconds, RootCause, "non-participation on call paths only one process visits") \
     WAITSCOPE_OPENMP_METRICS(X) \
     WAITSCOPE_ANALYZED_MPI_FILE_METRICS(X) \
-    WAITSCOPE_PTHREAD_METRICS(X)
+    WAITSCOPE_PTHREAD_METRICS(X) \
+    WAITSCOPE_ANALYZED_RMA_METRICS(X)
 
 // MPI file I/O (issue 26): Scalasca's counts of file reads and writes, by the call's region
 // (individual or collective, read or write). Written into a report only when the run did file
@@ -183,9 +184,11 @@
     X(PthreadConditional, "pthread_conditional", "Pthread Condition", PthreadSynchronization, Seconds, Measured, "time in condition variable calls") \
     X(PthreadLockContentionConditional, "pthread_lock_contention_conditional", "Pthread Condition Lock Contention", PthreadConditional, Seconds, WaitState, "time waiting in a condition wait until the condition is signalled and the mutex acquired again")
 
-// The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
-// documents, but does not compute (one-sided communication).
-#define WAITSCOPE_DOCUMENTED_METRICS(X) \
+// One-sided communication (issue 26, analyzer/core/src/rma_*.cpp): Scalasca's RMA wait states,
+// the active/passive split of one-sided synchronization time, the pair-wise synchronization
+// counts and the one-sided operation counts and bytes, from OTF2's RMA records. Written into a
+// report only when the trace defines RMA windows, so reports of other runs are unchanged.
+#define WAITSCOPE_ANALYZED_RMA_METRICS(X) \
     X(MpiRmaWaitAtCreate, "mpi_rma_wait_at_create", "Wait at Create", MpiMgmtWin, Seconds, WaitState, "time in window creation spent waiting for the last process of the group to start creating the window") \
     X(MpiRmaWaitAtFree, "mpi_rma_wait_at_free", "Wait at Free", MpiMgmtWin, Seconds, WaitState, "time in window release spent waiting for the last process of the group to start freeing the window") \
     X(MpiRmaSyncActive, "mpi_rma_sync_active", "Active Target", MpiRmaSynchronization, Seconds, Measured, "time in active-target one-sided synchronization, where both sides take part") \
@@ -196,10 +199,8 @@
     X(MpiRmaEarlyFence, "mpi_rma_early_fence", "Early Fence", MpiRmaWaitAtFence, Seconds, WaitState, "time in a fence waiting for outstanding one-sided transfers to finish") \
     X(MpiRmaSyncPassive, "mpi_rma_sync_passive", "Passive Target", MpiRmaSynchronization, Seconds, Measured, "time in passive-target synchronization (window locks)") \
     X(MpiRmaSyncLockCompetition, "mpi_rma_sync_lock_competition", "Lock Contention", MpiRmaSyncPassive, Seconds, WaitState, "time waiting to acquire a window lock that another process holds") \
-    X(MpiRmaSyncWaitForProgress, "mpi_rma_sync_wait_for_progress", "Wait for Progress", MpiRmaSyncPassive, Seconds, WaitState, "time waiting for a lock operation to make progress on the target") \
     X(MpiRmaCommLatePost, "mpi_rma_comm_late_post", "Late Post", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait because the target has not yet exposed its window") \
     X(MpiRmaCommLockCompetition, "mpi_rma_comm_lock_competition", "Lock Contention", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait for a window lock held by another process") \
-    X(MpiRmaCommWaitForProgress, "mpi_rma_comm_wait_for_progress", "Wait for Progress", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait for progress on the target") \
     X(SyncsRma, "syncs_rma", "One-sided", Syncs, Occurrences, Measured, "number of one-sided synchronization operations") \
     X(SyncsRmaActive, "syncs_rma_active", "Active target", SyncsRma, Occurrences, Measured, "number of active-target one-sided synchronizations") \
     X(SyncsRmaPassive, "syncs_rma_passive", "Passive target", SyncsRma, Occurrences, Measured, "number of passive-target one-sided synchronizations") \
@@ -212,6 +213,12 @@
     X(BytesRma, "bytes_rma", "One-sided", Bytes, Bytes, Measured, "bytes moved by one-sided operations") \
     X(BytesPut, "bytes_put", "Sent", BytesRma, Bytes, Measured, "bytes written to remote windows") \
     X(BytesGet, "bytes_get", "Received", BytesRma, Bytes, Measured, "bytes read from remote windows")
+
+// The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
+// documents, but does not compute (one-sided Wait for Progress: docs/fidelity.md says why).
+#define WAITSCOPE_DOCUMENTED_METRICS(X) \
+    X(MpiRmaSyncWaitForProgress, "mpi_rma_sync_wait_for_progress", "Wait for Progress", MpiRmaSyncPassive, Seconds, WaitState, "time waiting for a lock operation to make progress on the target") \
+    X(MpiRmaCommWaitForProgress, "mpi_rma_comm_wait_for_progress", "Wait for Progress", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait for progress on the target")
 // clang-format on
 
 // X(id, unique name, display name, value type, unit, description)

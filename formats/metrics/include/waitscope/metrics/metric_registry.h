@@ -61,10 +61,11 @@ enum class Block : std::uint8_t {
     OpenMp,    ///< WAITSCOPE_OPENMP_METRICS: only when the trace defines OpenMP regions
     MpiFileIo, ///< WAITSCOPE_ANALYZED_MPI_FILE_METRICS: only when the run read or wrote MPI files
     Pthread,   ///< WAITSCOPE_PTHREAD_METRICS: only when the trace defines pthread regions
+    Rma,       ///< WAITSCOPE_ANALYZED_RMA_METRICS: only when the trace defines RMA windows
 };
 
 /// Number of blocks.
-inline constexpr std::size_t kBlockCount = 4;
+inline constexpr std::size_t kBlockCount = 5;
 
 /// The block `id` belongs to.
 constexpr Block metricBlock(MetricId id) noexcept {
@@ -76,6 +77,8 @@ constexpr Block metricBlock(MetricId id) noexcept {
         return Block::MpiFileIo;
         WAITSCOPE_PTHREAD_METRICS(WAITSCOPE_METRIC_CASE)
         return Block::Pthread;
+        WAITSCOPE_ANALYZED_RMA_METRICS(WAITSCOPE_METRIC_CASE)
+        return Block::Rma;
 #undef WAITSCOPE_METRIC_CASE
     default:
         return Block::Always;

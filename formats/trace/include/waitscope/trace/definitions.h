@@ -62,6 +62,9 @@ struct Group {
     GroupKind kind = GroupKind::Other;
     Paradigm paradigm = Paradigm::Unknown;
     std::vector<uint64_t> members;
+    /// For an MPI CommGroup, the world rank of each member (resolved with the communicators);
+    /// empty otherwise.
+    std::vector<uint32_t> worldRanks;
 };
 
 /// A communicator definition; `worldRanks` maps each communicator rank to a world rank
@@ -72,6 +75,13 @@ struct Communicator {
     uint32_t parent = kUndefined;
     bool isSelf = false;
     std::vector<uint32_t> worldRanks;
+};
+
+/// A one-sided communication window (OTF2 RmaWin): its name and the communicator it was
+/// created on (kUndefined when the trace does not say).
+struct RmaWindow {
+    std::string name;
+    uint32_t comm = kUndefined;
 };
 
 /// A calling-context definition (sampling traces).
@@ -99,6 +109,7 @@ public:
     std::vector<Communicator> communicators;
     std::vector<CallingContext> callingContexts;
     ClockProperties clock;
+    std::vector<RmaWindow> rmaWindows;
 
     /// The region of a program named by string `programName` (a ProgramBegin record): the region
     /// whose name or canonical name is that string, else the reference regions.size() + string.
@@ -107,6 +118,10 @@ public:
     /// (a self communicator's only member is the caller); kUndefined when the communicator or
     /// the member is unknown. The one rule for the analysis, the export and the timeline.
     uint32_t worldRank(uint32_t comm, uint32_t commRank, uint32_t self) const;
+    /// The communicator of window `window`, or kUndefined when the window is unknown.
+    uint32_t windowComm(uint32_t window) const {
+        return window < rmaWindows.size() ? rmaWindows[window].comm : kUndefined;
+    }
     /// Number of MPI ranks (process location groups).
     uint32_t rankCount() const;
     /// The location that holds the events of `rank` (its first location), or nullptr.

@@ -29,7 +29,32 @@ enum class EventKind : uint8_t {
     CallingContextLeave,
     CallingContextSample,
     BufferFlush,
+    // One-sided communication (OTF2's RMA records as Score-P writes them for MPI windows); the
+    // payload is an RmaRecord.
+    RmaWinCreate,
+    RmaWinDestroy,
+    RmaCollectiveBegin,
+    RmaCollectiveEnd,
+    RmaGroupSync,
+    RmaRequestLock,
+    RmaAcquireLock,
+    RmaTryLock,
+    RmaReleaseLock,
+    RmaSync,
+    RmaWaitChange,
+    RmaPut,
+    RmaGet,
+    RmaAtomic,
+    RmaOpCompleteBlocking,
+    RmaOpCompleteNonBlocking,
+    RmaOpTest,
+    RmaOpCompleteRemote,
 };
+
+/// Whether `kind` is one of the one-sided (RMA) records, which carry an RmaRecord.
+inline bool isRmaEvent(EventKind kind) {
+    return kind >= EventKind::RmaWinCreate && kind <= EventKind::RmaOpCompleteRemote;
+}
 
 /// Payload of a point-to-point event; `partner` is the rank within `comm`.
 /// Request-only events (IsendComplete, IrecvRequest, Test, Cancelled) use only `request`.
@@ -78,6 +103,27 @@ struct CollectiveRecord {
     CollectiveOp op = CollectiveOp::Other;
 };
 
+/// Payload of a one-sided (RMA) record. Which fields an event uses:
+///   RmaCollectiveEnd   window, op (the collective), level, remote (root), sent, received
+///   RmaGroupSync       window, level, remote (the group's definition)
+///   Rma*Lock           window, remote (target rank in the window's communicator, or
+///                      kUndefined for all targets), id (lock id), exclusive (not ReleaseLock)
+///   RmaSync            window, remote, level (the OTF2_RmaSyncType)
+///   RmaPut, RmaGet     window, remote, sent (put) or received (get), id (matching id)
+///   RmaAtomic          window, remote, level (the OTF2_RmaAtomicType), sent, received, id
+///   RmaOpComplete*, RmaOpTest  window, id (matching id)
+///   RmaWinCreate, RmaWinDestroy, RmaWaitChange  window
+struct RmaRecord {
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    uint64_t id = 0;
+    uint32_t window = 0;
+    uint32_t remote = 0;
+    uint32_t level = 0;
+    CollectiveOp op = CollectiveOp::Other;
+    bool exclusive = false;
+};
+
 /// Events of one location in timestamp order, stored compactly: an event costs 9 bytes (kind,
 /// a 32-bit time offset from its block's first time, a reference), a blocking message 16 more,
 /// a nonblocking one 24, a request-only event 8. Timestamps that do not fit their block's
@@ -95,6 +141,11 @@ public:
     void appendMessage(EventKind kind, uint64_t time, const MessageRecord& message);
     /// Appends a collective end event and its payload.
     void appendCollective(uint64_t time, const CollectiveRecord& collective);
+    /// Appends a one-sided (RMA) event and its payload.
+    void appendRma(EventKind kind, uint64_t time, const RmaRecord& rma) {
+        append(kind, time, static_cast<uint32_t>(m_rma.size()));
+        m_rma.push_back(rma);
+    }
 
     size_t size() const { return m_kinds.size(); }
     EventKind kind(size_t i) const { return m_kinds[i]; }
@@ -109,6 +160,8 @@ public:
     /// The payload of a point-to-point or request event (fields the event does not carry are 0).
     MessageRecord message(size_t i) const;
     const CollectiveRecord& collective(size_t i) const { return m_collectives[m_refs[i]]; }
+    /// The payload of a one-sided event (isRmaEvent()).
+    const RmaRecord& rma(size_t i) const { return m_rma[m_refs[i]]; }
 
     /// Events read from the archive that are not stored (communicator creation, metrics, ...).
     uint64_t skippedEvents() const { return m_skipped; }
@@ -219,6 +272,7 @@ private:
     /// kind of message, each sorted by index.
     std::vector<std::pair<uint32_t, uint64_t>> m_longLengths[2];
     std::vector<CollectiveRecord> m_collectives;
+    std::vector<RmaRecord> m_rma;
     uint64_t m_skipped = 0;
     uint64_t m_nonMonotonic = 0;
 };
