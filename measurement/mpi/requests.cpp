@@ -1,6 +1,7 @@
 // Request tracking and the records written when requests start and complete.
 #include "requests.h"
 
+#include "communicators.h"
 #include "waitscope/measure/handle_map.h"
 
 namespace waitscope::measure::mpi {
@@ -18,7 +19,7 @@ HandleMap<RequestInfo>& requests() {
 
 void recordMessage(std::uint64_t time, EventKind kind, std::uint32_t peer, std::uint32_t comm,
                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t id) {
-    std::uint64_t* x = appendRecord(time, kind, peer);
+    std::uint64_t* x = appendRecord(time, kind, tracePeer(comm, static_cast<int>(peer)));
     x[0] = packPair(comm, tag);
     x[1] = bytes;
     x[2] = id;
@@ -85,6 +86,10 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
             x[3] = info->id;
             break;
         }
+        case RequestInfo::kCommIdup:
+            appendRecord(time, EventKind::CommCreate,
+                         defineIdupComm(info->created, info->createdKey, info->parentKey));
+            break;
         }
     }
     if (info->persistent)
@@ -106,6 +111,8 @@ void recordStart(MPI_Request request, std::uint64_t time) noexcept {
     if (info->kind == RequestInfo::kSend)
         recordMessage(time, EventKind::MpiIsend, info->peer, info->comm, info->tag, info->bytes,
                       info->id);
+    else if (info->kind == RequestInfo::kCollective)
+        appendRecord(time, EventKind::NbCollRequest, 0)[0] = info->id;
     else
         appendRecord(time, EventKind::MpiIrecvRequest, 0)[0] = info->id;
 }
