@@ -48,6 +48,28 @@ std::vector<std::uint32_t> worldRanks(MPI_Comm comm) {
     return {global.begin(), global.end()};
 }
 
+/// An identity for the next communicator made from the one identified by `parentKey`, agreed
+/// without communication: every member of the parent makes its communicators from it in the
+/// same order. The parent's creator and a hash of the parent's identity and the number of the
+/// child, with the high bit set, so that it never meets the numbers agreed by broadcast (a
+/// collision needs the same creator and the same 31 bits).
+CommKey derivedKey(CommKey parentKey) {
+    static HandleMap<std::uint32_t>* children = nullptr;
+    if (!children)
+        children = new HandleMap<std::uint32_t>();
+    std::uint32_t* count = children->find(parentKey);
+    if (!count)
+        count = &children->insert(parentKey, 0);
+    const std::uint64_t number = (*count)++;
+    // splitmix64 of the parent's identity and the child's number.
+    std::uint64_t z = parentKey + 0x9e3779b97f4a7c15ull * (number + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return makeCommKey(static_cast<std::uint32_t>(parentKey >> 32),
+                       0x80000000u | static_cast<std::uint32_t>(z & 0x7fffffffu));
+}
+
 /// The world ranks of an intercommunicator's remote group, in remote-rank order.
 std::vector<std::uint32_t> remoteWorldRanks(MPI_Comm comm) {
     MPI_Group group, world;
@@ -73,7 +95,7 @@ constexpr int kInterKeyTag = 4711;
 /// message on it names its partner's place there (tracePeer). Its identity is the first
 /// group's: each group agrees on one in its local communicator `local` (`key`), the leaders
 /// swap them over the intercommunicator, and each leader broadcasts the first group's.
-CommInfo describeInter(MPI_Comm comm, MPI_Comm local, CommDefinition& def) {
+CommInfo describeInter(MPI_Comm comm, MPI_Comm local, bool agreed, CommDefinition& def) {
     const std::vector<std::uint32_t> mine = worldRanks(comm);
     const std::vector<std::uint32_t> theirs = remoteWorldRanks(comm);
     const bool first = mine.empty() || theirs.empty() || mine.front() < theirs.front();
@@ -99,7 +121,8 @@ CommInfo describeInter(MPI_Comm comm, MPI_Comm local, CommDefinition& def) {
     info.inter = true;
     info.size = static_cast<int>(def.members.size());
     info.rank = (first ? 0 : static_cast<int>(theirs.size())) + localRank;
-    def.describes = info.rank == 0;
+    // Without an agreed identity the identity is this rank's own: it describes it itself.
+    def.describes = !agreed || info.rank == 0;
     if (!def.describes)
         def.members.clear();
     const int remoteOffset = first ? static_cast<int>(mine.size()) : 0;
@@ -160,8 +183,11 @@ void CommCreate::finish(int rc) noexcept {
         int agreeInter = 0;
         if (agree != MPI_COMM_NULL)
             PMPI_Comm_test_inter(agree, &agreeInter);
-        if (agreeInter)
-            agree = MPI_COMM_NULL; // a broadcast there would need MPI_ROOT: not agreed
+        // Made from an intercommunicator (dup, split, create of one): a broadcast there would need
+        // MPI_ROOT; its identity is derived from the parent's, which both groups share.
+        const bool derived = agreeInter != 0;
+        if (derived)
+            agree = MPI_COMM_NULL;
         CommDefinition def;
         if (agree != MPI_COMM_NULL) {
             int rank = 0;
@@ -172,6 +198,9 @@ void CommCreate::finish(int rc) noexcept {
             PMPI_Bcast(&key, 1, MPI_UNSIGNED_LONG_LONG, 0, agree);
             def.key = key;
             def.describes = rank == 0;
+        } else if (derived) {
+            def.key = derivedKey(commKey(m_keyComm));
+            def.describes = true;
         } else {
             // No communicator to agree on: a rank-private identity (still a valid definition).
             def.key = makeCommKey(static_cast<std::uint32_t>(worldRank()), g_created++);
@@ -182,7 +211,8 @@ void CommCreate::finish(int rc) noexcept {
         if (parent.id < definitions().comms().size())
             def.parent = definitions().comms()[parent.id].key;
         if (inter) {
-            const CommInfo info = describeInter(comm, agree, def);
+            const CommInfo info =
+                describeInter(comm, agree, agree != MPI_COMM_NULL || derived, def);
             id = info.id;
             comms().insert(handleKey(comm), info);
         } else {
@@ -209,31 +239,20 @@ CommKey commKey(MPI_Comm comm) noexcept {
 }
 
 CommKey idupKey(MPI_Comm parent) noexcept {
-    // The dups started so far per parent identity; a rank sees only its own parents, which is
-    // all it needs: the members of a parent count its dups alike.
-    static HandleMap<std::uint32_t>* dups = nullptr;
-    if (!dups)
-        dups = new HandleMap<std::uint32_t>();
-    const CommKey parentKey = commKey(parent);
-    std::uint32_t* count = dups->find(parentKey);
-    if (!count)
-        count = &dups->insert(parentKey, 0);
-    const std::uint64_t number = (*count)++;
-    // splitmix64 of the parent's identity and the number: a collision needs the same rank 0
-    // and the same 31 bits.
-    std::uint64_t z = parentKey + 0x9e3779b97f4a7c15ull * (number + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    const std::vector<std::uint32_t> ranks = worldRanks(parent);
-    return makeCommKey(ranks.empty() ? 0 : ranks.front(),
-                       0x80000000u | static_cast<std::uint32_t>(z & 0x7fffffffu));
+    return derivedKey(commKey(parent));
 }
 
 std::uint32_t defineIdupComm(MPI_Comm created, CommKey key, CommKey parentKey) noexcept {
     CommDefinition def;
     def.key = key;
     def.parent = parentKey;
+    int inter = 0;
+    PMPI_Comm_test_inter(created, &inter);
+    if (inter) {
+        const CommInfo info = describeInter(created, MPI_COMM_NULL, true, def);
+        comms().insert(handleKey(created), info);
+        return info.id;
+    }
     int rank = 0;
     PMPI_Comm_rank(created, &rank);
     def.describes = rank == 0;

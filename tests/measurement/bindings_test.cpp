@@ -4,6 +4,7 @@
 #include "trace_text.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -50,6 +51,28 @@ std::map<std::tuple<std::string, std::string, int>, double> analyze(const std::s
         values[{metric, path, std::stoi(rank)}] += std::stod(value);
     }
     return values;
+}
+
+using Values = std::map<std::tuple<std::string, std::string, int>, double>;
+
+/// The analysis of `dir`/exp, or, when a wait `waitOf(values, rank)` of ranks 1 and 3 is off
+/// `seconds` by more than 10 %, of one more run of `program` in `dir`/again: 4 ranks that
+/// busy-wait on 2 cores beside other work can be descheduled between their computation and
+/// their send, which stretches the wait (examples_end_to_end.py measures once more alike).
+template <class WaitOf>
+Values analyzeOnceMore(const std::string& dir, const std::string& program, const std::string& args,
+                       double seconds, WaitOf waitOf) {
+    Values values = analyze(dir + "/exp");
+    bool off = false;
+    for (int rank : {1, 3})
+        off = off || std::abs(waitOf(values, rank) - seconds) > 0.1 * seconds;
+    if (!off)
+        return values;
+    WARN("a wait is off by more than 10 %: measuring once more");
+    CommandResult again = measure(dir + "/again", program, args);
+    INFO(again.output);
+    REQUIRE(again.exitCode == 0);
+    return analyze(dir + "/again/exp");
 }
 
 /// The wait-state metrics of MPI point-to-point and collective communication.
@@ -111,11 +134,14 @@ TEST_CASE("an mpi_f08 program is recorded like its C twin and its Late Sender is
     }
 
     // 5 x 400 ms on each odd rank, on the call path of the receive (as in expected.txt).
-    auto values = analyze(dir + "/f08/exp");
+    auto waitOf = [](Values& values, int rank) {
+        return values[{"mpi_latesender", "main/MAIN__/receive_block_/MPI_Recv", rank}];
+    };
+    Values values =
+        analyzeOnceMore(dir + "/f08", WAITSCOPE_TEST_EXAMPLE_F08_LATE_SENDER, "5 400", 2.0, waitOf);
     for (int rank : {1, 3}) {
         INFO("rank " << rank);
-        const double wait = values[{"mpi_latesender", "main/MAIN__/receive_block_/MPI_Recv", rank}];
-        CHECK(wait == Approx(2.0).epsilon(0.10));
+        CHECK(waitOf(values, rank) == Approx(2.0).epsilon(0.10));
     }
     for (int rank : {0, 2}) {
         double anywhere = 0;
@@ -142,9 +168,13 @@ TEST_CASE("nonblocking, neighbourhood and persistent collectives and MPI_Comm_id
     const std::map<std::string, int> calls = {
         {"MPI_Ireduce_scatter", 1},
         {"MPI_Ialltoallw", 1},
-        {"MPI_Comm_idup", 1},
+        {"MPI_Comm_idup", 2},
         {"MPI_Cart_create", 1},
-        {"MPI_Comm_free", 2},
+        {"MPI_Comm_free", 6},
+        {"MPI_Comm_split", 1},
+        {"MPI_Intercomm_create", 1},
+        {"MPI_Comm_dup", 1},
+        {"MPI_Sendrecv", 2},
         {"MPI_Barrier", 1},
         {"MPI_Neighbor_allgather", 1},
         {"MPI_Neighbor_allgatherv", 1},
@@ -161,8 +191,8 @@ TEST_CASE("nonblocking, neighbourhood and persistent collectives and MPI_Comm_id
         {"MPIX_Barrier_init", 1},
         {"MPIX_Neighbor_alltoall_init", 1},
         {"MPI_Start", 7},
-        // 2 nonblocking collectives, the idup, 3 + 2 + 2 persistent starts.
-        {"MPI_Wait", 10},
+        // 2 nonblocking collectives, the idups, 3 + 2 + 2 persistent starts.
+        {"MPI_Wait", 11},
         {"MPI_Request_free", 3},
         {"MPI_Comm_get_name", 0}};
     for (int rank = 0; rank < 4; ++rank) {
@@ -177,11 +207,11 @@ TEST_CASE("nonblocking, neighbourhood and persistent collectives and MPI_Comm_id
         // Only the blocking barrier on the dup and the creations/frees are collectives.
         CHECK(perRank(events, "MPI_COLLECTIVE_BEGIN", rank) ==
               perRank(events, "MPI_COLLECTIVE_END", rank));
-        // World and self at the start, the idup's communicator at its completing MPI_Wait, the
-        // ring in its call.
-        CHECK(perRank(events, "COMM_CREATE", rank) == 4);
-        CHECK(perRank(events, "MPI_SEND", rank) == (rank % 2 == 0 ? 1 : 0));
-        CHECK(perRank(events, "MPI_RECV", rank) == (rank % 2 == 0 ? 0 : 1));
+        // World and self at the start, each idup's communicator at its completing MPI_Wait, the
+        // ring, the half, the intercommunicator and its dup in their calls.
+        CHECK(perRank(events, "COMM_CREATE", rank) == 8);
+        CHECK(perRank(events, "MPI_SEND", rank) == (rank % 2 == 0 ? 3 : 2));
+        CHECK(perRank(events, "MPI_RECV", rank) == (rank % 2 == 0 ? 2 : 3));
         CHECK(perRank(events, "ENTER", rank) == perRank(events, "LEAVE", rank));
     }
     // Bytes of the nonblocking collectives: one int to and from every rank.
@@ -202,25 +232,35 @@ TEST_CASE("nonblocking, neighbourhood and persistent collectives and MPI_Comm_id
     }
     CHECK(measurement["unrecorded.MPI_Comm_get_name"] == "8");
     CHECK(measurement["unrecorded.MPI_Comm_get_name.ranks"] == "4");
-    // World, self, the dup and the ring, each defined once; both new ones children of the world.
+    // World, self, the dup, the ring, the two halves, the intercommunicator, its dup and its
+    // idup: each defined once, as all ranks agree on each.
     const std::vector<std::string> comms = readDefinitions(exp + "/traces.otf2", "COMM");
-    REQUIRE(comms.size() == 4);
-    for (size_t i = 2; i < comms.size(); ++i) {
-        INFO(comms[i]);
-        CHECK(comms[i].find("Parent: \"MPI_COMM_WORLD\"") != std::string::npos);
-    }
+    CHECK(comms.size() == 9);
+    // Every message, on the idup, the intercommunicator's dup and idup, is with rank ^ 1.
+    for (const TraceEvent& e : events)
+        if (e.name == "MPI_SEND" || e.name == "MPI_RECV") {
+            INFO(e.name << " on " << e.location << ": " << e.attributes);
+            const std::string key = e.name == "MPI_SEND" ? "Receiver: " : "Sender: ";
+            const size_t at = e.attributes.find(key);
+            REQUIRE(at != std::string::npos);
+            CHECK(e.attributes.substr(at, e.attributes.find(')', at) - at)
+                      .find("<" + std::to_string(e.location ^ 1) + ">") != std::string::npos);
+        }
 
     // The Late Sender on the dup: 300 ms on each odd rank, in the receive.
-    auto values = analyze(exp);
-    for (int rank : {1, 3}) {
-        INFO("rank " << rank);
+    auto waitOf = [](const Values& values, int rank) {
         double wait = 0;
         for (const auto& [key, value] : values)
             if (std::get<0>(key) == "mpi_latesender" && std::get<2>(key) == rank &&
                 std::get<1>(key).size() >= 8 &&
                 std::get<1>(key).compare(std::get<1>(key).size() - 8, 8, "MPI_Recv") == 0)
                 wait += value;
-        CHECK(wait == Approx(0.3).epsilon(0.10));
+        return wait;
+    };
+    Values values = analyzeOnceMore(dir, WAITSCOPE_TEST_MPI3_MPI4_CALLS, "300", 0.3, waitOf);
+    for (int rank : {1, 3}) {
+        INFO("rank " << rank);
+        CHECK(waitOf(values, rank) == Approx(0.3).epsilon(0.10));
     }
     // No wait state in the neighbourhood or persistent collectives: their records say no more
     // than the calls' time (nonblocking collectives are not searched, as in Scalasca 2.6).
@@ -293,11 +333,14 @@ TEST_CASE("an intercommunicator is defined with both groups, its messages are ma
     for (int rank = 0; rank < 4; ++rank)
         CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
 
-    auto values = analyze(exp);
+    auto waitOf = [](Values& values, int rank) {
+        return values[{"mpi_latesender", "main/receive_from_other_half/MPI_Recv", rank}];
+    };
+    Values values =
+        analyzeOnceMore(dir, WAITSCOPE_TEST_EXAMPLE_INTERCOMM_LATE_SENDER, "5 400", 2.0, waitOf);
     for (int rank : {1, 3}) {
         INFO("rank " << rank);
-        CHECK(values[{"mpi_latesender", "main/receive_from_other_half/MPI_Recv", rank}] ==
-              Approx(2.0).epsilon(0.10));
+        CHECK(waitOf(values, rank) == Approx(2.0).epsilon(0.10));
     }
     for (int rank : {0, 2}) {
         double anywhere = 0;
@@ -305,6 +348,52 @@ TEST_CASE("an intercommunicator is defined with both groups, its messages are ma
             if (std::get<0>(key) == "mpi_latesender" && std::get<2>(key) == rank)
                 anywhere += value;
         CHECK(anywhere < 0.05);
+    }
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_MPI_PYTHON
+TEST_CASE("mpi4py's idup, neighbourhood, nonblocking and intercommunicator calls are recorded "
+          "exactly",
+          "[mpi][python]") {
+    const std::string dir = freshDirectory("bindings_mpi4py");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_MPI_PYTHON,
+                                std::string("'") + WAITSCOPE_TEST_MPI4PY_CALLS + "'");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("mpi4py_calls ok") != std::string::npos);
+    const std::string exp = dir + "/exp";
+    const std::vector<TraceEvent> events = readEvents(exp + "/traces.otf2");
+    REQUIRE(!events.empty());
+    const std::map<std::string, int> calls = {
+        {"MPI_Comm_idup", 1},           {"MPI_Cart_create", 1},     {"MPI_Neighbor_alltoall", 1},
+        {"MPI_Ineighbor_allgather", 1}, {"MPI_Ireduce_scatter", 1}, {"MPI_Ialltoallw", 1},
+        {"MPI_Intercomm_create", 1},    {"MPI_Barrier", 1},         {"MPI_Wait", 4}};
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        for (const auto& [function, n] : calls) {
+            INFO(function);
+            CHECK(perRank(events, "ENTER", rank, function) == n);
+        }
+        const bool even = rank % 2 == 0;
+        CHECK(perRank(events, "MPI_SEND", rank) == (even ? 2 : 0));
+        CHECK(perRank(events, "MPI_RECV", rank) == (even ? 0 : 2));
+        CHECK(perRank(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", rank) == 2);
+    }
+    // Both messages (on the dup and on the intercommunicator) go to the odd partner.
+    for (const TraceEvent& e : events)
+        if (e.name == "MPI_RECV") {
+            INFO(e.attributes);
+            const size_t at = e.attributes.find("Sender: ");
+            REQUIRE(at != std::string::npos);
+            CHECK(e.attributes.substr(at, e.attributes.find(')', at) - at)
+                      .find("<" + std::to_string(e.location ^ 1) + ">") != std::string::npos);
+        }
+    auto measurement = readKeyValues(exp + "/waitscope.measurement");
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
+        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
     }
 }
 #endif

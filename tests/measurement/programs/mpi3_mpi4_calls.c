@@ -14,6 +14,9 @@
  *   persistent   MPIX_Allreduce_init 1 started 3 times, MPIX_Barrier_init 1 started 2 times,
  *                MPIX_Neighbor_alltoall_init 1 started 2 times (each start completed by
  *                MPI_Wait), MPI_Request_free 3
+ *   inter        MPI_Comm_split 1 (even and odd ranks), MPI_Intercomm_create 1, then
+ *                MPI_Comm_dup 1 and MPI_Comm_idup 1 (MPI_Wait) of the intercommunicator, an
+ *                MPI_Sendrecv 1 with the partner (rank ^ 1) on each, MPI_Comm_free 4
  *   unrecorded   MPI_Comm_get_name 2
  *
  * Usage: measure_mpi3_mpi4_calls [DELAY_MS]   (default 300)
@@ -133,6 +136,27 @@ int main(int argc, char** argv) {
     MPI_Request_free(&barrier);
     MPI_Request_free(&exchange);
     MPI_Comm_free(&ring);
+
+    /* Intercommunicators made from an intercommunicator: their identities are derived. */
+    MPI_Comm half, inter, inter_dup, inter_idup;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 8, &inter);
+    MPI_Comm_dup(inter, &inter_dup);
+    MPI_Comm_idup(inter, &inter_idup, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    int local = 0, token = rank, back = -1;
+    MPI_Comm_rank(half, &local);
+    MPI_Sendrecv(&token, 1, MPI_INT, local, 3, &back, 1, MPI_INT, local, 3, inter_dup,
+                 MPI_STATUS_IGNORE);
+    errors += check(back == (rank ^ 1), "MPI_Sendrecv on a dup of an intercommunicator");
+    back = -1;
+    MPI_Sendrecv(&token, 1, MPI_INT, local, 4, &back, 1, MPI_INT, local, 4, inter_idup,
+                 MPI_STATUS_IGNORE);
+    errors += check(back == (rank ^ 1), "MPI_Sendrecv on an idup of an intercommunicator");
+    MPI_Comm_free(&inter_idup);
+    MPI_Comm_free(&inter_dup);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
 
     /* Calls without a wrapper: counted by name. */
     char name[MPI_MAX_OBJECT_NAME];
