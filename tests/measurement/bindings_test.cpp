@@ -397,3 +397,33 @@ TEST_CASE("mpi4py's idup, neighbourhood, nonblocking and intercommunicator calls
     }
 }
 #endif
+
+#ifdef WAITSCOPE_TEST_F08_COMPLETION
+TEST_CASE("mpi_f08's MPI_Waitany, MPI_Waitsome, MPI_Testany and MPI_Testsome return Fortran "
+          "indices and record their completions",
+          "[mpi][f08]") {
+    const std::string dir = freshDirectory("bindings_f08_completion");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_F08_COMPLETION);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    // The program checks every index it gets against its requests.
+    CHECK(run.output.find("f08_completion ok") != std::string::npos);
+    const std::vector<TraceEvent> events = readEvents(dir + "/exp/traces.otf2");
+    REQUIRE(!events.empty());
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        CHECK(perRank(events, "ENTER", rank, "MPI_Irecv") == 8);
+        CHECK(perRank(events, "ENTER", rank, "MPI_Isend") == 8);
+        // One call per completed request (the polls that complete nothing are not recorded).
+        CHECK(perRank(events, "ENTER", rank, "MPI_Waitany") == 4);
+        CHECK(perRank(events, "ENTER", rank, "MPI_Testany") == 4);
+        CHECK(perRank(events, "ENTER", rank, "MPI_Waitsome") >= 1);
+        CHECK(perRank(events, "ENTER", rank, "MPI_Testsome") >= 1);
+        // Every receive completes with its message. (Open MPI hands out one shared, already
+        // completed request for eager sends, so two pending sends can have the same handle and
+        // only one of their completions is recorded: not checked here.)
+        CHECK(perRank(events, "MPI_IRECV", rank) == 8);
+        CHECK(perRank(events, "MPI_IRECV_REQUEST", rank) == 8);
+    }
+}
+#endif
