@@ -10,6 +10,30 @@ namespace {
 
 HandleMap<RequestInfo>* g_requests = nullptr;
 std::uint64_t g_nextId = 1;
+// Open MPI hands out one shared, already completed request object for eager sends, so several
+// pending requests can have the same handle: the map holds the first, these the others (with
+// their handle), each taking its place when the one before completes. Empty in most programs.
+std::vector<std::pair<std::uint64_t, RequestInfo>>* g_sameHandle = nullptr;
+
+#ifdef OPEN_MPI
+} // namespace
+} // namespace waitscope::measure::mpi
+// Open MPI's shared completed request; weak, so that the library loads without it.
+extern "C" char ompi_request_empty[] __attribute__((weak));
+namespace waitscope::measure::mpi {
+namespace {
+#endif
+
+/// Whether `request` is a handle several pending requests can share.
+bool sharedHandle(MPI_Request request) {
+#ifdef OPEN_MPI
+    return ompi_request_empty != nullptr &&
+           static_cast<void*>(request) == static_cast<void*>(ompi_request_empty);
+#else
+    (void)request;
+    return false;
+#endif
+}
 
 HandleMap<RequestInfo>& requests() {
     if (!g_requests)
@@ -32,7 +56,15 @@ std::uint64_t nextRequestId() noexcept {
 }
 
 RequestInfo& trackRequest(MPI_Request request, const RequestInfo& info) {
-    return requests().insert(handleKey(request), info);
+    const std::uint64_t key = handleKey(request);
+    if (RequestInfo* pending = sharedHandle(request) ? requests().find(key) : nullptr;
+        pending && pending->active && !pending->persistent && !info.persistent) {
+        if (!g_sameHandle)
+            g_sameHandle = new std::vector<std::pair<std::uint64_t, RequestInfo>>();
+        g_sameHandle->emplace_back(key, info);
+        return g_sameHandle->back().second;
+    }
+    return requests().insert(key, info);
 }
 
 RequestInfo* findRequest(MPI_Request request) noexcept {
@@ -40,8 +72,18 @@ RequestInfo* findRequest(MPI_Request request) noexcept {
 }
 
 void forgetRequest(MPI_Request request) noexcept {
-    if (g_requests)
-        g_requests->erase(handleKey(request));
+    if (!g_requests)
+        return;
+    const std::uint64_t key = handleKey(request);
+    if (g_sameHandle)
+        for (auto it = g_sameHandle->begin(); it != g_sameHandle->end(); ++it)
+            if (it->first == key) {
+                // The next request of the same handle takes the completed one's place.
+                g_requests->insert(key, it->second);
+                g_sameHandle->erase(it);
+                return;
+            }
+    g_requests->erase(key);
 }
 
 void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept {

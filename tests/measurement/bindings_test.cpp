@@ -55,24 +55,29 @@ std::map<std::tuple<std::string, std::string, int>, double> analyze(const std::s
 
 using Values = std::map<std::tuple<std::string, std::string, int>, double>;
 
-/// The analysis of `dir`/exp, or, when a wait `waitOf(values, rank)` of ranks 1 and 3 is off
-/// `seconds` by more than 10 %, of one more run of `program` in `dir`/again: 4 ranks that
-/// busy-wait on 2 cores beside other work can be descheduled between their computation and
-/// their send, which stretches the wait (examples_end_to_end.py measures once more alike).
+/// The analysis of `dir`/exp, or, while a wait `waitOf(values, rank)` of ranks 1 and 3 is off
+/// `seconds` by more than 10 %, of up to two more runs of `program` (in `dir`/again1, again2):
+/// 4 ranks that busy-wait on 2 cores beside other work can be descheduled between their
+/// computation and their send, which stretches the wait (examples_end_to_end.py measures once
+/// more alike).
 template <class WaitOf>
 Values analyzeOnceMore(const std::string& dir, const std::string& program, const std::string& args,
                        double seconds, WaitOf waitOf) {
     Values values = analyze(dir + "/exp");
-    bool off = false;
-    for (int rank : {1, 3})
-        off = off || std::abs(waitOf(values, rank) - seconds) > 0.1 * seconds;
-    if (!off)
-        return values;
-    WARN("a wait is off by more than 10 %: measuring once more");
-    CommandResult again = measure(dir + "/again", program, args);
-    INFO(again.output);
-    REQUIRE(again.exitCode == 0);
-    return analyze(dir + "/again/exp");
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+        bool off = false;
+        for (int rank : {1, 3})
+            off = off || std::abs(waitOf(values, rank) - seconds) > 0.1 * seconds;
+        if (!off)
+            break;
+        WARN("a wait is off by more than 10 %: measuring once more");
+        const std::string again = dir + "/again" + std::to_string(attempt);
+        CommandResult run = measure(again, program, args);
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+        values = analyze(again + "/exp");
+    }
+    return values;
 }
 
 /// The wait-state metrics of MPI point-to-point and collective communication.
@@ -400,7 +405,7 @@ TEST_CASE("mpi4py's idup, neighbourhood, nonblocking and intercommunicator calls
 
 #ifdef WAITSCOPE_TEST_F08_COMPLETION
 TEST_CASE("mpi_f08's MPI_Waitany, MPI_Waitsome, MPI_Testany and MPI_Testsome return Fortran "
-          "indices and record their completions",
+          "indices and record every completion, also of sends sharing one request handle",
           "[mpi][f08]") {
     const std::string dir = freshDirectory("bindings_f08_completion");
     CommandResult run = measure(dir, WAITSCOPE_TEST_F08_COMPLETION);
@@ -419,11 +424,15 @@ TEST_CASE("mpi_f08's MPI_Waitany, MPI_Waitsome, MPI_Testany and MPI_Testsome ret
         CHECK(perRank(events, "ENTER", rank, "MPI_Testany") == 4);
         CHECK(perRank(events, "ENTER", rank, "MPI_Waitsome") >= 1);
         CHECK(perRank(events, "ENTER", rank, "MPI_Testsome") >= 1);
-        // Every receive completes with its message. (Open MPI hands out one shared, already
-        // completed request for eager sends, so two pending sends can have the same handle and
-        // only one of their completions is recorded: not checked here.)
+        // Every receive completes with its message, every send is completed, also when Open MPI
+        // gave two pending eager sends its one shared completed request.
         CHECK(perRank(events, "MPI_IRECV", rank) == 8);
         CHECK(perRank(events, "MPI_IRECV_REQUEST", rank) == 8);
+        CHECK(perRank(events, "MPI_ISEND", rank) == 8);
+        CHECK(perRank(events, "MPI_ISEND_COMPLETE", rank) == 8);
     }
+    auto measurement = readKeyValues(dir + "/exp/waitscope.measurement");
+    for (int rank = 0; rank < 4; ++rank)
+        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
 }
 #endif
