@@ -22,12 +22,20 @@ public:
         if (!m_active)
             return;
         enter();
-        appendRecord(m_enter, EventKind::MpiCollectiveBegin, 0);
+        // A rooted collective on an intercommunicator (MPI_ROOT, MPI_PROC_NULL or a remote
+        // root): its members name the root differently; recorded as Enter/Leave only.
+        m_rootedInter = root != -1 && commInfo(comm).inter;
+        if (!m_rootedInter)
+            appendRecord(m_enter, EventKind::MpiCollectiveBegin, 0);
     }
     void finish(int) noexcept {
         if (!m_active)
             return;
         std::uint64_t t = now();
+        if (m_rootedInter) {
+            leave(t);
+            return;
+        }
         recordCollectiveEnd(t, m_op, commInfo(m_comm).id, rootOf(m_root), m_bytes.sent,
                             m_bytes.received);
         leave(t);
@@ -38,6 +46,7 @@ private:
     MPI_Comm m_comm;
     int m_root;
     CollBytes m_bytes;
+    bool m_rootedInter = false;
 };
 
 /// Nonblocking collectives: a request record now, the operation's end when a completion

@@ -14,6 +14,9 @@ CommInfo g_world;
 CommInfo g_self{1, 1, 0};
 HandleMap<CommInfo>* g_comms = nullptr;
 std::uint32_t g_created = 0; ///< communicators this rank created as their rank 0
+/// By local communicator id: where an intercommunicator's remote group starts in the trace's
+/// group of both (-1: not an intercommunicator). Null until the first intercommunicator.
+std::vector<int>* g_remoteOffsets = nullptr;
 
 HandleMap<CommInfo>& comms() {
     if (!g_comms)
@@ -45,7 +48,101 @@ std::vector<std::uint32_t> worldRanks(MPI_Comm comm) {
     return {global.begin(), global.end()};
 }
 
+/// An identity for the next communicator made from the one identified by `parentKey`, agreed
+/// without communication: every member of the parent makes its communicators from it in the
+/// same order. The parent's creator and a hash of the parent's identity and the number of the
+/// child, with the high bit set, so that it never meets the numbers agreed by broadcast (a
+/// collision needs the same creator and the same 31 bits).
+CommKey derivedKey(CommKey parentKey) {
+    static HandleMap<std::uint32_t>* children = nullptr;
+    if (!children)
+        children = new HandleMap<std::uint32_t>();
+    std::uint32_t* count = children->find(parentKey);
+    if (!count)
+        count = &children->insert(parentKey, 0);
+    const std::uint64_t number = (*count)++;
+    // splitmix64 of the parent's identity and the child's number.
+    std::uint64_t z = parentKey + 0x9e3779b97f4a7c15ull * (number + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return makeCommKey(static_cast<std::uint32_t>(parentKey >> 32),
+                       0x80000000u | static_cast<std::uint32_t>(z & 0x7fffffffu));
+}
+
+/// The world ranks of an intercommunicator's remote group, in remote-rank order.
+std::vector<std::uint32_t> remoteWorldRanks(MPI_Comm comm) {
+    MPI_Group group, world;
+    PMPI_Comm_remote_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    int n = 0;
+    PMPI_Group_size(group, &n);
+    std::vector<int> local(static_cast<size_t>(n)), global(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i)
+        local[static_cast<size_t>(i)] = i;
+    PMPI_Group_translate_ranks(group, n, local.data(), world, global.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    return {global.begin(), global.end()};
+}
+
+// Tag of the leaders' exchange of identities on a new intercommunicator: nothing of the
+// program's can be in flight on it before its creation returns.
+constexpr int kInterKeyTag = 4711;
+
+/// An intercommunicator as the trace has it: one communicator of both groups, the group whose
+/// rank 0 has the lower world rank first, so that both sides define the same group and every
+/// message on it names its partner's place there (tracePeer). Its identity is the first
+/// group's: each group agrees on one in its local communicator `local` (`key`), the leaders
+/// swap them over the intercommunicator, and each leader broadcasts the first group's.
+CommInfo describeInter(MPI_Comm comm, MPI_Comm local, bool agreed, CommDefinition& def) {
+    const std::vector<std::uint32_t> mine = worldRanks(comm);
+    const std::vector<std::uint32_t> theirs = remoteWorldRanks(comm);
+    const bool first = mine.empty() || theirs.empty() || mine.front() < theirs.front();
+    int localRank = 0;
+    PMPI_Comm_rank(comm, &localRank);
+    if (local != MPI_COMM_NULL) {
+        int localLeader = 0;
+        PMPI_Comm_rank(local, &localLeader);
+        unsigned long long own = def.key, other = def.key;
+        if (localLeader == 0)
+            PMPI_Sendrecv(&own, 1, MPI_UNSIGNED_LONG_LONG, 0, kInterKeyTag, &other, 1,
+                          MPI_UNSIGNED_LONG_LONG, 0, kInterKeyTag, comm, MPI_STATUS_IGNORE);
+        unsigned long long chosen = first ? own : other;
+        PMPI_Bcast(&chosen, 1, MPI_UNSIGNED_LONG_LONG, 0, local);
+        def.key = chosen;
+    }
+    def.members.clear();
+    const std::vector<std::uint32_t>& lead = first ? mine : theirs;
+    const std::vector<std::uint32_t>& follow = first ? theirs : mine;
+    def.members.insert(def.members.end(), lead.begin(), lead.end());
+    def.members.insert(def.members.end(), follow.begin(), follow.end());
+    CommInfo info;
+    info.inter = true;
+    info.size = static_cast<int>(def.members.size());
+    info.rank = (first ? 0 : static_cast<int>(theirs.size())) + localRank;
+    // Without an agreed identity the identity is this rank's own: it describes it itself.
+    def.describes = !agreed || info.rank == 0;
+    if (!def.describes)
+        def.members.clear();
+    const int remoteOffset = first ? static_cast<int>(mine.size()) : 0;
+    info.id = definitions().addComm(def);
+    if (!g_remoteOffsets)
+        g_remoteOffsets = new std::vector<int>();
+    if (g_remoteOffsets->size() <= info.id)
+        g_remoteOffsets->resize(info.id + 1, -1);
+    (*g_remoteOffsets)[info.id] = remoteOffset;
+    return info;
+}
+
 } // namespace
+
+std::uint32_t tracePeer(std::uint32_t commId, int rank) noexcept {
+    if (g_remoteOffsets && commId < g_remoteOffsets->size() && (*g_remoteOffsets)[commId] >= 0 &&
+        rank >= 0)
+        return static_cast<std::uint32_t>(rank + (*g_remoteOffsets)[commId]);
+    return static_cast<std::uint32_t>(rank);
+}
 
 void registerPredefinedComms() noexcept {
     g_world = describe(MPI_COMM_WORLD, 0);
@@ -83,6 +180,14 @@ void CommCreate::finish(int rc) noexcept {
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
         MPI_Comm agree = inter ? m_keyComm : comm;
+        int agreeInter = 0;
+        if (agree != MPI_COMM_NULL)
+            PMPI_Comm_test_inter(agree, &agreeInter);
+        // Made from an intercommunicator (dup, split, create of one): a broadcast there would need
+        // MPI_ROOT; its identity is derived from the parent's, which both groups share.
+        const bool derived = agreeInter != 0;
+        if (derived)
+            agree = MPI_COMM_NULL;
         CommDefinition def;
         if (agree != MPI_COMM_NULL) {
             int rank = 0;
@@ -93,6 +198,9 @@ void CommCreate::finish(int rc) noexcept {
             PMPI_Bcast(&key, 1, MPI_UNSIGNED_LONG_LONG, 0, agree);
             def.key = key;
             def.describes = rank == 0;
+        } else if (derived) {
+            def.key = derivedKey(commKey(m_keyComm));
+            def.describes = true;
         } else {
             // No communicator to agree on: a rank-private identity (still a valid definition).
             def.key = makeCommKey(static_cast<std::uint32_t>(worldRank()), g_created++);
@@ -102,10 +210,17 @@ void CommCreate::finish(int rc) noexcept {
         const CommInfo& parent = commInfo(m_parent);
         if (parent.id < definitions().comms().size())
             def.parent = definitions().comms()[parent.id].key;
-        if (def.describes)
-            def.members = worldRanks(comm);
-        id = definitions().addComm(std::move(def));
-        comms().insert(handleKey(comm), describe(comm, id));
+        if (inter) {
+            const CommInfo info =
+                describeInter(comm, agree, agree != MPI_COMM_NULL || derived, def);
+            id = info.id;
+            comms().insert(handleKey(comm), info);
+        } else {
+            if (def.describes)
+                def.members = worldRanks(comm);
+            id = definitions().addComm(std::move(def));
+            comms().insert(handleKey(comm), describe(comm, id));
+        }
         made = true;
     }
     if (!m_active)
@@ -116,6 +231,36 @@ void CommCreate::finish(int rc) noexcept {
     recordCollectiveEnd(t, OTF2_COLLECTIVE_OP_CREATE_HANDLE, commInfo(m_parent).id,
                         OTF2_UNDEFINED_UINT32, 0, 0);
     leave(t);
+}
+
+CommKey commKey(MPI_Comm comm) noexcept {
+    const CommInfo& info = commInfo(comm);
+    return info.id < definitions().comms().size() ? definitions().comms()[info.id].key : kNoCommKey;
+}
+
+CommKey idupKey(MPI_Comm parent) noexcept {
+    return derivedKey(commKey(parent));
+}
+
+std::uint32_t defineIdupComm(MPI_Comm created, CommKey key, CommKey parentKey) noexcept {
+    CommDefinition def;
+    def.key = key;
+    def.parent = parentKey;
+    int inter = 0;
+    PMPI_Comm_test_inter(created, &inter);
+    if (inter) {
+        const CommInfo info = describeInter(created, MPI_COMM_NULL, true, def);
+        comms().insert(handleKey(created), info);
+        return info.id;
+    }
+    int rank = 0;
+    PMPI_Comm_rank(created, &rank);
+    def.describes = rank == 0;
+    if (def.describes)
+        def.members = worldRanks(created);
+    const std::uint32_t id = definitions().addComm(std::move(def));
+    comms().insert(handleKey(created), describe(created, id));
+    return id;
 }
 
 CommFree::CommFree(std::uint32_t region, std::uint32_t group, MPI_Comm* comm) noexcept

@@ -13,6 +13,7 @@ struct CommInfo {
     std::uint32_t id = 0; ///< local id (index into the rank's definitions)
     int size = 1;         ///< number of ranks (of the local group)
     int rank = 0;         ///< this rank's number in it
+    bool inter = false;   ///< an intercommunicator (size and rank are then in both groups)
 };
 
 /// The info of `comm`; MPI_COMM_WORLD and MPI_COMM_SELF are answered without a lookup.
@@ -49,5 +50,24 @@ private:
     std::uint32_t m_id = 0;
     bool m_known = false;
 };
+
+/// MPI_Comm_idup's identity for the communicator `parent` starts: agreed without communication
+/// (every member starts its dups of `parent` in the same order), as the parent's rank 0 and a
+/// hash of the parent's identity and the dup's number on it (the high bit set, so it never
+/// meets the numbers of communicators agreed by broadcast).
+CommKey idupKey(MPI_Comm parent) noexcept;
+
+/// Defines `created`, the communicator of a completed MPI_Comm_idup of `parentKey` under `key`,
+/// and returns its local id. Main thread only (it may allocate).
+std::uint32_t defineIdupComm(MPI_Comm created, CommKey key, CommKey parentKey) noexcept;
+
+/// The peer `rank` of a message on the communicator with local id `commId` as the trace names
+/// it: on an intercommunicator, which the trace defines as one group of both (the group with
+/// the lower world rank first), a rank of the remote group is shifted to its place there.
+/// Cheap: one test when the program made no intercommunicator.
+std::uint32_t tracePeer(std::uint32_t commId, int rank) noexcept;
+
+/// The identity of `comm` (kNoCommKey if unknown).
+CommKey commKey(MPI_Comm comm) noexcept;
 
 } // namespace waitscope::measure::mpi

@@ -4,7 +4,10 @@
 Writes three files into the output folder:
   mpi_regions.h            region ids (one per wrapped function) and the region table
   mpi_wrappers.cpp         the C entry points, each a thin trampoline into a typed handler
-  mpi_fortran_wrappers.cpp the Fortran (mpif.h / use mpi) entry points in every name mangling
+  mpi_fortran_wrappers.cpp the Fortran (mpif.h / use mpi) entry points in every name mangling,
+                           and the mpi_f08 module's (mpi_x_f08_, same arguments: a TYPE(MPI_Comm)
+                           is its INTEGER handle, a TYPE(MPI_Status) the INTEGER status array,
+                           an absent optional ierror a null pointer)
 """
 import re
 import sys
@@ -50,7 +53,7 @@ class Function:
         if len(fields) != 5:
             raise SpecError(f"line {number}: expected 5 fields separated by '|', got {len(fields)}")
         proto, self.group, role, self.handler, flags = fields
-        m = re.match(r"^int\s+(MPI_[A-Za-z0-9_]+)\s*\((.*)\)$", proto)
+        m = re.match(r"^int\s+(MPIX?_[A-Za-z0-9_]+)\s*\((.*)\)$", proto)
         if not m:
             raise SpecError(f"line {number}: cannot parse prototype '{proto}'")
         self.name = m.group(1)
@@ -126,8 +129,12 @@ def c_wrapper(f):
         args = args.replace("@", "")
         ctor = f"{cls} call({f.region}, {group}, {args});"
         pmpi_args = ["call.statusArg()" if n in substituted else n for n in names]
-    return "\n".join([sig, f"    {ctor}", f"    const int rc = P{f.name}({', '.join(pmpi_args)});",
-                      "    call.finish(rc);", "    return rc;", "}"])
+    body = "\n".join([sig, f"    {ctor}", f"    const int rc = P{f.name}({', '.join(pmpi_args)});",
+                       "    call.finish(rc);", "    return rc;", "}"])
+    if f.name.startswith("MPIX_"):
+        # Open MPI's extensions (mpi-ext.h): wrapped where the library has them.
+        body = f"#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)\n{body}\n#endif"
+    return body
 
 
 def c_wrappers(functions):
@@ -196,7 +203,7 @@ def fortran_wrapper(f):
     body.append(f"    const int rc = {f.name}({', '.join(args)});")
     body += [f"    {line}" for line in post]
     body += ["    if (ierr)", "        *ierr = static_cast<MPI_Fint>(rc);", "}"]
-    for alias in (lower, lower + "__", f.name.upper()):
+    for alias in (lower, lower + "__", f.name.upper(), lower + "_f08_"):
         body.append(f"extern \"C\" WAITSCOPE_EXPORT void {alias}({', '.join(fparams)}) "
                     f"__attribute__((alias(\"{lower}_\")));")
     return "\n".join(body)

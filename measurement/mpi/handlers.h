@@ -3,9 +3,11 @@
 
 #include "call.h"
 #include "collectives.h"
+#include "comm_idup.h"
 #include "communicators.h"
 #include "completion.h"
 #include "environment.h"
+#include "persistent_collectives.h"
 #include "point_to_point.h"
 #include "rma.h"
 #include "silent_request.h"

@@ -11,7 +11,7 @@ namespace waitscope::measure::mpi {
 namespace detail {
 inline void recordMessage(std::uint64_t time, EventKind kind, int peer, std::uint32_t comm, int tag,
                           std::uint64_t bytes) noexcept {
-    std::uint64_t* x = appendRecord(time, kind, static_cast<std::uint32_t>(peer));
+    std::uint64_t* x = appendRecord(time, kind, tracePeer(comm, peer));
     x[0] = packPair(comm, static_cast<std::uint32_t>(tag));
     x[1] = bytes;
 }
@@ -118,7 +118,8 @@ public:
     }
     void finish(int rc) noexcept {
         finishRequest(rc, [this] {
-            std::uint64_t* x = appendRecord(m_enter, EventKind::MpiIsend, m_info.peer);
+            std::uint64_t* x = appendRecord(m_enter, EventKind::MpiIsend,
+                                            tracePeer(m_info.comm, static_cast<int>(m_info.peer)));
             x[0] = packPair(m_info.comm, m_info.tag);
             x[1] = m_info.bytes;
             x[2] = m_info.id;

@@ -1,6 +1,7 @@
 // Request tracking and the records written when requests start and complete.
 #include "requests.h"
 
+#include "communicators.h"
 #include "rma_windows.h"
 #include "waitscope/measure/handle_map.h"
 
@@ -10,6 +11,30 @@ namespace {
 
 HandleMap<RequestInfo>* g_requests = nullptr;
 std::uint64_t g_nextId = 1;
+// Open MPI hands out one shared, already completed request object for eager sends, so several
+// pending requests can have the same handle: the map holds the first, these the others (with
+// their handle), each taking its place when the one before completes. Empty in most programs.
+std::vector<std::pair<std::uint64_t, RequestInfo>>* g_sameHandle = nullptr;
+
+#ifdef OPEN_MPI
+} // namespace
+} // namespace waitscope::measure::mpi
+// Open MPI's shared completed request; weak, so that the library loads without it.
+extern "C" char ompi_request_empty[] __attribute__((weak));
+namespace waitscope::measure::mpi {
+namespace {
+#endif
+
+/// Whether `request` is a handle several pending requests can share.
+bool sharedHandle(MPI_Request request) {
+#ifdef OPEN_MPI
+    return ompi_request_empty != nullptr &&
+           static_cast<void*>(request) == static_cast<void*>(ompi_request_empty);
+#else
+    (void)request;
+    return false;
+#endif
+}
 
 HandleMap<RequestInfo>& requests() {
     if (!g_requests)
@@ -19,7 +44,7 @@ HandleMap<RequestInfo>& requests() {
 
 void recordMessage(std::uint64_t time, EventKind kind, std::uint32_t peer, std::uint32_t comm,
                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t id) {
-    std::uint64_t* x = appendRecord(time, kind, peer);
+    std::uint64_t* x = appendRecord(time, kind, tracePeer(comm, static_cast<int>(peer)));
     x[0] = packPair(comm, tag);
     x[1] = bytes;
     x[2] = id;
@@ -32,7 +57,15 @@ std::uint64_t nextRequestId() noexcept {
 }
 
 RequestInfo& trackRequest(MPI_Request request, const RequestInfo& info) {
-    return requests().insert(handleKey(request), info);
+    const std::uint64_t key = handleKey(request);
+    if (RequestInfo* pending = sharedHandle(request) ? requests().find(key) : nullptr;
+        pending && pending->active && !pending->persistent && !info.persistent) {
+        if (!g_sameHandle)
+            g_sameHandle = new std::vector<std::pair<std::uint64_t, RequestInfo>>();
+        g_sameHandle->emplace_back(key, info);
+        return g_sameHandle->back().second;
+    }
+    return requests().insert(key, info);
 }
 
 RequestInfo* findRequest(MPI_Request request) noexcept {
@@ -40,8 +73,18 @@ RequestInfo* findRequest(MPI_Request request) noexcept {
 }
 
 void forgetRequest(MPI_Request request) noexcept {
-    if (g_requests)
-        g_requests->erase(handleKey(request));
+    if (!g_requests)
+        return;
+    const std::uint64_t key = handleKey(request);
+    if (g_sameHandle)
+        for (auto it = g_sameHandle->begin(); it != g_sameHandle->end(); ++it)
+            if (it->first == key) {
+                // The next request of the same handle takes the completed one's place.
+                g_requests->insert(key, it->second);
+                g_sameHandle->erase(it);
+                return;
+            }
+    g_requests->erase(key);
 }
 
 void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept {
@@ -93,6 +136,10 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
         }
         case RequestInfo::kRma: // completed above
             break;
+        case RequestInfo::kCommIdup:
+            appendRecord(time, EventKind::CommCreate,
+                         defineIdupComm(info->created, info->createdKey, info->parentKey));
+            break;
         }
     }
     if (info->persistent)
@@ -114,6 +161,8 @@ void recordStart(MPI_Request request, std::uint64_t time) noexcept {
     if (info->kind == RequestInfo::kSend)
         recordMessage(time, EventKind::MpiIsend, info->peer, info->comm, info->tag, info->bytes,
                       info->id);
+    else if (info->kind == RequestInfo::kCollective)
+        appendRecord(time, EventKind::NbCollRequest, 0)[0] = info->id;
     else
         appendRecord(time, EventKind::MpiIrecvRequest, 0)[0] = info->id;
 }

@@ -9,7 +9,7 @@
 namespace waitscope::measure::mpi {
 
 struct RequestInfo {
-    enum Kind : std::uint8_t { kSend, kRecv, kCollective, kRma }; ///< kRma: Rput, Rget, ...
+    enum Kind : std::uint8_t { kSend, kRecv, kCollective, kRma, kCommIdup }; ///< kRma: Rput, ...
     Kind kind = kSend;
     bool persistent = false;
     bool active = false;
@@ -22,6 +22,11 @@ struct RequestInfo {
     std::uint64_t bytes = 0;     ///< sends: bytes; collectives: bytes sent
     std::uint64_t received = 0;  ///< collectives: bytes received
     std::uint64_t id = 0;        ///< the request id in the trace
+    /// MPI_Comm_idup: the new communicator (its handle is set at the call, usable after the
+    /// completion, when it is defined) and its identity
+    MPI_Comm created = MPI_COMM_NULL;
+    std::uint64_t createdKey = 0;
+    std::uint64_t parentKey = 0;
 };
 
 /// A fresh request id for the trace.
@@ -41,7 +46,8 @@ void forgetRequest(MPI_Request request) noexcept;
 /// one-sided transfer its completion records (completeRequestTransfer).
 void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept;
 
-/// Records the (re)activation of a persistent request by MPI_Start at `time`.
+/// Records the (re)activation of a persistent request by MPI_Start at `time` (a persistent
+/// collective, MPIX_*_init, starts as a nonblocking collective does).
 void recordStart(MPI_Request request, std::uint64_t time) noexcept;
 
 } // namespace waitscope::measure::mpi

@@ -131,7 +131,8 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_osc="sm,pt2pt")
     expected = [r for r in parse_expected(os.path.join(args.examples, "expected.txt"))
-                if r["program"] != "fortran_ring" and (args.only is None or r["program"] in args.only)]
+                if os.path.exists(os.path.join(args.examples, r["program"] + ".c"))
+                and (args.only is None or r["program"] in args.only)]
     failures = []
     by_program = collections.OrderedDict()
     for record in expected:
