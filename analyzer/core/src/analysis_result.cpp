@@ -69,12 +69,13 @@ Status AnalysisResult::addRank(RankResult&& result) {
         }
         m_patterns[m].merge(samples);
     }
-    m_instances.reserve(m_instances.size() + result.instances.size());
+    // No reserve() to the exact new size here: called once per rank, it would reallocate and
+    // copy all earlier ranks' instances every time (O(N^2) on process 0); push_back grows
+    // geometrically.
     for (PatternInstance& instance : result.instances) {
         instance.node = toGlobal[instance.node];
         m_instances.push_back(instance);
     }
-    m_criticalPath.reserve(m_criticalPath.size() + result.criticalPath.size());
     for (PathSegment& segment : result.criticalPath) {
         segment.from = segment.from == kNoNode ? kNoNode : toGlobal[segment.from];
         segment.to = segment.to == kNoNode ? kNoNode : toGlobal[segment.to];

@@ -300,10 +300,12 @@ private:
             mine[i * 2 + 1] = to * kRankUnit + m_exitTo[i].span;
         }
         m_exitTo = {};
-        auto all = m_transport.allGather(kWorldComm, mine);
-        if (!all) {
-            return all.error();
+        // Shared by the ranks of one process: each rank's copy would be O(N · exits) per rank.
+        auto gathered = m_transport.sharedGather(kWorldComm, mine);
+        if (!gathered) {
+            return gathered.error();
         }
+        const std::vector<double>* all = gathered->get();
         mine = {};
         const auto exitsOf = [&](uint32_t r) { return static_cast<size_t>((*heads)[r * 3 + 1]); };
         const auto spanOf = [&](uint32_t r, size_t i) {

@@ -84,6 +84,15 @@ Status Transport::collected(uint32_t comm, std::vector<double>& values) {
     return Status::success();
 }
 
+Result<std::shared_ptr<const std::vector<double>>>
+Transport::sharedGather(uint32_t comm, const std::vector<double>& values) {
+    auto all = allGather(comm, values);
+    if (!all) {
+        return all.error();
+    }
+    return std::make_shared<const std::vector<double>>(std::move(*all));
+}
+
 Status DeliveringTransport::finishPass() {
     if (auto done = allGather(kWorldComm, {}); !done) {
         return done.error();

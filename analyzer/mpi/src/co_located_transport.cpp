@@ -111,6 +111,16 @@ public:
 
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override {
+        auto all = sharedGather(comm, values);
+        if (!all) {
+            return all.error();
+        }
+        return **all;
+    }
+
+    // The process's one instance of the gathered values, shared by its members.
+    Result<std::shared_ptr<const std::vector<double>>>
+    sharedGather(uint32_t comm, const std::vector<double>& values) override {
         auto list = communicatorMembers(*m_world.m_defs, comm, m_rank, m_world.m_ranks);
         if (!list) {
             return list.error();
@@ -120,13 +130,13 @@ public:
                          std::to_string(comm));
         }
         if (isSelfComm(comm)) {
-            return values;
+            return std::make_shared<const std::vector<double>>(values);
         }
         const uint64_t sequence = m_gathers[comm]++;
         if (Status s = m_world.share(Gather, comm, m_rank, sequence, values); !s) {
             return s.error();
         }
-        std::vector<double> all;
+        std::shared_ptr<const std::vector<double>> all;
         if (Status s = m_world.takeShared(m_rank, Gather, comm, sequence,
                                           [&all](const Shared& built) -> Status {
                                               all = built.all;
@@ -532,9 +542,16 @@ void CoLocatedWorld::storeShared(Kind kind, uint32_t comm, uint32_t source, uint
 void CoLocatedWorld::build(Kind kind, uint32_t comm, const Members& members, Shared& shared) {
     shared.built = true;
     if (kind == Gather) {
+        size_t total = 0;
         for (const std::vector<double>& part : shared.parts) {
-            shared.all.insert(shared.all.end(), part.begin(), part.end());
+            total += part.size();
         }
+        auto all = std::make_shared<std::vector<double>>();
+        all->reserve(total);
+        for (const std::vector<double>& part : shared.parts) {
+            all->insert(all->end(), part.begin(), part.end());
+        }
+        shared.all = std::move(all);
         shared.parts = {};
         return;
     }

@@ -68,6 +68,12 @@ public:
     /// Immediate gather of `values` (same count everywhere) from all members of `comm`.
     virtual Result<std::vector<double>> allGather(uint32_t comm,
                                                   const std::vector<double>& values) = 0;
+    /// allGather()'s result as one read-only instance that the ranks replayed in one process
+    /// share (the co-located transport gathers once per process): for gathers whose result is
+    /// O(members) per rank, so that a process holds it once, not once per rank. By default a
+    /// copy of allGather()'s.
+    virtual Result<std::shared_ptr<const std::vector<double>>>
+    sharedGather(uint32_t comm, const std::vector<double>& values);
     /// Immediate world exchange: element block d of `perRank` goes to rank d.
     virtual Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) = 0;
 

@@ -100,7 +100,7 @@ private:
         size_t arrived = 0;
         bool built = false;
         std::vector<std::shared_ptr<const GatheredCollective>> collectives; // Contribution
-        std::vector<double> all;                                            // Gather
+        std::shared_ptr<const std::vector<double>> all;                     // Gather
         std::optional<Error> error;                                         // as built
         size_t taken = 0;
     };
