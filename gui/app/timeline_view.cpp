@@ -358,12 +358,17 @@ bool TimelineView::tooManyToDraw() const {
     const double width = m_summary->binWidth(level);
     const auto first = static_cast<uint32_t>(
         std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
-    uint64_t visits = 0;
+    // A bin partly in the window counts by the share of it in the window (a narrow window in
+    // one bin of thousands of visits holds a few of them).
+    double visits = 0.0;
     for (uint32_t r = 0; r < m_summary->rows(); ++r)
         for (uint32_t b = first;
-             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b)
-            visits += m_summary->bin(level, r, b).visits;
-    return visits > limit;
+             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b) {
+            const double start = m_summary->begin() + b * width;
+            const double inside = std::min(m_to, start + width) - std::max(m_from, start);
+            visits += m_summary->bin(level, r, b).visits * std::clamp(inside / width, 0.0, 1.0);
+        }
+    return visits > static_cast<double>(limit);
 }
 
 size_t TimelineView::drawnLevel(double pixel) const {
