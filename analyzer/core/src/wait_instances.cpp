@@ -82,7 +82,17 @@ Result<std::vector<PatternInstance>> readWaitInstances(const std::string& path) 
     if (!in) {
         return Error(path + ": cannot open");
     }
+    // Reserved by the number of lines (a cheap pass over the file): growing by doubling would
+    // hold up to three times the instances' memory at once.
+    size_t lines = 0;
+    std::vector<char> chunk(size_t{1} << 20);
+    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+        lines += static_cast<size_t>(std::count(chunk.data(), chunk.data() + in.gcount(), '\n'));
+    }
+    in.clear();
+    in.seekg(0);
     std::vector<PatternInstance> instances;
+    instances.reserve(lines);
     std::string line;
     for (size_t number = 1; std::getline(in, line); ++number) {
         if (line.empty() || line[0] == '#') {
