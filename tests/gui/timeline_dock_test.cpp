@@ -30,6 +30,7 @@ TEST_CASE("the timeline of an uncached trace opens on a worker behind a progress
     REQUIRE(opened.wait(20000));
     REQUIRE(opened.front().front().toBool());
 
+    qRegisterMetaType<TimelinePanel*>("TimelinePanel*");
     QSignalSpy shown(&window, &MainWindow::timelineShown);
     CHECK(window.showTimeline() == nullptr); // returned at once: a worker reads the trace
     CHECK(window.timelineOpening());
