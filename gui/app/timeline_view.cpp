@@ -786,9 +786,11 @@ void TimelineView::drawCriticalPath(QPainter& painter) const {
         // rank the path is on there, found by binary search, so a frame's work is bounded by
         // its width, not by the run's length.
         const double pixel = (m_to - m_from) / area.width();
+        const auto columns = static_cast<int>(area.width());
         double x = area.left();
-        for (; x <= area.right(); x += 1.0) {
-            const double time = m_from + (x - area.left()) * pixel;
+        for (int column = 0; column <= columns; ++column) {
+            x = area.left() + column;
+            const double time = m_from + column * pixel;
             auto at = std::upper_bound(
                 it, last, time, [](double t, const analysis::PathSegment& s) { return t < s.end; });
             if (at == last)
