@@ -514,11 +514,15 @@ int main(int argc, char** argv) {
                 status = 1;
             }
             if (options.withTimeline) {
+                // Interactive: opened on a worker, stepped to the instance once shown.
+                QObject::connect(
+                    &window, &MainWindow::timelineShown,
+                    [&options](TimelinePanel* panel) { stepToInstance(*panel->view(), options); });
                 if (TimelinePanel* panel = window.showTimeline()) {
                     stepToInstance(*panel->view(), options);
                     if (batch)
                         panel->view()->waitForEvents();
-                } else
+                } else if (!window.timelineOpening())
                     status = 1;
             }
         }

@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QThread>
+#include <QThreadPool>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -208,9 +209,9 @@ MetricHelp* MainWindow::showMetricHelp() {
 }
 
 TimelinePanel* MainWindow::showTimeline() {
-    if (m_timeline) {
-        m_timeline->parentWidget()->show();
-        return m_timeline;
+    if (m_timelineDock) {
+        m_timelineDock->show();
+        return m_timeline; // nullptr while a worker opens it
     }
     if (!m_view) {
         showError(tr("open an experiment first, then show its timeline"));
@@ -218,20 +219,60 @@ TimelinePanel* MainWindow::showTimeline() {
     }
     // The trace beside the report: the experiment directory, or the report file's directory.
     const QFileInfo shown(m_view->session().path());
-    const QString experiment = shown.isDir() ? shown.filePath() : shown.absolutePath();
-    auto store = timeline::TimelineStore::open(experiment.toStdString());
-    if (!store) {
-        showError(QString::fromStdString(store.error().message()));
-        return nullptr;
+    const std::string experiment =
+        (shown.isDir() ? shown.filePath() : shown.absolutePath()).toStdString();
+    m_timelineDock = new QDockWidget(tr("Timeline"), this);
+    m_timelineDock->setObjectName(QStringLiteral("timeline"));
+    addDockWidget(Qt::BottomDockWidgetArea, m_timelineDock);
+    resizeDocks({m_timelineDock}, {height() / 2}, Qt::Vertical);
+    using OpenedStore = Result<std::shared_ptr<const timeline::TimelineStore>>;
+    const auto show = [this](OpenedStore store) {
+        if (!store) {
+            showError(QString::fromStdString(store.error().message()));
+            m_timelineDock->deleteLater();
+            m_timelineDock = nullptr;
+            return;
+        }
+        m_timeline = new TimelinePanel(std::move(*store));
+        m_timeline->link(m_view->session().selection());
+        delete m_timelineDock->widget(); // the progress, if any
+        m_timelineDock->setWidget(m_timeline);
+    };
+    if (!m_interactive) { // batch (screenshots): opened here, on purpose
+        show(timeline::TimelineStore::open(experiment));
+        return m_timeline;
     }
-    m_timeline = new TimelinePanel(std::move(*store));
-    m_timeline->link(m_view->session().selection());
-    auto* dock = new QDockWidget(tr("Timeline"), this);
-    dock->setObjectName(QStringLiteral("timeline"));
-    dock->setWidget(m_timeline);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    resizeDocks({dock}, {height() / 2}, Qt::Vertical);
-    return m_timeline;
+    // A cached trace opens in milliseconds; an uncached one (Score-P's, or one analyzed with
+    // --no-timeline) takes one pass over the trace: a progress bar meanwhile.
+    auto* progress = new QProgressBar;
+    progress->setRange(0, 100);
+    progress->setFormat(tr("reading the trace for the timeline (first open): %p%"));
+    m_timelineDock->setWidget(progress);
+    const QPointer<MainWindow> window(this);
+    const QPointer<QProgressBar> bar(progress);
+    QThreadPool::globalInstance()->start([window, bar, experiment, show] {
+        auto store = timeline::TimelineStore::open(experiment, [bar](int percent) {
+            QMetaObject::invokeMethod(
+                qApp,
+                [bar, percent] {
+                    if (bar)
+                        bar->setValue(percent);
+                },
+                Qt::QueuedConnection);
+        });
+        auto result = std::make_shared<OpenedStore>(std::move(store));
+        QMetaObject::invokeMethod(
+            qApp,
+            [window, result, show] {
+                if (!window)
+                    return;
+                show(std::move(*result));
+                if (window->m_timeline)
+                    emit window->timelineShown(window->m_timeline);
+            },
+            Qt::QueuedConnection);
+    });
+    return nullptr;
 }
 
 void MainWindow::showError(const QString& message) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <waitscope/gui/report_session.h>
 
+class QDockWidget;
 class QLabel;
 class QProgressBar;
 
@@ -44,14 +45,20 @@ public:
     MetricHelp* showMetricHelp();
     /// Shows the trace of the open experiment on a timeline below the explorer, its wait
     /// states picked by the explorer's selection (View > Timeline); nullptr with a message when
-    /// there is no trace.
+    /// there is no trace. In an interactive window the timeline is opened on a worker (at a
+    /// first open of a trace the analyzer did not cache, one pass over it, with a progress bar
+    /// in the dock): nullptr then too, and timelineShown() follows; the window never waits.
     TimelinePanel* showTimeline();
+    /// Whether a worker opens the timeline.
+    bool timelineOpening() const { return m_timelineDock && !m_timeline; }
     /// The timeline below the explorer, or nullptr.
     TimelinePanel* timelinePanel() const { return m_timeline; }
 
 signals:
     /// Emitted when opening finished, successfully or not.
     void reportOpened(bool ok);
+    /// Emitted when a timeline opened on a worker is shown.
+    void timelineShown(TimelinePanel* panel);
 
 private:
     using Opened = Result<std::unique_ptr<ReportSession>>;
@@ -62,6 +69,7 @@ private:
     bool m_interactive;
     ReportView* m_view = nullptr;
     TimelinePanel* m_timeline = nullptr; ///< in a dock below the explorer
+    QDockWidget* m_timelineDock = nullptr;
     QLabel* m_banner = nullptr;
     QLabel* m_welcome = nullptr;
     QLabel* m_summary = nullptr;

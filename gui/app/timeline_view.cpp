@@ -31,6 +31,10 @@ constexpr int kDepthHeight = 12;
 constexpr int kNodeHeader = 18; ///< the node's name above its rows, when grouped by node
 constexpr int kBandStrip = 22;  ///< one strip of the metrics band (MPI share, waiting share)
 const QColor kPathColour(0xc0, 0x10, 0xc0);
+/// Up to this many points the critical path is one smooth wide line, beyond it bars and thin lines.
+constexpr qsizetype kSmoothPathPoints = 64;
+/// Up to this many messages in view they are drawn with a wider smooth pen.
+constexpr size_t kSmoothMessages = 64;
 
 QColor kindColour(timeline::RegionKind kind) {
     using timeline::RegionKind;
@@ -332,19 +336,39 @@ bool TimelineView::drawsFromSummary() const {
 
 bool TimelineView::tooManyToDraw() const {
     const double pixel = (m_to - m_from) / plotArea().width();
-    if (!m_summary || m_summary->binWidth(0) > 2 * pixel)
+    if (!m_summary)
         return false;
-    // The events when there are few enough to draw (exact, with messages and wait states).
+    // The events when there are few enough to draw (exact, with messages and wait states);
+    // else the overview, even with bins a few pixels wide (a long run's finest bin can hold
+    // thousands of visits): a frame's work stays bounded, and no window of millions is read.
+    const auto limit = static_cast<uint64_t>(4 * plotArea().width());
+    const std::vector<size_t>& order = m_finder.order();
+    const auto startsBy = [&](double time) {
+        return static_cast<uint64_t>(
+            std::partition_point(
+                order.begin(), order.end(),
+                [&](size_t k) {
+                    return analysis::waitingInterval(m_timeline.instances()[k]).first <= time;
+                }) -
+            order.begin());
+    };
+    if (startsBy(m_to) - startsBy(m_from - m_longestShortWait) > limit)
+        return true; // more wait states than can be drawn one by one
     const size_t level = m_summary->levelFor(pixel);
     const double width = m_summary->binWidth(level);
     const auto first = static_cast<uint32_t>(
         std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
-    uint64_t visits = 0;
+    // A bin partly in the window counts by the share of it in the window (a narrow window in
+    // one bin of thousands of visits holds a few of them).
+    double visits = 0.0;
     for (uint32_t r = 0; r < m_summary->rows(); ++r)
         for (uint32_t b = first;
-             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b)
-            visits += m_summary->bin(level, r, b).visits;
-    return visits > static_cast<uint64_t>(4 * plotArea().width());
+             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b) {
+            const double start = m_summary->begin() + b * width;
+            const double inside = std::min(m_to, start + width) - std::max(m_from, start);
+            visits += m_summary->bin(level, r, b).visits * std::clamp(inside / width, 0.0, 1.0);
+        }
+    return visits > static_cast<double>(limit);
 }
 
 size_t TimelineView::drawnLevel(double pixel) const {
@@ -557,9 +581,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
         QColor colour;
     };
     std::vector<std::optional<Pending>> pending(m_timeline.rows().size());
-    const auto draw = [&painter](const Pending& p) {
+    const QBrush hatch(QColor(255, 255, 255, 110), Qt::BDiagPattern); // made once a frame
+    const auto draw = [&painter, &hatch](const Pending& p) {
         painter.fillRect(p.shade, p.colour);
-        painter.fillRect(p.shade, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
+        painter.fillRect(p.shade, hatch);
     };
     for (size_t n = 0; n < shown.size() && !fromSummary; ++n) {
         const size_t k = m_finder.order()[shown[n]];
@@ -611,12 +636,16 @@ void TimelineView::paintEvent(QPaintEvent*) {
     // Dense messages: plain one-pixel lines without heads (they would cover each other anyway),
     // one per rows and pixel ends, drawn in one call: a wide pen per line is what costs.
     const bool dense = static_cast<double>(messages.size()) > area.width();
-    painter.setRenderHint(QPainter::Antialiasing, !dense);
-    painter.setPen(dense ? QPen(QColor(0x20, 0x20, 0x20), 0) : QPen(QColor(0x20, 0x20, 0x20), 1.2));
+    // A few: 1.2-pixel smooth lines; more: one-pixel (cosmetic) ones, which are not stroked as
+    // outlines (a thousand wide smooth lines took tens of ms a frame).
+    const bool few = messages.size() <= kSmoothMessages;
+    painter.setRenderHint(QPainter::Antialiasing, few && !dense);
+    painter.setPen(QPen(QColor(0x20, 0x20, 0x20), dense || !few ? 0.0 : 1.2));
     std::unordered_set<uint64_t> drawn; // dense: one line per rows and pixel ends
     std::vector<QLineF> lines;
     lines.reserve(messages.size());
     QPainterPath heads;
+    std::vector<QRectF> ends;
     for (const timeline::Message* m : messages) {
         const QRectF from = rowRect(m->fromRow);
         const QRectF to = rowRect(m->toRow);
@@ -647,6 +676,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
         lines.emplace_back(a, b);
         if (dense || !headShown)
             continue;
+        if (!few) {
+            // A small block at the receive end: a path of a thousand heads filled took tens of
+            // ms a frame.
+            ends.emplace_back(b.x() - 2, b.y() - 2, 4, 4);
+            continue;
+        }
         const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
         heads.moveTo(b);
         heads.lineTo(b - QPointF(std::cos(angle - 0.4), std::sin(angle - 0.4)) * 8);
@@ -656,6 +691,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
     painter.drawLines(lines.data(), static_cast<int>(lines.size()));
     if (!heads.isEmpty())
         painter.fillPath(heads, QColor(0x20, 0x20, 0x20));
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0x20, 0x20, 0x20));
+    painter.drawRects(ends.data(), static_cast<int>(ends.size()));
+    painter.setBrush(Qt::NoBrush);
     painter.restore();
 
     // Legend.
@@ -738,23 +777,70 @@ void TimelineView::drawCriticalPath(QPainter& painter) const {
             line << point;
     };
     const QRectF area = plotArea();
-    for (; it != path.end() && it->start <= m_to; ++it) {
+    // The stretches starting by the end of the window (starts are in order as the ends are).
+    const auto last = std::upper_bound(
+        it, path.end(), m_to, [](double t, const analysis::PathSegment& s) { return t < s.start; });
+    const bool sampled = last - it > 4 * static_cast<std::ptrdiff_t>(area.width());
+    if (sampled) {
+        // Far more stretches than pixels (a wide window of a long run): per pixel column the
+        // rank the path is on there, found by binary search, so a frame's work is bounded by
+        // its width, not by the run's length.
+        const double pixel = (m_to - m_from) / area.width();
+        const auto columns = static_cast<int>(area.width());
+        double x = area.left();
+        for (int column = 0; column <= columns; ++column) {
+            x = area.left() + column;
+            const double time = m_from + column * pixel;
+            auto at = std::upper_bound(
+                it, last, time, [](double t, const analysis::PathSegment& s) { return t < s.end; });
+            if (at == last)
+                break;
+            const double y = rowRect(m_timeline.rowOfRank(at->rank)).top() + 3;
+            if (line.isEmpty() || line.back().y() != y) {
+                if (!line.isEmpty())
+                    line << QPointF(x, line.back().y()); // the stretch ends, handed over here
+                line << QPointF(x, y);
+            }
+        }
+        if (!line.isEmpty())
+            line << QPointF(x, line.back().y());
+    }
+    for (; !sampled && it != last; ++it) {
         const double y = rowRect(m_timeline.rowOfRank(it->rank)).top() + 3;
         add(QPointF(std::max(xOf(it->start), area.left() - 4), y));
         add(QPointF(std::min(xOf(it->end), area.right() + 4), y));
     }
-    if (line.size() > area.width()) {
-        // Dense: two thin plain lines instead of a thick smooth one (that stroking is slow).
-        painter.save();
-        painter.setRenderHint(QPainter::Antialiasing, false);
-        painter.setPen(QPen(kPathColour, 0));
+    if (line.size() <= kSmoothPathPoints) {
+        painter.setPen(QPen(kPathColour, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
         painter.drawPolyline(line);
-        painter.drawPolyline(line.translated(0, 1));
-        painter.restore();
         return;
     }
-    painter.setPen(QPen(kPathColour, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    painter.drawPolyline(line);
+    // Many stretches: stroking a wide smooth pen along hundreds of points is what made a frame
+    // slow (tens of ms). The stretches on a rank as 3-pixel bars (axis-aligned fills) and the
+    // hand-overs between ranks as two plain one-pixel lines: the same picture at a fraction.
+    std::vector<QRectF> bars;
+    std::vector<QLineF> handOvers;
+    bars.reserve(static_cast<size_t>(line.size()));
+    handOvers.reserve(2 * static_cast<size_t>(line.size()));
+    for (qsizetype k = 1; k < line.size(); ++k) {
+        const QPointF a = line[k - 1];
+        const QPointF b = line[k];
+        if (a.y() == b.y()) {
+            bars.emplace_back(std::min(a.x(), b.x()) - 1, a.y() - 1.5, std::abs(b.x() - a.x()) + 2,
+                              3);
+        } else {
+            handOvers.emplace_back(a, b);
+            handOvers.emplace_back(a + QPointF(1, 0), b + QPointF(1, 0));
+        }
+    }
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(kPathColour);
+    painter.drawRects(bars.data(), static_cast<int>(bars.size()));
+    painter.setPen(QPen(kPathColour, 0));
+    painter.drawLines(handOvers.data(), static_cast<int>(handOvers.size()));
+    painter.restore();
 }
 
 bool TimelineView::onCriticalPath(uint32_t rank, double time, double slack) const {

@@ -25,9 +25,10 @@ namespace waitscope::gui {
 /// explorer's selection) are drawn in full colour, the others faded; N, P and W step to the
 /// next, previous and worst picked instance, zoomed to it with context and outlined. Above the
 /// rows a band shows per time bin the MPI share and the waiting share of the ranks (min to max
-/// shaded, the mean as a line), from the overview; when the window holds too many visits to
-/// draw one by one, the rows are drawn from the overview's bins too (the dominant kind, and
-/// the waiting share as a red bar).
+/// shaded, the mean as a line), from the overview; when the window holds too many visits or
+/// wait states to draw one by one (more than four per pixel column), the rows are drawn from
+/// the overview's bins too (the dominant kind, and the waiting share as a red bar), so that a
+/// frame's work is bounded by its width.
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
@@ -95,7 +96,7 @@ private:
     void initialise();
     void indexInstances();
     void takeFindings(const std::shared_ptr<timeline::Timeline>& findings);
-    /// Whether the window holds too many visits to draw one by one.
+    /// Whether the window holds too many visits or wait states to draw one by one.
     bool tooManyToDraw() const;
     /// Starts reading the window's events on a worker when they are needed and not in memory.
     void requestEvents();

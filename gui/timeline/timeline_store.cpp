@@ -127,7 +127,8 @@ TimelineStore::~TimelineStore() {
     }
 }
 
-Result<std::shared_ptr<const TimelineStore>> TimelineStore::open(const std::string& experiment) {
+Result<std::shared_ptr<const TimelineStore>> TimelineStore::open(const std::string& experiment,
+                                                                 const Progress& progress) {
     auto anchor = trace::findAnchorFile(experiment);
     if (!anchor) {
         return anchor.error();
@@ -140,7 +141,7 @@ Result<std::shared_ptr<const TimelineStore>> TimelineStore::open(const std::stri
     bool cached = static_cast<bool>(store->readDirectory(signature));
     if (!cached) {
         bool temporary = false;
-        if (Status built = store->build(*anchor, store->m_path, signature); !built) {
+        if (Status built = store->build(*anchor, store->m_path, signature, progress); !built) {
             // Not writable: a private file in the temporary directory, removed once open.
             static std::atomic<int> serial{0};
             store->m_path =
@@ -148,7 +149,7 @@ Result<std::shared_ptr<const TimelineStore>> TimelineStore::open(const std::stri
                                               "-" + std::to_string(serial++) + ".bin"))
                     .string();
             temporary = true;
-            if (Status again = store->build(*anchor, store->m_path, signature); !again) {
+            if (Status again = store->build(*anchor, store->m_path, signature, progress); !again) {
                 return again.error();
             }
         }
@@ -185,7 +186,17 @@ Result<std::shared_ptr<const TimelineStore>> TimelineStore::open(const std::stri
 }
 
 Status TimelineStore::build(const std::string& anchor, const std::string& path,
-                            const std::string& signature) {
+                            const std::string& signature, const Progress& progress) {
+    // For the progress: the rows to read (one per location).
+    size_t rows = 0;
+    if (progress) {
+        if (auto archive = trace::readArchiveDefinitions(anchor); archive) {
+            for (uint32_t rank = 0; rank < archive->definitions.rankCount(); ++rank) {
+                rows += archive->definitions.locationsOfRank(rank).size();
+            }
+        }
+        progress(0);
+    }
     Writer out(path);
     if (!out.opened()) {
         return Error(path + ": cannot write");
@@ -211,6 +222,9 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
             }
             out.write(buffer.data(), buffer.size());
             std::vector<Visit>().swap(visits);
+        }
+        if (progress && rows > 0) {
+            progress(static_cast<int>(100 * std::min<size_t>(row + 1, rows) / rows));
         }
         return Status::success();
     });

@@ -7,6 +7,7 @@
 #include "timeline_summary.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,11 @@ public:
     /// overview beside the trace when they are of this trace, else both built in one pass over
     /// the trace (and written there; in the temporary directory when the experiment is not
     /// writable). Errors name the file (and rank).
-    static Result<std::shared_ptr<const TimelineStore>> open(const std::string& experiment);
+    /// Called while the caches are built with the share of the trace's locations read so far
+    /// (0..100), on the thread that called open().
+    using Progress = std::function<void(int percent)>;
+    static Result<std::shared_ptr<const TimelineStore>> open(const std::string& experiment,
+                                                             const Progress& progress = {});
 
     ~TimelineStore();
     TimelineStore(const TimelineStore&) = delete;
@@ -54,7 +59,7 @@ private:
 
     TimelineStore() = default;
     Status build(const std::string& experiment, const std::string& path,
-                 const std::string& signature);
+                 const std::string& signature, const Progress& progress);
     Status readDirectory(const std::string& signature);
     Status readRecords(uint64_t offset, size_t bytes, void* out) const;
     template <typename Record, typename Key>

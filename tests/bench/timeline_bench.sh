@@ -5,8 +5,9 @@
 # and the overview; the next ones read both), 100 scripted zoom and pan steps rendered offscreen
 # (per-step render times, and for steps whose events are read by the worker the time until the
 # detail is shown), the GUI's peak memory against the trace's size on disk, and the export rates
-# into JSON and Perfetto protobuf with the size of each file. The load average is printed beside
-# each figure (the machine is shared). Run on demand:
+# into JSON and Perfetto protobuf with the size of each file; before those, the analysis with
+# and without the timeline caches it writes beside the report (waitscope-replay --no-timeline).
+# The load average is printed beside each figure (the machine is shared). Run on demand:
 #   cmake --build build/dev --target waitscope-gui waitscope-replay waitscope-export \
 #       waitscope_analyzer_generate_trace
 #   tests/bench/timeline_bench.sh [build-dir] [events-per-rank]
@@ -28,6 +29,17 @@ if [ ! -f "$data/critical_path.txt" ]; then
     "$build/bin/waitscope-replay" --serial --quiet "$data"
     echo "analysis (waitscope-replay --serial, writes instances.txt and critical_path.txt): $(( $(date +%s%3N) - start )) ms ($(load))"
 fi
+# The analyzer writes the timeline's caches beside the report (one more pass over the trace):
+# the analysis with and without them, alternated, wall and CPU (the issue: at most +10 %).
+for run in 1 2; do
+    for caches in without with; do
+        before=$(load)
+        /usr/bin/time -f "%e %U %S" -o /tmp/timeline_bench_time.txt "$build/bin/waitscope-replay" \
+            --serial --quiet $( [ $caches = without ] && echo --no-timeline ) "$data"
+        read -r wall user system < /tmp/timeline_bench_time.txt
+        echo "analysis $caches the timeline caches: $wall s wall, $(awk -v u="$user" -v s="$system" 'BEGIN {printf "%.2f", u + s}') s CPU ($before before, $(load) after)"
+    done
+done
 trace_bytes=$(du -sb "$data/traces" "$data/traces.otf2" "$data/traces.def" | awk '{s += $1} END {print s}')
 echo "trace: 4 ranks x $events events, $((trace_bytes / 1048576)) MiB on disk; instances.txt $(wc -l < "$data/instances.txt") lines, critical_path.txt $(wc -l < "$data/critical_path.txt") lines"
 rm -f "$data/timeline_summary.bin" "$data/timeline_events.bin"

@@ -9,6 +9,9 @@
 #include "waitscope/analysis/trace_stat.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+#include "timeline_store.h"
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -40,6 +43,7 @@ struct Options {
     std::string dumpText;
     bool serial = false;
     bool quiet = false;
+    bool timeline = true; ///< write the timeline's caches beside the trace (--no-timeline: not)
     /// --memory-limit: bytes, or empty for the default (a share of the machine's memory per
     /// analysis process), or "none"
     std::string memoryLimit;
@@ -99,6 +103,11 @@ cli::CommandLine declareOptions(Options& options) {
                     options.memoryLimit = value;
                     return Status::success();
                 })
+        .flag("--no-timeline",
+              "do not write the timeline's event cache and overview (timeline_events.bin, "
+              "timeline_summary.bin) beside the trace; waitscope-gui then builds them at the "
+              "first open",
+              options.timeline, false)
         .flag("--quiet", "no progress on stderr", options.quiet)
         .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
     return line;
@@ -158,6 +167,33 @@ void reportClockViolations(const Options& options, const analysis::AnalysisResul
     }
 }
 
+// Writes the timeline's event cache and overview beside the trace (one more pass over it, after
+// instances.txt, whose waiting times the overview holds), so that waitscope-gui shows the run at
+// once; only when the report goes beside the trace (the caches name the instances.txt they were
+// built with). A failure is a warning: the GUI builds them at its first open.
+void writeTimelineCaches(const Options& options, const std::string& anchor,
+                         const std::filesystem::path& dir) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    namespace fs = std::filesystem;
+    std::error_code error;
+    if (!options.timeline || !fs::equivalent(dir, fs::path(anchor).parent_path(), error)) {
+        return;
+    }
+    const auto start = Clock::now();
+    if (auto store = timeline::TimelineStore::open(anchor); !store) {
+        std::fprintf(stderr, "waitscope-replay: warning: timeline caches not written: %s\n",
+                     store.error().message().c_str());
+    } else if (!options.quiet) {
+        std::fprintf(stderr, "waitscope-replay: timeline caches written in %.3f s\n",
+                     secondsSince(start));
+    }
+#else
+    (void)options;
+    (void)anchor;
+    (void)dir;
+#endif
+}
+
 // Writes report.cubex, trace.stat, instances.txt, critical_path.txt (and the optional text dump);
 // returns false after printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
@@ -203,6 +239,7 @@ bool writeOutputs(const Options& options, const std::string& anchor,
         std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }
+    writeTimelineCaches(options, anchor, dir);
     if (!options.dumpText.empty()) {
         std::ofstream dump(options.dumpText);
         dump << analysis::canonicalText(result, definitions);
