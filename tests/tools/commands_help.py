@@ -17,7 +17,7 @@ OPTIONS = {
     "analyze": ["-e", "-f", "-t", "-p", "--profile", "-a", "-n", "--time-correct", "--serial",
                 "-q", "--llvm-openmp", "--memory-limit"],
     "replay": ["--serial", "--output-dir", "--dump-text", "--time-correct", "--min-latency",
-               "--no-root-cause", "--memory-limit", "--quiet"],
+               "--no-root-cause", "--memory-limit", "--window-events", "--quiet"],
     "examine": ["--text", "--html", "--gui", "--screenshot"],
     "compare": ["--before", "--after", "--scaling", "--html", "--level", "-n"],
     "export": ["--hatchet", "--per-rank", "--chrome-trace", "--perfetto", "--instances",
