@@ -2,9 +2,11 @@
 # ranks) and checks that every run writes the same value dump, trace.stat, instances.txt,
 # critical_path.txt and report.cubex as the first one.
 # Variables: REPLAY, MPIRUN, TRACE, WORK, RUNS (comma-separated process counts; "serial" runs
-# --serial without mpirun); optional OPTIONS (more replay options, comma-separated).
+# --serial without mpirun); optional OPTIONS (more replay options, comma-separated) and
+# FIRST_OPTIONS (the first run's options instead of OPTIONS, when given: the run to compare with).
 file(REMOVE_RECURSE "${WORK}")
-string(REPLACE "," ";" extra "${OPTIONS}")
+string(REPLACE "," ";" options "${OPTIONS}")
+string(REPLACE "," ";" firstOptions "${FIRST_OPTIONS}")
 string(REPLACE "," ";" runs "${RUNS}")
 set(outputs report.txt trace.stat instances.txt critical_path.txt report.cubex)
 set(first "")
@@ -15,6 +17,10 @@ foreach(run IN LISTS runs)
     set(command "${REPLAY}" --serial)
   else()
     set(command "${MPIRUN}" -np ${run} --oversubscribe "${REPLAY}")
+  endif()
+  set(extra ${options})
+  if(first STREQUAL "" AND DEFINED FIRST_OPTIONS)
+    set(extra ${firstOptions})
   endif()
   execute_process(COMMAND ${command} --quiet ${extra} --output-dir "${out}"
                           --dump-text "${out}/report.txt" "${TRACE}"

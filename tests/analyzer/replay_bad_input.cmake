@@ -52,6 +52,15 @@ execute_process(COMMAND "${REPLAY}" --serial --quiet --output-dir "${WORK}/new/r
 if(NOT status EQUAL 0 OR NOT EXISTS "${WORK}/new/reports/report.cubex")
   message(FATAL_ERROR "missing output directory not made (${status}): ${errors}")
 endif()
+# 2c. The same read in windows (--no-root-cause): the steps stop on every rank together.
+foreach(processes 4 2)
+  execute_process(COMMAND "${MPIRUN}" -np ${processes} --oversubscribe "${REPLAY}" --quiet --no-root-cause
+                          --window-events 3 "${WORK}/trace"
+                  RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+  if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missing")
+    message(FATAL_ERROR "missing event file not refused in windows with ${processes} processes (${status}): ${errors}")
+  endif()
+endforeach()
 
 # 3. A truncated event file.
 file(COPY "${REFERENCE}/traces/2.evt" DESTINATION "${WORK}/trace/traces")
@@ -67,4 +76,11 @@ execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet "$
                 RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
 if(status EQUAL 0 OR NOT errors MATCHES "rank 3: [^\n]*trunc")
   message(FATAL_ERROR "truncated event file not refused (${status}): ${errors}")
+endif()
+# ... and read in windows: found in the middle of the pass, refused on every rank together.
+execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet --no-root-cause
+                        --window-events 3 "${WORK}/trace"
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+if(status EQUAL 0 OR NOT errors MATCHES "rank 3: [^\n]*trunc")
+  message(FATAL_ERROR "truncated event file not refused in windows (${status}): ${errors}")
 endif()

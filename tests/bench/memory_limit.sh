@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memory budget benchmark (issue 22; run on demand, not by ctest):
-#   tests/bench/memory_limit.sh [BUILD_DIR] [WORK_DIR] [EVENTS_PER_RANK] [RANKS] [LIMIT] [SMALL_EVENTS]
+#   tests/bench/memory_limit.sh [BUILD_DIR] [WORK_DIR] [EVENTS_PER_RANK] [RANKS] [LIMIT] [SMALL_EVENTS] [OPTIONS]
 # Generates RANKS x EVENTS_PER_RANK events (default 4 x 25 million, the issue's 10^8) with the
 # benchmark trace generator and analyzes it (full analysis) with --memory-limit LIMIT (default
 # 1G) on 1 process (--serial: every rank a thread) and on 2 (M:N), each under /usr/bin/time -v;
@@ -9,8 +9,10 @@
 # refusal), the trace's events, wall seconds, CPU seconds of all processes, events per CPU
 # second (the throughput of one busy process), peak resident memory
 # of the largest process against the limit, and the throughput against the in-memory run.
-# The replay holds each rank's events whole: a trace whose ranks need more than the limit is
-# refused before any event is read (the message names the rank and the sizes).
+# OPTIONS (one word, such as --no-root-cause) goes to every run. With the root-cause passes the
+# replay holds each rank's events whole: a trace whose ranks need more than the limit is
+# refused before any event is read (the message names the rank and the sizes); with
+# --no-root-cause it reads them in windows instead (the windowed replay).
 set -euo pipefail
 build=${1:-build/dev}
 work=${2:-/tmp/waitscope_memory_limit_bench}
@@ -18,6 +20,7 @@ events=${3:-25000000}
 ranks=${4:-4}
 limit=${5:-1G}
 small=${6:-$((events / 10))}
+extra=${7:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$work"
 generate="$build/tests/support/waitscope_analyzer_generate_trace"
@@ -58,7 +61,7 @@ big=$(trace_of "$events")
 little=$(trace_of "$small")
 out="$work/out"
 mkdir -p "$out"
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)${extra:+ (options: $extra)}"
 printf '%-28s %-8s %11s %9s %9s %12s %10s %10s\n' run status events wall_s cpu_s Mev/cpu_s peak_MB limit_MB
 limit_mb=$(awk -v l="$limit" 'BEGIN{u=toupper(substr(l,length(l))); v=l+0; m=(u=="G")?1024:(u=="M")?1:(u=="K")?1/1024:1/1048576; print v*m}')
 baseline=""
@@ -66,9 +69,9 @@ for spec in "in-memory-small:1:none:$little:$small" "limit-1-process:1:$limit:$b
             "in-memory-small-2:2:none:$little:$small" "limit-2-processes:2:$limit:$big:$events"; do
     IFS=: read -r name processes lim trace _ <<<"$spec"
     if [ "$processes" = 1 ]; then
-        cmd=("$replay" --serial --quiet --memory-limit "$lim" --output-dir "$out" "$trace")
+        cmd=("$replay" --serial --quiet --memory-limit "$lim" $extra --output-dir "$out" "$trace")
     else
-        cmd=(mpirun -np "$processes" "$replay" --quiet --memory-limit "$lim" --output-dir "$out" "$trace")
+        cmd=(mpirun -np "$processes" "$replay" --quiet --memory-limit "$lim" $extra --output-dir "$out" "$trace")
     fi
     read -r status wall cpu peak < <(run "$name" "${cmd[@]}")
     total=$(cat "$trace/events.total")

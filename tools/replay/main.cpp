@@ -47,6 +47,8 @@ struct Options {
     /// --memory-limit: bytes, or empty for the default (a share of the machine's memory per
     /// analysis process), or "none"
     std::string memoryLimit;
+    /// --window-events: 0 unless given
+    std::size_t windowEvents = 0;
     analysis::ReplayOptions replay;
 };
 
@@ -108,6 +110,10 @@ cli::CommandLine declareOptions(Options& options) {
               "timeline_summary.bin) beside the trace; waitscope-gui then builds them at the "
               "first open",
               options.timeline, false)
+        .count("--window-events", "N",
+               "with --no-root-cause: read each rank's events N at a time (the windowed replay, "
+               "the same report; by default only when the ranks do not fit --memory-limit whole)",
+               options.windowEvents, 1, std::numeric_limits<uint32_t>::max())
         .flag("--quiet", "no progress on stderr", options.quiet)
         .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
     return line;
@@ -383,6 +389,7 @@ int runSerial(const Options& options) {
     }
     analysis::ReplayOptions replay = options.replay;
     replay.memoryLimit = memoryLimitOf(options, 1);
+    replay.windowEvents = options.windowEvents;
     auto result = analysis::analyzeArchiveInProcess(*anchor, replay);
     if (!result) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", result.error().message().c_str());
@@ -418,6 +425,7 @@ int runParallel(const Options& options) {
     MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     analysis::ReplayOptions replay = options.replay;
     replay.memoryLimit = limit;
+    replay.windowEvents = options.windowEvents;
     auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), replay);
     if (!analysis) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", analysis.error().message().c_str());

@@ -11,6 +11,14 @@ AnalysisResult AnalysisResult::merge(std::vector<RankResult>&& results) {
         unifyCallTree(tree, result.tree);
     }
     AnalysisResult merged(std::move(tree), static_cast<uint32_t>(results.size()));
+    // Room for all instances at once: growing rank by rank would copy them each time and
+    // hold the old copy beside the new (the merge's peak; reserved pages become resident only
+    // as the ranks' instances arrive, while each rank's own are freed after it).
+    size_t instances = 0;
+    for (const RankResult& result : results) {
+        instances += result.instances.size();
+    }
+    merged.m_instances.reserve(instances);
     for (RankResult& result : results) {
         // Cannot fail: the tree holds every rank's paths, and there are as many ranks.
         (void)merged.addRank(std::move(result));

@@ -3,8 +3,8 @@
 // as many collectives (with the same operations, roots and MPI calls). An inconsistent trace
 // is refused on every rank with the same message, naming ranks and communicator, instead of
 // replaying wrong matches or waiting forever.
+#include "consistency_check.h"
 #include "exchange_signature.h"
-#include "rank_state.h"
 
 #include <algorithm>
 
@@ -17,48 +17,68 @@ std::string rankText(uint32_t rank) {
     return "rank " + std::to_string(rank);
 }
 
-// Compares, with two world exchanges, the sends and receives per rank pair (count and a
-// checksum of communicator and tag) and the collectives per communicator (count and a checksum
-// of what the replays read of them), so that every rank refuses an inconsistent trace alike.
-Status checkConsistency(RankState& state, Transport& transport) {
+} // namespace
+
+ConsistencyTally::ConsistencyTally(uint32_t ranks, size_t comms)
+    : sent(2 * size_t{ranks}, 0), received(2 * size_t{ranks}, 0), collectives(2 * comms, 0.0),
+      signatures(comms, 0) {}
+
+void ConsistencyTally::addCollective(const trace::CollectiveRecord& c, RegionClass cls) {
+    if (c.comm < signatures.size()) {
+        collectives[c.comm] += 1;
+        const uint32_t call = cls == RegionClass::MpiInit       ? 1
+                              : cls == RegionClass::MpiFinalize ? 2
+                                                                : 0;
+        signatures[c.comm] = collectiveSignature(signatures[c.comm], c, call);
+    }
+}
+
+void ConsistencyTally::addMessage(bool send, const trace::MessageRecord& m, uint32_t peer) {
+    if (peer >= sent.size() / 2) {
+        ++badPartners;
+        return;
+    }
+    auto& table = send ? sent : received;
+    table[2 * size_t{peer}] += 1;
+    table[2 * size_t{peer} + 1] =
+        (table[2 * size_t{peer} + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
+}
+
+namespace {
+
+// The tally of the whole rank's operations.
+ConsistencyTally tallyOperations(const RankState& state, uint32_t ranks) {
     const trace::EventStream& events = *state.events;
-    const uint32_t n = transport.size();
-    // Per peer: [messages sent to it, checksum of their comm/tag] and the same for receives.
-    std::vector<uint64_t> sent(2 * size_t{n}, 0), received(2 * size_t{n}, 0);
-    // Per communicator: the number of collectives, then (after all counts) the chained
-    // checksum of what the passes read of them (collectiveSignature()).
-    const size_t comms = state.defs.communicators.size();
-    std::vector<double> collectives(2 * comms, 0.0);
-    std::vector<uint64_t> signatures(comms, 0);
-    uint64_t badPartners = 0;
+    ConsistencyTally tally(ranks, state.defs.communicators.size());
     for (const ReplayOperation& op : state.operations) {
         const EventKind kind = events.kind(op.event);
         if (kind == EventKind::MpiCollectiveEnd) {
-            const trace::CollectiveRecord& c = events.collective(op.event);
-            if (c.comm < comms) {
-                collectives[c.comm] += 1;
-                const RegionClass cls = state.classOf(state.regionOfSpan(op));
-                const uint32_t call = cls == RegionClass::MpiInit       ? 1
-                                      : cls == RegionClass::MpiFinalize ? 2
-                                                                        : 0;
-                signatures[c.comm] = collectiveSignature(signatures[c.comm], c, call);
-            }
+            tally.addCollective(events.collective(op.event), state.classOf(state.regionOfSpan(op)));
             continue;
         }
         if (kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete) {
             continue; // a request: its message is counted where it is sent or received
         }
         const trace::MessageRecord& m = events.message(op.event);
-        const uint32_t peer = state.worldRankOf(m.comm, m.partner);
-        if (peer >= n) {
-            ++badPartners;
-            continue;
-        }
-        auto& table = (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) ? sent : received;
-        table[2 * size_t{peer}] += 1;
-        table[2 * size_t{peer} + 1] =
-            (table[2 * size_t{peer} + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
+        tally.addMessage(kind == EventKind::MpiSend || kind == EventKind::MpiIsend, m,
+                         state.worldRankOf(m.comm, m.partner));
     }
+    return tally;
+}
+
+} // namespace
+
+// Compares, with two world exchanges, the sends and receives per rank pair (count and a
+// checksum of communicator and tag) and the collectives per communicator (count and a checksum
+// of what the replays read of them), so that every rank refuses an inconsistent trace alike.
+Status checkConsistency(const RankState& state, Transport& transport, ConsistencyTally& tally) {
+    const uint32_t n = transport.size();
+    const size_t comms = state.defs.communicators.size();
+    std::vector<uint64_t>& sent = tally.sent;
+    std::vector<uint64_t>& received = tally.received;
+    std::vector<double>& collectives = tally.collectives;
+    const std::vector<uint64_t>& signatures = tally.signatures;
+    const uint64_t badPartners = tally.badPartners;
     for (size_t comm = 0; comm < comms; ++comm) {
         collectives[comms + comm] = static_cast<double>(signatures[comm]);
     }
@@ -157,8 +177,6 @@ Status checkConsistency(RankState& state, Transport& transport) {
     return Status::success();
 }
 
-} // namespace
-
 Status checkConsistencyStage(RankState& state, Transport& transport) {
     if (state.events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
@@ -173,7 +191,8 @@ Status checkConsistencyStage(RankState& state, Transport& transport) {
         (void)all;
         return Error(rankText(transport.rank()) + ": no events to replay");
     }
-    return checkConsistency(state, transport);
+    ConsistencyTally tally = tallyOperations(state, transport.size());
+    return checkConsistency(state, transport, tally);
 }
 
 } // namespace waitscope::analysis

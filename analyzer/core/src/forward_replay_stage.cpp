@@ -33,8 +33,7 @@ bool inTestCall(const RankState& state, const ReplayOperation& op) {
 // Runs the pattern of collective operation `op` (in MPI call `span`) on all members' times.
 Status replayCollective(RankState& state, Transport& transport, const ReplayOperation& op,
                         const CallSpan& span) {
-    const trace::EventStream& events = *state.events;
-    const trace::CollectiveRecord& c = events.collective(op.event);
+    const trace::CollectiveRecord& c = state.events->collective(op.event);
     if (state.isSelf(c.comm)) {
         return Status::success();
     }
@@ -42,8 +41,17 @@ Status replayCollective(RankState& state, Transport& transport, const ReplayOper
     if (!gathered) {
         return gathered.error();
     }
+    return replayCollectivePattern(state, state.indexOf(op), span, c,
+                                   state.classOf(state.regionOfSpan(op)), std::move(*gathered));
+}
+
+} // namespace
+
+Status replayCollectivePattern(RankState& state, uint32_t operation, const CallSpan& span,
+                               const trace::CollectiveRecord& c, RegionClass cls,
+                               std::shared_ptr<const GatheredCollective> gathered) {
     // Held until the next collective, so that co-located members share it meanwhile.
-    state.collected = std::move(*gathered);
+    state.collected = std::move(gathered);
     const uint32_t self = state.commRankOf(c.comm);
     if (state.collected->width() < 2 || self >= state.collected->members()) {
         return Error("rank " + std::to_string(state.result.rank) +
@@ -59,7 +67,6 @@ Status replayCollective(RankState& state, Transport& transport, const ReplayOper
     if (exitPrecedesBindingEnter(c, view)) {
         state.sink.diagnose(experiment::Diagnostic::ClockViolationsCollective);
     }
-    const RegionClass cls = state.classOf(state.regionOfSpan(op));
     switch (collectiveShape(c.op)) {
     case CollectiveShape::Barrier:
         detectWaitAtBarrier(view, state.sink);
@@ -90,15 +97,13 @@ Status replayCollective(RankState& state, Transport& transport, const ReplayOper
         break;
     }
     if (state.delay) {
-        state.delay->onCollective(state.indexOf(op), view, cls, c);
+        state.delay->onCollective(operation, view, cls, c);
     }
     if (state.pathCollectives) {
-        state.pathCollectives->record(state.indexOf(op), c, view);
+        state.pathCollectives->record(operation, c, view);
     }
     return Status::success();
 }
-
-} // namespace
 
 Status forwardReplayStage(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;

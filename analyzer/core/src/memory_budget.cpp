@@ -157,18 +157,29 @@ Status checkMemoryBudget(const trace::Definitions& definitions, const std::strin
         message += ", and the process itself " + formatMemorySize(kProcessBaseBytes) + ": " +
                    formatMemorySize(need) + " in all, but --memory-limit allows " +
                    formatMemorySize(limit) +
-                   " per analysis process (the replay holds a rank's events whole, it does not "
-                   "read them in windows); raise --memory-limit";
+                   " per analysis process (with the root-cause passes or --time-correct the replay "
+                   "holds a rank's events whole; without them it reads them in windows); raise "
+                   "--memory-limit";
         if (ranks > 1) {
             message += ", or analyze with more processes (each then replays fewer ranks)";
         }
         if (rootCause) {
-            message += ", or skip the root-cause passes (--no-root-cause: " +
-                       std::to_string(kBytesPerEventBasic) + " bytes per event)";
+            message += ", or skip the root-cause passes (--no-root-cause: the events are then "
+                       "read in windows)";
         }
         return Error(message);
     }
     return Status::success();
+}
+
+} // namespace waitscope::analysis
+
+namespace waitscope::analysis {
+
+uint64_t windowEventsFor(uint64_t limit, uint32_t ranks) {
+    const uint64_t room = limit > kProcessBaseBytes ? limit - kProcessBaseBytes : 0;
+    const uint64_t events = room / (kBytesPerWindowEvent * std::max<uint32_t>(ranks, 1));
+    return std::clamp<uint64_t>(events, kMinWindowEvents, kMaxWindowEvents);
 }
 
 } // namespace waitscope::analysis

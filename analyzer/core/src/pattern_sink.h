@@ -25,7 +25,11 @@ struct ReplayOperation {
 /// Records severities and instances of one rank.
 class PatternSink {
 public:
-    explicit PatternSink(RankResult& result) : m_result(result) {}
+    explicit PatternSink(RankResult& result) : m_result(result), m_instances(result.instances) {}
+    /// Puts the instances into `instances` instead of the result's (the windowed replay keeps a
+    /// pass's instances apart, to append them in the order of the whole-rank passes).
+    PatternSink(RankResult& result, std::vector<PatternInstance>& instances)
+        : m_result(result), m_instances(instances) {}
 
     /// Adds `severity` of `metric` on `span`'s node; positive severities also become an instance.
     void record(Metric metric, const CallSpan& span, double severity) {
@@ -36,7 +40,7 @@ public:
         const PatternInstance instance{metric,     span.node, m_result.rank,
                                        span.enter, span.exit, severity};
         m_result.patterns[static_cast<size_t>(metric)].add(instance);
-        m_result.instances.push_back(instance);
+        m_instances.push_back(instance);
     }
     /// Adds to a metric without an instance (counts, parents of a pattern).
     void add(Metric metric, NodeId node, double value) {
@@ -54,6 +58,7 @@ public:
 
 private:
     RankResult& m_result;
+    std::vector<PatternInstance>& m_instances;
 };
 
 /// One rank's view of a finished collective exchange: every member's contribution (enter,

@@ -21,6 +21,10 @@
 //   9. derived metrics    derived_metrics.cpp         imbalance; with a critical path, the
 //                                                      critical path's imbalance and the
 //                                                      performance impact
+// With RankInput::windows (traces larger than memory, without root causes and clock
+// correction) stages 2 to 5 are one windowed pass instead (windowed_replay.cpp): the events are
+// read in windows, profiled and replayed forward and backward in bulk-synchronous steps, and
+// the consistency is checked at the end.
 // The drivers, serial_analysis.cpp (a thread per rank over the in-process transport) and
 // analyzer/mpi/src/parallel_analysis.cpp (a rank per traced rank over MPI), differ only in
 // the transport, in the hooks of RankInput and in how they gather the results.
@@ -44,14 +48,23 @@ constexpr std::array<RankStage, 6> kReplayStages = {
 
 Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
     RankState state(input, transport);
-    if (Status status = correctClocksStage(state, transport); !status) {
-        return status.error();
-    }
     Status replayed = Status::success();
-    for (RankStage stage : kReplayStages) {
-        replayed = stage(state, transport);
-        if (!replayed) {
-            break;
+    if (input.windows != nullptr) {
+        if (input.options.rootCause || input.options.correction) {
+            return Error("rank " + std::to_string(transport.rank()) +
+                         ": the windowed replay runs without root causes and timestamp "
+                         "correction only");
+        }
+        replayed = windowedReplayStage(state, transport);
+    } else {
+        if (Status status = correctClocksStage(state, transport); !status) {
+            return status.error();
+        }
+        for (RankStage stage : kReplayStages) {
+            replayed = stage(state, transport);
+            if (!replayed) {
+                break;
+            }
         }
     }
     // Every rank stops here together when one failed (with the hook), before the thread

@@ -140,12 +140,22 @@ Status profileStage(RankState& state, Transport& transport);
 Status checkConsistencyStage(RankState& state, Transport& transport);
 /// Late Sender and the collective patterns (forward_replay_stage.cpp).
 Status forwardReplayStage(RankState& state, Transport& transport);
+/// Runs the pattern of collective operation `operation` (its record `c`, in MPI call `span` of
+/// region class `cls`) on its members' `gathered` times, and feeds the root-cause stages when
+/// they run (forward_replay_stage.cpp). Fails when the exchange does not fit the communicator.
+Status replayCollectivePattern(RankState& state, uint32_t operation, const CallSpan& span,
+                               const trace::CollectiveRecord& c, RegionClass cls,
+                               std::shared_ptr<const GatheredCollective> gathered);
 /// Late Receiver (backward_replay_stage.cpp).
 Status backwardReplayStage(RankState& state, Transport& transport);
 /// The rank's share of the critical path (critical_path_stage.cpp).
 Status criticalPathStage(RankState& state, Transport& transport);
 /// Delay costs and the wait-state classification (root_cause_stage.cpp).
 Status rootCauseStage(RankState& state, Transport& transport);
+/// Stages 2 to 5 over a rank read in windows (RankInput::windows; windowed_replay.cpp): the
+/// profile, the forward and backward replays in bulk-synchronous steps, the consistency check
+/// at the end.
+Status windowedReplayStage(RankState& state, Transport& transport);
 /// The rank's further threads, profiled (thread_profile_stage.cpp).
 Status threadProfileStage(RankState& state, Transport& transport);
 

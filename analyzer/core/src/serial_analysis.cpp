@@ -8,6 +8,7 @@
 #include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -20,7 +21,8 @@ namespace {
 Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
                                   const std::vector<trace::EventStream*>& streams,
                                   std::vector<std::optional<Error>> errors,
-                                  const ReplayOptions& options, const std::string& anchorFile) {
+                                  const ReplayOptions& options, const std::string& anchorFile,
+                                  const std::vector<trace::RankEventWindows*>& windows = {}) {
     const auto ranks = static_cast<uint32_t>(streams.size());
     // A rank that could not be read fails the whole analysis with its own error (naming the
     // file and the cause): replaying the others would only add their refusals.
@@ -37,6 +39,7 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
             // A rank that fails stops alone: finishing its endpoint ends the others' waits.
             const RankInput input{.definitions = definitions,
                                   .events = streams[r],
+                                  .windows = windows.empty() ? nullptr : windows[r],
                                   .options = options,
                                   .anchorFile = anchorFile};
             auto result = analyzeRank(input, world.endpoint(r));
@@ -100,13 +103,41 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
     if (ranks == 0) {
         return Error(*anchor + ": the trace defines no mpi ranks");
     }
-    // Every rank is a thread of this one process.
+    // Every rank is a thread of this one process; without root causes and timestamp correction
+    // a process that cannot hold its ranks whole reads them in windows.
+    ReplayOptions replay = options;
+    const bool windowable = !options.rootCause && !options.correction;
+    if (options.windowEvents > 0 && !windowable) {
+        return Error(*anchor + ": reading in windows (--window-events) needs --no-root-cause and "
+                               "no --time-correct");
+    }
+    bool windowed = options.windowEvents > 0;
     if (options.memoryLimit > 0) {
         if (Status fits = checkMemoryBudget(*definitions, *anchor, {{0, ranks}},
                                             options.memoryLimit, options.rootCause);
             !fits) {
-            return fits.error().withContext(*anchor);
+            if (!windowable) {
+                return fits.error().withContext(*anchor);
+            }
+            windowed = true;
         }
+    }
+    if (windowed) {
+        if (replay.windowEvents == 0) {
+            replay.windowEvents = windowEventsFor(options.memoryLimit, ranks);
+        }
+        std::vector<std::unique_ptr<trace::RankEventWindows>> owned(ranks);
+        std::vector<trace::RankEventWindows*> windows(ranks, nullptr);
+        for (uint32_t r = 0; r < ranks; ++r) {
+            auto opened = trace::RankEventWindows::open(*anchor, *definitions, r);
+            if (!opened) {
+                return opened.error();
+            }
+            owned[r] = std::move(*opened);
+            windows[r] = owned[r].get();
+        }
+        return runThreads(*definitions, std::vector<trace::EventStream*>(ranks, nullptr),
+                          std::vector<std::optional<Error>>(ranks), replay, *anchor, windows);
     }
     std::vector<trace::EventStream> streams(ranks);
     std::vector<trace::EventStream*> pointers(ranks, nullptr);

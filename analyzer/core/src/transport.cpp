@@ -18,6 +18,16 @@ Result<ReplayRecord> Deliveries::take(uint32_t self, uint32_t comm, uint32_t sou
     return record;
 }
 
+void Deliveries::takeAll(const Transport::RecordSink& sink) {
+    for (const auto& [key, records] : m_records) {
+        const auto [comm, source, tag] = key;
+        for (const ReplayRecord& record : records) {
+            sink(comm, source, tag, record);
+        }
+    }
+    m_records.clear();
+}
+
 Result<std::shared_ptr<const GatheredCollective>> Deliveries::takeCollective(uint32_t self,
                                                                              uint32_t comm) {
     const auto it = m_collectives.find(comm);

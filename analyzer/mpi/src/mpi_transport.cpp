@@ -423,6 +423,18 @@ Result<ReplayRecord> MpiTransport::receive(uint32_t comm, uint32_t source, uint3
     return record;
 }
 
+void MpiTransport::takeRecords(const RecordSink& sink) {
+    for (const auto& [key, cursor] : m_cursors) {
+        const auto [comm, source, tag] = key;
+        for (uint32_t index = cursor.head; index != kEnd; index = m_next[index]) {
+            const double* values = &m_incoming[size_t{index} * m_width];
+            sink(comm, source, tag,
+                 ReplayRecord{values[0], values[1], m_width > 2 ? values[2] : 0.0});
+        }
+    }
+    releaseIncoming();
+}
+
 Result<std::shared_ptr<const GatheredCollective>> MpiTransport::gathered(uint32_t comm) {
     const auto found = m_gathered.find(comm);
     if (found == m_gathered.end() ||

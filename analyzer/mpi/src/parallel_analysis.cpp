@@ -223,13 +223,39 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
         progress("reading", 0);
     }
     std::vector<trace::EventStream> streams(count);
+    std::vector<std::unique_ptr<trace::RankEventWindows>> windows(count);
     std::vector<std::optional<Error>> readErrors(count);
     for (uint32_t k = 0; k < count; ++k) {
+        if (options.windowEvents > 0) {
+            auto opened = trace::RankEventWindows::open(anchor, analysis.definitions, first + k);
+            if (opened) {
+                windows[k] = std::move(*opened);
+            } else {
+                readErrors[k] = opened.error();
+            }
+            continue;
+        }
         auto events = trace::readRankEvents(anchor, analysis.definitions, first + k);
         if (events) {
             streams[k] = std::move(*events);
         } else {
             readErrors[k] = events.error();
+        }
+    }
+    // The windowed replay's steps need every rank: a rank that cannot be opened stops all.
+    if (options.windowEvents > 0) {
+        std::optional<Error> unreadable;
+        for (const auto& error : readErrors) {
+            if (error && !unreadable) {
+                unreadable = *error;
+            }
+        }
+        if (anyFailed(unreadable.has_value())) {
+            world.value().reset(); // frees its communicator while every process is here
+            if (unreadable) {
+                return *unreadable;
+            }
+            return Error(anchor + ": analysis stopped because a rank of another process failed");
         }
     }
     if (progress) {
@@ -243,7 +269,8 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
             trace::EventStream& events = streams[k];
             // Progress is reported for the first traced rank only (one line per phase).
             const RankInput input{.definitions = analysis.definitions,
-                                  .events = readErrors[k] ? nullptr : &events,
+                                  .events = readErrors[k] || windows[k] ? nullptr : &events,
+                                  .windows = windows[k].get(),
                                   .options = options,
                                   .anchorFile = anchor,
                                   .progress = first + k == 0 ? progress : ProgressCallback(),
@@ -330,7 +357,14 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
                      " ranks (use mpirun -np " + std::to_string(traced) + " or fewer)");
     }
     // Every process checks every process's block alike, so that all fail together before
-    // reading events.
+    // reading events; without root causes and timestamp correction a block that does not fit
+    // whole is read in windows instead.
+    ReplayOptions replay = options;
+    const bool windowable = !options.rootCause && !options.correction;
+    if (options.windowEvents > 0 && !windowable) {
+        return Error(*anchor + ": reading in windows (--window-events) needs --no-root-cause and "
+                               "no --time-correct");
+    }
     if (options.memoryLimit > 0) {
         std::vector<std::pair<uint32_t, uint32_t>> blocks;
         for (int p = 0; p < size; ++p) {
@@ -341,16 +375,44 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         if (Status fits = checkMemoryBudget(analysis.definitions, *anchor, blocks,
                                             options.memoryLimit, options.rootCause);
             !fits) {
-            return fits.error().withContext(*anchor);
+            if (!windowable) {
+                return fits.error().withContext(*anchor);
+            }
+            if (replay.windowEvents == 0) {
+                uint32_t widest = 1;
+                for (const auto& [first, end] : blocks) {
+                    widest = std::max(widest, end - first);
+                }
+                replay.windowEvents = windowEventsFor(options.memoryLimit, widest);
+            }
         }
     }
     if (traced > static_cast<uint32_t>(size)) {
-        return analyzeCoLocated(std::move(analysis), *anchor, progress, options);
+        return analyzeCoLocated(std::move(analysis), *anchor, progress, replay);
     }
     if (progress) {
         progress("reading", 0);
     }
-    auto events = trace::readRankEvents(*anchor, analysis.definitions, static_cast<uint32_t>(rank));
+    Result<trace::EventStream> events = trace::EventStream();
+    std::unique_ptr<trace::RankEventWindows> windows;
+    if (replay.windowEvents > 0) {
+        auto opened = trace::RankEventWindows::open(*anchor, analysis.definitions,
+                                                    static_cast<uint32_t>(rank));
+        if (opened) {
+            windows = std::move(*opened);
+        } else {
+            events = opened.error();
+        }
+        // The windowed replay's steps need every rank: a rank that cannot be opened stops all.
+        if (anyFailed(!opened)) {
+            if (!opened) {
+                return opened.error();
+            }
+            return Error(*anchor + ": analysis stopped because another rank failed");
+        }
+    } else {
+        events = trace::readRankEvents(*anchor, analysis.definitions, static_cast<uint32_t>(rank));
+    }
     if (progress) {
         progress("reading", 100);
     }
@@ -374,8 +436,9 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         releaseEvents = [&events] { *events = trace::EventStream(); };
     }
     const RankInput input{.definitions = analysis.definitions,
-                          .events = events ? &*events : nullptr,
-                          .options = options,
+                          .events = events && !windows ? &*events : nullptr,
+                          .windows = windows.get(),
+                          .options = replay,
                           .anchorFile = *anchor,
                           .progress = progress,
                           .timesDone = releaseTimes,

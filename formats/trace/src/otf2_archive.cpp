@@ -408,6 +408,8 @@ OTF2_CallbackCode onMappingTable(void* user, OTF2_MappingType type, const OTF2_I
 
 struct EventSink {
     EventStream* stream = nullptr;
+    /// Events read into earlier windows (RankEventWindows): the first of `stream` is this one.
+    uint64_t base = 0;
     uint64_t lastTime = 0;
     const LocalMappings* mappings = nullptr;
     /// Sizes of the global tables the references must fall into (0: not checked).
@@ -441,7 +443,7 @@ struct EventSink {
             return static_cast<uint32_t>(global);
         }
         if (unresolvedCount++ == 0) {
-            unresolved = "event " + std::to_string(stream->size()) + " names " + what + " " +
+            unresolved = "event " + std::to_string(base + stream->size()) + " names " + what + " " +
                          std::to_string(ref) +
                          (global == LocalMapping::kUnmapped
                               ? std::string(", which its mapping table lacks")
@@ -475,7 +477,7 @@ struct EventSink {
     }
     void misplacedEvent(const std::string& what) {
         if (misplacedCount++ == 0) {
-            misplaced = "event " + std::to_string(stream->size()) + " is " + what +
+            misplaced = "event " + std::to_string(base + stream->size()) + " is " + what +
                         " inside region " + std::to_string(stack.back()) + " (" +
                         (*regions)[stack.back()].name + ")";
         }
@@ -1054,44 +1056,69 @@ Status readLocalDefinitions(OTF2_Reader* reader, const std::string& anchorFile,
     return Status::success();
 }
 
-// Reads the events of `location`; `where` starts every error message. With `defs`, every
+// An opened event reader of one location, its mappings and the sink its callbacks fill: read
+// whole (readEvents()) or in windows (RankEventWindows).
+struct OpenedEvents {
+    ReaderPtr reader;
+    OTF2_EvtReader* evtReader = nullptr;
+    LocalMappings mappings;
+    EventSink sink;
+    const Location* location = nullptr;
+    std::string where;
+    std::filesystem::path evtFile;
+    uint64_t read = 0;   ///< event records read so far
+    uint64_t stored = 0; ///< events appended to streams so far
+    bool done = false;
+
+    OpenedEvents() = default;
+    OpenedEvents(const OpenedEvents&) = delete;
+    OpenedEvents& operator=(const OpenedEvents&) = delete;
+    ~OpenedEvents() {
+        if (evtReader != nullptr) {
+            OTF2_Reader_CloseEvtReader(reader.get(), evtReader);
+            OTF2_Reader_CloseEvtFiles(reader.get());
+        }
+    }
+};
+
+// Opens the events of `location`; `where` starts every error message. With `defs`, every
 // reference must resolve to one of its definitions.
-Result<EventStream> readEvents(const std::string& anchorFile, const Location* location,
-                               const Definitions* defs, const std::string& where) {
-    ReaderPtr reader(OTF2_Reader_Open(anchorFile.c_str()));
-    if (!reader) {
+Result<std::unique_ptr<OpenedEvents>> openEvents(const std::string& anchorFile,
+                                                 const Location* location, const Definitions* defs,
+                                                 const std::string& where) {
+    auto opened = std::make_unique<OpenedEvents>();
+    opened->reader.reset(OTF2_Reader_Open(anchorFile.c_str()));
+    if (!opened->reader) {
         return Error(anchorFile + ": cannot open otf2 archive");
     }
-    OTF2_Reader_SetSerialCollectiveCallbacks(reader.get());
+    OTF2_Reader* reader = opened->reader.get();
+    OTF2_Reader_SetSerialCollectiveCallbacks(reader);
     // The event file must exist; libotf2 would otherwise report an empty stream.
-    const std::filesystem::path evtFile = std::filesystem::path(anchorFile).replace_extension("") /
-                                          (std::to_string(location->id) + ".evt");
+    opened->evtFile = std::filesystem::path(anchorFile).replace_extension("") /
+                      (std::to_string(location->id) + ".evt");
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(evtFile, ec)) {
-        return Error(where + ": event file " + evtFile.string() + " is missing");
+    if (!std::filesystem::is_regular_file(opened->evtFile, ec)) {
+        return Error(where + ": event file " + opened->evtFile.string() + " is missing");
     }
-    OTF2_Reader_SelectLocation(reader.get(), location->id);
-    LocalMappings mappings;
-    if (Status status = readLocalDefinitions(reader.get(), anchorFile, *location, where, mappings);
+    OTF2_Reader_SelectLocation(reader, location->id);
+    if (Status status =
+            readLocalDefinitions(reader, anchorFile, *location, where, opened->mappings);
         !status) {
         return status.error();
     }
-    OTF2_Reader_OpenEvtFiles(reader.get());
-    OTF2_EvtReader* evtReader = OTF2_Reader_GetEvtReader(reader.get(), location->id);
-    if (evtReader == nullptr) {
+    OTF2_Reader_OpenEvtFiles(reader);
+    opened->evtReader = OTF2_Reader_GetEvtReader(reader, location->id);
+    if (opened->evtReader == nullptr) {
+        OTF2_Reader_CloseEvtFiles(reader);
         return Error(where + ": cannot open the event stream");
     }
     // The reader maps the references itself (LocalMapping); libotf2 still applies the clock
     // offsets.
-    OTF2_EvtReader_ApplyMappingTables(evtReader, false);
-    EventStream stream;
-    // Room for the announced events, but no more than the event file can hold (a record takes
-    // at least a byte): a damaged count must not reserve terabytes.
-    const uint64_t fileBytes = std::filesystem::file_size(evtFile, ec);
-    stream.reserve(std::min<uint64_t>(location->announcedEvents, ec ? 0 : fileBytes));
-    EventSink eventSink;
-    eventSink.stream = &stream;
-    eventSink.mappings = &mappings;
+    OTF2_EvtReader_ApplyMappingTables(opened->evtReader, false);
+    opened->location = location;
+    opened->where = where;
+    EventSink& eventSink = opened->sink;
+    eventSink.mappings = &opened->mappings;
     if (defs != nullptr) {
         eventSink.regionCount = defs->regions.size();
         eventSink.commCount = defs->communicators.size();
@@ -1121,36 +1148,72 @@ Result<EventStream> readEvents(const std::string& anchorFile, const Location* lo
     OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, evCcSample);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(callbacks, evFlush);
     setRmaCallbacks(callbacks);
-    OTF2_Reader_RegisterEvtCallbacks(reader.get(), evtReader, callbacks, &eventSink);
+    OTF2_Reader_RegisterEvtCallbacks(reader, opened->evtReader, callbacks, &opened->sink);
     OTF2_EvtReaderCallbacks_Delete(callbacks);
+    return opened;
+}
+
+// Appends up to `count` further events of `opened` to `stream` (all that are left when
+// `count` is 0); fails naming the location and the event where the file is damaged. Marks
+// `opened` done at the end of the file, where a trace that lost its end is refused.
+Status readMore(OpenedEvents& opened, EventStream& stream, uint64_t count) {
+    EventSink& eventSink = opened.sink;
+    eventSink.stream = &stream;
+    const size_t before = stream.size();
+    // Messages name events by their index among the location's stored events (modular
+    // arithmetic: a caller may have put events of its own first).
+    eventSink.base = opened.stored - before;
     uint64_t read = 0;
-    const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(reader.get(), evtReader, &read);
-    OTF2_Reader_CloseEvtReader(reader.get(), evtReader);
-    OTF2_Reader_CloseEvtFiles(reader.get());
+    const OTF2_ErrorCode code =
+        count == 0
+            ? OTF2_Reader_ReadAllLocalEvents(opened.reader.get(), opened.evtReader, &read)
+            : OTF2_Reader_ReadLocalEvents(opened.reader.get(), opened.evtReader, count, &read);
+    opened.read += read;
+    opened.stored += stream.size() - before;
     if (code != OTF2_SUCCESS) {
-        return Error(where + ": event file truncated or corrupt after event " +
-                     std::to_string(read));
+        return Error(opened.where + ": event file truncated or corrupt after event " +
+                     std::to_string(opened.read));
     }
+    stream.setSkippedEvents(stream.skippedEvents() + read - (stream.size() - before));
+    opened.done = count == 0 || read < count;
     // More events than announced is fine (libotf2 adds buffer-flush records); fewer means the
     // file lost its end.
-    if (read < location->announcedEvents) {
-        return Error(where + ": trace truncated after event " + std::to_string(read) + " of " +
-                     std::to_string(location->announcedEvents));
+    if (opened.done && opened.read < opened.location->announcedEvents) {
+        return Error(opened.where + ": trace truncated after event " + std::to_string(opened.read) +
+                     " of " + std::to_string(opened.location->announcedEvents));
     }
     if (eventSink.unresolvedCount > 0) {
-        return Error(where + ": " + std::to_string(eventSink.unresolvedCount) +
+        return Error(opened.where + ": " + std::to_string(eventSink.unresolvedCount) +
                      " event references do not resolve through the local definitions of " +
-                     evtFile.filename().replace_extension(".def").string() +
+                     opened.evtFile.filename().replace_extension(".def").string() +
                      " (damaged or missing?); the first: " + eventSink.unresolved);
     }
     if (eventSink.misplacedCount > 0) {
-        return Error(where + ": " + std::to_string(eventSink.misplacedCount) +
+        return Error(opened.where + ": " + std::to_string(eventSink.misplacedCount) +
                      " communication events sit in MPI calls of another kind (a damaged event "
                      "file, or local definitions " +
-                     evtFile.filename().replace_extension(".def").string() +
+                     opened.evtFile.filename().replace_extension(".def").string() +
                      " of another location?); the first: " + eventSink.misplaced);
     }
-    stream.setSkippedEvents(read - stream.size());
+    return Status::success();
+}
+
+// Reads the events of `location` whole; fails as openEvents() and readMore() do.
+Result<EventStream> readEvents(const std::string& anchorFile, const Location* location,
+                               const Definitions* defs, const std::string& where) {
+    auto opened = openEvents(anchorFile, location, defs, where);
+    if (!opened) {
+        return opened.error();
+    }
+    EventStream stream;
+    // Room for the announced events, but no more than the event file can hold (a record takes
+    // at least a byte): a damaged count must not reserve terabytes.
+    std::error_code ec;
+    const uint64_t fileBytes = std::filesystem::file_size((*opened)->evtFile, ec);
+    stream.reserve(std::min<uint64_t>(location->announcedEvents, ec ? 0 : fileBytes));
+    if (Status status = readMore(**opened, stream, 0); !status) {
+        return status.error();
+    }
     stream.shrink();
     return stream;
 }
@@ -1165,6 +1228,46 @@ Result<EventStream> readRankEvents(const std::string& anchorFile, const Definiti
         return Error(where + ": no location defined for this rank");
     }
     return readEvents(anchorFile, location, &defs, where);
+}
+
+struct RankEventWindows::State {
+    std::unique_ptr<OpenedEvents> opened;
+};
+
+Result<std::unique_ptr<RankEventWindows>> RankEventWindows::open(const std::string& anchorFile,
+                                                                 const Definitions& definitions,
+                                                                 uint32_t rank) {
+    const std::string where = anchorFile + ": rank " + std::to_string(rank);
+    const Location* location = definitions.locationOfRank(rank);
+    if (location == nullptr) {
+        return Error(where + ": no location defined for this rank");
+    }
+    auto opened = openEvents(anchorFile, location, &definitions, where);
+    if (!opened) {
+        return opened.error();
+    }
+    auto windows = std::unique_ptr<RankEventWindows>(new RankEventWindows());
+    windows->m_state = std::make_unique<State>();
+    windows->m_state->opened = std::move(*opened);
+    return windows;
+}
+
+RankEventWindows::RankEventWindows() = default;
+RankEventWindows::~RankEventWindows() = default;
+
+Status RankEventWindows::next(EventStream& into, uint64_t count) {
+    if (m_state->opened->done) {
+        return Status::success();
+    }
+    return readMore(*m_state->opened, into, std::max<uint64_t>(count, 1));
+}
+
+bool RankEventWindows::done() const {
+    return m_state->opened->done;
+}
+
+uint64_t RankEventWindows::read() const {
+    return m_state->opened->read;
 }
 
 Result<EventStream> readLocationEvents(const std::string& anchorFile, const Location& location,

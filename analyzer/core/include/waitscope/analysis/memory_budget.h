@@ -36,6 +36,16 @@ inline constexpr uint64_t kBytesPerEventFull = 96;
 inline constexpr uint64_t kBytesPerEventBasic = 52;
 inline constexpr uint64_t kProcessBaseBytes = 32ull << 20;
 
+/// What the windowed replay (without root causes) holds per event of a window: the window's
+/// events, its pending operations and calls, and the records that arrived ahead of their
+/// operations, with room for the skew between ranks; and the window sizes it uses.
+inline constexpr uint64_t kBytesPerWindowEvent = 200;
+inline constexpr uint64_t kMinWindowEvents = 1024;
+inline constexpr uint64_t kMaxWindowEvents = uint64_t{1} << 18;
+
+/// The events per window for `ranks` ranks replayed at once in a process of `limit` bytes.
+uint64_t windowEventsFor(uint64_t limit, uint32_t ranks);
+
 /// The events the analysis holds for `rank`: the count its main location announces, else an
 /// estimate from the size of its event file (`anchorFile`'s archive), else 0.
 uint64_t rankEventCount(const trace::Definitions& definitions, const std::string& anchorFile,

@@ -7,6 +7,7 @@
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
+#include "waitscope/trace/otf2_archive.h"
 
 #include <functional>
 #include <optional>
@@ -25,6 +26,10 @@ struct ReplayOptions {
     /// The memory an analysis process may use, in bytes (0: no limit): the archive drivers
     /// refuse, before reading any events, a trace whose ranks would not fit (memory_budget.h).
     uint64_t memoryLimit = 0;
+    /// The events a windowed replay reads at a time per rank (--window-events); 0: the
+    /// archive drivers read windows only when a rank does not fit `memoryLimit` whole (and only
+    /// without root causes and timestamp correction, which need the whole rank).
+    uint64_t windowEvents = 0;
 };
 
 /// Called with a phase name and its progress in percent (0..100).
@@ -38,6 +43,9 @@ struct RankInput {
     /// they could not be read (then every rank fails with a message naming this rank, and
     /// nobody hangs).
     trace::EventStream* events = nullptr;
+    /// Instead of `events`: the rank's events to read in windows of `options.windowEvents`
+    /// (the windowed replay, windowed_replay.cpp: without root causes and clock correction).
+    trace::RankEventWindows* windows = nullptr;
     ReplayOptions options;
     /// The archive's anchor file, from which the rank's further threads are read and profiled
     /// after the replay; empty: no thread profiles.

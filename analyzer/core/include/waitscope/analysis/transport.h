@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -58,6 +59,13 @@ public:
     /// The next record delivered from communicator rank `source` with `tag`; fails (naming
     /// the ranks) when the last exchange delivered no such record.
     virtual Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) = 0;
+    /// Hands every record the exchanges delivered and receive() did not take to `sink`, with
+    /// its traced communicator, the world rank of its source and its tag, in delivery order
+    /// per (communicator, source, tag), and forgets them: for passes that keep records across
+    /// exchanges themselves (the windowed replay).
+    using RecordSink = std::function<void(uint32_t comm, uint32_t source, uint32_t tag,
+                                          const ReplayRecord& record)>;
+    virtual void takeRecords(const RecordSink& sink) = 0;
     /// The contributions of all members to this rank's next collective on `comm`, in
     /// communicator rank order, with their reductions; ranks replayed in one process share the
     /// instance. Fails when the last exchange delivered none.
@@ -145,6 +153,8 @@ public:
     void deliverCollective(uint32_t comm, std::shared_ptr<const GatheredCollective> gathered) {
         m_collectives[comm].push_back(std::move(gathered));
     }
+    /// Hands every stored record to `sink` and forgets them (Transport::takeRecords()).
+    void takeAll(const Transport::RecordSink& sink);
     /// Pops the next record from world rank `source`; fails naming `self` and the source.
     Result<ReplayRecord> take(uint32_t self, uint32_t comm, uint32_t source, uint32_t tag);
     /// Pops the next gathered collective on `comm`.
@@ -176,6 +186,7 @@ public:
     /// Resolves the source and waits in awaitFrom().
     Status await(uint32_t comm, uint32_t source, uint32_t tag, std::vector<double>& payload) final;
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) final;
+    void takeRecords(const RecordSink& sink) final { m_deliveries.takeAll(sink); }
     Result<std::shared_ptr<const GatheredCollective>> gathered(uint32_t comm) final;
     /// By their all-gather (allToAllByAllGather).
     Result<std::vector<uint64_t>> allToAll(const std::vector<uint64_t>& perRank) override {

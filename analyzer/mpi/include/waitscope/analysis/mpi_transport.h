@@ -42,6 +42,7 @@ public:
     Status contribute(uint32_t comm, std::span<const double> values) override;
     Status exchange() override;
     Result<ReplayRecord> receive(uint32_t comm, uint32_t source, uint32_t tag) override;
+    void takeRecords(const RecordSink& sink) override;
     Result<std::shared_ptr<const GatheredCollective>> gathered(uint32_t comm) override;
     Result<std::vector<double>> allGather(uint32_t comm,
                                           const std::vector<double>& values) override;

@@ -5,6 +5,7 @@
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
 
+#include <memory>
 #include <string>
 
 namespace waitscope::trace {
@@ -34,6 +35,34 @@ Result<ArchiveDefinitions> readArchiveDefinitions(const std::string& path);
 /// does not resolve through those mappings to a global definition.
 Result<EventStream> readRankEvents(const std::string& anchorFile, const Definitions& definitions,
                                    uint32_t rank);
+
+/// The events of one rank read forward in windows, for analyses that do not hold a rank's events
+/// whole (the windowed replay of analyzer/core). The same checks as readRankEvents(), made as
+/// the events come.
+class RankEventWindows {
+public:
+    /// Opens the event file of `rank` and reads its local definitions; fails as
+    /// readRankEvents() does. `definitions` must outlive the windows.
+    static Result<std::unique_ptr<RankEventWindows>>
+    open(const std::string& anchorFile, const Definitions& definitions, uint32_t rank);
+    ~RankEventWindows();
+    RankEventWindows(const RankEventWindows&) = delete;
+    RankEventWindows& operator=(const RankEventWindows&) = delete;
+
+    /// Appends the next `count` event records (fewer at the end of the file) to `into`, which
+    /// may hold events of the caller's; fails naming the rank, the file and the event where
+    /// the file is truncated or damaged, or its references do not resolve.
+    Status next(EventStream& into, uint64_t count);
+    /// Whether the whole event file has been read.
+    bool done() const;
+    /// Event records read so far (including those not stored).
+    uint64_t read() const;
+
+private:
+    RankEventWindows();
+    struct State;
+    std::unique_ptr<State> m_state;
+};
 
 /// Reads the event stream of any one location (for example a further thread of a rank, see
 /// Definitions::locationsOfRank()). Fails with a message naming the file, the rank and the

@@ -1,0 +1,19 @@
+// The metrics the profile counts per call, shared by the whole-rank profile (profile_stage.cpp)
+// and the windowed replay (windowed_replay.cpp), so that both add the same values in the same
+// order.
+#pragma once
+
+#include "rank_state.h"
+
+namespace waitscope::analysis {
+
+/// Adds `seconds` of exclusive time to `node`, in the metric category of `region`'s class.
+void addTime(RankState& state, NodeId node, uint32_t region, double seconds);
+/// Counts a read or write of MPI file I/O on `node` (Scalasca's mpi_file_* counts).
+void countFileOperation(RankState& state, NodeId node, uint32_t region);
+/// Counts a point-to-point message (or a synchronization without bytes) of the call `span`.
+void countMessage(RankState& state, const CallSpan& span, bool send, uint64_t length);
+/// Counts a collective of the call `span` by the bytes it moved.
+void countCollective(RankState& state, const CallSpan& span, const trace::CollectiveRecord& c);
+
+} // namespace waitscope::analysis
