@@ -106,7 +106,8 @@ size_t EventStream::memoryBytes() const {
            m_blocking.bytes() + m_nonblocking.bytes() + m_requests.bytes() +
            (m_longLengths[0].capacity() + m_longLengths[1].capacity()) *
                sizeof(m_longLengths[0][0]) +
-           m_collectives.capacity() * sizeof(CollectiveRecord);
+           m_collectives.capacity() * sizeof(CollectiveRecord) +
+           m_io.capacity() * sizeof(IoOperationRecord);
 }
 
 void EventStream::shrink() {
@@ -117,6 +118,7 @@ void EventStream::shrink() {
     m_requests.shrink();
     m_farTimes.shrink_to_fit();
     m_collectives.shrink_to_fit();
+    m_io.shrink_to_fit();
 }
 
 } // namespace waitscope::trace

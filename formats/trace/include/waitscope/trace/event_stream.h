@@ -29,6 +29,9 @@ enum class EventKind : uint8_t {
     CallingContextLeave,
     CallingContextSample,
     BufferFlush,
+    /// A file read or write that completed (IoOperationComplete): its bytes and mode are the
+    /// stream's ioOperation() of the event.
+    IoOperationComplete,
 };
 
 /// Payload of a point-to-point event; `partner` is the rank within `comm`.
@@ -67,6 +70,18 @@ enum class CollectiveOp : uint8_t {
     CreateHandleAndAllocate,
     DestroyHandleAndDeallocate,
     Other,
+    /// Not an OTF2 operation: a collective file operation (open, close, a collective read or
+    /// write, a sync) over its file's communicator, as the reader models it from the MPI-IO
+    /// records (otf2_archive.cpp), so that the replay finds who waited for the last member.
+    FileIo,
+};
+
+/// Payload of a completed file I/O operation: the bytes done, the handle (a global I/O handle)
+/// and whether it read or wrote (OTF2's operation mode: 0 read, 1 write, 2 flush).
+struct IoOperationRecord {
+    uint64_t bytes = 0;
+    uint32_t handle = 0;
+    uint8_t mode = 0;
 };
 
 /// Payload of a collective end event; `root` is a communicator rank or kUndefined.
@@ -95,6 +110,11 @@ public:
     void appendMessage(EventKind kind, uint64_t time, const MessageRecord& message);
     /// Appends a collective end event and its payload.
     void appendCollective(uint64_t time, const CollectiveRecord& collective);
+    /// Appends a completed file I/O operation (EventKind::IoOperationComplete).
+    void appendIoOperation(uint64_t time, const IoOperationRecord& operation) {
+        append(EventKind::IoOperationComplete, time, static_cast<uint32_t>(m_io.size()));
+        m_io.push_back(operation);
+    }
 
     size_t size() const { return m_kinds.size(); }
     EventKind kind(size_t i) const { return m_kinds[i]; }
@@ -109,6 +129,8 @@ public:
     /// The payload of a point-to-point or request event (fields the event does not carry are 0).
     MessageRecord message(size_t i) const;
     const CollectiveRecord& collective(size_t i) const { return m_collectives[m_refs[i]]; }
+    /// The payload of an IoOperationComplete event.
+    const IoOperationRecord& ioOperation(size_t i) const { return m_io[m_refs[i]]; }
 
     /// Events read from the archive that are not stored (communicator creation, metrics, ...).
     uint64_t skippedEvents() const { return m_skipped; }
@@ -219,6 +241,7 @@ private:
     /// kind of message, each sorted by index.
     std::vector<std::pair<uint32_t, uint64_t>> m_longLengths[2];
     std::vector<CollectiveRecord> m_collectives;
+    std::vector<IoOperationRecord> m_io; ///< IoOperationComplete
     uint64_t m_skipped = 0;
     uint64_t m_nonMonotonic = 0;
 };

@@ -53,6 +53,7 @@ struct LocalDefinitions {
     std::vector<uint64_t> comms;
     std::vector<uint64_t> callingContexts;
     std::vector<uint64_t> strings;
+    std::vector<uint64_t> ioHandles;
     /// Global time = local time + offset, measured at `localTime`.
     struct ClockOffset {
         uint64_t localTime = 0;
@@ -126,10 +127,16 @@ public:
     /// A communicator (name, group, parent); `createDestroyEvents`: its CommCreate and
     /// CommDestroy events are in the trace.
     Status writeComm(uint32_t id, const Communicator& comm, bool createDestroyEvents = false);
+    /// File I/O: an I/O paradigm (as Score-P's MPI-IO: identified and named `name`), a
+    /// regular file in system tree node `scope` (kUndefined: the whole system), and a handle
+    /// (its comm kUndefined when it belongs to no communicator).
+    Status writeIoParadigm(uint32_t id, const std::string& name);
+    Status writeIoFile(uint32_t id, const std::string& name, uint32_t scope = kUndefined);
+    Status writeIoHandle(uint32_t id, const IoHandle& handle);
     /// Every global definition of `definitions`: its strings first under their own ids (call it
     /// before any other global definition), then
-    /// the clock, system tree, location groups, locations, regions, calling contexts, groups and
-    /// communicators.
+    /// the clock, system tree, location groups, locations, regions, calling contexts, groups,
+    /// communicators and the file I/O definitions (paradigms, files, handles).
     Status writeGlobalDefinitions(const Definitions& definitions);
 
     /// Closes the archive (collective when opened with collectives) and stops counting
