@@ -6,6 +6,7 @@
 #include "communicators.h"
 #include "completion.h"
 #include "environment.h"
+#include "file_io.h"
 #include "point_to_point.h"
 #include "silent_request.h"
 

@@ -9,19 +9,19 @@
 namespace waitscope::measure::mpi {
 
 struct RequestInfo {
-    enum Kind : std::uint8_t { kSend, kRecv, kCollective };
+    enum Kind : std::uint8_t { kSend, kRecv, kCollective, kFileIo };
     Kind kind = kSend;
     bool persistent = false;
     bool active = false;
-    bool silent = false; ///< to or from MPI_PROC_NULL: completes, records nothing
-    std::uint32_t comm = 0;
+    bool silent = false;    ///< to or from MPI_PROC_NULL: completes, records nothing
+    std::uint32_t comm = 0; ///< file I/O: the I/O handle
     std::uint32_t peer = 0; ///< destination of a send; source (or MPI_ANY_SOURCE) of a receive
     std::uint32_t tag = 0;
     std::uint32_t root = 0;      ///< collectives: root or OTF2_UNDEFINED_UINT32
     std::uint32_t operation = 0; ///< collectives: OTF2_CollectiveOp
     std::uint64_t bytes = 0;     ///< sends: bytes; collectives: bytes sent
     std::uint64_t received = 0;  ///< collectives: bytes received
-    std::uint64_t id = 0;        ///< the request id in the trace
+    std::uint64_t id = 0;        ///< the request id in the trace (file I/O: the matching id)
 };
 
 /// A fresh request id for the trace.
@@ -39,6 +39,11 @@ void forgetRequest(MPI_Request request) noexcept;
 /// Records the completion of `request` (its handle before the completing call) with `status`
 /// at `time`: MpiIsendComplete, MpiIrecv, NbCollComplete or MpiRequestCancelled.
 void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept;
+
+/// Records the completion of nonblocking file operation `id` on I/O handle `handle` with the
+/// bytes of `status` (MPI_STATUS_IGNORE: none) at `time` (file_io.cpp).
+void recordFileCompletion(std::uint32_t handle, std::uint64_t id, MPI_Status* status,
+                          std::uint64_t time) noexcept;
 
 /// Records the (re)activation of a persistent request by MPI_Start at `time`.
 void recordStart(MPI_Request request, std::uint64_t time) noexcept;

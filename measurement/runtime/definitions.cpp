@@ -54,6 +54,14 @@ std::uint32_t Definitions::callingContext(std::uint32_t region, std::uint32_t pa
     return id;
 }
 
+std::uint32_t Definitions::addIoHandle(const std::string& file, CommKey comm) {
+    std::uint32_t sequence = 0;
+    for (const IoHandleDefinition& h : m_ioHandles)
+        sequence += h.comm == comm && h.file == file;
+    m_ioHandles.push_back({file, comm, sequence});
+    return static_cast<std::uint32_t>(m_ioHandles.size() - 1);
+}
+
 void DefinitionSet::add(std::string key, std::string value) {
     auto it = std::lower_bound(entries.begin(), entries.end(), key, keyLess);
     if (it != entries.end() && it->first == key) {
@@ -233,6 +241,23 @@ std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms) {
         if (id == kUnassigned)
             id = next++;
     return ids;
+}
+
+std::string ioHandleKey(const IoHandleDefinition& handle) {
+    std::string out = commKeyBytes(handle.comm);
+    putString(out, handle.file);
+    putU32(out, handle.sequence);
+    return out;
+}
+
+IoHandleDefinition ioHandleFromKey(const std::string& key) {
+    IoHandleDefinition handle;
+    handle.comm = commFromEntry(key.substr(0, 8), {}).key;
+    const std::string rest = key.substr(key.size() < 8 ? key.size() : 8); // outlives `in`
+    FieldReader in(rest);
+    in.string(handle.file);
+    in.u32(handle.sequence);
+    return handle;
 }
 
 } // namespace waitscope::measure

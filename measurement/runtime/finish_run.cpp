@@ -140,12 +140,19 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             contextKeys.push_back(callingContextKey(s->defs, c));
             contexts.add(contextKeys.back(), {});
         }
+        DefinitionSet ioHandles;
+        std::vector<std::string> ioHandleKeys;
+        for (const IoHandleDefinition& h : s->defs.ioHandles()) {
+            ioHandleKeys.push_back(ioHandleKey(h));
+            ioHandles.add(ioHandleKeys.back(), {});
+        }
         unified = unifyDefinitionSet(regions, s->comm, kUnifyTag);
         unified = unifyDefinitionSet(comms, s->comm, kUnifyTag) && unified;
         unified = unifyDefinitionSet(contexts, s->comm, kUnifyTag) && unified;
-        local = s->writer.writeLocalDefinitions(mapIds(regions, regionKeys),
-                                                mapCommIds(comms, commKeys),
-                                                mapIds(contexts, contextKeys), s->offsets);
+        unified = unifyDefinitionSet(ioHandles, s->comm, kUnifyTag) && unified;
+        local = s->writer.writeLocalDefinitions(
+            mapIds(regions, regionKeys), mapCommIds(comms, commKeys), mapIds(contexts, contextKeys),
+            s->offsets, mapIds(ioHandles, ioHandleKeys));
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;
@@ -184,6 +191,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             global.regions = std::move(regions);
             global.comms = std::move(comms);
             global.contexts = std::move(contexts);
+            global.ioHandles = std::move(ioHandles);
             if (s->config.sampling)
                 global.samplingPeriodNs = 1000000000ull / s->config.samplingFrequency;
             globalStatus = s->writer.writeGlobalDefinitions(global);

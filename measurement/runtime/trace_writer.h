@@ -49,9 +49,10 @@ struct GlobalDefinitions {
     std::string programPath;
     std::vector<std::string> nodeNames;
     std::vector<RankSummary> ranks;
-    DefinitionSet regions;  ///< keys from regionKey()
-    DefinitionSet comms;    ///< keys from commKeyBytes(), descriptions from commDescription()
-    DefinitionSet contexts; ///< keys from callingContextKey()
+    DefinitionSet regions;   ///< keys from regionKey()
+    DefinitionSet comms;     ///< keys from commKeyBytes(), descriptions from commDescription()
+    DefinitionSet contexts;  ///< keys from callingContextKey()
+    DefinitionSet ioHandles; ///< keys from ioHandleKey()
     std::uint64_t samplingPeriodNs = 0; ///< the sampling timer's period (0: no sampling)
 };
 
@@ -87,7 +88,8 @@ public:
     Status writeLocalDefinitions(const std::vector<std::uint32_t>& regionMap,
                                  const std::vector<std::uint32_t>& commMap,
                                  const std::vector<std::uint32_t>& contextMap,
-                                 const std::vector<ClockOffset>& offsets);
+                                 const std::vector<ClockOffset>& offsets,
+                                 const std::vector<std::uint32_t>& ioHandleMap = {});
 
     /// Writes the global definitions (rank 0 only).
     Status writeGlobalDefinitions(const GlobalDefinitions& defs);

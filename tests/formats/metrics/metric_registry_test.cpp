@@ -114,7 +114,7 @@ TEST_CASE("a block a report may leave out is a whole subtree of analyzed metrics
         CHECK(span.second - span.first + 1 == sizes[block]);
     }
     CHECK(sizes[Block::OpenMp] == 18);
-    CHECK(sizes[Block::MpiFileIo] == 7);
+    CHECK(sizes[Block::MpiFileIo] == 10);
     CHECK(metricBlock(MetricId::OmpTime) == Block::OpenMp);
     CHECK(metricBlock(MetricId::MpiFileCwops) == Block::MpiFileIo);
     CHECK(metricBlock(MetricId::MpiLateSender) == Block::Always);

@@ -50,6 +50,15 @@ struct CallingContextDefinition {
 };
 inline constexpr std::uint32_t kNoContext = ~0u;
 
+/// A file opened through MPI-IO (an OTF2 I/O handle): the file's name, the communicator it was
+/// opened on, and how many times this rank opened that file on that communicator before. The
+/// open is collective, so every member names the handle alike.
+struct IoHandleDefinition {
+    std::string file;
+    CommKey comm = kNoCommKey;
+    std::uint32_t sequence = 0;
+};
+
 /// Everything a rank defines while it runs. Ids are dense indices ("local ids") that events
 /// use; unification maps them to global ids at finalize.
 class Definitions {
@@ -66,12 +75,17 @@ public:
     const std::vector<RegionDefinition>& regions() const { return m_regions; }
     const std::vector<CommDefinition>& comms() const { return m_comms; }
     const std::vector<CallingContextDefinition>& callingContexts() const { return m_contexts; }
+    /// A new I/O handle for `file` opened on `comm` (its sequence counted here). Not for signal
+    /// context.
+    std::uint32_t addIoHandle(const std::string& file, CommKey comm);
+    const std::vector<IoHandleDefinition>& ioHandles() const { return m_ioHandles; }
 
 private:
     std::vector<RegionDefinition> m_regions;
     std::vector<CommDefinition> m_comms;
     std::vector<CallingContextDefinition> m_contexts;
     std::unordered_map<std::uint64_t, std::uint32_t> m_contextIds; ///< by parent << 32 | region
+    std::vector<IoHandleDefinition> m_ioHandles;
 };
 
 /// A set of definitions keyed by their identity, merged across ranks during unification.
@@ -108,5 +122,8 @@ CommDefinition commFromEntry(const std::string& key, const std::string& descript
 /// id order, the definitions then meet each parent first and their ids count up from 0, as
 /// OTF2 readers expect (otf2-print warns about anything else).
 std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms);
+/// The identity bytes of an I/O handle (communicator, file, sequence) and back.
+std::string ioHandleKey(const IoHandleDefinition& handle);
+IoHandleDefinition ioHandleFromKey(const std::string& key);
 
 } // namespace waitscope::measure

@@ -37,11 +37,43 @@ enum class EventKind : std::uint32_t {
     CallingContextEnter,  ///< a = calling context (the call path of an MPI call, unwound)
     CallingContextLeave,  ///< a = calling context (its whole path is left)
     CallingContextSample, ///< a = calling context (a sample: the path ran since the last record)
+    // File I/O (MPI-IO): a = I/O handle (local id).
+    IoCreateHandle,      ///< w0 = access mode | creation flags << 8 | status flags << 32
+    IoDestroyHandle,     ///< no words
+    IoOperationBegin,    ///< w0 = operation mode | flags << 8; w1 = bytes requested; w2 = id
+    IoOperationIssued,   ///< w0 = matching id
+    IoOperationComplete, ///< w0 = bytes done; w1 = matching id
     Count
 };
 
-inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 2,
-                                               3, 1, 4, 0, 0, 0, 0, 1, 0, 0, 0};
+inline constexpr std::uint8_t kExtraWords[] = {0,
+                                               0,
+                                               2,
+                                               3,
+                                               1,
+                                               1,
+                                               2,
+                                               3,
+                                               1,
+                                               1,
+                                               0,
+                                               2,
+                                               3,
+                                               1,
+                                               4,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               1,
+                                               0,
+                                               0,
+                                               0,
+                                               /* file I/O */ 1,
+                                               0,
+                                               3,
+                                               1,
+                                               2};
 static_assert(sizeof(kExtraWords) == static_cast<std::size_t>(EventKind::Count));
 
 /// The most words one record takes, with the TimeBase that may precede it.
