@@ -50,6 +50,7 @@ std::string fileIoNote(const std::vector<RankValue>& written, const std::vector<
     // The fewest ranks that move 90 % of the bytes: "few" is at most a quarter of the ranks
     // (one of two or three).
     std::vector<std::pair<double, std::int64_t>> order;
+    order.reserve(bytes.size());
     for (const auto& [rank, value] : bytes) {
         order.emplace_back(value, rank);
     }
