@@ -7,6 +7,7 @@
 #include "communicators.h"
 #include "completion.h"
 #include "environment.h"
+#include "file_io.h"
 #include "persistent_collectives.h"
 #include "point_to_point.h"
 #include "rma.h"

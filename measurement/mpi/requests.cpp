@@ -109,6 +109,13 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
             forgetRequest(request);
         return;
     }
+    if (info->kind == RequestInfo::kFileIo) {
+        // File I/O requests are not cancelled (MPI-IO leaves the status's cancelled flag
+        // undefined for them): the operation completes with the bytes its status holds.
+        recordFileCompletion(info->comm, info->id, status, time);
+        forgetRequest(request);
+        return;
+    }
     int cancelled = 0;
     if (status != MPI_STATUS_IGNORE)
         PMPI_Test_cancelled(status, &cancelled);
@@ -125,6 +132,8 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
                               static_cast<std::uint32_t>(status->MPI_SOURCE), info->comm,
                               static_cast<std::uint32_t>(status->MPI_TAG), receivedBytes(status),
                               info->id);
+            break;
+        case RequestInfo::kFileIo: // recorded above
             break;
         case RequestInfo::kCollective: {
             std::uint64_t* x = appendRecord(time, EventKind::NbCollComplete, info->operation);

@@ -68,6 +68,14 @@ std::uint32_t Definitions::rmaGroup(const std::vector<std::uint32_t>& worldRanks
     return static_cast<std::uint32_t>(m_rmaGroups.size() - 1);
 }
 
+std::uint32_t Definitions::addIoHandle(const std::string& file, CommKey comm) {
+    std::uint32_t sequence = 0;
+    for (const IoHandleDefinition& h : m_ioHandles)
+        sequence += h.comm == comm && h.file == file;
+    m_ioHandles.push_back({file, comm, sequence});
+    return static_cast<std::uint32_t>(m_ioHandles.size() - 1);
+}
+
 void DefinitionSet::add(std::string key, std::string value) {
     auto it = std::lower_bound(entries.begin(), entries.end(), key, keyLess);
     if (it != entries.end() && it->first == key) {
@@ -276,6 +284,23 @@ std::vector<std::uint32_t> rmaGroupFromKey(const std::string& key) {
     std::vector<std::uint32_t> members(key.size() / 4);
     std::memcpy(members.data(), key.data(), members.size() * 4);
     return members;
+}
+
+std::string ioHandleKey(const IoHandleDefinition& handle) {
+    std::string out = commKeyBytes(handle.comm);
+    putString(out, handle.file);
+    putU32(out, handle.sequence);
+    return out;
+}
+
+IoHandleDefinition ioHandleFromKey(const std::string& key) {
+    IoHandleDefinition handle;
+    handle.comm = commFromEntry(key.substr(0, 8), {}).key;
+    const std::string rest = key.substr(key.size() < 8 ? key.size() : 8); // outlives `in`
+    FieldReader in(rest);
+    in.string(handle.file);
+    in.u32(handle.sequence);
+    return handle;
 }
 
 } // namespace waitscope::measure

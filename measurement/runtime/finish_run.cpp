@@ -159,9 +159,17 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
         std::vector<std::uint32_t> rmaGroupMap = mapIds(rmaGroups, rmaGroupKeys);
         for (std::uint32_t& id : rmaGroupMap)
             id += firstRmaGroupId(comms.entries.size());
+        DefinitionSet ioHandles;
+        std::vector<std::string> ioHandleKeys;
+        for (const IoHandleDefinition& h : s->defs.ioHandles()) {
+            ioHandleKeys.push_back(ioHandleKey(h));
+            ioHandles.add(ioHandleKeys.back(), {});
+        }
+        unified = unifyDefinitionSet(ioHandles, s->comm, kUnifyTag) && unified;
         local = s->writer.writeLocalDefinitions(
             mapIds(regions, regionKeys), mapCommIds(comms, commKeys), mapIds(contexts, contextKeys),
-            s->offsets, mapIds(rmaWindows, rmaWindowKeys), rmaGroupMap);
+            s->offsets, mapIds(rmaWindows, rmaWindowKeys), rmaGroupMap,
+            mapIds(ioHandles, ioHandleKeys));
         global.ticksPerSecond = g_hot.clock.ticksPerSecond();
         unsigned long long first = s->firstTime, last = s->lastTime, globalFirst = 0,
                            globalLast = 0;
@@ -200,6 +208,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             global.regions = std::move(regions);
             global.comms = std::move(comms);
             global.contexts = std::move(contexts);
+            global.ioHandles = std::move(ioHandles);
             global.rmaWindows = std::move(rmaWindows);
             global.rmaGroups = std::move(rmaGroups);
             if (s->config.sampling)

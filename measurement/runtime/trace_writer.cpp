@@ -149,6 +149,23 @@ void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
         case EventKind::RmaOpCompleteRemote:
             w.rmaOpCompleteRemote(t, comm(x[0]), x[1]);
             break;
+        case EventKind::IoCreateHandle:
+            w.ioCreateHandle(t, h.a, static_cast<std::uint8_t>(x[0]),
+                             static_cast<std::uint32_t>(x[0] >> 8) & 0xFFFFFFu, high(x[0]));
+            break;
+        case EventKind::IoDestroyHandle:
+            w.ioDestroyHandle(t, h.a);
+            break;
+        case EventKind::IoOperationBegin:
+            w.ioOperationBegin(t, h.a, static_cast<std::uint8_t>(x[0]),
+                               static_cast<std::uint32_t>(x[0] >> 8), x[1], x[2]);
+            break;
+        case EventKind::IoOperationIssued:
+            w.ioOperationIssued(t, h.a, x[0]);
+            break;
+        case EventKind::IoOperationComplete:
+            w.ioOperationComplete(t, h.a, x[0], x[1]);
+            break;
         case EventKind::TimeBase: // consumed by the cursor
         case EventKind::Count:
             break;
@@ -257,7 +274,8 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
                                           const std::vector<std::uint32_t>& contextMap,
                                           const std::vector<ClockOffset>& offsets,
                                           const std::vector<std::uint32_t>& rmaWindowMap,
-                                          const std::vector<std::uint32_t>& rmaGroupMap) {
+                                          const std::vector<std::uint32_t>& rmaGroupMap,
+                                          const std::vector<std::uint32_t>& ioHandleMap) {
     if (m_events.valid()) {
         OTF2_ErrorCode rc = m_archive.closeEvents(m_events);
         countErrors();
@@ -275,6 +293,7 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     local.callingContexts = widen(contextMap);
     local.rmaWins = widen(rmaWindowMap);
     local.groups = widen(rmaGroupMap);
+    local.ioHandles = widen(ioHandleMap);
     for (const ClockOffset& o : offsets)
         local.clockOffsets.push_back({o.localTime, o.offset, o.deviation});
     Status written = m_archive.writeLocalDefinitions(locations, local);
@@ -425,6 +444,27 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
         auto comm = commIds.find(window.comm);
         st = w.writeRmaWin(static_cast<uint32_t>(i), window.name,
                            comm == commIds.end() ? trace::kUndefined : comm->second);
+    }
+    // File I/O (MPI-IO), as Score-P defines it: one paradigm, a regular file per name, a
+    // handle per unified handle with its communicator's global id.
+    if (!d.ioHandles.entries.empty() && st)
+        st = w.writeIoParadigm(0, "MPI-IO");
+    std::vector<std::string> files;
+    for (size_t i = 0; i < d.ioHandles.entries.size() && st; ++i) {
+        const IoHandleDefinition handle = ioHandleFromKey(d.ioHandles.entries[i].first);
+        auto file = std::find(files.begin(), files.end(), handle.file);
+        if (file == files.end()) {
+            st = w.writeIoFile(static_cast<uint32_t>(files.size()), handle.file);
+            file = files.insert(files.end(), handle.file);
+        }
+        const auto comm = commIds.find(handle.comm);
+        trace::IoHandle out;
+        out.name = handle.file;
+        out.file = static_cast<uint32_t>(file - files.begin());
+        out.paradigm = 0;
+        out.comm = comm == commIds.end() ? trace::kUndefined : comm->second;
+        if (st)
+            st = w.writeIoHandle(static_cast<uint32_t>(i), out);
     }
     return st;
 }

@@ -54,6 +54,7 @@ struct GlobalDefinitions {
     DefinitionSet contexts;   ///< keys from callingContextKey()
     DefinitionSet rmaWindows; ///< keys from rmaWindowKey(), descriptions their names
     DefinitionSet rmaGroups;  ///< keys from rmaGroupKey(): written after the communicators' groups
+    DefinitionSet ioHandles;  ///< keys from ioHandleKey()
     std::uint64_t samplingPeriodNs = 0; ///< the sampling timer's period (0: no sampling)
 };
 
@@ -91,7 +92,8 @@ public:
                                  const std::vector<std::uint32_t>& contextMap,
                                  const std::vector<ClockOffset>& offsets,
                                  const std::vector<std::uint32_t>& rmaWindowMap = {},
-                                 const std::vector<std::uint32_t>& rmaGroupMap = {});
+                                 const std::vector<std::uint32_t>& rmaGroupMap = {},
+                                 const std::vector<std::uint32_t>& ioHandleMap = {});
 
     /// Writes the global definitions (rank 0 only).
     Status writeGlobalDefinitions(const GlobalDefinitions& defs);

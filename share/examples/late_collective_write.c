@@ -5,12 +5,14 @@
  * ranks write their block of a shared file with MPI_File_write_at_all in write_checkpoint().
  * The other ranks wait for the last one inside the collective write.
  *
- * Injected wait : time in collective MPI file I/O (Scalasca metric mpi_io_collective)
+ * Injected wait : time in collective MPI file I/O (Scalasca metric mpi_io_collective), all of
+ *                 it Wait at Collective I/O (Waitscope's mpi_io_wait_collective)
  * Call path     : main/write_checkpoint/MPI_File_write_at_all
  * Ranks         : all but the last; each waits iterations x delay
  * Size          : defaults 5 iterations x 400 ms, 4 ranks: ranks 0-2 2.0 s each (the delay
  *                 is long, so the write itself, tens of ms, stays within a few per cent).
- * Counts        : per rank iterations collective writes of 4 KiB (mpi_file_cwops).
+ * Counts        : per rank iterations collective writes of 4 KiB (mpi_file_cwops; bytes:
+ *                 io_bytes_written, iterations x 4096).
  *
  * The file (late_collective_write.dat in the working directory) is deleted at the end.
  *

@@ -66,6 +66,14 @@ TEST_CASE("every reference trace reproduces Scalasca's metrics per call path and
                 found == reference.object.end()) {
                 continue;
             }
+            // Nor Waitscope's own file I/O metrics (Wait at Collective I/O, Score-P's I/O
+            // bytes), which Scalasca 2.6 does not have.
+            const auto metric = static_cast<Metric>(m);
+            if ((metric == Metric::MpiIoWaitCollective || metric == Metric::IoBytesRead ||
+                 metric == Metric::IoBytesWritten) &&
+                found == reference.object.end()) {
+                continue;
+            }
             REQUIRE(found != reference.object.end());
             const auto& perPathRank = found->second.at("per_path_rank").object;
             for (const auto& [path, ranks] : perPathRank) {

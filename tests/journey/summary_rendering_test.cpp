@@ -520,3 +520,28 @@ TEST_CASE("an experiment without a report is told only the command that can make
     CHECK(empty.error().message().find("measure and analyze a run with `waitscope analyze mpirun "
                                        "-np N <program>` first") != std::string::npos);
 }
+
+TEST_CASE("the summary says when one rank or a few do the file I/O while the others wait at "
+          "collective I/O") {
+    using waitscope::summary::fileIoNote;
+    using waitscope::summary::RankValue;
+    // Rank 0 writes 1.2 GB, 63 ranks wait 0.5 s each.
+    std::vector<RankValue> written = {{0, 1.2e9}}, read, wait;
+    for (int r = 1; r < 64; ++r) {
+        wait.push_back({r, 0.5});
+    }
+    CHECK(fileIoNote(written, read, wait, 64) ==
+          "file I/O: rank 0 writes 1.2 GB alone while 63 ranks wait at collective I/O (31.5 s in "
+          "all)");
+    // Two of eight ranks read; the waits of the readers themselves are not counted.
+    CHECK(fileIoNote({}, {{3, 4e6}, {5, 4e6}, {1, 1e3}}, {{3, 1.0}, {0, 0.25}, {2, 0.25}}, 8) ==
+          "file I/O: ranks 3,5 read 8.0 MB of 8.0 MB while 2 ranks wait at collective I/O (0.5 s "
+          "in all)");
+    // Every rank writes its share (late_collective_write): no note, whoever waits.
+    CHECK(fileIoNote({{0, 4096}, {1, 4096}, {2, 4096}, {3, 4096}}, {}, {{0, 2.0}, {1, 2.0}}, 4)
+              .empty());
+    // One rank writes, nobody waits: no note.
+    CHECK(fileIoNote({{0, 1e6}}, {}, {}, 4).empty());
+    // No I/O at all.
+    CHECK(fileIoNote({}, {}, {{1, 1.0}}, 4).empty());
+}

@@ -749,3 +749,89 @@ TEST_CASE("analyze -a of a failed run's experiment recovers it first", "[mpi][fa
     CHECK(readFile(dir + "/exp/summary.txt").find("incomplete trace: rank 1 called MPI_Abort") !=
           std::string::npos);
 }
+
+TEST_CASE("file reads and writes are OTF2 I/O operations with their bytes, and the report carries "
+          "the bytes by call path",
+          "[mpi][io]") {
+    std::string dir = freshDirectory("io_records");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_IO_RMA_CALLS, 3, "'" + dir + "/data.bin'");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const std::string exp = dir + "/exp";
+    requireComplete(exp, 3);
+    // One handle for the file, opened on MPI_COMM_WORLD, of the MPI-IO paradigm.
+    const std::vector<std::string> handles = readDefinitions(anchorOf(exp), "IO_HANDLE");
+    REQUIRE(handles.size() == 1);
+    CHECK(handles[0].find("data.bin") != std::string::npos);
+    CHECK(handles[0].find("MPI_COMM_WORLD") != std::string::npos);
+    CHECK(readDefinitions(anchorOf(exp), "IO_PARADIGM").size() == 1);
+    const std::vector<TraceEvent> events = readEvents(anchorOf(exp));
+    requireMonotonic(events);
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        CHECK(countEvents(events, "IO_CREATE_HANDLE", rank) == 1);
+        CHECK(countEvents(events, "IO_DESTROY_HANDLE", rank) == 1);
+        // write_at 2, write_all, iwrite_at, sync, read_at_all, iread.
+        CHECK(countEvents(events, "IO_OPERATION_BEGIN", rank) == 7);
+        CHECK(countEvents(events, "IO_OPERATION_COMPLETE", rank) == 7);
+        CHECK(countEvents(events, "IO_OPERATION_ISSUED", rank) == 2);
+        std::map<std::string, std::string> modeOf; // matching id -> mode
+        std::map<std::string, std::uint64_t> requested, done;
+        int collective = 0, nonblocking = 0;
+        for (const TraceEvent& e : events) {
+            if (e.location != rank) {
+                continue;
+            }
+            if (e.name == "IO_OPERATION_BEGIN") {
+                modeOf[e.attribute("Matching Id")] = e.attribute("Mode");
+                requested[e.attribute("Mode")] += std::stoull(e.attribute("Bytes Request"));
+                collective += e.attributes.find("COLLECTIVE") != std::string::npos;
+                nonblocking += e.attributes.find("NON_BLOCKING") != std::string::npos;
+            } else if (e.name == "IO_OPERATION_COMPLETE") {
+                done[modeOf[e.attribute("Matching Id")]] +=
+                    std::stoull(e.attribute("Bytes Result"));
+            }
+        }
+        // Written: 2 x 8 ints, 16 ints, 1 int; read: 16 ints, 1 int; the sync a flush.
+        CHECK(requested["WRITE"] == 132);
+        CHECK(done["WRITE"] == 132);
+        CHECK(requested["READ"] == 68);
+        CHECK(done["READ"] == 68);
+        CHECK(done["FLUSH"] == 0);
+        CHECK(collective == 3); // write_all, sync, read_at_all
+        CHECK(nonblocking == 2);
+    }
+    // The analysis: bytes where each operation completed (a nonblocking one: its MPI_Wait).
+    const std::string dump = dir + "/values.txt";
+    CommandResult replay = runCommand(mpirunCommand(
+        3, {}, WAITSCOPE_TEST_REPLAY, "--quiet --dump-text '" + dump + "' '" + exp + "'", false));
+    INFO(replay.output);
+    REQUIRE(replay.exitCode == 0);
+    std::map<std::tuple<std::string, std::string, int>, double> values;
+    std::istringstream lines(readFile(dump));
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string metric, path, rank, value;
+        std::getline(fields, metric, '\t');
+        std::getline(fields, path, '\t');
+        std::getline(fields, rank, '\t');
+        std::getline(fields, value, '\t');
+        if (metric.rfind("io_bytes_", 0) == 0) {
+            path = path.substr(path.find('/') + 1); // without the program (the root)
+            values[{metric, path, std::stoi(rank)}] += std::stod(value);
+        }
+    }
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        CHECK(values[{"io_bytes_written", "MPI_File_write_at", rank}] == 64);
+        CHECK(values[{"io_bytes_written", "MPI_File_write_all", rank}] == 64);
+        CHECK(values[{"io_bytes_written", "MPI_Wait", rank}] == 4);
+        CHECK(values[{"io_bytes_read", "MPI_File_read_at_all", rank}] == 64);
+        CHECK(values[{"io_bytes_read", "MPI_Wait", rank}] == 4);
+    }
+    double total = 0;
+    for (const auto& [key, value] : values) {
+        total += value;
+    }
+    CHECK(total == 3 * (132 + 68));
+}

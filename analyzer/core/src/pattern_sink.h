@@ -87,6 +87,7 @@ void detectEarlyReduce(const CollectiveView& view, PatternSink& sink);
 void detectEarlyScan(const CollectiveView& view, bool exclusive, PatternSink& sink);
 void detectInitCompletion(const CollectiveView& view, PatternSink& sink);
 void detectFinalizeWait(const CollectiveView& view, PatternSink& sink);
+void detectWaitAtCollectiveIo(const CollectiveView& view, PatternSink& sink);
 /// The time a blocking send in [sendEnter, sendExit] waited for its receive, entered at
 /// `receiveEnter` (0 when none, also when the send had returned by then).
 double lateReceiverWait(double sendEnter, double sendExit, double receiveEnter);

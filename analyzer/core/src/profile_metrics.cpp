@@ -19,18 +19,31 @@ void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
     }
 }
 
-// A read or write of MPI file I/O (Scalasca's mpi_file_* counts): one per call, by its region's
-// class (individual or collective) and name (read or write).
+// An MPI file operation (Scalasca's mpi_file_* counts, as Scalasca 2.6's derived metrics count
+// them): every MPI_File_* call, one per call; collective are open, close, preallocate,
+// seek_shared, sync and the names with _all, _ordered or _set (MPI_File_set_errhandler aside);
+// reads and writes among the data transfers by name.
 void countFileOperation(RankState& state, NodeId node, uint32_t region) {
     const RegionClass c = state.classOf(region);
-    if (c != RegionClass::MpiIoIndividual && c != RegionClass::MpiIoCollective) {
+    if (c != RegionClass::MpiIoIndividual && c != RegionClass::MpiIoCollective &&
+        c != RegionClass::MpiMgmtFile) {
         return;
     }
-    const bool read = state.defs.regions[region].name.find("read") != std::string::npos;
-    const bool collective = c == RegionClass::MpiIoCollective;
+    const std::string& name = state.defs.regions[region].name;
+    bool collective = c == RegionClass::MpiIoCollective;
+    if (c == RegionClass::MpiMgmtFile) {
+        collective = name.rfind("MPI_File_set_errhandler", 0) != 0 &&
+                     (name == "MPI_File_open" || name == "MPI_File_close" ||
+                      name == "MPI_File_preallocate" || name == "MPI_File_seek_shared" ||
+                      name == "MPI_File_sync" || name.find("_set") != std::string::npos);
+    }
     SeverityRows& s = state.result.severities;
     s.add(Metric::MpiFileOps, node, 1);
     s.add(collective ? Metric::MpiFileCops : Metric::MpiFileIops, node, 1);
+    if (c == RegionClass::MpiMgmtFile) {
+        return;
+    }
+    const bool read = name.find("read") != std::string::npos;
     s.add(collective ? (read ? Metric::MpiFileCrops : Metric::MpiFileCwops)
                      : (read ? Metric::MpiFileIrops : Metric::MpiFileIwops),
           node, 1);

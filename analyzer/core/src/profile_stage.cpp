@@ -193,10 +193,23 @@ void profile(RankState& state) {
             }
             if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = events.collective(i);
-                countCollective(state, span, c);
+                if (c.op != trace::CollectiveOp::FileIo) { // file I/O: only its bytes count
+                    countCollective(state, span, c);
+                }
             } else if (!request) {
                 const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
                 countMessage(state, span, send, events.message(i).length);
+            }
+            break;
+        }
+        case EventKind::IoOperationComplete: {
+            // Bytes read or written where the operation completed (Score-P's profile does the
+            // same); a flush moves none.
+            const trace::IoOperationRecord& io = events.ioOperation(i);
+            if (!stack.empty() && io.mode <= 1) {
+                state.result.severities.add(io.mode == 0 ? Metric::IoBytesRead
+                                                         : Metric::IoBytesWritten,
+                                            stack.back().node, static_cast<double>(io.bytes));
             }
             break;
         }

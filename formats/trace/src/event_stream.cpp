@@ -107,7 +107,8 @@ size_t EventStream::memoryBytes() const {
            (m_longLengths[0].capacity() + m_longLengths[1].capacity()) *
                sizeof(m_longLengths[0][0]) +
            m_collectives.capacity() * sizeof(CollectiveRecord) +
-           m_rma.capacity() * sizeof(RmaRecord);
+           m_rma.capacity() * sizeof(RmaRecord) +
+           m_io.capacity() * sizeof(IoOperationRecord);
 }
 
 void EventStream::shrink() {
@@ -119,6 +120,7 @@ void EventStream::shrink() {
     m_farTimes.shrink_to_fit();
     m_collectives.shrink_to_fit();
     m_rma.shrink_to_fit();
+    m_io.shrink_to_fit();
 }
 
 } // namespace waitscope::trace

@@ -263,6 +263,31 @@ OTF2_CallbackCode onCallingContext(void* user, OTF2_CallingContextRef self, OTF2
     return OTF2_CALLBACK_SUCCESS;
 }
 
+// File I/O definitions (MPI-IO as Score-P and the measurement write them).
+OTF2_CallbackCode onIoParadigm(void* user, OTF2_IoParadigmRef self, OTF2_StringRef,
+                               OTF2_StringRef name, OTF2_IoParadigmClass, OTF2_IoParadigmFlag,
+                               uint8_t, const OTF2_IoParadigmProperty*, const OTF2_Type*,
+                               const OTF2_AttributeValue*) {
+    auto* defs = defsOf(user);
+    putAt(user, defs->ioParadigms, self, stringAt(*defs, name));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onIoRegularFile(void* user, OTF2_IoFileRef self, OTF2_StringRef name,
+                                  OTF2_SystemTreeNodeRef) {
+    auto* defs = defsOf(user);
+    putAt(user, defs->ioFiles, self, stringAt(*defs, name));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onIoHandle(void* user, OTF2_IoHandleRef self, OTF2_StringRef name,
+                             OTF2_IoFileRef file, OTF2_IoParadigmRef paradigm, OTF2_IoHandleFlag,
+                             OTF2_CommRef comm, OTF2_IoHandleRef) {
+    auto* defs = defsOf(user);
+    putAt(user, defs->ioHandles, self, IoHandle{stringAt(*defs, name), file, paradigm, comm});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 // Resolves communicator groups (indices into the MPI locations group) into world ranks.
 Status resolveCommunicators(Definitions& defs, const std::string& file) {
     const Group* mpiLocations = nullptr;
@@ -372,9 +397,11 @@ private:
 
 // The mapping tables of one location's local definitions, for the references the reader keeps.
 struct LocalMappings {
-    LocalMapping strings, regions, comms, contexts, windows, groups;
+    LocalMapping strings, regions, comms, contexts, windows, groups, ioHandles;
     LocalMapping* of(OTF2_MappingType type) {
         switch (type) {
+        case OTF2_MAPPING_IO_HANDLE:
+            return &ioHandles;
         case OTF2_MAPPING_RMA_WIN:
             return &windows;
         case OTF2_MAPPING_GROUP:
@@ -424,6 +451,10 @@ struct EventSink {
     std::vector<uint32_t> stack;
     std::string misplaced;
     uint64_t misplacedCount = 0;
+    /// With the global definitions: the I/O handles, and the mode of each file operation
+    /// begun and not completed yet, by handle and matching id.
+    const std::vector<IoHandle>* ioHandles = nullptr;
+    std::map<std::pair<uint32_t, uint64_t>, uint8_t> ioModes;
 
     void add(EventKind kind, uint64_t time, uint32_t ref) {
         check(time);
@@ -530,6 +561,15 @@ struct EventSink {
         }
     }
     uint32_t comm(uint32_t ref) { return resolve(mappings->comms, commCount, ref, "communicator"); }
+    uint32_t ioHandle(uint32_t ref) {
+        return resolve(mappings->ioHandles, ioHandles == nullptr ? 0 : ioHandles->size(), ref,
+                       "I/O handle");
+    }
+    // The communicator of global I/O handle `handle`, or kUndefined.
+    uint32_t commOfHandle(uint32_t handle) const {
+        return ioHandles != nullptr && handle < ioHandles->size() ? (*ioHandles)[handle].comm
+                                                                  : kUndefined;
+    }
     uint32_t context(uint32_t ref) {
         return resolve(mappings->contexts, contextCount, ref, "calling context");
     }
@@ -868,6 +908,61 @@ void setRmaCallbacks(OTF2_EvtReaderCallbacks* callbacks) {
     OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(callbacks, evRmaOpCompleteRemote);
 }
 
+// File I/O (MPI-IO). A completed read or write is kept with its bytes and mode. The operations
+// that are collective over the handle's communicator (opening and closing it, a blocking
+// collective read, write or flush) are kept as collectives of CollectiveOp::FileIo on that
+// communicator, which the replay matches across its members like any other collective.
+void addFileCollective(void* u, uint64_t t, uint32_t handle) {
+    const uint32_t comm = sink(u).commOfHandle(handle);
+    if (comm == kUndefined) {
+        return;
+    }
+    CollectiveRecord record;
+    record.comm = comm;
+    record.root = kUndefined;
+    record.op = CollectiveOp::FileIo;
+    sink(u).check(t);
+    sink(u).stream->appendCollective(t, record);
+}
+OTF2_CallbackCode evIoCreateHandle(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, OTF2_IoHandleRef handle, OTF2_IoAccessMode,
+                                   OTF2_IoCreationFlag, OTF2_IoStatusFlag) {
+    addFileCollective(u, t, sink(u).ioHandle(handle));
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIoDestroyHandle(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                    OTF2_AttributeList*, OTF2_IoHandleRef handle) {
+    addFileCollective(u, t, sink(u).ioHandle(handle));
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIoOperationBegin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                     OTF2_AttributeList*, OTF2_IoHandleRef handle,
+                                     OTF2_IoOperationMode mode, OTF2_IoOperationFlag flags,
+                                     uint64_t, uint64_t matchingId) {
+    const uint32_t global = sink(u).ioHandle(handle);
+    sink(u).ioModes[{global, matchingId}] = mode;
+    if ((flags & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0 &&
+        (flags & OTF2_IO_OPERATION_FLAG_NON_BLOCKING) == 0) {
+        addFileCollective(u, t, global);
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode evIoOperationComplete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                        OTF2_AttributeList*, OTF2_IoHandleRef handle,
+                                        uint64_t bytes, uint64_t matchingId) {
+    const uint32_t global = sink(u).ioHandle(handle);
+    auto& modes = sink(u).ioModes;
+    const auto begun = modes.find({global, matchingId});
+    if (begun == modes.end()) {
+        return OTF2_CALLBACK_SUCCESS; // a completion without its begin: only counted as skipped
+    }
+    const uint8_t mode = begun->second;
+    modes.erase(begun);
+    sink(u).check(t);
+    sink(u).stream->appendIoOperation(t, IoOperationRecord{bytes, global, mode});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 } // namespace
 
 Result<std::string> findAnchorFile(const std::string& path) {
@@ -989,6 +1084,9 @@ Result<Definitions> readDefinitions(const std::string& anchorFile) {
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, onClock);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(callbacks, onCallingContext);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(callbacks, onRmaWin);
+    OTF2_GlobalDefReaderCallbacks_SetIoParadigmCallback(callbacks, onIoParadigm);
+    OTF2_GlobalDefReaderCallbacks_SetIoRegularFileCallback(callbacks, onIoRegularFile);
+    OTF2_GlobalDefReaderCallbacks_SetIoHandleCallback(callbacks, onIoHandle);
     OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defReader, callbacks, &reading);
     OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
@@ -1127,6 +1225,7 @@ Result<std::unique_ptr<OpenedEvents>> openEvents(const std::string& anchorFile,
         eventSink.regions = &defs->regions;
         eventSink.windowCount = defs->rmaWindows.size();
         eventSink.groupCount = defs->groups.size();
+        eventSink.ioHandles = &defs->ioHandles;
     }
     OTF2_EvtReaderCallbacks* callbacks = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(callbacks, evEnter);
@@ -1148,6 +1247,10 @@ Result<std::unique_ptr<OpenedEvents>> openEvents(const std::string& anchorFile,
     OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, evCcSample);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(callbacks, evFlush);
     setRmaCallbacks(callbacks);
+    OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(callbacks, evIoCreateHandle);
+    OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(callbacks, evIoDestroyHandle);
+    OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(callbacks, evIoOperationBegin);
+    OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(callbacks, evIoOperationComplete);
     OTF2_Reader_RegisterEvtCallbacks(reader, opened->evtReader, callbacks, &opened->sink);
     OTF2_EvtReaderCallbacks_Delete(callbacks);
     return opened;

@@ -294,6 +294,9 @@ Status Otf2Writer::writeLocationDefinitions(uint64_t location,
     if (rc == OTF2_SUCCESS) {
         rc = writeMap(OTF2_MAPPING_GROUP, definitions.groups);
     }
+    if (rc == OTF2_SUCCESS) {
+        rc = writeMap(OTF2_MAPPING_IO_HANDLE, definitions.ioHandles);
+    }
     for (const LocalDefinitions::ClockOffset& offset : definitions.clockOffsets) {
         if (rc == OTF2_SUCCESS) {
             rc = OTF2_DefWriter_WriteClockOffset(defs, offset.localTime, offset.offset,
@@ -536,7 +539,46 @@ Status Otf2Writer::writeGlobalDefinitions(const Definitions& d) {
     for (size_t i = 0; status && i < d.communicators.size(); ++i) {
         status = writeComm(static_cast<uint32_t>(i), d.communicators[i]);
     }
+    for (size_t i = 0; status && i < d.ioParadigms.size(); ++i) {
+        status = writeIoParadigm(static_cast<uint32_t>(i), d.ioParadigms[i]);
+    }
+    for (size_t i = 0; status && i < d.ioFiles.size(); ++i) {
+        status = writeIoFile(static_cast<uint32_t>(i), d.ioFiles[i]);
+    }
+    for (size_t i = 0; status && i < d.ioHandles.size(); ++i) {
+        status = writeIoHandle(static_cast<uint32_t>(i), d.ioHandles[i]);
+    }
     return status;
+}
+
+Status Otf2Writer::writeIoParadigm(uint32_t id, const std::string& name) {
+    uint32_t text = 0;
+    if (Status written = strings({{&name, &text}}); !written) {
+        return written;
+    }
+    // Score-P's MPI-IO paradigm: identified and named "MPI-IO", a parallel paradigm, no
+    // properties.
+    return checked(OTF2_GlobalDefWriter_WriteIoParadigm(
+        globalWriter(), id, text, text, OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE,
+        0, nullptr, nullptr, nullptr));
+}
+
+Status Otf2Writer::writeIoFile(uint32_t id, const std::string& name, uint32_t scope) {
+    uint32_t text = 0;
+    if (Status written = strings({{&name, &text}}); !written) {
+        return written;
+    }
+    return checked(OTF2_GlobalDefWriter_WriteIoRegularFile(globalWriter(), id, text, scope));
+}
+
+Status Otf2Writer::writeIoHandle(uint32_t id, const IoHandle& handle) {
+    uint32_t text = 0;
+    if (Status written = strings({{&handle.name, &text}}); !written) {
+        return written;
+    }
+    return checked(OTF2_GlobalDefWriter_WriteIoHandle(globalWriter(), id, text, handle.file,
+                                                      handle.paradigm, OTF2_IO_HANDLE_FLAG_NONE,
+                                                      handle.comm, OTF2_UNDEFINED_IO_HANDLE));
 }
 
 Status Otf2Writer::close() {

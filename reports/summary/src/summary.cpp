@@ -56,6 +56,8 @@ constexpr FindingPattern kPatterns[] = {
     {M::MpiRmaCommLockCompetition, M::None, M::None, false},
     {M::MpiRmaWaitAtCreate, M::None, M::None, true},
     {M::MpiRmaWaitAtFree, M::None, M::None, true},
+    // MPI file I/O: in reports of traces with I/O records only.
+    {M::MpiIoWaitCollective, M::None, M::None, true},
 };
 
 /// The unique name of `id` as the report names it, nullptr for None.
@@ -695,6 +697,19 @@ Result<Summary> summarize(const report::Report& report, const MeasurementRecord*
                 "): the program or library is stripped; build it with symbols (-g, not "
                 "stripped), or with `waitscope instrument`, to see their names");
             break;
+        }
+    }
+    // Few ranks doing the file I/O while the others wait at it (OTF2 I/O records).
+    const auto ioWritten = reader.metric("io_bytes_written");
+    const auto ioRead = reader.metric("io_bytes_read");
+    const auto ioWait = reader.metric("mpi_io_wait_collective");
+    if (ioWritten && ioRead && ioWait) {
+        const std::string note =
+            fileIoNote(reader.allRanks(reader.perLocationAll(*ioWritten)),
+                       reader.allRanks(reader.perLocationAll(*ioRead)),
+                       reader.allRanks(reader.perLocationAll(*ioWait)), summary.ranks);
+        if (!note.empty()) {
+            summary.notes.push_back(note);
         }
     }
     summary.bound = boundVerdict(summary, waitingOutsideStartup);

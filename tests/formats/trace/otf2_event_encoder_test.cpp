@@ -101,6 +101,54 @@ std::string writeArchive(const fs::path& dir, bool encoded, int rounds, uint64_t
     return readBytes(dir / "traces" / "0.evt");
 }
 
+// The file I/O records, with operands of every compressed size, `rounds` times (as
+// writeEvents). Returns the events written.
+template <class Events> uint64_t writeIoEvents(Events& w, int rounds) {
+    const uint64_t sizes[] = {0,           1, 0xff, 0x100, 0x12345, 0x123456789, 0x123456789abcdef,
+                              ~uint64_t{0}};
+    uint64_t t = 0;
+    for (int r = 0; r < rounds; ++r) {
+        for (uint64_t v : sizes) {
+            const auto v32 = static_cast<uint32_t>(v);
+            const auto v8 = static_cast<uint8_t>(v);
+            t += (r % 3 == 0) ? 0 : 1 + (v & 0xff);
+            w.ioCreateHandle(t, v32, v8, v32 >> 1, v32 >> 9);
+            w.ioOperationBegin(t, v32, v8, v32 >> 3, v, v >> 2);
+            w.ioOperationComplete(t, v32, v >> 1, v);
+            w.ioOperationIssued(t, 1, v);
+            w.ioSeek(t, v32, static_cast<int64_t>(v) - 7, v8, v);
+            w.ioDestroyHandle(t + (uint64_t{1} << 40), v32);
+            t += uint64_t{1} << 40;
+        }
+    }
+    return w.eventCount();
+}
+
+// writeArchive for the file I/O records.
+std::string writeIoArchive(const fs::path& dir, bool encoded, int rounds, uint64_t& events) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Otf2Writer writer;
+    Otf2WriterOptions options;
+    options.eventChunkBytes = kChunk;
+    REQUIRE(writer.open(dir.string(), options));
+    if (encoded) {
+        Otf2EventEncoder w = writer.encodeEvents(0);
+        REQUIRE(w.valid());
+        events = writeIoEvents(w, rounds);
+        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    } else {
+        Otf2EventWriter w = writer.openEvents(0);
+        REQUIRE(w.valid());
+        events = writeIoEvents(w, rounds);
+        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    }
+    CHECK(writer.errors().count == 0);
+    REQUIRE(writer.writeLocalDefinitions({0}, LocalDefinitions{}));
+    REQUIRE(writer.close());
+    return readBytes(dir / "traces" / "0.evt");
+}
+
 } // namespace
 
 TEST_CASE("the event encoder writes the bytes libotf2 writes, over chunk boundaries",
@@ -222,6 +270,26 @@ TEST_CASE("the event encoder writes the RMA records as libotf2 does, over chunk 
         REQUIRE(encoded.size() == library.size());
         CHECK(encoded == library);
         if (rounds == 900) {
+            CHECK(encoded.size() > 3 * kChunk);
+        }
+    }
+    fs::remove_all(base);
+}
+
+TEST_CASE("the event encoder writes the file I/O records as libotf2 does, over chunk boundaries",
+          "[otf2][roundtrip][io]") {
+    const fs::path base =
+        fs::temp_directory_path() / ("waitscope_encoder_io_" + std::to_string(getpid()));
+    for (int rounds : {1, 2, 1500}) {
+        INFO("rounds: " << rounds);
+        uint64_t libraryEvents = 0, encodedEvents = 0;
+        const std::string library = writeIoArchive(base / "library", false, rounds, libraryEvents);
+        const std::string encoded = writeIoArchive(base / "encoded", true, rounds, encodedEvents);
+        CHECK(encodedEvents == libraryEvents);
+        CHECK(encodedEvents == 8u * 6u * static_cast<uint64_t>(rounds));
+        REQUIRE(encoded.size() == library.size());
+        CHECK(encoded == library);
+        if (rounds == 1500) {
             CHECK(encoded.size() > 3 * kChunk);
         }
     }

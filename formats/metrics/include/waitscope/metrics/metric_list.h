@@ -162,7 +162,9 @@
 
 // MPI file I/O (issue 26): Scalasca's counts of file reads and writes, by the call's region
 // (individual or collective, read or write). Written into a report only when the run did file
-// I/O, so reports of runs without it are unchanged.
+// I/O, so reports of runs without it are unchanged. Then, from the OTF2 I/O records: the wait
+// at collective file operations (Waitscope's own pattern) and the bytes read and written under
+// Score-P's profile names (Scalasca 2.6 has no I/O byte metrics).
 #define WAITSCOPE_ANALYZED_MPI_FILE_METRICS(X) \
     X(MpiFileOps, "mpi_file_ops", "MPI file operations", None, Occurrences, Measured, "number of MPI file operations") \
     X(MpiFileIops, "mpi_file_iops", "Individual", MpiFileOps, Occurrences, Measured, "number of individual MPI file operations") \
@@ -170,7 +172,10 @@
     X(MpiFileIwops, "mpi_file_iwops", "Writes", MpiFileIops, Occurrences, Measured, "number of individual MPI file writes") \
     X(MpiFileCops, "mpi_file_cops", "Collective", MpiFileOps, Occurrences, Measured, "number of collective MPI file operations") \
     X(MpiFileCrops, "mpi_file_crops", "Reads", MpiFileCops, Occurrences, Measured, "number of collective MPI file reads") \
-    X(MpiFileCwops, "mpi_file_cwops", "Writes", MpiFileCops, Occurrences, Measured, "number of collective MPI file writes")
+    X(MpiFileCwops, "mpi_file_cwops", "Writes", MpiFileCops, Occurrences, Measured, "number of collective MPI file writes") \
+    X(MpiIoWaitCollective, "mpi_io_wait_collective", "Wait at Collective I/O", MpiIoCollective, Seconds, WaitState, "time in a collective file operation until the last process of the file's communicator arrived (Waitscope's; Scalasca has none)") \
+    X(IoBytesRead, "io_bytes_read", "I/O bytes read", None, Bytes, Measured, "bytes read from files by MPI-IO (Score-P's profile name)") \
+    X(IoBytesWritten, "io_bytes_written", "I/O bytes written", None, Bytes, Measured, "bytes written to files by MPI-IO (Score-P's profile name)")
 
 // POSIX threads (issue 25, measurement/threads): Scalasca's Pthread subtree of execution, time in
 // the program's mutex, condition and join calls. Written into a report only when its trace has

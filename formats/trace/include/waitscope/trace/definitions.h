@@ -90,6 +90,16 @@ struct CallingContext {
     uint32_t parent = kUndefined;
 };
 
+/// An I/O handle (a file opened through an I/O paradigm such as MPI-IO): the file's name, its
+/// paradigm (an index into Definitions::ioParadigms) and the communicator it was opened on
+/// (kUndefined: none; MPI-IO's collective operations on the handle synchronize over it).
+struct IoHandle {
+    std::string name;
+    uint32_t file = kUndefined; ///< an index into Definitions::ioFiles
+    uint32_t paradigm = kUndefined;
+    uint32_t comm = kUndefined;
+};
+
 /// Timer resolution and range of the trace.
 struct ClockProperties {
     uint64_t ticksPerSecond = 1;
@@ -110,6 +120,11 @@ public:
     std::vector<CallingContext> callingContexts;
     ClockProperties clock;
     std::vector<RmaWindow> rmaWindows;
+    /// File I/O: the paradigms' names ("MPI-IO"), the files' names and the handles, each by
+    /// its OTF2 reference.
+    std::vector<std::string> ioParadigms;
+    std::vector<std::string> ioFiles;
+    std::vector<IoHandle> ioHandles;
 
     /// The region of a program named by string `programName` (a ProgramBegin record): the region
     /// whose name or canonical name is that string, else the reference regions.size() + string.

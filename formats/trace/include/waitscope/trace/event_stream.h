@@ -49,6 +49,9 @@ enum class EventKind : uint8_t {
     RmaOpCompleteNonBlocking,
     RmaOpTest,
     RmaOpCompleteRemote,
+    /// A file read or write that completed (IoOperationComplete): its bytes and mode are the
+    /// stream's ioOperation() of the event.
+    IoOperationComplete,
 };
 
 /// Whether `kind` is one of the one-sided (RMA) records, which carry an RmaRecord.
@@ -92,6 +95,18 @@ enum class CollectiveOp : uint8_t {
     CreateHandleAndAllocate,
     DestroyHandleAndDeallocate,
     Other,
+    /// Not an OTF2 operation: a collective file operation (open, close, a collective read or
+    /// write, a sync) over its file's communicator, as the reader models it from the MPI-IO
+    /// records (otf2_archive.cpp), so that the replay finds who waited for the last member.
+    FileIo,
+};
+
+/// Payload of a completed file I/O operation: the bytes done, the handle (a global I/O handle)
+/// and whether it read or wrote (OTF2's operation mode: 0 read, 1 write, 2 flush).
+struct IoOperationRecord {
+    uint64_t bytes = 0;
+    uint32_t handle = 0;
+    uint8_t mode = 0;
 };
 
 /// Payload of a collective end event; `root` is a communicator rank or kUndefined.
@@ -146,6 +161,11 @@ public:
         append(kind, time, static_cast<uint32_t>(m_rma.size()));
         m_rma.push_back(rma);
     }
+    /// Appends a completed file I/O operation (EventKind::IoOperationComplete).
+    void appendIoOperation(uint64_t time, const IoOperationRecord& operation) {
+        append(EventKind::IoOperationComplete, time, static_cast<uint32_t>(m_io.size()));
+        m_io.push_back(operation);
+    }
 
     size_t size() const { return m_kinds.size(); }
     EventKind kind(size_t i) const { return m_kinds[i]; }
@@ -162,6 +182,8 @@ public:
     const CollectiveRecord& collective(size_t i) const { return m_collectives[m_refs[i]]; }
     /// The payload of a one-sided event (isRmaEvent()).
     const RmaRecord& rma(size_t i) const { return m_rma[m_refs[i]]; }
+    /// The payload of an IoOperationComplete event.
+    const IoOperationRecord& ioOperation(size_t i) const { return m_io[m_refs[i]]; }
 
     /// Events read from the archive that are not stored (communicator creation, metrics, ...).
     uint64_t skippedEvents() const { return m_skipped; }
@@ -273,6 +295,7 @@ private:
     std::vector<std::pair<uint32_t, uint64_t>> m_longLengths[2];
     std::vector<CollectiveRecord> m_collectives;
     std::vector<RmaRecord> m_rma;
+    std::vector<IoOperationRecord> m_io; ///< IoOperationComplete
     uint64_t m_skipped = 0;
     uint64_t m_nonMonotonic = 0;
 };

@@ -277,6 +277,68 @@ public:
         rmaOp(kRmaOpCompleteRemote, time, win, matchingId);
     }
 
+    /// File I/O records (Otf2EventWriter's I/O calls), each with a length byte.
+    void ioCreateHandle(uint64_t time, uint32_t handle, uint8_t mode, uint32_t creationFlags,
+                        uint32_t statusFlags) noexcept {
+        if (begin(time, 18)) {
+            type(kIoCreateHandle);
+            uint8_t* length = openLength();
+            u32(handle);
+            *m_pos++ = mode;
+            u32(creationFlags);
+            u32(statusFlags);
+            closeLength(length);
+        }
+    }
+    void ioDestroyHandle(uint64_t time, uint32_t handle) noexcept {
+        lengthAndU32(kIoDestroyHandle, time, handle);
+    }
+    void ioOperationBegin(uint64_t time, uint32_t handle, uint8_t mode, uint32_t flags,
+                          uint64_t bytesRequested, uint64_t matchingId) noexcept {
+        if (begin(time, 31)) {
+            type(kIoOperationBegin);
+            uint8_t* length = openLength();
+            u32(handle);
+            *m_pos++ = mode;
+            u32(flags);
+            u64(bytesRequested);
+            u64(matchingId);
+            closeLength(length);
+        }
+    }
+    void ioOperationIssued(uint64_t time, uint32_t handle, uint64_t matchingId) noexcept {
+        if (begin(time, 16)) {
+            type(kIoOperationIssued);
+            uint8_t* length = openLength();
+            u32(handle);
+            u64(matchingId);
+            closeLength(length);
+        }
+    }
+    void ioOperationComplete(uint64_t time, uint32_t handle, uint64_t bytesDone,
+                             uint64_t matchingId) noexcept {
+        if (begin(time, 25)) {
+            type(kIoOperationComplete);
+            uint8_t* length = openLength();
+            u32(handle);
+            u64(bytesDone);
+            u64(matchingId);
+            closeLength(length);
+        }
+    }
+    void ioSeek(uint64_t time, uint32_t handle, int64_t offsetRequested, uint8_t whence,
+                uint64_t offsetResult) noexcept {
+        if (begin(time, 26)) {
+            type(kIoSeek);
+            uint8_t* length = openLength();
+            u32(handle);
+            i64(offsetRequested);
+            *m_pos++ = whence;
+            u64(offsetResult);
+            closeLength(length);
+        }
+    }
+
 private:
     friend class Otf2Writer;
     /// Takes `fd` (an event file opened for writing, or -1: nothing is written, every chunk
@@ -306,6 +368,10 @@ private:
                              kRmaAtomic = 48, kRmaOpCompleteBlocking = 49,
                              kRmaOpCompleteNonBlocking = 50, kRmaOpTest = 51,
                              kRmaOpCompleteRemote = 52;
+    // The file I/O records' ids (appended apart so that other record groups append theirs).
+    static constexpr uint8_t kIoCreateHandle = 69, kIoDestroyHandle = 70, kIoSeek = 72,
+                             kIoOperationBegin = 75, kIoOperationIssued = 77,
+                             kIoOperationComplete = 78;
 
     /// Starts a record of at most `maxBytes` (without its timestamp) at `time`: a new chunk when
     /// it might not fit, the timestamp when time moved on. False (counted) when time went back.

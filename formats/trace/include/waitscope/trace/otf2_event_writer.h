@@ -228,6 +228,40 @@ public:
         m_errors->check(OTF2_EvtWriter_ThreadEnd(m_writer, nullptr, time, contingent, sequence));
     }
 
+    /// File I/O, as Score-P records MPI-IO: a handle (an IoHandle definition) created at open
+    /// and destroyed at close; each read or write an IoOperationBegin (`mode` an
+    /// OTF2_IoOperationMode, `flags` OTF2_IoOperationFlag bits, the bytes requested, an id
+    /// matching it to its completion) and an IoOperationComplete with the bytes done, or for a
+    /// nonblocking one IoOperationIssued at its start and the completion when its request
+    /// completes; IoSeek for a seek.
+    void ioCreateHandle(uint64_t time, uint32_t handle, uint8_t mode, uint32_t creationFlags,
+                        uint32_t statusFlags) noexcept {
+        m_errors->check(OTF2_EvtWriter_IoCreateHandle(m_writer, nullptr, time, handle, mode,
+                                                      creationFlags, statusFlags));
+    }
+    void ioDestroyHandle(uint64_t time, uint32_t handle) noexcept {
+        m_errors->check(OTF2_EvtWriter_IoDestroyHandle(m_writer, nullptr, time, handle));
+    }
+    void ioOperationBegin(uint64_t time, uint32_t handle, uint8_t mode, uint32_t flags,
+                          uint64_t bytesRequested, uint64_t matchingId) noexcept {
+        m_errors->check(OTF2_EvtWriter_IoOperationBegin(m_writer, nullptr, time, handle, mode,
+                                                        flags, bytesRequested, matchingId));
+    }
+    void ioOperationIssued(uint64_t time, uint32_t handle, uint64_t matchingId) noexcept {
+        m_errors->check(
+            OTF2_EvtWriter_IoOperationIssued(m_writer, nullptr, time, handle, matchingId));
+    }
+    void ioOperationComplete(uint64_t time, uint32_t handle, uint64_t bytesDone,
+                             uint64_t matchingId) noexcept {
+        m_errors->check(OTF2_EvtWriter_IoOperationComplete(m_writer, nullptr, time, handle,
+                                                           bytesDone, matchingId));
+    }
+    void ioSeek(uint64_t time, uint32_t handle, int64_t offsetRequested, uint8_t whence,
+                uint64_t offsetResult) noexcept {
+        m_errors->check(OTF2_EvtWriter_IoSeek(m_writer, nullptr, time, handle, offsetRequested,
+                                              whence, offsetResult));
+    }
+
 private:
     friend class Otf2Writer;
     Otf2EventWriter(OTF2_EvtWriter* writer, uint64_t location, Otf2ErrorLog* errors)

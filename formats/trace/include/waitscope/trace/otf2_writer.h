@@ -55,6 +55,7 @@ struct LocalDefinitions {
     std::vector<uint64_t> strings;
     std::vector<uint64_t> rmaWins; ///< RMA windows (OTF2_MAPPING_RMA_WIN)
     std::vector<uint64_t> groups;  ///< groups events name (OTF2_MAPPING_GROUP: RmaGroupSync)
+    std::vector<uint64_t> ioHandles;
     /// Global time = local time + offset, measured at `localTime`.
     struct ClockOffset {
         uint64_t localTime = 0;
@@ -131,10 +132,16 @@ public:
     /// An RMA window of communicator `comm` whose RmaWinCreate and RmaWinDestroy events are in
     /// the trace (Score-P's flag).
     Status writeRmaWin(uint32_t id, const std::string& name, uint32_t comm);
+    /// File I/O: an I/O paradigm (as Score-P's MPI-IO: identified and named `name`), a
+    /// regular file in system tree node `scope` (kUndefined: the whole system), and a handle
+    /// (its comm kUndefined when it belongs to no communicator).
+    Status writeIoParadigm(uint32_t id, const std::string& name);
+    Status writeIoFile(uint32_t id, const std::string& name, uint32_t scope = kUndefined);
+    Status writeIoHandle(uint32_t id, const IoHandle& handle);
     /// Every global definition of `definitions`: its strings first under their own ids (call it
     /// before any other global definition), then
-    /// the clock, system tree, location groups, locations, regions, calling contexts, groups and
-    /// communicators.
+    /// the clock, system tree, location groups, locations, regions, calling contexts, groups,
+    /// communicators and the file I/O definitions (paradigms, files, handles).
     Status writeGlobalDefinitions(const Definitions& definitions);
 
     /// Closes the archive (collective when opened with collectives) and stops counting

@@ -58,6 +58,15 @@ struct RmaWindowDefinition {
     std::string name; ///< "MPI_Win_create window", ... (Score-P's names)
 };
 
+/// A file opened through MPI-IO (an OTF2 I/O handle): the file's name, the communicator it was
+/// opened on, and how many times this rank opened that file on that communicator before. The
+/// open is collective, so every member names the handle alike.
+struct IoHandleDefinition {
+    std::string file;
+    CommKey comm = kNoCommKey;
+    std::uint32_t sequence = 0;
+};
+
 /// Everything a rank defines while it runs. Ids are dense indices ("local ids") that events
 /// use; unification maps them to global ids at finalize.
 class Definitions {
@@ -77,6 +86,10 @@ public:
     std::uint32_t rmaGroup(const std::vector<std::uint32_t>& worldRanks);
     const std::vector<RmaWindowDefinition>& rmaWindows() const { return m_rmaWindows; }
     const std::vector<std::vector<std::uint32_t>>& rmaGroups() const { return m_rmaGroups; }
+    /// A new I/O handle for `file` opened on `comm` (its sequence counted here). Not for signal
+    /// context.
+    std::uint32_t addIoHandle(const std::string& file, CommKey comm);
+    const std::vector<IoHandleDefinition>& ioHandles() const { return m_ioHandles; }
 
     const std::vector<RegionDefinition>& regions() const { return m_regions; }
     const std::vector<CommDefinition>& comms() const { return m_comms; }
@@ -89,6 +102,7 @@ private:
     std::unordered_map<std::uint64_t, std::uint32_t> m_contextIds; ///< by parent << 32 | region
     std::vector<RmaWindowDefinition> m_rmaWindows;
     std::vector<std::vector<std::uint32_t>> m_rmaGroups;
+    std::vector<IoHandleDefinition> m_ioHandles;
 };
 
 /// A set of definitions keyed by their identity, merged across ranks during unification.
@@ -125,6 +139,9 @@ CommDefinition commFromEntry(const std::string& key, const std::string& descript
 /// id order, the definitions then meet each parent first and their ids count up from 0, as
 /// OTF2 readers expect (otf2-print warns about anything else).
 std::vector<std::uint32_t> commIdsParentsFirst(const DefinitionSet& comms);
+/// The identity bytes of an I/O handle (communicator, file, sequence) and back.
+std::string ioHandleKey(const IoHandleDefinition& handle);
+IoHandleDefinition ioHandleFromKey(const std::string& key);
 
 /// The identity bytes of a window (its communicator's key bytes, then its sequence number,
 /// big-endian: windows sort by communicator, then creation) and its description (its name).

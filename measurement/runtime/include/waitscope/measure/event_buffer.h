@@ -51,13 +51,21 @@ enum class EventKind : std::uint32_t {
     RmaAtomic,          ///< a = type; w0 = win | remote << 32; w1 sent; w2 received; w3 id
     RmaOpCompleteNonBlocking, ///< w0 = win; w1 = matching id
     RmaOpCompleteRemote,      ///< w0 = win; w1 = matching id
+    // File I/O (MPI-IO): a = I/O handle (local id).
+    IoCreateHandle,      ///< w0 = access mode | creation flags << 8 | status flags << 32
+    IoDestroyHandle,     ///< no words
+    IoOperationBegin,    ///< w0 = operation mode | flags << 8; w1 = bytes requested; w2 = id
+    IoOperationIssued,   ///< w0 = matching id
+    IoOperationComplete, ///< w0 = bytes done; w1 = matching id
     Count
 };
 
 inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 2, 3, 1, 4, 0, 0, 0,
                                                0, 1, 0, 0, 0,
                                                // one-sided communication
-                                               0, 0, 0, 3, 1, 2, 2, 3, 3, 4, 2, 2};
+                                               0, 0, 0, 3, 1, 2, 2, 3, 3, 4, 2, 2,
+                                               // file I/O
+                                               1, 0, 3, 1, 2};
 static_assert(sizeof(kExtraWords) == static_cast<std::size_t>(EventKind::Count));
 
 /// True for the records of one-sided communication.

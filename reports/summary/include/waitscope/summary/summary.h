@@ -191,6 +191,15 @@ std::string clockViolationNote(const Summary& summary);
 /// frequent by name; empty when there are none.
 std::string unrecordedCallsNote(const std::vector<UnrecordedCall>& calls, size_t maxNamed = 8);
 
+/// The note on file I/O that few ranks do while others wait at collective I/O: from the bytes
+/// each rank wrote and read (io_bytes_written, io_bytes_read) and its Wait at Collective I/O
+/// (mpi_io_wait_collective; RankValue::seconds holds bytes for the first two), among `ranks`
+/// ranks. "file I/O: rank 0 writes 1.2 GB alone while 63 ranks wait at collective I/O (41.2 s
+/// in all)" when at most a quarter of the ranks (at least one) move 90 % of the bytes and
+/// another rank waited; empty otherwise.
+std::string fileIoNote(const std::vector<RankValue>& written, const std::vector<RankValue>& read,
+                       const std::vector<RankValue>& collectiveWait, int ranks);
+
 /// The summary as plain text for a terminal (lines of at most 100 characters: long call
 /// paths are broken after a '/').
 std::string renderText(const Summary& summary);
