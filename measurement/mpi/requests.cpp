@@ -1,14 +1,19 @@
 // Request tracking and the records written when requests start and complete.
 #include "requests.h"
 
+#include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
+
+#include <atomic>
 
 namespace waitscope::measure::mpi {
 
 namespace {
 
+// The table is read and changed under TableLock: a request may be completed on another
+// thread than the one that started it. Ids are unique per rank, over all its threads.
 HandleMap<RequestInfo>* g_requests = nullptr;
-std::uint64_t g_nextId = 1;
+std::atomic<std::uint64_t> g_nextId{1};
 
 HandleMap<RequestInfo>& requests() {
     if (!g_requests)
@@ -24,29 +29,46 @@ void recordMessage(std::uint64_t time, EventKind kind, std::uint32_t peer, std::
     x[2] = id;
 }
 
-} // namespace
-
-std::uint64_t nextRequestId() noexcept {
-    return g_nextId++;
-}
-
-RequestInfo& trackRequest(MPI_Request request, const RequestInfo& info) {
-    return requests().insert(handleKey(request), info);
-}
-
-RequestInfo* findRequest(MPI_Request request) noexcept {
+RequestInfo* find(MPI_Request request) noexcept {
     return g_requests ? g_requests->find(handleKey(request)) : nullptr;
 }
 
-void forgetRequest(MPI_Request request) noexcept {
+void forget(MPI_Request request) noexcept {
     if (g_requests)
         g_requests->erase(handleKey(request));
+}
+
+} // namespace
+
+std::uint64_t nextRequestId() noexcept {
+    // Relaxed: only uniqueness matters, the order of ids between threads does not.
+    return g_nextId.fetch_add(1, std::memory_order_relaxed);
+}
+
+void trackRequest(MPI_Request request, const RequestInfo& info) {
+    TableLock lock;
+    requests().insert(handleKey(request), info);
+}
+
+bool requestTestRecord(MPI_Request request, std::uint64_t& id) noexcept {
+    TableLock lock;
+    const RequestInfo* info = find(request);
+    if (!info || !info->active || info->silent)
+        return false;
+    id = info->id;
+    return true;
+}
+
+void forgetRequest(MPI_Request request) noexcept {
+    TableLock lock;
+    forget(request);
 }
 
 void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t time) noexcept {
     if (request == MPI_REQUEST_NULL)
         return;
-    RequestInfo* info = findRequest(request);
+    TableLock lock;
+    RequestInfo* info = find(request);
     if (!info) {
         ++g_diagnostics.unknownRequests;
         return;
@@ -57,7 +79,7 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
         if (info->persistent)
             info->active = false;
         else
-            forgetRequest(request);
+            forget(request);
         return;
     }
     int cancelled = 0;
@@ -90,11 +112,12 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
     if (info->persistent)
         info->active = false;
     else
-        forgetRequest(request);
+        forget(request);
 }
 
 void recordStart(MPI_Request request, std::uint64_t time) noexcept {
-    RequestInfo* info = findRequest(request);
+    TableLock lock;
+    RequestInfo* info = find(request);
     if (!info) {
         ++g_diagnostics.unknownRequests;
         return;

@@ -26,6 +26,7 @@ namespace waitscope::measure {
 HotState g_hot;
 Diagnostics g_diagnostics;
 __thread bool t_onMainThread __attribute__((tls_model("initial-exec"))) = false;
+__thread EventBuffer* t_events __attribute__((tls_model("initial-exec"))) = &g_hot.buffer;
 
 namespace {
 
@@ -79,10 +80,12 @@ bool foreignThread() noexcept {
         t_onMainThread = true; // started on this thread after all (MPI_Init from another one)
         return true;
     }
+    if (threadMpiRegister && threadMpiRegister())
+        return true; // the thread records its MPI calls on its own location
     countFromAnyThread(g_diagnostics.foreignThreadCalls); // threads may call at once
     if (!g_foreignWarned.exchange(true))
-        warn("MPI is called from a thread other than the one that initialized it; only the "
-             "main thread's MPI calls are recorded (counted in the experiment)");
+        warn("MPI is called from a thread that cannot be recorded (no memory or too many "
+             "threads); its MPI calls are counted in the experiment, not recorded");
     return false;
 }
 
