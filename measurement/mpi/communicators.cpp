@@ -62,7 +62,7 @@ CommInfo commInfo(MPI_Comm comm) noexcept {
     TableLock lock;
     if (CommInfo* info = comms().find(handleKey(comm)))
         return *info;
-    ++g_diagnostics.unknownComms;
+    countFromAnyThread(g_diagnostics.unknownComms);
     return g_world;
 }
 

@@ -87,7 +87,7 @@ void Completion::finish(int rc) noexcept {
     // large part of the measurement's cost.
     if (completed == 0 && isPoll(m_kind)) {
         if (!(g_hot.recordMask & kGroupReqTest)) {
-            ++g_diagnostics.skippedTests;
+            countFromAnyThread(g_diagnostics.skippedTests); // any recording thread
             return;
         }
         const std::uint64_t t = now();

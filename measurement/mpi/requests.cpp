@@ -70,7 +70,7 @@ void recordCompletion(MPI_Request request, MPI_Status* status, std::uint64_t tim
     TableLock lock;
     RequestInfo* info = find(request);
     if (!info) {
-        ++g_diagnostics.unknownRequests;
+        countFromAnyThread(g_diagnostics.unknownRequests);
         return;
     }
     if (!info->active)
@@ -119,7 +119,7 @@ void recordStart(MPI_Request request, std::uint64_t time) noexcept {
     TableLock lock;
     RequestInfo* info = find(request);
     if (!info) {
-        ++g_diagnostics.unknownRequests;
+        countFromAnyThread(g_diagnostics.unknownRequests);
         return;
     }
     info->active = true;

@@ -11,7 +11,9 @@ calls on its own location, and the replay matching them across the threads of ea
    threads on an oversubscribed machine).
 2. OSU's osu_latency_mt (a program nobody here wrote: one sending thread on rank 0, two
    receiving threads on rank 1, all on one tag) runs likewise with 20 + 2 iterations per size;
-   its messages must be counted exactly per thread against what it sends.
+   its messages must be counted exactly per thread against what it sends, and `waitscope-examine`
+   must call it MPI-bound (its threads' time is in MPI: before threads' MPI calls were recorded,
+   the summary called it compute-bound).
 Exit status 0 on success; every failure is printed.
 """
 import argparse
@@ -110,6 +112,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--replay", required=True)
     parser.add_argument("--library", required=True)
+    parser.add_argument("--examine", required=True)
     parser.add_argument("--mpirun", required=True)
     parser.add_argument("--examples", required=True)
     parser.add_argument("--osu", help="the OSU micro-benchmarks' source folder (else no OSU run)")
@@ -151,6 +154,13 @@ def main():
             return 1
         print("-- %s" % name)
         problems += check(read_dump(dump))
+        if name == "osu_latency_mt":
+            summary = run([args.examine, experiment], work, env).stdout
+            verdict = [line for line in summary.splitlines() if line.startswith("verdict:")]
+            print(verdict[0] if verdict else "no verdict")
+            if not verdict or "MPI-bound" not in verdict[0]:
+                problems.append("osu_latency_mt: the summary's verdict is %s, expected MPI-bound" %
+                                (verdict[0] if verdict else "missing"))
     for p in problems:
         print("FAIL: " + p)
     return 1 if problems else 0
