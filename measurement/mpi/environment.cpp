@@ -7,6 +7,8 @@
 #include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
 
+#include <new>
+
 namespace waitscope::measure::mpi {
 
 namespace {
@@ -38,8 +40,9 @@ void rememberMessage(MPI_Message message, MPI_Comm comm) noexcept {
     const std::uint32_t id = commInfo(comm).id;
     TableLock lock;
     if (!g_messages)
-        g_messages = new HandleMap<std::uint32_t>();
-    g_messages->insert(handleKey(message), id);
+        g_messages = new (std::nothrow) HandleMap<std::uint32_t>();
+    if (g_messages) // without memory, its receive is recorded on MPI_COMM_WORLD
+        g_messages->insert(handleKey(message), id);
 }
 
 std::uint32_t takeMessageComm(MPI_Message message) noexcept {

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -108,13 +109,15 @@ bool runtimeInitialized() noexcept {
 bool runtimeStart() noexcept {
     if (g_state)
         return g_state->started;
-    auto* s = new RuntimeState();
+    auto* s = new (std::nothrow) RuntimeState();
+    if (!s)
+        return false; // no memory even for its state: the run is not measured
     g_state = s;
     s->config = configFromEnvironment();
     if (!s->config.enabled || (!s->config.tracing && !s->config.profiling))
         return false;
     if (s->config.profiling)
-        s->profile = new ProfileBuilder();
+        s->profile = new (std::nothrow) ProfileBuilder(); // without memory: no profile
     std::uint64_t startNs = Clock::monotonicNs();
     g_hot.clock.init(s->config.clock);
     s->pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
@@ -150,6 +153,8 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
         return;
     bool started = runtimeStart();
     RuntimeState* s = g_state;
+    if (!s)
+        return; // no memory for the measurement's state: the run is not measured
     s->initialized = true;
     PMPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
     PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
