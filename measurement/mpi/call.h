@@ -17,24 +17,36 @@ namespace waitscope::measure::mpi {
 enum class CallSite { Now, WhenRecorded };
 
 /// A wrapped call in progress. Constructed before the PMPI call (takes the enter time),
-/// finished after it. `words` is the buffer room the call's records need at most.
+/// finished after it. `words` is the buffer room the call's records need at most. Any thread:
+/// the main thread records into the rank's buffer, a further thread into its own (`t_events`).
 class Call {
 public:
     Call(std::uint32_t region, std::uint32_t group, std::size_t words = 2 * kMaxRecordWords,
          CallSite site = CallSite::Now) noexcept
         : m_region(region), m_active(isRecording(group)), m_words(words) {
-        if (m_active) {
+        if (!m_active)
+            return;
+        if (t_onMainThread) {
             g_hot.insideMpi = g_hot.insideMpi + 1; // samples from here on land inside MPI
             m_siteDeferred = site == CallSite::WhenRecorded && g_hot.sampling;
             if (g_hot.sampling && !m_siteDeferred)
                 g_hot.sampling->callSite(0);
-            ensureRoom(words);
-            m_enter = now();
+        } else if (!threadCallBegins || !threadCallBegins()) {
+            // A further thread records into its own buffer (no call path unwound: its call
+            // hangs below the thread's start routine); not once finalize took its records.
+            m_active = false;
+            return;
         }
+        ensureRoom(words);
+        m_enter = now();
     }
     ~Call() {
-        if (m_active)
+        if (!m_active)
+            return;
+        if (t_onMainThread)
             g_hot.insideMpi = g_hot.insideMpi - 1;
+        else
+            threadCallEnds();
     }
     Call(const Call&) = delete;
     Call& operator=(const Call&) = delete;

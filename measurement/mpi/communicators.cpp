@@ -1,6 +1,7 @@
 // Communicator ids, identities agreed at creation, and the creation/free handlers.
 #include "communicators.h"
 
+#include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
 
 #include <vector>
@@ -9,7 +10,8 @@ namespace waitscope::measure::mpi {
 
 namespace {
 
-// Constant-initialized; the map allocates on first insert, inside MPI calls only.
+// Constant-initialized; the map allocates on first insert, inside MPI calls only. The map, the
+// counter and the rank's communicator definitions are read and changed under TableLock.
 CommInfo g_world;
 CommInfo g_self{1, 1, 0};
 HandleMap<CommInfo>* g_comms = nullptr;
@@ -149,14 +151,15 @@ void registerPredefinedComms() noexcept {
     g_self = describe(MPI_COMM_SELF, 1);
 }
 
-const CommInfo& commInfo(MPI_Comm comm) noexcept {
+CommInfo commInfo(MPI_Comm comm) noexcept {
     if (comm == MPI_COMM_WORLD)
         return g_world;
     if (comm == MPI_COMM_SELF)
         return g_self;
+    TableLock lock;
     if (CommInfo* info = comms().find(handleKey(comm)))
         return *info;
-    ++g_diagnostics.unknownComms;
+    countFromAnyThread(g_diagnostics.unknownComms);
     return g_world;
 }
 
@@ -173,9 +176,8 @@ void CommCreate::finish(int rc) noexcept {
     // Identities are agreed even when the call is not recorded, so later events can name it.
     std::uint32_t id = 0;
     bool made = false;
-    if (rc == MPI_SUCCESS && g_hot.recordMask != 0 &&
-        pthread_equal(pthread_self(), g_hot.mainThread) && m_created &&
-        *m_created != MPI_COMM_NULL) {
+    // Any thread (a further thread's communicators are defined as the main thread's are).
+    if (rc == MPI_SUCCESS && g_hot.recordMask != 0 && m_created && *m_created != MPI_COMM_NULL) {
         MPI_Comm comm = *m_created;
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
@@ -193,8 +195,10 @@ void CommCreate::finish(int rc) noexcept {
             int rank = 0;
             PMPI_Comm_rank(agree, &rank);
             unsigned long long key = 0;
-            if (rank == 0)
+            if (rank == 0) {
+                TableLock lock;
                 key = makeCommKey(static_cast<std::uint32_t>(worldRank()), g_created++);
+            }
             PMPI_Bcast(&key, 1, MPI_UNSIGNED_LONG_LONG, 0, agree);
             def.key = key;
             def.describes = rank == 0;
@@ -203,23 +207,32 @@ void CommCreate::finish(int rc) noexcept {
             def.describes = true;
         } else {
             // No communicator to agree on: a rank-private identity (still a valid definition).
+            TableLock lock;
             def.key = makeCommKey(static_cast<std::uint32_t>(worldRank()), g_created++);
             def.describes = true;
         }
         def.parent = kNoCommKey;
-        const CommInfo& parent = commInfo(m_parent);
-        if (parent.id < definitions().comms().size())
-            def.parent = definitions().comms()[parent.id].key;
+        const CommInfo parent = commInfo(m_parent);
+        {
+            TableLock lock;
+            if (parent.id < definitions().comms().size())
+                def.parent = definitions().comms()[parent.id].key;
+        }
         if (inter) {
+            // describeInter talks to the other group's leader: not under the table lock.
             const CommInfo info =
                 describeInter(comm, agree, agree != MPI_COMM_NULL || derived, def);
             id = info.id;
+            TableLock lock;
             comms().insert(handleKey(comm), info);
         } else {
             if (def.describes)
                 def.members = worldRanks(comm);
+            CommInfo described = describe(comm, 0);
+            TableLock lock;
             id = definitions().addComm(std::move(def));
-            comms().insert(handleKey(comm), describe(comm, id));
+            described.id = id;
+            comms().insert(handleKey(comm), described);
         }
         made = true;
     }
@@ -265,8 +278,9 @@ std::uint32_t defineIdupComm(MPI_Comm created, CommKey key, CommKey parentKey) n
 
 CommFree::CommFree(std::uint32_t region, std::uint32_t group, MPI_Comm* comm) noexcept
     : Call(region, group), m_comm(comm ? *comm : MPI_COMM_NULL) {
-    if (m_comm != MPI_COMM_NULL && g_comms) {
-        if (CommInfo* info = g_comms->find(handleKey(m_comm))) {
+    if (m_comm != MPI_COMM_NULL) {
+        TableLock lock;
+        if (CommInfo* info = g_comms ? g_comms->find(handleKey(m_comm)) : nullptr) {
             m_id = info->id;
             m_known = true;
         }
@@ -280,8 +294,10 @@ CommFree::CommFree(std::uint32_t region, std::uint32_t group, MPI_Comm* comm) no
 }
 
 void CommFree::finish(int rc) noexcept {
-    if (rc == MPI_SUCCESS && m_known)
+    if (rc == MPI_SUCCESS && m_known) {
+        TableLock lock;
         g_comms->erase(handleKey(m_comm));
+    }
     if (!m_active)
         return;
     std::uint64_t t = now();

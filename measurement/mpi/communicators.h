@@ -17,8 +17,9 @@ struct CommInfo {
 };
 
 /// The info of `comm`; MPI_COMM_WORLD and MPI_COMM_SELF are answered without a lookup.
-/// An unknown communicator is counted and answered as MPI_COMM_WORLD.
-const CommInfo& commInfo(MPI_Comm comm) noexcept;
+/// An unknown communicator is counted and answered as MPI_COMM_WORLD. Any thread (a copy:
+/// another thread may change the table meanwhile).
+CommInfo commInfo(MPI_Comm comm) noexcept;
 
 /// Registers the predefined communicators after init.
 void registerPredefinedComms() noexcept;

@@ -9,10 +9,11 @@ namespace waitscope::measure::mpi {
 
 namespace {
 
-// Scratch space of the main thread (the only one recorded): request handles as they were
-// before the call (MPI resets completed ones) and statuses when the caller ignores them.
-std::vector<MPI_Request>* g_saved = nullptr;
-std::vector<MPI_Status>* g_statuses = nullptr;
+// Scratch space of each recording thread: request handles as they were before the call (MPI
+// resets completed ones) and statuses when the caller ignores them. Allocated on a thread's
+// first completion call and kept (a thread's MPI records outlive it too).
+__thread std::vector<MPI_Request>* t_saved __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread std::vector<MPI_Status>* t_statuses __attribute__((tls_model("initial-exec"))) = nullptr;
 
 template <class T> T* scratch(std::vector<T>*& store, int count) {
     if (!store)
@@ -44,21 +45,21 @@ Completion::Completion(std::uint32_t region, std::uint32_t group, Kind kind, int
       m_indices(indices), m_statusArg(statuses) {
     if (!m_active)
         return;
-    MPI_Request* saved = scratch(g_saved, m_count);
+    MPI_Request* saved = scratch(t_saved, m_count);
     for (int i = 0; i < m_count; ++i)
         saved[i] = requests[i];
     if (isArrayKind(kind)) {
         if (statuses == MPI_STATUSES_IGNORE)
-            m_statusArg = scratch(g_statuses, m_count);
+            m_statusArg = scratch(t_statuses, m_count);
     } else if (statuses == MPI_STATUS_IGNORE) {
-        m_statusArg = scratch(g_statuses, 1);
+        m_statusArg = scratch(t_statuses, 1);
     }
 }
 
 void Completion::finish(int rc) noexcept {
     if (!m_active)
         return;
-    const MPI_Request* saved = g_saved->data();
+    const MPI_Request* saved = t_saved->data();
     // Which requests completed, and where each one's status is.
     int completed = 0;
     bool flagged = !m_flag || *m_flag;
@@ -86,16 +87,15 @@ void Completion::finish(int rc) noexcept {
     // large part of the measurement's cost.
     if (completed == 0 && isPoll(m_kind)) {
         if (!(g_hot.recordMask & kGroupReqTest)) {
-            ++g_diagnostics.skippedTests;
+            countFromAnyThread(g_diagnostics.skippedTests); // any recording thread
             return;
         }
         const std::uint64_t t = now();
         enter();
         for (int i = 0; i < m_count; ++i)
-            if (saved[i] != MPI_REQUEST_NULL)
-                if (RequestInfo* info = findRequest(saved[i]);
-                    info && info->active && !info->silent)
-                    appendRecord(t, EventKind::MpiRequestTest, 0)[0] = info->id;
+            if (std::uint64_t id = 0;
+                saved[i] != MPI_REQUEST_NULL && requestTestRecord(saved[i], id))
+                appendRecord(t, EventKind::MpiRequestTest, 0)[0] = id;
         leave(t);
         return;
     }

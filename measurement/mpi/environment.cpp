@@ -4,7 +4,10 @@
 #include "communicators.h"
 #include "mpi_regions.h"
 #include "point_to_point.h"
+#include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
+
+#include <new>
 
 namespace waitscope::measure::mpi {
 
@@ -34,12 +37,16 @@ void registerWrappedRegions(Definitions& defs) {
 namespace waitscope::measure::mpi {
 
 void rememberMessage(MPI_Message message, MPI_Comm comm) noexcept {
+    const std::uint32_t id = commInfo(comm).id;
+    TableLock lock;
     if (!g_messages)
-        g_messages = new HandleMap<std::uint32_t>();
-    g_messages->insert(handleKey(message), commInfo(comm).id);
+        g_messages = new (std::nothrow) HandleMap<std::uint32_t>();
+    if (g_messages) // without memory, its receive is recorded on MPI_COMM_WORLD
+        g_messages->insert(handleKey(message), id);
 }
 
 std::uint32_t takeMessageComm(MPI_Message message) noexcept {
+    TableLock lock;
     if (!g_messages)
         return 0;
     std::uint32_t* comm = g_messages->find(handleKey(message));
@@ -55,13 +62,18 @@ int custom_MPI_Init(int* argc, char*** argv) noexcept {
 
 int custom_MPI_Init_thread(int* argc, char*** argv, int required, int* provided) noexcept {
     std::uint64_t enter = Clock::monotonicNs();
-    return afterInit(kRegion_MPI_Init_thread, enter,
-                     PMPI_Init_thread(argc, argv, required, provided));
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    // A program that asked for MPI_THREAD_MULTIPLE may call MPI from several threads at once,
+    // whatever the library granted: the wrappers' tables are locked from now on.
+    if (required == MPI_THREAD_MULTIPLE || (provided && *provided == MPI_THREAD_MULTIPLE))
+        g_tablesShared.store(true, std::memory_order_relaxed);
+    return afterInit(kRegion_MPI_Init_thread, enter, rc);
 }
 
 int custom_MPI_Finalize() noexcept {
-    if (isRecording(kGroupEnv) ||
-        (g_hot.recordMask != 0 && pthread_equal(pthread_self(), g_hot.mainThread)))
+    // Only the thread that initialized MPI ends the measurement (further threads' calls are
+    // recorded on their own locations, MPI_Finalize is not theirs).
+    if (g_hot.recordMask != 0 && pthread_equal(pthread_self(), g_hot.mainThread))
         runtimeFinalize(kRegion_MPI_Finalize, now());
     std::uint64_t start = now();
     int rc = PMPI_Finalize();

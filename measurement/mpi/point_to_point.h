@@ -219,7 +219,7 @@ public:
         if (!m_active)
             return;
         if (rc == MPI_SUCCESS && m_flag && !*m_flag && !(g_hot.recordMask & kGroupReqTest)) {
-            ++g_diagnostics.skippedTests;
+            countFromAnyThread(g_diagnostics.skippedTests); // any recording thread
             return;
         }
         enter();

@@ -33,11 +33,15 @@ struct RequestInfo {
 /// A fresh request id for the trace.
 std::uint64_t nextRequestId() noexcept;
 
-/// Starts tracking `request`. Returns the stored entry.
-RequestInfo& trackRequest(MPI_Request request, const RequestInfo& info);
+// Every function here may run on any thread of the rank (a request may be completed on another
+// thread than the one that started it): the table is locked under MPI_THREAD_MULTIPLE.
 
-/// The entry of `request`, or nullptr.
-RequestInfo* findRequest(MPI_Request request) noexcept;
+/// Starts tracking `request`.
+void trackRequest(MPI_Request request, const RequestInfo& info);
+
+/// Whether a test of `request` records an MpiRequestTest (an active request with a record of
+/// its own), and then its id in `id`.
+bool requestTestRecord(MPI_Request request, std::uint64_t& id) noexcept;
 
 /// Stops tracking `request`.
 void forgetRequest(MPI_Request request) noexcept;

@@ -42,6 +42,10 @@ struct OmpThread {
     /// learns that its last parallel region ended only when the next one begins).
     std::uint32_t open[64] = {};
     std::uint32_t depth = 0;
+    /// Where the thread's MPI records go once no chunk can be had: reused, never read.
+    static constexpr std::size_t kScratchWords = 8 * kMaxRecordWords;
+    std::uint64_t scratch[kScratchWords] = {};
+    EventBuffer scratchBuffer;
 };
 
 namespace {
@@ -164,9 +168,10 @@ std::uint32_t defineRegion(std::uint32_t i) {
     return region;
 }
 
-/// A thread's room for one more record: a new chunk when the current one is full.
-bool makeRoom(OmpThread& t) noexcept {
-    if (t.buffer.fits(kMaxRecordWords))
+/// A thread's room for `words` more words (one record by default): a new chunk when the
+/// current one is too full.
+bool makeRoom(OmpThread& t, std::size_t words = kMaxRecordWords) noexcept {
+    if (t.buffer.fits(words))
         return true;
     if (t.chunks.size() >= kMaxChunksPerThread)
         return false;
@@ -213,8 +218,9 @@ void record(Construct construct, const void* codeptr, EventKind kind) noexcept {
     OmpThread* t = t_thread;
     if (!t)
         return;
-    // Dekker with finalize: it raises g_stopped, then waits for `writing` to drop.
-    t->writing.store(1, std::memory_order_seq_cst);
+    // Dekker with finalize: it raises g_stopped, then waits for `writing` to drop (a count:
+    // the thread's MPI calls raise it too).
+    t->writing.fetch_add(1, std::memory_order_seq_cst);
     if (std::atomic_ref<std::uint32_t>(g_hot.recordMask).load(std::memory_order_relaxed) != 0 &&
         !g_stopped.load(std::memory_order_seq_cst)) {
         std::uint32_t slot = slotOf(construct, codeptr);
@@ -235,7 +241,7 @@ void record(Construct construct, const void* codeptr, EventKind kind) noexcept {
             }
         }
     }
-    t->writing.store(0, std::memory_order_release);
+    t->writing.fetch_sub(1, std::memory_order_release);
 }
 
 /// Replaces the slot operands of undefined constructs in a thread's records by their regions.
@@ -276,9 +282,15 @@ void decode(const std::uint64_t* begin, const std::uint64_t* end, std::vector<De
     }
 }
 
-/// The regions of the POSIX threads calls defined so far (main thread).
+/// The regions of the wrapped calls defined so far, POSIX threads and MPI (main thread).
 std::vector<bool> pthreadRegions() {
     std::vector<bool> pthread;
+    const std::vector<RegionDefinition>& regions = definitions().regions();
+    for (std::size_t r = 0; r < regions.size(); ++r)
+        if (regions[r].paradigm == Paradigm::Mpi) {
+            pthread.resize(std::max(pthread.size(), r + 1), false);
+            pthread[r] = true;
+        }
     for (std::uint32_t i = 0; i < kSlots; ++i) {
         const std::uint32_t region = g_slots[i].region.load(std::memory_order_acquire);
         const std::uint64_t key = g_slots[i].key.load(std::memory_order_relaxed);
@@ -294,7 +306,7 @@ std::vector<bool> pthreadRegions() {
 
 /// The records of two streams of one thread in one, by time (the first stream's first at a
 /// tie: a sampled thread's start routine encloses its OpenMP events). Samples (of the first
-/// stream) inside a POSIX threads call are left out: their time is the call's, which the
+/// stream) inside a POSIX threads or MPI call are left out: their time is the call's, which the
 /// stack below the wrapper (the C library's lock internals) would only hide. Before a POSIX
 /// threads call the last sample's path is left.
 std::vector<std::uint64_t> mergeStreams(const std::uint64_t* aBegin, const std::uint64_t* aEnd,
@@ -418,6 +430,58 @@ OmpThread* currentThread() noexcept {
     return t_thread;
 }
 
+} // namespace waitscope::measure::openmp
+
+namespace waitscope::measure {
+
+bool threadMpiRegister() noexcept {
+    using namespace openmp;
+    OmpThread* t = pthreadBegin();
+    if (!t)
+        return false;
+    if (t_events == &g_hot.buffer)
+        t_events = &t->buffer;
+    return true;
+}
+
+bool threadCallBegins() noexcept {
+    using namespace openmp;
+    OmpThread* t = t_thread;
+    if (!t)
+        return false;
+    // Dekker with finalize, as record() does; held for the whole call, so that finalize takes
+    // whole calls only (MPI lets no thread be inside MPI while MPI_Finalize runs).
+    t->writing.fetch_add(1, std::memory_order_seq_cst);
+    if (!g_stopped.load(std::memory_order_seq_cst))
+        return true;
+    t->writing.fetch_sub(1, std::memory_order_release);
+    return false;
+}
+
+void threadCallEnds() noexcept {
+    if (openmp::OmpThread* t = openmp::t_thread)
+        t->writing.fetch_sub(1, std::memory_order_release);
+}
+
+void threadRecordsFull(std::size_t words) noexcept {
+    using namespace openmp;
+    OmpThread* t = t_thread;
+    if (!t)
+        return; // not registered: t_events is the rank's buffer, never a thread's
+    if (t_events == &t->buffer && words <= kChunkWords && makeRoom(*t, words))
+        return;
+    if (t_events == &t->buffer) {
+        // No more memory: the thread's records end here (a whole stream up to this call).
+        ++t->lost;
+        t_events = &t->scratchBuffer;
+    }
+    t->scratchBuffer.reset(t->scratch, OmpThread::kScratchWords);
+}
+
+} // namespace waitscope::measure
+
+namespace waitscope::measure::openmp {
+
 void enter(Construct construct, const void* codeptr) noexcept {
     record(construct, codeptr, EventKind::Enter);
 }
@@ -453,8 +517,15 @@ void addOpenmpThreadRecords(std::vector<ThreadRecords>& threads) noexcept {
             OmpThread* t = g_threads[i].load(std::memory_order_acquire);
             if (!t)
                 continue;
-            while (t->writing.load(std::memory_order_acquire) != 0)
+            // A thread inside a recorded call finishes it first; one that stays inside (an
+            // erroneous program: MPI calls during MPI_Finalize) is left out after a second.
+            const std::uint64_t deadline = now() + g_hot.clock.ticksPerSecond();
+            while (t->writing.load(std::memory_order_acquire) != 0 && now() < deadline)
                 sched_yield();
+            if (t->writing.load(std::memory_order_acquire) != 0) {
+                g_diagnostics.openmpLostEvents += t->buffer.events;
+                continue;
+            }
             g_diagnostics.openmpLostEvents += t->lost;
             if (t->buffer.events == 0)
                 continue;

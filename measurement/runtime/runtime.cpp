@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -26,6 +27,7 @@ namespace waitscope::measure {
 HotState g_hot;
 Diagnostics g_diagnostics;
 __thread bool t_onMainThread __attribute__((tls_model("initial-exec"))) = false;
+__thread EventBuffer* t_events __attribute__((tls_model("initial-exec"))) = &g_hot.buffer;
 
 namespace {
 
@@ -79,10 +81,12 @@ bool foreignThread() noexcept {
         t_onMainThread = true; // started on this thread after all (MPI_Init from another one)
         return true;
     }
+    if (threadMpiRegister && threadMpiRegister())
+        return true; // the thread records its MPI calls on its own location
     countFromAnyThread(g_diagnostics.foreignThreadCalls); // threads may call at once
     if (!g_foreignWarned.exchange(true))
-        warn("MPI is called from a thread other than the one that initialized it; only the "
-             "main thread's MPI calls are recorded (counted in the experiment)");
+        warn("MPI is called from a thread that cannot be recorded (no memory or too many "
+             "threads); its MPI calls are counted in the experiment, not recorded");
     return false;
 }
 
@@ -105,13 +109,15 @@ bool runtimeInitialized() noexcept {
 bool runtimeStart() noexcept {
     if (g_state)
         return g_state->started;
-    auto* s = new RuntimeState();
+    auto* s = new (std::nothrow) RuntimeState();
+    if (!s)
+        return false; // no memory even for its state: the run is not measured
     g_state = s;
     s->config = configFromEnvironment();
     if (!s->config.enabled || (!s->config.tracing && !s->config.profiling))
         return false;
     if (s->config.profiling)
-        s->profile = new ProfileBuilder();
+        s->profile = new (std::nothrow) ProfileBuilder(); // without memory: no profile
     std::uint64_t startNs = Clock::monotonicNs();
     g_hot.clock.init(s->config.clock);
     s->pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
@@ -147,6 +153,8 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
         return;
     bool started = runtimeStart();
     RuntimeState* s = g_state;
+    if (!s)
+        return; // no memory for the measurement's state: the run is not measured
     s->initialized = true;
     PMPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
     PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);

@@ -146,6 +146,12 @@ void encodeSpilledRecords(RuntimeState& s) {
 }
 
 void flushEvents(bool recordRegion) noexcept {
+    if (t_events != &g_hot.buffer) {
+        // A further thread's records stay in memory until finalize (openmp_recorder.h).
+        if (threadRecordsFull)
+            threadRecordsFull(2 * kMaxRecordWords);
+        return;
+    }
     RuntimeState* s = g_state;
     EventBuffer& b = g_hot.buffer;
     if (!s || !b.begin)

@@ -302,7 +302,8 @@ TEST_CASE("a fatal signal leaves the rank's records and says which signal", "[mp
     CHECK(fs::file_size(exp + "/ranks/1.records") >= 44 * 8);
 }
 
-TEST_CASE("MPI_THREAD_MULTIPLE programs are recorded on the main thread and warned once", "[mpi]") {
+TEST_CASE("MPI_THREAD_MULTIPLE programs have every thread's MPI calls recorded on its location",
+          "[mpi]") {
     std::string dir = freshDirectory("threads");
     CommandResult run = measure(dir, WAITSCOPE_TEST_THREAD_MULTIPLE, 2);
     INFO(run.output);
@@ -312,12 +313,24 @@ TEST_CASE("MPI_THREAD_MULTIPLE programs are recorded on the main thread and warn
     std::vector<TraceEvent> events = readEvents(anchorOf(exp));
     CHECK(countEvents(events, "ENTER", 0, "MPI_Init_thread") == 1);
     CHECK(countEvents(events, "ENTER", 0, "MPI_Allreduce") == 1);
+    auto m = readKeyValues(exp + "/waitscope.measurement");
+    // Nothing is only counted, nothing warned.
+    CHECK(m["rank.0.foreign_thread_calls"] == "0");
+    CHECK(m["rank.1.foreign_thread_calls"] == "0");
+    CHECK(run.output.find("waitscope: warning") == std::string::npos);
     if (run.output.find("provided=3") != std::string::npos) {
-        // The worker thread's barrier is not in the trace; the warning says why.
+        // The worker's barrier is on its own location (thread 1 of each rank), not the main one.
         CHECK(countEvents(events, "ENTER", 0, "MPI_Barrier") == 0);
-        CHECK(run.output.find("other than the one that initialized it") != std::string::npos);
-        auto m = readKeyValues(exp + "/waitscope.measurement");
-        CHECK(m["rank.0.foreign_thread_calls"] != "0");
+        std::vector<std::string> locations = readDefinitions(anchorOf(exp), "LOCATION");
+        int threads = 0;
+        for (const std::string& line : locations)
+            threads += line.find("thread 1") != std::string::npos ? 1 : 0;
+        CHECK(threads == 2);
+        // Its events, as otf2-print names the location: thread 1 << 32 | rank.
+        CommandResult print = runCommand(std::string(WAITSCOPE_TEST_OTF2_PRINT) +
+                                         " -L 4294967296 '" + anchorOf(exp) + "'");
+        CHECK(print.output.find("MPI_Barrier") != std::string::npos);
+        CHECK(print.output.find("MPI_COLLECTIVE_END") != std::string::npos);
     }
 }
 

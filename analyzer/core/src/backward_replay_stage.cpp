@@ -52,7 +52,7 @@ struct MultiWait {
 // path lands on this rank from a Late Receiver.
 Status postReceives(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;
-    for (const ReplayOperation& op : state.operations) {
+    for (const ReplayOperation& op : state.inMatchOrder()) {
         const EventKind kind = events.kind(op.event);
         if (kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) {
             continue;
@@ -81,7 +81,7 @@ Status postReceives(RankState& state, Transport& transport) {
 // sender knows which of the sends an MPI_Waitall waited for).
 Status tellNonblockingReceivers(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;
-    for (const ReplayOperation& op : state.operations) {
+    for (const ReplayOperation& op : state.inMatchOrder()) {
         if (events.kind(op.event) != EventKind::MpiIsend) {
             continue;
         }
@@ -102,7 +102,7 @@ Status tellNonblockingReceivers(RankState& state, Transport& transport) {
     if (Status s = transport.exchange(); !s) {
         return s;
     }
-    for (const ReplayOperation& op : state.operations) {
+    for (const ReplayOperation& op : state.inMatchOrder()) {
         const EventKind kind = events.kind(op.event);
         const uint32_t k = state.indexOf(op);
         if ((kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) ||
@@ -139,7 +139,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
     state.report("backward replay", total / 2, total);
     std::vector<LateReceiverPoint> points;
     std::map<uint32_t, MultiWait> multiWaits; // by span of the completing call
-    for (const ReplayOperation& op : state.operations) {
+    for (const ReplayOperation& op : state.inMatchOrder()) {
         const EventKind kind = events.kind(op.event);
         const uint32_t k = state.indexOf(op);
         if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
@@ -201,8 +201,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
         const CallSpan& call = state.spans[callSpan];
         if (w.point.wait > 0.0 && state.lateSenderIn[callSpan] == 0) {
             state.sink.record(Metric::MpiLateReceiver, call, w.point.wait);
-            state.sink.add(w.length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, call.node,
-                           1.0);
+            state.sink.add(w.length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, call, 1.0);
             points.push_back(w.point);
         }
     }

@@ -110,12 +110,17 @@ Status checkConsistency(const RankState& state, Transport& transport, Consistenc
     // with the same message (about the lowest rank that found a problem).
     std::vector<double> mine = collectives;
     mine.insert(mine.end(), problem, problem + 4);
+    // Last, whether this rank has replay lanes (further threads that call MPI).
+    mine.push_back(state.lanes.empty() ? 0.0 : 1.0);
     auto all = transport.allGather(kWorldComm, mine);
     if (!all) {
         return all.error();
     }
     const size_t width = mine.size();
     const size_t p = collectives.size(); // where the problems start
+    for (uint32_t r = 0; r < n; ++r) {
+        state.lanesAnywhere = state.lanesAnywhere || (*all)[r * width + width - 1] != 0.0;
+    }
     for (uint32_t r = 0; r < n; ++r) {
         const double* found = &(*all)[r * width + p];
         const auto peer = static_cast<uint64_t>(found[1]);
@@ -183,8 +188,8 @@ Status checkConsistencyStage(RankState& state, Transport& transport) {
         // stop there instead of waiting forever.
         auto sent = transport.allToAll(std::vector<uint64_t>(2 * size_t{transport.size()}, 0));
         // The layout of checkConsistency()'s: counts and checksums per communicator, then the
-        // problem.
-        std::vector<double> mine(2 * state.defs.communicators.size() + 4, 0.0);
+        // problem, then whether the rank has replay lanes.
+        std::vector<double> mine(2 * state.defs.communicators.size() + 5, 0.0);
         mine[2 * state.defs.communicators.size()] = 4; // "no events": every rank refuses
         auto all = transport.allGather(kWorldComm, mine);
         (void)sent;

@@ -9,6 +9,15 @@ Status criticalPathStage(RankState& state, Transport& transport) {
     if (!state.delay) {
         return Status::success(); // --no-root-cause
     }
+    if (state.lanesAnywhere) {
+        // Threads call MPI (see RankState::lanesAnywhere): said once, by the ranks with them.
+        if (!state.lanes.empty()) {
+            state.result.warnings.push_back(
+                "rank " + std::to_string(state.result.rank) +
+                ": further threads call MPI; the critical path and delay costs are not analyzed");
+        }
+        return Status::success();
+    }
     state.report("critical path", 0, 1);
     if (Status status = traceCriticalPath({state.defs, *state.events, state.result.tree,
                                            state.spans, state.operations, state.profile, state.end,

@@ -117,7 +117,7 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
     // Post what the others need: each send's call times, each collective's call times.
     const size_t total = state.operations.size();
     state.report("forward replay", 0, total);
-    for (const ReplayOperation& op : state.operations) {
+    for (const ReplayOperation& op : state.inMatchOrder()) {
         const EventKind kind = events.kind(op.event);
         const CallSpan& span = state.spans[op.span];
         if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
@@ -162,17 +162,22 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
             state.partnerWaited[op] |= RankState::kWaitedHere;
         };
     }
-    LateSender lateSender(state.sink, onLateSender);
+    // One Late Sender detection per location: the calls of a location follow each other, and
+    // messages of different threads are in no order (no Late Sender / Wrong Order across them).
+    std::vector<LateSender> lateSenders(state.lanes.size() + 1,
+                                        LateSender(state.sink, onLateSender));
     if (state.rootCause) {
         state.partners.assign(total, ReplayRecord{});
         state.partnerWaited.assign(total, 0);
     }
     state.lateSenderIn.assign(state.spans.size(), 0);
-    uint32_t openRecvSpan = kNoSpan;
-    for (size_t k = 0; k < total; ++k) {
-        const ReplayOperation& op = state.operations[k];
+    std::vector<uint32_t> openRecvSpans(lateSenders.size(), kNoSpan);
+    for (const ReplayOperation& op : state.inMatchOrder()) {
+        const size_t k = state.indexOf(op);
         const EventKind kind = events.kind(op.event);
         const CallSpan& span = state.spans[op.span];
+        LateSender& lateSender = lateSenders[span.lane];
+        uint32_t& openRecvSpan = openRecvSpans[span.lane];
         if (openRecvSpan != kNoSpan && openRecvSpan != op.span) {
             state.lateSenderIn[openRecvSpan] = lateSender.completeCall() ? 1 : 0;
             openRecvSpan = kNoSpan;
@@ -195,8 +200,10 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
             }
         }
     }
-    if (openRecvSpan != kNoSpan) {
-        state.lateSenderIn[openRecvSpan] = lateSender.completeCall() ? 1 : 0;
+    for (size_t lane = 0; lane < lateSenders.size(); ++lane) {
+        if (openRecvSpans[lane] != kNoSpan) {
+            state.lateSenderIn[openRecvSpans[lane]] = lateSenders[lane].completeCall() ? 1 : 0;
+        }
     }
     if (state.rma) {
         if (Status s = replayRma(state, transport); !s) {

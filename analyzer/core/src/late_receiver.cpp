@@ -28,7 +28,7 @@ double detectLateReceiver(const CallSpan& send, const ReplayRecord& receive, uin
         return 0.0;
     }
     sink.record(Metric::MpiLateReceiver, send, severity);
-    sink.add(length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, send.node, 1.0);
+    sink.add(length > 0 ? Metric::MpiClrCount : Metric::MpiSlrCount, send, 1.0);
     return severity;
 }
 

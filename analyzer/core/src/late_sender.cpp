@@ -30,10 +30,9 @@ void LateSender::onMessage(const CallSpan& span, uint32_t source, const ReplayRe
         if (send.enter < it->sendEnter) {
             const bool same = it->source == source;
             m_sink.record(Metric::MpiLateSenderWrongOrder, it->span, it->severity);
-            m_sink.add(same ? Metric::MpiLswoSame : Metric::MpiLswoDifferent, it->span.node,
+            m_sink.add(same ? Metric::MpiLswoSame : Metric::MpiLswoDifferent, it->span,
                        it->severity);
-            m_sink.add(it->payload ? Metric::MpiClswoCount : Metric::MpiSlswoCount, it->span.node,
-                       1.0);
+            m_sink.add(it->payload ? Metric::MpiClswoCount : Metric::MpiSlswoCount, it->span, 1.0);
             it = m_recent.erase(it);
         } else {
             ++it;
@@ -62,8 +61,7 @@ bool LateSender::completeCall() {
         return false;
     }
     m_sink.record(Metric::MpiLateSender, m_current.span, m_current.severity);
-    m_sink.add(m_current.payload ? Metric::MpiClsCount : Metric::MpiSlsCount, m_current.span.node,
-               1.0);
+    m_sink.add(m_current.payload ? Metric::MpiClsCount : Metric::MpiSlsCount, m_current.span, 1.0);
     // A send that began after the receive ended (a clock condition violation) is no
     // synchronization the root-cause replay could follow backward.
     if (m_listener && m_current.sendEnter <= m_current.span.exit) {

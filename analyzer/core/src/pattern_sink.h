@@ -14,6 +14,9 @@ struct CallSpan {
     NodeId node = kNoNode;
     double enter = 0.0;
     double exit = 0.0;
+    /// The location that made the call: 0 the rank's main one, k the k-th replay lane (a further
+    /// thread that calls MPI itself, RankState::lanes)
+    uint32_t lane = 0;
 };
 
 /// A communication event of the replayed rank and the index of the MPI call around it.
@@ -22,21 +25,24 @@ struct ReplayOperation {
     uint32_t span;
 };
 
-/// Records severities and instances of one rank.
+/// Records severities and instances of one rank, each on the location of its call.
 class PatternSink {
 public:
-    explicit PatternSink(RankResult& result) : m_result(result), m_instances(result.instances) {}
+    /// `lanes`: the profiles of the rank's replay lanes (lane k at k - 1), where findings on
+    /// their calls go; null when the rank has none.
+    explicit PatternSink(RankResult& result, std::vector<ThreadResult>* lanes = nullptr)
+        : m_result(result), m_instances(result.instances), m_lanes(lanes) {}
     /// Puts the instances into `instances` instead of the result's (the windowed replay keeps a
     /// pass's instances apart, to append them in the order of the whole-rank passes).
     PatternSink(RankResult& result, std::vector<PatternInstance>& instances)
-        : m_result(result), m_instances(instances) {}
+        : m_result(result), m_instances(instances), m_lanes(nullptr) {}
 
     /// Adds `severity` of `metric` on `span`'s node; positive severities also become an instance.
     void record(Metric metric, const CallSpan& span, double severity) {
         if (severity <= 0.0) {
             return;
         }
-        m_result.severities.add(metric, span.node, severity);
+        rowsOf(span).add(metric, span.node, severity);
         const PatternInstance instance{metric,     span.node, m_result.rank,
                                        span.enter, span.exit, severity};
         m_result.patterns[static_cast<size_t>(metric)].add(instance);
@@ -45,6 +51,17 @@ public:
     /// Adds to a metric without an instance (counts, parents of a pattern).
     void add(Metric metric, NodeId node, double value) {
         m_result.severities.add(metric, node, value);
+    }
+    /// Adds to a metric without an instance, on the location of `span`'s call.
+    void add(Metric metric, const CallSpan& span, double value) {
+        rowsOf(span).add(metric, span.node, value);
+    }
+    /// The severities of the location of `span`'s call.
+    SeverityRows& rowsOf(const CallSpan& span) {
+        if (span.lane == 0 || m_lanes == nullptr || span.lane > m_lanes->size()) {
+            return m_result.severities;
+        }
+        return (*m_lanes)[span.lane - 1].severities;
     }
     /// Adds a stretch of the critical path on this rank (for the critical-path file).
     void pathSegment(const PathSegment& segment) {
@@ -59,6 +76,7 @@ public:
 private:
     RankResult& m_result;
     std::vector<PatternInstance>& m_instances;
+    std::vector<ThreadResult>* m_lanes;
 };
 
 /// One rank's view of a finished collective exchange: every member's contribution (enter,

@@ -6,15 +6,15 @@
 
 namespace waitscope::analysis {
 
-void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
+void addTime(RankState& state, SeverityRows& rows, NodeId node, uint32_t region, double seconds) {
     const RegionClass cls = state.classOf(region);
-    addTimeSeverities(state.result.severities, cls, node, seconds);
+    addTimeSeverities(rows, cls, node, seconds);
     // One-sided synchronization split into active and passive target (traces with windows).
     if (state.rma && cls == RegionClass::MpiRmaSync && region < state.rma->syncSides.size()) {
         const uint8_t side = state.rma->syncSides[region];
         if (side != 0) {
-            state.result.severities.add(
-                side == 1 ? Metric::MpiRmaSyncActive : Metric::MpiRmaSyncPassive, node, seconds);
+            rows.add(side == 1 ? Metric::MpiRmaSyncActive : Metric::MpiRmaSyncPassive, node,
+                     seconds);
         }
     }
 }
@@ -23,7 +23,7 @@ void addTime(RankState& state, NodeId node, uint32_t region, double seconds) {
 // them): every MPI_File_* call, one per call; collective are open, close, preallocate,
 // seek_shared, sync and the names with _all, _ordered or _set (MPI_File_set_errhandler aside);
 // reads and writes among the data transfers by name.
-void countFileOperation(RankState& state, NodeId node, uint32_t region) {
+void countFileOperation(RankState& state, SeverityRows& s, NodeId node, uint32_t region) {
     const RegionClass c = state.classOf(region);
     if (c != RegionClass::MpiIoIndividual && c != RegionClass::MpiIoCollective &&
         c != RegionClass::MpiMgmtFile) {
@@ -37,7 +37,6 @@ void countFileOperation(RankState& state, NodeId node, uint32_t region) {
                       name == "MPI_File_preallocate" || name == "MPI_File_seek_shared" ||
                       name == "MPI_File_sync" || name.find("_set") != std::string::npos);
     }
-    SeverityRows& s = state.result.severities;
     s.add(Metric::MpiFileOps, node, 1);
     s.add(collective ? Metric::MpiFileCops : Metric::MpiFileIops, node, 1);
     if (c == RegionClass::MpiMgmtFile) {
@@ -49,8 +48,7 @@ void countFileOperation(RankState& state, NodeId node, uint32_t region) {
           node, 1);
 }
 
-void countMessage(RankState& state, const CallSpan& span, bool send, uint64_t length) {
-    SeverityRows& s = state.result.severities;
+void countMessage(SeverityRows& s, const CallSpan& span, bool send, uint64_t length) {
     if (length == 0) {
         s.add(Metric::Syncs, span.node, 1);
         s.add(Metric::SyncsP2p, span.node, 1);
@@ -66,8 +64,7 @@ void countMessage(RankState& state, const CallSpan& span, bool send, uint64_t le
     s.add(send ? Metric::BytesSent : Metric::BytesRcvd, span.node, bytes);
 }
 
-void countCollective(RankState& state, const CallSpan& span, const trace::CollectiveRecord& c) {
-    SeverityRows& s = state.result.severities;
+void countCollective(SeverityRows& s, const CallSpan& span, const trace::CollectiveRecord& c) {
     if (c.sent == 0 && c.received == 0) {
         s.add(Metric::Syncs, span.node, 1);
         s.add(Metric::SyncsColl, span.node, 1);

@@ -7,13 +7,14 @@
 
 namespace waitscope::analysis {
 
-/// Adds `seconds` of exclusive time to `node`, in the metric category of `region`'s class.
-void addTime(RankState& state, NodeId node, uint32_t region, double seconds);
+/// Adds `seconds` of exclusive time to `node` in `rows` (the rank's or a replay lane's), in the
+/// metric category of `region`'s class.
+void addTime(RankState& state, SeverityRows& rows, NodeId node, uint32_t region, double seconds);
 /// Counts a read or write of MPI file I/O on `node` (Scalasca's mpi_file_* counts).
-void countFileOperation(RankState& state, NodeId node, uint32_t region);
+void countFileOperation(RankState& state, SeverityRows& rows, NodeId node, uint32_t region);
 /// Counts a point-to-point message (or a synchronization without bytes) of the call `span`.
-void countMessage(RankState& state, const CallSpan& span, bool send, uint64_t length);
+void countMessage(SeverityRows& rows, const CallSpan& span, bool send, uint64_t length);
 /// Counts a collective of the call `span` by the bytes it moved.
-void countCollective(RankState& state, const CallSpan& span, const trace::CollectiveRecord& c);
+void countCollective(SeverityRows& rows, const CallSpan& span, const trace::CollectiveRecord& c);
 
 } // namespace waitscope::analysis

@@ -28,12 +28,13 @@ struct Frame {
     uint32_t rmaSpan = kNoSpan; ///< the call's index in RmaTimeline::spans, if it has RMA records
 };
 
-// The enter time of the innermost open call: found by scanning back to its Enter, which is
-// cheap because communication events sit right inside their MPI call.
-double enterTimeOf(const RankState& state, size_t event) {
+// The enter time of the innermost open call: found by scanning back (not before `first`, the
+// location's first event) to its Enter, which is cheap because communication events sit right
+// inside their MPI call.
+double enterTimeOf(const RankState& state, size_t first, size_t event) {
     const trace::EventStream& events = *state.events;
     int depth = 0;
-    for (size_t j = event; j-- > 0;) {
+    for (size_t j = event; j-- > first;) {
         const EventKind kind = events.kind(j);
         if (kind == EventKind::Leave) {
             ++depth;
@@ -48,7 +49,7 @@ double enterTimeOf(const RankState& state, size_t event) {
 }
 
 // Keeps one-sided record `i` with the MPI call around it (the innermost frame) and counts it.
-template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t i) {
+template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t first, size_t i) {
     const trace::EventStream& events = *state.events;
     RmaTimeline& rma = *state.rma;
     const EventKind kind = events.kind(i);
@@ -62,24 +63,31 @@ template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t i
     countRmaEvent(state.result.severities, frame.node, kind, record, call);
     if (frame.rmaSpan == kNoSpan) {
         frame.rmaSpan = static_cast<uint32_t>(rma.spans.size());
-        rma.spans.push_back(CallSpan{frame.node, enterTimeOf(state, i), state.seconds(i)});
+        rma.spans.push_back(CallSpan{frame.node, enterTimeOf(state, first, i), state.seconds(i)});
         rma.regions.push_back(frame.region);
     }
     rma.events.push_back(RmaEvent{kind, call, frame.rmaSpan, state.seconds(i), record});
 }
 
-// The pass itself; profileStage() adds what the later stages need right after it.
-void profile(RankState& state) {
+// One location's part of the pass: the main location's events (lane 0), or replay lane
+// `lane`'s, into `rows`; its paths hang below `root`. The OpenMP timeline and the root-cause
+// time profile follow the main location only (a lane's operations still open and close their
+// segments and spans, so that both keep one entry per operation and span).
+void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, SeverityRows& rows,
+                     NodeId root) {
     const trace::EventStream& events = *state.events;
     std::vector<Frame> stack;
-    uint64_t last = events.size() > 0 ? events.time(0) : 0;
+    uint64_t last = n > first ? events.time(first) : 0;
     OpenmpTimeline& openmp = *state.openmp;
+    const bool main = lane == 0;
     const auto charge = [&](uint64_t now) {
         if (!stack.empty() && now > last) {
-            addTime(state, stack.back().node, stack.back().region,
+            addTime(state, rows, stack.back().node, stack.back().region,
                     state.defs.seconds(now) - state.defs.seconds(last));
-            openmp.charge(stack.back().node, state.defs.seconds(last), state.defs.seconds(now));
-            if (state.rootCause) {
+            if (main) {
+                openmp.charge(stack.back().node, state.defs.seconds(last), state.defs.seconds(now));
+            }
+            if (state.rootCause && main) {
                 state.profile.charge(stack.back().node,
                                      state.defs.seconds(now) - state.defs.seconds(last));
             }
@@ -88,16 +96,20 @@ void profile(RankState& state) {
     };
     const auto push = [&](uint32_t region, uint64_t now) {
         charge(now);
-        const NodeId parent = stack.empty() ? kNoNode : stack.back().node;
+        const NodeId parent = stack.empty() ? root : stack.back().node;
         const NodeId node = state.result.tree.child(parent, region);
-        state.result.severities.add(Metric::Visits, node, 1);
-        countFileOperation(state, node, region);
+        rows.add(Metric::Visits, node, 1);
+        countFileOperation(state, rows, node, region);
         stack.push_back(Frame{node, region, kNoSpan, false});
-        openmp.enter(region, node, state.defs.seconds(now));
+        if (main) {
+            openmp.enter(region, node, state.defs.seconds(now));
+        }
     };
     const auto pop = [&](uint64_t now) {
         charge(now);
-        openmp.leave(state.defs.seconds(now));
+        if (main) {
+            openmp.leave(state.defs.seconds(now));
+        }
         if (stack.back().rmaSpan != kNoSpan) {
             state.rma->spans[stack.back().rmaSpan].exit = state.defs.seconds(now);
         }
@@ -109,32 +121,14 @@ void profile(RankState& state) {
         }
         stack.pop_back();
     };
-    const size_t n = events.size();
-    // Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
-    size_t communication = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const EventKind kind = events.kind(i);
-        communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
-                         kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
-                         kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
-        state.collectiveCount += kind == EventKind::MpiCollectiveEnd;
-    }
-    communication += state.collectiveCount;
-    state.operations.reserve(communication);
-    state.spans.reserve(communication);
-    if (state.rootCause) {
-        // At most one charge per event: the arrays are reserved, not filled.
-        state.profile.reserve(n, communication);
-    }
     const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
-    state.pairedOf.assign(communication, RankState::kNoOperation);
     // Requests by id while outstanding: a posted receive's request operation, a nonblocking
-    // send's operation.
+    // send's operation. Request ids are the location's own: each pairs its own requests.
     std::unordered_map<uint64_t, uint32_t> postedReceives;
     std::unordered_map<uint64_t, uint32_t> pendingSends;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = first; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
-            state.report("profile", i, n);
+            state.report("profile", i, events.size());
         }
         if (applyCallPathEvent(state.defs, events, i, stack, push, pop, diagnose)) {
             continue;
@@ -160,8 +154,8 @@ void profile(RankState& state) {
             if (stack.back().span == kNoSpan) {
                 stack.back().span = static_cast<uint32_t>(state.spans.size());
                 // The exit is filled in when the call is left.
-                state.spans.push_back(
-                    CallSpan{stack.back().node, enterTimeOf(state, i), state.defs.seconds(t)});
+                state.spans.push_back(CallSpan{stack.back().node, enterTimeOf(state, first, i),
+                                               state.defs.seconds(t), lane});
                 if (state.rootCause) {
                     state.profile.openSpan();
                 }
@@ -194,11 +188,11 @@ void profile(RankState& state) {
             if (kind == EventKind::MpiCollectiveEnd) {
                 const trace::CollectiveRecord& c = events.collective(i);
                 if (c.op != trace::CollectiveOp::FileIo) { // file I/O: only its bytes count
-                    countCollective(state, span, c);
+                    countCollective(rows, span, c);
                 }
             } else if (!request) {
                 const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
-                countMessage(state, span, send, events.message(i).length);
+                countMessage(rows, span, send, events.message(i).length);
             }
             break;
         }
@@ -207,15 +201,14 @@ void profile(RankState& state) {
             // same); a flush moves none.
             const trace::IoOperationRecord& io = events.ioOperation(i);
             if (!stack.empty() && io.mode <= 1) {
-                state.result.severities.add(io.mode == 0 ? Metric::IoBytesRead
-                                                         : Metric::IoBytesWritten,
-                                            stack.back().node, static_cast<double>(io.bytes));
+                rows.add(io.mode == 0 ? Metric::IoBytesRead : Metric::IoBytesWritten,
+                         stack.back().node, static_cast<double>(io.bytes));
             }
             break;
         }
         default:
             if (state.rma && trace::isRmaEvent(events.kind(i))) {
-                addRmaEvent(state, stack, i);
+                addRmaEvent(state, stack, first, i);
             }
             break;
         }
@@ -225,6 +218,73 @@ void profile(RankState& state) {
         while (!stack.empty()) {
             pop(last);
         }
+    }
+}
+
+// Exact sizes up front: growing these arrays by doubling would cost up to twice their size.
+void reserveOperations(RankState& state) {
+    const trace::EventStream& events = *state.events;
+    const size_t n = events.size();
+    size_t communication = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const EventKind kind = events.kind(i);
+        communication += kind == EventKind::MpiSend || kind == EventKind::MpiIsend ||
+                         kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv ||
+                         kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
+        state.collectiveCount += kind == EventKind::MpiCollectiveEnd;
+    }
+    communication += state.collectiveCount;
+    state.operations.reserve(communication);
+    state.spans.reserve(communication);
+    if (state.rootCause) {
+        // At most one charge per event: the arrays are reserved, not filled.
+        state.profile.reserve(n, communication);
+    }
+    state.pairedOf.assign(communication, RankState::kNoOperation);
+}
+
+// The node the lanes' paths hang below: the main location's one outermost region (the
+// program), as for the further threads (thread_profile.h); kNoNode with several.
+NodeId laneRoot(const CallTree& tree) {
+    NodeId root = kNoNode;
+    size_t roots = 0;
+    for (NodeId n = 0; n < tree.size(); ++n) {
+        if (tree.node(n).parent == kNoNode && roots++ == 0) {
+            root = n;
+        }
+    }
+    return roots == 1 ? root : kNoNode;
+}
+
+// The pass itself, over the main location and then each replay lane; profileStage() adds what
+// the later stages need right after it.
+void profile(RankState& state) {
+    const size_t n = state.events->size();
+    reserveOperations(state);
+    profileLocation(state, 0, state.mainEvents, 0, state.result.severities, kNoNode);
+    if (!state.lanes.empty()) {
+        const NodeId root = laneRoot(state.result.tree);
+        for (size_t k = 0; k < state.lanes.size(); ++k) {
+            const ReplayLane& lane = state.lanes[k];
+            ThreadResult& thread = state.laneResults[k];
+            thread.location = lane.location->id;
+            thread.name = lane.location->name;
+            thread.events = lane.end - lane.begin;
+            profileLocation(state, lane.begin, lane.end, static_cast<uint32_t>(k + 1),
+                            thread.severities, root);
+        }
+        // Messages match in the order of their events over all locations (stable: the main
+        // location's first, then the lanes' in definition order, at equal times).
+        const trace::EventStream& events = *state.events;
+        state.matchOrder.resize(state.operations.size());
+        for (uint32_t k = 0; k < state.matchOrder.size(); ++k) {
+            state.matchOrder[k] = k;
+        }
+        std::stable_sort(state.matchOrder.begin(), state.matchOrder.end(),
+                         [&](uint32_t a, uint32_t b) {
+                             return events.time(state.operations[a].event) <
+                                    events.time(state.operations[b].event);
+                         });
     }
     state.report("profile", n, n);
 }
@@ -242,13 +302,20 @@ Status profileStage(RankState& state, Transport& transport) {
             state.rma->syncSides.push_back(rmaSyncSide(region));
         }
     }
+    state.mainEvents = state.events->size();
+    // Further threads that call MPI (MPI_THREAD_MULTIPLE) are replayed with the rank.
+    if (!state.input.anchorFile.empty() && mayCallMpiFromThreads(state.defs, *state.events)) {
+        state.lanes =
+            appendReplayLanes(state.input.anchorFile, state.defs, state.result.rank, *state.events);
+        state.laneResults.resize(state.lanes.size());
+    }
     profile(state);
     if (state.delay) {
         state.delay->reserve(state.operations.size(), state.collectiveCount);
         state.pathCollectives->reserve(state.collectiveCount);
     }
     if (state.rootCause) {
-        state.end = state.events->size() > 0 ? state.seconds(state.events->size() - 1) : 0.0;
+        state.end = state.mainEvents > 0 ? state.seconds(state.mainEvents - 1) : 0.0;
     }
     // The profile is the last reader of the timestamps.
     if (state.input.timesDone) {

@@ -6,6 +6,7 @@
 #include "openmp_timeline.h"
 #include "operation_profile.h"
 #include "pattern_sink.h"
+#include "replay_lanes.h"
 #include "rma_timeline.h"
 #include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/analysis/region_class.h"
@@ -27,12 +28,24 @@ struct RankState {
 
     const RankInput& input;
     const trace::Definitions& defs;
-    /// This rank's events; null when they could not be read
+    /// This rank's events; null when they could not be read. From the profile stage on, the
+    /// events of its replay lanes follow the main location's (replay_lanes.h).
     trace::EventStream* events;
     /// The root-cause stages run (and the profile stage records their time profile)
     bool rootCause;
     RankResult result;
-    PatternSink sink{result};
+    /// The further threads that call MPI themselves (MPI_THREAD_MULTIPLE), lane k at k - 1:
+    /// where their events lie in `events`, and (in `laneResults`) their profiles and wait
+    /// states. Empty for a rank whose MPI calls are all on its main location.
+    std::vector<ReplayLane> lanes;
+    std::vector<ThreadResult> laneResults;
+    /// The main location's events: `events` up to here
+    size_t mainEvents = 0;
+    /// Some rank has replay lanes (learnt in the consistency stage, alike on every rank): the
+    /// root-cause stages, whose message-driven replays follow one timeline per rank, are left
+    /// out then
+    bool lanesAnywhere = false;
+    PatternSink sink{result, &laneResults};
     std::vector<RegionClass> classes; ///< per region of the definitions
 
     // From the profile stage on:
@@ -72,6 +85,42 @@ struct RankState {
     std::shared_ptr<const GatheredCollective> collected;
     /// Per span, 1 where a Late Sender was found in the call (forward replay on)
     std::vector<uint8_t> lateSenderIn;
+    /// With replay lanes, the operations in the order their messages are matched (by the time
+    /// of their events over all the rank's locations, main location first at a tie); empty:
+    /// `operations` order
+    std::vector<uint32_t> matchOrder;
+
+    /// The operations in the order the replays post and match them (see matchOrder).
+    class MatchOrder {
+    public:
+        MatchOrder(const std::vector<ReplayOperation>& operations,
+                   const std::vector<uint32_t>& order)
+            : m_operations(operations), m_order(order) {}
+        class Iterator {
+        public:
+            Iterator(const MatchOrder& range, size_t i) : m_range(range), m_i(i) {}
+            const ReplayOperation& operator*() const {
+                return m_range.m_order.empty() ? m_range.m_operations[m_i]
+                                               : m_range.m_operations[m_range.m_order[m_i]];
+            }
+            Iterator& operator++() {
+                ++m_i;
+                return *this;
+            }
+            bool operator!=(const Iterator& other) const { return m_i != other.m_i; }
+
+        private:
+            const MatchOrder& m_range;
+            size_t m_i;
+        };
+        Iterator begin() const { return Iterator(*this, 0); }
+        Iterator end() const { return Iterator(*this, m_operations.size()); }
+
+    private:
+        const std::vector<ReplayOperation>& m_operations;
+        const std::vector<uint32_t>& m_order;
+    };
+    MatchOrder inMatchOrder() const { return MatchOrder(operations, matchOrder); }
 
     RegionClass classOf(uint32_t region) const {
         return region < classes.size() ? classes[region] : RegionClass::Computation;

@@ -10,6 +10,9 @@ Status rootCauseStage(RankState& state, Transport& /*transport: the delay analys
     if (!state.delay) {
         return Status::success(); // --no-root-cause
     }
+    if (state.lanesAnywhere) {
+        return Status::success(); // threads call MPI: see RankState::lanesAnywhere
+    }
     state.report("root causes", 0, 1);
     // The partners' calls are read for the last time here.
     if (Status status =

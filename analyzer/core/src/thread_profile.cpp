@@ -111,7 +111,7 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
 
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
                        RankResult& result, std::vector<OpenmpTimeline>* openmp,
-                       const OpenmpTimeline* master) {
+                       const OpenmpTimeline* master, const std::vector<uint64_t>& profiled) {
     std::vector<RegionClass> classes;
     if (openmp != nullptr) {
         for (const trace::Region& region : definitions.regions) {
@@ -133,7 +133,8 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
     }
     for (size_t k = 1; k < locations.size(); ++k) {
         // Metric and accelerator locations hold no call paths of this process's CPU threads.
-        if (locations[k]->type != trace::LocationType::CpuThread) {
+        if (locations[k]->type != trace::LocationType::CpuThread ||
+            std::find(profiled.begin(), profiled.end(), locations[k]->id) != profiled.end()) {
             continue;
         }
         auto events = trace::readLocationEvents(anchorFile, *locations[k], &definitions);

@@ -226,7 +226,7 @@ void WindowedReplay::profileWindow(const trace::EventStream& events) {
     }
     const auto charge = [&](uint64_t now) {
         if (!m_stack.empty() && now > m_last) {
-            addTime(state, m_stack.back().node, m_stack.back().region,
+            addTime(state, state.result.severities, m_stack.back().node, m_stack.back().region,
                     state.defs.seconds(now) - state.defs.seconds(m_last));
             openmp.charge(m_stack.back().node, state.defs.seconds(m_last), state.defs.seconds(now));
         }
@@ -237,7 +237,7 @@ void WindowedReplay::profileWindow(const trace::EventStream& events) {
         const NodeId parent = m_stack.empty() ? kNoNode : m_stack.back().node;
         const NodeId node = state.result.tree.child(parent, region);
         state.result.severities.add(Metric::Visits, node, 1);
-        countFileOperation(state, node, region);
+        countFileOperation(state, state.result.severities, node, region);
         m_stack.push_back(Frame{node, region, kNone, false});
         openmp.enter(region, node, state.defs.seconds(now));
     };
@@ -327,7 +327,7 @@ void WindowedReplay::addOperation(const trace::EventStream& events, size_t i, ui
     const CallSpan& call = span(spanId).call;
     if (kind == EventKind::MpiCollectiveEnd) {
         op.collective = events.collective(i);
-        countCollective(state, call, op.collective);
+        countCollective(state.result.severities, call, op.collective);
         if (op.collective.comm < m_contributed.size() && !isSelf(op.collective.comm)) {
             m_uncontributed[op.collective.comm].push_back(index);
         }
@@ -371,7 +371,7 @@ void WindowedReplay::addOperation(const trace::EventStream& events, size_t i, ui
         kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
     if (!isRequest) {
         const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
-        countMessage(state, call, send, op.message.length);
+        countMessage(state.result.severities, call, send, op.message.length);
         m_tally.addMessage(send, op.message,
                            state.worldRankOf(op.message.comm, op.message.partner));
     }

@@ -3,9 +3,9 @@
 # libwaitscope.so preloaded, sampled at a high rate on several ranks. Fails on any TSan report
 # not suppressed (tsan.supp: only reports inside OpenMPI and OTF2, which are not instrumented),
 # on a crash or hang, and when nothing was sampled. The program's helper thread calls MPI
-# meanwhile (MPI_THREAD_MULTIPLE), so the measurement's state is touched from two threads and
-# the signal handler; created after MPI_Init, the helper is sampled too (its own timer and
-# ring, drained by the main thread). Run by `cmake --workflow --preset tsan`.
+# meanwhile (MPI_THREAD_MULTIPLE), recorded on its own location, so the measurement's state is
+# touched from two threads and the signal handler; created after MPI_Init, the helper is
+# sampled too (its own timer and ring, drained by the main thread). Run by `cmake --workflow --preset tsan`.
 #   tsan_stress.sh MPIRUN LIBWAITSCOPE PROGRAM SUPPRESSIONS [ranks] [iterations] [hz]
 set -euo pipefail
 mpirun=${1:?usage: tsan_stress.sh MPIRUN LIBWAITSCOPE PROGRAM SUPPRESSIONS [ranks] [iterations] [hz]}
@@ -31,12 +31,15 @@ foreign=$(sed -n 's/^rank\.[0-9]*\.foreign_thread_calls=//p' "$work/exp/waitscop
 threads=$(sed -n 's/^rank\.[0-9]*\.sampled_threads=//p' "$work/exp/waitscope.measurement" 2>/dev/null |
           awk '{s += $1} END {print s + 0}' || true)
 echo "tsan_stress: $ranks ranks, $iterations iterations, $hz Hz: exit $status, $samples samples," \
-     "$foreign calls from the helper thread, $threads sampled threads, $reports unsuppressed ThreadSanitizer reports"
+     "$foreign unrecorded calls from the helper thread, $threads sampled threads, $reports unsuppressed ThreadSanitizer reports"
 if ((status != 0)); then cat "$work/out.log"; exit 1; fi
 for ((r = 0; r < ranks; ++r)); do
   grep -q '^complete' "$work/exp/ranks/$r.status" || { echo "rank $r incomplete"; exit 1; }
 done
 ((samples > 0)) || { echo "nothing was sampled"; exit 1; }
-((foreign > 0)) || { echo "the helper thread's MPI calls were not seen"; exit 1; }
+# The helper's MPI calls are recorded on its own location (thread 1 of rank 0), none only counted.
+((foreign == 0)) || { echo "$foreign of the helper thread's MPI calls were not recorded"; exit 1; }
+helper=$(otf2-print -L $((1 << 32)) "$work/exp/traces.otf2" 2>/dev/null | grep -c '^MPI_SEND ' || true)
+((helper > 0)) || { echo "the helper thread's MPI calls are not on its location"; exit 1; }
 ((threads == ranks)) || { echo "the helper threads were not sampled"; exit 1; }
 ((reports == 0))

@@ -34,8 +34,11 @@ ThreadResult profileThread(const trace::Definitions& definitions, const trace::L
 /// With `openmp`, one timeline per thread profiled is appended there, in the order of
 /// `result.threads`; a thread's parallel regions then hang below the master's (`master`, the
 /// main location's timeline) call path to the same region.
+/// Locations listed in `profiled` (their ids: the replay lanes, profiled with the rank's main
+/// location) are left out.
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
                        RankResult& result, std::vector<OpenmpTimeline>* openmp = nullptr,
-                       const OpenmpTimeline* master = nullptr);
+                       const OpenmpTimeline* master = nullptr,
+                       const std::vector<uint64_t>& profiled = {});
 
 } // namespace waitscope::analysis

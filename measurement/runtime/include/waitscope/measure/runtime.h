@@ -36,7 +36,7 @@ struct SamplingHooks {
 /// The state read on every wrapped call.
 struct HotState {
     std::uint32_t recordMask = 0; ///< groups being recorded; 0 outside MPI_Init..MPI_Finalize
-    pthread_t mainThread{};       ///< the thread that initialized MPI; only it is recorded
+    pthread_t mainThread{};       ///< the thread that initialized MPI (the rank's location)
     EventBuffer buffer;
     Clock clock;
     std::uint32_t userDepth = 0; ///< open user regions; finalize closes them
@@ -48,30 +48,37 @@ struct HotState {
 };
 extern HotState g_hot;
 
-/// True on the thread that started the measurement (the only one recorded). Initial-exec TLS:
-/// one load, no call.
+/// True on the thread that started the measurement (the rank's own location). Initial-exec
+/// TLS: one load, no call.
 extern __thread bool t_onMainThread __attribute__((tls_model("initial-exec")));
+
+/// The buffer the calling thread records into: the rank's (`g_hot.buffer`) on the main thread
+/// and on threads that record nothing, the thread's own (measurement/openmp) on a further
+/// thread that records its MPI calls. Only its own thread writes it; no lock.
+extern __thread EventBuffer* t_events __attribute__((tls_model("initial-exec")));
 
 /// Problems and costs the measurement counts about itself.
 struct Diagnostics {
-    std::uint64_t flushes = 0;            ///< buffer flushes to disk during the run
-    std::uint64_t flushTicks = 0;         ///< time spent in those flushes
-    std::uint64_t foreignThreadCalls = 0; ///< MPI calls from threads other than the main one
-    std::uint64_t unknownRequests = 0;    ///< completions of requests the wrappers never saw
-    std::uint64_t unknownComms = 0;       ///< communicators used that the wrappers never saw
-    std::uint64_t otf2Errors = 0;         ///< OTF2 calls that failed
-    std::uint64_t countedCalls = 0;       ///< calls counted but not recorded (rank/size queries)
-    std::uint64_t skippedTests = 0;   ///< Test/Iprobe calls that completed nothing, not recorded
-    std::uint64_t filteredCalls = 0;  ///< user function calls excluded by the filter
-    std::uint64_t clockMismatch = 0;  ///< this rank's clock kind differed from rank 0's
-    std::uint64_t lostEvents = 0;     ///< events a full buffer could not be spilled with
-    std::uint64_t samples = 0;        ///< timer samples recorded with their call path
-    std::uint64_t samplesInMpi = 0;   ///< samples that landed inside MPI or the measurement
-    std::uint64_t failedUnwinds = 0;  ///< samples and call sites recorded as "failed unwind"
-    std::uint64_t lostSamples = 0;    ///< samples dropped: no room to keep them until recorded
-    std::uint64_t unwoundCalls = 0;   ///< MPI calls whose call path was unwound
-    std::uint64_t contextRecords = 0; ///< calling-context records (samples, call paths) written
-    std::uint64_t sampledThreads = 0; ///< threads sampled and recorded as their own locations
+    std::uint64_t flushes = 0;    ///< buffer flushes to disk during the run
+    std::uint64_t flushTicks = 0; ///< time spent in those flushes
+    /// MPI calls from threads other than the main one that could not be recorded (no memory for
+    /// the thread's records, or after the thread table filled up)
+    std::uint64_t foreignThreadCalls = 0;
+    std::uint64_t unknownRequests = 0; ///< completions of requests the wrappers never saw
+    std::uint64_t unknownComms = 0;    ///< communicators used that the wrappers never saw
+    std::uint64_t otf2Errors = 0;      ///< OTF2 calls that failed
+    std::uint64_t countedCalls = 0;    ///< calls counted but not recorded (rank/size queries)
+    std::uint64_t skippedTests = 0;    ///< Test/Iprobe calls that completed nothing, not recorded
+    std::uint64_t filteredCalls = 0;   ///< user function calls excluded by the filter
+    std::uint64_t clockMismatch = 0;   ///< this rank's clock kind differed from rank 0's
+    std::uint64_t lostEvents = 0;      ///< events a full buffer could not be spilled with
+    std::uint64_t samples = 0;         ///< timer samples recorded with their call path
+    std::uint64_t samplesInMpi = 0;    ///< samples that landed inside MPI or the measurement
+    std::uint64_t failedUnwinds = 0;   ///< samples and call sites recorded as "failed unwind"
+    std::uint64_t lostSamples = 0;     ///< samples dropped: no room to keep them until recorded
+    std::uint64_t unwoundCalls = 0;    ///< MPI calls whose call path was unwound
+    std::uint64_t contextRecords = 0;  ///< calling-context records (samples, call paths) written
+    std::uint64_t sampledThreads = 0;  ///< threads sampled and recorded as their own locations
     /// Threads created while sampling did not run (before MPI_Init: the MPI library's own;
     /// after MPI_Finalize; sampling off) or that could not get sampling state. Any thread.
     std::uint64_t unsampledThreads = 0;
@@ -89,8 +96,23 @@ inline void countFromAnyThread(std::uint64_t& counter) noexcept {
     std::atomic_ref<std::uint64_t>(counter).fetch_add(1, std::memory_order_relaxed);
 }
 
-/// Called when a recorded group is set but the caller is not the main thread: warns once.
+/// Called when a recorded group is set but the caller is not the main thread: registers the
+/// thread for recording its MPI calls on its own location (openmp_recorder.h), and true when
+/// it is; otherwise counts the call and warns once.
 bool foreignThread() noexcept;
+
+/// Further threads' MPI recording (measurement/openmp, when linked in). Any thread but the
+/// main one, not signal context.
+/// Registers the calling thread (once) and points `t_events` at its own buffer; false when the
+/// thread table is full or memory is short.
+bool threadMpiRegister() noexcept __attribute__((weak));
+/// Brackets one recorded MPI call of the thread, so that finalize takes only whole calls: false
+/// (and nothing to end) when finalize already took the thread's records.
+bool threadCallBegins() noexcept __attribute__((weak));
+void threadCallEnds() noexcept __attribute__((weak));
+/// The calling thread's buffer has no room for `words` more words: a new chunk, or, when memory
+/// is short, a scratch buffer whose records are dropped (counted).
+void threadRecordsFull(std::size_t words) noexcept __attribute__((weak));
 
 /// True when calls of `group` are recorded on this thread now.
 inline bool isRecording(std::uint32_t group) noexcept {
@@ -103,22 +125,26 @@ inline std::uint64_t now() noexcept {
     return g_hot.clock.now();
 }
 
-/// Empties a full buffer into the trace and records the flush as a region. Slow path.
+/// Empties a full buffer into the trace and records the flush as a region. Slow path. On a
+/// further thread (`t_events` not the rank's buffer): gives the thread room instead.
 void flushEvents(bool recordRegion) noexcept;
 
 /// Makes room for `words` words of records before the call takes its first timestamp,
 /// so a flush never lands between the timestamps of one call.
 inline void ensureRoom(std::size_t words) noexcept {
-    if (!g_hot.buffer.fits(words + 2 * kMaxRecordWords))
+    if (!t_events->fits(words + 2 * kMaxRecordWords))
         flushEvents(true);
 }
 
 /// Reserves one record of `kind` and returns the slot for its extra words.
 inline std::uint64_t* appendRecord(std::uint64_t time, EventKind kind, std::uint32_t a) noexcept {
-    if (!g_hot.buffer.fits(recordWords(g_hot.buffer, time, kind)))
+    EventBuffer* buffer = t_events;
+    if (!buffer->fits(recordWords(*buffer, time, kind))) {
         flushEvents(false); // only for calls larger than ensureRoom could promise
-    ++g_hot.buffer.events;
-    return writeRecord(g_hot.buffer, time, kind, a);
+        buffer = t_events;  // a further thread's may have moved to a new chunk
+    }
+    ++buffer->events;
+    return writeRecord(*buffer, time, kind, a);
 }
 
 /// Records the end of a blocking collective (the compact form when the byte counts fit).
