@@ -28,6 +28,6 @@ struct ConsistencyTally {
 
 /// Compares the tallies of all ranks (two world exchanges; collective over all ranks) and
 /// fails, on every rank alike, naming the ranks and the communicator of the first mismatch.
-Status checkConsistency(const RankState& state, Transport& transport, ConsistencyTally& tally);
+Status checkConsistency(RankState& state, Transport& transport, ConsistencyTally& tally);
 
 } // namespace waitscope::analysis

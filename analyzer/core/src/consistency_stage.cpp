@@ -71,7 +71,7 @@ ConsistencyTally tallyOperations(const RankState& state, uint32_t ranks) {
 // Compares, with two world exchanges, the sends and receives per rank pair (count and a
 // checksum of communicator and tag) and the collectives per communicator (count and a checksum
 // of what the replays read of them), so that every rank refuses an inconsistent trace alike.
-Status checkConsistency(const RankState& state, Transport& transport, ConsistencyTally& tally) {
+Status checkConsistency(RankState& state, Transport& transport, ConsistencyTally& tally) {
     const uint32_t n = transport.size();
     const size_t comms = state.defs.communicators.size();
     std::vector<uint64_t>& sent = tally.sent;

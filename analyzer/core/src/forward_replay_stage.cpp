@@ -67,7 +67,6 @@ Status replayCollectivePattern(RankState& state, uint32_t operation, const CallS
     if (exitPrecedesBindingEnter(c, view)) {
         state.sink.diagnose(experiment::Diagnostic::ClockViolationsCollective);
     }
-    const RegionClass cls = state.classOf(state.regionOfSpan(op));
     if (c.op == trace::CollectiveOp::FileIo) {
         // A collective file operation (the reader's model of the MPI-IO records): no delay
         // analysis or critical-path hand-over of its own.

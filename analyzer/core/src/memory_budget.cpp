@@ -176,6 +176,27 @@ Status checkMemoryBudget(const trace::Definitions& definitions, const std::strin
 
 namespace waitscope::analysis {
 
+std::string windowedReplayRefusal(const trace::Definitions& definitions) {
+    if (!definitions.rmaWindows.empty()) {
+        return "the trace has one-sided (RMA) windows, which only the whole-rank replay analyzes";
+    }
+    if (!definitions.ioHandles.empty()) {
+        return "the trace has MPI file I/O records, which only the whole-rank replay analyzes";
+    }
+    // MPI from further threads (replay lanes) is found in the events; a rank that asked for
+    // threads and has further locations may have it.
+    const bool initThread =
+        std::any_of(definitions.regions.begin(), definitions.regions.end(),
+                    [](const trace::Region& r) { return r.name == "MPI_Init_thread"; });
+    for (uint32_t rank = 0; initThread && rank < definitions.rankCount(); ++rank) {
+        if (definitions.locationsOfRank(rank).size() > 1) {
+            return "the trace's ranks may call MPI from several threads (MPI_Init_thread), "
+                   "which only the whole-rank replay analyzes";
+        }
+    }
+    return {};
+}
+
 uint64_t windowEventsFor(uint64_t limit, uint32_t ranks) {
     const uint64_t room = limit > kProcessBaseBytes ? limit - kProcessBaseBytes : 0;
     const uint64_t events = room / (kBytesPerWindowEvent * std::max<uint32_t>(ranks, 1));

@@ -106,10 +106,13 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
     // Every rank is a thread of this one process; without root causes and timestamp correction
     // a process that cannot hold its ranks whole reads them in windows.
     ReplayOptions replay = options;
-    const bool windowable = !options.rootCause && !options.correction;
+    const std::string refusal = windowedReplayRefusal(*definitions);
+    const bool windowable = !options.rootCause && !options.correction && refusal.empty();
     if (options.windowEvents > 0 && !windowable) {
-        return Error(*anchor + ": reading in windows (--window-events) needs --no-root-cause and "
-                               "no --time-correct");
+        return Error(*anchor + (refusal.empty()
+                                    ? ": reading in windows (--window-events) needs "
+                                      "--no-root-cause and no --time-correct"
+                                    : ": cannot read in windows (--window-events): " + refusal));
     }
     bool windowed = options.windowEvents > 0;
     if (options.memoryLimit > 0) {

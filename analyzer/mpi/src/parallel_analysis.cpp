@@ -360,10 +360,13 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
     // reading events; without root causes and timestamp correction a block that does not fit
     // whole is read in windows instead.
     ReplayOptions replay = options;
-    const bool windowable = !options.rootCause && !options.correction;
+    const std::string refusal = windowedReplayRefusal(analysis.definitions);
+    const bool windowable = !options.rootCause && !options.correction && refusal.empty();
     if (options.windowEvents > 0 && !windowable) {
-        return Error(*anchor + ": reading in windows (--window-events) needs --no-root-cause and "
-                               "no --time-correct");
+        return Error(*anchor + (refusal.empty()
+                                    ? ": reading in windows (--window-events) needs "
+                                      "--no-root-cause and no --time-correct"
+                                    : ": cannot read in windows (--window-events): " + refusal));
     }
     if (options.memoryLimit > 0) {
         std::vector<std::pair<uint32_t, uint32_t>> blocks;

@@ -43,6 +43,11 @@ inline constexpr uint64_t kBytesPerWindowEvent = 200;
 inline constexpr uint64_t kMinWindowEvents = 1024;
 inline constexpr uint64_t kMaxWindowEvents = uint64_t{1} << 18;
 
+/// Why the windowed replay cannot analyze the trace of `definitions` (its one-sided windows,
+/// its MPI file I/O or MPI calls from further threads are analyzed by the whole-rank stages
+/// only), or empty when it can.
+std::string windowedReplayRefusal(const trace::Definitions& definitions);
+
 /// The events per window for `ranks` ranks replayed at once in a process of `limit` bytes.
 uint64_t windowEventsFor(uint64_t limit, uint32_t ranks);
 
