@@ -34,10 +34,9 @@ CommInfo describe(MPI_Comm comm, std::uint32_t id) {
     return info;
 }
 
-/// The world ranks of `comm`'s (local) group, in communicator-rank order.
-std::vector<std::uint32_t> worldRanks(MPI_Comm comm) {
-    MPI_Group group, world;
-    PMPI_Comm_group(comm, &group);
+/// The world ranks of the members of `group` in group order; frees `group`.
+std::vector<std::uint32_t> worldRanksOf(MPI_Group group) {
+    MPI_Group world;
     PMPI_Comm_group(MPI_COMM_WORLD, &world);
     int n = 0;
     PMPI_Group_size(group, &n);
@@ -48,6 +47,13 @@ std::vector<std::uint32_t> worldRanks(MPI_Comm comm) {
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     return {global.begin(), global.end()};
+}
+
+/// The world ranks of `comm`'s (local) group, in communicator-rank order.
+std::vector<std::uint32_t> worldRanks(MPI_Comm comm) {
+    MPI_Group group;
+    PMPI_Comm_group(comm, &group);
+    return worldRanksOf(group);
 }
 
 /// An identity for the next communicator made from the one identified by `parentKey`, agreed
@@ -74,18 +80,9 @@ CommKey derivedKey(CommKey parentKey) {
 
 /// The world ranks of an intercommunicator's remote group, in remote-rank order.
 std::vector<std::uint32_t> remoteWorldRanks(MPI_Comm comm) {
-    MPI_Group group, world;
+    MPI_Group group;
     PMPI_Comm_remote_group(comm, &group);
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    int n = 0;
-    PMPI_Group_size(group, &n);
-    std::vector<int> local(static_cast<size_t>(n)), global(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i)
-        local[static_cast<size_t>(i)] = i;
-    PMPI_Group_translate_ranks(group, n, local.data(), world, global.data());
-    PMPI_Group_free(&group);
-    PMPI_Group_free(&world);
-    return {global.begin(), global.end()};
+    return worldRanksOf(group);
 }
 
 // Tag of the leaders' exchange of identities on a new intercommunicator: nothing of the
