@@ -107,8 +107,7 @@ size_t EventStream::memoryBytes() const {
            (m_longLengths[0].capacity() + m_longLengths[1].capacity()) *
                sizeof(m_longLengths[0][0]) +
            m_collectives.capacity() * sizeof(CollectiveRecord) +
-           m_rma.capacity() * sizeof(RmaRecord) +
-           m_io.capacity() * sizeof(IoOperationRecord);
+           m_rma.capacity() * sizeof(RmaRecord) + m_io.capacity() * sizeof(IoOperationRecord);
 }
 
 void EventStream::shrink() {
