@@ -47,6 +47,10 @@ extern "C" WAITSCOPE_EXPORT void mpi_file_open__(MPI_Fint*, const char*, MPI_Fin
 extern "C" WAITSCOPE_EXPORT void MPI_FILE_OPEN(MPI_Fint*, const char*, MPI_Fint*, MPI_Fint*,
                                                MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_open_")));
+// The mpi_f08 module's name (Open MPI: the same arguments, a TYPE(MPI_File) is its INTEGER).
+extern "C" WAITSCOPE_EXPORT void mpi_file_open_f08_(MPI_Fint*, const char*, MPI_Fint*, MPI_Fint*,
+                                                    MPI_Fint*, MPI_Fint*, std::size_t)
+    __attribute__((alias("mpi_file_open_")));
 
 extern "C" WAITSCOPE_EXPORT void mpi_file_delete_(const char* filename, MPI_Fint* info,
                                                   MPI_Fint* ierr, std::size_t filenameLength) {
@@ -62,6 +66,10 @@ extern "C" WAITSCOPE_EXPORT void mpi_file_delete(const char*, MPI_Fint*, MPI_Fin
 extern "C" WAITSCOPE_EXPORT void mpi_file_delete__(const char*, MPI_Fint*, MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_delete_")));
 extern "C" WAITSCOPE_EXPORT void MPI_FILE_DELETE(const char*, MPI_Fint*, MPI_Fint*, std::size_t)
+    __attribute__((alias("mpi_file_delete_")));
+// The mpi_f08 module's name (Open MPI: the same arguments, a TYPE(MPI_File) is its INTEGER).
+extern "C" WAITSCOPE_EXPORT void mpi_file_delete_f08_(const char*, MPI_Fint*, MPI_Fint*,
+                                                      std::size_t)
     __attribute__((alias("mpi_file_delete_")));
 
 extern "C" WAITSCOPE_EXPORT void mpi_file_set_view_(MPI_Fint* fh, MPI_Offset* disp, MPI_Fint* etype,
@@ -84,4 +92,9 @@ extern "C" WAITSCOPE_EXPORT void mpi_file_set_view__(MPI_Fint*, MPI_Offset*, MPI
     __attribute__((alias("mpi_file_set_view_")));
 extern "C" WAITSCOPE_EXPORT void MPI_FILE_SET_VIEW(MPI_Fint*, MPI_Offset*, MPI_Fint*, MPI_Fint*,
                                                    const char*, MPI_Fint*, MPI_Fint*, std::size_t)
+    __attribute__((alias("mpi_file_set_view_")));
+// The mpi_f08 module's name (Open MPI: the same arguments, a TYPE(MPI_File) is its INTEGER).
+extern "C" WAITSCOPE_EXPORT void mpi_file_set_view_f08_(MPI_Fint*, MPI_Offset*, MPI_Fint*,
+                                                        MPI_Fint*, const char*, MPI_Fint*,
+                                                        MPI_Fint*, std::size_t)
     __attribute__((alias("mpi_file_set_view_")));

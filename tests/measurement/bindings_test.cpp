@@ -436,3 +436,30 @@ TEST_CASE("mpi_f08's MPI_Waitany, MPI_Waitsome, MPI_Testany and MPI_Testsome ret
         CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
 }
 #endif
+
+#ifdef WAITSCOPE_TEST_F08_FILE_IO
+TEST_CASE("mpi_f08's file calls that take a string are recorded: the file opened, viewed, written "
+          "and deleted, with its I/O handle and its write operation",
+          "[mpi][f08]") {
+    const std::string dir = freshDirectory("bindings_f08_file_io");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_F08_FILE_IO);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("f08_file_io ok") != std::string::npos);
+    const std::vector<TraceEvent> events = readEvents(dir + "/exp/traces.otf2");
+    REQUIRE(!events.empty());
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        CHECK(perRank(events, "ENTER", rank, "MPI_File_open") == 1);
+        CHECK(perRank(events, "ENTER", rank, "MPI_File_set_view") == 1);
+        CHECK(perRank(events, "ENTER", rank, "MPI_File_write_at_all") == 1);
+        CHECK(perRank(events, "ENTER", rank, "MPI_File_close") == 1);
+        CHECK(perRank(events, "ENTER", rank, "MPI_File_delete") == (rank == 0 ? 1 : 0));
+        // The handle the open made, and the write's operation on it.
+        CHECK(perRank(events, "IO_CREATE_HANDLE", rank) == 1);
+        CHECK(perRank(events, "IO_DESTROY_HANDLE", rank) == 1);
+        CHECK(perRank(events, "IO_OPERATION_BEGIN", rank) == 1);
+        CHECK(perRank(events, "IO_OPERATION_COMPLETE", rank) == 1);
+    }
+}
+#endif
