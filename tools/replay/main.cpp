@@ -111,8 +111,8 @@ cli::CommandLine declareOptions(Options& options) {
               "first open",
               options.timeline, false)
         .count("--window-events", "N",
-               "with --no-root-cause: read each rank's events N at a time (the windowed replay, "
-               "the same report; by default only when the ranks do not fit --memory-limit whole)",
+               "read each rank's events N at a time (the windowed replay, the same report; by "
+               "default only when the ranks do not fit --memory-limit whole)",
                options.windowEvents, 1, std::numeric_limits<uint32_t>::max())
         .flag("--quiet", "no progress on stderr", options.quiet)
         .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
