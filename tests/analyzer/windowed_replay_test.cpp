@@ -113,7 +113,8 @@ TEST_CASE("a budget too small for whole ranks reads them in windows, with root c
     auto definitions = trace::readDefinitions(anchor);
     REQUIRE(definitions);
     uint64_t events = 0;
-    for (uint32_t r = 0; r < definitions->rankCount(); ++r) {
+    const uint64_t ranks = definitions->rankCount();
+    for (uint32_t r = 0; r < ranks; ++r) {
         events += rankEventCount(*definitions, anchor, r);
     }
     for (const bool rootCause : {false, true}) {
@@ -122,7 +123,7 @@ TEST_CASE("a budget too small for whole ranks reads them in windows, with root c
         options.rootCause = rootCause;
         // Room for the process, its windows and (with root causes) the operations, not for
         // the ranks' events whole.
-        options.memoryLimit = kProcessBaseBytes + kMinWindowEvents * kBytesPerWindowEvent +
+        options.memoryLimit = kProcessBaseBytes + ranks * kMinWindowEvents * kBytesPerWindowEvent +
                               events * kBytesPerEventRootCauseWindowed;
         REQUIRE(options.memoryLimit < kProcessBaseBytes + events * kBytesPerEventFull);
         auto windowed = analyzeArchiveInProcess(anchor, options);
@@ -135,7 +136,7 @@ TEST_CASE("a budget too small for whole ranks reads them in windows, with root c
     // With root causes a budget that cannot hold the operations is refused before any event is
     // read; without them the windows fit.
     ReplayOptions options;
-    options.memoryLimit = kProcessBaseBytes + kMinWindowEvents * kBytesPerWindowEvent +
+    options.memoryLimit = kProcessBaseBytes + ranks * kMinWindowEvents * kBytesPerWindowEvent +
                           events * kBytesPerEventRootCauseWindowed - 1;
     auto refused = analyzeArchiveInProcess(anchor, options);
     REQUIRE(!refused);

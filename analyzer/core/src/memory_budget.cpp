@@ -126,8 +126,8 @@ uint64_t rankEventCount(const trace::Definitions& definitions, const std::string
 namespace {
 
 // The first process of `blocks` whose ranks need more than `limit` at `perEvent` bytes per
-// event: its largest rank, that rank's events, the process's need and its rank count; none when
-// all fit.
+// event, `perRank` per rank and `base` for the process: its largest rank, that rank's events, the
+// process's need and its rank count; none when all fit.
 struct Overflow {
     size_t process = 0;
     uint32_t first = 0;
@@ -140,13 +140,14 @@ struct Overflow {
 std::optional<Overflow> firstOverflow(const trace::Definitions& definitions,
                                       const std::string& anchorFile,
                                       const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
-                                      uint64_t limit, uint64_t perEvent, uint64_t base) {
+                                      uint64_t limit, uint64_t perEvent, uint64_t perRank,
+                                      uint64_t base) {
     for (size_t p = 0; p < blocks.size(); ++p) {
         const auto [first, end] = blocks[p];
         Overflow o{p, first, end - first, first, 0, base};
         for (uint32_t r = first; r < end; ++r) {
             const uint64_t events = rankEventCount(definitions, anchorFile, r);
-            o.need += events * perEvent;
+            o.need += events * perEvent + perRank;
             if (events > o.largestEvents) {
                 o.largest = r;
                 o.largestEvents = events;
@@ -177,7 +178,7 @@ Status checkMemoryBudget(const trace::Definitions& definitions, const std::strin
                          bool rootCause) {
     const uint64_t perEvent = rootCause ? kBytesPerEventFull : kBytesPerEventBasic;
     const auto o =
-        firstOverflow(definitions, anchorFile, blocks, limit, perEvent, kProcessBaseBytes);
+        firstOverflow(definitions, anchorFile, blocks, limit, perEvent, 0, kProcessBaseBytes);
     if (!o) {
         return Status::success();
     }
@@ -210,9 +211,10 @@ Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
     if (!rootCause) {
         return Status::success(); // a window of kMinWindowEvents fits any budget over the base
     }
-    const uint64_t base = kProcessBaseBytes + kMinWindowEvents * kBytesPerWindowEvent;
+    // Each rank's smallest window comes on top of what it holds.
+    const uint64_t window = kMinWindowEvents * kBytesPerWindowEvent;
     const auto o = firstOverflow(definitions, anchorFile, blocks, limit,
-                                 kBytesPerEventRootCauseWindowed, base);
+                                 kBytesPerEventRootCauseWindowed, window, kProcessBaseBytes);
     if (!o) {
         return Status::success();
     }
@@ -222,10 +224,11 @@ Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
         formatMemorySize(o->largestEvents * kBytesPerEventRootCauseWindowed) + " (" +
         std::to_string(kBytesPerEventRootCauseWindowed) +
         " bytes per event: the root-cause passes hold a rank's communication operations whole)" +
-        togetherText(*o, blocks.size(), base) + ", and the process and its windows " +
-        formatMemorySize(base) + ": " + formatMemorySize(o->need) +
-        " in all, but --memory-limit allows " + formatMemorySize(limit) +
-        " per analysis process; raise --memory-limit";
+        (o->ranks > 1 ? togetherText(*o, blocks.size(), kProcessBaseBytes) + " with their windows"
+                      : ", its window " + formatMemorySize(window)) +
+        ", and the process itself " + formatMemorySize(kProcessBaseBytes) + ": " +
+        formatMemorySize(o->need) + " in all, but --memory-limit allows " +
+        formatMemorySize(limit) + " per analysis process; raise --memory-limit";
     if (o->ranks > 1) {
         message += ", or analyze with more processes (each then replays fewer ranks)";
     }
