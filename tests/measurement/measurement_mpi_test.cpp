@@ -334,6 +334,73 @@ TEST_CASE("MPI_THREAD_MULTIPLE programs have every thread's MPI calls recorded o
     }
 }
 
+TEST_CASE("communicators duplicated on several threads at once each get an identity of their "
+          "own",
+          "[mpi]") {
+    std::string dir = freshDirectory("comm_threads");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_COMM_THREADS, 2);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    // Debian's Open MPI provides MPI_THREAD_MULTIPLE (the program says when not).
+    REQUIRE(run.output.find("provided=3") != std::string::npos);
+    CHECK(run.output.find("dups=100") != std::string::npos);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    auto m = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(m["rank.0.unknown_comms"] == "0");
+    CHECK(m["rank.1.unknown_comms"] == "0");
+    // World, self, each rank's communicator of its own, the four intercommunicators and the
+    // 4 x 25 dups: each dup numbered once per parent on both ranks, so both define it alike.
+    const std::vector<std::string> comms = readDefinitions(anchorOf(exp), "COMM");
+    CHECK(comms.size() == 2 + 2 + 4 + 100);
+}
+
+TEST_CASE("a send started on one thread and completed on another is paired: its Late Receiver "
+          "is found in the completing MPI_Wait",
+          "[mpi]") {
+    std::string dir = freshDirectory("request_threads");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_REQUEST_THREADS, 2);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    REQUIRE(run.output.find("provided=3 done") != std::string::npos);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    // The completion on the main thread found the request the other thread started.
+    auto m = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(m["rank.0.unknown_requests"] == "0");
+    const std::string dump = dir + "/values.txt";
+    CommandResult replay = runCommand(mpirunCommand(
+        2, {}, WAITSCOPE_TEST_REPLAY, "--quiet --dump-text '" + dump + "' '" + exp + "'", false));
+    INFO(replay.output);
+    REQUIRE(replay.exitCode == 0);
+    // metric, call path, rank[:location], value; the main location has no ":location".
+    double mainWait = 0, elsewhere = 0, isends = 0;
+    std::istringstream lines(readFile(dump));
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string metric, path, where, value;
+        std::getline(fields, metric, '\t');
+        std::getline(fields, path, '\t');
+        std::getline(fields, where, '\t');
+        std::getline(fields, value, '\t');
+        if (metric == "mpi_latereceiver") {
+            const bool atMainWait = where == "0" && path.size() >= 8 &&
+                                    path.compare(path.size() - 8, 8, "MPI_Wait") == 0;
+            (atMainWait ? mainWait : elsewhere) += std::stod(value);
+        }
+        if (metric == "visits" && where.rfind("0:", 0) == 0 && path.size() >= 9 &&
+            path.compare(path.size() - 9, 9, "MPI_Isend") == 0)
+            isends += std::stod(value);
+    }
+    CHECK(isends == 1); // the send is the thread's, on its own location
+    // Rank 1 posts the receive 1 s after the barrier: the MPI_Wait, entered right after the
+    // thread's MPI_Isend, waits about that long (unpaired, it would be no Late Receiver at
+    // all); under load the ranks leave the barrier up to some 100 ms apart, either way.
+    CHECK(mainWait > 0.5);
+    CHECK(mainWait < 2.0);
+    CHECK(elsewhere == 0);
+}
+
 #ifdef WAITSCOPE_TEST_FORTRAN_P2P
 TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry points", "[mpi]") {
     std::string dir = freshDirectory("fortran");

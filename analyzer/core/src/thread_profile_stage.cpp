@@ -55,7 +55,7 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
     std::vector<OpenmpTimeline> threads;
     addThreadProfiles(state.input.anchorFile, state.defs, state.result, &threads,
                       state.openmp.get(), lanes);
-    analyzeOpenmp(*state.openmp, threads, state.result);
+    analyzeOpenmp(*state.openmp, threads, state.result, state.rootCause);
     addLaneResults(state);
     return Status::success();
 }
