@@ -15,9 +15,7 @@
 #include <tuple>
 
 namespace waitscope::timeline {
-namespace {
-
-RegionKind kindOf(const trace::Region& region) {
+RegionKind kindOfRegion(const trace::Region& region) {
     using analysis::RegionClass;
     switch (analysis::classifyRegion(region)) {
     case RegionClass::Computation:
@@ -40,6 +38,8 @@ RegionKind kindOf(const trace::Region& region) {
         return RegionKind::Management;
     }
 }
+
+namespace {
 
 using Channel = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
 
@@ -80,7 +80,7 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
     Timeline timeline;
     timeline.m_anchor = *anchor;
     for (const trace::Region& region : definitions->regions) {
-        timeline.addRegion(region.name, kindOf(region));
+        timeline.addRegion(region.name, kindOfRegion(region));
     }
     std::map<Channel, ChannelEnds> channels;
     // Collectives by (communicator, sequence number on it); each rank counts its own.

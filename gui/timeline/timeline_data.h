@@ -4,6 +4,7 @@
 
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
 
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,8 @@ enum class RegionKind : uint8_t {
 };
 /// The legend's name of `kind`.
 const char* kindName(RegionKind kind);
+/// The kind of a region of the trace.
+RegionKind kindOfRegion(const trace::Region& region);
 
 /// One region visit; times in seconds on the trace clock.
 struct Visit {
