@@ -9,12 +9,17 @@
 #include "waitscope/analysis/wait_instances.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <new>
+#include <queue>
+#include <sys/mman.h>
 #include <tuple>
 
 namespace waitscope::timeline {
@@ -60,6 +65,7 @@ public:
             m_ok = false;
         }
     }
+    void fail() { m_ok = false; }
     void read(void* data, size_t bytes) {
         if (m_ok && bytes > 0 && std::fread(data, 1, bytes, m_file.get()) != bytes) {
             m_ok = false;
@@ -75,7 +81,149 @@ private:
     bool m_ok = true;
 };
 
+// A block of `bytes`; of 2 MiB or more on huge pages where the system has them (a page fault
+// per 2 MiB rather than per 4 KiB as the records fill it).
+TimelineCollectorBlock allocateBlock(uint64_t bytes) {
+    constexpr uint64_t kHuge = uint64_t{2} << 20;
+    if (bytes < kHuge) {
+        auto* block = static_cast<char*>(std::malloc(bytes));
+        if (block == nullptr) {
+            throw std::bad_alloc();
+        }
+        return TimelineCollectorBlock(block);
+    }
+    const uint64_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    auto* block = static_cast<char*>(std::aligned_alloc(kHuge, rounded));
+    if (block == nullptr) {
+        throw std::bad_alloc();
+    }
+#ifdef MADV_HUGEPAGE
+    (void)::madvise(block, rounded, MADV_HUGEPAGE);
+#endif
+    return TimelineCollectorBlock(block);
+}
+
+// The messages by send time, ties in their order in `messages` (a stable sort, as
+// Timeline::load() orders them): a merge of its runs already in order (each channel's sends).
+void orderBySendTime(std::vector<Message>& messages) {
+    std::vector<size_t> runs{0};
+    for (size_t k = 1; k < messages.size(); ++k) {
+        if (messages[k].sendTime < messages[k - 1].sendTime) {
+            runs.push_back(k);
+        }
+    }
+    if (runs.size() == 1) {
+        return;
+    }
+    if (runs.size() > messages.size() / 16) {
+        std::stable_sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) {
+            return a.sendTime < b.sendTime;
+        });
+        return;
+    }
+    runs.push_back(messages.size());
+    // A heap of the runs' heads: the least time first, on ties the earlier run.
+    using Head = std::pair<double, size_t>; // time, run
+    std::vector<size_t> at(runs.begin(), runs.end() - 1);
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+    for (size_t run = 0; run + 1 < runs.size(); ++run) {
+        heads.emplace(messages[runs[run]].sendTime, run);
+    }
+    std::vector<Message> merged;
+    merged.reserve(messages.size());
+    while (!heads.empty()) {
+        const size_t run = heads.top().second;
+        heads.pop();
+        merged.push_back(messages[at[run]]);
+        if (++at[run] < runs[run + 1]) {
+            heads.emplace(messages[at[run]].sendTime, run);
+        }
+    }
+    messages = std::move(merged);
+}
+
 } // namespace
+
+std::vector<std::pair<const char*, uint64_t>> TimelineCollector::RecordBlocks::pieces() const {
+    std::vector<std::pair<const char*, uint64_t>> out;
+    for (size_t b = 0; b < m_blocks.size(); ++b) {
+        const uint64_t used = b + 1 == m_blocks.size() ? m_counts[b] - m_left : m_counts[b];
+        if (used > 0) {
+            out.emplace_back(m_blocks[b].get(), used);
+        }
+    }
+    return out;
+}
+
+void TimelineCollector::RecordBlocks::grow() {
+    constexpr uint64_t kFirstBytes = uint64_t{16} << 10;
+    constexpr uint64_t kLargestBytes = uint64_t{4} << 20;
+    const uint64_t bytes = m_counts.empty()
+                               ? kFirstBytes
+                               : std::min(kLargestBytes, 2 * m_counts.back() * m_recordBytes);
+    const uint64_t records = std::max<uint64_t>(1, bytes / m_recordBytes);
+    m_blocks.push_back(allocateBlock(records * m_recordBytes));
+    m_counts.push_back(records);
+    m_at = m_blocks.back().get();
+    m_left = records;
+}
+
+void TimelineCollector::RecordBlocks::appendAll(const char* records, uint64_t count) {
+    if (count == 0) {
+        return;
+    }
+    // The current block's rest stays unused.
+    if (!m_counts.empty()) {
+        m_counts.back() -= m_left;
+    }
+    m_blocks.push_back(allocateBlock(count * m_recordBytes));
+    std::memcpy(m_blocks.back().get(), records, count * m_recordBytes);
+    m_counts.push_back(count);
+    m_at = m_blocks.back().get() + count * m_recordBytes;
+    m_left = 0;
+    m_count += count;
+}
+
+template <typename End>
+TimelineCollector::RecordBlocks& TimelineCollector::Channels<End>::of(uint32_t partner,
+                                                                      uint32_t comm, uint32_t tag) {
+    constexpr size_t kLinear = 16; // channels searched one by one; more are hashed
+    const auto matches = [&](uint32_t k) {
+        const ChannelEnds<End>& c = list[k];
+        return c.partner == partner && c.comm == comm && c.tag == tag;
+    };
+    if (last < list.size() && matches(last)) {
+        return list[last].ends;
+    }
+    const uint64_t key = ((uint64_t{partner} << 32 | comm) * 0x9E3779B97F4A7C15ull) ^ tag;
+    if (list.size() <= kLinear) {
+        for (uint32_t k = 0; k < list.size(); ++k) {
+            if (matches(k)) {
+                last = k;
+                return list[k].ends;
+            }
+        }
+    } else if (const auto found = byHash.find(key); found != byHash.end()) {
+        for (const uint32_t k : found->second) {
+            if (matches(k)) {
+                last = k;
+                return list[k].ends;
+            }
+        }
+    }
+    list.push_back({partner, comm, tag, RecordBlocks(sizeof(End))});
+    last = static_cast<uint32_t>(list.size() - 1);
+    if (list.size() == kLinear + 1) {
+        for (uint32_t k = 0; k < list.size(); ++k) {
+            const ChannelEnds<End>& c = list[k];
+            byHash[((uint64_t{c.partner} << 32 | c.comm) * 0x9E3779B97F4A7C15ull) ^ c.tag]
+                .push_back(k);
+        }
+    } else if (list.size() > kLinear + 1) {
+        byHash[key].push_back(last);
+    }
+    return list[last].ends;
+}
 
 void TimelineCollector::makeRows(const trace::Definitions& definitions) {
     for (uint32_t rank = 0; rank < definitions.rankCount(); ++rank) {
@@ -119,17 +267,15 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
         case trace::EventKind::Leave:
             if (!row.open.empty()) {
                 const size_t depth = row.open.size() - 1;
-                if (row.depths.size() <= depth) {
-                    row.depths.resize(depth + 1);
+                while (row.depths.size() <= depth) {
+                    row.depths.emplace_back(TimelineStore::kVisitBytes);
                 }
                 const auto [region, start] = row.open.back();
                 const uint32_t stored = region < regions ? region : 0;
-                std::vector<char>& out = row.depths[depth];
-                const size_t at = out.size();
-                out.resize(at + TimelineStore::kVisitBytes);
-                std::memcpy(out.data() + at, &start, 8);
-                std::memcpy(out.data() + at + 8, &time, 8);
-                std::memcpy(out.data() + at + 16, &stored, 4);
+                char* out = row.depths[depth].next();
+                std::memcpy(out, &start, 8);
+                std::memcpy(out + 8, &time, 8);
+                std::memcpy(out + 16, &stored, 4);
                 row.open.pop_back();
             }
             break;
@@ -149,15 +295,15 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
         case trace::EventKind::MpiSend:
         case trace::EventKind::MpiIsend: {
             const trace::MessageRecord m = events.message(e);
-            row.sends.push_back({row.rank, worldRank(definitions, m.comm, m.partner, row.rank),
-                                 m.comm, m.tag, time, m.length});
+            row.sends.add(worldRank(definitions, m.comm, m.partner, row.rank), m.comm, m.tag,
+                          SendEnd{time, m.length});
             break;
         }
         case trace::EventKind::MpiRecv:
         case trace::EventKind::MpiIrecv: {
             const trace::MessageRecord m = events.message(e);
-            row.receives.push_back({worldRank(definitions, m.comm, m.partner, row.rank), row.rank,
-                                    m.comm, m.tag, time, m.length});
+            row.receives.add(worldRank(definitions, m.comm, m.partner, row.rank), m.comm, m.tag,
+                             time);
             break;
         }
         default:
@@ -178,6 +324,18 @@ Status TimelineCollector::savePart(const std::string& path) const {
     }
     out.write(kPartMagic, sizeof(kPartMagic) - 1);
     out.put(static_cast<uint32_t>(m_rows.size()));
+    const auto putChannels = [&out](const auto& channels) {
+        out.put(static_cast<uint64_t>(channels.list.size()));
+        for (const auto& channel : channels.list) {
+            out.put(channel.partner);
+            out.put(channel.comm);
+            out.put(channel.tag);
+            out.put(channel.ends.count());
+            for (const auto& [records, count] : channel.ends.pieces()) {
+                out.write(records, count * channel.ends.recordBytes());
+            }
+        }
+    };
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         const RowData& row = m_rows[r];
         if (!row.seen) {
@@ -189,11 +347,14 @@ Status TimelineCollector::savePart(const std::string& path) const {
         out.put(row.end);
         out.put(row.events);
         out.put(static_cast<uint32_t>(row.depths.size()));
-        for (const std::vector<char>& depth : row.depths) {
-            out.putVector(depth);
+        for (const RecordBlocks& depth : row.depths) {
+            out.put(depth.count());
+            for (const auto& [records, count] : depth.pieces()) {
+                out.write(records, count * TimelineStore::kVisitBytes);
+            }
         }
-        out.putVector(row.sends);
-        out.putVector(row.receives);
+        putChannels(row.sends);
+        putChannels(row.receives);
         out.putVector(row.collectives);
     }
     if (!out.close()) {
@@ -217,6 +378,23 @@ Status TimelineCollector::loadPart(const std::string& path) {
         m_rows.empty()) {
         return damaged();
     }
+    std::vector<char> records;
+    const auto getChannels = [&in, &records](auto& channels, size_t endBytes) {
+        const auto count = in.get<uint64_t>();
+        for (uint64_t k = 0; k < count && in.ok(); ++k) {
+            const auto partner = in.get<uint32_t>();
+            const auto comm = in.get<uint32_t>();
+            const auto tag = in.get<uint32_t>();
+            const auto ends = in.get<uint64_t>();
+            if (!in.ok() || ends > (uint64_t{1} << 40) / endBytes) {
+                in.fail();
+                return;
+            }
+            records.resize(ends * endBytes);
+            in.read(records.data(), records.size());
+            channels.of(partner, comm, tag).appendAll(records.data(), ends);
+        }
+    };
     for (;;) {
         const auto r = in.get<uint32_t>();
         if (!in.ok()) {
@@ -234,12 +412,17 @@ Status TimelineCollector::loadPart(const std::string& path) {
         if (!in.ok() || depths > (1u << 16)) {
             return damaged();
         }
-        row.depths.resize(depths);
-        for (std::vector<char>& depth : row.depths) {
-            in.getVector(depth);
+        for (uint32_t d = 0; d < depths && in.ok(); ++d) {
+            const auto count = in.get<uint64_t>();
+            if (!in.ok() || count > (uint64_t{1} << 40) / TimelineStore::kVisitBytes) {
+                return damaged();
+            }
+            records.resize(count * TimelineStore::kVisitBytes);
+            in.read(records.data(), records.size());
+            row.depths.emplace_back(TimelineStore::kVisitBytes).appendAll(records.data(), count);
         }
-        in.getVector(row.sends);
-        in.getVector(row.receives);
+        getChannels(row.sends, sizeof(SendEnd));
+        getChannels(row.receives, sizeof(double));
         in.getVector(row.collectives);
         if (!in.ok()) {
             return damaged();
@@ -291,7 +474,7 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         const RowData& data = m_rows[r];
         const std::vector<const trace::Location*> locations =
             definitions.locationsOfRank(data.rank);
-        const trace::Location& location = *locations[data.thread];
+        const trace::Location& location = *locations.at(data.thread);
         Row row{data.rank, data.thread, location.name, {}, {}};
         if (location.group < definitions.locationGroups.size()) {
             const uint32_t node = definitions.locationGroups[location.group].systemTreeParent;
@@ -301,8 +484,8 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         }
         row.depths.resize(data.depths.size());
         timeline.addRow(std::move(row));
-        for (const std::vector<char>& depth : data.depths) {
-            visits[r].push_back({depth.data(), depth.size() / TimelineStore::kVisitBytes});
+        for (const RecordBlocks& depth : data.depths) {
+            visits[r].push_back({depth.pieces(), depth.count()});
         }
         if (data.anyTime) {
             begin = anyTime ? std::min(begin, data.begin) : data.begin;
@@ -315,52 +498,86 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     timeline.setEvents(events);
 
     // Messages: the n-th send of a channel (sender, receiver, communicator, tag) with its n-th
-    // receive, channels in order, then by send time.
+    // receive, channels in order (a channel's ends on several rows of a rank in row order),
+    // then by send time.
     using Channel = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
-    struct End {
-        const MessageEnd* end;
+    struct Side {
+        Channel channel;
         uint32_t row;
-        Channel channel() const { return {end->from, end->to, end->comm, end->tag}; }
+        const RecordBlocks* ends;
     };
-    std::vector<End> sends;
-    std::vector<End> receives;
+    std::vector<Side> sendSides;
+    std::vector<Side> receiveSides;
+    uint64_t sent = 0;
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
-        for (const MessageEnd& send : m_rows[r].sends) {
-            sends.push_back({&send, r});
+        const RowData& row = m_rows[r];
+        for (const ChannelEnds<SendEnd>& c : row.sends.list) {
+            sendSides.push_back({{row.rank, c.partner, c.comm, c.tag}, r, &c.ends});
+            sent += c.ends.count();
         }
-        for (const MessageEnd& receive : m_rows[r].receives) {
-            receives.push_back({&receive, r});
+        for (const ChannelEnds<double>& c : row.receives.list) {
+            receiveSides.push_back({{c.partner, row.rank, c.comm, c.tag}, r, &c.ends});
         }
     }
-    const auto byChannel = [](const End& a, const End& b) { return a.channel() < b.channel(); };
-    std::stable_sort(sends.begin(), sends.end(), byChannel);
-    std::stable_sort(receives.begin(), receives.end(), byChannel);
+    const auto byChannel = [](const Side& a, const Side& b) { return a.channel < b.channel; };
+    std::stable_sort(sendSides.begin(), sendSides.end(), byChannel);
+    std::stable_sort(receiveSides.begin(), receiveSides.end(), byChannel);
+    // A channel's ends on its sides one after the other: (records, count, row) pieces.
+    struct Piece {
+        const char* records;
+        uint64_t count;
+        uint32_t row;
+    };
+    const auto piecesOf = [](const std::vector<Side>& sides, size_t from, size_t to) {
+        std::vector<Piece> pieces;
+        for (size_t k = from; k < to; ++k) {
+            for (const auto& [records, count] : sides[k].ends->pieces()) {
+                pieces.push_back({records, count, sides[k].row});
+            }
+        }
+        return pieces;
+    };
     std::vector<Message> messages;
-    messages.reserve(std::min(sends.size(), receives.size()));
-    for (size_t s = 0, v = 0; s < sends.size() && v < receives.size();) {
-        const Channel channel = std::min(sends[s].channel(), receives[v].channel());
+    messages.reserve(sent);
+    for (size_t s = 0, v = 0; s < sendSides.size() && v < receiveSides.size();) {
+        const Channel channel = std::min(sendSides[s].channel, receiveSides[v].channel);
         size_t sendEnd = s;
-        while (sendEnd < sends.size() && sends[sendEnd].channel() == channel) {
+        while (sendEnd < sendSides.size() && sendSides[sendEnd].channel == channel) {
             ++sendEnd;
         }
         size_t receiveEnd = v;
-        while (receiveEnd < receives.size() && receives[receiveEnd].channel() == channel) {
+        while (receiveEnd < receiveSides.size() && receiveSides[receiveEnd].channel == channel) {
             ++receiveEnd;
         }
-        for (size_t k = 0; s + k < sendEnd && v + k < receiveEnd; ++k) {
-            const End& send = sends[s + k];
-            const End& receive = receives[v + k];
-            messages.push_back(
-                {send.row, receive.row, send.end->time, receive.end->time, send.end->bytes});
+        const std::vector<Piece> sends = piecesOf(sendSides, s, sendEnd);
+        const std::vector<Piece> receives = piecesOf(receiveSides, v, receiveEnd);
+        size_t send = 0;
+        uint64_t sendAt = 0;
+        size_t receive = 0;
+        uint64_t receiveAt = 0;
+        for (;;) {
+            while (send < sends.size() && sendAt == sends[send].count) {
+                ++send;
+                sendAt = 0;
+            }
+            while (receive < receives.size() && receiveAt == receives[receive].count) {
+                ++receive;
+                receiveAt = 0;
+            }
+            if (send == sends.size() || receive == receives.size()) {
+                break;
+            }
+            SendEnd out;
+            std::memcpy(&out, sends[send].records + sendAt++ * sizeof(SendEnd), sizeof out);
+            double in = 0.0;
+            std::memcpy(&in, receives[receive].records + receiveAt++ * sizeof(double), sizeof in);
+            messages.push_back({sends[send].row, receives[receive].row, out.time, in, out.bytes});
         }
         s = sendEnd;
         v = receiveEnd;
     }
-    std::sort(messages.begin(), messages.end(),
-              [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
-    for (const Message& message : messages) {
-        timeline.addMessage(message);
-    }
+    orderBySendTime(messages);
+    timeline.setMessages(std::move(messages));
 
     // Collectives by (communicator, sequence number on it), in the order first seen.
     std::vector<Collective> collectives;
@@ -398,50 +615,77 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         return written;
     }
 
-    // The overview, its waiting time from the instances as instances.txt holds them: in its
-    // order (by pattern, rank and enter) and rounded as it stores them.
-    std::vector<const analysis::PatternInstance*> order;
-    order.reserve(instances.size());
-    for (const analysis::PatternInstance& instance : instances) {
-        order.push_back(&instance);
+    // The overview's waiting time from the instances as instances.txt holds them: rounded as it
+    // stores them and, per rank, in its order (by pattern, then enter; the sums per row add them
+    // in that order).
+    const uint32_t ranks = definitions.rankCount();
+    std::vector<std::vector<const analysis::PatternInstance*>> ofRank(ranks + 1);
+    {
+        std::vector<std::vector<const analysis::PatternInstance*>> ofMetric(analysis::kMetricCount);
+        for (const analysis::PatternInstance& instance : instances) {
+            ofMetric[std::min(static_cast<size_t>(instance.metric), analysis::kMetricCount - 1)]
+                .push_back(&instance);
+        }
+        for (const auto& metric : ofMetric) {
+            for (const analysis::PatternInstance* instance : metric) {
+                ofRank[std::min(instance->rank, ranks)].push_back(instance);
+            }
+        }
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [](const analysis::PatternInstance* a, const analysis::PatternInstance* b) {
-                         if (a->metric != b->metric) {
-                             return a->metric < b->metric;
-                         }
-                         return a->rank != b->rank ? a->rank < b->rank : a->enter < b->enter;
-                     });
     std::vector<analysis::PatternInstance> stored;
-    stored.reserve(order.size());
-    for (const analysis::PatternInstance* instance : order) {
-        analysis::PatternInstance copy = *instance;
-        copy.enter = asStored(copy.enter);
-        copy.exit = asStored(copy.exit);
-        copy.severity = asStored(copy.severity);
-        stored.push_back(copy);
+    stored.reserve(instances.size());
+    for (auto& list : ofRank) {
+        // Runs of one pattern by enter time (usually in order already).
+        for (size_t first = 0; first < list.size();) {
+            size_t last = first + 1;
+            while (last < list.size() && list[last]->metric == list[first]->metric) {
+                ++last;
+            }
+            const auto byEnter = [](const analysis::PatternInstance* a,
+                                    const analysis::PatternInstance* b) {
+                return a->enter < b->enter;
+            };
+            const auto from = list.begin() + static_cast<std::ptrdiff_t>(first);
+            const auto to = list.begin() + static_cast<std::ptrdiff_t>(last);
+            if (!std::is_sorted(from, to, byEnter)) {
+                std::stable_sort(from, to, byEnter);
+            }
+            first = last;
+        }
+        for (const analysis::PatternInstance* instance : list) {
+            analysis::PatternInstance copy = *instance;
+            copy.enter = asStored(copy.enter);
+            copy.exit = asStored(copy.exit);
+            copy.severity = asStored(copy.severity);
+            stored.push_back(copy);
+        }
     }
     timeline.setInstances(std::move(stored));
-    const auto rowAt = [&](uint32_t r) -> Result<Row> {
-        Row row = timeline.rows()[r];
-        for (size_t d = 0; d < row.depths.size(); ++d) {
-            const TimelineStore::EncodedVisits& depth = visits[r][d];
-            std::vector<Visit>& out = row.depths[d];
-            out.resize(depth.count);
-            for (size_t k = 0; k < depth.count; ++k) {
-                const char* at = depth.records + k * TimelineStore::kVisitBytes;
+    // Each depth decoded when the sums ask for it, into one of two buffers (d and d + 1).
+    std::array<std::vector<Visit>, 2> decoded;
+    std::array<std::pair<uint32_t, size_t>, 2> holds{std::pair{~0u, size_t{0}},
+                                                     std::pair{~0u, size_t{0}}};
+    const auto depthAt = [&](uint32_t r, size_t d) -> const std::vector<Visit>& {
+        std::vector<Visit>& out = decoded[d % 2];
+        if (holds[d % 2] == std::pair{r, d}) {
+            return out;
+        }
+        holds[d % 2] = {r, d};
+        const TimelineStore::EncodedVisits& depth = visits[r][d];
+        out.resize(depth.count);
+        size_t k = 0;
+        for (const auto& [records, count] : depth.pieces) {
+            for (uint64_t i = 0; i < count; ++i, ++k) {
+                const char* at = records + i * TimelineStore::kVisitBytes;
                 std::memcpy(&out[k].start, at, 8);
                 std::memcpy(&out[k].end, at + 8, 8);
                 std::memcpy(&out[k].region, at + 16, 4);
             }
         }
-        return row;
+        return out;
     };
-    auto summary = TimelineSummary::build(timeline, rowAt);
-    if (!summary) {
-        return summary.error();
-    }
-    return summary->save((dir / TimelineSummary::kCacheFile).string(), signature);
+    const TimelineSummary summary = TimelineSummary::buildByDepth(timeline, depthAt);
+    return summary.save((dir / TimelineSummary::kCacheFile).string(), signature);
 }
 
 } // namespace waitscope::timeline

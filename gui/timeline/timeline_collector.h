@@ -11,12 +11,21 @@
 #include "waitscope/trace/definitions.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace waitscope::timeline {
+
+/// A block of records, freed with std::free.
+struct FreeBlock {
+    void operator()(char* block) const { std::free(block); }
+};
+using TimelineCollectorBlock = std::unique_ptr<char[], FreeBlock>;
 
 /// Collects the timeline of the locations whose events it is shown (one per row, as
 /// Timeline::load() orders them: by rank, then the rank's locations). observe() may be called
@@ -46,13 +55,59 @@ public:
     static double asStored(double seconds);
 
 private:
-    struct MessageEnd {
-        uint32_t from = 0;
-        uint32_t to = 0;
-        uint32_t comm = 0;
-        uint32_t tag = 0;
+    /// Fixed-size records appended in blocks that never move (each twice the last, up to
+    /// 4 MiB): growing copies nothing and touches each page once.
+    class RecordBlocks {
+    public:
+        explicit RecordBlocks(size_t recordBytes = 0) : m_recordBytes(recordBytes) {}
+        /// Room for the next record.
+        char* next() {
+            if (m_left == 0) {
+                grow();
+            }
+            --m_left;
+            ++m_count;
+            char* at = m_at;
+            m_at += m_recordBytes;
+            return at;
+        }
+        uint64_t count() const { return m_count; }
+        size_t recordBytes() const { return m_recordBytes; }
+        /// The blocks' records in order: (first record, number of records).
+        std::vector<std::pair<const char*, uint64_t>> pieces() const;
+        /// Appends `count` records from `records`, as one block.
+        void appendAll(const char* records, uint64_t count);
+
+    private:
+        void grow();
+        size_t m_recordBytes;
+        std::vector<TimelineCollectorBlock> m_blocks;
+        std::vector<uint64_t> m_counts; ///< records per block
+        char* m_at = nullptr;
+        uint64_t m_left = 0;
+        uint64_t m_count = 0;
+    };
+    /// One channel's ends on one row: its partner, communicator and tag, and each message's
+    /// time (and for sends, bytes), in the row's order.
+    struct SendEnd {
         double time = 0.0;
         uint64_t bytes = 0;
+    };
+    template <typename End> struct ChannelEnds {
+        uint32_t partner = 0;
+        uint32_t comm = 0;
+        uint32_t tag = 0;
+        RecordBlocks ends{sizeof(End)}; ///< End records
+    };
+    template <typename End> struct Channels {
+        std::vector<ChannelEnds<End>> list;
+        std::unordered_map<uint64_t, std::vector<uint32_t>> byHash; ///< when there are many
+        uint32_t last = 0;
+        /// The ends of the channel to or from `partner`, made at the first.
+        RecordBlocks& of(uint32_t partner, uint32_t comm, uint32_t tag);
+        void add(uint32_t partner, uint32_t comm, uint32_t tag, const End& end) {
+            std::memcpy(of(partner, comm, tag).next(), &end, sizeof end);
+        }
     };
     struct CollectiveEnd {
         uint32_t comm = 0;
@@ -70,9 +125,9 @@ private:
         double begin = 0.0;
         double end = 0.0;
         uint64_t events = 0;
-        std::vector<std::vector<char>> depths; ///< encoded visits per depth
-        std::vector<MessageEnd> sends;
-        std::vector<MessageEnd> receives;
+        std::vector<RecordBlocks> depths; ///< encoded visits per depth
+        Channels<SendEnd> sends;
+        Channels<double> receives;
         std::vector<CollectiveEnd> collectives; ///< the main location's only
         // Reading state.
         std::vector<std::pair<uint32_t, double>> open; ///< region and enter time per depth

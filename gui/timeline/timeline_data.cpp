@@ -206,8 +206,10 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
     std::stable_sort(timeline.m_collectives.begin(), timeline.m_collectives.end(),
                      [](const Collective& a, const Collective& b) { return a.start < b.start; });
     timeline.m_longestFlight = -1.0;
-    std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
-              [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
+    // Stable: messages sent at the same time stay in channel order (the analyzer's caches are
+    // these bytes too, timeline_collector.cpp).
+    std::stable_sort(timeline.m_messages.begin(), timeline.m_messages.end(),
+                     [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
     if (Status findings = timeline.loadFindings(); !findings) {
         return findings.error();
     }

@@ -125,6 +125,11 @@ public:
         m_messages.push_back(message);
         m_longestFlight = -1.0;
     }
+    /// Replaces the messages (by send time).
+    void setMessages(std::vector<Message> messages) {
+        m_messages = std::move(messages);
+        m_longestFlight = -1.0;
+    }
     void setInstances(std::vector<analysis::PatternInstance> instances) {
         m_instances = std::move(instances);
     }

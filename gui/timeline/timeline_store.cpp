@@ -342,7 +342,9 @@ Status TimelineStore::write(const std::string& path, const std::string& signatur
     for (size_t r = 0; r < visits.size(); ++r) {
         for (const EncodedVisits& depth : visits[r]) {
             sections[r].emplace_back(depth.count, out.offset());
-            out.write(depth.records, depth.count * kVisitBytes);
+            for (const auto& [records, count] : depth.pieces) {
+                out.write(records, count * kVisitBytes);
+            }
         }
     }
     return writeTail(out, path, directoryAt, timeline, sections);

@@ -35,7 +35,7 @@ public:
     /// One depth of a row's visits as the cache stores them (kVisitBytes each: start and end
     /// as doubles, the region as uint32, native byte order).
     struct EncodedVisits {
-        const char* records = nullptr;
+        std::vector<std::pair<const char*, uint64_t>> pieces; ///< records and their count
         uint64_t count = 0;
     };
     static constexpr size_t kVisitBytes = 20;

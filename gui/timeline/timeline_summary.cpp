@@ -80,6 +80,38 @@ TimelineSummary TimelineSummary::build(const Timeline& timeline, uint32_t bins) 
 
 Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const RowSource& rowAt,
                                                uint32_t bins) {
+    Row read;
+    Status failed = Status::success();
+    static const std::vector<Visit> kNone;
+    const auto depthAt = [&](uint32_t row, size_t depth) -> const std::vector<Visit>& {
+        if (!rowAt) {
+            return timeline.rows()[row].depths[depth];
+        }
+        if (depth == 0 || read.depths.empty()) {
+            auto got = rowAt(row);
+            if (!got) {
+                failed = got.error();
+                read = Row{};
+            } else {
+                read = std::move(*got);
+            }
+        }
+        return depth < read.depths.size() ? read.depths[depth] : kNone;
+    };
+    TimelineSummary summary = sum(timeline, depthAt, bins);
+    if (!failed) {
+        return failed.error();
+    }
+    return summary;
+}
+
+TimelineSummary TimelineSummary::buildByDepth(const Timeline& timeline, const DepthSource& depthAt,
+                                              uint32_t bins) {
+    return sum(timeline, depthAt, bins);
+}
+
+TimelineSummary TimelineSummary::sum(const Timeline& timeline, const DepthSource& depthAt,
+                                     uint32_t bins) {
     TimelineSummary summary;
     summary.m_rows = static_cast<uint32_t>(timeline.rows().size());
     summary.m_bins = bins;
@@ -103,20 +135,11 @@ Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const R
         std::fill(kinds.begin(), kinds.end(), 0.0);
         std::fill(waiting.begin(), waiting.end(), 0.0);
         Bin* out = &level[static_cast<size_t>(r) * bins];
-        Row read;
-        if (rowAt) {
-            auto got = rowAt(r);
-            if (!got) {
-                return got.error();
-            }
-            read = std::move(*got);
-        }
-        const Row& row = rowAt ? read : timeline.rows()[r];
-        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
-            const std::vector<Visit>& visits = row.depths[depth];
+        const size_t depths = timeline.rows()[r].depths.size();
+        for (size_t depth = 0; depth < depths; ++depth) {
+            const std::vector<Visit>& visits = depthAt(r, depth);
             static const std::vector<Visit> kNone;
-            const std::vector<Visit>& children =
-                depth + 1 < row.depths.size() ? row.depths[depth + 1] : kNone;
+            const std::vector<Visit>& children = depth + 1 < depths ? depthAt(r, depth + 1) : kNone;
             size_t child = 0;
             for (const Visit& v : visits) {
                 if (v.start >= summary.m_begin && v.start <= summary.m_end) {
