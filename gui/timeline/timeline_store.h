@@ -34,10 +34,7 @@ public:
 
     /// One depth of a row's visits as the cache stores them (kVisitBytes each: start and end
     /// as doubles, the region as uint32, native byte order).
-    struct EncodedVisits {
-        std::vector<std::pair<const char*, uint64_t>> pieces; ///< records and their count
-        uint64_t count = 0;
-    };
+    using EncodedVisits = timeline::EncodedVisits;
     static constexpr size_t kVisitBytes = 20;
     /// Writes the event cache of a trace of `signature` to `path` from `timeline` (its rows'
     /// names and nodes, regions, range, event count, messages and collectives; not its rows'
