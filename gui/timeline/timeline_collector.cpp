@@ -93,15 +93,26 @@ TimelineCollectorBlock allocateBlock(uint64_t bytes) {
         }
         return TimelineCollectorBlock(block);
     }
+    // A mapping of its own, 2 MiB-aligned (the ends beyond trimmed).
     const uint64_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    auto* block = static_cast<char*>(std::aligned_alloc(kHuge, rounded));
-    if (block == nullptr) {
+    void* mapped = ::mmap(nullptr, rounded + kHuge, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) {
         throw std::bad_alloc();
     }
+    const auto at = reinterpret_cast<uintptr_t>(mapped);
+    const uintptr_t aligned = (at + kHuge - 1) / kHuge * kHuge;
+    if (aligned > at) {
+        ::munmap(mapped, aligned - at);
+    }
+    if (aligned + rounded < at + rounded + kHuge) {
+        ::munmap(reinterpret_cast<void*>(aligned + rounded), at + kHuge - aligned);
+    }
+    auto* block = reinterpret_cast<char*>(aligned);
 #ifdef MADV_HUGEPAGE
     (void)::madvise(block, rounded, MADV_HUGEPAGE);
 #endif
-    return TimelineCollectorBlock(block);
+    return TimelineCollectorBlock(block, FreeBlock{rounded});
 }
 
 // Asks for huge pages under the 2 MiB-aligned part of [data, data + bytes), memory not touched
@@ -160,6 +171,14 @@ void orderBySendTime(std::vector<Message>& messages) {
 }
 
 } // namespace
+
+void FreeBlock::operator()(char* block) const {
+    if (mapped > 0) {
+        ::munmap(block, mapped);
+    } else {
+        std::free(block);
+    }
+}
 
 std::vector<std::pair<const char*, uint64_t>> TimelineCollector::RecordBlocks::pieces() const {
     std::vector<std::pair<const char*, uint64_t>> out;

@@ -21,9 +21,10 @@
 
 namespace waitscope::timeline {
 
-/// A block of records, freed with std::free.
+/// Frees a block of records: from malloc (`mapped` 0) or its own mapping of `mapped` bytes.
 struct FreeBlock {
-    void operator()(char* block) const { std::free(block); }
+    size_t mapped = 0;
+    void operator()(char* block) const;
 };
 using TimelineCollectorBlock = std::unique_ptr<char[], FreeBlock>;
 
