@@ -105,10 +105,8 @@ TimelineCollectorBlock allocateBlock(uint64_t bytes) {
     if (aligned > at) {
         ::munmap(mapped, aligned - at);
     }
-    if (aligned + rounded < at + rounded + kHuge) {
-        ::munmap(reinterpret_cast<void*>(aligned + rounded), at + kHuge - aligned);
-    }
-    auto* block = reinterpret_cast<char*>(aligned);
+    auto* block = static_cast<char*>(mapped) + (aligned - at);
+    ::munmap(block + rounded, at + kHuge - aligned); // aligned < at + kHuge: a tail is left
 #ifdef MADV_HUGEPAGE
     (void)::madvise(block, rounded, MADV_HUGEPAGE);
 #endif
@@ -123,7 +121,9 @@ void preferHugePages(const void* data, size_t bytes) {
     const auto from = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) / kHuge * kHuge;
     const auto to = (reinterpret_cast<uintptr_t>(data) + bytes) / kHuge * kHuge;
     if (data != nullptr && to > from) {
-        (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+        char* first = const_cast<char*>(static_cast<const char*>(data)) +
+                      (from - reinterpret_cast<uintptr_t>(data));
+        (void)::madvise(first, to - from, MADV_HUGEPAGE);
     }
 #else
     (void)data;
