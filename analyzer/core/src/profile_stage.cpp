@@ -336,8 +336,8 @@ Status profileStage(RankState& state, Transport& transport) {
     state.mainEvents = state.events->size();
     // Further threads that call MPI (MPI_THREAD_MULTIPLE) are replayed with the rank.
     if (!state.input.anchorFile.empty() && mayCallMpiFromThreads(state.defs, *state.events)) {
-        state.lanes =
-            appendReplayLanes(state.input.anchorFile, state.defs, state.result.rank, *state.events);
+        state.lanes = appendReplayLanes(state.input.anchorFile, state.defs, state.result.rank,
+                                        *state.events, state.input.options.observer);
         state.laneResults.resize(state.lanes.size());
     }
     profile(state);

@@ -69,6 +69,13 @@ Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
     } else if (input.windows != nullptr) {
         replayed = windowedReplayStage(state, transport);
     } else {
+        // The events as read, before the correction moves any of them.
+        if (input.options.observer != nullptr && input.events != nullptr) {
+            if (const trace::Location* main = input.definitions.locationOfRank(transport.rank())) {
+                input.options.observer->observe(input.definitions, *main, *input.events, 0,
+                                                input.events->size());
+            }
+        }
         if (Status status = correctClocksStage(state, transport); !status) {
             return status.error();
         }
