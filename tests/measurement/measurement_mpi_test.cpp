@@ -343,6 +343,11 @@ TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry poi
     INFO(run.output);
     REQUIRE(run.exitCode == 0);
     CHECK(run.output.find("sum=  6.0") != std::string::npos);
+    CHECK(run.output.find("wrong extent or pack") == std::string::npos);
+    // Calls without a wrapper are counted from Fortran too (Open MPI's Fortran calls PMPI_).
+    auto measurement = readKeyValues(dir + "/exp/waitscope.measurement");
+    CHECK(measurement["unrecorded.MPI_Pack"] == "4");
+    CHECK(measurement["unrecorded.MPI_Type_extent"] == "4");
     std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
     for (int rank = 0; rank < 4; ++rank) {
         INFO("rank " << rank);
