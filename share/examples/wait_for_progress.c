@@ -2,8 +2,10 @@
  * wait_for_progress -- one-sided accesses to a rank that computes outside MPI.
  *
  * In each iteration rank 1 computes for delay ms without calling MPI (compute_outside_mpi()).
- * Meanwhile rank 0 puts a value into rank 1's window under a shared lock (put_remote()), and
- * rank 2 puts one into the windows of ranks 1 and 3 in an MPI_Win_lock_all epoch (put_all()).
+ * Meanwhile ranks 0 and 2 pause for a tenth of the delay (asleep, so that a busy machine does
+ * not stretch it: pause_ms()), then rank 0 puts a value into rank 1's window under a shared
+ * lock (put_remote()), and rank 2 into the windows of ranks 1 and 3 in an MPI_Win_lock_all
+ * epoch (put_all()).
  * An MPI library without asynchronous progress (Open MPI's pt2pt one-sided component: the test
  * runs with OMPI_MCA_osc=sm,pt2pt) serves the lock and the put on rank 1 only when rank 1 next
  * enters MPI, so both origins wait in their epoch until rank 1 reaches the barrier that ends the
@@ -13,10 +15,10 @@
  *
  * Injected wait : Wait for Progress (mpi_rma_sync_wait_for_progress; in MPI_Win_unlock or
  *                 MPI_Win_unlock_all, where the library blocks) and Wait at Barrier on rank 3
- * Call path     : main/put_remote/* (rank 0), main/put_all/* (rank 2),
+ * Call path     : below main/put_remote (rank 0) and main/put_all (rank 2),
  *                 main/MPI_Barrier (rank 3)
- * Ranks         : 0 and 2; each waits iterations x delay
- * Size          : defaults 5 iterations x 200 ms, 4 ranks: ranks 0 and 2 1.0 s each.
+ * Ranks         : 0 and 2; each waits iterations x 0.9 x delay (rank 3 iterations x delay)
+ * Size          : defaults 5 iterations x 200 ms, 4 ranks: ranks 0 and 2 0.9 s each.
  *
  * Usage: example_wait_for_progress [iterations [delay_ms]]
  */
@@ -24,6 +26,13 @@
 
 static WS_NOINLINE void compute_outside_mpi(double delay_ms) {
     ws_spin_ms(delay_ms);
+}
+
+/* Sleeps `ms` milliseconds (outside MPI, as the computation of rank 1). */
+static WS_NOINLINE void pause_ms(double ms) {
+    struct timespec t = {(time_t)(ms / 1000.0), (long)((ms - 1000.0 * (long)(ms / 1000.0)) * 1e6)};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
 }
 
 static WS_NOINLINE void put_remote(MPI_Win win, int value) {
@@ -53,8 +62,10 @@ int main(int argc, char** argv) {
         if (rank == 1) {
             compute_outside_mpi(par.delay_ms);
         } else if (rank == 0) {
+            pause_ms(0.1 * par.delay_ms);
             put_remote(win, it);
         } else if (rank == 2) {
+            pause_ms(0.1 * par.delay_ms);
             put_all(win, it);
         }
         MPI_Barrier(MPI_COMM_WORLD);
