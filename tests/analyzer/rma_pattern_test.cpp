@@ -190,6 +190,78 @@ TEST_CASE("shared locks do not contend with each other", "[pattern][rma]") {
     CHECK(linesOf(t, {"mpi_rma_sync_lock_competition", "mpi_rma_comm_lock_competition"}).empty());
 }
 
+TEST_CASE("wait for progress: a lock epoch's call waits until the target, computing outside "
+          "MPI, enters its next MPI call",
+          "[pattern][rma]") {
+    const std::set<std::string> metrics{"mpi_rma_sync_wait_for_progress",
+                                        "mpi_rma_comm_wait_for_progress"};
+    // Target 0 computes until 50, then polls MPI; rank 1's unlock waits from 24 until then.
+    TinyTrace t(2);
+    const uint32_t w = t.addWindow();
+    t.rank(0).enter(0, "main").enter(50, "MPI_Iprobe").leave(51, "MPI_Iprobe").leave(100, "main");
+    t.rank(1).enter(0, "main");
+    lockEpoch(t, 1, w, 20, 22, 23, 24, 60);
+    t.rank(1).leave(100, "main");
+    CHECK(linesOf(t, metrics) ==
+          line("mpi_rma_sync_wait_for_progress", "main/MPI_Win_unlock", 1, 50, 24));
+
+    // The library blocks in the put instead: communication.
+    TinyTrace inPut(2);
+    const uint32_t w2 = inPut.addWindow();
+    inPut.rank(0).enter(0, "main").enter(50, "MPI_Iprobe").leave(51, "MPI_Iprobe");
+    inPut.rank(0).leave(100, "main");
+    inPut.rank(1).enter(0, "main");
+    lockEpoch(inPut, 1, w2, 20, 22, 52, 53, 54);
+    inPut.rank(1).leave(100, "main");
+    CHECK(linesOf(inPut, metrics) ==
+          line("mpi_rma_comm_wait_for_progress", "main/MPI_Put", 1, 50, 22));
+
+    // No wait when the target was inside MPI at each call's enter (its MPI_Iprobe from 10 to
+    // 30), although it computes outside MPI from 30 to 50 while the unlock runs.
+    TinyTrace inMpi(2);
+    const uint32_t w3 = inMpi.addWindow();
+    inMpi.rank(0).enter(0, "main").enter(10, "MPI_Iprobe").leave(30, "MPI_Iprobe");
+    inMpi.rank(0).enter(50, "MPI_Iprobe").leave(51, "MPI_Iprobe").leave(100, "main");
+    inMpi.rank(1).enter(0, "main");
+    lockEpoch(inMpi, 1, w3, 20, 22, 23, 24, 45);
+    inMpi.rank(1).leave(100, "main");
+    CHECK(linesOf(inMpi, metrics).empty());
+}
+
+TEST_CASE("MPI_Win_lock_all is a shared lock on every member: it contends with an exclusive "
+          "holder, and its unlock waits for the progress of the last target",
+          "[pattern][rma]") {
+    // Rank 1 holds rank 0's exclusive lock until 50; rank 2's lock_all epoch (put to rank 0)
+    // asks at 20 and blocks in MPI_Win_unlock_all from 30: contention until 50, then progress
+    // until rank 3, computing outside MPI, polls at 70 (rank 0 is in MPI from 40 on).
+    TinyTrace t(4);
+    const uint32_t w = t.addWindow();
+    t.rank(0).enter(0, "main").enter(40, "MPI_Iprobe").leave(90, "MPI_Iprobe").leave(100, "main");
+    t.rank(1).enter(0, "main");
+    lockEpoch(t, 1, w, 10, 12, 13, 48, 50);
+    t.rank(1).leave(100, "main");
+    t.rank(2)
+        .enter(0, "main")
+        .enter(20, "MPI_Win_lock_all")
+        .rma(EventKind::RmaRequestLock, 20, lockRecord(w, trace::kUndefined, false))
+        .leave(21, "MPI_Win_lock_all")
+        .transfer(22, 23, w, 0, 4)
+        .enter(30, "MPI_Win_unlock_all")
+        .rma(EventKind::RmaReleaseLock, 80, lockRecord(w, trace::kUndefined, false))
+        .leave(80, "MPI_Win_unlock_all")
+        .leave(100, "main");
+    t.rank(3).enter(0, "main").enter(70, "MPI_Iprobe").leave(71, "MPI_Iprobe").leave(100, "main");
+    CHECK(linesOf(t, {"mpi_rma_sync_lock_competition", "mpi_rma_comm_lock_competition",
+                      "mpi_rma_sync_wait_for_progress", "mpi_rma_comm_wait_for_progress"}) ==
+          line("mpi_rma_sync_lock_competition", "main/MPI_Win_unlock_all", 2, 50, 30) +
+              line("mpi_rma_sync_wait_for_progress", "main/MPI_Win_unlock_all", 2, 70, 50));
+    CHECK(linesOf(t, {"syncs_rma_passive"}) ==
+          count("syncs_rma_passive", "main/MPI_Win_lock", 1, 1) +
+              count("syncs_rma_passive", "main/MPI_Win_lock_all", 2, 1) +
+              count("syncs_rma_passive", "main/MPI_Win_unlock", 1, 1) +
+              count("syncs_rma_passive", "main/MPI_Win_unlock_all", 2, 1));
+}
+
 namespace {
 
 // The value of `metric` on `rank` summed over all call paths.
@@ -238,11 +310,18 @@ TEST_CASE("the generated trace's one-sided epochs, read from its archive, carry 
                    rank == 0 ? iterations * 44 * ns : 0.0));
         CHECK(near(total(*result, Metric::MpiRmaLateComplete, rank),
                    rank == 0 ? iterations * 34 * ns : 0.0));
-        // Rank 2 waits in MPI_Win_unlock from 764 until rank 1 releases at 850.
+        // Rank 2 waits in MPI_Win_unlock from 764 until rank 1 releases at 850; rank 3's
+        // MPI_Win_unlock_all from 855 until rank 2 releases at 870 (its shared lock on rank 0),
+        // then for rank 1's progress until 900.
         CHECK(near(total(*result, Metric::MpiRmaSyncLockCompetition, rank),
-                   rank == 2 ? iterations * 86 * ns : 0.0));
-        // Puts: the fence epoch's, the PSCW epoch's (origins) and the lock epoch's (ranks 1, 2).
-        const double puts = 1 + (rank > 0 ? 1 : 0) + (rank == 1 || rank == 2 ? 1 : 0);
+                   rank == 2   ? iterations * 86 * ns
+                   : rank == 3 ? iterations * 15 * ns
+                               : 0.0));
+        CHECK(near(total(*result, Metric::MpiRmaSyncWaitForProgress, rank),
+                   rank == 3 ? iterations * 30 * ns : 0.0));
+        CHECK(total(*result, Metric::MpiRmaCommWaitForProgress, rank) == 0.0);
+        // Puts: the fence epoch's, the PSCW epoch's (origins) and the lock epochs' (ranks 1-3).
+        const double puts = 1 + (rank > 0 ? 1 : 0) + (rank > 0 ? 1 : 0);
         CHECK(total(*result, Metric::CommsRmaPuts, rank) == iterations * puts);
         CHECK(total(*result, Metric::BytesPut, rank) == iterations * puts * 64);
         // Each fence pairs with the 3 others, 1 of them neither accessed nor accessing.

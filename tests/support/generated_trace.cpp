@@ -25,6 +25,9 @@ enum RmaRegion : uint32_t {
     kWinLock,
     kWinUnlock,
     kWinFree,
+    kWinLockAll,
+    kWinUnlockAll,
+    kIprobe,
     kRmaRegions
 };
 constexpr uint32_t kWindow = 0;
@@ -183,8 +186,26 @@ public:
         // Locks: rank 1 holds rank 0's exclusive lock until 850, rank 2 waits for it.
         if (ranks >= 3 && rank == 1) {
             events += lockEpoch(w, base + 750, base + 800, base + 850, id + 2);
+            // Then rank 1 computes, polling once at 900 (MPI_Iprobe).
+            w.enter(base + 900, rmaRegion(kIprobe));
+            w.leave(base + 901, rmaRegion(kIprobe));
+            events += 2;
         } else if (ranks >= 3 && rank == 2) {
             events += lockEpoch(w, base + 760, base + 764, base + 870, id + 2);
+        } else if (ranks >= 4 && rank == 3) {
+            // An MPI_Win_lock_all epoch putting to rank 0: its shared lock on rank 0 waits in
+            // MPI_Win_unlock_all from 855 for rank 2's release at 870, and its unlock on rank 1
+            // for rank 1's next MPI call at 900.
+            w.enter(base + 840, rmaRegion(kWinLockAll));
+            w.rmaRequestLock(base + 840, kWindow, trace::kUndefined, 0, OTF2_LOCK_SHARED);
+            w.leave(base + 841, rmaRegion(kWinLockAll));
+            events += 3 + put(w, base + 842, 0, id + 3);
+            w.enter(base + 855, rmaRegion(kWinUnlockAll));
+            w.rmaOpCompleteNonBlocking(base + 930, kWindow, id + 3);
+            w.rmaOpCompleteRemote(base + 930, kWindow, id + 3);
+            w.rmaReleaseLock(base + 930, kWindow, trace::kUndefined, 0);
+            w.leave(base + 930, rmaRegion(kWinUnlockAll));
+            events += 5;
         }
         return events;
     }
@@ -208,14 +229,17 @@ public:
                 {name, name, "bench.c", 60, 70, RegionRole::Function, Paradigm::Compiler});
         }
         if (m_options.rma) {
-            const char* names[] = {"MPI_Win_create", "MPI_Win_fence", "MPI_Put",
-                                   "MPI_Win_post",   "MPI_Win_start", "MPI_Win_complete",
-                                   "MPI_Win_wait",   "MPI_Win_lock",  "MPI_Win_unlock",
-                                   "MPI_Win_free"};
+            const char* names[] = {"MPI_Win_create", "MPI_Win_fence",    "MPI_Put",
+                                   "MPI_Win_post",   "MPI_Win_start",    "MPI_Win_complete",
+                                   "MPI_Win_wait",   "MPI_Win_lock",     "MPI_Win_unlock",
+                                   "MPI_Win_free",   "MPI_Win_lock_all", "MPI_Win_unlock_all",
+                                   "MPI_Iprobe"};
             for (const char* name : names) {
-                const bool put = std::string(name) == "MPI_Put";
-                d.regions.push_back({name, name, "", 0, 0,
-                                     put ? RegionRole::Rma : RegionRole::Function, Paradigm::Mpi});
+                const std::string n = name;
+                const RegionRole role = n == "MPI_Put"      ? RegionRole::Rma
+                                        : n == "MPI_Iprobe" ? RegionRole::PointToPoint
+                                                            : RegionRole::Function;
+                d.regions.push_back({name, name, "", 0, 0, role, Paradigm::Mpi});
             }
         }
         d.systemTreeNodes = {{"machine", "machine", kUndefined}};

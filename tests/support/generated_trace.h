@@ -42,7 +42,9 @@ struct GeneratedTraceOptions {
     /// iteration a fence epoch (each rank puts into the next; arrivals 5 ticks apart: Wait at
     /// Fence), a PSCW epoch with rank 0 as target posting late (Late Post in MPI_Win_start,
     /// Early Wait), and with 3 ranks or more an exclusive lock epoch of ranks 1 and 2 on rank 0
-    /// (Lock Contention of rank 2 in MPI_Win_unlock).
+    /// (Lock Contention of rank 2 in MPI_Win_unlock), with 4 ranks or more an MPI_Win_lock_all
+    /// epoch of rank 3 (Lock Contention on rank 0 and Wait for Progress on rank 1, which polls
+    /// MPI once after its epoch, both in MPI_Win_unlock_all).
     bool rma = false;
 };
 

@@ -110,6 +110,13 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
         }
         last = std::max(last, now);
     };
+    // With windows, the main location's outermost MPI calls (RmaTimeline::inMpi): depth of
+    // MPI calls open now.
+    const bool trackMpi = main && state.rma != nullptr;
+    uint32_t mpiDepth = 0;
+    const auto isMpi = [&](uint32_t region) {
+        return region < state.rma->mpiRegions.size() && state.rma->mpiRegions[region] != 0;
+    };
     const auto push = [&](uint32_t region, uint64_t now) {
         charge(now);
         const NodeId parent = stack.empty() ? root : stack.back().node;
@@ -120,6 +127,10 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
         if (main) {
             openmp.enter(region, node, state.defs.seconds(now));
         }
+        if (trackMpi && isMpi(region) && mpiDepth++ == 0) {
+            const double enter = state.defs.seconds(now);
+            state.rma->inMpi.push_back(MpiInterval{enter, enter});
+        }
     };
     const auto pop = [&](uint64_t now) {
         charge(now);
@@ -128,6 +139,9 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
         }
         if (stack.back().rmaSpan != kNoSpan) {
             state.rma->spans[stack.back().rmaSpan].exit = state.defs.seconds(now);
+        }
+        if (trackMpi && isMpi(stack.back().region) && mpiDepth > 0 && --mpiDepth == 0) {
+            state.rma->inMpi.back().exit = state.defs.seconds(now);
         }
         if (stack.back().span != kNoSpan) {
             state.spans[stack.back().span].exit = state.defs.seconds(now);
@@ -331,6 +345,7 @@ Status profileStage(RankState& state, Transport& transport) {
         for (const trace::Region& region : state.defs.regions) {
             state.rma->callKinds.push_back(rmaCallKind(region));
             state.rma->syncSides.push_back(rmaSyncSide(region));
+            state.rma->mpiRegions.push_back(region.paradigm == trace::Paradigm::Mpi ? 1 : 0);
         }
     }
     state.mainEvents = state.events->size();

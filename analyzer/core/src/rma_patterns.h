@@ -55,4 +55,20 @@ struct LockWait {
 /// per epoch, in the order given, how long it waited for an earlier conflicting holder.
 std::vector<LockWait> lockContention(const std::vector<LockEpoch>& epochs);
 
+/// A time the rank was inside an MPI call (its outermost one), when the MPI library could make
+/// progress on one-sided operations other ranks aimed at it.
+struct MpiInterval {
+    double enter = 0.0;
+    double exit = 0.0;
+};
+
+/// Wait for Progress of an origin's call [enter, exit] of a lock epoch on this target, whose
+/// MPI calls are `inMpi` (in order, not overlapping): how long the call waited for this rank to
+/// enter MPI (0 when it was inside MPI at the call's enter or entered only after the call had
+/// returned). rma_wait_for_progress.cpp.
+double waitForProgress(const std::vector<MpiInterval>& inMpi, double enter, double exit);
+
+/// Wait for Progress of each call of `epoch` on this target (whose MPI calls are `inMpi`).
+std::vector<double> progressWaits(const LockEpoch& epoch, const std::vector<MpiInterval>& inMpi);
+
 } // namespace waitscope::analysis

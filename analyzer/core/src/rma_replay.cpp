@@ -9,8 +9,11 @@
 //                        MPI_Win_complete, to each target of its group: the complete's time and
 //                        the end of the last transfer into that target
 //   lock epochs          per lock ... unlock, to the target: the lock type, the release time
-//                        and the epoch's calls; the target finds Lock Contention and sends each
-//                        origin its finding back in a second exchange
+//                        and the epoch's calls; per lock_all ... unlock_all, a shared lock
+//                        epoch to every member of the window (its transfers to that member
+//                        between the two calls); the target finds Lock Contention and Wait for
+//                        Progress (from its own MPI calls) and sends each origin its findings
+//                        back in a second exchange
 //
 // Records travel on the window's communicator (lock epochs on the world) with tags above the
 // MPI tag range, one channel per window and kind, in posting order: the k-th post a rank
@@ -94,6 +97,12 @@ struct OpenLock {
     std::vector<uint32_t> calls; // spans
 };
 
+// An origin's MPI_Win_lock_all epoch on a window while it is open: a shared lock on every member.
+struct OpenLockAll {
+    uint32_t lockCall = 0;                               // span
+    std::map<uint32_t, std::vector<uint32_t>> transfers; // spans, per target (window rank)
+};
+
 } // namespace
 
 Status postRmaRecords(RankState& state, Transport& transport) {
@@ -102,8 +111,22 @@ Status postRmaRecords(RankState& state, Transport& transport) {
     std::map<uint32_t, std::map<uint32_t, double>> lastTransferTo;
     // Per (window, target): the open lock epoch.
     std::map<std::pair<uint32_t, uint32_t>, OpenLock> locks;
+    // Per window: the open MPI_Win_lock_all epoch.
+    std::map<uint32_t, OpenLockAll> lockAlls;
     std::vector<uint64_t> lockCounts(transport.size(), 0);
     std::vector<std::vector<double>> lockRecords(transport.size());
+    // Queues a closed lock epoch of `window` for its target, world rank `world`.
+    const auto queueLockEpoch = [&](uint32_t world, uint32_t window, bool exclusive, double release,
+                                    std::vector<uint32_t> calls) {
+        std::vector<double>& out = lockRecords[world];
+        out.insert(out.end(), {static_cast<double>(window), exclusive ? 1.0 : 0.0,
+                               static_cast<double>(calls.size()), release});
+        for (uint32_t call : calls) {
+            out.insert(out.end(), {rma.spans[call].enter, rma.spans[call].exit});
+        }
+        ++lockCounts[world];
+        rma.sentLocks.push_back(RmaTimeline::SentLockEpoch{world, std::move(calls)});
+    };
     for (const RmaEvent& event : rma.events) {
         const uint32_t window = event.record.window;
         const uint32_t comm = state.defs.windowComm(window);
@@ -118,6 +141,14 @@ Status postRmaRecords(RankState& state, Transport& transport) {
             if (open != locks.end()) {
                 if (open->second.calls.back() != event.span) {
                     open->second.calls.push_back(event.span);
+                }
+                continue;
+            }
+            const auto all = lockAlls.find(window);
+            if (all != lockAlls.end()) {
+                std::vector<uint32_t>& calls = all->second.transfers[target];
+                if (calls.empty() || calls.back() != event.span) {
+                    calls.push_back(event.span);
                 }
                 continue;
             }
@@ -176,6 +207,8 @@ Status postRmaRecords(RankState& state, Transport& transport) {
             OpenLock& open = locks[{window, target}];
             open.exclusive = event.record.exclusive;
             open.calls.assign(1, event.span);
+        } else if (isLockRequest(event.kind)) {
+            lockAlls[window] = OpenLockAll{event.span, {}};
         } else if (event.kind == EventKind::RmaReleaseLock && target != trace::kUndefined) {
             const auto open = locks.find({window, target});
             const uint32_t world = state.worldRankOf(comm, target);
@@ -186,15 +219,31 @@ Status postRmaRecords(RankState& state, Transport& transport) {
             if (calls.back() != event.span) {
                 calls.push_back(event.span);
             }
-            std::vector<double>& out = lockRecords[world];
-            out.insert(out.end(), {static_cast<double>(window), open->second.exclusive ? 1.0 : 0.0,
-                                   static_cast<double>(calls.size()), event.time});
-            for (uint32_t call : calls) {
-                out.insert(out.end(), {rma.spans[call].enter, rma.spans[call].exit});
-            }
-            ++lockCounts[world];
-            rma.sentLocks.push_back(RmaTimeline::SentLockEpoch{world, std::move(calls)});
+            queueLockEpoch(world, window, open->second.exclusive, event.time, std::move(calls));
             locks.erase(open);
+        } else if (event.kind == EventKind::RmaReleaseLock) {
+            // MPI_Win_unlock_all: a shared lock epoch on each member of the window.
+            const auto open = lockAlls.find(window);
+            if (open == lockAlls.end()) {
+                continue;
+            }
+            const auto members = static_cast<uint32_t>(commSize(state, comm));
+            for (uint32_t member = 0; member < members; ++member) {
+                const uint32_t world = state.worldRankOf(comm, member);
+                if (world == trace::kUndefined || world >= transport.size()) {
+                    continue;
+                }
+                std::vector<uint32_t> calls{open->second.lockCall};
+                const auto sent = open->second.transfers.find(member);
+                if (sent != open->second.transfers.end()) {
+                    calls.insert(calls.end(), sent->second.begin(), sent->second.end());
+                }
+                if (calls.back() != event.span) {
+                    calls.push_back(event.span);
+                }
+                queueLockEpoch(world, window, false, event.time, std::move(calls));
+            }
+            lockAlls.erase(open);
         }
     }
     // The lock epochs go to their targets on the world, their numbers ahead by an all-to-all.
@@ -218,9 +267,11 @@ Status postRmaRecords(RankState& state, Transport& transport) {
 
 namespace {
 
-// Lock Contention on this rank as a target: reads the origins' epochs, finds the waits per
-// window and sends each origin its findings, one record per epoch in the order it sent them.
-Status findLockContention(RankState& state, Transport& transport) {
+// Lock Contention and Wait for Progress on this rank as a target: reads the origins' epochs,
+// finds the waits per window and sends each origin its findings, per epoch in the order it sent
+// them: a record (the contended call, its wait), one with the number of calls that waited for
+// progress, and one per such call (the call, its wait).
+Status findLockWaits(RankState& state, Transport& transport) {
     const RmaTimeline& rma = *state.rma;
     const uint32_t lockTag = tagOf(0, RmaChannel::Lock);
     std::map<uint32_t, std::vector<LockEpoch>> byWindow;
@@ -258,12 +309,95 @@ Status findLockContention(RankState& state, Transport& transport) {
     for (uint32_t origin = 0; origin < received.size(); ++origin) {
         for (const auto& [window, index] : received[origin]) {
             const LockWait& wait = waits[window][index];
-            if (Status s =
-                    transport.send(kWorldComm, origin, tagOf(0, RmaChannel::LockResult),
-                                   ReplayRecord{static_cast<double>(wait.call), wait.waited, 0.0});
-                !s) {
-                return s;
+            const std::vector<double> progress = progressWaits(byWindow[window][index], rma.inMpi);
+            const auto waited =
+                std::count_if(progress.begin(), progress.end(), [](double w) { return w > 0.0; });
+            const uint32_t tag = tagOf(0, RmaChannel::LockResult);
+            for (const ReplayRecord& head :
+                 {ReplayRecord{static_cast<double>(wait.call), wait.waited, 0.0},
+                  ReplayRecord{static_cast<double>(waited), 0.0, 0.0}}) {
+                if (Status s = transport.send(kWorldComm, origin, tag, head); !s) {
+                    return s;
+                }
             }
+            for (size_t c = 0; c < progress.size(); ++c) {
+                if (progress[c] <= 0.0) {
+                    continue;
+                }
+                if (Status s =
+                        transport.send(kWorldComm, origin, tag,
+                                       ReplayRecord{static_cast<double>(c), progress[c], 0.0});
+                    !s) {
+                    return s;
+                }
+            }
+        }
+    }
+    return Status::success();
+}
+
+// What the targets found for one call of this rank's lock epochs; a call of a lock_all epoch
+// hears from every member and keeps the longest waits (it ended after the last one).
+struct CallLockWaits {
+    double contention = 0.0;
+    double progress = 0.0;
+};
+
+// Receives the targets' findings on this rank's lock epochs (findLockWaits()) and records them
+// per call, in the order the calls first appear in the epochs sent: Lock Contention, and Wait
+// for Progress beyond it (rma_wait_for_progress.cpp), each as synchronization (lock, unlock) or
+// communication (a transfer).
+Status recordLockWaits(RankState& state, Transport& transport) {
+    const RmaTimeline& rma = *state.rma;
+    std::map<uint32_t, CallLockWaits> bySpan;
+    std::vector<uint32_t> order;
+    const auto waitsOf = [&](uint32_t span) -> CallLockWaits& {
+        const auto [found, added] = bySpan.try_emplace(span);
+        if (added) {
+            order.push_back(span);
+        }
+        return found->second;
+    };
+    const uint32_t tag = tagOf(0, RmaChannel::LockResult);
+    for (const RmaTimeline::SentLockEpoch& sent : rma.sentLocks) {
+        auto found = transport.receive(kWorldComm, sent.target, tag);
+        auto counted = found ? transport.receive(kWorldComm, sent.target, tag) : found;
+        if (!counted) {
+            return counted.error();
+        }
+        const auto call = static_cast<size_t>(found->enter);
+        if (found->exit > 0.0 && call < sent.calls.size()) {
+            CallLockWaits& waits = waitsOf(sent.calls[call]);
+            waits.contention = std::max(waits.contention, found->exit);
+        }
+        const auto progressCalls = static_cast<uint64_t>(counted->enter);
+        for (uint64_t k = 0; k < progressCalls; ++k) {
+            auto progress = transport.receive(kWorldComm, sent.target, tag);
+            if (!progress) {
+                return progress.error();
+            }
+            const auto index = static_cast<size_t>(progress->enter);
+            if (index < sent.calls.size()) {
+                CallLockWaits& waits = waitsOf(sent.calls[index]);
+                waits.progress = std::max(waits.progress, progress->exit);
+            }
+        }
+    }
+    for (uint32_t span : order) {
+        const CallLockWaits& waits = bySpan[span];
+        const uint32_t region = rma.regions[span];
+        const bool transfer =
+            region < rma.callKinds.size() && rma.callKinds[region] == RmaCallKind::Transfer;
+        if (waits.contention > 0.0) {
+            state.sink.record(transfer ? Metric::MpiRmaCommLockCompetition
+                                       : Metric::MpiRmaSyncLockCompetition,
+                              rma.spans[span], waits.contention);
+        }
+        // Both from the call's enter: the progress the call waited for after the lock's release.
+        if (waits.progress > waits.contention) {
+            state.sink.record(transfer ? Metric::MpiRmaCommWaitForProgress
+                                       : Metric::MpiRmaSyncWaitForProgress,
+                              rma.spans[span], waits.progress - waits.contention);
         }
     }
     return Status::success();
@@ -284,7 +418,8 @@ Status replayRma(RankState& state, Transport& transport) {
     // Per window, the members this rank transferred to since the last fence, outside access
     // and lock epochs.
     std::map<uint32_t, std::set<uint32_t>> fenceTargets;
-    std::set<std::pair<uint32_t, uint32_t>> locked; // (window, target) of open lock epochs
+    // (window, target) of open lock epochs; target kUndefined for MPI_Win_lock_all's
+    std::set<std::pair<uint32_t, uint32_t>> locked;
     for (const RmaEvent& event : rma.events) {
         const uint32_t window = event.record.window;
         const uint32_t comm = state.defs.windowComm(window);
@@ -292,13 +427,14 @@ Status replayRma(RankState& state, Transport& transport) {
             continue;
         }
         const CallSpan& span = rma.spans[event.span];
-        if (isLockRequest(event.kind) && event.record.remote != trace::kUndefined) {
+        if (isLockRequest(event.kind)) {
             locked.insert({window, event.record.remote});
         } else if (event.kind == EventKind::RmaReleaseLock) {
             locked.erase({window, event.record.remote});
         } else if (isTransfer(event.kind) && event.record.remote != trace::kUndefined) {
             const auto open = access.find(window);
-            if (open == access.end() && locked.count({window, event.record.remote}) == 0) {
+            if (open == access.end() && locked.count({window, event.record.remote}) == 0 &&
+                locked.count({window, trace::kUndefined}) == 0) {
                 fenceTargets[window].insert(event.record.remote);
             }
             if (open != access.end()) {
@@ -398,31 +534,14 @@ Status replayRma(RankState& state, Transport& transport) {
                      static_cast<double>(group.size() - accessed));
         }
     }
-    // Lock Contention: the targets' findings back to the origins.
-    if (Status s = findLockContention(state, transport); !s) {
+    // Lock Contention and Wait for Progress: the targets' findings back to the origins.
+    if (Status s = findLockWaits(state, transport); !s) {
         return s;
     }
     if (Status s = transport.exchange(); !s) {
         return s;
     }
-    for (const RmaTimeline::SentLockEpoch& sent : rma.sentLocks) {
-        auto found = transport.receive(kWorldComm, sent.target, tagOf(0, RmaChannel::LockResult));
-        if (!found) {
-            return found.error();
-        }
-        const auto call = static_cast<size_t>(found->enter);
-        if (found->exit <= 0.0 || call >= sent.calls.size()) {
-            continue;
-        }
-        const uint32_t spanIndex = sent.calls[call];
-        const uint32_t region = rma.regions[spanIndex];
-        const bool transfer =
-            region < rma.callKinds.size() && rma.callKinds[region] == RmaCallKind::Transfer;
-        sink.record(transfer ? Metric::MpiRmaCommLockCompetition
-                             : Metric::MpiRmaSyncLockCompetition,
-                    rma.spans[spanIndex], found->exit);
-    }
-    return Status::success();
+    return recordLockWaits(state, transport);
 }
 
 } // namespace waitscope::analysis

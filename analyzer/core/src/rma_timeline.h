@@ -4,6 +4,7 @@
 #pragma once
 
 #include "pattern_sink.h"
+#include "rma_patterns.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
@@ -52,6 +53,10 @@ struct RmaTimeline {
     std::vector<uint32_t> regions;      ///< per span, the call's region
     std::vector<RmaCallKind> callKinds; ///< per region of the definitions: rmaCallKind()
     std::vector<uint8_t> syncSides;     ///< per region of the definitions: rmaSyncSide()
+    std::vector<uint8_t> mpiRegions;    ///< per region of the definitions: an MPI call (1)
+    /// The rank's MPI calls (its main location's outermost ones) in order: when it could make
+    /// progress on the one-sided operations of others (Wait for Progress)
+    std::vector<MpiInterval> inMpi;
 
     // What the forward replay posted and consumes later (rma_replay.cpp):
     /// A lock epoch this rank sent to its target: the target's world rank and the epoch's calls

@@ -486,6 +486,14 @@ void addAdvice(Summary& summary, const Report& report, Reader& reader) {
             text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
                    " for a window lock another rank holds. Hold exclusive locks shorter, or use "
                    "shared locks with atomic operations where the updates allow it.";
+        } else if (f.metric == "mpi_rma_sync_wait_for_progress" ||
+                   f.metric == "mpi_rma_comm_wait_for_progress") {
+            text = ranksThat(f.ranks, "waits", "wait") + " in " + at +
+                   " for a target that computes outside MPI: its MPI library serves the lock or "
+                   "the transfer only when the target next calls MPI. Let the target call MPI "
+                   "now and then in its computation (an `MPI_Iprobe`), or enable "
+                   "the library's asynchronous progress (a progress thread, or a one-sided "
+                   "component that needs none).";
         } else if (f.metric == "mpi_earlyreduce") {
             text = "The root (" + rankList(f.ranks) + ") waits in " + at +
                    " for the other ranks' contributions. Enter the reduction later on the root, "

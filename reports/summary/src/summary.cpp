@@ -54,6 +54,8 @@ constexpr FindingPattern kPatterns[] = {
     {M::MpiRmaEarlyWait, M::None, M::None, false},
     {M::MpiRmaSyncLockCompetition, M::None, M::None, false},
     {M::MpiRmaCommLockCompetition, M::None, M::None, false},
+    {M::MpiRmaSyncWaitForProgress, M::None, M::None, false},
+    {M::MpiRmaCommWaitForProgress, M::None, M::None, false},
     {M::MpiRmaWaitAtCreate, M::None, M::None, true},
     {M::MpiRmaWaitAtFree, M::None, M::None, true},
     // MPI file I/O: in reports of traces with I/O records only.

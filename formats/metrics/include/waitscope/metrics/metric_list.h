@@ -207,8 +207,10 @@
     X(MpiRmaEarlyFence, "mpi_rma_early_fence", "Early Fence", MpiRmaWaitAtFence, Seconds, WaitState, "time in a fence waiting for outstanding one-sided transfers to finish") \
     X(MpiRmaSyncPassive, "mpi_rma_sync_passive", "Passive Target", MpiRmaSynchronization, Seconds, Measured, "time in passive-target synchronization (window locks)") \
     X(MpiRmaSyncLockCompetition, "mpi_rma_sync_lock_competition", "Lock Contention", MpiRmaSyncPassive, Seconds, WaitState, "time waiting to acquire a window lock that another process holds") \
+    X(MpiRmaSyncWaitForProgress, "mpi_rma_sync_wait_for_progress", "Wait for Progress", MpiRmaSyncPassive, Seconds, WaitState, "time waiting for a lock operation to make progress on the target") \
     X(MpiRmaCommLatePost, "mpi_rma_comm_late_post", "Late Post", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait because the target has not yet exposed its window") \
     X(MpiRmaCommLockCompetition, "mpi_rma_comm_lock_competition", "Lock Contention", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait for a window lock held by another process") \
+    X(MpiRmaCommWaitForProgress, "mpi_rma_comm_wait_for_progress", "Wait for Progress", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait for progress on the target") \
     X(SyncsRma, "syncs_rma", "One-sided", Syncs, Occurrences, Measured, "number of one-sided synchronization operations") \
     X(SyncsRmaActive, "syncs_rma_active", "Active target", SyncsRma, Occurrences, Measured, "number of active-target one-sided synchronizations") \
     X(SyncsRmaPassive, "syncs_rma_passive", "Passive target", SyncsRma, Occurrences, Measured, "number of passive-target one-sided synchronizations") \
@@ -223,10 +225,9 @@
     X(BytesGet, "bytes_get", "Received", BytesRma, Bytes, Measured, "bytes read from remote windows")
 
 // The rest of Scalasca's documented tree: metrics Waitscope reads in Scalasca's reports and
-// documents, but does not compute (one-sided Wait for Progress: docs/fidelity.md says why).
-#define WAITSCOPE_DOCUMENTED_METRICS(X) \
-    X(MpiRmaSyncWaitForProgress, "mpi_rma_sync_wait_for_progress", "Wait for Progress", MpiRmaSyncPassive, Seconds, WaitState, "time waiting for a lock operation to make progress on the target") \
-    X(MpiRmaCommWaitForProgress, "mpi_rma_comm_wait_for_progress", "Wait for Progress", MpiRmaCommunication, Seconds, WaitState, "time one-sided transfers wait for progress on the target")
+// documents, but does not compute (none since one-sided Wait for Progress is computed).
+#define WAITSCOPE_DOCUMENTED_METRICS(X)
+
 // clang-format on
 
 // X(id, unique name, display name, value type, unit, description)
