@@ -48,6 +48,7 @@ StallWatch::~StallWatch() {
     reapSends();
     // Sends nobody received (the run ended without a stall): cancelled; their buffers are left
     // to the process, as MPI may still read them.
+    // NOLINTNEXTLINE(bugprone-unhandled-exception-at-new): never freed; at exit, failing is fatal
     static auto* orphans = new std::deque<Sending>();
     for (Sending& sending : m_sending) {
         MPI_Cancel(&sending.request);
@@ -60,7 +61,7 @@ StallWatch::~StallWatch() {
 }
 
 void StallWatch::begin(WaitTarget target) {
-    m_target = std::move(target);
+    m_target = target;
     m_waiting = true;
     m_reported = false;
     m_since = Clock::now();
