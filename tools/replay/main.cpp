@@ -535,6 +535,8 @@ int runParallel(const Options& options) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const auto start = Clock::now();
     PhaseLog phases(rank == 0 && !options.quiet);
+    // The processes start at different times; the early ones wait here without polling.
+    analysis::awaitAllProcesses();
     // The default budget is shared by the analysis processes on this node.
     MPI_Comm node = MPI_COMM_NULL;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);

@@ -40,6 +40,7 @@
 #include "waitscope/analysis/clock_correction.h"
 
 #include "clock_condition.h"
+#include "consistency_check.h"
 #include "exchange_signature.h"
 
 #include <algorithm>
@@ -65,85 +66,31 @@ bool isSelf(const trace::Definitions& defs, uint32_t comm) {
 
 // Whether every rank has events and the ranks' messages and collectives match (counts per
 // rank pair and per communicator), so that the message-driven passes cannot stall. The same
-// answer on every rank. The replay's own check names the problem.
+// answer on every rank, from one gather of a few sums per rank (tallyAgreement()). The
+// replay's own check names the problem.
 Result<bool> exchangesMatch(const trace::Definitions& defs, const trace::EventStream* events,
                             Transport& transport) {
     const uint32_t n = transport.size();
     const uint32_t self = transport.rank();
-    // Per peer: the count of messages and a checksum of their communicators and tags.
-    std::vector<uint64_t> sent(2 * n, 0), received(2 * n, 0);
-    const size_t comms = defs.communicators.size();
-    std::vector<double> mine(2 * comms + 1, 0.0); // counts, checksums, a problem
-    std::vector<uint64_t> signatures(comms, 0);
-    double& problem = mine.back();
-    problem = events == nullptr ? 1.0 : 0.0;
+    ConsistencyTally tally(n, defs.communicators.size());
     for (size_t i = 0; events != nullptr && i < events->size(); ++i) {
         const EventKind kind = events->kind(i);
         if (isSend(kind) || isReceive(kind)) {
             const trace::MessageRecord& m = events->message(i);
-            const uint32_t peer = defs.worldRank(m.comm, m.partner, self);
-            if (peer >= n) {
-                problem = 1.0;
-            } else {
-                auto& table = isSend(kind) ? sent : received;
-                table[2 * peer] += 1;
-                table[2 * peer + 1] =
-                    (table[2 * peer + 1] + messageSignature(m.comm, m.tag)) & kSignatureMask;
-            }
+            // A partner outside the communicator counts as a problem (beyond the ranks).
+            const uint32_t peer = std::min(defs.worldRank(m.comm, m.partner, self), n);
+            tally.addMessage(isSend(kind), m, peer);
         } else if (kind == EventKind::MpiCollectiveEnd) {
             // Count and operations: which collectives exchange enters follows from the
             // operation, and every member must take part in the same ones.
-            const trace::CollectiveRecord& c = events->collective(i);
-            if (c.comm < defs.communicators.size()) {
-                mine[c.comm] += 1.0;
-                signatures[c.comm] = collectiveSignature(signatures[c.comm], c, 0);
-            }
+            tally.addCollective(events->collective(i), RegionClass::MpiCollective);
         }
     }
-    for (size_t comm = 0; comm < comms; ++comm) {
-        mine[comms + comm] = static_cast<double>(signatures[comm]);
+    auto agreement = tallyAgreement(tally, defs, transport, events == nullptr, false);
+    if (!agreement) {
+        return agreement.error();
     }
-    auto incoming = transport.allToAll(sent);
-    if (!incoming) {
-        return incoming.error();
-    }
-    for (uint32_t peer = 0; peer < 2 * n; ++peer) {
-        if ((*incoming)[peer] != received[peer]) {
-            problem = 1.0;
-        }
-    }
-    auto all = transport.allGather(kWorldComm, mine);
-    if (!all) {
-        return all.error();
-    }
-    const size_t width = mine.size();
-    for (uint32_t r = 0; r < n; ++r) {
-        if ((*all)[r * width + width - 1] != 0.0) {
-            return false;
-        }
-    }
-    for (uint32_t comm = 0; comm < defs.communicators.size(); ++comm) {
-        const trace::Communicator& c = defs.communicators[comm];
-        if (c.isSelf) {
-            continue;
-        }
-        // Members take part in as many collectives, the others in none.
-        std::vector<bool> member(n, false);
-        for (const uint32_t r : c.worldRanks) {
-            const uint32_t first = c.worldRanks[0];
-            if (r >= n || first >= n || (*all)[r * width + comm] != (*all)[first * width + comm] ||
-                (*all)[r * width + comms + comm] != (*all)[first * width + comms + comm]) {
-                return false;
-            }
-            member[r] = true;
-        }
-        for (uint32_t r = 0; r < n; ++r) {
-            if (!member[r] && (*all)[r * width + comm] != 0.0) {
-                return false;
-            }
-        }
-    }
-    return true;
+    return agreement->agree;
 }
 
 // A forward jump: `event` moved by `delta` ticks from `before`.

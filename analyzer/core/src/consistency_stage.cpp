@@ -68,10 +68,125 @@ ConsistencyTally tallyOperations(const RankState& state, uint32_t ranks) {
 
 } // namespace
 
-// Compares, with two world exchanges, the sends and receives per rank pair (count and a
-// checksum of communicator and tag) and the collectives per communicator (count and a checksum
-// of what the replays read of them), so that every rank refuses an inconsistent trace alike.
-Status checkConsistency(RankState& state, Transport& transport, ConsistencyTally& tally) {
+namespace {
+
+// The sums of tallyAgreement() are taken modulo 2^26, so that a rank's part (below 2^26) and
+// their sum over up to 2^27 ranks are exact in the doubles the gather carries.
+constexpr uint64_t kSumMask = (uint64_t{1} << 26) - 1;
+
+// The columns of a rank's part.
+enum SumColumn : size_t {
+    SentFirst,      // per rank pair from the sender, first checksum
+    ReceivedFirst,  // ... from the receiver
+    SentSecond,     // the same with the second checksum
+    ReceivedSecond, //
+    MembersFirst,   // per communicator from every member, first checksum
+    LeadersFirst,   // ... from its first member, times the member count
+    MembersSecond,  //
+    LeadersSecond,  //
+    Problems,       // ranks that found a problem on their own
+    Lanes,          // ranks with replay lanes
+    SumColumns
+};
+
+// A 26-bit checksum of `values` with `seed` (two seeds: two independent checksums).
+uint64_t sumChecksum(uint64_t seed, std::initializer_list<uint64_t> values) {
+    uint64_t h = mixSignature(seed);
+    for (const uint64_t v : values) {
+        h = mixSignature(h ^ v);
+    }
+    return h & kSumMask;
+}
+
+// The part of a rank pair's tally from one end: zero for no messages, so that a pair that never
+// communicates costs nothing on either side.
+void addPair(uint64_t* sums, size_t first, uint64_t sender, uint64_t receiver, uint64_t count,
+             uint64_t checksum) {
+    if (count == 0) {
+        return;
+    }
+    sums[first] += sumChecksum(1, {sender, receiver, count, checksum});
+    sums[first + 2] += sumChecksum(2, {sender, receiver, count, checksum});
+}
+
+} // namespace
+
+Result<TallyAgreement> tallyAgreement(const ConsistencyTally& tally, const trace::Definitions& defs,
+                                      Transport& transport, bool problem, bool lanes) {
+    const uint32_t n = transport.size();
+    const uint32_t self = transport.rank();
+    uint64_t sums[SumColumns] = {};
+    for (uint32_t peer = 0; peer < tally.sent.size() / 2 && peer < n; ++peer) {
+        addPair(sums, SentFirst, self, peer, tally.sent[2 * size_t{peer}],
+                tally.sent[2 * size_t{peer} + 1]);
+        addPair(sums, ReceivedFirst, peer, self, tally.received[2 * size_t{peer}],
+                tally.received[2 * size_t{peer} + 1]);
+    }
+    for (size_t comm = 0; comm < tally.signatures.size() && comm < defs.communicators.size();
+         ++comm) {
+        const trace::Communicator& c = defs.communicators[comm];
+        if (c.isSelf) {
+            continue;
+        }
+        // Communicators naming ranks beyond the trace: the full check names them.
+        if (!c.worldRanks.empty() &&
+            *std::max_element(c.worldRanks.begin(), c.worldRanks.end()) >= n) {
+            problem = true;
+        }
+        const auto count = static_cast<uint64_t>(tally.collectives[comm]);
+        if (count == 0) {
+            continue; // a member without collectives leaves its share out: a mismatch
+        }
+        if (std::find(c.worldRanks.begin(), c.worldRanks.end(), self) == c.worldRanks.end()) {
+            problem = true; // collectives on a communicator the rank is not a member of
+            continue;
+        }
+        const uint64_t signature = tally.signatures[comm];
+        const uint64_t first = sumChecksum(3, {comm, count, signature});
+        const uint64_t second = sumChecksum(4, {comm, count, signature});
+        sums[MembersFirst] += first;
+        sums[MembersSecond] += second;
+        if (c.worldRanks[0] == self) {
+            sums[LeadersFirst] += first * c.worldRanks.size();
+            sums[LeadersSecond] += second * c.worldRanks.size();
+        }
+    }
+    sums[Problems] = problem || tally.badPartners > 0 ? 1 : 0;
+    sums[Lanes] = lanes ? 1 : 0;
+    std::vector<double> mine(SumColumns);
+    for (size_t k = 0; k < SumColumns; ++k) {
+        mine[k] = static_cast<double>(sums[k] & kSumMask);
+    }
+    // One instance per process where ranks share one (the co-located transport).
+    auto all = transport.sharedGather(kWorldComm, mine);
+    if (!all) {
+        return all.error();
+    }
+    uint64_t total[SumColumns] = {};
+    for (size_t r = 0; r + SumColumns <= (*all)->size(); r += SumColumns) {
+        for (size_t k = 0; k < SumColumns; ++k) {
+            total[k] += static_cast<uint64_t>((**all)[r + k]);
+        }
+    }
+    for (uint64_t& t : total) {
+        t &= kSumMask;
+    }
+    TallyAgreement agreement;
+    agreement.lanesAnywhere = total[Lanes] != 0;
+    agreement.agree = total[SentFirst] == total[ReceivedFirst] &&
+                      total[SentSecond] == total[ReceivedSecond] &&
+                      total[MembersFirst] == total[LeadersFirst] &&
+                      total[MembersSecond] == total[LeadersSecond] && total[Problems] == 0;
+    return agreement;
+}
+
+namespace {
+
+// Finds the first mismatch: compares, with two world exchanges, the sends and receives per rank
+// pair (count and a checksum of communicator and tag) and the collectives per communicator
+// (count and a checksum of what the replays read of them), so that every rank refuses an
+// inconsistent trace alike.
+Status findMismatch(RankState& state, Transport& transport, ConsistencyTally& tally) {
     const uint32_t n = transport.size();
     const size_t comms = state.defs.communicators.size();
     std::vector<uint64_t>& sent = tally.sent;
@@ -182,12 +297,32 @@ Status checkConsistency(RankState& state, Transport& transport, ConsistencyTally
     return Status::success();
 }
 
+} // namespace
+
+Status checkConsistency(RankState& state, Transport& transport, ConsistencyTally& tally) {
+    // Nearly always the sums agree, and the full exchanges below are not needed.
+    auto agreement = tallyAgreement(tally, state.defs, transport, false, !state.lanes.empty());
+    if (!agreement) {
+        return agreement.error();
+    }
+    if (agreement->agree) {
+        state.lanesAnywhere = agreement->lanesAnywhere;
+        return Status::success();
+    }
+    return findMismatch(state, transport, tally);
+}
+
 Status checkConsistencyStage(RankState& state, Transport& transport) {
     if (state.events == nullptr) {
         // Take part in the check's exchanges, so the others find the missing messages and
-        // stop there instead of waiting forever.
+        // stop there instead of waiting forever: the sums (which this rank's problem makes
+        // disagree), then findMismatch()'s.
+        const ConsistencyTally none(0, 0);
+        if (auto agreement = tallyAgreement(none, state.defs, transport, true, false); !agreement) {
+            return agreement.error();
+        }
         auto sent = transport.allToAll(std::vector<uint64_t>(2 * size_t{transport.size()}, 0));
-        // The layout of checkConsistency()'s: counts and checksums per communicator, then the
+        // The layout of findMismatch()'s: counts and checksums per communicator, then the
         // problem, then whether the rank has replay lanes.
         std::vector<double> mine(2 * state.defs.communicators.size() + 5, 0.0);
         mine[2 * state.defs.communicators.size()] = 4; // "no events": every rank refuses

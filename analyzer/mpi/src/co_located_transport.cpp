@@ -2,6 +2,7 @@
 // within a process and batched per destination process over MPI.
 #include "waitscope/analysis/co_located_transport.h"
 
+#include "polite_wait.h"
 #include "stall_watch.h"
 
 #include <algorithm>
@@ -267,7 +268,8 @@ CoLocatedWorld::create(const trace::Definitions& definitions, uint32_t ranks) {
             world->m_owner[r] = p;
         }
     }
-    MPI_Comm_dup(MPI_COMM_WORLD, &world->m_comm);
+    MPI_Request duplicated = MPI_REQUEST_NULL;
+    waitPolitely(MPI_Comm_idup(MPI_COMM_WORLD, &world->m_comm, &duplicated), duplicated);
     MPI_Comm_set_errhandler(world->m_comm, MPI_ERRORS_RETURN);
     for (uint32_t r = world->m_first; r < world->m_end; ++r) {
         world->m_inboxes.push_back(std::make_unique<Inbox>());

@@ -89,9 +89,12 @@ Result<std::unique_ptr<MpiTransport>> MpiTransport::create(const trace::Definiti
     t->m_size = static_cast<uint32_t>(size);
     t->m_outbox.resize(t->m_size);
     t->m_members.resize(definitions.communicators.size());
-    MPI_Comm_dup(MPI_COMM_WORLD, &t->m_world);
+    // Duplicated without polling (a process that is still reading waits here).
+    MPI_Request duplicated[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Comm_idup(MPI_COMM_WORLD, &t->m_world, &duplicated[0]);
+    MPI_Comm_idup(MPI_COMM_WORLD, &t->m_messages, &duplicated[1]);
+    waitPolitely(duplicated);
     MPI_Comm_set_errhandler(t->m_world, MPI_ERRORS_RETURN);
-    MPI_Comm_dup(MPI_COMM_WORLD, &t->m_messages);
     MPI_Comm_set_errhandler(t->m_messages, MPI_ERRORS_RETURN);
     t->m_batches.resize(t->m_size);
     t->m_batchesSent.assign(t->m_size, 0);

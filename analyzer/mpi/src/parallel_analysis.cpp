@@ -128,7 +128,8 @@ Result<ParallelAnalysis> gatherAndMerge(ParallelAnalysis analysis,
         progress("merging", 0);
     }
     MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Request duplicated = MPI_REQUEST_NULL;
+    waitPolitely(MPI_Comm_idup(MPI_COMM_WORLD, &comm, &duplicated), duplicated);
     auto tree = unifyTrees(results, process, processes, comm);
     if (process != 0) {
         // Process 0 takes them in order: first how many, then each.
@@ -332,6 +333,11 @@ int worstStatus(int status) {
     waitPolitely(MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request),
                  request);
     return worst;
+}
+
+int awaitAllProcesses() {
+    MPI_Request request = MPI_REQUEST_NULL;
+    return waitPolitely(MPI_Ibarrier(MPI_COMM_WORLD, &request), request);
 }
 
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,

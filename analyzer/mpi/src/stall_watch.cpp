@@ -1,6 +1,8 @@
 // The stall watch: wait reports to rank 0, a confirmation round, and the verdict.
 #include "stall_watch.h"
 
+#include "polite_wait.h"
+
 #include <algorithm>
 
 namespace waitscope::analysis {
@@ -30,7 +32,8 @@ std::string WaitTarget::describe() const {
 
 StallWatch::StallWatch(MPI_Comm world, std::vector<std::vector<uint32_t>> channelMembers)
     : m_channelMembers(std::move(channelMembers)) {
-    MPI_Comm_dup(world, &m_comm);
+    MPI_Request duplicated = MPI_REQUEST_NULL;
+    waitPolitely(MPI_Comm_idup(world, &m_comm, &duplicated), duplicated);
     int rank = 0, size = 0;
     MPI_Comm_rank(m_comm, &rank);
     MPI_Comm_size(m_comm, &size);
@@ -45,6 +48,7 @@ StallWatch::~StallWatch() {
     reapSends();
     // Sends nobody received (the run ended without a stall): cancelled; their buffers are left
     // to the process, as MPI may still read them.
+    // NOLINTNEXTLINE(bugprone-unhandled-exception-at-new): never freed; at exit, failing is fatal
     static auto* orphans = new std::deque<Sending>();
     for (Sending& sending : m_sending) {
         MPI_Cancel(&sending.request);
@@ -57,7 +61,7 @@ StallWatch::~StallWatch() {
 }
 
 void StallWatch::begin(WaitTarget target) {
-    m_target = std::move(target);
+    m_target = target;
     m_waiting = true;
     m_reported = false;
     m_since = Clock::now();

@@ -33,4 +33,10 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path,
 /// report) do not spin in MPI meanwhile as MPI's blocking collectives do.
 int worstStatus(int status);
 
+/// Returns once every process has called it, waiting without holding on to a core: the first
+/// collective after MPI_Init absorbs the processes' start-up skew, which MPI's blocking calls
+/// (MPI_Comm_split_type, MPI_Comm_dup) would spend polling, on the core the late process needs.
+/// Collective over MPI_COMM_WORLD; returns MPI's error code.
+int awaitAllProcesses();
+
 } // namespace waitscope::analysis
