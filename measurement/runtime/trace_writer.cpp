@@ -33,8 +33,8 @@ OTF2_ErrorCode useMpiCollectives(OTF2_Archive* archive, void*) {
 /// Translates records [begin, end) into events of `w` (Otf2EventEncoder, or libotf2's
 /// Otf2EventWriter: the same calls); `decodeTime` carries the delta base.
 template <class Events>
-void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
-               std::uint64_t& decodeTime) noexcept {
+const std::uint64_t* translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
+                               std::uint64_t& decodeTime) noexcept {
     RecordCursor cursor(begin, end, decodeTime);
     RecordHeader h;
     const std::uint64_t* x = nullptr;
@@ -171,6 +171,7 @@ void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
             break;
         }
     }
+    return cursor.consumed();
 }
 
 std::vector<std::uint64_t> widen(const std::vector<std::uint32_t>& map) {
@@ -217,10 +218,13 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     return Status::success();
 }
 
-void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
+const std::uint64_t* TraceWriter::write(const std::uint64_t* begin,
+                                        const std::uint64_t* end) noexcept {
+    const std::uint64_t* consumed = end;
     if (m_events.valid())
-        translate(m_events, begin, end, m_decodeTime);
+        consumed = translate(m_events, begin, end, m_decodeTime);
     countErrors();
+    return consumed;
 }
 
 std::uint64_t TraceWriter::beginRank(int rank) noexcept {
