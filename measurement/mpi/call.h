@@ -26,11 +26,12 @@ public:
         : m_region(region), m_active(isRecording(group)), m_words(words) {
         if (!m_active)
             return;
+        std::uint64_t siteTime = 0;
         if (t_onMainThread) {
             g_hot.insideMpi = g_hot.insideMpi + 1; // samples from here on land inside MPI
             m_siteDeferred = site == CallSite::WhenRecorded && g_hot.sampling;
             if (g_hot.sampling && !m_siteDeferred)
-                g_hot.sampling->callSite(0);
+                siteTime = g_hot.sampling->callSite(0);
         } else if (!threadCallBegins || !threadCallBegins()) {
             // A further thread records into its own buffer (no call path unwound: its call
             // hangs below the thread's start routine); not once finalize took its records.
@@ -38,7 +39,9 @@ public:
             return;
         }
         ensureRoom(words);
-        m_enter = now();
+        // The call path's record time, read just now, serves as the Enter's unless a record
+        // (a flush) came after it: one clock read per call.
+        m_enter = siteTime != 0 && siteTime >= t_events->lastTime ? siteTime : now();
     }
     ~Call() {
         if (!m_active)

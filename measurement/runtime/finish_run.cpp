@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +44,14 @@ std::vector<std::uint32_t> mapCommIds(const DefinitionSet& global,
     return map;
 }
 
+/// This thread's CPU seconds: on a loaded machine the write's own cost, without the time spent
+/// waiting for a core.
+double threadCpuSeconds() noexcept {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 } // namespace
 
 void finishRun(RuntimeState& state, std::uint64_t leave) {
@@ -66,6 +75,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     s->lastTime = leave;
 
     std::uint64_t writeStart = now();
+    const double writeCpuStart = threadCpuSeconds();
     // Sampled threads' records (kept apart from the main thread's, each its own location).
     std::vector<ThreadRecords> threadRecords;
     if (sampledThreadRecords)
@@ -106,6 +116,7 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     }
     g_hot.buffer.clear();
     s->self.finalizeWrite = now() - writeStart;
+    s->self.finalizeWriteCpuSeconds = threadCpuSeconds() - writeCpuStart;
     measureClockOffset(*s);
 
     // Host names, for the system trees of trace and profile.

@@ -30,6 +30,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     set(RankField::FinalizeMeasurementSeconds, seconds(s.self.finalizeMeasurement));
     set(RankField::FinalizeWriteSeconds, seconds(s.self.finalizeWrite));
     set(RankField::FlushSeconds, seconds(g_diagnostics.flushTicks));
+    set(RankField::FinalizeWriteCpuSeconds, s.self.finalizeWriteCpuSeconds);
     count(RankField::Flushes, g_diagnostics.flushes);
     count(RankField::Events, g_hot.buffer.events);
     count(RankField::TraceBytes, s.self.traceBytes);

@@ -17,8 +17,9 @@ struct SelfMeasurement {
     std::uint64_t initMeasurement = 0;
     std::uint64_t finalizeEnter = 0;
     std::uint64_t finalizeMeasurement = 0;
-    std::uint64_t finalizeWrite = 0; ///< translating and writing events at finalize
-    std::uint64_t finalizeHook = 0;  ///< inside PMPI_Finalize
+    std::uint64_t finalizeWrite = 0;    ///< translating and writing events at finalize
+    double finalizeWriteCpuSeconds = 0; ///< the same, this thread's CPU time
+    std::uint64_t finalizeHook = 0;     ///< inside PMPI_Finalize
     std::uint64_t finalizeLeave = 0;
     std::uint64_t traceBytes = 0;
 };

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace waitscope::measure {
@@ -98,10 +100,51 @@ Status openSpill(RuntimeState& s) {
     return Status::success();
 }
 
-/// Encodes the records spilled during the run into the OTF2 event file, reading them back in
-/// pieces through the (now idle) event buffer, then removes the spill file.
+namespace {
+
+/// Encodes the spill file straight from a read-only mapping of it (no copy into the buffer, no
+/// writing of the buffered records behind it), then the buffered records, which follow the
+/// spilled ones (unless a spill failed: those after it would decode with a wrong time base).
+/// False when the file cannot be mapped: the caller reads it in pieces instead.
+bool encodeMappedSpill(RuntimeState& s) {
+    struct stat info {};
+    if (::fstat(s.spillFd, &info) != 0 || info.st_size < 8)
+        return false;
+    const size_t bytes = static_cast<size_t>(info.st_size) / 8 * 8;
+    void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, s.spillFd, 0);
+    if (map == MAP_FAILED)
+        return false;
+    ::madvise(map, bytes, MADV_SEQUENTIAL);
+    const auto* begin = static_cast<const std::uint64_t*>(map);
+    const std::uint64_t* end = begin + bytes / 8;
+    // Only whole records: a damaged tail is left out and counted (the events before it kept).
+    const std::uint64_t* consumed = s.writer.write(begin, end);
+    ::munmap(map, bytes);
+    ::close(s.spillFd);
+    s.spillFd = -1;
+    if (consumed != end || bytes != static_cast<size_t>(info.st_size))
+        ++g_diagnostics.otf2Errors;
+    if (s.spillFailed)
+        g_hot.buffer.clear(); // lost with the failed spill (counted then)
+    return true;
+}
+
+} // namespace
+
+/// Encodes the records spilled during the run into the OTF2 event file (mapped, else read back
+/// in pieces through the now idle event buffer); the buffered records are left for the caller
+/// when the file could be mapped or nothing was spilled, else spilled behind the others first.
 void encodeSpilledRecords(RuntimeState& s) {
     if (s.spillFd < 0)
+        return;
+    if (s.spilledBytes == 0 && !s.spillFailed) {
+        // Nothing was spilled: the records are all in the buffer, encoded from there (a crash
+        // meanwhile still finds them there: the fatal-signal handler writes them to the file).
+        ::close(s.spillFd);
+        s.spillFd = -1;
+        return;
+    }
+    if (encodeMappedSpill(s))
         return;
     // Whatever is still buffered goes last; keep it by spilling it too (unless records are
     // already missing before it: it would decode with a wrong time base).

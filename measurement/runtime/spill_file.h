@@ -25,8 +25,8 @@ void saveNewDefinitions(RuntimeState& s);
 /// Gives the rank its spill file (taking over records spilled before MPI_Init).
 Status openSpill(RuntimeState& s);
 
-/// Encodes the records spilled during the run into the OTF2 event file, reading them back in
-/// pieces through the (now idle) event buffer, then removes the spill file.
+/// Encodes the records spilled during the run into the OTF2 event file; the records still in
+/// the event buffer follow them: the caller encodes what the buffer holds afterwards.
 void encodeSpilledRecords(RuntimeState& s);
 
 } // namespace waitscope::measure

@@ -56,8 +56,8 @@ std::uint32_t unwindDistance(const UnwindState& state, std::uint32_t context) no
 /// Otf2EventWriter: the same calls); `decodeTime` carries the delta base, `unwind` the
 /// location's last calling context.
 template <class Events>
-void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
-               std::uint64_t& decodeTime, UnwindState& unwind) noexcept {
+const std::uint64_t* translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
+                               std::uint64_t& decodeTime, UnwindState& unwind) noexcept {
     RecordCursor cursor(begin, end, decodeTime);
     RecordHeader h;
     const std::uint64_t* x = nullptr;
@@ -200,6 +200,7 @@ void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
             break;
         }
     }
+    return cursor.consumed();
 }
 
 std::vector<std::uint64_t> widen(const std::vector<std::uint32_t>& map) {
@@ -246,10 +247,13 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     return Status::success();
 }
 
-void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
+const std::uint64_t* TraceWriter::write(const std::uint64_t* begin,
+                                        const std::uint64_t* end) noexcept {
+    const std::uint64_t* consumed = end;
     if (m_events.valid())
-        translate(m_events, begin, end, m_decodeTime, m_unwind);
+        consumed = translate(m_events, begin, end, m_decodeTime, m_unwind);
     countErrors();
+    return consumed;
 }
 
 std::uint64_t TraceWriter::beginRank(int rank) noexcept {

@@ -85,7 +85,8 @@ public:
     Status open(const std::string& directory, int rank, std::size_t poolBytes, MPI_Comm comm);
 
     /// Translates records [begin, end) into OTF2 events. Never fails; OTF2 errors are counted.
-    void write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;
+    /// Returns where the whole records end (`end` unless the last one is cut or damaged).
+    const std::uint64_t* write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;
 
     /// The calling-context tree the records name (each id's parent), when it is not the
     /// running measurement's: `waitscope recover` writes global ids. Kept by reference.

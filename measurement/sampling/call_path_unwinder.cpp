@@ -337,11 +337,13 @@ __attribute__((noinline)) int CallPathUnwinder::unwindWithSlots(std::uintptr_t* 
     return depth;
 }
 
-std::uint32_t CallPathUnwinder::contextOfCallSite(std::uint32_t stopRegion,
-                                                  bool& unwound) noexcept {
+std::uint32_t CallPathUnwinder::contextOfCallSite(std::uint32_t stopRegion, bool& unwound,
+                                                  std::uint64_t* reached) noexcept {
     unwound = true;
     std::uintptr_t frames[kMaxFrames];
     if (m_snapshots.empty() || interpretedProgram()) {
+        if (reached && *reached == 0)
+            *reached = now();
         const int depth = unwindHere(frames, kMaxFrames);
         return depth > 0 ? callSiteContext(frames, depth, stopRegion) : failedContext();
     }
@@ -358,6 +360,8 @@ std::uint32_t CallPathUnwinder::contextOfCallSite(std::uint32_t stopRegion,
             return snapshot.context;
         }
     }
+    if (reached && *reached == 0)
+        *reached = now();
     StackSnapshot& snapshot = m_snapshots[m_nextSnapshot];
     const int depth = unwindWithSlots(frames, kMaxFrames, snapshot);
     if (depth <= 0) {

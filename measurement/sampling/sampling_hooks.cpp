@@ -216,34 +216,48 @@ void noteResolution(std::uint64_t reached, std::size_t regionsBefore) noexcept {
 
 /// MPI call (recorded, main thread, insideMpi already set): samples, then the call's path.
 /// `enter` (non-zero): the call already returned; its records are timed at its enter.
-void onCallSite(std::uint64_t enter) noexcept {
+/// The clock is read when needed: before work that may look up symbols (samples to record, a
+/// stack not seen before), else only for a record. Returns that record's time when the clock
+/// was read after the path was found (the call's Enter may share it), else 0.
+std::uint64_t onCallSite(std::uint64_t enter) noexcept {
     SamplingState& s = *g_sampling;
     const bool after = enter != 0;
-    const std::uint64_t reached = after ? enter : now();
+    std::uint64_t reached = enter;
     const std::size_t regionsBefore = definitions().regions().size();
-    drainSamples();
+    // No new sample lands meanwhile: the handler only counts while insideMpi is set.
+    if (!s.ring.empty() || sampledThreadCount() != 0) {
+        if (reached == 0)
+            reached = now();
+        drainSamples();
+    }
     bool unwound = false;
-    const std::uint32_t context = s.unwinder.contextOfCallSite(stopRegion(), unwound);
+    const std::uint32_t context =
+        s.unwinder.contextOfCallSite(stopRegion(), unwound, after ? nullptr : &reached);
     ++g_diagnostics.unwoundCalls;
     if (s.unwinder.isFailed(context))
         ++g_diagnostics.failedUnwinds;
-    // The path is timed when the call was reached (one clock read per call), unless symbol
-    // lookups since then were recorded as overhead: then after them. After the call, a lookup's
+    // The path is timed when the call was reached (read before any work that may take long),
+    // unless symbol lookups since then were recorded as overhead: then after them; a stack seen
+    // before is timed when its record is written. After the call, a lookup's
     // time lies inside it: counted as the call's, not as overhead (a region there would break
     // the records' time order).
+    const bool late = reached == 0; // a stack seen before, nothing drained: no clock read yet
     std::uint64_t at = reached;
     if (!after && definitions().regions().size() != regionsBefore) {
-        noteResolution(reached, regionsBefore);
+        noteResolution(reached != 0 ? reached : now(), regionsBefore);
         at = now();
     }
     if (context == s.openContext)
-        return; // the recorded stack shows this path already (a loop around one call site)
-    if (context == kNoContext) {
+        return 0; // the recorded stack shows this path already (a loop around one call site)
+    if (at == 0)
+        at = now();
+    if (context == kNoContext)
         leaveOpenContext(at); // called straight from the innermost instrumented function
-        return;
+    else {
+        appendContextRecord(at, EventKind::CallingContextEnter, context);
+        setOpen(context);
     }
-    appendContextRecord(at, EventKind::CallingContextEnter, context);
-    setOpen(context);
+    return late ? at : 0;
 }
 
 void onUserEvent() noexcept {
@@ -371,7 +385,7 @@ void samplingStop() noexcept {
     // The handler stays installed: a signal already on its way must not meet SIGPROF's
     // default action, which ends the process.
     g_busy = 0;
-    onCallSite(0);       // the samples so far, and the path to MPI_Finalize
+    (void)onCallSite(0); // the samples so far, and the path to MPI_Finalize
     drainThreads(now()); // threads still running are left now
     // g_hot.sampling stays set: finalize leaves the open path through it before ProgramEnd.
 }

@@ -9,8 +9,10 @@
 #     which waiting for a core on a loaded machine does not inflate), and their ratios to plain;
 #   - whole-process wall seconds (mpirun start to end) and the ranks' CPU seconds (user + system
 #     of mpirun's children), and their ratios to plain: what the job pays, finalize included;
-#   - the finalize write time per rank and per event (OTF2 encoding and writing, wall) and trace
-#     bytes per event.
+#   - the finalize write time per rank and per event (OTF2 encoding and writing, wall), the same
+#     write's CPU time per event (the rank thread's own: on a loaded machine the wall time waits
+#     for a core and for the page cache's writeback, the CPU time is the write's cost), and
+#     trace bytes per event.
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run.
 # The load average before and after each loop is printed: on a shared machine compare ratios of
@@ -33,12 +35,12 @@ field() { grep -o "\b$1=[0-9.]*" | head -1 | cut -d= -f2; }
 configs=(plain traced sampled)
 [[ -n ${BASELINE_LIB:-} ]] && configs+=(traced0 sampled0)
 
-printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %9s\n' op ranks config \
-  loop_us cpu_us loop_x cpu_x wall_s cpu_s wall_x cpu_x write_s write_ns/ev bytes/ev
+printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s\n' op ranks config \
+  loop_us cpu_us loop_x cpu_x wall_s cpu_s wall_x cpu_x write_s write_ns/ev wcpu_ns/ev bytes/ev
 for op in $ops; do
   for ranks in $rankCounts; do
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-    declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() bytes=()
+    declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() cpuPerEvent=() bytes=()
     for ((r = 0; r < repeats; ++r)); do
       for config in "${configs[@]}"; do
         dir="$work/exp_${op}_${ranks}_${config}_$r"
@@ -63,7 +65,10 @@ for op in $ops; do
           ev=$(awk -F= '/^rank\.0\.events=/{print $2}' "$dir/waitscope.measurement")
           tb=$(awk -F= '/^rank\.0\.trace_bytes=/{print $2}' "$dir/waitscope.measurement")
           w=$(awk -F= '/finalize_write_seconds=/{s+=$2; n++} END{print s/n}' "$dir/waitscope.measurement")
+          # The CPU time of the same write (older libraries do not write it: 0).
+          wc=$(awk -F= '/finalize_write_cpu_seconds=/{s+=$2; n++} END{print n ? s/n : 0}' "$dir/waitscope.measurement")
           write[$config]+="$w "
+          cpuPerEvent[$config]+="$(awk -v w="$wc" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           perEvent[$config]+="$(awk -v w="$w" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           bytes[$config]+="$(awk -v b="$tb" -v e="$ev" 'BEGIN{print b/e}') "
           rm -rf "$dir"
@@ -78,23 +83,24 @@ for op in $ops; do
       done
     done
     for config in "${configs[@]}"; do
-      w=- pe=- b=-
+      w=- pe=- pc=- b=-
       if [[ $config != plain ]]; then
         w=$(printf '%s\n' ${write[$config]} | median)
         pe=$(printf '%s\n' ${perEvent[$config]} | median)
+        pc=$(printf '%s\n' ${cpuPerEvent[$config]} | median)
         b=$(printf '%s\n' ${bytes[$config]} | median)
       fi
       awk -v op="$op" -v n="$ranks" -v c="$config" -v lu="${m[loopUs.$config]}" \
           -v cu="${m[cpuUs.$config]}" -v lp="${m[loopUs.plain]}" -v cp="${m[cpuUs.plain]}" \
           -v w="${m[wall.$config]}" -v cs="${m[cpu.$config]}" -v wp="${m[wall.plain]}" \
-          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v b="$b" \
-        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %9s\n",
-               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, b}'
+          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" \
+        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s\n",
+               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b}'
     done
     echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
     for config in "${configs[@]}"; do
       echo "#   $config cpu_us: ${cpuUs[$config]}| wall_s: ${wall[$config]}"
     done
-    unset loopUs cpuUs wall cpu write perEvent bytes m
+    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes m
   done
 done

@@ -17,6 +17,7 @@ constexpr const char* kRankFieldNames[kRankFieldCount] = {"wrap_before_init_seco
                                                           "finalize_measurement_seconds",
                                                           "finalize_write_seconds",
                                                           "flush_seconds",
+                                                          "finalize_write_cpu_seconds",
                                                           "flushes",
                                                           "events",
                                                           "trace_bytes",

@@ -26,6 +26,7 @@ enum class RankField : int {
     FinalizeMeasurementSeconds, ///< the measurement's own work in MPI_Finalize
     FinalizeWriteSeconds,       ///< translating and writing events at finalize
     FlushSeconds,               ///< buffer flushes during the run
+    FinalizeWriteCpuSeconds,    ///< the finalize write's CPU time (waiting for a core left out)
     Flushes,
     Events,
     TraceBytes,

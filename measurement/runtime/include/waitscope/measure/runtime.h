@@ -27,7 +27,9 @@ struct SamplingHooks {
     /// At an MPI call that is recorded, before its first record: records the samples taken
     /// since the last record, then the call path of the call (a CallingContextEnter), timed
     /// at `enter` when non-zero (a call whose records are written after it returned), else now.
-    void (*callSite)(std::uint64_t enter) noexcept;
+    /// Returns the time it read last when nothing of the measurement's work came after it (a
+    /// stack seen before): the call's Enter may take it, if no record came since; else 0.
+    std::uint64_t (*callSite)(std::uint64_t enter) noexcept;
     /// Before a user region's Enter/Leave: records pending samples and leaves the open
     /// calling context, so instrumented regions nest correctly with unwound paths.
     void (*beforeUserEvent)() noexcept;

@@ -82,8 +82,10 @@ public:
     /// returns to the same place from the same stack address: the same path). Frames whose
     /// return address is not in that place (signal frames) are never remembered. Elsewhere, in
     /// uncached mode and in an interpreted program: unwound every time. `unwound` is set when
-    /// the stack was unwound (a miss). failedContext() when unwinding failed.
-    std::uint32_t contextOfCallSite(std::uint32_t stopRegion, bool& unwound) noexcept
+    /// the stack was unwound (a miss). failedContext() when unwinding failed. `reached`, when
+    /// not null and 0, is set to now() before a miss is unwound: a hit reads no clock.
+    std::uint32_t contextOfCallSite(std::uint32_t stopRegion, bool& unwound,
+                                    std::uint64_t* reached = nullptr) noexcept
         __attribute__((noinline));
 
     /// True for an address in the measurement's own code. Any thread.
