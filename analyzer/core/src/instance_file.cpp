@@ -13,10 +13,11 @@
 #include <cstring>
 #include <fcntl.h>
 #include <functional>
-#include <map>
+#include <limits>
 #include <numeric>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace waitscope::analysis {
 
@@ -75,26 +76,41 @@ uint64_t blockCountOf(uint64_t records) {
 // Writes the whole file to `sink` (which returns false when it cannot take more).
 bool encode(const std::vector<PatternInstance>& instances,
             const std::function<bool(const void*, size_t)>& sink) {
-    // Time order: the waiting start, then rank, pattern and enter (stable for the rest).
-    std::vector<size_t> order(instances.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    // Time order: the waiting start, then rank, pattern and enter, then the order given.
+    // The waiting starts computed once (a comparison would compute two), 32-bit positions and
+    // an in-place sort with a total order: the analyzer holds the instances meanwhile, so the
+    // sort's own memory is kept to 12 bytes per instance.
+    if (instances.size() > std::numeric_limits<uint32_t>::max()) {
+        return false;
+    }
+    std::vector<double> starts(instances.size());
+    for (size_t k = 0; k < instances.size(); ++k) {
+        starts[k] = waitingInterval(instances[k]).first;
+        if (std::isnan(starts[k])) {
+            starts[k] = -std::numeric_limits<double>::infinity(); // keeps the order strict
+        }
+    }
+    std::vector<uint32_t> order(instances.size());
+    std::iota(order.begin(), order.end(), uint32_t{0});
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (starts[a] != starts[b]) {
+            return starts[a] < starts[b];
+        }
         const PatternInstance& x = instances[a];
         const PatternInstance& y = instances[b];
-        const double startX = waitingInterval(x).first;
-        const double startY = waitingInterval(y).first;
-        if (startX != startY) {
-            return startX < startY;
-        }
         if (x.rank != y.rank) {
             return x.rank < y.rank;
         }
-        return x.metric != y.metric ? x.metric < y.metric : x.enter < y.enter;
+        if (x.metric != y.metric) {
+            return x.metric < y.metric;
+        }
+        return x.enter != y.enter ? x.enter < y.enter : a < b;
     });
+    starts = {}; // freed before the records are written
     const uint64_t blocks = blockCountOf(order.size());
     std::vector<InstanceFile::Block> blockRanges(blocks);
     std::vector<uint32_t> blockCounts(blocks * kMetricCount, 0);
-    std::map<std::pair<uint32_t, uint32_t>, CellRecord> cells;
+    std::unordered_map<uint64_t, CellRecord> cells; // by pattern << 32 | call node
     for (uint64_t r = 0; r < order.size(); ++r) {
         const PatternInstance& i = instances[order[r]];
         const auto [start, end] = waitingInterval(i);
@@ -104,7 +120,7 @@ bool encode(const std::vector<PatternInstance>& instances,
         }
         blockRanges[b].lastEnd = std::max(blockRanges[b].lastEnd, end);
         ++blockCounts[b * kMetricCount + static_cast<size_t>(i.metric)];
-        CellRecord& cell = cells[{static_cast<uint32_t>(i.metric), i.node}];
+        CellRecord& cell = cells[uint64_t{static_cast<uint32_t>(i.metric)} << 32 | i.node];
         if (cell.count == 0 || i.severity > cell.worstSeverity) {
             cell.worst = r;
             cell.worstSeverity = i.severity;
@@ -147,8 +163,17 @@ bool encode(const std::vector<PatternInstance>& instances,
             return false;
         }
     }
-    for (const auto& [key, cell] : cells) {
-        if (!sink(&cell, sizeof cell)) {
+    // By pattern, then node.
+    std::vector<const CellRecord*> byKey;
+    byKey.reserve(cells.size());
+    for (const auto& entry : cells) {
+        byKey.push_back(&entry.second);
+    }
+    std::sort(byKey.begin(), byKey.end(), [](const CellRecord* a, const CellRecord* b) {
+        return a->metric != b->metric ? a->metric < b->metric : a->node < b->node;
+    });
+    for (const CellRecord* cell : byKey) {
+        if (!sink(cell, sizeof *cell)) {
             return false;
         }
     }
@@ -202,6 +227,9 @@ public:
     bool readAt(uint64_t offset, void* into, size_t bytes) const override {
         if (offset > m_bytes.size() || bytes > m_bytes.size() - offset) {
             return false;
+        }
+        if (bytes == 0) {
+            return true; // `into` may be null (an empty section)
         }
         std::memcpy(into, m_bytes.data() + offset, bytes);
         return true;
