@@ -15,9 +15,7 @@
 #include <tuple>
 
 namespace waitscope::timeline {
-namespace {
-
-RegionKind kindOf(const trace::Region& region) {
+RegionKind kindOfRegion(const trace::Region& region) {
     using analysis::RegionClass;
     switch (analysis::classifyRegion(region)) {
     case RegionClass::Computation:
@@ -40,6 +38,8 @@ RegionKind kindOf(const trace::Region& region) {
         return RegionKind::Management;
     }
 }
+
+namespace {
 
 using Channel = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
 
@@ -80,7 +80,7 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
     Timeline timeline;
     timeline.m_anchor = *anchor;
     for (const trace::Region& region : definitions->regions) {
-        timeline.addRegion(region.name, kindOf(region));
+        timeline.addRegion(region.name, kindOfRegion(region));
     }
     std::map<Channel, ChannelEnds> channels;
     // Collectives by (communicator, sequence number on it); each rank counts its own.
@@ -206,8 +206,10 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
     std::stable_sort(timeline.m_collectives.begin(), timeline.m_collectives.end(),
                      [](const Collective& a, const Collective& b) { return a.start < b.start; });
     timeline.m_longestFlight = -1.0;
-    std::sort(timeline.m_messages.begin(), timeline.m_messages.end(),
-              [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
+    // Stable: messages sent at the same time stay in channel order (the analyzer's caches are
+    // these bytes too, timeline_collector.cpp).
+    std::stable_sort(timeline.m_messages.begin(), timeline.m_messages.end(),
+                     [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
     if (Status findings = timeline.loadFindings(); !findings) {
         return findings.error();
     }

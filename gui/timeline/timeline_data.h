@@ -5,6 +5,7 @@
 #include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
 
 #include <cstdint>
 #include <functional>
@@ -29,6 +30,8 @@ enum class RegionKind : uint8_t {
 };
 /// The legend's name of `kind`.
 const char* kindName(RegionKind kind);
+/// The kind of a region of the trace.
+RegionKind kindOfRegion(const trace::Region& region);
 
 /// One region visit; times in seconds on the trace clock.
 struct Visit {
@@ -127,6 +130,11 @@ public:
     /// Adds a message; messages must be added by send time.
     void addMessage(const Message& message) {
         m_messages.push_back(message);
+        m_longestFlight = -1.0;
+    }
+    /// Replaces the messages (by send time).
+    void setMessages(std::vector<Message> messages) {
+        m_messages = std::move(messages);
         m_longestFlight = -1.0;
     }
     void setInstances(const std::vector<analysis::PatternInstance>& instances) {

@@ -20,7 +20,7 @@ namespace waitscope::timeline {
 namespace {
 
 constexpr char kMagic[] = "waitscope timeline events 1\n";
-constexpr size_t kVisitBytes = 20;
+constexpr size_t kVisitBytes = TimelineStore::kVisitBytes;
 constexpr size_t kMessageBytes = 32;
 constexpr size_t kCollectiveBytes = 40;
 
@@ -119,6 +119,102 @@ private:
     bool m_failed = false;
 };
 
+// The magic and the trace's signature, then room for the directory's offset (at the returned
+// offset, filled in by writeTail()).
+uint64_t writeHead(Writer& out, const std::string& signature) {
+    out.write(kMagic, sizeof(kMagic) - 1);
+    const auto length = static_cast<uint32_t>(signature.size());
+    out.write(&length, sizeof length);
+    out.write(signature.data(), signature.size());
+    const uint64_t directoryAt = out.offset();
+    const uint64_t placeholder = 0;
+    out.write(&placeholder, sizeof placeholder);
+    return directoryAt;
+}
+
+// After the rows' visits (`sections`: per row and depth their count and offset): the messages,
+// the collectives and their members, then the directory; closes the file.
+Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
+                 const Timeline& timeline,
+                 const std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& sections) {
+    std::string directory;
+    put(directory, timeline.begin());
+    put(directory, timeline.end());
+    put(directory, timeline.events());
+
+    // Messages by send time.
+    double longestFlight = 0.0;
+    const uint64_t messagesAt = out.offset();
+    for (const Message& m : timeline.messages()) {
+        char record[kMessageBytes];
+        std::memcpy(record, &m.fromRow, 4);
+        std::memcpy(record + 4, &m.toRow, 4);
+        std::memcpy(record + 8, &m.sendTime, 8);
+        std::memcpy(record + 16, &m.receiveTime, 8);
+        std::memcpy(record + 24, &m.bytes, 8);
+        out.write(record, sizeof record);
+        longestFlight = std::max(longestFlight, std::abs(m.receiveTime - m.sendTime));
+    }
+    // Collectives by start, then their members.
+    double longestCollective = 0.0;
+    const uint64_t collectivesAt = out.offset();
+    uint64_t member = 0;
+    for (const Collective& c : timeline.collectives()) {
+        char record[kCollectiveBytes];
+        const auto members = static_cast<uint32_t>(c.rows.size());
+        std::memcpy(record, &c.start, 8);
+        std::memcpy(record + 8, &c.lastBegin, 8);
+        std::memcpy(record + 16, &c.end, 8);
+        std::memcpy(record + 24, &c.region, 4);
+        std::memcpy(record + 28, &members, 4);
+        std::memcpy(record + 32, &member, 8);
+        out.write(record, sizeof record);
+        member += members;
+        longestCollective = std::max(longestCollective, c.end - c.start);
+    }
+    const uint64_t membersAt = out.offset();
+    for (const Collective& c : timeline.collectives()) {
+        out.write(c.rows.data(), c.rows.size() * sizeof(uint32_t));
+    }
+
+    put(directory, static_cast<uint64_t>(timeline.messages().size()));
+    put(directory, messagesAt);
+    put(directory, longestFlight);
+    put(directory, static_cast<uint64_t>(timeline.collectives().size()));
+    put(directory, collectivesAt);
+    put(directory, longestCollective);
+    put(directory, member);
+    put(directory, membersAt);
+    put(directory, static_cast<uint32_t>(timeline.regions()));
+    for (uint32_t r = 0; r < timeline.regions(); ++r) {
+        put(directory, static_cast<uint8_t>(timeline.regionKind(r)));
+        putString(directory, timeline.regionName(r));
+    }
+    put(directory, static_cast<uint32_t>(timeline.rows().size()));
+    for (uint32_t r = 0; r < timeline.rows().size(); ++r) {
+        const Row& row = timeline.rows()[r];
+        put(directory, row.rank);
+        put(directory, row.thread);
+        putString(directory, row.name);
+        putString(directory, row.node);
+        const std::vector<std::pair<uint64_t, uint64_t>> none;
+        const auto& ranges = r < sections.size() ? sections[r] : none;
+        put(directory, static_cast<uint32_t>(ranges.size()));
+        for (const auto& [count, offset] : ranges) {
+            put(directory, count);
+            put(directory, offset);
+        }
+    }
+    const uint64_t directoryOffset = out.offset();
+    out.write(directory.data(), directory.size());
+    if (!out.finish(directoryAt, directoryOffset)) {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+        return Error(path + ": cannot write");
+    }
+    return Status::success();
+}
+
 } // namespace
 
 TimelineStore::~TimelineStore() {
@@ -201,13 +297,7 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
     if (!out.opened()) {
         return Error(path + ": cannot write");
     }
-    out.write(kMagic, sizeof(kMagic) - 1);
-    const auto length = static_cast<uint32_t>(signature.size());
-    out.write(&length, sizeof length);
-    out.write(signature.data(), signature.size());
-    const uint64_t directoryAt = out.offset();
-    const uint64_t placeholder = 0;
-    out.write(&placeholder, sizeof placeholder);
+    const uint64_t directoryAt = writeHead(out, signature);
 
     // Each row's visits as its location is read, then dropped: memory holds one location.
     std::vector<std::vector<Range>> depths;
@@ -231,85 +321,34 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
     if (!loaded) {
         return loaded.error();
     }
-    const Timeline& timeline = *loaded;
-    std::string directory;
-    put(directory, timeline.begin());
-    put(directory, timeline.end());
-    put(directory, timeline.events());
-
-    // Messages by send time.
-    double longestFlight = 0.0;
-    const uint64_t messagesAt = out.offset();
-    for (const Message& m : timeline.messages()) {
-        char record[kMessageBytes];
-        std::memcpy(record, &m.fromRow, 4);
-        std::memcpy(record + 4, &m.toRow, 4);
-        std::memcpy(record + 8, &m.sendTime, 8);
-        std::memcpy(record + 16, &m.receiveTime, 8);
-        std::memcpy(record + 24, &m.bytes, 8);
-        out.write(record, sizeof record);
-        longestFlight = std::max(longestFlight, std::abs(m.receiveTime - m.sendTime));
-    }
-    // Collectives by start, then their members.
-    double longestCollective = 0.0;
-    const uint64_t collectivesAt = out.offset();
-    uint64_t member = 0;
-    for (const Collective& c : timeline.collectives()) {
-        char record[kCollectiveBytes];
-        const auto members = static_cast<uint32_t>(c.rows.size());
-        std::memcpy(record, &c.start, 8);
-        std::memcpy(record + 8, &c.lastBegin, 8);
-        std::memcpy(record + 16, &c.end, 8);
-        std::memcpy(record + 24, &c.region, 4);
-        std::memcpy(record + 28, &members, 4);
-        std::memcpy(record + 32, &member, 8);
-        out.write(record, sizeof record);
-        member += members;
-        longestCollective = std::max(longestCollective, c.end - c.start);
-    }
-    const uint64_t membersAt = out.offset();
-    for (const Collective& c : timeline.collectives()) {
-        out.write(c.rows.data(), c.rows.size() * sizeof(uint32_t));
-    }
-
-    put(directory, static_cast<uint64_t>(timeline.messages().size()));
-    put(directory, messagesAt);
-    put(directory, longestFlight);
-    put(directory, static_cast<uint64_t>(timeline.collectives().size()));
-    put(directory, collectivesAt);
-    put(directory, longestCollective);
-    put(directory, member);
-    put(directory, membersAt);
-    put(directory, static_cast<uint32_t>(timeline.regions()));
-    for (uint32_t r = 0; r < timeline.regions(); ++r) {
-        put(directory, static_cast<uint8_t>(timeline.regionKind(r)));
-        putString(directory, timeline.regionName(r));
-    }
-    put(directory, static_cast<uint32_t>(timeline.rows().size()));
-    for (uint32_t r = 0; r < timeline.rows().size(); ++r) {
-        const Row& row = timeline.rows()[r];
-        put(directory, row.rank);
-        put(directory, row.thread);
-        putString(directory, row.name);
-        putString(directory, row.node);
-        const std::vector<Range> none;
-        const std::vector<Range>& ranges = r < depths.size() ? depths[r] : none;
-        put(directory, static_cast<uint32_t>(ranges.size()));
-        for (const Range& range : ranges) {
-            put(directory, range.count);
-            put(directory, range.offset);
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sections(depths.size());
+    for (size_t r = 0; r < depths.size(); ++r) {
+        for (const Range& range : depths[r]) {
+            sections[r].emplace_back(range.count, range.offset);
         }
     }
-    const uint64_t directoryOffset = out.offset();
-    out.write(directory.data(), directory.size());
-    if (!out.finish(directoryAt, directoryOffset)) {
-        std::error_code ignored;
-        std::filesystem::remove(path, ignored);
-        return Error(path + ": cannot write");
-    }
-    return Status::success();
+    return writeTail(out, path, directoryAt, *loaded, sections);
 }
 
+Status TimelineStore::write(const std::string& path, const std::string& signature,
+                            const Timeline& timeline,
+                            const std::vector<std::vector<EncodedVisits>>& visits) {
+    Writer out(path);
+    if (!out.opened()) {
+        return Error(path + ": cannot write");
+    }
+    const uint64_t directoryAt = writeHead(out, signature);
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sections(visits.size());
+    for (size_t r = 0; r < visits.size(); ++r) {
+        for (const EncodedVisits& depth : visits[r]) {
+            sections[r].emplace_back(depth.count, out.offset());
+            for (const auto& [records, count] : depth.pieces) {
+                out.write(records, count * kVisitBytes);
+            }
+        }
+    }
+    return writeTail(out, path, directoryAt, timeline, sections);
+}
 Status TimelineStore::readDirectory(const std::string& signature) {
     if (m_file >= 0) {
         ::close(m_file);

@@ -32,6 +32,18 @@ public:
     static Result<std::shared_ptr<const TimelineStore>> open(const std::string& experiment,
                                                              const Progress& progress = {});
 
+    /// One depth of a row's visits as the cache stores them (kVisitBytes each: start and end
+    /// as doubles, the region as uint32, native byte order).
+    using EncodedVisits = timeline::EncodedVisits;
+    static constexpr size_t kVisitBytes = 20;
+    /// Writes the event cache of a trace of `signature` to `path` from `timeline` (its rows'
+    /// names and nodes, regions, range, event count, messages and collectives; not its rows'
+    /// visits) and `visits` (per row and depth): byte for byte what open() builds from the
+    /// trace when those are what Timeline::load() reads. Errors name the file.
+    static Status write(const std::string& path, const std::string& signature,
+                        const Timeline& timeline,
+                        const std::vector<std::vector<EncodedVisits>>& visits);
+
     ~TimelineStore();
     TimelineStore(const TimelineStore&) = delete;
     TimelineStore& operator=(const TimelineStore&) = delete;

@@ -3,6 +3,7 @@
 // then each coarser level by summing pairs of bins.
 #include "timeline_summary.h"
 
+#include "timeline_store.h"
 #include "waitscope/analysis/wait_instances.h"
 
 #include <algorithm>
@@ -43,6 +44,51 @@ void spread(double begin, double width, uint32_t bins, double from, double to, A
     }
 }
 
+// The visits of one depth one after the other, from a vector.
+class VisitCursor {
+public:
+    explicit VisitCursor(const std::vector<Visit>& visits) : m_visits(visits) {}
+    bool done() const { return m_at == m_visits.size(); }
+    const Visit& current() const { return m_visits[m_at]; }
+    void advance() { ++m_at; }
+
+private:
+    const std::vector<Visit>& m_visits;
+    size_t m_at = 0;
+};
+
+// The visits of one depth one after the other, decoded from the cache's records.
+class RecordCursor {
+public:
+    static constexpr size_t kBytes = TimelineStore::kVisitBytes;
+    explicit RecordCursor(const EncodedVisits& visits) : m_pieces(visits.pieces) { settle(); }
+    bool done() const { return m_piece == m_pieces.size(); }
+    const Visit& current() const { return m_current; }
+    void advance() {
+        ++m_at;
+        settle();
+    }
+
+private:
+    // Onto the next record there is (past empty pieces), decoded.
+    void settle() {
+        while (m_piece < m_pieces.size() && m_at == m_pieces[m_piece].second) {
+            ++m_piece;
+            m_at = 0;
+        }
+        if (m_piece < m_pieces.size()) {
+            const char* record = m_pieces[m_piece].first + m_at * kBytes;
+            std::memcpy(&m_current.start, record, 8);
+            std::memcpy(&m_current.end, record + 8, 8);
+            std::memcpy(&m_current.region, record + 16, 4);
+        }
+    }
+    const std::vector<std::pair<const char*, uint64_t>>& m_pieces;
+    size_t m_piece = 0;
+    uint64_t m_at = 0;
+    Visit m_current;
+};
+
 } // namespace
 
 RegionKind Bin::dominant() const {
@@ -80,6 +126,48 @@ TimelineSummary TimelineSummary::build(const Timeline& timeline, uint32_t bins) 
 
 Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const RowSource& rowAt,
                                                uint32_t bins) {
+    Row read;
+    Status failed = Status::success();
+    static const std::vector<Visit> kNone;
+    const auto depthAt = [&](uint32_t row, size_t depth) {
+        if (!rowAt) {
+            const std::vector<std::vector<Visit>>& depths = timeline.rows()[row].depths;
+            return VisitCursor(depth < depths.size() ? depths[depth] : kNone);
+        }
+        if (depth == 0 || read.depths.empty()) {
+            auto got = rowAt(row);
+            if (!got) {
+                failed = got.error();
+                read = Row{};
+            } else {
+                read = std::move(*got);
+            }
+        }
+        return VisitCursor(depth < read.depths.size() ? read.depths[depth] : kNone);
+    };
+    TimelineSummary summary = sum(timeline, depthAt, bins);
+    if (!failed) {
+        return failed.error();
+    }
+    return summary;
+}
+
+TimelineSummary
+TimelineSummary::buildFromRecords(const Timeline& timeline,
+                                  const std::vector<std::vector<EncodedVisits>>& visits,
+                                  uint32_t bins) {
+    static const EncodedVisits kNone;
+    return sum(
+        timeline,
+        [&](uint32_t row, size_t depth) {
+            return RecordCursor(
+                row < visits.size() && depth < visits[row].size() ? visits[row][depth] : kNone);
+        },
+        bins);
+}
+
+template <typename DepthAt>
+TimelineSummary TimelineSummary::sum(const Timeline& timeline, DepthAt depthAt, uint32_t bins) {
     TimelineSummary summary;
     summary.m_rows = static_cast<uint32_t>(timeline.rows().size());
     summary.m_bins = bins;
@@ -100,9 +188,8 @@ Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const R
     for (uint64_t first = 0; first < instances.size();
          first += analysis::InstanceFile::kBlockRecords) {
         chunk.clear();
-        if (Status read = instances.read(first, analysis::InstanceFile::kBlockRecords, chunk);
-            !read) {
-            return read.error();
+        if (!instances.read(first, analysis::InstanceFile::kBlockRecords, chunk)) {
+            break; // a damaged record (the index was checked at open): the rest not counted
         }
         for (const analysis::PatternInstance& instance : chunk) {
             const uint32_t row = timeline.rowOfRank(instance.rank);
@@ -118,22 +205,12 @@ Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const R
         std::fill(kinds.begin(), kinds.end(), 0.0);
         std::fill(waiting.begin(), waiting.end(), 0.0);
         Bin* out = &level[static_cast<size_t>(r) * bins];
-        Row read;
-        if (rowAt) {
-            auto got = rowAt(r);
-            if (!got) {
-                return got.error();
-            }
-            read = std::move(*got);
-        }
-        const Row& row = rowAt ? read : timeline.rows()[r];
-        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
-            const std::vector<Visit>& visits = row.depths[depth];
-            static const std::vector<Visit> kNone;
-            const std::vector<Visit>& children =
-                depth + 1 < row.depths.size() ? row.depths[depth + 1] : kNone;
-            size_t child = 0;
-            for (const Visit& v : visits) {
+        const size_t depths = timeline.rows()[r].depths.size();
+        for (size_t depth = 0; depth < depths; ++depth) {
+            auto visits = depthAt(r, depth);
+            auto children = depthAt(r, depth + 1 < depths ? depth + 1 : depths);
+            for (; !visits.done(); visits.advance()) {
+                const Visit& v = visits.current();
                 if (v.start >= summary.m_begin && v.start <= summary.m_end) {
                     const auto b = static_cast<uint32_t>(
                         std::min<double>(bins - 1, (v.start - summary.m_begin) / width));
@@ -144,13 +221,13 @@ Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const R
                     kinds[b * kKinds + kind] += seconds;
                 };
                 // The visit minus its children (the next depth's visits inside it).
-                while (child < children.size() && children[child].end <= v.start) {
-                    ++child;
+                while (!children.done() && children.current().end <= v.start) {
+                    children.advance();
                 }
                 double cursor = v.start;
-                for (; child < children.size() && children[child].start < v.end; ++child) {
-                    spread(summary.m_begin, width, bins, cursor, children[child].start, add);
-                    cursor = std::max(cursor, children[child].end);
+                for (; !children.done() && children.current().start < v.end; children.advance()) {
+                    spread(summary.m_begin, width, bins, cursor, children.current().start, add);
+                    cursor = std::max(cursor, children.current().end);
                 }
                 spread(summary.m_begin, width, bins, cursor, v.end, add);
             }

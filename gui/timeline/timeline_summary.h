@@ -10,9 +10,17 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace waitscope::timeline {
+
+/// One depth of a row's visits as the event cache stores them (20 bytes each: start and end as
+/// doubles, the region as uint32, native byte order), in pieces of consecutive records.
+struct EncodedVisits {
+    std::vector<std::pair<const char*, uint64_t>> pieces; ///< records and their count
+    uint64_t count = 0;
+};
 
 /// One bin of one row: seconds per region kind and seconds waiting.
 struct Bin {
@@ -52,6 +60,12 @@ public:
     /// then need no visits); errors are rowAt's.
     static Result<TimelineSummary> build(const Timeline& timeline, const RowSource& rowAt,
                                          uint32_t bins = kFinest);
+    /// As build(), with the visits of each row's depths (as many as `timeline`'s rows have)
+    /// encoded as the event cache stores them (TimelineStore::kVisitBytes each), in pieces:
+    /// `visits[row][depth]`.
+    static TimelineSummary buildFromRecords(const Timeline& timeline,
+                                            const std::vector<std::vector<EncodedVisits>>& visits,
+                                            uint32_t bins = kFinest);
     /// Reads a cache written by save() for a trace of `signature`; an error when the file is
     /// missing, damaged (naming the file) or of another trace.
     static Result<TimelineSummary> load(const std::string& path, const std::string& signature);
@@ -84,6 +98,8 @@ public:
     std::vector<ShareRange> waitingShare(size_t level, const std::vector<uint32_t>& mainRows) const;
 
 private:
+    template <typename DepthAt>
+    static TimelineSummary sum(const Timeline& timeline, DepthAt depthAt, uint32_t bins);
     void buildLevels();
     template <typename Share>
     std::vector<ShareRange> shares(size_t level, const std::vector<uint32_t>& mainRows,

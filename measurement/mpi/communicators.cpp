@@ -19,6 +19,8 @@ std::uint32_t g_created = 0; ///< communicators this rank created as their rank 
 /// By local communicator id: where an intercommunicator's remote group starts in the trace's
 /// group of both (-1: not an intercommunicator). Null until the first intercommunicator.
 std::vector<int>* g_remoteOffsets = nullptr;
+/// Per parent communicator (by identity): the communicators derived from it so far.
+HandleMap<std::uint32_t>* g_children = nullptr;
 
 HandleMap<CommInfo>& comms() {
     if (!g_comms)
@@ -60,15 +62,19 @@ std::vector<std::uint32_t> worldRanks(MPI_Comm comm) {
 /// without communication: every member of the parent makes its communicators from it in the
 /// same order. The parent's creator and a hash of the parent's identity and the number of the
 /// child, with the high bit set, so that it never meets the numbers agreed by broadcast (a
-/// collision needs the same creator and the same 31 bits).
+/// collision needs the same creator and the same 31 bits). The per-parent counts are under
+/// TableLock: threads may make communicators from different parents at once.
 CommKey derivedKey(CommKey parentKey) {
-    static HandleMap<std::uint32_t>* children = nullptr;
-    if (!children)
-        children = new HandleMap<std::uint32_t>();
-    std::uint32_t* count = children->find(parentKey);
-    if (!count)
-        count = &children->insert(parentKey, 0);
-    const std::uint64_t number = (*count)++;
+    std::uint64_t number = 0;
+    {
+        TableLock lock;
+        if (!g_children)
+            g_children = new HandleMap<std::uint32_t>();
+        std::uint32_t* count = g_children->find(parentKey);
+        if (!count)
+            count = &g_children->insert(parentKey, 0);
+        number = (*count)++;
+    }
     // splitmix64 of the parent's identity and the child's number.
     std::uint64_t z = parentKey + 0x9e3779b97f4a7c15ull * (number + 1);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -125,6 +131,7 @@ CommInfo describeInter(MPI_Comm comm, MPI_Comm local, bool agreed, CommDefinitio
     if (!def.describes)
         def.members.clear();
     const int remoteOffset = first ? static_cast<int>(mine.size()) : 0;
+    TableLock lock; // another thread may define a communicator meanwhile
     info.id = definitions().addComm(def);
     if (!g_remoteOffsets)
         g_remoteOffsets = new std::vector<int>();
@@ -244,7 +251,8 @@ void CommCreate::finish(int rc) noexcept {
 }
 
 CommKey commKey(MPI_Comm comm) noexcept {
-    const CommInfo& info = commInfo(comm);
+    const CommInfo info = commInfo(comm);
+    TableLock lock; // the definitions grow when another thread makes a communicator
     return info.id < definitions().comms().size() ? definitions().comms()[info.id].key : kNoCommKey;
 }
 
@@ -260,6 +268,7 @@ std::uint32_t defineIdupComm(MPI_Comm created, CommKey key, CommKey parentKey) n
     PMPI_Comm_test_inter(created, &inter);
     if (inter) {
         const CommInfo info = describeInter(created, MPI_COMM_NULL, true, def);
+        TableLock lock;
         comms().insert(handleKey(created), info);
         return info.id;
     }
@@ -268,6 +277,7 @@ std::uint32_t defineIdupComm(MPI_Comm created, CommKey key, CommKey parentKey) n
     def.describes = rank == 0;
     if (def.describes)
         def.members = worldRanks(created);
+    TableLock lock;
     const std::uint32_t id = definitions().addComm(std::move(def));
     comms().insert(handleKey(created), describe(created, id));
     return id;

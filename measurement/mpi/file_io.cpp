@@ -6,6 +6,7 @@
 #include "waitscope/measure/handle_map.h"
 
 #include <otf2/OTF2_Definitions.h>
+#include <otf2/OTF2_Events.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
 
 namespace waitscope::measure::mpi {
@@ -190,6 +191,37 @@ void FileSplitEnd::finish(int rc) noexcept {
         recordFileCompletion(info->handle, info->splitId,
                              rc == MPI_SUCCESS ? m_status : MPI_STATUS_IGNORE, t);
         info->splitOpen = false;
+    }
+    leave(t);
+}
+
+FileSeek::FileSeek(std::uint32_t region, std::uint32_t group, MPI_File fh, MPI_Offset offset,
+                   int whence, bool shared) noexcept
+    : Call(region, group, kFileCallWords), m_fh(fh), m_offset(offset), m_whence(whence),
+      m_shared(shared) {
+    if (m_active)
+        enter();
+}
+
+void FileSeek::finish(int rc) noexcept {
+    if (!m_active)
+        return;
+    const FileInfo* info = rc == MPI_SUCCESS ? findFile(m_fh) : nullptr;
+    MPI_Offset position = 0;
+    // The position is asked before the time is taken: the query belongs to the call's time.
+    const bool known = info && (m_shared ? PMPI_File_get_position_shared(m_fh, &position)
+                                         : PMPI_File_get_position(m_fh, &position)) == MPI_SUCCESS;
+    const std::uint64_t t = now();
+    if (known) {
+        std::uint64_t whence = OTF2_IO_SEEK_FROM_START;
+        if (m_whence == MPI_SEEK_CUR)
+            whence = OTF2_IO_SEEK_FROM_CURRENT;
+        else if (m_whence == MPI_SEEK_END)
+            whence = OTF2_IO_SEEK_FROM_END;
+        std::uint64_t* x = appendRecord(t, EventKind::IoSeek, info->handle);
+        x[0] = static_cast<std::uint64_t>(static_cast<std::int64_t>(m_offset));
+        x[1] = static_cast<std::uint64_t>(position);
+        x[2] = whence;
     }
     leave(t);
 }

@@ -3,7 +3,7 @@
 // communicator), each read and write an IoOperationBegin with the bytes requested and an
 // IoOperationComplete with the bytes done (from the status), the split collectives' begin and
 // end as one operation, nonblocking reads and writes issued at once and completed with their
-// request (requests.cpp), a sync as a flush.
+// request (requests.cpp), a sync as a flush, a seek as an IoSeek.
 #pragma once
 
 #include "call.h"
@@ -83,6 +83,22 @@ public:
 
 private:
     MPI_File m_fh;
+};
+
+/// MPI_File_seek and MPI_File_seek_shared: an IoSeek with the offset requested, the whence and
+/// the pointer's position after the call (MPI_File_get_position or _shared, in etypes), as
+/// Score-P records it.
+class FileSeek : public Call {
+public:
+    FileSeek(std::uint32_t region, std::uint32_t group, MPI_File fh, MPI_Offset offset, int whence,
+             bool shared) noexcept;
+    void finish(int rc) noexcept;
+
+private:
+    MPI_File m_fh;
+    MPI_Offset m_offset;
+    int m_whence;
+    bool m_shared;
 };
 
 /// A nonblocking read or write (MPI_File_iread*, iwrite*): begin and issued now, complete when

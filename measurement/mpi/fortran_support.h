@@ -31,4 +31,16 @@ inline const void* fortranBuffer(const void* buffer) noexcept {
     return fortranBuffer(const_cast<void*>(buffer));
 }
 
+/// The ranks an alltoallw form has a datatype for: the group's size, the remote group's of an
+/// intercommunicator (0 for an invalid communicator: the call itself reports it).
+inline int fortranPeers(MPI_Comm comm) noexcept {
+    int inter = 0, size = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter != 0 ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) !=
+        MPI_SUCCESS)
+        return 0;
+    return size;
+}
+
 } // namespace waitscope::measure::mpi

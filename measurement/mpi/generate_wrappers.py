@@ -23,6 +23,8 @@ ROLES = {"FUNCTION": "Function", "POINT2POINT": "PointToPoint", "BARRIER": "Barr
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
                 "MPI_Info": "Info", "MPI_Request": "Request", "MPI_Message": "Message",
                 "MPI_File": "File", "MPI_Win": "Win"}
+# Handles only written by the call: never converted from what the caller's variable held.
+OUTPUT_HANDLES = {("MPI_Mprobe", "message"), ("MPI_Improbe", "message")}
 # Integers of an MPI kind Fortran passes as INTEGER(KIND=...) by reference, with the C type.
 KIND_INTEGERS = ("MPI_Offset", "MPI_Aint")
 
@@ -150,6 +152,8 @@ def c_wrappers(functions):
 def fortran_wrapper(f):
     pre, post, args, fparams = [], [], [], []
     count_name = next((p.name for p in f.params if p.name in ("count", "incount")), None)
+    param_names = {p.name for p in f.params}
+    peers_declared = False
     for p in f.params:
         n = p.name
         if p.type == "char***" or (p.name == "argc" and p.type == "int*"):
@@ -164,9 +168,19 @@ def fortran_wrapper(f):
         elif p.base == "int":
             fparams.append(f"MPI_Fint* {n}")
             args.append(f"reinterpret_cast<int*>({n})")
-        elif p.base in KIND_INTEGERS and not p.is_array:
+        elif p.base in KIND_INTEGERS and p.is_array:
+            # INTEGER(KIND=MPI_ADDRESS_KIND) arrays are the C arrays.
+            fparams.append(f"{'const ' if p.const else ''}{p.base}* {n}")
+            args.append(n)
+        elif p.base in KIND_INTEGERS:
             fparams.append(f"{p.base}* {n}")
             args.append(n if p.pointers == 1 else f"*{n}")
+        elif p.base == "MPI_Status" and p.const and not p.is_array:
+            # A status the call reads (MPI_Get_count): converted in, never written back.
+            fparams.append(f"const MPI_Fint* {n}")
+            pre.append(f"MPI_Status {n}_c;")
+            pre.append(f"MPI_Status_f2c({n}, &{n}_c);")
+            args.append(f"&{n}_c")
         elif p.base == "MPI_Status":
             fparams.append(f"MPI_Fint* {n}")
             if p.is_array:
@@ -182,12 +196,27 @@ def fortran_wrapper(f):
             h = HANDLE_TYPES[p.base]
             fparams.append(f"MPI_Fint* {n}")
             if p.is_array:
-                if not count_name:
+                if count_name:
+                    size = f"*{count_name}"
+                elif "comm" in param_names:
+                    # The alltoallw forms: one datatype per rank of the (remote) group.
+                    if not peers_declared:
+                        pre.append("const int peers = fortranPeers(MPI_Comm_f2c(*comm));")
+                        peers_declared = True
+                    size = "peers"
+                else:
                     raise SpecError(f"{f.name}: handle array '{n}' without a count parameter")
-                pre.append(f"std::vector<{p.base}> {n}_c(*{count_name});")
+                fparams[-1] = f"{'const ' if p.const else ''}MPI_Fint* {n}"
+                pre.append(f"std::vector<{p.base}> {n}_c({size});")
                 pre.append(f"for (size_t i = 0; i < {n}_c.size(); ++i) {n}_c[i] = MPI_{h}_f2c({n}[i]);")
-                post.append(f"for (size_t i = 0; i < {n}_c.size(); ++i) {n}[i] = MPI_{h}_c2f({n}_c[i]);")
+                if not p.const:
+                    post.append(f"for (size_t i = 0; i < {n}_c.size(); ++i) {n}[i] = MPI_{h}_c2f({n}_c[i]);")
                 args.append(f"{n}_c.data()")
+            elif p.pointers == 1 and (f.name, n) in OUTPUT_HANDLES:
+                # Starts as the null handle (the call sets it only when it finds a message).
+                pre.append(f"{p.base} {n}_c = MPI_{h.upper()}_NULL;")
+                post.append(f"*{n} = MPI_{h}_c2f({n}_c);")
+                args.append(f"&{n}_c")
             elif p.pointers == 1:
                 pre.append(f"{p.base} {n}_c = MPI_{h}_f2c(*{n});")
                 post.append(f"*{n} = MPI_{h}_c2f({n}_c);")

@@ -212,8 +212,9 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
     }
 
     // Unify the definitions of every rank that left them, as finalize would have.
-    DefinitionSet regions, comms, contexts;
-    std::vector<std::vector<std::string>> regionKeys(size), commKeys(size), contextKeys(size);
+    DefinitionSet regions, comms, contexts, windows, groups, handles;
+    std::vector<std::vector<std::string>> regionKeys(size), commKeys(size), contextKeys(size),
+        windowKeys(size), groupKeys(size), handleKeys(size);
     for (std::uint32_t r = 0; r < size; ++r) {
         if (!ranks[r].defs)
             continue;
@@ -230,21 +231,83 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
             contextKeys[r].push_back(callingContextKey(defs, c));
             contexts.add(contextKeys[r].back(), {});
         }
+        for (const RmaWindowDefinition& w : defs.rmaWindows()) {
+            windowKeys[r].push_back(rmaWindowKey(w));
+            windows.add(windowKeys[r].back(), w.name);
+        }
+        for (const std::vector<std::uint32_t>& g : defs.rmaGroups()) {
+            groupKeys[r].push_back(rmaGroupKey(g));
+            groups.add(groupKeys[r].back(), {});
+        }
+        for (const IoHandleDefinition& h : defs.ioHandles()) {
+            handleKeys[r].push_back(ioHandleKey(h));
+            handles.add(handleKeys[r].back(), {});
+        }
     }
     if (regions.entries.size() > kOperandMask || comms.entries.size() > kOperandMask ||
-        contexts.entries.size() > kOperandMask)
+        contexts.entries.size() > kOperandMask || windows.entries.size() > kOperandMask ||
+        handles.entries.size() > kOperandMask)
         return Error(directory + ": too many definitions to recover");
-    // Every rank's events in global ids.
-    std::vector<std::vector<RecordEvent>> events(size);
+    // Every rank's events in global ids; for the cut, a window's collectives (create, fence,
+    // free) as collectives of its communicator.
+    std::vector<std::vector<RecordEvent>> events(size), cutEvents(size);
     for (std::uint32_t r = 0; r < size; ++r) {
         const auto regionMap = mapKeys(regions, regionKeys[r]);
         const auto commMap = mapKeys(comms, commKeys[r]);
         const auto contextMap = mapKeys(contexts, contextKeys[r]);
+        const auto windowMap = mapKeys(windows, windowKeys[r]);
+        auto groupMap = mapKeys(groups, groupKeys[r]);
+        for (std::uint32_t& id : groupMap)
+            id += firstRmaGroupId(comms.entries.size());
+        const auto handleMap = mapKeys(handles, handleKeys[r]);
+        std::vector<std::uint32_t> windowComm;
+        if (ranks[r].defs)
+            for (const RmaWindowDefinition& w : ranks[r].defs->defs.rmaWindows())
+                windowComm.push_back(static_cast<std::uint32_t>(comms.find(commKeyBytes(w.comm))));
+        // A record naming a window, group or file defined after the definitions were last
+        // saved cannot be named: left out.
+        auto window = [&](std::uint64_t word, std::uint32_t& global) {
+            const auto local = static_cast<std::uint32_t>(word);
+            if (local >= windowMap.size())
+                return false;
+            global = windowMap[local];
+            return true;
+        };
         for (RecordEvent e : ranks[r].events) {
-            // The raw definitions file keeps no windows or groups: one-sided records cannot be
-            // named in the recovered trace and are left out.
-            if (isRmaRecord(e.eventKind()))
+            RecordEvent cut = e;
+            std::uint32_t global = 0;
+            if (isRmaRecord(e.eventKind())) {
+                switch (e.eventKind()) {
+                case EventKind::RmaWinCreate:
+                case EventKind::RmaWinDestroy:
+                    if (e.a >= windowMap.size())
+                        continue;
+                    e.a = windowMap[e.a];
+                    break;
+                case EventKind::RmaCollectiveBegin:
+                    break;
+                case EventKind::RmaGroupSync: {
+                    const auto group = static_cast<std::uint32_t>(e.x[0] >> 32);
+                    if (!window(e.x[0], global) || group >= groupMap.size())
+                        continue;
+                    e.x[0] = packPair(global, groupMap[group]);
+                    break;
+                }
+                default: // the window in the low half of the first word
+                    if (!window(e.x[0], global))
+                        continue;
+                    if (e.eventKind() == EventKind::RmaCollectiveEnd) {
+                        const std::uint32_t local = static_cast<std::uint32_t>(e.x[0]);
+                        cut.kind = static_cast<std::uint32_t>(EventKind::MpiCollectiveEnd);
+                        cut.x[0] = windowComm[local];
+                    }
+                    e.x[0] = packPair(global, static_cast<std::uint32_t>(e.x[0] >> 32));
+                    break;
+                }
+                events[r].push_back(e);
+                cutEvents[r].push_back(cut);
                 continue;
+            }
             switch (e.eventKind()) {
             case EventKind::Enter:
             case EventKind::Leave:
@@ -274,13 +337,16 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
             case EventKind::IoOperationBegin:
             case EventKind::IoOperationIssued:
             case EventKind::IoOperationComplete:
-                // The rank's definitions file has no I/O handles: a recovered trace leaves
-                // the file I/O records out rather than name undefined handles.
-                continue;
+            case EventKind::IoSeek:
+                if (e.a >= handleMap.size())
+                    continue;
+                e.a = handleMap[e.a];
+                break;
             default:
                 break;
             }
             events[r].push_back(e);
+            cutEvents[r].push_back(e);
         }
     }
     std::vector<CutComm> cutComms;
@@ -295,7 +361,8 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
             c.members = comm.members;
         cutComms.push_back(std::move(c));
     }
-    const std::vector<RankCut> cuts = consistentCut(events, cutComms);
+    const std::vector<RankCut> cuts = consistentCut(cutEvents, cutComms);
+    cutEvents.clear();
 
     // Write the trace: one archive holding every rank, in global ids (no mapping tables).
     std::vector<std::vector<RecordEvent>> kept(size);
@@ -315,6 +382,9 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
     TraceWriter writer;
     if (Status opened = writer.open(directory, 0, 4u << 20, MPI_COMM_NULL); !opened)
         return opened.error();
+    // The records name global calling contexts: their unwind distances follow that tree.
+    const std::vector<std::uint32_t> parents = contextParents(contexts);
+    writer.setContextParents(&parents);
     GlobalDefinitions global;
     std::uint64_t ticksPerSecond = 0;
     for (std::uint32_t r = 0; r < size; ++r) {
@@ -348,6 +418,9 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
     global.regions = std::move(regions);
     global.comms = std::move(comms);
     global.contexts = std::move(contexts);
+    global.rmaWindows = std::move(windows);
+    global.rmaGroups = std::move(groups);
+    global.ioHandles = std::move(handles);
     if (Status written = writer.writeGlobalDefinitions(global); !written)
         return written.error();
     if (Status closed = writer.close(); !closed)

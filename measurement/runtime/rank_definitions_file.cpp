@@ -11,7 +11,7 @@ namespace waitscope::measure {
 
 namespace {
 
-constexpr char kMagic[8] = {'W', 'S', 'D', 'E', 'F', 'S', '0', '1'};
+constexpr char kMagic[8] = {'W', 'S', 'D', 'E', 'F', 'S', '0', '2'};
 constexpr char kEnd[8] = {'W', 'S', 'D', 'E', 'F', 'E', 'N', 'D'};
 
 /// Collects bytes in a stack buffer and writes them out when it fills. Signal-safe.
@@ -138,6 +138,23 @@ bool writeRankDefinitions(int fd, const RankIdentity& identity, const Definition
         out.u32(c.region);
         out.u32(c.parent);
     }
+    out.u32(static_cast<std::uint32_t>(defs.rmaWindows().size()));
+    for (const RmaWindowDefinition& w : defs.rmaWindows()) {
+        out.u64(w.comm);
+        out.u32(w.sequence);
+        out.string(w.name);
+    }
+    out.u32(static_cast<std::uint32_t>(defs.rmaGroups().size()));
+    for (const std::vector<std::uint32_t>& g : defs.rmaGroups()) {
+        out.u32(static_cast<std::uint32_t>(g.size()));
+        for (std::uint32_t m : g)
+            out.u32(m);
+    }
+    out.u32(static_cast<std::uint32_t>(defs.ioHandles().size()));
+    for (const IoHandleDefinition& h : defs.ioHandles()) {
+        out.u64(h.comm);
+        out.string(h.file);
+    }
     out.bytes(kEnd, sizeof(kEnd));
     return out.finish();
 }
@@ -190,6 +207,36 @@ Result<RankDefinitionsFile> parseRankDefinitions(const std::string& bytes,
             return damaged("calling context out of range");
         if (file.defs.callingContext(region, parent) != i)
             return damaged("calling context defined twice");
+    }
+    if (!in.count(n, 16))
+        return damaged("bad window count");
+    for (std::uint32_t i = 0; i < n; ++i) {
+        RmaWindowDefinition window;
+        if (!in.u64(window.comm) || !in.u32(window.sequence) || !in.string(window.name))
+            return damaged("damaged window");
+        file.defs.addRmaWindow(std::move(window));
+    }
+    if (!in.count(n, 4))
+        return damaged("bad group count");
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t members = 0;
+        if (!in.count(members, 4))
+            return damaged("bad group size");
+        std::vector<std::uint32_t> group(members);
+        for (std::uint32_t& m : group)
+            if (!in.u32(m) || m >= id.size)
+                return damaged("damaged group");
+        if (file.defs.rmaGroup(group) != i)
+            return damaged("group defined twice");
+    }
+    if (!in.count(n, 12))
+        return damaged("bad I/O handle count");
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint64_t comm = 0;
+        std::string name;
+        if (!in.u64(comm) || !in.string(name))
+            return damaged("damaged I/O handle");
+        file.defs.addIoHandle(name, comm);
     }
     char end[8] = {};
     if (!in.bytes(end, sizeof(end)) || std::memcmp(end, kEnd, sizeof(kEnd)) != 0)

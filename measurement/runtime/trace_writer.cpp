@@ -30,11 +30,34 @@ OTF2_ErrorCode useMpiCollectives(OTF2_Archive* archive, void*) {
     return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
 }
 
+/// The unwind distance OTF2 gives a calling-context record (see OTF2's CallingContext
+/// definition): one more than the number of nodes of the context's path newly entered since
+/// the location's previous calling-context record, so 1 when the context was already on the
+/// path (regions below it left) and its depth + 1 after a leave of the whole path. Scalasca
+/// rebuilds the call stack from it; 0 ("nothing changed") made SCOUT walk past the root.
+std::uint32_t unwindDistance(const UnwindState& state, std::uint32_t context) noexcept {
+    constexpr std::size_t kMaxDepth = 256;
+    std::uint32_t previousPath[kMaxDepth];
+    std::size_t depth = 0;
+    for (std::uint32_t c = state.previous; c != kNoContext && depth < kMaxDepth;
+         c = state.parentOf(c))
+        previousPath[depth++] = c;
+    std::uint32_t distance = 1;
+    for (std::uint32_t c = context; c != kNoContext && distance <= kMaxDepth;
+         c = state.parentOf(c)) {
+        if (std::find(previousPath, previousPath + depth, c) != previousPath + depth)
+            return distance;
+        ++distance;
+    }
+    return distance;
+}
+
 /// Translates records [begin, end) into events of `w` (Otf2EventEncoder, or libotf2's
-/// Otf2EventWriter: the same calls); `decodeTime` carries the delta base.
+/// Otf2EventWriter: the same calls); `decodeTime` carries the delta base, `unwind` the
+/// location's last calling context.
 template <class Events>
 void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
-               std::uint64_t& decodeTime) noexcept {
+               std::uint64_t& decodeTime, UnwindState& unwind) noexcept {
     RecordCursor cursor(begin, end, decodeTime);
     RecordHeader h;
     const std::uint64_t* x = nullptr;
@@ -104,14 +127,17 @@ void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
                                                 : static_cast<int64_t>(h.a));
             break;
         case EventKind::CallingContextEnter:
-            w.callingContextEnter(t, h.a);
+            w.callingContextEnter(t, h.a, unwindDistance(unwind, h.a));
+            unwind.previous = h.a;
             break;
         case EventKind::CallingContextLeave:
             w.callingContextLeave(t, h.a);
+            unwind.previous = unwind.parentOf(h.a);
             break;
         case EventKind::CallingContextSample:
             // Interrupt generator 0 is the sampling timer (see writeGlobalDefinitions).
-            w.callingContextSample(t, h.a);
+            w.callingContextSample(t, h.a, unwindDistance(unwind, h.a), 0);
+            unwind.previous = h.a;
             break;
         case EventKind::RmaWinCreate:
             w.rmaWinCreate(t, h.a);
@@ -166,6 +192,9 @@ void translate(Events& w, const std::uint64_t* begin, const std::uint64_t* end,
         case EventKind::IoOperationComplete:
             w.ioOperationComplete(t, h.a, x[0], x[1]);
             break;
+        case EventKind::IoSeek:
+            w.ioSeek(t, h.a, static_cast<int64_t>(x[0]), static_cast<std::uint8_t>(x[2]), x[1]);
+            break;
         case EventKind::TimeBase: // consumed by the cursor
         case EventKind::Count:
             break;
@@ -219,7 +248,7 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
 
 void TraceWriter::write(const std::uint64_t* begin, const std::uint64_t* end) noexcept {
     if (m_events.valid())
-        translate(m_events, begin, end, m_decodeTime);
+        translate(m_events, begin, end, m_decodeTime, m_unwind);
     countErrors();
 }
 
@@ -232,6 +261,7 @@ std::uint64_t TraceWriter::beginRank(int rank) noexcept {
     m_earlierRanks.push_back(static_cast<std::uint64_t>(m_rank));
     m_rank = rank;
     m_decodeTime = 0;
+    m_unwind.previous = kNoContext;
     m_mainEvents = 0;
     m_events = m_archive.encodeEvents(static_cast<std::uint64_t>(rank));
     if (!m_events.valid())
@@ -257,12 +287,35 @@ std::uint64_t TraceWriter::writeThread(std::uint32_t number, const std::uint64_t
         return 0;
     }
     std::uint64_t decodeTime = 0;
-    translate(w, begin, end, decodeTime);
+    UnwindState unwind;
+    unwind.parents = m_unwind.parents;
+    translate(w, begin, end, decodeTime, unwind);
     const std::uint64_t events = w.eventCount();
     m_archive.closeEvents(w);
     m_threadLocations.push_back(location);
     countErrors();
     return events;
+}
+
+std::vector<std::uint32_t> contextParents(const DefinitionSet& contexts) {
+    std::vector<std::uint32_t> parents(contexts.entries.size(), kNoContext);
+    for (size_t i = 0; i < contexts.entries.size(); ++i) {
+        const std::string& key = contexts.entries[i].first;
+        std::vector<std::string> path = splitCallingContextKey(key);
+        if (path.size() < 2)
+            continue;
+        const long parent = contexts.find(key.substr(0, key.size() - 4 - path.back().size()));
+        if (parent >= 0)
+            parents[i] = static_cast<std::uint32_t>(parent);
+    }
+    return parents;
+}
+
+std::uint32_t UnwindState::parentOf(std::uint32_t context) const noexcept {
+    if (parents)
+        return context < parents->size() ? (*parents)[context] : kNoContext;
+    const std::vector<CallingContextDefinition>& contexts = definitions().callingContexts();
+    return context < contexts.size() ? contexts[context].parent : kNoContext;
 }
 
 std::uint64_t TraceWriter::eventsWritten() const {
@@ -374,18 +427,15 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
     // in the sorted set parents come first; a context's region is the last one on its path.
     if (!d.contexts.entries.empty() && st)
         st = w.writeSamplingTimer(0, "sampling timer", d.samplingPeriodNs);
+    const std::vector<std::uint32_t> parents = contextParents(d.contexts);
     for (size_t i = 0; i < d.contexts.entries.size() && st; ++i) {
-        const std::string& key = d.contexts.entries[i].first;
-        std::vector<std::string> path = splitCallingContextKey(key);
+        std::vector<std::string> path = splitCallingContextKey(d.contexts.entries[i].first);
         if (path.empty())
             continue;
         long region = d.regions.find(path.back());
-        size_t parentLength = key.size() - 4 - path.back().size();
-        long parent = path.size() > 1 ? d.contexts.find(key.substr(0, parentLength)) : -1;
-        st =
-            w.writeCallingContext(static_cast<uint32_t>(i),
-                                  {region < 0 ? trace::kUndefined : static_cast<uint32_t>(region),
-                                   parent < 0 ? trace::kUndefined : static_cast<uint32_t>(parent)});
+        st = w.writeCallingContext(static_cast<uint32_t>(i),
+                                   {region < 0 ? trace::kUndefined : static_cast<uint32_t>(region),
+                                    parents[i] == kNoContext ? trace::kUndefined : parents[i]});
     }
     // Groups: 0 lists every location (communicator ranks index it); then one per communicator.
     std::vector<uint64_t> locations(d.ranks.size());

@@ -58,6 +58,20 @@ struct GlobalDefinitions {
     std::uint64_t samplingPeriodNs = 0; ///< the sampling timer's period (0: no sampling)
 };
 
+/// The parent of each unified calling context (keys from callingContextKey(): a parent's key
+/// is a prefix of its children's), kNoContext for the outermost ones.
+std::vector<std::uint32_t> contextParents(const DefinitionSet& contexts);
+
+/// A location's calling-context state while its records are written: the context of its last
+/// calling-context record, for the unwind distance of the next one.
+struct UnwindState {
+    /// The calling-context tree (each id's parent, kNoContext for a root); null: the running
+    /// measurement's definitions (local ids).
+    const std::vector<std::uint32_t>* parents = nullptr;
+    std::uint32_t previous = kNoContext;
+    std::uint32_t parentOf(std::uint32_t context) const noexcept;
+};
+
 /// One rank's OTF2 archive handle: event writer, local and global definition writers.
 class TraceWriter {
 public:
@@ -72,6 +86,12 @@ public:
 
     /// Translates records [begin, end) into OTF2 events. Never fails; OTF2 errors are counted.
     void write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;
+
+    /// The calling-context tree the records name (each id's parent), when it is not the
+    /// running measurement's: `waitscope recover` writes global ids. Kept by reference.
+    void setContextParents(const std::vector<std::uint32_t>* parents) noexcept {
+        m_unwind.parents = parents;
+    }
 
     /// Ends the current rank's event stream and starts the one of `rank` in the same archive
     /// (an archive opened with MPI_COMM_NULL that holds every rank: `waitscope recover`).
@@ -126,6 +146,7 @@ private:
     std::vector<std::uint64_t> m_earlierRanks;    ///< written before beginRank
     int m_rank = 0;
     std::uint64_t m_decodeTime = 0;
+    UnwindState m_unwind; ///< the main location's
     std::string m_directory;
 };
 

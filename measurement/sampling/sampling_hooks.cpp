@@ -143,13 +143,18 @@ void drainThread(SamplingState& s, SampledThread& t, std::uint64_t finalizeAt) n
             return; // in the start routine itself: its Enter covers the time
         appendThreadRecord(t, time, EventKind::CallingContextSample, context);
         ++g_diagnostics.contextRecords;
+        t.lastContext = context;
+        t.sampled = true;
     });
     const std::uint64_t lost = t.lost.load(std::memory_order_relaxed);
     g_diagnostics.lostSamples += lost - t.lostFolded;
     t.lostFolded = lost;
     if (phase == SampledThread::kEnded || finalizeAt != 0) {
-        appendThreadRecord(t, phase == SampledThread::kEnded ? t.endTime : finalizeAt,
-                           EventKind::Leave, t.region);
+        const std::uint64_t end = phase == SampledThread::kEnded ? t.endTime : finalizeAt;
+        // The sampled path is left before the start routine, so the records nest.
+        if (t.sampled)
+            appendThreadRecord(t, end, EventKind::CallingContextLeave, outermost(t.lastContext));
+        appendThreadRecord(t, end, EventKind::Leave, t.region);
         t.left = true;
     }
 }

@@ -37,6 +37,8 @@ struct SampledThread {
     std::uint32_t region = 0; ///< the start routine's region
     bool entered = false;
     bool left = false;
+    std::uint32_t lastContext = 0; ///< the last sample's context, valid when `sampled`
+    bool sampled = false;
     std::uint64_t lostFolded = 0; ///< part of `lost` already added to the diagnostics
     std::vector<std::uint64_t> recordMemory;
     EventBuffer records;

@@ -72,7 +72,7 @@ TEST_CASE("the memory budget refuses the first process whose ranks do not fit", 
                    Catch::Contains("but --memory-limit allows " + formatMemorySize(all - 1) +
                                    " per analysis process") &&
                    Catch::Contains("or analyze with more processes") &&
-                   Catch::Contains("--no-root-cause: the events are then read in windows"));
+                   Catch::Contains("--no-root-cause: 52 bytes per event)"));
     // Without the root-cause passes the same budget holds twice as many events or more.
     CHECK(checkMemoryBudget(*definitions, anchor, {{0, 4}}, all - 1, false));
     // Two processes of two ranks each: the second one is named when only it is too large.
@@ -97,8 +97,8 @@ TEST_CASE("the memory budget refuses the first process whose ranks do not fit", 
               "itself 32.0 MiB: " +
               formatMemorySize(rank3) + " in all, but --memory-limit allows " +
               formatMemorySize(rank3 - 1) +
-              " per analysis process (with the root-cause passes or --time-correct the replay "
-              "holds a rank's events whole; without them it reads them in windows); raise "
-              "--memory-limit, or skip the root-cause passes (--no-root-cause: the events are "
-              "then read in windows)");
+              " per analysis process (with --time-correct, or one-sided windows, MPI file I/O or "
+              "MPI from several threads in the trace, the replay holds a rank's events whole; "
+              "otherwise it reads them in windows); raise --memory-limit, or skip the root-cause "
+              "passes (--no-root-cause: 52 bytes per event)");
 }

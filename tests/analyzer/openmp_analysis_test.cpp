@@ -120,3 +120,72 @@ TEST_CASE("OpenMP barrier waits exclude tasks run in the barrier, idle threads s
     CHECK(worker.get(Metric::OmpCritical, critical) == Approx(s(1)));
     CHECK(result.severities.get(Metric::OmpLockContentionCritical, critical) == 0.0);
 }
+
+TEST_CASE("an OpenMP barrier wait is charged as delay costs to the last thread's excess work",
+          "[openmp]") {
+    // Rank 1's stream stands for the master's worker thread (times in milliseconds): it works
+    // 25 ms on `compute` and 15 ms on `extra` before the barrier, the master 10 ms on `compute`.
+    testing::TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "!$omp parallel")
+        .enter(0, "!$omp implicit barrier")
+        .leave(0, "!$omp implicit barrier")
+        .leave(0, "!$omp parallel")
+        .leave(100, "main"); // defines the regions; not replayed below
+    t.rank(1)
+        .enter(10, "!$omp parallel")
+        .enter(10, "compute")
+        .leave(35, "compute")
+        .enter(35, "extra")
+        .leave(50, "extra")
+        .enter(50, "!$omp implicit barrier")
+        .leave(51, "!$omp implicit barrier")
+        .leave(52, "!$omp parallel");
+    makeOpenmp(t.defs);
+    std::vector<RegionClass> classes;
+    for (const trace::Region& r : t.defs.regions) {
+        classes.push_back(classifyRegion(r));
+    }
+    const auto s = [&](double ms) { return ms / 1000.0; };
+    for (const bool delayCosts : {true, false}) {
+        INFO("delay costs " << delayCosts);
+        RankResult result;
+        CallTree& tree = result.tree;
+        OpenmpTimeline master(t.defs, classes);
+        const NodeId main = tree.child(kNoNode, regionOf(t.defs, "main"));
+        const NodeId parallel = tree.child(main, regionOf(t.defs, "!$omp parallel"));
+        const NodeId compute = tree.child(parallel, regionOf(t.defs, "compute"));
+        const NodeId barrier = tree.child(parallel, regionOf(t.defs, "!$omp implicit barrier"));
+        master.enter(regionOf(t.defs, "main"), main, s(0));
+        master.charge(main, s(0), s(10));
+        master.enter(regionOf(t.defs, "!$omp parallel"), parallel, s(10));
+        master.enter(regionOf(t.defs, "compute"), compute, s(10));
+        master.charge(compute, s(10), s(20));
+        master.leave(s(20));
+        master.enter(regionOf(t.defs, "!$omp implicit barrier"), barrier, s(20));
+        master.leave(s(51));
+        master.leave(s(52));
+        master.charge(main, s(52), s(100));
+        master.leave(s(100));
+
+        std::vector<OpenmpTimeline> threads;
+        threads.emplace_back(t.defs, classes);
+        threads.back().master = &master;
+        Diagnostics diagnostics;
+        result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
+                                               kNoNode, &threads.back()));
+        analyzeOpenmp(master, threads, result, delayCosts);
+        const SeverityRows& worker = result.threads[0].severities;
+        const NodeId extra = tree.child(parallel, regionOf(t.defs, "extra"));
+
+        // The master waited 30 ms for the thread's arrival at 50.
+        CHECK(result.severities.get(Metric::OmpIbarrierWait, barrier) == Approx(s(30)));
+        // The thread's excess: 15 ms on compute (25 against 10), 15 ms on extra; the wait of
+        // 30 ms splits in that proportion. Nothing on the master, who made nobody wait.
+        CHECK(worker.get(Metric::DelayOmpbarrier, compute) == Approx(delayCosts ? s(15) : 0.0));
+        CHECK(worker.get(Metric::DelayOmpbarrier, extra) == Approx(delayCosts ? s(15) : 0.0));
+        CHECK(worker.get(Metric::DelayOmpbarrier, parallel) == 0.0);
+        CHECK(result.severities.get(Metric::DelayOmpbarrier, compute) == 0.0);
+    }
+}

@@ -5,7 +5,9 @@ The example is compiled with `waitscope-instrument clang -fopenmp` and Open MPI'
 libomp: OMPT), run under `mpirun -np 2` with 3 threads per rank (oversubscribed), and analyzed with
 `mpirun -np 2 waitscope-replay`. Every injected OpenMP wait must be found on its thread and
 call path within 10 % of its size (delay D = 100 ms; the size as the trace shows the sleeps
-lasted, which under load is longer than asked), and the construct counts must be exact.
+lasted, which under load is longer than asked), and the construct counts must be exact. The
+delay costs of the imbalanced loop's barrier waits must sit on the slowest thread's loop work
+and add up to the waits within 10 %.
 Exit status 0 on success; every failure is printed.
 """
 import argparse
@@ -115,6 +117,19 @@ def check(values):
         c.near("rank %d other worker: omp_ibarrier_wait there" % rank, waits[1][0],
                slowest - work[waits[1][1]])
         c.at_least("rank %d: that wait" % rank, waits[1][0], 0.9 * DELAY)
+        # Delay costs (delay_ompbarrier): those waits are charged to the slowest thread, on its
+        # loop work; (T-1) x D + (T-2) x D ... + D injected in all, more as the trace shows it.
+        slow = max(locations, key=lambda loc: work[loc])
+        waited = c.total("omp_ibarrier_wait", rank, frame="imbalanced_loop")
+        delay = c.total("delay_ompbarrier", rank, slow, frame="!$omp for")
+        c.near("rank %d %s: delay_ompbarrier on its loop work" % (rank, slow or "main"), delay,
+               waited)
+        c.at_least("rank %d: that delay cost" % rank, delay, THREADS * (THREADS - 1) / 2 * DELAY)
+        for loc in locations:
+            if loc != slow:
+                c.below("rank %d %s: delay_ompbarrier in imbalanced_loop" % (rank, loc or "main"),
+                        c.total("delay_ompbarrier", rank, loc, frame="imbalanced_loop"),
+                        0.1 * DELAY)
         # contended_critical: the k-th thread in waits for the holds of the k threads before it
         # (the order of entry is the order of their waits).
         hold = {loc: c.total("time", rank, loc, frame="!$omp critical sblock") for loc in locations}

@@ -1,51 +1,16 @@
 // Diff tests: a tiny trace built in the test, the in-process analysis, the expected lines of
 // the canonical text for the metrics under test.
-#include "tiny_trace.h"
-#include "waitscope/analysis/canonical_text.h"
-#include "waitscope/analysis/serial_analysis.h"
+#include "pattern_lines.h"
 
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <set>
-#include <sstream>
 
 using namespace waitscope;
 using namespace waitscope::analysis;
+using testing::count;
+using testing::line;
+using testing::linesOf;
 using testing::TinyTrace;
 using Op = trace::CollectiveOp;
-
-namespace {
-
-// The canonical lines of the given metrics (and diagnostics when asked for "diagnostic").
-std::string linesOf(const TinyTrace& trace, const std::set<std::string>& metrics) {
-    auto result = analyzeInProcess(trace.defs, trace.streams());
-    if (!result) {
-        return "error: " + result.error().message() + "\n";
-    }
-    std::istringstream all(canonicalText(*result, trace.defs));
-    std::string out, line;
-    while (std::getline(all, line)) {
-        if (metrics.count(line.substr(0, line.find('\t'))) != 0) {
-            out += line + "\n";
-        }
-    }
-    return out;
-}
-
-// One expected line; the value is the difference of two millisecond timestamps in seconds,
-// computed as the analysis does.
-std::string line(const std::string& metric, const std::string& path, uint32_t rank, double later,
-                 double earlier) {
-    char value[64];
-    std::snprintf(value, sizeof value, "%.17g", later / 1000.0 - earlier / 1000.0);
-    return metric + "\t" + path + "\t" + std::to_string(rank) + "\t" + value + "\n";
-}
-
-std::string count(const std::string& metric, const std::string& path, uint32_t rank, int n) {
-    return metric + "\t" + path + "\t" + std::to_string(rank) + "\t" + std::to_string(n) + "\n";
-}
-
-} // namespace
 
 TEST_CASE("late sender: a blocking receive waits for a send that starts later",
           "[pattern][late-sender]") {

@@ -52,9 +52,15 @@ execute_process(COMMAND "${REPLAY}" --serial --quiet --output-dir "${WORK}/new/r
 if(NOT status EQUAL 0 OR NOT EXISTS "${WORK}/new/reports/report.cubex")
   message(FATAL_ERROR "missing output directory not made (${status}): ${errors}")
 endif()
-# 2c. The same read in windows (--no-root-cause): the steps stop on every rank together.
-foreach(processes 4 2)
-  execute_process(COMMAND "${MPIRUN}" -np ${processes} --oversubscribe "${REPLAY}" --quiet --no-root-cause
+# 2c. The same read in windows (--no-root-cause: the windowed replay; with the root-cause
+# passes: the windowed profile): every rank stops together.
+foreach(processes 4 2 root-cause)
+  set(basic --no-root-cause)
+  if(processes STREQUAL "root-cause")
+    set(processes 4)
+    set(basic)
+  endif()
+  execute_process(COMMAND "${MPIRUN}" -np ${processes} --oversubscribe "${REPLAY}" --quiet ${basic}
                           --window-events 3 "${WORK}/trace"
                   RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
   if(status EQUAL 0 OR NOT errors MATCHES "rank 2: event file [^\n]*2.evt is missing")
@@ -77,10 +83,19 @@ execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet "$
 if(status EQUAL 0 OR NOT errors MATCHES "rank 3: [^\n]*trunc")
   message(FATAL_ERROR "truncated event file not refused (${status}): ${errors}")
 endif()
-# ... and read in windows: found in the middle of the pass, refused on every rank together.
-execute_process(COMMAND "${MPIRUN}" -np 4 --oversubscribe "${REPLAY}" --quiet --no-root-cause
-                        --window-events 3 "${WORK}/trace"
-                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
-if(status EQUAL 0 OR NOT errors MATCHES "rank 3: [^\n]*trunc")
-  message(FATAL_ERROR "truncated event file not refused in windows (${status}): ${errors}")
-endif()
+# ... and read in windows: found in the middle of the pass, refused on every rank together (with
+# and without the root-cause passes).
+foreach(run 4:--no-root-cause 4:-)
+  string(REPLACE ":" ";" run "${run}")
+  list(GET run 0 processes)
+  list(GET run 1 basic)
+  if(basic STREQUAL "-")
+    set(basic)
+  endif()
+  execute_process(COMMAND "${MPIRUN}" -np ${processes} --oversubscribe "${REPLAY}" --quiet ${basic}
+                          --window-events 3 "${WORK}/trace"
+                  RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+  if(status EQUAL 0 OR NOT errors MATCHES "rank 3: [^\n]*trunc")
+    message(FATAL_ERROR "truncated event file not refused in windows (${processes} ${basic}: ${status}): ${errors}")
+  endif()
+endforeach()

@@ -1,52 +1,22 @@
 // Diff tests of the one-sided (RMA) patterns: tiny traces with windows, shaped as Score-P 8
 // records MPI's one-sided calls, analyzed in process; the expected canonical lines.
 #include "generated_trace.h"
-#include "tiny_trace.h"
-#include "waitscope/analysis/canonical_text.h"
-#include "waitscope/analysis/serial_analysis.h"
+#include "pattern_lines.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <set>
-#include <sstream>
 
 using namespace waitscope;
 using namespace waitscope::analysis;
+using testing::count;
+using testing::line;
+using testing::linesOf;
 using testing::TinyTrace;
 using Op = trace::CollectiveOp;
 using trace::EventKind;
 
 namespace {
-
-// The canonical lines of the given metrics.
-std::string linesOf(const TinyTrace& trace, const std::set<std::string>& metrics) {
-    auto result = analyzeInProcess(trace.defs, trace.streams());
-    if (!result) {
-        return "error: " + result.error().message() + "\n";
-    }
-    std::istringstream all(canonicalText(*result, trace.defs));
-    std::string out, line;
-    while (std::getline(all, line)) {
-        if (metrics.count(line.substr(0, line.find('\t'))) != 0) {
-            out += line + "\n";
-        }
-    }
-    return out;
-}
-
-// One expected line; the value is the difference of two millisecond timestamps in seconds.
-std::string line(const std::string& metric, const std::string& path, uint32_t rank, double later,
-                 double earlier) {
-    char value[64];
-    std::snprintf(value, sizeof value, "%.17g", later / 1000.0 - earlier / 1000.0);
-    return metric + "\t" + path + "\t" + std::to_string(rank) + "\t" + value + "\n";
-}
-
-std::string count(const std::string& metric, const std::string& path, uint32_t rank, int n) {
-    return metric + "\t" + path + "\t" + std::to_string(rank) + "\t" + std::to_string(n) + "\n";
-}
 
 trace::RmaRecord lockRecord(uint32_t window, uint32_t target, bool exclusive) {
     trace::RmaRecord r;

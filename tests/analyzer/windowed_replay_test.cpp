@@ -1,6 +1,7 @@
-// The windowed replay (traces larger than memory, without root causes): for any window size it
-// writes what the whole-rank replay writes, value for value and instance for instance, on the
-// reference traces and the corpus of third-party codes.
+// The windowed replay (traces larger than memory; without root causes the windowed replay, with
+// them the windowed profile before the whole-rank replays): for any window size it writes what
+// the whole-rank analysis writes, value for value and instance for instance, on the reference
+// traces and the corpus of third-party codes.
 #include "waitscope/analysis/canonical_text.h"
 #include "waitscope/analysis/memory_budget.h"
 #include "waitscope/analysis/serial_analysis.h"
@@ -36,12 +37,12 @@ std::vector<std::string> referenceTraces() {
     return traces;
 }
 
-// The analysis of `anchor` without root causes, its events read in windows of `window` (0:
-// whole), as canonical text followed by every instance.
+// The analysis of `anchor` with or without root causes, its events read in windows of `window`
+// (0: whole), as canonical text followed by every instance and the critical path.
 std::string analyzed(const std::string& anchor, const trace::Definitions& definitions,
-                     uint64_t window) {
+                     uint64_t window, bool rootCause) {
     ReplayOptions options;
-    options.rootCause = false;
+    options.rootCause = rootCause;
     options.windowEvents = window;
     auto result = analyzeArchiveInProcess(anchor, options);
     REQUIRE(result);
@@ -53,6 +54,12 @@ std::string analyzed(const std::string& anchor, const trace::Definitions& defini
                       static_cast<unsigned>(i.node), i.rank, i.enter, i.exit, i.severity);
         text += line;
     }
+    for (const PathSegment& s : result->criticalPath()) {
+        char line[160];
+        std::snprintf(line, sizeof line, "path %u %a %a %u %u\n", s.rank, s.start, s.end,
+                      static_cast<unsigned>(s.from), static_cast<unsigned>(s.to));
+        text += line;
+    }
     return text;
 }
 
@@ -60,13 +67,15 @@ std::string analyzed(const std::string& anchor, const trace::Definitions& defini
 
 TEST_CASE("the windowed replay gives the whole-rank report for windows of any size",
           "[.windowed]") {
+    const bool rootCause = GENERATE(false, true);
+    INFO((rootCause ? "with" : "without") << " root causes");
     const auto traces = referenceTraces();
     REQUIRE(traces.size() >= 20);
     for (const std::string& anchor : traces) {
         INFO(anchor);
         auto definitions = trace::readDefinitions(anchor);
         REQUIRE(definitions);
-        const std::string whole = analyzed(anchor, *definitions, 0);
+        const std::string whole = analyzed(anchor, *definitions, 0, rootCause);
         REQUIRE(!whole.empty());
         // One event at a time (every call and every pairing split across windows) on the
         // examples' small traces, a few events on all, and more than a rank holds.
@@ -78,47 +87,64 @@ TEST_CASE("the windowed replay gives the whole-rank report for windows of any si
         }
         for (const uint64_t window : windows) {
             INFO("window " << window);
-            CHECK(analyzed(anchor, *definitions, window) == whole);
+            CHECK(analyzed(anchor, *definitions, window, rootCause) == whole);
         }
     }
 }
 
-TEST_CASE("the windowed replay needs the analysis without root causes and clock correction",
-          "[windowed]") {
+TEST_CASE("the windowed replay needs the analysis without clock correction", "[windowed]") {
     const std::string anchor =
         std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender/trace/traces.otf2";
     ReplayOptions options;
     options.windowEvents = 16;
+    options.correction.emplace();
     auto refused = analyzeArchiveInProcess(anchor, options);
     REQUIRE(!refused);
     CHECK(refused.error().message() ==
-          anchor + ": reading in windows (--window-events) needs --no-root-cause and no "
-                   "--time-correct");
+          anchor + ": reading in windows (--window-events) needs no --time-correct");
     options.rootCause = false;
-    options.correction.emplace();
     CHECK(!analyzeArchiveInProcess(anchor, options));
 }
 
-TEST_CASE("a budget too small for whole ranks reads them in windows without root causes",
+TEST_CASE("a budget too small for whole ranks reads them in windows, with root causes if their "
+          "operations fit",
           "[windowed]") {
     const std::string anchor = std::string(WAITSCOPE_REFERENCE_DIR) + "/npb_cg/trace/traces.otf2";
     auto definitions = trace::readDefinitions(anchor);
     REQUIRE(definitions);
+    uint64_t events = 0;
+    const uint64_t ranks = definitions->rankCount();
+    for (uint32_t r = 0; r < ranks; ++r) {
+        events += rankEventCount(*definitions, anchor, r);
+    }
+    for (const bool rootCause : {false, true}) {
+        INFO((rootCause ? "with" : "without") << " root causes");
+        ReplayOptions options;
+        options.rootCause = rootCause;
+        // Room for the process, its windows and (with root causes) the operations, not for
+        // the ranks' events whole.
+        options.memoryLimit = kProcessBaseBytes + ranks * kMinWindowEvents * kBytesPerWindowEvent +
+                              events * kBytesPerEventRootCauseWindowed;
+        REQUIRE(options.memoryLimit < kProcessBaseBytes + events * kBytesPerEventFull);
+        auto windowed = analyzeArchiveInProcess(anchor, options);
+        REQUIRE(windowed);
+        options.memoryLimit = 0;
+        auto whole = analyzeArchiveInProcess(anchor, options);
+        REQUIRE(whole);
+        CHECK(canonicalText(*windowed, *definitions) == canonicalText(*whole, *definitions));
+    }
+    // With root causes a budget that cannot hold the operations is refused before any event is
+    // read; without them the windows fit.
     ReplayOptions options;
-    options.rootCause = false;
-    // Room for the process, not for its ranks' events whole.
-    options.memoryLimit = kProcessBaseBytes + 1024;
-    auto windowed = analyzeArchiveInProcess(anchor, options);
-    REQUIRE(windowed);
-    options.memoryLimit = 0;
-    auto whole = analyzeArchiveInProcess(anchor, options);
-    REQUIRE(whole);
-    CHECK(canonicalText(*windowed, *definitions) == canonicalText(*whole, *definitions));
-    // With root causes the same budget is refused before any event is read.
-    options.rootCause = true;
-    options.memoryLimit = kProcessBaseBytes + 1024;
+    options.memoryLimit = kProcessBaseBytes + ranks * kMinWindowEvents * kBytesPerWindowEvent +
+                          events * kBytesPerEventRootCauseWindowed - 1;
     auto refused = analyzeArchiveInProcess(anchor, options);
     REQUIRE(!refused);
     CHECK_THAT(refused.error().message(),
-               Catch::Contains("--no-root-cause: the events are then read in windows"));
+               Catch::Contains("read in windows, its ") &&
+                   Catch::Contains("the root-cause passes hold a rank's communication "
+                                   "operations whole") &&
+                   Catch::Contains("--no-root-cause: only windows of events are then held"));
+    options.rootCause = false;
+    CHECK(analyzeArchiveInProcess(anchor, options));
 }

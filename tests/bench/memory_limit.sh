@@ -9,10 +9,11 @@
 # refusal), the trace's events, wall seconds, CPU seconds of all processes, events per CPU
 # second (the throughput of one busy process), peak resident memory
 # of the largest process against the limit, and the throughput against the in-memory run.
-# OPTIONS (one word, such as --no-root-cause) goes to every run. With the root-cause passes the
-# replay holds each rank's events whole: a trace whose ranks need more than the limit is
-# refused before any event is read (the message names the rank and the sizes); with
-# --no-root-cause it reads them in windows instead (the windowed replay).
+# OPTIONS (one word, such as --no-root-cause) goes to every run. A trace whose ranks do not fit
+# the limit whole is read in windows (--no-root-cause: the windowed replay; with the root-cause
+# passes: the windowed profile, the passes still holding each rank's operations whole, so that a
+# trace whose operations need more than the limit is refused before any event is read, the
+# message naming the rank and the sizes).
 set -euo pipefail
 build=${1:-build/dev}
 work=${2:-/tmp/waitscope_memory_limit_bench}

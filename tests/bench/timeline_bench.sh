@@ -29,8 +29,9 @@ if [ ! -f "$data/critical_path.txt" ]; then
     "$build/bin/waitscope-replay" --serial --quiet "$data"
     echo "analysis (waitscope-replay --serial, writes instances.txt, instances.bin and critical_path.txt): $(( $(date +%s%3N) - start )) ms ($(load))"
 fi
-# The analyzer writes the timeline's caches beside the report (one more pass over the trace):
-# the analysis with and without them, alternated, wall and CPU (the issue: at most +10 %).
+# The analyzer writes the timeline's caches beside the report (built from its own read of the
+# trace): the analysis with and without them, alternated, wall and CPU (the issue: at most
+# +10 %; tests/bench/timeline_cost.sh measures it in more modes, with medians).
 for run in 1 2; do
     for caches in without with; do
         before=$(load)

@@ -91,6 +91,29 @@ int perRank(const std::vector<TraceEvent>& events, const std::string& name, int 
     return countEvents(events, name, rank, region);
 }
 
+/// Checks that `rank` entered each function of `calls` as often as it says.
+void checkCalls(const std::vector<TraceEvent>& events, int rank,
+                const std::map<std::string, int>& calls) {
+    for (const auto& [function, n] : calls) {
+        INFO(function);
+        CHECK(perRank(events, "ENTER", rank, function) == n);
+    }
+}
+
+/// Checks that every message and completion of the 4 ranks named a communicator (and, with
+/// `requests`, a request) the rank knew. Returns the self-measurement's values.
+std::map<std::string, std::string> checkKnownHandles(const std::string& experiment,
+                                                     bool requests = true) {
+    auto measurement = readKeyValues(experiment + "/waitscope.measurement");
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        if (requests)
+            CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
+        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
+    }
+    return measurement;
+}
+
 } // namespace
 
 #if defined(WAITSCOPE_TEST_EXAMPLE_F08_LATE_SENDER) && defined(WAITSCOPE_TEST_EXAMPLE_LATE_SENDER)
@@ -132,11 +155,7 @@ TEST_CASE("an mpi_f08 program is recorded like its C twin and its Late Sender is
             CHECK(std::stoi(e.attribute("Sender")) == (e.location ^ 1));
             CHECK(e.attribute("Length") == "2048");
         }
-    auto measurement = readKeyValues(dir + "/f08/exp/waitscope.measurement");
-    for (int rank = 0; rank < 4; ++rank) {
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
-    }
+    checkKnownHandles(dir + "/f08/exp");
 
     // 5 x 400 ms on each odd rank, on the call path of the receive (as in expected.txt).
     auto waitOf = [](Values& values, int rank) {
@@ -202,10 +221,7 @@ TEST_CASE("nonblocking, neighbourhood and persistent collectives and MPI_Comm_id
         {"MPI_Comm_get_name", 0}};
     for (int rank = 0; rank < 4; ++rank) {
         INFO("rank " << rank);
-        for (const auto& [function, n] : calls) {
-            INFO(function);
-            CHECK(perRank(events, "ENTER", rank, function) == n);
-        }
+        checkCalls(events, rank, calls);
         // Nonblocking and started persistent collectives (not the neighbourhood ones).
         CHECK(perRank(events, "NON_BLOCKING_COLLECTIVE_REQUEST", rank) == 2 + 3 + 2);
         CHECK(perRank(events, "NON_BLOCKING_COLLECTIVE_COMPLETE", rank) == 2 + 3 + 2);
@@ -229,12 +245,7 @@ TEST_CASE("nonblocking, neighbourhood and persistent collectives and MPI_Comm_id
             CHECK(e.attribute("Received") == "16");
         }
     // Every message and completion names a communicator and a request the rank knows.
-    auto measurement = readKeyValues(exp + "/waitscope.measurement");
-    for (int rank = 0; rank < 4; ++rank) {
-        INFO("rank " << rank);
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
-    }
+    auto measurement = checkKnownHandles(exp);
     CHECK(measurement["unrecorded.MPI_Comm_get_name"] == "8");
     CHECK(measurement["unrecorded.MPI_Comm_get_name.ranks"] == "4");
     // World, self, the dup, the ring, the two halves, the intercommunicator, its dup and its
@@ -334,9 +345,7 @@ TEST_CASE("an intercommunicator is defined with both groups, its messages are ma
               perRank(events, "MPI_COLLECTIVE_BEGIN", rank));
         CHECK(perRank(events, "ENTER", rank, "MPI_Bcast") == 1);
     }
-    auto measurement = readKeyValues(exp + "/waitscope.measurement");
-    for (int rank = 0; rank < 4; ++rank)
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
+    checkKnownHandles(exp, false);
 
     auto waitOf = [](Values& values, int rank) {
         return values[{"mpi_latesender", "main/receive_from_other_half/MPI_Recv", rank}];
@@ -376,10 +385,7 @@ TEST_CASE("mpi4py's idup, neighbourhood, nonblocking and intercommunicator calls
         {"MPI_Intercomm_create", 1},    {"MPI_Barrier", 1},         {"MPI_Wait", 4}};
     for (int rank = 0; rank < 4; ++rank) {
         INFO("rank " << rank);
-        for (const auto& [function, n] : calls) {
-            INFO(function);
-            CHECK(perRank(events, "ENTER", rank, function) == n);
-        }
+        checkCalls(events, rank, calls);
         const bool even = rank % 2 == 0;
         CHECK(perRank(events, "MPI_SEND", rank) == (even ? 2 : 0));
         CHECK(perRank(events, "MPI_RECV", rank) == (even ? 0 : 2));
@@ -394,12 +400,7 @@ TEST_CASE("mpi4py's idup, neighbourhood, nonblocking and intercommunicator calls
             CHECK(e.attributes.substr(at, e.attributes.find(')', at) - at)
                       .find("<" + std::to_string(e.location ^ 1) + ">") != std::string::npos);
         }
-    auto measurement = readKeyValues(exp + "/waitscope.measurement");
-    for (int rank = 0; rank < 4; ++rank) {
-        INFO("rank " << rank);
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_requests"] == "0");
-        CHECK(measurement["rank." + std::to_string(rank) + ".unknown_comms"] == "0");
-    }
+    checkKnownHandles(exp);
 }
 #endif
 
@@ -461,5 +462,53 @@ TEST_CASE("mpi_f08's file calls that take a string are recorded: the file opened
         CHECK(perRank(events, "IO_OPERATION_BEGIN", rank) == 1);
         CHECK(perRank(events, "IO_OPERATION_COMPLETE", rank) == 1);
     }
+}
+#endif
+
+#ifdef WAITSCOPE_TEST_F08_PROBES_ALLTOALLW
+TEST_CASE("mpi_f08's matched probes, alltoallw forms and shared-memory window are recorded, and "
+          "its calls without a wrapper are counted by name",
+          "[mpi][f08]") {
+    const std::string dir = freshDirectory("bindings_f08_probes_alltoallw");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_F08_PROBES_ALLTOALLW);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output.find("f08_probes_alltoallw ok") != std::string::npos);
+    const std::vector<TraceEvent> events = readEvents(dir + "/exp/traces.otf2");
+    REQUIRE(!events.empty());
+    const std::map<std::string, int> calls = {{"MPI_Send", 2},
+                                              {"MPI_Mprobe", 1},
+                                              {"MPI_Mrecv", 1},
+                                              {"MPI_Improbe", 1},
+                                              {"MPI_Imrecv", 1},
+                                              {"MPI_Wait", 2},
+                                              {"MPI_Alltoallw", 1},
+                                              {"MPI_Ialltoallw", 1},
+                                              {"MPI_Comm_split_type", 1},
+                                              {"MPI_Win_allocate_shared", 1},
+                                              {"MPI_Win_free", 1}};
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        checkCalls(events, rank, calls);
+        // The probed messages are received (the nonblocking one completed by its MPI_Wait).
+        CHECK(perRank(events, "MPI_RECV", rank) == 1);
+        CHECK(perRank(events, "MPI_IRECV", rank) == 1);
+        // Both alltoallw forms move one integer to and from each of the 4 ranks.
+        int collectives = 0;
+        for (const TraceEvent& e : events)
+            if (e.location == rank && e.attribute("Operation") == "ALLTOALLW") {
+                ++collectives;
+                CHECK(e.attribute("Sent") == "16");
+                CHECK(e.attribute("Received") == "16");
+            }
+        CHECK(collectives == 2);
+        CHECK(perRank(events, "RMA_WIN_CREATE", rank) == 1);
+        CHECK(perRank(events, "RMA_WIN_DESTROY", rank) == 1);
+    }
+    // The calls without a wrapper: counted from Fortran, summed over the ranks.
+    auto measurement = checkKnownHandles(dir + "/exp");
+    CHECK(measurement["unrecorded.MPI_Pack"] == "8");
+    CHECK(measurement["unrecorded.MPI_Type_dup"] == "12");
+    CHECK(measurement["unrecorded.MPI_Type_dup.ranks"] == "4");
 }
 #endif

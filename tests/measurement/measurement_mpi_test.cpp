@@ -135,6 +135,7 @@ TEST_CASE("file I/O and one-sided calls are recorded, every other MPI call is co
                                                 {"MPI_File_read_at_all", 1},
                                                 {"MPI_File_iread", 1},
                                                 {"MPI_File_seek", 1},
+                                                {"MPI_File_seek_shared", 1},
                                                 {"MPI_File_close", 1},
                                                 {"MPI_Wait", 3},
                                                 {"MPI_Win_create", 1},
@@ -170,6 +171,7 @@ TEST_CASE("file I/O and one-sided calls are recorded, every other MPI call is co
     CHECK(measurement["unrecorded.MPI_Get_processor_name.ranks"] == "3");
     CHECK(measurement["unrecorded.MPI_Type_dup"] == "9");
     CHECK(measurement["unrecorded.MPI_Comm_set_name"] == "3");
+    CHECK(measurement["unrecorded.MPI_Pack"] == "6");
     CHECK(measurement.count("unrecorded.MPI_File_open") == 0);
     CHECK(measurement.count("unrecorded.MPI_Comm_rank") == 0);
 }
@@ -334,6 +336,73 @@ TEST_CASE("MPI_THREAD_MULTIPLE programs have every thread's MPI calls recorded o
     }
 }
 
+TEST_CASE("communicators duplicated on several threads at once each get an identity of their "
+          "own",
+          "[mpi]") {
+    std::string dir = freshDirectory("comm_threads");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_COMM_THREADS, 2);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    // Debian's Open MPI provides MPI_THREAD_MULTIPLE (the program says when not).
+    REQUIRE(run.output.find("provided=3") != std::string::npos);
+    CHECK(run.output.find("dups=100") != std::string::npos);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    auto m = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(m["rank.0.unknown_comms"] == "0");
+    CHECK(m["rank.1.unknown_comms"] == "0");
+    // World, self, each rank's communicator of its own, the four intercommunicators and the
+    // 4 x 25 dups: each dup numbered once per parent on both ranks, so both define it alike.
+    const std::vector<std::string> comms = readDefinitions(anchorOf(exp), "COMM");
+    CHECK(comms.size() == 2 + 2 + 4 + 100);
+}
+
+TEST_CASE("a send started on one thread and completed on another is paired: its Late Receiver "
+          "is found in the completing MPI_Wait",
+          "[mpi]") {
+    std::string dir = freshDirectory("request_threads");
+    CommandResult run = measure(dir, WAITSCOPE_TEST_REQUEST_THREADS, 2);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    REQUIRE(run.output.find("provided=3 done") != std::string::npos);
+    std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    // The completion on the main thread found the request the other thread started.
+    auto m = readKeyValues(exp + "/waitscope.measurement");
+    CHECK(m["rank.0.unknown_requests"] == "0");
+    const std::string dump = dir + "/values.txt";
+    CommandResult replay = runCommand(mpirunCommand(
+        2, {}, WAITSCOPE_TEST_REPLAY, "--quiet --dump-text '" + dump + "' '" + exp + "'", false));
+    INFO(replay.output);
+    REQUIRE(replay.exitCode == 0);
+    // metric, call path, rank[:location], value; the main location has no ":location".
+    double mainWait = 0, elsewhere = 0, isends = 0;
+    std::istringstream lines(readFile(dump));
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string metric, path, where, value;
+        std::getline(fields, metric, '\t');
+        std::getline(fields, path, '\t');
+        std::getline(fields, where, '\t');
+        std::getline(fields, value, '\t');
+        if (metric == "mpi_latereceiver") {
+            const bool atMainWait = where == "0" && path.size() >= 8 &&
+                                    path.compare(path.size() - 8, 8, "MPI_Wait") == 0;
+            (atMainWait ? mainWait : elsewhere) += std::stod(value);
+        }
+        if (metric == "visits" && where.rfind("0:", 0) == 0 && path.size() >= 9 &&
+            path.compare(path.size() - 9, 9, "MPI_Isend") == 0)
+            isends += std::stod(value);
+    }
+    CHECK(isends == 1); // the send is the thread's, on its own location
+    // Rank 1 posts the receive 1 s after the barrier: the MPI_Wait, entered right after the
+    // thread's MPI_Isend, waits about that long (unpaired, it would be no Late Receiver at
+    // all); under load the ranks leave the barrier up to some 100 ms apart, either way.
+    CHECK(mainWait > 0.5);
+    CHECK(mainWait < 2.0);
+    CHECK(elsewhere == 0);
+}
+
 #ifdef WAITSCOPE_TEST_FORTRAN_P2P
 TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry points", "[mpi]") {
     std::string dir = freshDirectory("fortran");
@@ -341,6 +410,11 @@ TEST_CASE("Fortran programs (use mpi) are recorded through the Fortran entry poi
     INFO(run.output);
     REQUIRE(run.exitCode == 0);
     CHECK(run.output.find("sum=  6.0") != std::string::npos);
+    CHECK(run.output.find("wrong extent or pack") == std::string::npos);
+    // Calls without a wrapper are counted from Fortran too (Open MPI's Fortran calls PMPI_).
+    auto measurement = readKeyValues(dir + "/exp/waitscope.measurement");
+    CHECK(measurement["unrecorded.MPI_Pack"] == "4");
+    CHECK(measurement["unrecorded.MPI_Type_extent"] == "4");
     std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
     for (int rank = 0; rank < 4; ++rank) {
         INFO("rank " << rank);
@@ -744,6 +818,66 @@ TEST_CASE("recovery keeps nonblocking messages and collectives of derived commun
     CHECK(fs::exists(dir + "/exp/report.cubex"));
 }
 
+TEST_CASE("recovery keeps the one-sided and file I/O records of a run whose rank died, and "
+          "the recovered trace has their metrics",
+          "[mpi][fault]") {
+    // 3 ranks: 6 collective writes of 16 bytes and 6 puts of 4 bytes in fence epochs each,
+    // then rank 1 dies with the file open and the window not freed.
+    std::string dir = freshDirectory("fault_rma_io");
+    CommandResult run = runCommand(
+        "OMPI_MCA_odls_base_sigkill_timeout=3 " +
+        mpirunCommand(3, {"WAITSCOPE_EXPERIMENT_DIRECTORY=" + dir + "/exp"}, WAITSCOPE_TEST_FAULTS,
+                      "segv_rma_io 6 '" + dir + "/data.bin'", true));
+    INFO(run.output);
+    CHECK(run.exitCode != 0);
+    CommandResult recover =
+        runCommand(std::string(WAITSCOPE_TEST_DRIVER) + " recover " + dir + "/exp");
+    INFO(recover.output);
+    REQUIRE(recover.exitCode == 0);
+    CHECK(recover.output.find("rank 1 died (SIGSEGV)") != std::string::npos);
+    CHECK(recover.output.find("left out") == std::string::npos); // everything matched
+    const std::string anchor = anchorOf(dir + "/exp");
+    CHECK(readDefinitions(anchor, "IO_HANDLE").size() == 1);
+    CHECK(readDefinitions(anchor, "RMA_WIN").size() == 1);
+    std::vector<TraceEvent> events = readEvents(anchor);
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        CHECK(countEvents(events, "IO_CREATE_HANDLE", rank) == 1);
+        CHECK(countEvents(events, "IO_OPERATION_BEGIN", rank) == 6);
+        CHECK(countEvents(events, "IO_OPERATION_COMPLETE", rank) == 6);
+        CHECK(countEvents(events, "RMA_WIN_CREATE", rank) == 1);
+        CHECK(countEvents(events, "RMA_PUT", rank) == 6);
+        // The window's creation and its 7 fences.
+        CHECK(countEvents(events, "RMA_COLLECTIVE_END", rank) == 8);
+    }
+    // The recovered trace is analyzed with the bytes written and put.
+    const std::string dump = dir + "/values.txt";
+    CommandResult replay =
+        runCommand(mpirunCommand(3, {}, WAITSCOPE_TEST_REPLAY,
+                                 "--quiet --dump-text '" + dump + "' '" + dir + "/exp'", false));
+    INFO(replay.output);
+    REQUIRE(replay.exitCode == 0);
+    std::map<std::pair<std::string, int>, double> values;
+    std::istringstream lines(readFile(dump));
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string metric, path, rank, value;
+        std::getline(fields, metric, '\t');
+        std::getline(fields, path, '\t');
+        std::getline(fields, rank, '\t');
+        std::getline(fields, value, '\t');
+        if (!value.empty() && metric != "diagnostic")
+            values[{metric, std::stoi(rank)}] += std::stod(value);
+    }
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        CHECK(values[{"io_bytes_written", rank}] == 96);
+        CHECK(values[{"comms_rma_puts", rank}] == 6);
+        CHECK(values[{"bytes_put", rank}] == 24);
+        CHECK(values[{"syncs_rma_active", rank}] == 7);
+    }
+}
+
 TEST_CASE("analyze -a of a failed run's experiment recovers it first", "[mpi][fault]") {
     std::string dir = freshDirectory("fault_again");
     CommandResult run = measure(dir, WAITSCOPE_TEST_FAULTS, 3, "abort 20");
@@ -788,6 +922,16 @@ TEST_CASE("file reads and writes are OTF2 I/O operations with their bytes, and t
         CHECK(countEvents(events, "IO_OPERATION_BEGIN", rank) == 7);
         CHECK(countEvents(events, "IO_OPERATION_COMPLETE", rank) == 7);
         CHECK(countEvents(events, "IO_OPERATION_ISSUED", rank) == 2);
+        // The seeks as Score-P records them: offset requested, whence, the pointer after (in
+        // etypes of the view, ints): the individual pointer to the collective block, the
+        // shared one to 5.
+        std::vector<std::string> seeks;
+        for (const TraceEvent& e : events)
+            if (e.location == rank && e.name == "IO_SEEK")
+                seeks.push_back(e.attribute("Offset Request") + " " + e.attribute("Whence") + " " +
+                                e.attribute("Offset Result"));
+        const std::string block = std::to_string(3 * 16 + rank * 16);
+        CHECK(seeks == std::vector<std::string>{block + " FROM_START " + block, "5 FROM_START 5"});
         std::map<std::string, std::string> modeOf; // matching id -> mode
         std::map<std::string, std::uint64_t> requested, done;
         int collective = 0, nonblocking = 0;

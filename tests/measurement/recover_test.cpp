@@ -22,6 +22,11 @@ Definitions sampleDefinitions() {
     defs.addComm(testing::describedComm(makeCommKey(0, 1), kWorldKey, {0, 2}, "halves"));
     std::uint32_t top = defs.callingContext(1, kNoContext);
     defs.callingContext(0, top);
+    defs.addRmaWindow({kWorldKey, 0, "MPI_Win_create window"});
+    defs.addRmaWindow({makeCommKey(0, 1), 0, "MPI_Win_allocate window"});
+    defs.rmaGroup({0, 2});
+    defs.addIoHandle("/data/out.bin", kWorldKey);
+    defs.addIoHandle("/data/out.bin", kWorldKey);
     return defs;
 }
 
@@ -70,6 +75,16 @@ TEST_CASE("a rank's definitions file reads back as written", "[recover]") {
     CHECK(read->defs.comms()[1].members == std::vector<std::uint32_t>{0, 2});
     REQUIRE(read->defs.callingContexts().size() == 2);
     CHECK(callingContextKey(read->defs, 1) == callingContextKey(defs, 1));
+    // One-sided windows and groups, MPI-IO handles (the second opening of a file numbered 1).
+    REQUIRE(read->defs.rmaWindows().size() == 2);
+    for (std::size_t w = 0; w < 2; ++w) {
+        CHECK(rmaWindowKey(read->defs.rmaWindows()[w]) == rmaWindowKey(defs.rmaWindows()[w]));
+        CHECK(read->defs.rmaWindows()[w].name == defs.rmaWindows()[w].name);
+    }
+    CHECK(read->defs.rmaGroups() == defs.rmaGroups());
+    REQUIRE(read->defs.ioHandles().size() == 2);
+    CHECK(ioHandleKey(read->defs.ioHandles()[1]) == ioHandleKey(defs.ioHandles()[1]));
+    CHECK(read->defs.ioHandles()[1].sequence == 1);
 }
 
 TEST_CASE("every cut of a definitions file is refused with its byte offset", "[recover]") {

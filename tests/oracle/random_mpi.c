@@ -73,7 +73,7 @@ enum Feature {
     F_NB_COLLECTIVE_DERIVED,
     F_COLLECTIVES
 };
-enum { kCollectives = 17, kNbCollectives = 15 };
+enum { kCollectives = 17, kNbCollectives = 17 };
 static const char* const kFeatureNames[F_COLLECTIVES] = {
     "MPI_Send",
     "MPI_Ssend",
@@ -154,7 +154,9 @@ static const char* const kNbCollectiveNames[kNbCollectives] = {"MPI_Ibarrier",
                                                                "MPI_Igatherv",
                                                                "MPI_Iscatterv",
                                                                "MPI_Iallgatherv",
-                                                               "MPI_Ialltoallv"};
+                                                               "MPI_Ialltoallv",
+                                                               "MPI_Ireduce_scatter",
+                                                               "MPI_Ialltoallw"};
 static unsigned char g_used[F_COLLECTIVES + kCollectives + kNbCollectives];
 #define USE(feature) (g_used[feature] = 1)
 
@@ -698,14 +700,28 @@ static void start_nb_collective(int kind, MPI_Comm comm, int ranks, int root, in
     case 13:
         MPI_Iallgatherv(in, count, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, comm, req);
         break;
-    default:
+    case 14:
         MPI_Ialltoallv(in, counts, displs, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, comm, req);
         break;
+    case 15:
+        MPI_Ireduce_scatter(in, out, counts, MPI_DOUBLE, MPI_SUM, comm, req);
+        break;
+    default: {
+        static int bytes[kMaxMessages], offsets[kMaxMessages];
+        static MPI_Datatype types[kMaxMessages];
+        for (int r = 0; r < ranks; ++r) {
+            bytes[r] = count;
+            offsets[r] = r * count * (int)sizeof(double);
+            types[r] = MPI_DOUBLE;
+        }
+        MPI_Ialltoallw(in, bytes, offsets, types, out, bytes, offsets, types, comm, req);
+        break;
+    }
     }
 }
 
-// One nonblocking collective on `comm` (the ones libwaitscope.so records; not
-// Ireduce_scatter, Ialltoallw), started after random delays, overlapped with computation and
+// One nonblocking collective on `comm` (every one libwaitscope.so records), started after
+// random delays, overlapped with computation and
 // completed in a random way, sometimes together with a ring exchange's Isend and Irecv
 // (a completion call over send, receive and collective requests at once).
 static void nb_collective(MPI_Comm comm, int derived, int world_rank, int world_size, int tag) {

@@ -11,6 +11,7 @@
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+#include "timeline_collector.h"
 #include "timeline_store.h"
 #endif
 
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mpi.h>
 #include <optional>
 #include <string>
@@ -112,8 +114,8 @@ cli::CommandLine declareOptions(Options& options) {
               "first open",
               options.timeline, false)
         .count("--window-events", "N",
-               "with --no-root-cause: read each rank's events N at a time (the windowed replay, "
-               "the same report; by default only when the ranks do not fit --memory-limit whole)",
+               "read each rank's events N at a time (the windowed replay, the same report; by "
+               "default only when the ranks do not fit --memory-limit whole)",
                options.windowEvents, 1, std::numeric_limits<uint32_t>::max())
         .flag("--quiet", "no progress on stderr", options.quiet)
         .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
@@ -174,37 +176,154 @@ void reportClockViolations(const Options& options, const analysis::AnalysisResul
     }
 }
 
-// Writes the timeline's event cache and overview beside the trace (one more pass over it, after
-// instances.txt, whose waiting times the overview holds), so that waitscope-gui shows the run at
-// once; only when the report goes beside the trace (the caches name the instances.txt they were
-// built with). A failure is a warning: the GUI builds them at its first open.
-void writeTimelineCaches(const Options& options, const std::string& anchor,
-                         const std::filesystem::path& dir) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+using TimelineCollector = timeline::TimelineCollector;
+#else
+// Without the timeline library: nothing collects.
+class TimelineCollector {};
+#endif
+
+// Whether the timeline's caches are written: unless --no-timeline, and only when the report goes
+// beside the trace (the caches name the instances.txt they were built with).
+const char* timelineCacheFile() {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    return timeline::TimelineStore::kCacheFile;
+#else
+    return "timeline_events.bin";
+#endif
+}
+
+bool timelineWanted(const Options& options, const std::string& anchor) {
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
     namespace fs = std::filesystem;
     std::error_code error;
-    if (!options.timeline || !fs::equivalent(dir, fs::path(anchor).parent_path(), error)) {
+    const fs::path traceDir = fs::path(anchor).parent_path();
+    return options.timeline &&
+           (options.outputDir.empty() || fs::equivalent(options.outputDir, traceDir, error));
+#else
+    (void)options;
+    (void)anchor;
+    return false;
+#endif
+}
+
+// The collector the analysis shows its events to, so that the timeline's caches are built from
+// its own read of the trace; null when they are not wanted.
+std::unique_ptr<TimelineCollector> timelineCollector(const Options& options,
+                                                     const std::string& anchor) {
+    if (timelineWanted(options, anchor)) {
+        return std::make_unique<TimelineCollector>();
+    }
+    return nullptr;
+}
+
+analysis::EventObserver* observerOf(TimelineCollector* collector) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    return collector;
+#else
+    (void)collector;
+    return nullptr;
+#endif
+}
+
+// Writes the timeline's event cache and overview beside the trace (after instances.txt, whose
+// waiting times the overview holds), so that waitscope-gui shows the run at once: from what
+// `collector` took from the analysis's read when it saw every location, else with one more
+// pass over the trace. A failure is a warning: the GUI builds them at its first open.
+void writeTimelineCaches(const Options& options, const std::string& anchor,
+                         const analysis::AnalysisResult& result,
+                         const trace::Definitions& definitions,
+                         const TimelineCollector* collector) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    if (!timelineWanted(options, anchor)) {
         return;
     }
     const auto start = Clock::now();
-    if (auto store = timeline::TimelineStore::open(anchor); !store) {
+    const bool collected = collector != nullptr && collector->complete();
+    Status written = Status::success();
+    if (collected) {
+        written = collector->write(anchor, definitions, result.instances());
+    } else if (auto store = timeline::TimelineStore::open(anchor); !store) {
+        written = store.error();
+    }
+    if (!written) {
         std::fprintf(stderr, "waitscope-replay: warning: timeline caches not written: %s\n",
-                     store.error().message().c_str());
+                     written.error().message().c_str());
     } else if (!options.quiet) {
-        std::fprintf(stderr, "waitscope-replay: timeline caches written in %.3f s\n",
-                     secondsSince(start));
+        std::fprintf(stderr, "waitscope-replay: timeline caches written in %.3f s (%s)\n",
+                     secondsSince(start),
+                     collected ? "from the analysis's read" : "one more pass over the trace");
     }
 #else
     (void)options;
     (void)anchor;
-    (void)dir;
+    (void)result;
+    (void)definitions;
+    (void)collector;
+#endif
+}
+
+// The part of the timeline's rows that process `rank` (not 0) hands to process 0, beside the
+// trace.
+std::string partPath(const std::string& anchor, int rank) {
+    namespace fs = std::filesystem;
+    return (fs::path(anchor).parent_path() /
+            (std::string(timelineCacheFile()) + ".part" + std::to_string(rank)))
+        .string();
+}
+
+// Saves this process's rows of the timeline for process 0 (nothing on process 0); 1 when done.
+int savePart(const TimelineCollector& collector, const std::string& anchor, int rank) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    if (rank == 0) {
+        return 1;
+    }
+    if (Status saved = collector.savePart(partPath(anchor, rank)); !saved) {
+        std::fprintf(stderr, "waitscope-replay: warning: %s\n", saved.error().message().c_str());
+        return 0;
+    }
+    return 1;
+#else
+    (void)collector;
+    (void)anchor;
+    (void)rank;
+    return 0;
+#endif
+}
+
+// On process 0: takes every other process's rows (`saved`: all saved theirs) and removes their
+// files; false when the caches need a pass over the trace instead.
+bool loadParts(TimelineCollector& collector, const std::string& anchor, bool saved) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    bool loaded = saved;
+    for (int k = 1; k < size; ++k) {
+        const std::string path = partPath(anchor, k);
+        if (loaded) {
+            if (Status taken = collector.loadPart(path); !taken) {
+                std::fprintf(stderr, "waitscope-replay: warning: %s\n",
+                             taken.error().message().c_str());
+                loaded = false;
+            }
+        }
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+    }
+    return loaded;
+#else
+    (void)collector;
+    (void)anchor;
+    (void)saved;
+    return false;
 #endif
 }
 
 // Writes report.cubex, trace.stat, instances.txt, critical_path.txt (and the optional text dump);
 // returns false after printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
-                  const analysis::AnalysisResult& result, const trace::Definitions& definitions) {
+                  const analysis::AnalysisResult& result, const trace::Definitions& definitions,
+                  const TimelineCollector* collector) {
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
@@ -254,7 +373,7 @@ bool writeOutputs(const Options& options, const std::string& anchor,
         std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }
-    writeTimelineCaches(options, anchor, dir);
+    writeTimelineCaches(options, anchor, result, definitions, collector);
     if (!options.dumpText.empty()) {
         std::ofstream dump(options.dumpText);
         dump << analysis::canonicalText(result, definitions);
@@ -399,6 +518,8 @@ int runSerial(const Options& options) {
     analysis::ReplayOptions replay = options.replay;
     replay.memoryLimit = memoryLimitOf(options, 1);
     replay.windowEvents = options.windowEvents;
+    const std::unique_ptr<TimelineCollector> collector = timelineCollector(options, *anchor);
+    replay.observer = observerOf(collector.get());
     auto result = analysis::analyzeArchiveInProcess(*anchor, replay);
     if (!result) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", result.error().message().c_str());
@@ -406,7 +527,7 @@ int runSerial(const Options& options) {
     }
     const double analysisTime = secondsSince(start);
     const auto writeStart = Clock::now();
-    if (!writeOutputs(options, *anchor, *result, *definitions)) {
+    if (!writeOutputs(options, *anchor, *result, *definitions, collector.get())) {
         return 1;
     }
     if (!options.quiet) {
@@ -435,21 +556,31 @@ int runParallel(const Options& options) {
     analysis::ReplayOptions replay = options.replay;
     replay.memoryLimit = limit;
     replay.windowEvents = options.windowEvents;
+    auto anchor = trace::findAnchorFile(options.path);
+    std::unique_ptr<TimelineCollector> collector =
+        anchor ? timelineCollector(options, *anchor) : nullptr;
+    replay.observer = observerOf(collector.get());
     auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), replay);
     if (!analysis) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", analysis.error().message().c_str());
         return 1;
     }
     const double analysisTime = secondsSince(start);
+    // The other processes hand their rows of the timeline to process 0, which writes the caches.
+    int parted = collector ? savePart(*collector, *anchor, rank) : 0;
     double peak = peakMemoryBytes();
     double maxPeak = 0.0;
     MPI_Reduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &parted, &parted, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank != 0) {
         return 0;
     }
     const auto writeStart = Clock::now();
-    auto anchor = trace::findAnchorFile(options.path);
-    if (!anchor || !writeOutputs(options, *anchor, *analysis->result, analysis->definitions)) {
+    if (collector && !loadParts(*collector, *anchor, parted != 0)) {
+        collector.reset(); // one more pass over the trace instead
+    }
+    if (!anchor || !writeOutputs(options, *anchor, *analysis->result, analysis->definitions,
+                                 collector.get())) {
         return 1;
     }
     if (!options.quiet) {

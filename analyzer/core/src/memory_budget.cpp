@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 
 namespace waitscope::analysis {
@@ -122,54 +123,118 @@ uint64_t rankEventCount(const trace::Definitions& definitions, const std::string
     return ec ? 0 : bytes / kMinFileBytesPerEvent;
 }
 
+namespace {
+
+// The first process of `blocks` whose ranks need more than `limit` at `perEvent` bytes per
+// event, `perRank` per rank and `base` for the process: its largest rank, that rank's events, the
+// process's need and its rank count; none when all fit.
+struct Overflow {
+    size_t process = 0;
+    uint32_t first = 0;
+    uint32_t ranks = 0;
+    uint32_t largest = 0;
+    uint64_t largestEvents = 0;
+    uint64_t need = 0;
+};
+
+std::optional<Overflow> firstOverflow(const trace::Definitions& definitions,
+                                      const std::string& anchorFile,
+                                      const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                                      uint64_t limit, uint64_t perEvent, uint64_t perRank,
+                                      uint64_t base) {
+    for (size_t p = 0; p < blocks.size(); ++p) {
+        const auto [first, end] = blocks[p];
+        Overflow o{p, first, end - first, first, 0, base};
+        for (uint32_t r = first; r < end; ++r) {
+            const uint64_t events = rankEventCount(definitions, anchorFile, r);
+            o.need += events * perEvent + perRank;
+            if (events > o.largestEvents) {
+                o.largest = r;
+                o.largestEvents = events;
+            }
+        }
+        if (o.need > limit) {
+            return o;
+        }
+    }
+    return std::nullopt;
+}
+
+// ", the 4 ranks 0-3 of analysis process 1 together 1.2 GiB" when a process replays several.
+std::string togetherText(const Overflow& o, size_t processes, uint64_t base) {
+    if (o.ranks <= 1) {
+        return {};
+    }
+    return ", the " + std::to_string(o.ranks) + " ranks " + std::to_string(o.first) + "-" +
+           std::to_string(o.first + o.ranks - 1) +
+           (processes > 1 ? " of analysis process " + std::to_string(o.process) : "") +
+           " together " + formatMemorySize(o.need - base);
+}
+
+} // namespace
+
 Status checkMemoryBudget(const trace::Definitions& definitions, const std::string& anchorFile,
                          const std::vector<std::pair<uint32_t, uint32_t>>& blocks, uint64_t limit,
                          bool rootCause) {
     const uint64_t perEvent = rootCause ? kBytesPerEventFull : kBytesPerEventBasic;
-    for (size_t p = 0; p < blocks.size(); ++p) {
-        const auto [first, end] = blocks[p];
-        uint64_t need = kProcessBaseBytes;
-        uint32_t largest = first;
-        uint64_t largestEvents = 0;
-        for (uint32_t r = first; r < end; ++r) {
-            const uint64_t events = rankEventCount(definitions, anchorFile, r);
-            need += events * perEvent;
-            if (events > largestEvents) {
-                largest = r;
-                largestEvents = events;
-            }
-        }
-        if (need <= limit) {
-            continue;
-        }
-        const uint32_t ranks = end - first;
-        std::string message = "rank " + std::to_string(largest) + ": its " +
-                              std::to_string(largestEvents) + " events need about " +
-                              formatMemorySize(largestEvents * perEvent) + " in memory (" +
-                              std::to_string(perEvent) + " bytes per event" +
-                              (rootCause ? " with the root-cause passes" : "") + ")";
-        if (ranks > 1) {
-            message += ", the " + std::to_string(ranks) + " ranks " + std::to_string(first) + "-" +
-                       std::to_string(end - 1) +
-                       (blocks.size() > 1 ? " of analysis process " + std::to_string(p) : "") +
-                       " together " + formatMemorySize(need - kProcessBaseBytes);
-        }
-        message += ", and the process itself " + formatMemorySize(kProcessBaseBytes) + ": " +
-                   formatMemorySize(need) + " in all, but --memory-limit allows " +
-                   formatMemorySize(limit) +
-                   " per analysis process (with the root-cause passes or --time-correct the replay "
-                   "holds a rank's events whole; without them it reads them in windows); raise "
-                   "--memory-limit";
-        if (ranks > 1) {
-            message += ", or analyze with more processes (each then replays fewer ranks)";
-        }
-        if (rootCause) {
-            message += ", or skip the root-cause passes (--no-root-cause: the events are then "
-                       "read in windows)";
-        }
-        return Error(message);
+    const auto o =
+        firstOverflow(definitions, anchorFile, blocks, limit, perEvent, 0, kProcessBaseBytes);
+    if (!o) {
+        return Status::success();
     }
-    return Status::success();
+    std::string message =
+        "rank " + std::to_string(o->largest) + ": its " + std::to_string(o->largestEvents) +
+        " events need about " + formatMemorySize(o->largestEvents * perEvent) + " in memory (" +
+        std::to_string(perEvent) + " bytes per event" +
+        (rootCause ? " with the root-cause passes" : "") + ")" +
+        togetherText(*o, blocks.size(), kProcessBaseBytes) + ", and the process itself " +
+        formatMemorySize(kProcessBaseBytes) + ": " + formatMemorySize(o->need) +
+        " in all, but --memory-limit allows " + formatMemorySize(limit) +
+        " per analysis process (with --time-correct, or one-sided windows, MPI "
+        "file I/O or MPI from several threads in the trace, the replay holds a "
+        "rank's events whole; otherwise it reads them in windows); raise "
+        "--memory-limit";
+    if (o->ranks > 1) {
+        message += ", or analyze with more processes (each then replays fewer ranks)";
+    }
+    if (rootCause) {
+        message += ", or skip the root-cause passes (--no-root-cause: " +
+                   std::to_string(kBytesPerEventBasic) + " bytes per event)";
+    }
+    return Error(message);
+}
+
+Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
+                                 const std::string& anchorFile,
+                                 const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                                 uint64_t limit, bool rootCause) {
+    if (!rootCause) {
+        return Status::success(); // a window of kMinWindowEvents fits any budget over the base
+    }
+    // Each rank's smallest window comes on top of what it holds.
+    const uint64_t window = kMinWindowEvents * kBytesPerWindowEvent;
+    const auto o = firstOverflow(definitions, anchorFile, blocks, limit,
+                                 kBytesPerEventRootCauseWindowed, window, kProcessBaseBytes);
+    if (!o) {
+        return Status::success();
+    }
+    std::string message =
+        "rank " + std::to_string(o->largest) + ": read in windows, its " +
+        std::to_string(o->largestEvents) + " events still need about " +
+        formatMemorySize(o->largestEvents * kBytesPerEventRootCauseWindowed) + " (" +
+        std::to_string(kBytesPerEventRootCauseWindowed) +
+        " bytes per event: the root-cause passes hold a rank's communication operations whole)" +
+        (o->ranks > 1 ? togetherText(*o, blocks.size(), kProcessBaseBytes) + " with their windows"
+                      : ", its window " + formatMemorySize(window)) +
+        ", and the process itself " + formatMemorySize(kProcessBaseBytes) + ": " +
+        formatMemorySize(o->need) + " in all, but --memory-limit allows " +
+        formatMemorySize(limit) + " per analysis process; raise --memory-limit";
+    if (o->ranks > 1) {
+        message += ", or analyze with more processes (each then replays fewer ranks)";
+    }
+    message += ", or skip the root-cause passes (--no-root-cause: only windows of events are "
+               "then held)";
+    return Error(message);
 }
 
 } // namespace waitscope::analysis
@@ -197,10 +262,29 @@ std::string windowedReplayRefusal(const trace::Definitions& definitions) {
     return {};
 }
 
-uint64_t windowEventsFor(uint64_t limit, uint32_t ranks) {
-    const uint64_t room = limit > kProcessBaseBytes ? limit - kProcessBaseBytes : 0;
+uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held) {
+    const uint64_t used = kProcessBaseBytes + held;
+    const uint64_t room = limit > used ? limit - used : 0;
     const uint64_t events = room / (kBytesPerWindowEvent * std::max<uint32_t>(ranks, 1));
     return std::clamp<uint64_t>(events, kMinWindowEvents, kMaxWindowEvents);
+}
+
+} // namespace waitscope::analysis
+
+namespace waitscope::analysis {
+
+uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::string& anchorFile,
+                           const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                           bool rootCause) {
+    uint64_t held = 0;
+    for (const auto& [first, end] : blocks) {
+        uint64_t events = 0;
+        for (uint32_t r = first; rootCause && r < end; ++r) {
+            events += rankEventCount(definitions, anchorFile, r);
+        }
+        held = std::max(held, events * kBytesPerEventRootCauseWindowed);
+    }
+    return held;
 }
 
 } // namespace waitscope::analysis

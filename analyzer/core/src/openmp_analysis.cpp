@@ -17,6 +17,21 @@
 // master runs outside parallel regions, every further thread of the rank is idle, shown on the
 // master's call paths at each thread (omp_idle_threads, part of its time, as Scalasca counts
 // it); a thread left out of a smaller team is idle for that region (omp_limited_parallelism).
+//
+// Delay costs of barrier waits (delay_ompbarrier, Scalasca's short-term OpenMP barrier delay
+// costs): each thread's synchronization interval before a barrier runs from its previous
+// barrier of the region (or from the start of its part of the region) to its arrival. The
+// wait of a thread is charged to the last thread to arrive, on the call paths where that
+// thread spent more time in its interval than the waiting one did in its own, in proportion
+// to that excess:
+//
+//   thread 0  |--compute 1 s--|=====wait 2 s======|
+//   thread 2  |--compute 1 s--|--compute+ 2 s-----|      excess of thread 2: 2 s on compute+,
+//                                                ^ last   so 2 s of delay cost there
+//
+// A wait is charged as far as the excess explains it: at most the excess (the rest of the wait
+// has other causes, such as waiting the late thread did itself, which is not work: its time
+// acquiring critical sections and locks is left out of the intervals).
 #include "openmp_timeline.h"
 
 #include <algorithm>
@@ -48,16 +63,53 @@ struct Member {
     std::vector<uint32_t> barriers; ///< indices of its barriers in the team's region, in order
 };
 
-void addBarrierWaits(std::vector<Member>& team) {
+/// Charges `wait` (of the thread whose barrier is `waited`) to `late`'s call paths of excess
+/// work in the interval before its barrier `arrived` (see the overview).
+void addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTimeline& waiter,
+                   const OmpSpan& waited, double wait) {
+    const std::vector<OmpWork>& lateWork = late.timeline->barrierWork;
+    const std::vector<OmpWork>& waiterWork = waiter.barrierWork;
+    // Both lists are sorted by node: the excess per node of the late thread's list.
+    std::vector<OmpWork> excess;
+    double total = 0.0;
+    uint32_t w = waited.firstWork;
+    for (uint32_t l = arrived.firstWork; l < arrived.endWork; ++l) {
+        const OmpWork& work = lateWork[l];
+        while (w < waited.endWork && waiterWork[w].node < work.node) {
+            ++w;
+        }
+        const double other =
+            w < waited.endWork && waiterWork[w].node == work.node ? waiterWork[w].seconds : 0.0;
+        if (work.seconds > other) {
+            excess.push_back(OmpWork{work.node, work.seconds - other});
+            total += work.seconds - other;
+        }
+    }
+    if (total <= 0.0) {
+        return;
+    }
+    const double scale = std::min(wait, total) / total;
+    for (const OmpWork& e : excess) {
+        late.severities->add(Metric::DelayOmpbarrier, e.node, e.seconds * scale);
+    }
+}
+
+void addBarrierWaits(std::vector<Member>& team, bool delayCosts) {
     size_t instances = team.front().barriers.size();
     for (const Member& m : team) {
         instances = std::min(instances, m.barriers.size());
     }
     for (size_t k = 0; k < instances; ++k) {
         double last = 0.0;
-        for (const Member& m : team) {
-            last = std::max(last, m.timeline->barriers[m.barriers[k]].enter);
+        size_t latest = 0;
+        for (size_t m = 0; m < team.size(); ++m) {
+            const double enter = team[m].timeline->barriers[team[m].barriers[k]].enter;
+            if (enter > last) {
+                last = enter;
+                latest = m;
+            }
         }
+        const Member& late = team[latest];
         for (Member& m : team) {
             const uint32_t index = m.barriers[k];
             const OmpSpan& b = m.timeline->barriers[index];
@@ -71,6 +123,10 @@ void addBarrierWaits(std::vector<Member>& team) {
             if (wait > 0.0) {
                 m.severities->add(b.implicit ? Metric::OmpIbarrierWait : Metric::OmpEbarrierWait,
                                   b.node, wait);
+                if (delayCosts && &m != &late) {
+                    addDelayCosts(late, late.timeline->barriers[late.barriers[k]], *m.timeline, b,
+                                  wait);
+                }
             }
         }
     }
@@ -87,7 +143,7 @@ void addIdle(SeverityRows& severities, NodeId node, double seconds, bool limited
 } // namespace
 
 void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
-                   RankResult& result) {
+                   RankResult& result, bool delayCosts) {
     if (!master.enabled()) {
         return;
     }
@@ -118,7 +174,7 @@ void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimelin
                 }
             }
         }
-        addBarrierWaits(team);
+        addBarrierWaits(team, delayCosts);
     }
     // Idle threads: every further thread, while the master is outside parallel regions.
     for (size_t w = 0; w < workers; ++w) {

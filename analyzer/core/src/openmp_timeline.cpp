@@ -76,8 +76,16 @@ double OpenmpTimeline::chargeLimit() const {
 }
 
 void OpenmpTimeline::charge(NodeId node, double from, double to) {
-    if (m_enabled && m_openParallels.empty() && to > from) {
+    if (!m_enabled || to <= from) {
+        return;
+    }
+    if (m_openParallels.empty()) {
         serial[node] += to - from;
+    } else if (m_openBarriers.empty() &&
+               (m_stack.empty() ||
+                (m_stack.back().kind != Kind::Critical && m_stack.back().kind != Kind::Lock))) {
+        // Work of the synchronization interval; acquiring a critical section or a lock is not.
+        m_interval[node] += to - from;
     }
 }
 
@@ -99,12 +107,22 @@ void OpenmpTimeline::enter(uint32_t region, NodeId node, double time) {
         const OmpSpan* join = masterSpan(region, time, nullptr);
         m_joins.push_back(join != nullptr ? std::max(join->leave, time)
                                           : std::numeric_limits<double>::infinity());
+        m_interval.clear(); // the thread's part of the region begins
         break;
     }
     case Kind::Barrier:
     case Kind::ImplicitBarrier:
         span.parallel = m_openParallels.empty() ? kNoParallel : m_openParallels.back();
         span.implicit = kind == Kind::ImplicitBarrier;
+        // The interval before the barrier ends here; by node, for the delay costs.
+        span.firstWork = static_cast<uint32_t>(barrierWork.size());
+        for (const auto& [work, seconds] : m_interval) {
+            barrierWork.push_back(OmpWork{work, seconds});
+        }
+        std::sort(barrierWork.begin() + span.firstWork, barrierWork.end(),
+                  [](const OmpWork& a, const OmpWork& b) { return a.node < b.node; });
+        span.endWork = static_cast<uint32_t>(barrierWork.size());
+        m_interval.clear();
         index = static_cast<uint32_t>(barriers.size());
         barriers.push_back(span);
         m_openBarriers.push_back(index);

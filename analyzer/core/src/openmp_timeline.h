@@ -27,9 +27,20 @@ struct OmpSpan {
     /// Barriers: the tasks run inside are among barrierTasks[firstTask, endTask)
     uint32_t firstTask = 0;
     uint32_t endTask = 0;
+    /// Barriers: the thread's work since its previous barrier of the region (or since it began
+    /// its part of the region), per call path, is barrierWork[firstWork, endWork)
+    uint32_t firstWork = 0;
+    uint32_t endWork = 0;
 };
 
 inline constexpr uint32_t kNoParallel = 0xFFFFFFFFu;
+
+/// Time a thread spent on one call path between two of its barriers (a synchronization
+/// interval), but for acquiring critical sections and locks.
+struct OmpWork {
+    NodeId node;
+    double seconds;
+};
 
 /// A task run inside a barrier: working, not waiting.
 struct OmpBarrierTask {
@@ -56,6 +67,8 @@ public:
     std::vector<OmpSpan> parallels; ///< in the order entered
     std::vector<OmpSpan> barriers;
     std::vector<OmpBarrierTask> barrierTasks;
+    /// Per barrier, the work of the interval before it, by node (see OmpSpan::firstWork)
+    std::vector<OmpWork> barrierWork;
     std::vector<OmpSpan> criticals; ///< acquire until leave; `entered` when the sblock began
     std::vector<OmpSpan> sblocks;   ///< inside critical sections
     std::vector<OmpSpan> locks;     ///< lock calls until acquired
@@ -97,14 +110,19 @@ private:
     std::vector<uint32_t> m_openBarriers;
     std::vector<uint32_t> m_openCriticals;
     std::vector<double> m_joins; ///< per open parallel region: the master's leave of it
+    /// The work of the synchronization interval open now (inside a parallel region, outside
+    /// barriers), by node
+    std::unordered_map<NodeId, double> m_interval;
     /// The master's parallel region `region` open at `time` (or the next one), else nullptr.
     const OmpSpan* masterSpan(uint32_t region, double time, const CallTree* tree) const;
 };
 
 /// Adds the OpenMP wait states of a rank to `result` (its main location `master`, and
 /// `threads[k]` the timeline of `result.threads[k]`): barrier waits per team, critical and
-/// lock contention, idle threads and limited parallelism on the workers.
+/// lock contention, idle threads and limited parallelism on the workers; with `delayCosts`
+/// (the root-cause analyses run), the short-term delay costs of the barrier waits on the call
+/// paths of the last thread's excess work.
 void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
-                   RankResult& result);
+                   RankResult& result, bool delayCosts = false);
 
 } // namespace waitscope::analysis

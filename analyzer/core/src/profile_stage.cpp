@@ -48,6 +48,22 @@ double enterTimeOf(const RankState& state, size_t first, size_t event) {
     return state.seconds(event);
 }
 
+// The rank's requests by id while outstanding, over all its locations (ids are unique per
+// rank): a posted receive's request operation, a nonblocking send's operation. A request may be
+// started on one thread and completed on another (MPI_THREAD_MULTIPLE); the lanes are profiled
+// after the main location, so a completion may be met before its start: it waits in `early`
+// (with its location) for a start on another location.
+struct RequestPairs {
+    std::unordered_map<uint64_t, uint32_t> postedReceives;
+    std::unordered_map<uint64_t, uint32_t> pendingSends;
+    struct Early {
+        uint32_t operation;
+        uint32_t lane;
+    };
+    std::unordered_map<uint64_t, Early> earlyReceives;
+    std::unordered_map<uint64_t, Early> earlySends;
+};
+
 // Keeps one-sided record `i` with the MPI call around it (the innermost frame) and counts it.
 template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t first, size_t i) {
     const trace::EventStream& events = *state.events;
@@ -74,7 +90,7 @@ template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t f
 // time profile follow the main location only (a lane's operations still open and close their
 // segments and spans, so that both keep one entry per operation and span).
 void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, SeverityRows& rows,
-                     NodeId root) {
+                     NodeId root, RequestPairs& requests) {
     const trace::EventStream& events = *state.events;
     std::vector<Frame> stack;
     uint64_t last = n > first ? events.time(first) : 0;
@@ -122,10 +138,6 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
         stack.pop_back();
     };
     const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
-    // Requests by id while outstanding: a posted receive's request operation, a nonblocking
-    // send's operation. Request ids are the location's own: each pairs its own requests.
-    std::unordered_map<uint64_t, uint32_t> postedReceives;
-    std::unordered_map<uint64_t, uint32_t> pendingSends;
     for (size_t i = first; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
             state.report("profile", i, events.size());
@@ -164,23 +176,41 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
             const auto operation = static_cast<uint32_t>(state.operations.size());
             state.operations.push_back(
                 ReplayOperation{static_cast<uint32_t>(i), stack.back().span});
-            // Pairs a request with its message: the request (or message) found in `pending`.
-            const auto pair = [&](std::unordered_map<uint64_t, uint32_t>& pending) {
-                const auto found = pending.find(events.message(i).request);
+            const uint64_t id = kind == EventKind::MpiCollectiveEnd ? 0 : events.message(i).request;
+            const auto link = [&](uint32_t other) {
+                state.pairedOf[operation] = other;
+                state.pairedOf[other] = operation;
+            };
+            // A start: paired with a completion met earlier on another location, else pending.
+            const auto start = [&](std::unordered_map<uint64_t, uint32_t>& pending,
+                                   std::unordered_map<uint64_t, RequestPairs::Early>& early) {
+                const auto found = early.find(id);
+                if (found != early.end() && found->second.lane != lane) {
+                    link(found->second.operation);
+                    early.erase(found);
+                } else {
+                    pending[id] = operation;
+                }
+            };
+            // A completion: paired with its pending start, else kept for a later location's.
+            const auto complete = [&](std::unordered_map<uint64_t, uint32_t>& pending,
+                                      std::unordered_map<uint64_t, RequestPairs::Early>& early) {
+                const auto found = pending.find(id);
                 if (found != pending.end()) {
-                    state.pairedOf[operation] = found->second;
-                    state.pairedOf[found->second] = operation;
+                    link(found->second);
                     pending.erase(found);
+                } else if (!state.lanes.empty()) {
+                    early[id] = RequestPairs::Early{operation, lane};
                 }
             };
             if (kind == EventKind::MpiIrecvRequest) {
-                postedReceives[events.message(i).request] = operation;
+                start(requests.postedReceives, requests.earlyReceives);
             } else if (kind == EventKind::MpiIrecv) {
-                pair(postedReceives);
+                complete(requests.postedReceives, requests.earlyReceives);
             } else if (kind == EventKind::MpiIsend) {
-                pendingSends[events.message(i).request] = operation;
+                start(requests.pendingSends, requests.earlySends);
             } else if (kind == EventKind::MpiIsendComplete) {
-                pair(pendingSends);
+                complete(requests.pendingSends, requests.earlySends);
             }
             if (state.rootCause) {
                 state.profile.closeSegment();
@@ -261,7 +291,8 @@ NodeId laneRoot(const CallTree& tree) {
 void profile(RankState& state) {
     const size_t n = state.events->size();
     reserveOperations(state);
-    profileLocation(state, 0, state.mainEvents, 0, state.result.severities, kNoNode);
+    RequestPairs requests;
+    profileLocation(state, 0, state.mainEvents, 0, state.result.severities, kNoNode, requests);
     if (!state.lanes.empty()) {
         const NodeId root = laneRoot(state.result.tree);
         for (size_t k = 0; k < state.lanes.size(); ++k) {
@@ -271,7 +302,7 @@ void profile(RankState& state) {
             thread.name = lane.location->name;
             thread.events = lane.end - lane.begin;
             profileLocation(state, lane.begin, lane.end, static_cast<uint32_t>(k + 1),
-                            thread.severities, root);
+                            thread.severities, root, requests);
         }
         // Messages match in the order of their events over all locations (stable: the main
         // location's first, then the lanes' in definition order, at equal times).
@@ -305,8 +336,8 @@ Status profileStage(RankState& state, Transport& transport) {
     state.mainEvents = state.events->size();
     // Further threads that call MPI (MPI_THREAD_MULTIPLE) are replayed with the rank.
     if (!state.input.anchorFile.empty() && mayCallMpiFromThreads(state.defs, *state.events)) {
-        state.lanes =
-            appendReplayLanes(state.input.anchorFile, state.defs, state.result.rank, *state.events);
+        state.lanes = appendReplayLanes(state.input.anchorFile, state.defs, state.result.rank,
+                                        *state.events, state.input.options.observer);
         state.laneResults.resize(state.lanes.size());
     }
     profile(state);

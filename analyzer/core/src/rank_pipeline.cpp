@@ -21,10 +21,12 @@
 //   9. derived metrics    derived_metrics.cpp         imbalance; with a critical path, the
 //                                                      critical path's imbalance and the
 //                                                      performance impact
-// With RankInput::windows (traces larger than memory, without root causes and clock
-// correction) stages 2 to 5 are one windowed pass instead (windowed_replay.cpp): the events are
-// read in windows, profiled and replayed forward and backward in bulk-synchronous steps, and
-// the consistency is checked at the end.
+// With RankInput::windows (traces larger than memory, without clock correction): without root
+// causes stages 2 to 5 are one windowed pass instead (windowed_replay.cpp): the events are read
+// in windows, profiled and replayed forward and backward in bulk-synchronous steps, and the
+// consistency is checked at the end; with root causes stage 2 reads the events in windows and
+// keeps only the communication events (windowed_profile_stage.cpp), and stages 3 to 7 run as
+// above on them.
 // The drivers, serial_analysis.cpp (a thread per rank over the in-process transport) and
 // analyzer/mpi/src/parallel_analysis.cpp (a rank per traced rank over MPI), differ only in
 // the transport, in the hooks of RankInput and in how they gather the results.
@@ -49,14 +51,31 @@ constexpr std::array<RankStage, 6> kReplayStages = {
 Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
     RankState state(input, transport);
     Status replayed = Status::success();
-    if (input.windows != nullptr) {
-        if (input.options.rootCause || input.options.correction) {
-            return Error("rank " + std::to_string(transport.rank()) +
-                         ": the windowed replay runs without root causes and timestamp "
-                         "correction only");
+    if (input.windows != nullptr && input.options.correction) {
+        return Error("rank " + std::to_string(transport.rank()) +
+                     ": the windowed replay runs without timestamp correction only");
+    }
+    if (input.windows != nullptr && input.options.rootCause) {
+        // Profiled in windows; the later stages read only the operations it keeps.
+        replayed = windowedProfileStage(state, transport);
+        if (!replayed) {
+            // The others stop at the consistency check, which finds this rank without events.
+            state.events = nullptr;
+            (void)checkConsistencyStage(state, transport);
         }
+        for (size_t s = 1; replayed && s < kReplayStages.size(); ++s) {
+            replayed = kReplayStages[s](state, transport);
+        }
+    } else if (input.windows != nullptr) {
         replayed = windowedReplayStage(state, transport);
     } else {
+        // The events as read, before the correction moves any of them.
+        if (input.options.observer != nullptr && input.events != nullptr) {
+            if (const trace::Location* main = input.definitions.locationOfRank(transport.rank())) {
+                input.options.observer->observe(input.definitions, *main, *input.events, 0,
+                                                input.events->size());
+            }
+        }
         if (Status status = correctClocksStage(state, transport); !status) {
             return status.error();
         }

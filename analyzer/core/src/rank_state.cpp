@@ -7,6 +7,9 @@ RankState::RankState(const RankInput& rankInput, Transport& transport)
     : input(rankInput), defs(rankInput.definitions), events(rankInput.events),
       rootCause(rankInput.options.rootCause) {
     result.rank = transport.rank();
+    if (rankInput.windows != nullptr && rootCause) {
+        events = &windowEvents; // filled by the windowed profile stage
+    }
     if (events != nullptr) {
         result.events = events->size();
         if (rootCause) {

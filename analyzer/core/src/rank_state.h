@@ -28,6 +28,10 @@ struct RankState {
 
     const RankInput& input;
     const trace::Definitions& defs;
+    /// With the root-cause passes over a rank read in windows (RankInput::windows): its
+    /// communication events only, which `events` then points to and the operations index
+    /// (windowed_profile_stage.cpp)
+    trace::EventStream windowEvents;
     /// This rank's events; null when they could not be read. From the profile stage on, the
     /// events of its replay lanes follow the main location's (replay_lanes.h).
     trace::EventStream* events;
@@ -205,6 +209,10 @@ Status rootCauseStage(RankState& state, Transport& transport);
 /// profile, the forward and backward replays in bulk-synchronous steps, the consistency check
 /// at the end.
 Status windowedReplayStage(RankState& state, Transport& transport);
+/// Stage 2 over a rank read in windows (RankInput::windows) for the root-cause passes: the
+/// profile of profileStage(), keeping only the communication events (windowEvents), so that
+/// stages 3 to 7 then run unchanged (windowed_profile_stage.cpp).
+Status windowedProfileStage(RankState& state, Transport& transport);
 /// The rank's further threads, profiled (thread_profile_stage.cpp).
 Status threadProfileStage(RankState& state, Transport& transport);
 

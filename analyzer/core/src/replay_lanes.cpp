@@ -65,7 +65,7 @@ bool mayCallMpiFromThreads(const trace::Definitions& definitions,
 
 std::vector<ReplayLane> appendReplayLanes(const std::string& anchorFile,
                                           const trace::Definitions& definitions, uint32_t rank,
-                                          trace::EventStream& events) {
+                                          trace::EventStream& events, EventObserver* observer) {
     std::vector<ReplayLane> lanes;
     const std::vector<const trace::Location*> locations = definitions.locationsOfRank(rank);
     for (size_t k = 1; k < locations.size(); ++k) {
@@ -81,7 +81,10 @@ std::vector<ReplayLane> appendReplayLanes(const std::string& anchorFile,
             communicates = isCommunication(thread->kind(i));
         }
         if (!communicates) {
-            continue;
+            continue; // the thread-profile stage reads it (and shows it the observer)
+        }
+        if (observer != nullptr) {
+            observer->observe(definitions, *locations[k], *thread, 0, thread->size());
         }
         ReplayLane lane{locations[k], events.size(), events.size()};
         for (size_t i = 0; i < thread->size(); ++i) {

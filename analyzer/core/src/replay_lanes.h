@@ -4,6 +4,7 @@
 // its own location.
 #pragma once
 
+#include "waitscope/analysis/event_observer.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
 
@@ -28,9 +29,10 @@ bool mayCallMpiFromThreads(const trace::Definitions& definitions, const trace::E
 /// Reads the further CPU-thread locations of `rank` (definition order) from `anchorFile`; each
 /// with a communication event (a message, a request, a collective) is appended to `events` and
 /// becomes a lane. A location whose events cannot be read is left to the thread-profile stage
-/// (which reports it).
+/// (which reports it). `observer` (if any) sees each lane's events as read.
 std::vector<ReplayLane> appendReplayLanes(const std::string& anchorFile,
                                           const trace::Definitions& definitions, uint32_t rank,
-                                          trace::EventStream& events);
+                                          trace::EventStream& events,
+                                          EventObserver* observer = nullptr);
 
 } // namespace waitscope::analysis

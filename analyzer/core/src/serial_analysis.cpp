@@ -103,15 +103,15 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
     if (ranks == 0) {
         return Error(*anchor + ": the trace defines no mpi ranks");
     }
-    // Every rank is a thread of this one process; without root causes and timestamp correction
-    // a process that cannot hold its ranks whole reads them in windows.
+    // Every rank is a thread of this one process; without timestamp correction a process that
+    // cannot hold its ranks whole reads them in windows.
     ReplayOptions replay = options;
     const std::string refusal = windowedReplayRefusal(*definitions);
-    const bool windowable = !options.rootCause && !options.correction && refusal.empty();
+    const bool windowable = !options.correction && refusal.empty();
     if (options.windowEvents > 0 && !windowable) {
         return Error(*anchor + (refusal.empty()
-                                    ? ": reading in windows (--window-events) needs "
-                                      "--no-root-cause and no --time-correct"
+                                    ? ": reading in windows (--window-events) needs no "
+                                      "--time-correct"
                                     : ": cannot read in windows (--window-events): " + refusal));
     }
     bool windowed = options.windowEvents > 0;
@@ -122,12 +122,19 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
             if (!windowable) {
                 return fits.error().withContext(*anchor);
             }
+            if (Status windows = checkWindowedMemoryBudget(*definitions, *anchor, {{0, ranks}},
+                                                           options.memoryLimit, options.rootCause);
+                !windows) {
+                return windows.error().withContext(*anchor);
+            }
             windowed = true;
         }
     }
     if (windowed) {
         if (replay.windowEvents == 0) {
-            replay.windowEvents = windowEventsFor(options.memoryLimit, ranks);
+            replay.windowEvents = windowEventsFor(
+                options.memoryLimit, ranks,
+                windowedHeldBytes(*definitions, *anchor, {{0, ranks}}, options.rootCause));
         }
         std::vector<std::unique_ptr<trace::RankEventWindows>> owned(ranks);
         std::vector<trace::RankEventWindows*> windows(ranks, nullptr);

@@ -111,7 +111,8 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
 
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
                        RankResult& result, std::vector<OpenmpTimeline>* openmp,
-                       const OpenmpTimeline* master, const std::vector<uint64_t>& profiled) {
+                       const OpenmpTimeline* master, const std::vector<uint64_t>& profiled,
+                       EventObserver* observer) {
     std::vector<RegionClass> classes;
     if (openmp != nullptr) {
         for (const trace::Region& region : definitions.regions) {
@@ -142,6 +143,9 @@ void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& 
             result.warnings.push_back(events.error().message());
             ++result.diagnostics[experiment::Diagnostic::UnreadableThreadLocations];
             continue;
+        }
+        if (observer != nullptr) {
+            observer->observe(definitions, *locations[k], *events, 0, events->size());
         }
         OpenmpTimeline* timeline = nullptr;
         if (openmp != nullptr) {

@@ -47,15 +47,15 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
         lanes.push_back(lane.location->id);
     }
     if (!state.openmp || !state.openmp->enabled()) {
-        addThreadProfiles(state.input.anchorFile, state.defs, state.result, nullptr, nullptr,
-                          lanes);
+        addThreadProfiles(state.input.anchorFile, state.defs, state.result, nullptr, nullptr, lanes,
+                          state.input.options.observer);
         addLaneResults(state);
         return Status::success();
     }
     std::vector<OpenmpTimeline> threads;
     addThreadProfiles(state.input.anchorFile, state.defs, state.result, &threads,
-                      state.openmp.get(), lanes);
-    analyzeOpenmp(*state.openmp, threads, state.result);
+                      state.openmp.get(), lanes, state.input.options.observer);
+    analyzeOpenmp(*state.openmp, threads, state.result, state.rootCause);
     addLaneResults(state);
     return Status::success();
 }

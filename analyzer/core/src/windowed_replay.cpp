@@ -210,6 +210,11 @@ Status WindowedReplay::readWindow() {
     if (window.size() > (carried ? 1u : 0u)) {
         m_previousTime = window.time(window.size() - 1);
     }
+    if (EventObserver* observer = m_state.input.options.observer; observer != nullptr) {
+        if (const trace::Location* main = m_state.defs.locationOfRank(m_state.result.rank)) {
+            observer->observe(m_state.defs, *main, window, carried ? 1 : 0, window.size());
+        }
+    }
     profileWindow(window);
     m_events += window.size() - (carried ? 1 : 0);
     return Status::success();

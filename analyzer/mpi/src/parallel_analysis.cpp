@@ -357,15 +357,15 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
                      " ranks (use mpirun -np " + std::to_string(traced) + " or fewer)");
     }
     // Every process checks every process's block alike, so that all fail together before
-    // reading events; without root causes and timestamp correction a block that does not fit
-    // whole is read in windows instead.
+    // reading events; without timestamp correction a block that does not fit whole is read in
+    // windows instead.
     ReplayOptions replay = options;
     const std::string refusal = windowedReplayRefusal(analysis.definitions);
-    const bool windowable = !options.rootCause && !options.correction && refusal.empty();
+    const bool windowable = !options.correction && refusal.empty();
     if (options.windowEvents > 0 && !windowable) {
         return Error(*anchor + (refusal.empty()
-                                    ? ": reading in windows (--window-events) needs "
-                                      "--no-root-cause and no --time-correct"
+                                    ? ": reading in windows (--window-events) needs no "
+                                      "--time-correct"
                                     : ": cannot read in windows (--window-events): " + refusal));
     }
     if (options.memoryLimit > 0) {
@@ -381,12 +381,19 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
             if (!windowable) {
                 return fits.error().withContext(*anchor);
             }
+            if (Status windows = checkWindowedMemoryBudget(analysis.definitions, *anchor, blocks,
+                                                           options.memoryLimit, options.rootCause);
+                !windows) {
+                return windows.error().withContext(*anchor);
+            }
             if (replay.windowEvents == 0) {
                 uint32_t widest = 1;
                 for (const auto& [first, end] : blocks) {
                     widest = std::max(widest, end - first);
                 }
-                replay.windowEvents = windowEventsFor(options.memoryLimit, widest);
+                replay.windowEvents = windowEventsFor(
+                    options.memoryLimit, widest,
+                    windowedHeldBytes(analysis.definitions, *anchor, blocks, options.rootCause));
             }
         }
     }

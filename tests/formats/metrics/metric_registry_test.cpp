@@ -116,7 +116,7 @@ TEST_CASE("a block a report may leave out is a whole subtree of analyzed metrics
     for (const auto& [block, span] : spans) {
         CHECK(span.second - span.first + 1 == sizes[block]);
     }
-    CHECK(sizes[Block::OpenMp] == 18);
+    CHECK(sizes[Block::OpenMp] == 21);
     CHECK(sizes[Block::MpiFileIo] == 10);
     CHECK(sizes[Block::Rma] == 24);
     CHECK(metricBlock(MetricId::MpiRmaWaitAtFence) == Block::Rma);

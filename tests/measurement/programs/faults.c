@@ -2,7 +2,10 @@
  * by rank 0 with SIGKILL (from outside its process), "exit3" returns 3 after MPI_Finalize,
  * "block_archive" puts a file where the OTF2 archive's folder goes and finalizes normally,
  * "segv_split" first passes nonblocking messages and allreduces in halves of the world (a
- * derived communicator) and then segfaults on rank 1.
+ * derived communicator) and then segfaults on rank 1, "segv_rma_io" first writes its block
+ * of FILE (the third argument) collectively and puts into its right neighbour's window in
+ * fence epochs, `iterations` times each, and segfaults on rank 1 with the file open and the
+ * window not freed.
  * Before that the ranks pass a ring of messages and barriers (`iterations`, default 10), and
  * the others then wait in a receive that never completes, so the job ends only through the
  * fault. Rank 0 prints one line, so tests see the program's output. */
@@ -43,6 +46,26 @@ int main(int argc, char** argv) {
             MPI_Isend(&out, 1, MPI_INT, (hrank + 1) % hsize, 3, half, &requests[1]);
             MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
             MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, half);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1)
+            raise(SIGSEGV);
+    }
+    if (strcmp(mode, "segv_rma_io") == 0 && argc > 3) {
+        MPI_File file;
+        MPI_File_open(MPI_COMM_WORLD, argv[3], MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
+                      &file);
+        int exposed = 0;
+        MPI_Win win;
+        MPI_Win_create(&exposed, sizeof exposed, sizeof exposed, MPI_INFO_NULL, MPI_COMM_WORLD,
+                       &win);
+        MPI_Win_fence(0, win);
+        for (int i = 0; i < iterations; ++i) {
+            int block[4] = {rank, i, rank, i};
+            MPI_File_write_at_all(file, (MPI_Offset)((i * size + rank) * (int)sizeof block), block,
+                                  4, MPI_INT, MPI_STATUS_IGNORE);
+            MPI_Put(&i, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
+            MPI_Win_fence(0, win);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 1)

@@ -1,11 +1,15 @@
 ! Fortran (use mpi) program for the Fortran wrappers: per rank 2 MPI_Send or MPI_Recv in pairs
-! (0->1, 2->3), one MPI_Allreduce, one MPI_Barrier, with MPI_STATUS_IGNORE and a real status.
+! (0->1, 2->3), one MPI_Allreduce, one MPI_Barrier, with MPI_STATUS_IGNORE and a real status;
+! and two calls the measurement does not record: MPI_Pack and MPI_Type_extent (removed in
+! MPI-3, still in Fortran), once each.
 program fortran_p2p
   use mpi
   implicit none
   integer :: ierr, rank, nranks, peer, i
   integer :: status(MPI_STATUS_SIZE)
   double precision :: buf(16), s, t
+  integer :: extent, position
+  character :: packed(16)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
@@ -23,6 +27,10 @@ program fortran_p2p
   s = rank
   call MPI_Allreduce(s, t, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Type_extent(MPI_DOUBLE_PRECISION, extent, ierr)
+  position = 0
+  call MPI_Pack(rank, 1, MPI_INTEGER, packed, 16, position, MPI_COMM_WORLD, ierr)
+  if (extent /= 8 .or. position /= 4) print '(A)', 'fortran_p2p: wrong extent or pack'
   if (rank == 0) print '(A,F5.1)', 'fortran_p2p: sum=', t
   call MPI_Finalize(ierr)
 end program fortran_p2p

@@ -7,12 +7,13 @@
  *   file I/O   MPI_File_open 1, MPI_File_set_view 1, MPI_File_write_at 2, MPI_File_write_all 1,
  *              MPI_File_iwrite_at 1 (completed by MPI_Wait 1), MPI_File_sync 1,
  *              MPI_File_read_at_all 1, MPI_File_iread (completed by MPI_Wait 1),
- *              MPI_File_seek 1, MPI_File_close 1; rank 0: MPI_File_delete 1
+ *              MPI_File_seek 1 (to the collective block), MPI_File_seek_shared 1 (to 5),
+ *              MPI_File_close 1; rank 0: MPI_File_delete 1
  *   one-sided  MPI_Win_create 1, MPI_Win_fence 3, MPI_Put 2, MPI_Get 1, MPI_Accumulate 1,
  *              MPI_Win_lock 1, MPI_Win_unlock 1, MPI_Rput 1 (MPI_Wait 1), MPI_Win_free 1,
  *              MPI_Win_allocate 1, MPI_Win_lock_all 1, MPI_Fetch_and_op 2, MPI_Win_flush_all 1,
  *              MPI_Win_unlock_all 1, MPI_Win_free 1 (2 in all)
- *   unrecorded MPI_Get_processor_name 2, MPI_Comm_set_name 1, MPI_Type_dup 3
+ *   unrecorded MPI_Get_processor_name 2, MPI_Comm_set_name 1, MPI_Type_dup 3, MPI_Pack 2
  *
  * Usage: measure_io_rma_calls FILE
  */
@@ -43,6 +44,10 @@ int main(int argc, char** argv) {
         MPI_Type_dup(MPI_INT, &copies[i]);
     for (int i = 0; i < 3; ++i)
         MPI_Type_free(&copies[i]);
+    char packed[64];
+    int position = 0;
+    for (int i = 0; i < 2; ++i)
+        MPI_Pack(&rank, 1, MPI_INT, packed, (int)sizeof packed, &position, MPI_COMM_WORLD);
 
     /* File I/O: each rank owns 16 ints at rank * 64 bytes, then a collective block after. */
     int data[16];
@@ -65,6 +70,7 @@ int main(int argc, char** argv) {
     int first = -1;
     MPI_File_iread(fh, &first, 1, MPI_INT, &request);
     MPI_Wait(&request, &status);
+    MPI_File_seek_shared(fh, 5, MPI_SEEK_SET);
     MPI_File_close(&fh);
     int bad = memcmp(back, data, sizeof data) != 0;
 

@@ -142,6 +142,8 @@ ThreadSummary summarizeThread(const TraceLocation& location, double ticksPerSeco
     for (std::size_t i = 1; i + 1 < location.events.size(); ++i) {
         const LocationEvent& e = location.events[i];
         backwards += e.time < previous;
+        if (e.kind == LocationEvent::ContextLeave)
+            continue; // the sampled path left before the start routine
         CHECK(e.kind == LocationEvent::Sample);
         ++summary.samples;
         if (std::find(e.path.begin(), e.path.end(), spinning) != e.path.end()) {
@@ -153,6 +155,72 @@ ThreadSummary summarizeThread(const TraceLocation& location, double ticksPerSeco
     CHECK(backwards == 0);
     CHECK(last.time >= previous);
     return summary;
+}
+
+/// Rebuilds every location's call stack from its records as Scalasca's trace reader does:
+/// Enter and Leave push and pop their region; a calling-context record with unwind distance d
+/// keeps the outermost (path length - d + 1) nodes of the previous record's path (which must be
+/// those of its own path), pops the rest (which must be on top of the stack) and pushes its own
+/// newly entered nodes; a CallingContextLeave pops its path down to and with its last node.
+/// Returns the first record that does not fit ("" when all do), and counts the records.
+std::string rebuildStacks(const LocationTrace& trace, std::size_t& contextRecords) {
+    for (const TraceLocation& location : trace.locations) {
+        std::vector<std::string> stack, previous;
+        for (std::size_t i = 0; i < location.events.size(); ++i) {
+            const LocationEvent& e = location.events[i];
+            auto where = [&](const std::string& what) {
+                return "location " + std::to_string(location.id) + ", event " + std::to_string(i) +
+                       ": " + what;
+            };
+            // Pops the nodes of `previous` below its first `keep`, which must top the stack.
+            auto popTo = [&](std::size_t keep) {
+                for (std::size_t n = previous.size(); n > keep; --n) {
+                    if (stack.empty() || stack.back() != previous[n - 1])
+                        return false;
+                    stack.pop_back();
+                }
+                previous.resize(keep);
+                return true;
+            };
+            switch (e.kind) {
+            case LocationEvent::Enter:
+                stack.push_back(e.path.front());
+                break;
+            case LocationEvent::Leave:
+                if (stack.empty() || stack.back() != e.path.front())
+                    return where("leave of " + e.path.front() + " not on top of the stack");
+                stack.pop_back();
+                break;
+            case LocationEvent::Sample:
+            case LocationEvent::ContextEnter: {
+                ++contextRecords;
+                const std::size_t d = e.unwindDistance;
+                if (d == 0 || d > e.path.size() + 1)
+                    return where("unwind distance " + std::to_string(d) + " for a path of " +
+                                 std::to_string(e.path.size()));
+                const std::size_t keep = e.path.size() + 1 - d;
+                if (keep > previous.size() ||
+                    !std::equal(e.path.begin(), e.path.begin() + static_cast<long>(keep),
+                                previous.begin()))
+                    return where("the path kept is not the previous record's");
+                if (!popTo(keep))
+                    return where("the nodes left are not on top of the stack");
+                stack.insert(stack.end(), e.path.begin() + static_cast<long>(keep), e.path.end());
+                previous = e.path;
+                break;
+            }
+            case LocationEvent::ContextLeave:
+                ++contextRecords;
+                if (e.path.empty() || e.path.size() > previous.size() ||
+                    !std::equal(e.path.begin(), e.path.end(), previous.begin()))
+                    return where("leave of a context not on the previous record's path");
+                if (!popTo(e.path.size() - 1))
+                    return where("the context left is not on top of the stack");
+                break;
+            }
+        }
+    }
+    return "";
 }
 
 /// The trace's locations of `rank`, in definition order.
@@ -441,6 +509,26 @@ TEST_CASE("samples on a stack that cannot be unwound are counted and land on fai
         CHECK(profiled[r] == Approx(failedTime[r]).epsilon(0.01));
 }
 #endif
+
+TEST_CASE("calling-context records carry the unwind distances a reader rebuilds the call stack "
+          "from, on the main thread and on sampled threads",
+          "[mpi][sampling]") {
+    // SCOUT (Scalasca 2.6) rebuilds the stack from the distances; 0 made it crash.
+    std::size_t records = 0;
+    std::string exp = measureSampledComplete(freshDirectory("sampling_unwind_changing"),
+                                             WAITSCOPE_TEST_CHANGING_PATHS, 2, "24",
+                                             {"WAITSCOPE_SAMPLING_FREQUENCY=1000"});
+    CHECK(rebuildStacks(readAllLocations(exp), records) == "");
+    CHECK(records > 2 * 24);
+    records = 0;
+    exp = measureSampledComplete(freshDirectory("sampling_unwind_threads"),
+                                 WAITSCOPE_TEST_THREAD_SPIN, 2, "0.1 0.1 0.1",
+                                 {"WAITSCOPE_SAMPLING_FREQUENCY=500"});
+    LocationTrace trace = readAllLocations(exp);
+    REQUIRE(trace.locations.size() == 6);
+    CHECK(rebuildStacks(trace, records) == "");
+    CHECK(records > 10);
+}
 
 TEST_CASE("each pthread is sampled with its own timer and written as its own location",
           "[mpi][sampling][threads]") {

@@ -85,10 +85,23 @@ OTF2_CallbackCode onLeave(OTF2_LocationRef location, OTF2_TimeStamp time, void* 
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode onSample(OTF2_LocationRef location, OTF2_TimeStamp time, void* user,
-                           OTF2_AttributeList*, OTF2_CallingContextRef context, uint32_t,
-                           OTF2_InterruptGeneratorRef) {
+                           OTF2_AttributeList*, OTF2_CallingContextRef context,
+                           uint32_t unwindDistance, OTF2_InterruptGeneratorRef) {
     auto* r = static_cast<Reading*>(user);
-    r->add(location, {LocationEvent::Sample, time, r->contextPath(context)});
+    r->add(location, {LocationEvent::Sample, time, r->contextPath(context), unwindDistance});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode onContextEnter(OTF2_LocationRef location, OTF2_TimeStamp time, void* user,
+                                 OTF2_AttributeList*, OTF2_CallingContextRef context,
+                                 uint32_t unwindDistance) {
+    auto* r = static_cast<Reading*>(user);
+    r->add(location, {LocationEvent::ContextEnter, time, r->contextPath(context), unwindDistance});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode onContextLeave(OTF2_LocationRef location, OTF2_TimeStamp time, void* user,
+                                 OTF2_AttributeList*, OTF2_CallingContextRef context) {
+    auto* r = static_cast<Reading*>(user);
+    r->add(location, {LocationEvent::ContextLeave, time, r->contextPath(context)});
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -142,6 +155,8 @@ bool readLocations(const std::string& anchor, LocationTrace& trace, std::string&
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(callbacks, onEnter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(callbacks, onLeave);
     OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, onSample);
+    OTF2_GlobalEvtReaderCallbacks_SetCallingContextEnterCallback(callbacks, onContextEnter);
+    OTF2_GlobalEvtReaderCallbacks_SetCallingContextLeaveCallback(callbacks, onContextLeave);
     OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, callbacks, &reading);
     OTF2_GlobalEvtReaderCallbacks_Delete(callbacks);
     if (ok && OTF2_Reader_ReadAllGlobalEvents(reader, events, &read) != OTF2_SUCCESS) {

@@ -8,13 +8,14 @@
 
 namespace waitscope::test {
 
-/// An Enter, Leave or CallingContextSample event of one location.
+/// An Enter, Leave or calling-context event of one location.
 struct LocationEvent {
-    enum Kind { Enter, Leave, Sample } kind = Enter;
+    enum Kind { Enter, Leave, Sample, ContextEnter, ContextLeave } kind = Enter;
     std::uint64_t time = 0;
-    /// Enter/Leave: the region's name; Sample: the calling context's region names, outermost
-    /// first.
+    /// Enter/Leave: the region's name; the calling-context events: the context's region names,
+    /// outermost first.
     std::vector<std::string> path;
+    std::uint32_t unwindDistance = 0; ///< of a Sample or ContextEnter
 };
 
 struct TraceLocation {

@@ -30,8 +30,7 @@ inline constexpr double kDefaultMemoryShare = 0.5;
 /// operations and call spans, the replays' records and the root-cause passes' state), an upper
 /// bound of what tests/bench/memory_limit.sh measures on generated and measured traces (about
 /// 80 bytes per event with the root-cause passes, 42 without), and what a process needs
-/// besides (MPI, definitions, the result). The events are held whole: the replay does not
-/// stream them in windows.
+/// besides (MPI, definitions, the result), when a rank's events are read whole.
 inline constexpr uint64_t kBytesPerEventFull = 96;
 inline constexpr uint64_t kBytesPerEventBasic = 52;
 inline constexpr uint64_t kProcessBaseBytes = 32ull << 20;
@@ -48,8 +47,35 @@ inline constexpr uint64_t kMaxWindowEvents = uint64_t{1} << 18;
 /// only), or empty when it can.
 std::string windowedReplayRefusal(const trace::Definitions& definitions);
 
-/// The events per window for `ranks` ranks replayed at once in a process of `limit` bytes.
-uint64_t windowEventsFor(uint64_t limit, uint32_t ranks);
+/// The events per window for `ranks` ranks replayed at once in a process of `limit` bytes that
+/// holds `held` bytes besides its base and its windows.
+uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held = 0);
+
+/// What the root-cause passes over a rank read in windows hold per event of the rank to the end
+/// (windowed_profile_stage.cpp: its communication events, operations, calls and time profile,
+/// the replays' records, the critical path's and the delay passes' state, the wait-state
+/// instances), an upper bound of what tests/bench/memory_limit.sh measures (about 63 bytes per
+/// event on its generated trace, where the whole-rank analysis peaks at 67: at the peak of the
+/// full analysis the timestamps are freed anyway, and the per-operation state dominates); the
+/// windows come on top.
+inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 72;
+
+/// The bytes a process whose blocks are read in windows holds besides its base and its
+/// windows, for `blocks` as in checkMemoryBudget(): with the root-cause passes its largest
+/// block's events at kBytesPerEventRootCauseWindowed, without them none.
+uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::string& anchorFile,
+                           const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                           bool rootCause);
+
+/// Checks, for a trace whose ranks do not fit whole (checkMemoryBudget() refused them), that
+/// every process's block fits when read in windows: always without the root-cause passes (a
+/// window of kMinWindowEvents fits over the base); with them, what they hold to the end
+/// (kBytesPerEventRootCauseWindowed) and the smallest windows must fit. Fails as
+/// checkMemoryBudget() does, naming the first process that does not fit.
+Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
+                                 const std::string& anchorFile,
+                                 const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                                 uint64_t limit, bool rootCause);
 
 /// The events the analysis holds for `rank`: the count its main location announces, else an
 /// estimate from the size of its event file (`anchorFile`'s archive), else 0.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "waitscope/analysis/clock_correction.h"
+#include "waitscope/analysis/event_observer.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/analysis/transport.h"
 #include "waitscope/base/result.h"
@@ -30,6 +31,8 @@ struct ReplayOptions {
     /// archive drivers read windows only when a rank does not fit `memoryLimit` whole (and only
     /// without root causes and timestamp correction, which need the whole rank).
     uint64_t windowEvents = 0;
+    /// Sees every location's events as they are read (event_observer.h); null: none.
+    EventObserver* observer = nullptr;
 };
 
 /// Called with a phase name and its progress in percent (0..100).

@@ -1,6 +1,7 @@
 // The profile of a rank's further threads: time and visits per call path, no replay.
 #pragma once
 
+#include "waitscope/analysis/event_observer.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
@@ -35,10 +36,11 @@ ThreadResult profileThread(const trace::Definitions& definitions, const trace::L
 /// `result.threads`; a thread's parallel regions then hang below the master's (`master`, the
 /// main location's timeline) call path to the same region.
 /// Locations listed in `profiled` (their ids: the replay lanes, profiled with the rank's main
-/// location) are left out.
+/// location) are left out. `observer` (if any) sees each location's events as read.
 void addThreadProfiles(const std::string& anchorFile, const trace::Definitions& definitions,
                        RankResult& result, std::vector<OpenmpTimeline>* openmp = nullptr,
                        const OpenmpTimeline* master = nullptr,
-                       const std::vector<uint64_t>& profiled = {});
+                       const std::vector<uint64_t>& profiled = {},
+                       EventObserver* observer = nullptr);
 
 } // namespace waitscope::analysis

@@ -36,7 +36,10 @@
     X(OmpTaskwait, "omp_taskwait", "Task Wait", OmpSynchronization, Seconds, Measured, "time in taskwait, tasks run there excluded") \
     X(OmpFlush, "omp_flush", "Flush", OmpTime, Seconds, Measured, "time in OpenMP flushes") \
     X(OmpIdleThreads, "omp_idle_threads", "Idle threads", Time, Seconds, WaitState, "time the worker threads are idle while their rank's master thread runs outside parallel regions") \
-    X(OmpLimitedParallelism, "omp_limited_parallelism", "Limited parallelism", OmpIdleThreads, Seconds, WaitState, "idle time of worker threads left out of a smaller team")
+    X(OmpLimitedParallelism, "omp_limited_parallelism", "Limited parallelism", OmpIdleThreads, Seconds, WaitState, "idle time of worker threads left out of a smaller team") \
+    X(DelayOmp, "delay_omp", "OpenMP", Delay, Seconds, RootCause, "delay costs of OpenMP wait states") \
+    X(DelayOmpbarrierAggregate, "delay_ompbarrier_aggregate", "OpenMP barrier", DelayOmp, Seconds, RootCause, "delay costs of OpenMP barrier waiting") \
+    X(DelayOmpbarrier, "delay_ompbarrier", "Short-term", DelayOmpbarrierAggregate, Seconds, RootCause, "excess time of the last thread to arrive that directly made the others wait at an OpenMP barrier")
 // clang-format on
 
 // The metrics the analyzer computes, in the order of its dense metric index and of the

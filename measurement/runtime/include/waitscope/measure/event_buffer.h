@@ -57,6 +57,7 @@ enum class EventKind : std::uint32_t {
     IoOperationBegin,    ///< w0 = operation mode | flags << 8; w1 = bytes requested; w2 = id
     IoOperationIssued,   ///< w0 = matching id
     IoOperationComplete, ///< w0 = bytes done; w1 = matching id
+    IoSeek, ///< w0 = offset requested; w1 = resulting offset; w2 = whence (OTF2_IoSeekOption)
     Count
 };
 
@@ -65,7 +66,7 @@ inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 
                                                // one-sided communication
                                                0, 0, 0, 3, 1, 2, 2, 3, 3, 4, 2, 2,
                                                // file I/O
-                                               1, 0, 3, 1, 2};
+                                               1, 0, 3, 1, 2, 3};
 static_assert(sizeof(kExtraWords) == static_cast<std::size_t>(EventKind::Count));
 
 /// True for the records of one-sided communication.

@@ -3,10 +3,13 @@
 // `waitscope recover`.
 //
 // Layout (native byte order, strings as u32 length + bytes):
-//   "WSDEFS01"  u32 rank  u32 size  u64 ticks per second  string host  string program
+//   "WSDEFS02"  u32 rank  u32 size  u64 ticks per second  string host  string program
 //   u32 regions   { string regionKey(region) }            (local id order)
 //   u32 comms     { u64 key  string commDescription(comm) }
 //   u32 contexts  { u32 region  u32 parent }
+//   u32 windows   { u64 comm key  u32 sequence  string name }   (one-sided communication)
+//   u32 groups    { u32 n  { u32 world rank } }                  (of post/start)
+//   u32 handles   { u64 comm key  string file }                  (MPI-IO; sequences recounted)
 //   "WSDEFEND"
 #pragma once
 

@@ -1,0 +1,147 @@
+// The timeline's caches built from the events the analysis reads anyway: an event observer that
+// keeps per location its visits per call depth (encoded as the event cache stores them), the ends
+// of its messages and its collectives, and afterwards writes timeline_events.bin and
+// timeline_summary.bin byte for byte as TimelineStore::open() builds them from the trace, without
+// a second pass over the trace files.
+#pragma once
+
+#include "waitscope/analysis/event_observer.h"
+#include "waitscope/analysis/rank_result.h"
+#include "waitscope/base/result.h"
+#include "waitscope/trace/definitions.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace waitscope::timeline {
+
+/// Frees a block of records: from malloc (`mapped` 0) or its own mapping of `mapped` bytes.
+struct FreeBlock {
+    size_t mapped = 0;
+    void operator()(char* block) const;
+};
+using TimelineCollectorBlock = std::unique_ptr<char[], FreeBlock>;
+
+/// Collects the timeline of the locations whose events it is shown (one per row, as
+/// Timeline::load() orders them: by rank, then the rank's locations). observe() may be called
+/// for different locations from different threads at once.
+class TimelineCollector final : public analysis::EventObserver {
+public:
+    void observe(const trace::Definitions& definitions, const trace::Location& location,
+                 const trace::EventStream& events, size_t first, size_t last) override;
+
+    /// Whether every location's events were shown; else the caches need a pass over the trace
+    /// (a location the analysis does not read, such as a metric location, or an unreadable one).
+    bool complete() const;
+
+    /// Writes what this collector holds of its rows to `path` (one analysis process of several;
+    /// the process that writes the caches takes it with loadPart()). Errors name the file.
+    Status savePart(const std::string& path) const;
+    /// Takes the rows saved by another collector of the same trace; errors name the file.
+    Status loadPart(const std::string& path);
+
+    /// Writes timeline_events.bin and timeline_summary.bin beside `anchor` (its traces.otf2), the
+    /// summary's waiting time from `instances` (the analysis result's, as instances.txt beside
+    /// it, which must already be written, holds them). Errors name the file.
+    Status write(const std::string& anchor, const trace::Definitions& definitions,
+                 const std::vector<analysis::PatternInstance>& instances) const;
+
+    /// `seconds` as instances.txt stores it (rounded to nanoseconds, "%.9f") and reads it back.
+    static double asStored(double seconds);
+
+private:
+    /// Fixed-size records appended in blocks that never move (each twice the last, up to
+    /// 4 MiB): growing copies nothing and touches each page once.
+    class RecordBlocks {
+    public:
+        explicit RecordBlocks(size_t recordBytes = 0) : m_recordBytes(recordBytes) {}
+        /// Room for the next record.
+        char* next() {
+            if (m_left == 0) {
+                grow();
+            }
+            --m_left;
+            ++m_count;
+            char* at = m_at;
+            m_at += m_recordBytes;
+            return at;
+        }
+        uint64_t count() const { return m_count; }
+        size_t recordBytes() const { return m_recordBytes; }
+        /// The blocks' records in order: (first record, number of records).
+        std::vector<std::pair<const char*, uint64_t>> pieces() const;
+        /// Appends `count` records from `records`, as one block.
+        void appendAll(const char* records, uint64_t count);
+
+    private:
+        void grow();
+        size_t m_recordBytes;
+        std::vector<TimelineCollectorBlock> m_blocks;
+        std::vector<uint64_t> m_counts; ///< records per block
+        char* m_at = nullptr;
+        uint64_t m_left = 0;
+        uint64_t m_count = 0;
+    };
+    /// One channel's ends on one row: its partner, communicator and tag, and each message's
+    /// time (and for sends, bytes), in the row's order.
+    struct SendEnd {
+        double time = 0.0;
+        uint64_t bytes = 0;
+    };
+    template <typename End> struct ChannelEnds {
+        uint32_t partner = 0;
+        uint32_t comm = 0;
+        uint32_t tag = 0;
+        RecordBlocks ends{sizeof(End)}; ///< End records
+    };
+    template <typename End> struct Channels {
+        std::vector<ChannelEnds<End>> list;
+        std::unordered_map<uint64_t, std::vector<uint32_t>> byHash; ///< when there are many
+        uint32_t last = 0;
+        /// The ends of the channel to or from `partner`, made at the first.
+        RecordBlocks& of(uint32_t partner, uint32_t comm, uint32_t tag);
+        void add(uint32_t partner, uint32_t comm, uint32_t tag, const End& end) {
+            std::memcpy(of(partner, comm, tag).next(), &end, sizeof end);
+        }
+    };
+    struct CollectiveEnd {
+        uint32_t comm = 0;
+        uint32_t region = 0;
+        uint64_t sequence = 0;
+        double begin = 0.0;
+        double end = 0.0;
+    };
+    /// One row: what is read so far and the reading's state between windows.
+    struct RowData {
+        uint32_t rank = 0;
+        uint32_t thread = 0;
+        bool seen = false;
+        bool anyTime = false;
+        double begin = 0.0;
+        double end = 0.0;
+        uint64_t events = 0;
+        std::vector<RecordBlocks> depths; ///< encoded visits per depth
+        Channels<SendEnd> sends;
+        Channels<double> receives;
+        std::vector<CollectiveEnd> collectives; ///< the main location's only
+        // Reading state.
+        std::vector<std::pair<uint32_t, double>> open; ///< region and enter time per depth
+        double collectiveBegin = 0.0;
+        std::unordered_map<uint32_t, uint64_t> sequence; ///< collectives per communicator
+    };
+
+    /// The rows of `definitions`' locations, made at the first observe().
+    void makeRows(const trace::Definitions& definitions);
+
+    std::once_flag m_rowsMade;
+    std::vector<RowData> m_rows;
+    std::unordered_map<uint64_t, uint32_t> m_rowOfLocation;
+};
+
+} // namespace waitscope::timeline
