@@ -137,6 +137,10 @@ public:
         m_messages = std::move(messages);
         m_longestFlight = -1.0;
     }
+    /// Reads the instances from `file` (an opened instances.bin).
+    void setInstanceFile(std::shared_ptr<const analysis::InstanceFile> file) {
+        m_instances = std::move(file);
+    }
     void setInstances(const std::vector<analysis::PatternInstance>& instances) {
         m_instances = std::make_shared<const analysis::InstanceFile>(
             analysis::InstanceFile::fromInstances(instances));
