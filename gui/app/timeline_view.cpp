@@ -80,13 +80,13 @@ QString formatSeconds(double seconds) {
 } // namespace
 
 TimelineView::TimelineView(timeline::Timeline timeline, QWidget* parent)
-    : QWidget(parent), m_timeline(std::move(timeline)), m_finder(m_timeline.instances()),
+    : QWidget(parent), m_timeline(std::move(timeline)), m_finder(m_timeline.sharedInstances()),
       m_summary(timeline::TimelineSummary::cached(m_timeline)) {
     initialise();
 }
 
 TimelineView::TimelineView(std::shared_ptr<const timeline::TimelineStore> store, QWidget* parent)
-    : QWidget(parent), m_timeline(store->skeleton()), m_finder(m_timeline.instances()),
+    : QWidget(parent), m_timeline(store->skeleton()), m_finder(m_timeline.sharedInstances()),
       m_summary(store->summary()), m_store(std::move(store)) {
     initialise();
 }
@@ -96,7 +96,6 @@ void TimelineView::initialise() {
     setFocusPolicy(Qt::StrongFocus);
     setWindowTitle(QStringLiteral("Waitscope timeline"));
     setGroupByNode(false);
-    indexInstances();
     m_from = m_timeline.begin();
     m_to = m_timeline.end() > m_timeline.begin() ? m_timeline.end() : m_timeline.begin() + 1.0;
     if (m_store) {
@@ -119,32 +118,12 @@ void TimelineView::initialise() {
     requestEvents();
 }
 
-void TimelineView::indexInstances() {
-    // The finder's order is by waiting start: an instance in view began at most the longest
-    // wait before the window. Waits longer than one overview bin are kept apart (a rank has at
-    // most one per bin and pattern, so they are few), else one wait of the whole run would
-    // make every frame scan all instances before the window.
-    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
-    const std::vector<size_t>& order = m_finder.order();
-    m_waitLimit = std::max(1e-12, (m_timeline.end() - m_timeline.begin()) /
-                                      timeline::TimelineSummary::kFinest);
-    m_longestShortWait = 0.0;
-    m_longWaits.clear();
-    for (size_t o = 0; o < order.size(); ++o) {
-        const auto [from, to] = analysis::waitingInterval(instances[order[o]]);
-        if (to - from > m_waitLimit)
-            m_longWaits.push_back(o);
-        else
-            m_longestShortWait = std::max(m_longestShortWait, to - from);
-    }
-}
-
 void TimelineView::takeFindings(const std::shared_ptr<timeline::Timeline>& findings) {
     m_readingFindings = false;
     if (findings) { // unreadable: the timeline shows no instances, as without the files
         m_timeline.takeFindings(std::move(*findings));
-        m_finder.reset();
-        indexInstances();
+        m_finder.reset(m_timeline.sharedInstances());
+        m_shownWindow = m_countedWindow = {0.0, -1.0};
     }
     update();
     emit pickedChanged(pickedText());
@@ -230,9 +209,10 @@ void TimelineView::pick(const timeline::InstanceFilter& filter) {
     emit pickedChanged(pickedText());
 }
 
-bool TimelineView::showInstance(std::optional<size_t> instance) {
-    if (instance) {
-        const auto [from, to] = m_finder.windowAround(*instance, 1e-6);
+bool TimelineView::showInstance(std::optional<uint64_t> instance) {
+    if (instance && m_finder.currentInstance()) {
+        const auto [from, to] =
+            timeline::InstanceFinder::windowAround(*m_finder.currentInstance(), 1e-6);
         setWindow(from, to);
     }
     update();
@@ -253,15 +233,17 @@ bool TimelineView::showWorst() {
 }
 
 QString TimelineView::pickedText() const {
-    const size_t picked = m_finder.picked().size();
+    const uint64_t picked = m_finder.pickedCount();
     if (m_timeline.instances().empty())
-        return QStringLiteral("no wait-state instances (no instances.txt)");
-    const auto current = m_finder.current();
+        return QStringLiteral("no wait-state instances (no instances.bin or instances.txt)");
+    if (!m_finder.error().empty())
+        return QString::fromStdString(m_finder.error());
+    const auto& current = m_finder.currentInstance();
     if (!current)
         return QStringLiteral("%1 of %2 wait-state instances picked")
             .arg(picked)
             .arg(m_timeline.instances().size());
-    const analysis::PatternInstance& i = m_timeline.instances()[*current];
+    const analysis::PatternInstance& i = *current;
     const std::string_view name = analysis::metricInfo(i.metric).displayName;
     return QStringLiteral("instance %1 of %2: %3, rank %4, cnode %5, at %6, %7 waiting")
         .arg(*m_finder.position() + 1)
@@ -272,43 +254,26 @@ QString TimelineView::pickedText() const {
         .arg(formatSeconds(i.enter), formatSeconds(i.severity));
 }
 
-std::vector<size_t> TimelineView::instancesIn(double from, double to) const {
-    const std::vector<size_t>& order = m_finder.order();
-    const auto interval = [&](size_t o) {
-        return analysis::waitingInterval(m_timeline.instances()[order[o]]);
-    };
-    const auto firstStartingAfter = [&](size_t lo, double time) {
-        size_t hi = order.size();
-        while (lo < hi) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (interval(mid).first <= time)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo;
-    };
-    // The short waits beginning from the longest short wait before `from` up to `to`, and the
-    // long ones beginning by `to`, in order.
-    const size_t first = firstStartingAfter(0, std::nextafter(from - m_longestShortWait, -1e300));
-    const size_t last = firstStartingAfter(first, to);
-    std::vector<size_t> shown;
-    auto longWait = m_longWaits.begin();
-    for (; longWait != m_longWaits.end() && *longWait < first; ++longWait)
-        if (interval(*longWait).second >= from)
-            shown.push_back(*longWait);
-    for (size_t o = first; o < last; ++o) {
-        const auto [start, end] = interval(o);
-        if (end - start > m_waitLimit)
-            continue; // with the long ones
-        if (end >= from)
-            shown.push_back(o);
+const std::vector<std::pair<uint64_t, analysis::PatternInstance>>&
+TimelineView::instancesIn(double from, double to) const {
+    if (m_shownWindow != std::pair(from, to)) {
+        m_shown.clear();
+        // Unreadable: none drawn (the finder's steps say why).
+        if (!m_timeline.instances().window(from, to, m_shown))
+            m_shown.clear();
+        m_shownWindow = {from, to};
     }
-    for (; longWait != m_longWaits.end() && *longWait < last; ++longWait)
-        if (interval(*longWait).second >= from)
-            shown.push_back(*longWait);
-    std::sort(shown.begin(), shown.end());
-    return shown;
+    return m_shown;
+}
+
+uint64_t TimelineView::instancesStartingIn(double from, double to) const {
+    if (m_countedWindow != std::pair(from, to)) {
+        const auto last = m_timeline.instances().startsBy(to);
+        const auto first = m_timeline.instances().startsBy(from);
+        m_counted = last && first && *last > *first ? *last - *first : 0;
+        m_countedWindow = {from, to};
+    }
+    return m_counted;
 }
 
 void TimelineView::setCriticalPathShown(bool on) {
@@ -342,17 +307,7 @@ bool TimelineView::tooManyToDraw() const {
     // else the overview, even with bins a few pixels wide (a long run's finest bin can hold
     // thousands of visits): a frame's work stays bounded, and no window of millions is read.
     const auto limit = static_cast<uint64_t>(4 * plotArea().width());
-    const std::vector<size_t>& order = m_finder.order();
-    const auto startsBy = [&](double time) {
-        return static_cast<uint64_t>(
-            std::partition_point(
-                order.begin(), order.end(),
-                [&](size_t k) {
-                    return analysis::waitingInterval(m_timeline.instances()[k]).first <= time;
-                }) -
-            order.begin());
-    };
-    if (startsBy(m_to) - startsBy(m_from - m_longestShortWait) > limit)
+    if (instancesStartingIn(m_from, m_to) > limit)
         return true; // more wait states than can be drawn one by one
     const size_t level = m_summary->levelFor(pixel);
     const double width = m_summary->binWidth(level);
@@ -570,10 +525,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     // those not picked faded, the current one outlined.
     if (fromSummary)
         drawRowsFromSummary(painter);
-    const std::vector<analysis::PatternInstance>& instances = m_timeline.instances();
     // From the overview no instance is drawn: none is looked for (millions in a wide window).
-    const std::vector<size_t> shown =
-        fromSummary ? std::vector<size_t>{} : instancesIn(m_from, m_to);
+    static const std::vector<std::pair<uint64_t, analysis::PatternInstance>> kNone;
+    const auto& shown = fromSummary ? kNone : instancesIn(m_from, m_to);
     // Shades of one row within a pixel of each other, of one pattern and picked alike, are
     // drawn as one: a frame costs at most a few rectangles per pixel column and row.
     struct Pending {
@@ -587,8 +541,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         painter.fillRect(p.shade, hatch);
     };
     for (size_t n = 0; n < shown.size() && !fromSummary; ++n) {
-        const size_t k = m_finder.order()[shown[n]];
-        const analysis::PatternInstance& instance = instances[k];
+        const analysis::PatternInstance& instance = shown[n].second;
         const auto [from, to] = analysis::waitingInterval(instance);
         if (to < m_from || from > m_to)
             continue;
@@ -599,7 +552,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         const QRectF shade(left, box.top() + box.height() * 0.45, std::max(2.0, right - left),
                            box.height() * 0.55);
         QColor colour = patternColour(instance.metric);
-        if (!m_finder.isPicked(k))
+        if (!m_finder.isPicked(instance))
             colour.setAlpha(60);
         std::optional<Pending>& open = pending[row];
         if (open && open->colour == colour && shade.left() <= open->shade.right() + 1) {
@@ -613,8 +566,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     for (const std::optional<Pending>& open : pending)
         if (open)
             draw(*open);
-    if (const auto current = m_finder.current()) {
-        const analysis::PatternInstance& instance = instances[*current];
+    if (const auto& current = m_finder.currentInstance()) {
+        const analysis::PatternInstance& instance = *current;
         const QRectF box = rowRect(m_timeline.rowOfRank(instance.rank));
         // Clamped to the area: a dashed outline far wider than the view is slow to draw.
         const double left = std::max(area.left() - 8, xOf(instance.enter) - 2);
@@ -860,9 +813,9 @@ QString TimelineView::describeAt(QPointF point) const {
         const timeline::Row& row = m_timeline.rows()[r];
         QStringList lines;
         lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
-        const std::vector<size_t> near = instancesIn(time - pixel, time + pixel);
-        for (const size_t o : near) {
-            const analysis::PatternInstance& instance = m_timeline.instances()[m_finder.order()[o]];
+        std::vector<std::pair<uint64_t, analysis::PatternInstance>> near;
+        (void)m_timeline.instances().window(time - pixel, time + pixel, near); // none: unread
+        for (const auto& [number, instance] : near) {
             const auto [from, to] = analysis::waitingInterval(instance);
             if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
                 time <= to + pixel)

@@ -94,7 +94,6 @@ protected:
 
 private:
     void initialise();
-    void indexInstances();
     void takeFindings(const std::shared_ptr<timeline::Timeline>& findings);
     /// Whether the window holds too many visits or wait states to draw one by one.
     bool tooManyToDraw() const;
@@ -111,10 +110,13 @@ private:
     void drawCollectives(QPainter& painter) const;
     bool startsNode(uint32_t position) const;
     bool onCriticalPath(uint32_t rank, double time, double slack) const;
-    bool showInstance(std::optional<size_t> instance);
-    /// The positions in the finder's order of the instances whose waiting overlaps [from, to]
-    /// (and a few before it), ascending.
-    std::vector<size_t> instancesIn(double from, double to) const;
+    bool showInstance(std::optional<uint64_t> instance);
+    /// The instances whose waiting overlaps [from, to] with their numbers, in time order, read
+    /// from the instances file (the last window's are kept: a frame reads nothing again).
+    const std::vector<std::pair<uint64_t, analysis::PatternInstance>>& instancesIn(double from,
+                                                                                   double to) const;
+    /// How many instances begin waiting in [from, to] (kept for the last window).
+    uint64_t instancesStartingIn(double from, double to) const;
     int bandHeight() const;
     size_t drawnLevel(double pixel) const;
     void drawBand(QPainter& painter) const;
@@ -123,9 +125,12 @@ private:
     timeline::Timeline m_timeline;
     timeline::InstanceFinder m_finder; ///< on m_timeline's instances
     std::optional<timeline::TimelineSummary> m_summary;
-    double m_waitLimit = 0.0;        ///< waits longer than this are in m_longWaits
-    double m_longestShortWait = 0.0; ///< the longest of the others
-    std::vector<size_t> m_longWaits; ///< positions in the finder's order, ascending
+    // The instances of the last window asked for (instancesIn()), and the count of the last
+    // instancesStartingIn(): the file is read when the window changes, not every frame.
+    mutable std::pair<double, double> m_shownWindow{0.0, -1.0};
+    mutable std::vector<std::pair<uint64_t, analysis::PatternInstance>> m_shown;
+    mutable std::pair<double, double> m_countedWindow{0.0, -1.0};
+    mutable uint64_t m_counted = 0;
     double m_from = 0.0;
     double m_to = 1.0;
     bool m_depthMode = false;

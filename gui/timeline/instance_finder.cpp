@@ -8,6 +8,9 @@
 #include <numeric>
 
 namespace waitscope::timeline {
+
+using analysis::Metric;
+
 namespace {
 
 // `root` and every node below it in a tree of `size` nodes whose children `childrenOf` gives.
@@ -49,82 +52,174 @@ InstanceFilter filterOf(const report::Report& report, report::MetricId metric,
     return filter;
 }
 
-InstanceFinder::InstanceFinder(const std::vector<analysis::PatternInstance>& instances)
-    : m_instances(instances) {
-    reset();
+InstanceFinder::InstanceFinder(std::shared_ptr<const analysis::InstanceFile> instances) {
+    reset(std::move(instances));
 }
 
-void InstanceFinder::reset() {
-    m_order.resize(m_instances.size());
-    std::iota(m_order.begin(), m_order.end(), size_t{0});
-    std::stable_sort(m_order.begin(), m_order.end(), [this](size_t a, size_t b) {
-        const double startA = analysis::waitingInterval(m_instances[a]).first;
-        const double startB = analysis::waitingInterval(m_instances[b]).first;
-        return startA != startB ? startA < startB : m_instances[a].rank < m_instances[b].rank;
-    });
+void InstanceFinder::reset(std::shared_ptr<const analysis::InstanceFile> instances) {
+    m_instances =
+        instances ? std::move(instances) : std::make_shared<const analysis::InstanceFile>();
     select(InstanceFilter(m_filter));
 }
 
 void InstanceFinder::select(const InstanceFilter& filter) {
     m_filter = filter;
-    m_picked.clear();
-    m_isPicked.assign(m_instances.size(), false);
+    m_everyNode = std::all_of(filter.nodes.begin(), filter.nodes.end(), [](bool in) { return in; });
+    m_current.reset();
+    m_currentInstance.reset();
     m_position.reset();
-    for (const size_t i : m_order) {
-        const analysis::PatternInstance& instance = m_instances[i];
-        const auto metric = static_cast<size_t>(instance.metric);
-        if ((!filter.metrics.empty() &&
-             (metric >= filter.metrics.size() || !filter.metrics[metric])) ||
-            (!filter.nodes.empty() &&
-             (instance.node >= filter.nodes.size() || !filter.nodes[instance.node]))) {
+    m_error.clear();
+    // Counted from the index: one cell per pattern and call path.
+    m_pickedCount = 0;
+    for (const analysis::InstanceFile::Cell& cell : m_instances->cells()) {
+        if (isPicked({cell.metric, cell.node, 0, 0.0, 0.0, 0.0})) {
+            m_pickedCount += cell.count;
+        }
+    }
+}
+
+bool InstanceFinder::isPicked(const analysis::PatternInstance& instance) const {
+    const auto metric = static_cast<size_t>(instance.metric);
+    return (m_filter.metrics.empty() ||
+            (metric < m_filter.metrics.size() && m_filter.metrics[metric])) &&
+           (m_filter.nodes.empty() ||
+            (instance.node < m_filter.nodes.size() && m_filter.nodes[instance.node]));
+}
+
+bool InstanceFinder::blockMayHold(size_t block) const {
+    if (m_filter.metrics.empty()) {
+        return true;
+    }
+    for (size_t m = 0; m < m_filter.metrics.size() && m < analysis::kMetricCount; ++m) {
+        if (m_filter.metrics[m] && m_instances->blockCount(block, static_cast<Metric>(m)) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::optional<uint64_t> InstanceFinder::land(uint64_t number, uint64_t position) {
+    auto read = m_instances->at(number);
+    if (!read) {
+        m_error = read.error().message();
+        return m_current;
+    }
+    m_current = number;
+    m_currentInstance = *read;
+    m_position = position;
+    return m_current;
+}
+
+std::optional<uint64_t> InstanceFinder::next() {
+    if (m_pickedCount == 0) {
+        return std::nullopt;
+    }
+    constexpr uint64_t kBlock = analysis::InstanceFile::kBlockRecords;
+    std::vector<analysis::PatternInstance> records;
+    for (uint64_t at = m_current ? *m_current + 1 : 0; at < m_instances->size();
+         at = (at / kBlock + 1) * kBlock) {
+        if (!blockMayHold(static_cast<size_t>(at / kBlock))) {
             continue;
         }
-        m_picked.push_back(i);
-        m_isPicked[i] = true;
-    }
-}
-
-std::optional<size_t> InstanceFinder::current() const {
-    if (!m_position) {
-        return std::nullopt;
-    }
-    return m_picked[*m_position];
-}
-
-std::optional<size_t> InstanceFinder::next() {
-    if (m_picked.empty()) {
-        return std::nullopt;
-    }
-    m_position = m_position ? std::min(*m_position + 1, m_picked.size() - 1) : 0;
-    return current();
-}
-
-std::optional<size_t> InstanceFinder::previous() {
-    if (m_picked.empty()) {
-        return std::nullopt;
-    }
-    m_position = m_position && *m_position > 0 ? *m_position - 1
-                 : m_position                  ? 0
-                                               : m_picked.size() - 1;
-    return current();
-}
-
-std::optional<size_t> InstanceFinder::worst() {
-    if (m_picked.empty()) {
-        return std::nullopt;
-    }
-    size_t best = 0;
-    for (size_t p = 1; p < m_picked.size(); ++p) {
-        if (m_instances[m_picked[p]].severity > m_instances[m_picked[best]].severity) {
-            best = p;
+        records.clear();
+        if (Status read = m_instances->read(at, kBlock - at % kBlock, records); !read) {
+            m_error = read.error().message();
+            return m_current;
+        }
+        for (size_t r = 0; r < records.size(); ++r) {
+            if (isPicked(records[r])) {
+                m_current = at + r;
+                m_currentInstance = records[r];
+                m_position = m_position ? *m_position + 1 : 0;
+                return m_current;
+            }
         }
     }
-    m_position = best;
-    return current();
+    return m_current; // none after the current one: stays at the last
 }
 
-std::pair<double, double> InstanceFinder::windowAround(size_t instance, double minimum) const {
-    const analysis::PatternInstance& i = m_instances[instance];
+std::optional<uint64_t> InstanceFinder::previous() {
+    if (m_pickedCount == 0) {
+        return std::nullopt;
+    }
+    constexpr uint64_t kBlock = analysis::InstanceFile::kBlockRecords;
+    std::vector<analysis::PatternInstance> records;
+    // `end` is one past the last instance looked at, going back a block at a time.
+    for (uint64_t end = m_current ? *m_current : m_instances->size(); end > 0;
+         end = (end - 1) / kBlock * kBlock) {
+        const uint64_t first = (end - 1) / kBlock * kBlock;
+        if (!blockMayHold(static_cast<size_t>(first / kBlock))) {
+            continue;
+        }
+        records.clear();
+        if (Status read = m_instances->read(first, end - first, records); !read) {
+            m_error = read.error().message();
+            return m_current;
+        }
+        for (size_t r = records.size(); r-- > 0;) {
+            if (isPicked(records[r])) {
+                m_current = first + r;
+                m_currentInstance = records[r];
+                m_position = m_position ? *m_position - 1 : m_pickedCount - 1;
+                return m_current;
+            }
+        }
+    }
+    return m_current; // none before the current one: stays at the first
+}
+
+std::optional<uint64_t> InstanceFinder::pickedBefore(uint64_t number) {
+    constexpr uint64_t kBlock = analysis::InstanceFile::kBlockRecords;
+    uint64_t count = 0;
+    std::vector<analysis::PatternInstance> records;
+    for (uint64_t at = 0; at < number; at += kBlock) {
+        const auto block = static_cast<size_t>(at / kBlock);
+        if (!blockMayHold(block)) {
+            continue;
+        }
+        if (m_everyNode && at + kBlock <= number) { // counted by the index
+            for (size_t m = 0; m < analysis::kMetricCount; ++m) {
+                if (m_filter.metrics.empty() ||
+                    (m < m_filter.metrics.size() && m_filter.metrics[m])) {
+                    count += m_instances->blockCount(block, static_cast<Metric>(m));
+                }
+            }
+            continue;
+        }
+        records.clear();
+        if (Status read = m_instances->read(at, std::min(kBlock, number - at), records); !read) {
+            m_error = read.error().message();
+            return std::nullopt;
+        }
+        count += static_cast<uint64_t>(
+            std::count_if(records.begin(), records.end(),
+                          [this](const analysis::PatternInstance& i) { return isPicked(i); }));
+    }
+    return count;
+}
+
+std::optional<uint64_t> InstanceFinder::worst() {
+    // From the index: the most severe of each picked pattern and call path.
+    const analysis::InstanceFile::Cell* best = nullptr;
+    for (const analysis::InstanceFile::Cell& cell : m_instances->cells()) {
+        if (isPicked({cell.metric, cell.node, 0, 0.0, 0.0, 0.0}) &&
+            (!best || cell.worstSeverity > best->worstSeverity ||
+             (cell.worstSeverity == best->worstSeverity && cell.worst < best->worst))) {
+            best = &cell;
+        }
+    }
+    if (!best) {
+        return std::nullopt;
+    }
+    const std::optional<uint64_t> position = pickedBefore(best->worst);
+    if (!position) {
+        return m_current;
+    }
+    return land(best->worst, *position);
+}
+
+std::pair<double, double> InstanceFinder::windowAround(const analysis::PatternInstance& i,
+                                                       double minimum) {
     const double length = std::max(i.exit - i.enter, minimum / 3);
     const double centre = (i.enter + i.exit) / 2;
     return {centre - 1.5 * length, centre + 1.5 * length};

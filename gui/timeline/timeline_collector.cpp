@@ -722,53 +722,20 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         return written;
     }
 
-    // The overview's waiting time from the instances as instances.txt holds them: rounded as it
-    // stores them and, per rank, in its order (by pattern, then enter; the sums per row add them
-    // in that order).
-    const uint32_t ranks = definitions.rankCount();
-    std::vector<std::vector<const analysis::PatternInstance*>> ofRank(ranks + 1);
-    {
-        std::vector<std::vector<const analysis::PatternInstance*>> ofMetric(analysis::kMetricCount);
-        for (const analysis::PatternInstance& instance : instances) {
-            ofMetric[std::min(static_cast<size_t>(instance.metric), analysis::kMetricCount - 1)]
-                .push_back(&instance);
+    // The overview's waiting time from the instances as the GUI reads them: instances.bin,
+    // written before the caches (read a block at a time, not copied); without it (a caller that
+    // wrote none) the instances given, exact.
+    const fs::path indexed = dir / analysis::kInstanceFile;
+    if (fs::exists(indexed)) {
+        auto opened = analysis::InstanceFile::open(indexed.string());
+        if (!opened) {
+            return opened.error();
         }
-        for (const auto& metric : ofMetric) {
-            for (const analysis::PatternInstance* instance : metric) {
-                ofRank[std::min(instance->rank, ranks)].push_back(instance);
-            }
-        }
+        timeline.setInstanceFile(
+            std::make_shared<const analysis::InstanceFile>(std::move(*opened)));
+    } else {
+        timeline.setInstances(instances);
     }
-    std::vector<analysis::PatternInstance> stored;
-    stored.reserve(instances.size());
-    preferHugePages(stored.data(), instances.size() * sizeof(analysis::PatternInstance));
-    for (auto& list : ofRank) {
-        // Runs of one pattern by enter time (usually in order already).
-        for (size_t first = 0; first < list.size();) {
-            size_t last = first + 1;
-            while (last < list.size() && list[last]->metric == list[first]->metric) {
-                ++last;
-            }
-            const auto byEnter = [](const analysis::PatternInstance* a,
-                                    const analysis::PatternInstance* b) {
-                return a->enter < b->enter;
-            };
-            const auto from = list.begin() + static_cast<std::ptrdiff_t>(first);
-            const auto to = list.begin() + static_cast<std::ptrdiff_t>(last);
-            if (!std::is_sorted(from, to, byEnter)) {
-                std::stable_sort(from, to, byEnter);
-            }
-            first = last;
-        }
-        for (const analysis::PatternInstance* instance : list) {
-            analysis::PatternInstance copy = *instance;
-            copy.enter = asStored(copy.enter);
-            copy.exit = asStored(copy.exit);
-            copy.severity = asStored(copy.severity);
-            stored.push_back(copy);
-        }
-    }
-    timeline.setInstances(std::move(stored));
     const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits);
     return summary.save((dir / TimelineSummary::kCacheFile).string(), signature);
 }

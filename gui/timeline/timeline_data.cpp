@@ -217,14 +217,24 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
 }
 
 Status Timeline::loadFindings() {
-    const std::filesystem::path instances =
-        std::filesystem::path(m_anchor).parent_path() / analysis::kWaitInstancesFile;
-    if (std::filesystem::exists(instances)) {
-        auto read = analysis::readWaitInstances(instances.string());
+    // The indexed file is read per window; the text one (experiments analyzed before it was
+    // written) is read whole into the same index in memory.
+    const std::filesystem::path dir = std::filesystem::path(m_anchor).parent_path();
+    const std::filesystem::path indexed = dir / analysis::kInstanceFile;
+    const std::filesystem::path text = dir / analysis::kWaitInstancesFile;
+    if (std::filesystem::exists(indexed)) {
+        auto opened = analysis::InstanceFile::open(indexed.string());
+        if (!opened) {
+            return opened.error();
+        }
+        m_instances = std::make_shared<const analysis::InstanceFile>(std::move(*opened));
+    } else if (std::filesystem::exists(text)) {
+        auto read = analysis::readWaitInstances(text.string());
         if (!read) {
             return read.error();
         }
-        m_instances = std::move(*read);
+        m_instances = std::make_shared<const analysis::InstanceFile>(
+            analysis::InstanceFile::fromInstances(*read, text.string()));
     }
     const std::filesystem::path path =
         std::filesystem::path(m_anchor).parent_path() / analysis::kCriticalPathFile;

@@ -2,12 +2,14 @@
 // instances of an experiment, and what of them is visible at a zoom level (no Qt, no widgets).
 #pragma once
 
+#include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,8 +95,13 @@ public:
     const std::vector<Message>& messages() const { return m_messages; }
     /// The collective operations by start time.
     const std::vector<Collective>& collectives() const { return m_collectives; }
-    /// Wait-state instances (empty when the experiment has no instances.txt).
-    const std::vector<analysis::PatternInstance>& instances() const { return m_instances; }
+    /// Wait-state instances, read from the file per window (empty when the experiment has
+    /// neither instances.bin nor instances.txt).
+    const analysis::InstanceFile& instances() const { return *m_instances; }
+    /// The same, shared with those who step through them (InstanceFinder).
+    const std::shared_ptr<const analysis::InstanceFile>& sharedInstances() const {
+        return m_instances;
+    }
     /// The critical path's stretches in time order (empty without critical_path.txt).
     const std::vector<analysis::PathSegment>& criticalPath() const { return m_criticalPath; }
     /// The row of `rank`'s main location.
@@ -130,8 +137,13 @@ public:
         m_messages = std::move(messages);
         m_longestFlight = -1.0;
     }
-    void setInstances(std::vector<analysis::PatternInstance> instances) {
-        m_instances = std::move(instances);
+    /// Reads the instances from `file` (an opened instances.bin).
+    void setInstanceFile(std::shared_ptr<const analysis::InstanceFile> file) {
+        m_instances = std::move(file);
+    }
+    void setInstances(const std::vector<analysis::PatternInstance>& instances) {
+        m_instances = std::make_shared<const analysis::InstanceFile>(
+            analysis::InstanceFile::fromInstances(instances));
     }
     void setCriticalPath(std::vector<analysis::PathSegment> path) {
         m_criticalPath = std::move(path);
@@ -142,8 +154,8 @@ public:
     }
     void setEvents(uint64_t events) { m_events = events; }
     void setAnchor(std::string anchor) { m_anchor = std::move(anchor); }
-    /// Reads instances.txt and critical_path.txt when they are beside the anchor; errors
-    /// name the file.
+    /// Opens instances.bin (else reads instances.txt, written before it) and reads
+    /// critical_path.txt when they are beside the anchor; errors name the file.
     Status loadFindings();
     /// Takes the instances and the critical path of `other` (one whose loadFindings() ran).
     void takeFindings(Timeline&& other) {
@@ -163,7 +175,8 @@ private:
     std::vector<Message> m_messages;       ///< by send time
     mutable double m_longestFlight = -1.0; ///< the longest |receive - send|; < 0: not known yet
     std::vector<Collective> m_collectives;
-    std::vector<analysis::PatternInstance> m_instances;
+    std::shared_ptr<const analysis::InstanceFile> m_instances =
+        std::make_shared<const analysis::InstanceFile>();
     std::vector<analysis::PathSegment> m_criticalPath;
     std::vector<std::string> m_regionNames;
     std::vector<RegionKind> m_regionKinds;

@@ -180,11 +180,25 @@ TimelineSummary TimelineSummary::sum(const Timeline& timeline, DepthAt depthAt, 
     std::vector<double> waiting(bins);
     std::vector<Bin>& level =
         summary.m_levels.emplace_back(static_cast<size_t>(summary.m_rows) * bins);
-    std::vector<std::vector<const analysis::PatternInstance*>> instancesOfRow(summary.m_rows);
-    for (const analysis::PatternInstance& instance : timeline.instances()) {
-        const uint32_t row = timeline.rowOfRank(instance.rank);
-        if (row < summary.m_rows) {
-            instancesOfRow[row].push_back(&instance);
+    // The waiting time per row and bin, from the instances read a block at a time (the file
+    // can be larger than memory; in a row's bins they are added in the file's order).
+    std::vector<double> waitingOfRow(static_cast<size_t>(summary.m_rows) * bins, 0.0);
+    const analysis::InstanceFile& instances = timeline.instances();
+    std::vector<analysis::PatternInstance> chunk;
+    for (uint64_t first = 0; first < instances.size();
+         first += analysis::InstanceFile::kBlockRecords) {
+        chunk.clear();
+        if (!instances.read(first, analysis::InstanceFile::kBlockRecords, chunk)) {
+            break; // a damaged record (the index was checked at open): the rest not counted
+        }
+        for (const analysis::PatternInstance& instance : chunk) {
+            const uint32_t row = timeline.rowOfRank(instance.rank);
+            if (row < summary.m_rows) {
+                const auto [from, to] = analysis::waitingInterval(instance);
+                double* waits = &waitingOfRow[static_cast<size_t>(row) * bins];
+                spread(summary.m_begin, width, bins, from, to,
+                       [waits](uint32_t b, double seconds) { waits[b] += seconds; });
+            }
         }
     }
     for (uint32_t r = 0; r < summary.m_rows; ++r) {
@@ -218,11 +232,7 @@ TimelineSummary TimelineSummary::sum(const Timeline& timeline, DepthAt depthAt, 
                 spread(summary.m_begin, width, bins, cursor, v.end, add);
             }
         }
-        for (const analysis::PatternInstance* instance : instancesOfRow[r]) {
-            const auto [from, to] = analysis::waitingInterval(*instance);
-            spread(summary.m_begin, width, bins, from, to,
-                   [&](uint32_t b, double seconds) { waiting[b] += seconds; });
-        }
+        std::copy_n(&waitingOfRow[static_cast<size_t>(r) * bins], bins, waiting.begin());
         for (uint32_t b = 0; b < bins; ++b) {
             for (size_t k = 0; k < kKinds; ++k) {
                 out[b].kinds[k] = static_cast<float>(kinds[b * kKinds + k]);

@@ -1,5 +1,5 @@
 # Runs waitscope-replay on one trace with several process counts (M:N replay: M <= N traced
-# ranks) and checks that every run writes the same value dump, trace.stat, instances.txt,
+# ranks) and checks that every run writes the same value dump, trace.stat, instances.txt (and .bin),
 # critical_path.txt and report.cubex as the first one.
 # Variables: REPLAY, MPIRUN, TRACE, WORK, RUNS (comma-separated process counts; "serial" runs
 # --serial without mpirun); optional OPTIONS (more replay options, comma-separated) and
@@ -8,7 +8,7 @@ file(REMOVE_RECURSE "${WORK}")
 string(REPLACE "," ";" options "${OPTIONS}")
 string(REPLACE "," ";" firstOptions "${FIRST_OPTIONS}")
 string(REPLACE "," ";" runs "${RUNS}")
-set(outputs report.txt trace.stat instances.txt critical_path.txt report.cubex)
+set(outputs report.txt trace.stat instances.txt instances.bin critical_path.txt report.cubex)
 set(first "")
 foreach(run IN LISTS runs)
   set(out "${WORK}/${run}")

@@ -39,7 +39,7 @@ if(NOT status EQUAL 2 OR NOT errors MATCHES "waitscope replay: error: --memory-l
 endif()
 
 # 3. Budgets that hold the ranks (the default, a generous one, none) write the same files.
-set(files report.cubex trace.stat instances.txt critical_path.txt dump.txt)
+set(files report.cubex trace.stat instances.txt instances.bin critical_path.txt dump.txt)
 foreach(run default:4:- none:2:none serial:1:2G)
   string(REPLACE ":" ";" parts "${run}")
   list(GET parts 0 name)

@@ -27,7 +27,7 @@ fi
 if [ ! -f "$data/critical_path.txt" ]; then
     start=$(date +%s%3N)
     "$build/bin/waitscope-replay" --serial --quiet "$data"
-    echo "analysis (waitscope-replay --serial, writes instances.txt and critical_path.txt): $(( $(date +%s%3N) - start )) ms ($(load))"
+    echo "analysis (waitscope-replay --serial, writes instances.txt, instances.bin and critical_path.txt): $(( $(date +%s%3N) - start )) ms ($(load))"
 fi
 # The analyzer writes the timeline's caches beside the report (built from its own read of the
 # trace): the analysis with and without them, alternated, wall and CPU (the issue: at most
@@ -42,7 +42,7 @@ for run in 1 2; do
     done
 done
 trace_bytes=$(du -sb "$data/traces" "$data/traces.otf2" "$data/traces.def" | awk '{s += $1} END {print s}')
-echo "trace: 4 ranks x $events events, $((trace_bytes / 1048576)) MiB on disk; instances.txt $(wc -l < "$data/instances.txt") lines, critical_path.txt $(wc -l < "$data/critical_path.txt") lines"
+echo "trace: 4 ranks x $events events, $((trace_bytes / 1048576)) MiB on disk; instances.txt $(wc -l < "$data/instances.txt") lines, instances.bin $(( $(stat -c %s "$data/instances.bin") / 1048576 )) MiB (read per window by the GUI), critical_path.txt $(wc -l < "$data/critical_path.txt") lines"
 rm -f "$data/timeline_summary.bin" "$data/timeline_events.bin"
 for open in first second third; do
     echo "== $open open ($( [ $open = first ] && echo 'event cache and overview built' || echo 'from the caches')) ($(load))"

@@ -1,6 +1,7 @@
 // waitscope-replay: analyzes an OTF2 trace for MPI wait states and writes the report files.
 #include "waitscope/analysis/canonical_text.h"
 #include "waitscope/analysis/critical_path_file.h"
+#include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/measurement_record.h"
 #include "waitscope/analysis/memory_budget.h"
 #include "waitscope/analysis/parallel_analysis.h"
@@ -355,6 +356,14 @@ bool writeOutputs(const Options& options, const std::string& anchor,
     // Every wait-state instance, for the timeline and the exports.
     const fs::path instancesFile = dir / analysis::kWaitInstancesFile;
     if (Status status = analysis::writeWaitInstances(result, instancesFile.string()); !status) {
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
+        return false;
+    }
+    // The same instances indexed by time block, pattern and call path: the timeline reads
+    // them per window instead of whole.
+    const fs::path indexedFile = dir / analysis::kInstanceFile;
+    if (Status status = analysis::writeInstanceFile(result.instances(), indexedFile.string());
+        !status) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }

@@ -4,6 +4,8 @@
 #include "instance_finder.h"
 
 #include <catch2/catch.hpp>
+#include <memory>
+#include <optional>
 
 using namespace waitscope;
 using namespace waitscope::timeline;
@@ -40,6 +42,52 @@ analysis::PatternInstance instance(Metric metric, uint32_t node, uint32_t rank, 
     return {metric, node, rank, enter, enter + 1.0, severity};
 }
 
+// The finder over `instances` as an instances file holds them (in time order): its steps are
+// told by the index of the current instance in `instances`.
+struct Stepper {
+    const std::vector<analysis::PatternInstance>& instances;
+    InstanceFinder finder;
+
+    explicit Stepper(const std::vector<analysis::PatternInstance>& written)
+        : instances(written), finder(std::make_shared<const analysis::InstanceFile>(
+                                  analysis::InstanceFile::fromInstances(written))) {}
+
+    std::optional<size_t> told(std::optional<uint64_t> step) const {
+        if (!step || !finder.currentInstance()) {
+            return std::nullopt;
+        }
+        const analysis::PatternInstance& i = *finder.currentInstance();
+        for (size_t k = 0; k < instances.size(); ++k) {
+            const analysis::PatternInstance& w = instances[k];
+            if (w.metric == i.metric && w.node == i.node && w.rank == i.rank &&
+                w.enter == i.enter && w.exit == i.exit && w.severity == i.severity) {
+                return k;
+            }
+        }
+        return std::nullopt;
+    }
+    std::optional<size_t> next() { return told(finder.next()); }
+    std::optional<size_t> previous() { return told(finder.previous()); }
+    std::optional<size_t> worst() { return told(finder.worst()); }
+    // Every picked instance, stepping from the first to the last (next() stays at the last).
+    std::vector<size_t> picked() {
+        std::vector<size_t> all;
+        finder.select(InstanceFilter(filter));
+        for (auto step = finder.next(); step;) {
+            all.push_back(*told(step));
+            const auto following = finder.next();
+            if (following == step) {
+                break;
+            }
+            step = following;
+        }
+        CHECK(all.size() == finder.pickedCount());
+        finder.select(InstanceFilter(filter));
+        return all;
+    }
+    InstanceFilter filter;
+};
+
 } // namespace
 
 TEST_CASE("a selection picks the instances of its metric and call path subtrees", "[timeline]") {
@@ -51,10 +99,11 @@ TEST_CASE("a selection picks the instances of its metric and call path subtrees"
         instance(Metric::MpiBarrierWait, f.main, 2, 9.0, 0.125),          // 3
         instance(Metric::MpiLateSender, f.aRecv, 0, 1.0, 0.75),           // 4
     };
-    InstanceFinder finder(instances);
+    Stepper stepper(instances);
+    InstanceFinder& finder = stepper.finder;
     const auto picked = [&](report::MetricId metric, report::CallNodeId node) {
-        finder.select(filterOf(f.report, metric, node));
-        return finder.picked();
+        stepper.filter = filterOf(f.report, metric, node);
+        return stepper.picked();
     };
     // Everything, in time order (waiting start, then rank).
     CHECK(picked(f.time, f.main) == std::vector<size_t>{4, 1, 2, 0, 3});
@@ -80,25 +129,28 @@ TEST_CASE("next, previous and worst step through the picked instances", "[timeli
         instance(Metric::MpiLateSender, f.bRecv, 3, 7.0, 0.75),
         instance(Metric::MpiLateSender, f.aRecv, 2, 1.0, 0.25),
     };
-    InstanceFinder finder(instances);
+    Stepper finder(instances);
     CHECK(finder.picked() == std::vector<size_t>{3, 1, 0, 2});
-    CHECK(!finder.current());
+    CHECK(!finder.finder.current());
     CHECK(finder.next() == 3u);
     CHECK(finder.next() == 1u);
-    CHECK(finder.position() == 1u);
+    CHECK(finder.finder.position() == 1u);
     CHECK(finder.previous() == 3u);
     CHECK(finder.previous() == 3u); // stays at the first
     CHECK(finder.worst() == 1u);    // 0.75 twice: the earlier
+    CHECK(finder.finder.position() == 1u);
     CHECK(finder.next() == 0u);
     CHECK(finder.next() == 2u);
     CHECK(finder.next() == 2u); // stays at the last
-    finder.select({});
-    CHECK(!finder.current());
+    CHECK(finder.finder.position() == 3u);
+    finder.finder.select({});
+    CHECK(!finder.finder.current());
     CHECK(finder.previous() == 2u); // from nothing: the last
+    CHECK(finder.finder.position() == 3u);
     // The window holds the call with its length on each side.
-    const auto [from, to] = finder.windowAround(0, 0.0);
+    const auto [from, to] = InstanceFinder::windowAround(instances[0], 0.0);
     CHECK(from == Approx(4.0));
     CHECK(to == Approx(7.0));
-    const auto [wideFrom, wideTo] = finder.windowAround(0, 30.0);
+    const auto [wideFrom, wideTo] = InstanceFinder::windowAround(instances[0], 30.0);
     CHECK(wideTo - wideFrom == Approx(30.0));
 }

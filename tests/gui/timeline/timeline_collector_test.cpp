@@ -5,6 +5,7 @@
 #include "timeline_collector.h"
 #include "timeline_store.h"
 #include "timeline_summary.h"
+#include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
@@ -90,6 +91,10 @@ TEST_CASE("the caches collected from the analysis's read are the ones built from
             REQUIRE(
                 analysis::writeWaitInstances(*result, (dir / analysis::kWaitInstancesFile).string())
                     .ok());
+            // As waitscope-replay writes them: the GUI reads the indexed file.
+            REQUIRE(analysis::writeInstanceFile(result->instances(),
+                                                (dir / analysis::kInstanceFile).string())
+                        .ok());
             REQUIRE(
                 collector.write(archive->anchor, archive->definitions, result->instances()).ok());
             const std::string events = bytesOf(dir / TimelineStore::kCacheFile);

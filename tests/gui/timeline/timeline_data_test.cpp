@@ -1,9 +1,12 @@
 // The timeline's data: what is visible at a zoom level counts exactly the visits a brute-force
 // scan finds, and a reference trace loads with all its visits and messages.
 #include "timeline_data.h"
+#include "waitscope/analysis/instance_file.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
 
@@ -114,7 +117,7 @@ TEST_CASE("a reference trace loads with every region visit and message", "[timel
         CHECK(timeline->rows()[m.fromRow].rank % 2 == 0); // even ranks send to odd ones
         CHECK(timeline->rows()[m.toRow].rank == timeline->rows()[m.fromRow].rank + 1);
     }
-    CHECK(timeline->instances().empty()); // no instances.txt beside the reference trace
+    CHECK(timeline->instances().empty()); // no instances file beside the reference trace
     CHECK(timeline->regionName(timeline->rows()[0].depths[1][0].region) == "MPI_Init");
 }
 
@@ -146,4 +149,40 @@ TEST_CASE("each collective operation joins its members across the rows", "[timel
         CHECK(!row.node.empty());
         CHECK(row.node == timeline->rows()[0].node);
     }
+}
+
+TEST_CASE("the timeline reads instances.bin beside the trace, else instances.txt, and refuses a "
+          "damaged instances.bin naming it",
+          "[timeline]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / "timeline_instance_files";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy(fs::path(WAITSCOPE_REFERENCE_DIR) / "late_sender" / "trace", dir,
+             fs::copy_options::recursive);
+    // The text file alone (experiments analyzed before the indexed file): two instances.
+    std::ofstream(dir / "instances.txt") << "# waitscope wait-state instances 1\n"
+                                         << "mpi_latesender 1 4 0.5 1.0 0.25\n"
+                                         << "mpi_latesender 3 4 0.25 1.0 0.5\n";
+    auto fromText = Timeline::load(dir.string());
+    REQUIRE(fromText.ok());
+    REQUIRE(fromText->instances().size() == 2);
+    auto first = fromText->instances().at(0);
+    REQUIRE(first.ok());
+    CHECK(first->rank == 3); // in time order
+    // The indexed file is preferred (here it holds one instance, the text file two).
+    const std::string indexed = (dir / "instances.bin").string();
+    REQUIRE(waitscope::analysis::writeInstanceFile(
+                {{waitscope::analysis::Metric::MpiLateSender, 4, 1, 0.5, 1.0, 0.25}}, indexed)
+                .ok());
+    auto fromIndexed = Timeline::load(dir.string());
+    REQUIRE(fromIndexed.ok());
+    CHECK(fromIndexed->instances().size() == 1);
+    CHECK(fromIndexed->instances().cells().size() == 1);
+    // Cut short: refused naming the file, not read as fewer instances.
+    fs::resize_file(indexed, fs::file_size(indexed) - 8);
+    auto damaged = Timeline::load(dir.string());
+    REQUIRE(!damaged.ok());
+    CHECK(damaged.error().message().rfind(indexed + ": truncated or damaged", 0) == 0);
+    fs::remove_all(dir);
 }

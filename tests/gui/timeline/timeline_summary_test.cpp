@@ -81,7 +81,9 @@ Brute bruteForce(const Timeline& t, uint32_t bins) {
             }
         }
     }
-    for (const analysis::PatternInstance& i : t.instances()) {
+    std::vector<analysis::PatternInstance> instances;
+    REQUIRE(t.instances().read(0, t.instances().size(), instances).ok());
+    for (const analysis::PatternInstance& i : instances) {
         const uint32_t r = t.rowOfRank(i.rank);
         const auto [from, to] = analysis::waitingInterval(i);
         for (uint32_t b = 0; b < bins; ++b) {

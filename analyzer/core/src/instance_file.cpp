@@ -1,0 +1,454 @@
+// The indexed binary wait-state instances file: writing it in time order with its index, and
+// reading a record, a range, a time window or the index without reading the rest.
+#include "waitscope/analysis/instance_file.h"
+
+#include "waitscope/analysis/metric.h"
+#include "waitscope/analysis/wait_instances.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace waitscope::analysis {
+
+static_assert(std::endian::native == std::endian::little, "the instances file is little-endian");
+
+namespace {
+
+constexpr char kMagic[8] = {'W', 'S', 'I', 'N', 'S', 'T', 'B', '1'};
+constexpr uint32_t kVersion = 1;
+constexpr uint64_t kHeaderBytes = 64;
+constexpr uint64_t kRecordBytes = 40;
+constexpr uint64_t kCellBytes = 32;
+
+struct Header {
+    char magic[8] = {};
+    uint32_t version = 0;
+    uint32_t blockRecords = 0;
+    uint64_t count = 0;
+    uint32_t metrics = 0;
+    uint32_t reserved = 0;
+    uint64_t blocksOffset = 0;
+    uint64_t cellsOffset = 0;
+    uint64_t cellCount = 0;
+    uint64_t fileSize = 0;
+};
+static_assert(sizeof(Header) == kHeaderBytes);
+
+struct Record {
+    double enter = 0.0;
+    double exit = 0.0;
+    double severity = 0.0;
+    uint32_t rank = 0;
+    uint32_t node = 0;
+    uint32_t metric = 0;
+    uint32_t reserved = 0;
+};
+static_assert(sizeof(Record) == kRecordBytes);
+
+struct CellRecord {
+    uint32_t metric = 0;
+    uint32_t node = 0;
+    uint64_t count = 0;
+    uint64_t worst = 0;
+    double worstSeverity = 0.0;
+};
+static_assert(sizeof(CellRecord) == kCellBytes);
+
+uint64_t blockBytes(uint64_t metrics) {
+    return 2 * sizeof(double) + metrics * sizeof(uint32_t);
+}
+
+uint64_t blockCountOf(uint64_t records) {
+    return (records + InstanceFile::kBlockRecords - 1) / InstanceFile::kBlockRecords;
+}
+
+// Writes the whole file to `sink` (which returns false when it cannot take more).
+bool encode(const std::vector<PatternInstance>& instances,
+            const std::function<bool(const void*, size_t)>& sink) {
+    // Time order: the waiting start, then rank, pattern and enter, then the order given.
+    // The waiting starts computed once (a comparison would compute two), 32-bit positions and
+    // an in-place sort with a total order: the analyzer holds the instances meanwhile, so the
+    // sort's own memory is kept to 12 bytes per instance.
+    if (instances.size() > std::numeric_limits<uint32_t>::max()) {
+        return false;
+    }
+    std::vector<double> starts(instances.size());
+    for (size_t k = 0; k < instances.size(); ++k) {
+        starts[k] = waitingInterval(instances[k]).first;
+        if (std::isnan(starts[k])) {
+            starts[k] = -std::numeric_limits<double>::infinity(); // keeps the order strict
+        }
+    }
+    std::vector<uint32_t> order(instances.size());
+    std::iota(order.begin(), order.end(), uint32_t{0});
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (starts[a] != starts[b]) {
+            return starts[a] < starts[b];
+        }
+        const PatternInstance& x = instances[a];
+        const PatternInstance& y = instances[b];
+        if (x.rank != y.rank) {
+            return x.rank < y.rank;
+        }
+        if (x.metric != y.metric) {
+            return x.metric < y.metric;
+        }
+        return x.enter != y.enter ? x.enter < y.enter : a < b;
+    });
+    starts = {}; // freed before the records are written
+    const uint64_t blocks = blockCountOf(order.size());
+    std::vector<InstanceFile::Block> blockRanges(blocks);
+    std::vector<uint32_t> blockCounts(blocks * kMetricCount, 0);
+    std::unordered_map<uint64_t, CellRecord> cells; // by pattern << 32 | call node
+    for (uint64_t r = 0; r < order.size(); ++r) {
+        const PatternInstance& i = instances[order[r]];
+        const auto [start, end] = waitingInterval(i);
+        const uint64_t b = r / InstanceFile::kBlockRecords;
+        if (r % InstanceFile::kBlockRecords == 0) {
+            blockRanges[b] = {start, end};
+        }
+        blockRanges[b].lastEnd = std::max(blockRanges[b].lastEnd, end);
+        ++blockCounts[b * kMetricCount + static_cast<size_t>(i.metric)];
+        CellRecord& cell = cells[uint64_t{static_cast<uint32_t>(i.metric)} << 32 | i.node];
+        if (cell.count == 0 || i.severity > cell.worstSeverity) {
+            cell.worst = r;
+            cell.worstSeverity = i.severity;
+        }
+        cell.metric = static_cast<uint32_t>(i.metric);
+        cell.node = i.node;
+        ++cell.count;
+    }
+    Header header;
+    std::memcpy(header.magic, kMagic, sizeof kMagic);
+    header.version = kVersion;
+    header.blockRecords = InstanceFile::kBlockRecords;
+    header.count = order.size();
+    header.metrics = static_cast<uint32_t>(kMetricCount);
+    header.blocksOffset = kHeaderBytes + header.count * kRecordBytes;
+    header.cellsOffset = header.blocksOffset + blocks * blockBytes(kMetricCount);
+    header.cellCount = cells.size();
+    header.fileSize = header.cellsOffset + header.cellCount * kCellBytes;
+    if (!sink(&header, sizeof header)) {
+        return false;
+    }
+    // Records in chunks of one block: the file is written in a few large writes.
+    std::vector<Record> chunk;
+    chunk.reserve(InstanceFile::kBlockRecords);
+    for (uint64_t r = 0; r < order.size(); ++r) {
+        const PatternInstance& i = instances[order[r]];
+        chunk.push_back(
+            {i.enter, i.exit, i.severity, i.rank, i.node, static_cast<uint32_t>(i.metric), 0});
+        if (chunk.size() == InstanceFile::kBlockRecords || r + 1 == order.size()) {
+            if (!sink(chunk.data(), chunk.size() * sizeof(Record))) {
+                return false;
+            }
+            chunk.clear();
+        }
+    }
+    for (uint64_t b = 0; b < blocks; ++b) {
+        if (!sink(&blockRanges[b].firstStart, sizeof(double)) ||
+            !sink(&blockRanges[b].lastEnd, sizeof(double)) ||
+            !sink(&blockCounts[b * kMetricCount], kMetricCount * sizeof(uint32_t))) {
+            return false;
+        }
+    }
+    // By pattern, then node.
+    std::vector<const CellRecord*> byKey;
+    byKey.reserve(cells.size());
+    for (const auto& entry : cells) {
+        byKey.push_back(&entry.second);
+    }
+    std::sort(byKey.begin(), byKey.end(), [](const CellRecord* a, const CellRecord* b) {
+        return a->metric != b->metric ? a->metric < b->metric : a->node < b->node;
+    });
+    for (const CellRecord* cell : byKey) {
+        if (!sink(cell, sizeof *cell)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+/// Where the bytes of an instances file come from: the file itself, or memory.
+class InstanceFile::Source {
+public:
+    virtual ~Source() = default;
+    virtual uint64_t size() const = 0;
+    /// Reads `bytes` bytes at `offset` into `into`; false when they are not all there.
+    virtual bool readAt(uint64_t offset, void* into, size_t bytes) const = 0;
+};
+
+namespace {
+
+class FileSource final : public InstanceFile::Source {
+public:
+    FileSource(int fd, uint64_t size) : m_fd(fd), m_size(size) {}
+    ~FileSource() override { ::close(m_fd); }
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
+    uint64_t size() const override { return m_size; }
+    bool readAt(uint64_t offset, void* into, size_t bytes) const override {
+        // pread: readers on several threads share the descriptor without a file position.
+        auto* at = static_cast<char*>(into);
+        while (bytes > 0) {
+            const ssize_t got = ::pread(m_fd, at, bytes, static_cast<off_t>(offset));
+            if (got <= 0) {
+                return false; // an error, or the end of a file shorter than it said
+            }
+            at += got;
+            offset += static_cast<uint64_t>(got);
+            bytes -= static_cast<size_t>(got);
+        }
+        return true;
+    }
+
+private:
+    int m_fd;
+    uint64_t m_size;
+};
+
+class MemorySource final : public InstanceFile::Source {
+public:
+    explicit MemorySource(std::vector<char> bytes) : m_bytes(std::move(bytes)) {}
+    uint64_t size() const override { return m_bytes.size(); }
+    bool readAt(uint64_t offset, void* into, size_t bytes) const override {
+        if (offset > m_bytes.size() || bytes > m_bytes.size() - offset) {
+            return false;
+        }
+        if (bytes == 0) {
+            return true; // `into` may be null (an empty section)
+        }
+        std::memcpy(into, m_bytes.data() + offset, bytes);
+        return true;
+    }
+
+private:
+    std::vector<char> m_bytes;
+};
+
+} // namespace
+
+Status writeInstanceFile(const std::vector<PatternInstance>& instances, const std::string& path) {
+    const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
+    if (!file) {
+        return Error(path + ": cannot write");
+    }
+    FILE* out = file.get();
+    const bool written = encode(instances, [out](const void* bytes, size_t size) {
+        return std::fwrite(bytes, 1, size, out) == size;
+    });
+    if (!written || std::fflush(out) != 0) {
+        return Error(path + ": cannot write");
+    }
+    return Status::success();
+}
+
+InstanceFile InstanceFile::fromInstances(const std::vector<PatternInstance>& instances,
+                                         const std::string& name) {
+    std::vector<char> bytes;
+    encode(instances, [&bytes](const void* data, size_t size) {
+        bytes.insert(bytes.end(), static_cast<const char*>(data),
+                     static_cast<const char*>(data) + size);
+        return true;
+    });
+    auto parsed = parse(std::make_shared<MemorySource>(std::move(bytes)), name);
+    assert(parsed.ok() && "an encoded instances file must parse");
+    return std::move(*parsed);
+}
+
+Result<InstanceFile> InstanceFile::open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return Error(path + ": cannot open");
+    }
+    struct stat status {};
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+        ::close(fd);
+        return Error(path + ": not a regular file");
+    }
+    return parse(std::make_shared<FileSource>(fd, static_cast<uint64_t>(status.st_size)), path);
+}
+
+Result<InstanceFile> InstanceFile::parse(std::shared_ptr<const Source> source, std::string path) {
+    Header header;
+    if (source->size() < kHeaderBytes || !source->readAt(0, &header, sizeof header) ||
+        std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) {
+        return Error(path + ": not a waitscope instances file");
+    }
+    if (header.version != kVersion) {
+        return Error(path + ": instances file version " + std::to_string(header.version) +
+                     ", this build reads version " + std::to_string(kVersion));
+    }
+    if (header.metrics != kMetricCount) {
+        return Error(path + ": instances file of " + std::to_string(header.metrics) +
+                     " patterns, this build has " + std::to_string(kMetricCount) +
+                     " (analyze the trace again)");
+    }
+    if (header.fileSize != source->size()) {
+        return Error(path + ": truncated or damaged (" + std::to_string(source->size()) +
+                     " bytes, its header says " + std::to_string(header.fileSize) + ")");
+    }
+    // Every section where the counts put it, within the file (the divisions keep the products
+    // from wrapping on a damaged count).
+    const uint64_t blocks = blockCountOf(header.count);
+    const bool laidOut =
+        header.blockRecords == kBlockRecords && header.count <= header.fileSize / kRecordBytes &&
+        header.blocksOffset == kHeaderBytes + header.count * kRecordBytes &&
+        header.cellCount <= header.fileSize / kCellBytes &&
+        header.cellsOffset == header.blocksOffset + blocks * blockBytes(header.metrics) &&
+        header.fileSize == header.cellsOffset + header.cellCount * kCellBytes;
+    if (!laidOut) {
+        return Error(path + ": damaged header (sections do not add up to the file)");
+    }
+    InstanceFile file;
+    file.m_path = std::move(path);
+    file.m_count = header.count;
+    file.m_recordsOffset = kHeaderBytes;
+    file.m_metrics = header.metrics;
+    file.m_blocks.resize(blocks);
+    file.m_blockCounts.resize(blocks * header.metrics);
+    std::vector<char> bytes(blocks * blockBytes(header.metrics));
+    if (!source->readAt(header.blocksOffset, bytes.data(), bytes.size())) {
+        return Error(file.m_path + ": cannot read its block index");
+    }
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const char* at = bytes.data() + b * blockBytes(header.metrics);
+        std::memcpy(&file.m_blocks[b].firstStart, at, sizeof(double));
+        std::memcpy(&file.m_blocks[b].lastEnd, at + sizeof(double), sizeof(double));
+        std::memcpy(&file.m_blockCounts[b * header.metrics], at + 2 * sizeof(double),
+                    header.metrics * sizeof(uint32_t));
+        const uint64_t inBlock =
+            std::min<uint64_t>(kBlockRecords, header.count - b * kBlockRecords);
+        const uint64_t counted = std::accumulate(
+            file.m_blockCounts.begin() + static_cast<ptrdiff_t>(b * header.metrics),
+            file.m_blockCounts.begin() + static_cast<ptrdiff_t>((b + 1) * header.metrics),
+            uint64_t{0});
+        // In time order and not NaN (the comparisons fail on NaN).
+        const bool ordered =
+            b == 0 || file.m_blocks[b].firstStart >= file.m_blocks[b - 1].firstStart;
+        if (counted != inBlock || !ordered ||
+            !(file.m_blocks[b].lastEnd >= file.m_blocks[b].firstStart)) {
+            return Error(file.m_path + ": damaged block index (block " + std::to_string(b) + ")");
+        }
+    }
+    std::vector<CellRecord> cells(header.cellCount);
+    if (!source->readAt(header.cellsOffset, cells.data(), cells.size() * kCellBytes)) {
+        return Error(file.m_path + ": cannot read its pattern index");
+    }
+    uint64_t total = 0;
+    file.m_cells.reserve(cells.size());
+    for (const CellRecord& cell : cells) {
+        if (cell.metric >= kMetricCount || cell.worst >= header.count || cell.count == 0 ||
+            cell.count > header.count) {
+            return Error(file.m_path + ": damaged pattern index");
+        }
+        total += cell.count;
+        file.m_cells.push_back({static_cast<Metric>(cell.metric), cell.node, cell.count, cell.worst,
+                                cell.worstSeverity});
+    }
+    if (total != header.count) {
+        return Error(file.m_path + ": damaged pattern index (counts " + std::to_string(total) +
+                     " instances of " + std::to_string(header.count) + ")");
+    }
+    file.m_source = std::move(source);
+    return file;
+}
+
+Status InstanceFile::readRecords(uint64_t first, uint64_t count,
+                                 std::vector<PatternInstance>& out) const {
+    std::vector<Record> records(count);
+    if (count > 0 && !m_source->readAt(m_recordsOffset + first * kRecordBytes, records.data(),
+                                       count * kRecordBytes)) {
+        return Error(m_path + ": cannot read records " + std::to_string(first) + " to " +
+                     std::to_string(first + count - 1));
+    }
+    out.reserve(out.size() + count);
+    for (uint64_t r = 0; r < count; ++r) {
+        const Record& record = records[r];
+        if (record.metric >= kMetricCount) {
+            return Error(m_path + ": record " + std::to_string(first + r) + ": damaged (pattern " +
+                         std::to_string(record.metric) + ")");
+        }
+        out.push_back({static_cast<Metric>(record.metric), record.node, record.rank, record.enter,
+                       record.exit, record.severity});
+    }
+    return Status::success();
+}
+
+Result<PatternInstance> InstanceFile::at(uint64_t index) const {
+    if (index >= m_count) {
+        return Error(m_path + ": no record " + std::to_string(index) + " (" +
+                     std::to_string(m_count) + " instances)");
+    }
+    std::vector<PatternInstance> one;
+    if (Status status = readRecords(index, 1, one); !status) {
+        return status.error();
+    }
+    return one.front();
+}
+
+Status InstanceFile::read(uint64_t first, uint64_t count, std::vector<PatternInstance>& out) const {
+    if (first >= m_count) {
+        return Status::success();
+    }
+    return readRecords(first, std::min(count, m_count - first), out);
+}
+
+Status InstanceFile::window(double from, double to,
+                            std::vector<std::pair<uint64_t, PatternInstance>>& out) const {
+    std::vector<PatternInstance> block;
+    for (size_t b = 0; b < m_blocks.size() && m_blocks[b].firstStart <= to; ++b) {
+        if (m_blocks[b].lastEnd < from) {
+            continue; // all of it waited before the window
+        }
+        block.clear();
+        const uint64_t first = uint64_t{b} * kBlockRecords;
+        if (Status status = read(first, kBlockRecords, block); !status) {
+            return status;
+        }
+        for (size_t r = 0; r < block.size(); ++r) {
+            const auto [start, end] = waitingInterval(block[r]);
+            if (start > to) {
+                break;
+            }
+            if (end >= from) {
+                out.emplace_back(first + r, block[r]);
+            }
+        }
+    }
+    return Status::success();
+}
+
+Result<uint64_t> InstanceFile::startsBy(double time) const {
+    // The blocks by their first start, then the block's records by theirs.
+    const auto after = std::partition_point(
+        m_blocks.begin(), m_blocks.end(), [time](const Block& b) { return b.firstStart <= time; });
+    if (after == m_blocks.begin()) {
+        return uint64_t{0};
+    }
+    const auto b = static_cast<uint64_t>(after - m_blocks.begin()) - 1;
+    std::vector<PatternInstance> block;
+    if (Status status = read(b * kBlockRecords, kBlockRecords, block); !status) {
+        return status.error();
+    }
+    const auto in =
+        std::partition_point(block.begin(), block.end(), [time](const PatternInstance& i) {
+            return waitingInterval(i).first <= time;
+        });
+    return b * kBlockRecords + static_cast<uint64_t>(in - block.begin());
+}
+
+} // namespace waitscope::analysis
