@@ -16,6 +16,7 @@
 #include "call_path_rules.h"
 #include "profile_metrics.h"
 #include "rank_state.h"
+#include "waitscope/analysis/event_observer.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
@@ -219,6 +220,11 @@ Status WindowedProfile::run() {
         }
         if (window.size() > first) {
             previousTime = window.time(window.size() - 1);
+        }
+        if (EventObserver* observer = state.input.options.observer; observer != nullptr) {
+            if (const trace::Location* main = state.defs.locationOfRank(state.result.rank)) {
+                observer->observe(state.defs, *main, window, first, window.size());
+            }
         }
         profileWindow(window, first);
         m_events += window.size() - first;
