@@ -35,7 +35,7 @@ timeline::Timeline generated(uint32_t visits, uint32_t instances, uint32_t pathS
         const double at = (kVisits * kStep) * k / instances;
         waits.push_back({analysis::Metric::MpiLateSender, 0, 1, at, at + kStep / 4, kStep / 8});
     }
-    t.setInstances(std::move(waits));
+    t.setInstances(waits);
     std::vector<analysis::PathSegment> path;
     for (uint32_t k = 0; k + pathStep <= kVisits; k += pathStep)
         path.push_back({(k / pathStep) % 2, k * kStep, (k + pathStep) * kStep, 0, 0});

@@ -559,8 +559,10 @@ int runParallel(const Options& options) {
     replay.memoryLimit = limit;
     replay.windowEvents = options.windowEvents;
     auto anchor = trace::findAnchorFile(options.path);
-    std::unique_ptr<TimelineCollector> collector =
-        anchor ? timelineCollector(options, *anchor) : nullptr;
+    std::unique_ptr<TimelineCollector> collector;
+    if (anchor) {
+        collector = timelineCollector(options, *anchor);
+    }
     replay.observer = observerOf(collector.get());
     auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), replay);
     if (!analysis) {

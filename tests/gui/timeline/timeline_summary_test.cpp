@@ -111,7 +111,7 @@ Timeline randomTimeline(std::mt19937& random) {
         instances.push_back({analysis::Metric::MpiLateSender, 0, static_cast<uint32_t>(k % 3),
                              enter, enter + length, length * unit(random)});
     }
-    t.setInstances(std::move(instances));
+    t.setInstances(instances);
     return t;
 }
 
