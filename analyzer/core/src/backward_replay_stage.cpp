@@ -205,6 +205,8 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             points.push_back(w.point);
         }
     }
+    // Read for the last time: its memory is wanted by the passes after this one.
+    std::vector<uint8_t>().swap(state.lateSenderIn);
     if (state.delay) {
         std::sort(points.begin(), points.end(),
                   [](const LateReceiverPoint& a, const LateReceiverPoint& b) {

@@ -26,7 +26,11 @@ Metric longTermMetric(Kind kind) {
 
 Ledger::Ledger(const SyncPoints& points, size_t nodes)
     : m_points(points), m_causedSlot(points.size(), 0), m_indirectLs(nodes, 0.0),
-      m_indirectLr(nodes, 0.0) {}
+      m_indirectLr(nodes, 0.0) {
+    // At most one entry per SP: reserved, the list grows in place, and only the part used
+    // takes up memory (a doubling vector would hold up to twice that, and copy it).
+    m_caused.reserve(points.size());
+}
 
 Ledger::Caused& Ledger::causedAt(int point) {
     uint32_t& slot = m_causedSlot[static_cast<size_t>(point)];

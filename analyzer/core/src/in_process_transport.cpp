@@ -49,7 +49,9 @@ public:
         if (auto done = allGather(kWorldComm, {}); !done) {
             return done.error();
         }
-        m_world.m_outboxes[m_rank].clear();
+        // Freed rather than cleared: a replay pass posts one record per message at once, and
+        // the memory is wanted by the passes after it (the delay pass's ledger, its records).
+        std::vector<Posted>().swap(m_world.m_outboxes[m_rank]);
         m_world.m_contributions[m_rank].clear();
         if (m_rank == 0) {
             std::lock_guard<std::mutex> lock(m_world.m_mutex);

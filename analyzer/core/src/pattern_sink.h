@@ -9,15 +9,20 @@
 
 namespace waitscope::analysis {
 
-/// The MPI call a pattern looks at on this rank.
+/// The MPI call a pattern looks at on this rank. 24 bytes: the root-cause passes hold one per
+/// communicating call of a rank (the call path and the lane share the doubles' alignment).
 struct CallSpan {
-    NodeId node = kNoNode;
+    CallSpan() = default;
+    CallSpan(NodeId callNode, double enterTime, double exitTime, uint32_t callLane = 0)
+        : enter(enterTime), exit(exitTime), node(callNode), lane(callLane) {}
     double enter = 0.0;
     double exit = 0.0;
+    NodeId node = kNoNode;
     /// The location that made the call: 0 the rank's main one, k the k-th replay lane (a further
     /// thread that calls MPI itself, RankState::lanes)
     uint32_t lane = 0;
 };
+static_assert(sizeof(CallSpan) == 24, "a call span holds no padding");
 
 /// A communication event of the replayed rank and the index of the MPI call around it.
 struct ReplayOperation {

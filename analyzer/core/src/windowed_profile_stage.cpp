@@ -46,6 +46,8 @@ public:
     }
 
     Status run();
+    /// The events the trace announces for this rank (0: unknown).
+    uint64_t announced() const { return m_announced; }
 
 private:
     void profileWindow(const trace::EventStream& events, size_t first);
@@ -246,6 +248,16 @@ Status WindowedProfile::run() {
 
 Status windowedProfileStage(RankState& state, Transport& transport) {
     WindowedProfile profile(state, *state.input.windows, state.input.options.windowEvents);
+    if (const uint64_t announced = profile.announced(); announced > 0) {
+        // Room for as many operations and charges as the rank has events, at most: the arrays
+        // then grow in place, without the copy and the spare half of a doubling vector, and
+        // only the part used takes up memory (as profile_stage.cpp reserves them).
+        state.operations.reserve(announced);
+        state.spans.reserve(announced);
+        state.pairedOf.reserve(announced);
+        state.windowEvents.reserve(announced);
+        state.profile.reserve(announced, announced);
+    }
     if (Status profiled = profile.run(); !profiled) {
         return profiled;
     }

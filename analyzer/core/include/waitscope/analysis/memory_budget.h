@@ -54,11 +54,13 @@ uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held = 0);
 /// What the root-cause passes over a rank read in windows hold per event of the rank to the end
 /// (windowed_profile_stage.cpp: its communication events, operations, calls and time profile,
 /// the replays' records, the critical path's and the delay passes' state, the wait-state
-/// instances), an upper bound of what tests/bench/memory_limit.sh measures (about 63 bytes per
-/// event on its generated trace, where the whole-rank analysis peaks at 67: at the peak of the
-/// full analysis the timestamps are freed anyway, and the per-operation state dominates); the
-/// windows come on top.
-inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 72;
+/// instances), an upper bound of what tests/bench/memory_limit.sh measures: about 57 bytes per
+/// event on its generated trace (the growth of the peak from 1.1 to 11 million events; 64 before
+/// the replays' posted records were freed after their exchange, the calls made 24 bytes and
+/// the operations, calls and time profile reserved for the rank's announced events; the
+/// breakdown is in docs/scaling.md). At the peak of the full analysis the timestamps are freed
+/// anyway, and the per-operation state dominates; the windows come on top.
+inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 64;
 
 /// The bytes a process whose blocks are read in windows holds besides its base and its
 /// windows, for `blocks` as in checkMemoryBudget(): with the root-cause passes its largest
