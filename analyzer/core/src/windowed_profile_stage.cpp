@@ -20,6 +20,8 @@
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <string>
 #include <unordered_map>
 
 namespace waitscope::analysis {
@@ -244,11 +246,27 @@ Status WindowedProfile::run() {
     return Status::success();
 }
 
+// The rank's announced events, but no more than its event file can hold (a record takes at least
+// a byte, as the whole-rank read reserves): a damaged count must not reserve terabytes. 0 when
+// the file cannot be sized.
+uint64_t reservableEvents(const RankState& state, uint64_t announced) {
+    const trace::Location* location = state.defs.locationOfRank(state.result.rank);
+    if (announced == 0 || location == nullptr || state.input.anchorFile.empty()) {
+        return 0;
+    }
+    std::error_code ec;
+    const uint64_t fileBytes = std::filesystem::file_size(
+        std::filesystem::path(state.input.anchorFile).replace_extension("") /
+            (std::to_string(location->id) + ".evt"),
+        ec);
+    return ec ? 0 : std::min(announced, fileBytes);
+}
+
 } // namespace
 
 Status windowedProfileStage(RankState& state, Transport& transport) {
     WindowedProfile profile(state, *state.input.windows, state.input.options.windowEvents);
-    if (const uint64_t announced = profile.announced(); announced > 0) {
+    if (const uint64_t announced = reservableEvents(state, profile.announced()); announced > 0) {
         // Room for as many operations and charges as the rank has events, at most: the arrays
         // then grow in place, without the copy and the spare half of a doubling vector, and
         // only the part used takes up memory (as profile_stage.cpp reserves them).
