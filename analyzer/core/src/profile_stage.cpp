@@ -79,7 +79,7 @@ template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t f
     countRmaEvent(state.result.severities, frame.node, kind, record, call);
     if (frame.rmaSpan == kNoSpan) {
         frame.rmaSpan = static_cast<uint32_t>(rma.spans.size());
-        rma.spans.push_back(CallSpan{frame.node, enterTimeOf(state, first, i), state.seconds(i)});
+        rma.spans.emplace_back(frame.node, enterTimeOf(state, first, i), state.seconds(i));
         rma.regions.push_back(frame.region);
     }
     rma.events.push_back(RmaEvent{kind, call, frame.rmaSpan, state.seconds(i), record});
@@ -180,8 +180,8 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
             if (stack.back().span == kNoSpan) {
                 stack.back().span = static_cast<uint32_t>(state.spans.size());
                 // The exit is filled in when the call is left.
-                state.spans.push_back(CallSpan{stack.back().node, enterTimeOf(state, first, i),
-                                               state.defs.seconds(t), lane});
+                state.spans.emplace_back(stack.back().node, enterTimeOf(state, first, i),
+                                         state.defs.seconds(t), lane);
                 if (state.rootCause) {
                     state.profile.openSpan();
                 }

@@ -295,7 +295,7 @@ Status findLockWaits(RankState& state, Transport& transport) {
                 if (!call) {
                     return call.error();
                 }
-                epoch.calls.push_back(CallSpan{kNoNode, call->enter, call->exit});
+                epoch.calls.emplace_back(kNoNode, call->enter, call->exit);
             }
             std::vector<LockEpoch>& epochs = byWindow[window];
             received[origin].emplace_back(window, epochs.size());

@@ -122,7 +122,7 @@ void WindowedProfile::addOperation(const trace::EventStream& events, size_t i) {
         frame.span = static_cast<uint32_t>(state.spans.size());
         const double enter = state.defs.seconds(m_opened.empty() ? t : m_opened.back());
         // The exit is filled in when the call is left.
-        state.spans.push_back(CallSpan{frame.node, enter, state.defs.seconds(t), 0});
+        state.spans.emplace_back(frame.node, enter, state.defs.seconds(t), 0);
         state.profile.openSpan();
     }
     const auto operation = static_cast<uint32_t>(state.operations.size());
