@@ -23,7 +23,8 @@
 // (each worker's on its location). A region whose threads passed different numbers of barriers
 // (an incomplete trace), or that a stretch of the path begins or ends inside (the master's MPI
 // call inside the region handed the path to another rank), keeps the path on the master.
-// Tasks run inside a barrier count as the barrier's time on the path.
+// Tasks a holder runs inside a barrier after the last arrival are on the path, on the task's
+// call path; the path does not follow tasks to the threads that created them.
 #include "critical_path.h"
 #include "openmp_timeline.h"
 
@@ -120,6 +121,24 @@ private:
         }
     }
 
+    // The holder keeps its barrier from the last arrival until it leaves: the tasks it ran
+    // there on their call paths, the rest on the barrier's.
+    static void holdBarrier(const TeamMember& m, const OmpSpan& barrier, double lastEnter) {
+        const double from = std::max(lastEnter, barrier.enter);
+        double held = std::max(0.0, barrier.leave - from);
+        const auto index = static_cast<uint32_t>(&barrier - m.timeline->barriers.data());
+        for (uint32_t t = barrier.firstTask; t < barrier.endTask; ++t) {
+            const OmpBarrierTask& task = m.timeline->barrierTasks[t];
+            const double ran =
+                std::max(0.0, std::min(task.leave, barrier.leave) - std::max(task.enter, from));
+            if (task.barrier == index && ran > 0.0 && task.node != kNoNode) {
+                m.severities->add(Metric::CriticalPath, task.node, ran);
+                held -= ran;
+            }
+        }
+        m.severities->add(Metric::CriticalPath, barrier.node, std::max(0.0, held));
+    }
+
     void followTeam(const OmpSpan& region) {
         std::vector<TeamMember> team = teamOf(region);
         const size_t barriers = team.front().barriers.size();
@@ -148,10 +167,7 @@ private:
                 }
             }
             const double lastEnter = team[last].barriers[k]->enter;
-            const OmpSpan& held = *team[holder].barriers[k];
-            team[holder].severities->add(
-                Metric::CriticalPath, held.node,
-                std::max(0.0, held.leave - std::max(lastEnter, held.enter)));
+            holdBarrier(team[holder], *team[holder].barriers[k], lastEnter);
             holder = last;
             const OmpSpan& arrived = *team[holder].barriers[k];
             addTimes(team[holder], arrived.firstPath, arrived.endPath);

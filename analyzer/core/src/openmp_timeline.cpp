@@ -185,7 +185,7 @@ void OpenmpTimeline::enter(uint32_t region, NodeId node, double time) {
                 barrier.firstTask = index;
             }
             barrier.endTask = index + 1;
-            barrierTasks.push_back(OmpBarrierTask{m_openBarriers.back(), time, time});
+            barrierTasks.push_back(OmpBarrierTask{m_openBarriers.back(), time, time, node});
         } else {
             index = kNoParallel;
         }

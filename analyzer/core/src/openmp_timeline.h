@@ -57,6 +57,7 @@ struct OmpBarrierTask {
     uint32_t barrier; ///< index into `barriers`
     double enter;
     double leave;
+    NodeId node = kNoNode; ///< the task's call path
 };
 
 class OpenmpTimeline {
