@@ -22,6 +22,9 @@ void makeOpenmp(trace::Definitions& defs) {
         } else if (r.name == "!$omp implicit barrier") {
             r.paradigm = trace::Paradigm::OpenMp;
             r.role = trace::RegionRole::ImplicitBarrier;
+        } else if (r.name == "!$omp task") {
+            r.paradigm = trace::Paradigm::OpenMp;
+            r.role = trace::RegionRole::Task;
         }
     }
 }
@@ -184,4 +187,81 @@ TEST_CASE("a parallel region the critical path leaves inside keeps the path on t
             CHECK(v == 0.0);
         }
     }
+}
+
+TEST_CASE("a task that outlasts the last arrival at an OpenMP barrier carries the critical path",
+          "[openmp][critical-path]") {
+    // The master works 20 ms and arrives last at the barrier (20); the thread's task, run in the
+    // barrier from 12 to 40, holds the barrier up until then; the barrier ends at 45, the
+    // region at 50 (times in milliseconds).
+    testing::TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "!$omp parallel")
+        .enter(0, "compute")
+        .leave(0, "compute")
+        .enter(0, "!$omp implicit barrier")
+        .enter(0, "!$omp task")
+        .leave(0, "!$omp task")
+        .leave(0, "!$omp implicit barrier")
+        .leave(0, "!$omp parallel")
+        .leave(60, "main"); // defines the regions; fed to the master's timeline by hand
+    t.rank(1)
+        .enter(2, "!$omp parallel")
+        .enter(2, "compute")
+        .leave(10, "compute")
+        .enter(10, "!$omp implicit barrier")
+        .enter(12, "!$omp task")
+        .leave(40, "!$omp task")
+        .leave(45, "!$omp implicit barrier")
+        .leave(50, "!$omp parallel");
+    makeOpenmp(t.defs);
+    std::vector<RegionClass> classes;
+    for (const trace::Region& r : t.defs.regions) {
+        classes.push_back(classifyRegion(r));
+    }
+    RankResult result;
+    CallTree& tree = result.tree;
+    const auto region = [&](const char* name) { return regionOf(t.defs, name); };
+    const NodeId main = tree.child(kNoNode, region("main"));
+    const NodeId parallel = tree.child(main, region("!$omp parallel"));
+    const NodeId compute = tree.child(parallel, region("compute"));
+    const NodeId barrier = tree.child(parallel, region("!$omp implicit barrier"));
+    const NodeId task = tree.child(barrier, region("!$omp task"));
+    OpenmpTimeline master(t.defs, classes);
+    master.enter(region("main"), main, ms(0));
+    master.enter(region("!$omp parallel"), parallel, ms(0));
+    master.enter(region("compute"), compute, ms(0));
+    master.charge(compute, ms(0), ms(20));
+    master.leave(ms(20));
+    master.enter(region("!$omp implicit barrier"), barrier, ms(20));
+    master.charge(barrier, ms(20), ms(45));
+    master.leave(ms(45));
+    master.charge(parallel, ms(45), ms(50));
+    master.leave(ms(50));
+    master.charge(main, ms(50), ms(60));
+    master.leave(ms(60));
+    std::vector<OpenmpTimeline> threads;
+    threads.emplace_back(t.defs, classes);
+    threads.back().master = &master;
+    Diagnostics diagnostics;
+    result.threads.push_back(
+        profileThread(t.defs, trace::Location{uint64_t{1} << 32, "thread", 0, 0}, t.streams()[1],
+                      tree, diagnostics, kNoNode, &threads.back()));
+    for (const auto& [node, seconds] :
+         {std::pair{main, ms(10)}, {compute, ms(20)}, {barrier, ms(25)}, {parallel, ms(5)}}) {
+        result.severities.add(Metric::CriticalPath, node, seconds);
+    }
+    result.criticalPath.push_back(PathSegment{0, 0.0, ms(60), kNoNode, kNoNode});
+    traceOpenmpCriticalPath(master, threads, result);
+    // Back from the join: the tail (5 ms), the barrier after the task (5 ms), the task from the
+    // last arrival until it ended (20 ms, on the thread), the master's work (20 ms).
+    const SeverityRows& worker = result.threads[0].severities;
+    CHECK(result.severities.get(Metric::CriticalPath, parallel) == Approx(ms(5)));
+    CHECK(result.severities.get(Metric::CriticalPath, barrier) == Approx(ms(5)));
+    CHECK(result.severities.get(Metric::CriticalPath, compute) == Approx(ms(20)));
+    CHECK(result.severities.get(Metric::CriticalPath, main) == Approx(ms(10)));
+    CHECK(worker.get(Metric::CriticalPath, task) == Approx(ms(20)));
+    CHECK(worker.get(Metric::CriticalPath, compute) == 0.0);
+    CHECK(worker.get(Metric::CriticalPath, barrier) == 0.0);
 }

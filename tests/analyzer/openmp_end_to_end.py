@@ -197,6 +197,10 @@ def check_critical_path(values):
             c.below("rank %d %s: critical_path in the loop's work" % (rank, loc or "main"),
                     c.total("critical_path", rank, loc, frame="!$omp for") -
                     c.total("critical_path", rank, loc, last="barrier"), 0.1 * DELAY)
+    # uneven_tasks: the tasks outlast the single's own work (2 x D, after which the last thread
+    # arrives at the barrier) by at least D: the path runs through the tasks ending last.
+    c.at_least("rank %d: critical_path in the tasks of uneven_tasks" % rank,
+               c.total("critical_path", rank, frame="!$omp task @"), DELAY)
     # The path keeps its length: over all locations, the whole run between the barriers.
     inside = sum(c.total("critical_path", rank, loc, frame=f) for loc in locations
                  for f in ("imbalanced_loop", "contended_critical", "uneven_tasks"))

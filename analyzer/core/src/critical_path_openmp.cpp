@@ -23,8 +23,8 @@
 // (each worker's on its location). A region whose threads passed different numbers of barriers
 // (an incomplete trace), or that a stretch of the path begins or ends inside (the master's MPI
 // call inside the region handed the path to another rank), keeps the path on the master.
-// Tasks a holder runs inside a barrier after the last arrival are on the path, on the task's
-// call path; the path does not follow tasks to the threads that created them.
+// Tasks run inside a barrier after the last arrival hold it up: the path runs back through the
+// chain of tasks that ended last (holdBarrier()), not through the tasks' creation.
 #include "critical_path.h"
 #include "openmp_timeline.h"
 
@@ -121,22 +121,50 @@ private:
         }
     }
 
-    // The holder keeps its barrier from the last arrival until it leaves: the tasks it ran
-    // there on their call paths, the rest on the barrier's.
-    static void holdBarrier(const TeamMember& m, const OmpSpan& barrier, double lastEnter) {
+    // The holder keeps its barrier from the last arrival until it leaves. Tasks still running
+    // then hold the barrier up: back from the holder's leave, the path runs through the task of
+    // the team's barrier that ended last (on the thread that ran it, on the task's call path)
+    // back to its start, then through the task that ended last before that, and so on; the
+    // rest is the holder's, on the barrier's call path.
+    static void holdBarrier(const std::vector<TeamMember>& team, size_t holder, size_t k,
+                            double lastEnter) {
+        const OmpSpan& barrier = *team[holder].barriers[k];
         const double from = std::max(lastEnter, barrier.enter);
-        double held = std::max(0.0, barrier.leave - from);
-        const auto index = static_cast<uint32_t>(&barrier - m.timeline->barriers.data());
-        for (uint32_t t = barrier.firstTask; t < barrier.endTask; ++t) {
-            const OmpBarrierTask& task = m.timeline->barrierTasks[t];
-            const double ran =
-                std::max(0.0, std::min(task.leave, barrier.leave) - std::max(task.enter, from));
-            if (task.barrier == index && ran > 0.0 && task.node != kNoNode) {
-                m.severities->add(Metric::CriticalPath, task.node, ran);
-                held -= ran;
+        struct Ran {
+            const OmpBarrierTask* task;
+            const TeamMember* member;
+        };
+        std::vector<Ran> tasks;
+        for (const TeamMember& m : team) {
+            const OmpSpan& b = *m.barriers[k];
+            const auto index = static_cast<uint32_t>(&b - m.timeline->barriers.data());
+            for (uint32_t t = b.firstTask; t < b.endTask; ++t) {
+                const OmpBarrierTask& task = m.timeline->barrierTasks[t];
+                if (task.barrier == index && task.node != kNoNode && task.leave > from &&
+                    task.leave > task.enter) {
+                    tasks.push_back(Ran{&task, &m});
+                }
             }
         }
-        m.severities->add(Metric::CriticalPath, barrier.node, std::max(0.0, held));
+        std::sort(tasks.begin(), tasks.end(),
+                  [](const Ran& a, const Ran& b) { return a.task->leave > b.task->leave; });
+        double until = barrier.leave;
+        double inTasks = 0.0;
+        for (const Ran& ran : tasks) {
+            if (until <= from) {
+                break;
+            }
+            if (ran.task->leave > until) {
+                continue; // overlaps a task already on the path
+            }
+            const double start = std::max(ran.task->enter, from);
+            ran.member->severities->add(Metric::CriticalPath, ran.task->node,
+                                        ran.task->leave - start);
+            inTasks += ran.task->leave - start;
+            until = start;
+        }
+        team[holder].severities->add(Metric::CriticalPath, barrier.node,
+                                     std::max(0.0, barrier.leave - from - inTasks));
     }
 
     void followTeam(const OmpSpan& region) {
@@ -167,7 +195,7 @@ private:
                 }
             }
             const double lastEnter = team[last].barriers[k]->enter;
-            holdBarrier(team[holder], *team[holder].barriers[k], lastEnter);
+            holdBarrier(team, holder, k, lastEnter);
             holder = last;
             const OmpSpan& arrived = *team[holder].barriers[k];
             addTimes(team[holder], arrived.firstPath, arrived.endPath);
