@@ -49,7 +49,8 @@ public:
     OpenmpPath(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
                RankResult& result)
         : m_master(master), m_threads(threads), m_result(result),
-          m_workers(std::min(threads.size(), result.threads.size())), m_cursors(m_workers, 0) {}
+          m_workers(std::min(threads.size(), result.threads.size())), m_cursors(m_workers, 0),
+          m_barrierCursors(m_workers + 1, 0) {}
 
     void run() {
         std::vector<PathSegment> stretches;
@@ -102,12 +103,23 @@ private:
                     &m_threads[w], &m_result.threads[w].severities, &parallels[from], {}});
             }
         }
+        // Each location's barriers are in the order entered, the regions too: a cursor per
+        // location skips those before the region, so all regions cost one pass over them.
         for (TeamMember& m : team) {
             const std::vector<OmpSpan>& parallels = m.timeline->parallels;
+            const std::vector<OmpSpan>& barriers = m.timeline->barriers;
             const auto index = static_cast<uint32_t>(m.region - parallels.data());
-            for (const OmpSpan& b : m.timeline->barriers) {
-                if (b.parallel == index) {
-                    m.barriers.push_back(&b);
+            uint32_t& from =
+                m_barrierCursors[m.timeline == &m_master
+                                     ? 0
+                                     : static_cast<size_t>(m.timeline - m_threads.data()) + 1];
+            while (from < barriers.size() && barriers[from].enter < m.region->enter) {
+                ++from;
+            }
+            for (uint32_t b = from; b < barriers.size() && barriers[b].enter <= m.region->leave;
+                 ++b) {
+                if (barriers[b].parallel == index) {
+                    m.barriers.push_back(&barriers[b]);
                 }
             }
         }
@@ -211,7 +223,9 @@ private:
     RankResult& m_result;
     size_t m_workers;
     std::vector<uint32_t> m_cursors; ///< per worker: its regions from here on are not past
-    std::vector<NodeId> m_touched;   ///< master nodes whose region time came off
+    /// Per location (the master first): its barriers from here on are not before the region
+    std::vector<uint32_t> m_barrierCursors;
+    std::vector<NodeId> m_touched; ///< master nodes whose region time came off
 };
 
 } // namespace
