@@ -172,6 +172,44 @@ def check(values):
     return c.problems
 
 
+def check_critical_path(values):
+    """The critical path through the teams: between the two MPI_Barriers it runs on one rank (the
+    last to enter the second), and there, inside the imbalanced loop, on the slowest thread's
+    loop work (its (T-1) x D sleep, as long as the trace shows it); the other threads' loop work
+    is off the path."""
+    c = Checker(values)
+    on_path = [rank for rank in (0, 1)
+               if c.total("critical_path", rank, frame="imbalanced_loop") > 0.5 * DELAY]
+    if len(on_path) != 1:
+        c.problems.append("the critical path runs through imbalanced_loop on ranks %s, expected "
+                          "one" % on_path)
+        return c.problems
+    rank = on_path[0]
+    locations = c.locations(rank)
+    work = {loc: c.total("time", rank, loc, frame="!$omp for") for loc in locations}
+    slow = max(locations, key=lambda loc: work[loc])
+    c.near("rank %d %s: critical_path on its loop work" % (rank, slow or "main"),
+           c.total("critical_path", rank, slow, frame="!$omp for"), work[slow])
+    c.at_least("rank %d: that critical path" % rank,
+               c.total("critical_path", rank, slow, frame="!$omp for"), (THREADS - 1) * DELAY)
+    for loc in locations:
+        if loc != slow:
+            c.below("rank %d %s: critical_path in the loop's work" % (rank, loc or "main"),
+                    c.total("critical_path", rank, loc, frame="!$omp for") -
+                    c.total("critical_path", rank, loc, last="barrier"), 0.1 * DELAY)
+    # uneven_tasks: the tasks outlast the single's own work (2 x D, after which the last thread
+    # arrives at the barrier) by at least D: the path runs through the tasks ending last.
+    c.at_least("rank %d: critical_path in the tasks of uneven_tasks" % rank,
+               c.total("critical_path", rank, frame="!$omp task @"), DELAY)
+    # The path keeps its length: over all locations, the whole run between the barriers.
+    inside = sum(c.total("critical_path", rank, loc, frame=f) for loc in locations
+                 for f in ("imbalanced_loop", "contended_critical", "uneven_tasks"))
+    main_time = sum(c.total("time", rank, "", frame=f)
+                    for f in ("imbalanced_loop", "contended_critical", "uneven_tasks"))
+    c.near("rank %d: critical_path in the three parallel regions" % rank, inside, main_time)
+    return c.problems
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--instrument", required=True)
@@ -202,7 +240,8 @@ def main():
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         print("FAIL: %s" % error)
         return 1
-    problems = check(read_dump(dump))
+    values = read_dump(dump)
+    problems = check(values) + check_critical_path(values)
     for p in problems:
         print("FAIL: " + p)
     return 1 if problems else 0

@@ -51,3 +51,34 @@ TEST_CASE("performance impact: inter-partition imbalance is not capped by the im
     CHECK(result.value(Metric::InterPartitionImbalance, v, 2) == Approx(10 * ms));
     CHECK(result.value(Metric::IntraPartitionImbalance, v, 2) == Approx(0.0).margin(1e-12));
 }
+
+TEST_CASE("performance impact: threads that carry the critical path count as locations",
+          "[root-cause][performance-impact][openmp]") {
+    // One rank, two threads: the further thread carries the path through X (40 ms, all its
+    // time); the master works 10 ms on X and waits 30 ms in the barrier B (omp_ibarrier_wait).
+    // Over both locations: C(X) = 40, own time on X 10 and 40, so the activities are 10 and 40;
+    // the imbalance of X is 40 - mean(10, 40) = 15 ms, on the thread that carries it.
+    RankResult rank;
+    const NodeId main = rank.tree.child(kNoNode, 0);
+    const NodeId x = rank.tree.child(main, 1), b = rank.tree.child(main, 2);
+    const double ms = 1e-3;
+    rank.severities.add(Metric::Time, x, 10 * ms);
+    rank.severities.add(Metric::Time, b, 30 * ms);
+    rank.severities.add(Metric::OmpIbarrierWait, b, 30 * ms);
+    ThreadResult thread;
+    thread.location = uint64_t{1} << 32;
+    thread.severities.add(Metric::Time, x, 40 * ms);
+    thread.severities.add(Metric::CriticalPath, x, 40 * ms);
+    rank.threads.push_back(thread);
+    std::vector<RankResult> ranks;
+    ranks.push_back(std::move(rank));
+    AnalysisResult result = AnalysisResult::merge(std::move(ranks));
+    derivePerformanceImpact(result);
+    const SeverityRows& worker = result.threads().at(0).severities;
+    CHECK(worker.get(Metric::CriticalPathActivities, x) == Approx(40 * ms));
+    CHECK(result.value(Metric::CriticalPathActivities, x, 0) == Approx(10 * ms));
+    CHECK(worker.get(Metric::CriticalPathImbalance, x) == Approx(15 * ms));
+    CHECK(result.value(Metric::CriticalPathImbalance, x, 0) == 0.0);
+    // The master's barrier wait is waiting, not its own time on B.
+    CHECK(result.value(Metric::NonCriticalPathActivities, b, 0) == 0.0);
+}

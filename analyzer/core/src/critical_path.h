@@ -115,4 +115,14 @@ struct CriticalPathInput {
 /// reachable exit of the rank with the most such exits times the rank count.
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
+class OpenmpTimeline;
+
+/// Moves this rank's share of the critical path (`result.criticalPath`, its critical_path on
+/// the main location) through its OpenMP teams (critical_path_openmp.cpp): inside a parallel
+/// region of the master on the path, to the thread that arrived last at each barrier, on that
+/// thread's call paths in `result.threads`. `master` is the main location's timeline,
+/// `threads[k]` that of `result.threads[k]`. Does nothing where the path does not pass.
+void traceOpenmpCriticalPath(const OpenmpTimeline& master,
+                             const std::vector<OpenmpTimeline>& threads, RankResult& result);
+
 } // namespace waitscope::analysis

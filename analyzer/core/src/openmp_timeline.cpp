@@ -3,8 +3,28 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace waitscope::analysis {
+
+namespace {
+
+/// Appends `times` to `list` by node (a fixed order: the sums do not depend on hashing) and
+/// empties it; returns where they begin and end.
+std::pair<uint32_t, uint32_t> flush(std::unordered_map<NodeId, double>& times,
+                                    std::vector<OmpWork>& list) {
+    const auto first = static_cast<uint32_t>(list.size());
+    for (const auto& [node, seconds] : times) {
+        list.push_back(OmpWork{node, seconds});
+    }
+    std::sort(list.begin() + first, list.end(),
+              [](const OmpWork& a, const OmpWork& b) { return a.node < b.node; });
+    times.clear();
+    return {first, static_cast<uint32_t>(list.size())};
+}
+
+} // namespace
 
 OpenmpTimeline::OpenmpTimeline(const trace::Definitions& definitions,
                                const std::vector<RegionClass>& classes) {
@@ -81,9 +101,14 @@ void OpenmpTimeline::charge(NodeId node, double from, double to) {
     }
     if (m_openParallels.empty()) {
         serial[node] += to - from;
-    } else if (m_openBarriers.empty() &&
-               (m_stack.empty() ||
-                (m_stack.back().kind != Kind::Critical && m_stack.back().kind != Kind::Lock))) {
+        return;
+    }
+    m_regionTime[node] += to - from;
+    if (m_openBarriers.empty()) {
+        m_pathInterval[node] += to - from;
+    }
+    if (m_openBarriers.empty() && (m_stack.empty() || (m_stack.back().kind != Kind::Critical &&
+                                                       m_stack.back().kind != Kind::Lock))) {
         // Work of the synchronization interval; acquiring a critical section or a lock is not.
         m_interval[node] += to - from;
     }
@@ -108,6 +133,10 @@ void OpenmpTimeline::enter(uint32_t region, NodeId node, double time) {
         m_joins.push_back(join != nullptr ? std::max(join->leave, time)
                                           : std::numeric_limits<double>::infinity());
         m_interval.clear(); // the thread's part of the region begins
+        m_pathInterval.clear();
+        if (m_openParallels.size() == 1) {
+            m_regionTime.clear();
+        }
         break;
     }
     case Kind::Barrier:
@@ -123,6 +152,7 @@ void OpenmpTimeline::enter(uint32_t region, NodeId node, double time) {
                   [](const OmpWork& a, const OmpWork& b) { return a.node < b.node; });
         span.endWork = static_cast<uint32_t>(barrierWork.size());
         m_interval.clear();
+        std::tie(span.firstPath, span.endPath) = flush(m_pathInterval, pathTime);
         index = static_cast<uint32_t>(barriers.size());
         barriers.push_back(span);
         m_openBarriers.push_back(index);
@@ -155,7 +185,7 @@ void OpenmpTimeline::enter(uint32_t region, NodeId node, double time) {
                 barrier.firstTask = index;
             }
             barrier.endTask = index + 1;
-            barrierTasks.push_back(OmpBarrierTask{m_openBarriers.back(), time, time});
+            barrierTasks.push_back(OmpBarrierTask{m_openBarriers.back(), time, time, node});
         } else {
             index = kNoParallel;
         }
@@ -174,11 +204,17 @@ void OpenmpTimeline::leave(double time) {
     m_stack.pop_back();
     time = std::min(time, chargeLimit());
     switch (open.kind) {
-    case Kind::Parallel:
-        parallels[open.index].leave = time;
+    case Kind::Parallel: {
+        OmpSpan& region = parallels[open.index];
+        region.leave = time;
+        std::tie(region.firstPath, region.endPath) = flush(m_pathInterval, pathTime);
+        if (m_openParallels.size() == 1) {
+            std::tie(region.firstTime, region.endTime) = flush(m_regionTime, regionTime);
+        }
         m_openParallels.pop_back();
         m_joins.pop_back();
         break;
+    }
     case Kind::Barrier:
     case Kind::ImplicitBarrier:
         barriers[open.index].leave = time;

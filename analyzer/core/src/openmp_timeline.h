@@ -31,6 +31,16 @@ struct OmpSpan {
     /// its part of the region), per call path, is barrierWork[firstWork, endWork)
     uint32_t firstWork = 0;
     uint32_t endWork = 0;
+    /// For the critical path (critical_path_openmp.cpp), all of the thread's time per call path
+    /// outside barriers, in pathTime[firstPath, endPath): barriers, the interval before them
+    /// since the previous barrier of the region (or the start of the thread's part); parallel
+    /// regions, the tail after their last barrier
+    uint32_t firstPath = 0;
+    uint32_t endPath = 0;
+    /// Parallel regions (the outermost): all of the thread's time inside, per call path, in
+    /// regionTime[firstTime, endTime)
+    uint32_t firstTime = 0;
+    uint32_t endTime = 0;
 };
 
 inline constexpr uint32_t kNoParallel = 0xFFFFFFFFu;
@@ -47,6 +57,7 @@ struct OmpBarrierTask {
     uint32_t barrier; ///< index into `barriers`
     double enter;
     double leave;
+    NodeId node = kNoNode; ///< the task's call path
 };
 
 class OpenmpTimeline {
@@ -73,6 +84,10 @@ public:
     std::vector<OmpSpan> sblocks;   ///< inside critical sections
     std::vector<OmpSpan> locks;     ///< lock calls until acquired
     std::unordered_map<NodeId, double> serial; ///< time outside parallel regions per node
+    /// Per barrier and parallel region, the time the critical path may take (OmpSpan::firstPath)
+    std::vector<OmpWork> pathTime;
+    /// Per outermost parallel region, all time inside it (OmpSpan::firstTime)
+    std::vector<OmpWork> regionTime;
 
     /// On a further thread: the timeline of the rank's master thread, whose parallel regions
     /// give the thread's ones their call path.
@@ -113,6 +128,10 @@ private:
     /// The work of the synchronization interval open now (inside a parallel region, outside
     /// barriers), by node
     std::unordered_map<NodeId, double> m_interval;
+    /// All the time since the last barrier (or the start of the region), outside barriers
+    std::unordered_map<NodeId, double> m_pathInterval;
+    /// All the time inside the open outermost parallel region
+    std::unordered_map<NodeId, double> m_regionTime;
     /// The master's parallel region `region` open at `time` (or the next one), else nullptr.
     const OmpSpan* masterSpan(uint32_t region, double time, const CallTree* tree) const;
 };

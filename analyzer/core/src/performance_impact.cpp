@@ -31,6 +31,11 @@
 //       Scalasca's scout.spec derives it (CriticalPath.pattern, INTER_PARTITION_IMBALANCE).
 //   performance_impact_criticalpath = activities + imbalance impact;
 //   performance_impact = that + non-critical-path activities.
+// When the path runs through OpenMP teams (critical_path_openmp.cpp: some further thread carries
+// critical_path), "rank" above reads "CPU location" — every rank's main location and its further
+// threads, as Scalasca counts them — and a location's waiting includes its OpenMP barrier waits
+// and idle time (omp_ibarrier_wait, omp_ebarrier_wait, omp_idle_threads). Otherwise the
+// locations are the ranks' main ones alone.
 #include "waitscope/analysis/derived_metrics.h"
 
 #include <algorithm>
@@ -42,23 +47,81 @@ namespace {
 constexpr Metric kWaitStates[] = {
     Metric::MpiLateSender,    Metric::MpiLateReceiver, Metric::MpiBarrierWait, Metric::MpiWaitNxn,
     Metric::MpiLateBroadcast, Metric::MpiEarlyReduce,  Metric::MpiFinalizeWait};
+// With the path through OpenMP teams, the threads' waiting too.
+constexpr Metric kOpenmpWaitStates[] = {Metric::OmpIbarrierWait, Metric::OmpEbarrierWait,
+                                        Metric::OmpIdleThreads};
+
+// The CPU locations the metrics run over: location r < ranks is rank r's main location, the
+// others the further threads in result order, when the critical path visits one of them.
+class Locations {
+public:
+    explicit Locations(AnalysisResult& result) : m_result(result), m_ranks(result.ranks()) {
+        for (const ThreadValues& thread : result.threads()) {
+            for (const double v : thread.severities.row(Metric::CriticalPath)) {
+                if (v != 0.0) {
+                    m_threads = true;
+                }
+            }
+        }
+    }
+    uint32_t count() const {
+        return m_threads ? m_ranks + static_cast<uint32_t>(m_result.threads().size()) : m_ranks;
+    }
+    bool withThreads() const { return m_threads; }
+    double value(Metric metric, NodeId node, uint32_t location) const {
+        return location < m_ranks
+                   ? m_result.value(metric, node, location)
+                   : m_result.threads()[location - m_ranks].severities.get(metric, node);
+    }
+    void add(Metric metric, NodeId node, uint32_t location, double amount) {
+        if (location < m_ranks) {
+            m_result.add(metric, node, location, amount);
+        } else if (amount != 0.0) {
+            m_result.threadValues(location - m_ranks).severities.add(metric, node, amount);
+        }
+    }
+    const CallTree& tree() const { return m_result.tree(); }
+
+private:
+    AnalysisResult& m_result;
+    uint32_t m_ranks;
+    bool m_threads = false;
+};
+
+// The waiting of `location` on `node` that own time and the imbalance leave out.
+double waitingOf(const Locations& at, NodeId node, uint32_t location) {
+    double waiting = 0.0;
+    for (Metric wait : kWaitStates) {
+        waiting += at.value(wait, node, location);
+    }
+    if (at.withThreads()) {
+        for (Metric wait : kOpenmpWaitStates) {
+            waiting += at.value(wait, node, location);
+        }
+    }
+    return waiting;
+}
 
 // The time of `rank` on `node` without the wait states critical_path_imbalance leaves out.
-double unimbalancedTime(const AnalysisResult& result, NodeId node, uint32_t rank) {
+double unimbalancedTime(const Locations& result, NodeId node, uint32_t rank) {
     double t =
         result.value(Metric::Time, node, rank) - result.value(Metric::MpiEarlyScan, node, rank);
     for (Metric wait : kWaitStates) {
         t -= result.value(wait, node, rank);
+    }
+    if (result.withThreads()) {
+        for (Metric wait : kOpenmpWaitStates) {
+            t -= result.value(wait, node, rank);
+        }
     }
     return t;
 }
 
 // Per call path, max(0, Ci - mean of (time - waiting)i) / Ci on call-tree inclusive values
 // (0 where the path has no inclusive time on the critical path).
-std::vector<double> imbalanceFactors(const AnalysisResult& result,
-                                     const std::vector<double>& critical) {
+std::vector<double> imbalanceFactors(const Locations& result, const std::vector<double>& critical) {
     const size_t nodes = result.tree().size();
-    const uint32_t ranks = result.ranks();
+    const uint32_t ranks = result.count();
     std::vector<double> criticalIn(critical), timeIn(nodes, 0.0);
     for (NodeId n = 0; n < nodes; ++n) {
         for (uint32_t r = 0; r < ranks; ++r) {
@@ -82,12 +145,8 @@ std::vector<double> imbalanceFactors(const AnalysisResult& result,
     return factors;
 }
 
-double ownTime(const AnalysisResult& result, NodeId node, uint32_t rank) {
-    double waiting = 0.0;
-    for (Metric wait : kWaitStates) {
-        waiting += result.value(wait, node, rank);
-    }
-    return std::max(0.0, result.value(Metric::Time, node, rank) - waiting);
+double ownTime(const Locations& result, NodeId node, uint32_t rank) {
+    return std::max(0.0, result.value(Metric::Time, node, rank) - waitingOf(result, node, rank));
 }
 
 // Differences below a nanosecond (no trace clock resolves less) are rounding: the critical
@@ -98,7 +157,7 @@ double shortfall(double critical, double own) {
     return critical - own > kNegligible ? critical - own : 0.0;
 }
 
-void addPositive(AnalysisResult& result, Metric metric, NodeId node, uint32_t rank, double v) {
+void addPositive(Locations& result, Metric metric, NodeId node, uint32_t rank, double v) {
     if (v > 0.0) {
         result.add(metric, node, rank, v);
     }
@@ -106,8 +165,9 @@ void addPositive(AnalysisResult& result, Metric metric, NodeId node, uint32_t ra
 
 } // namespace
 
-void derivePerformanceImpact(AnalysisResult& result) {
-    const uint32_t ranks = result.ranks();
+void derivePerformanceImpact(AnalysisResult& merged) {
+    Locations result(merged);
+    const uint32_t ranks = result.count();
     const size_t nodes = result.tree().size();
     if (ranks == 0 || nodes == 0) {
         return;

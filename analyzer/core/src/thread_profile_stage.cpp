@@ -56,6 +56,7 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
     addThreadProfiles(state.input.anchorFile, state.defs, state.result, &threads,
                       state.openmp.get(), lanes, state.input.options.observer);
     analyzeOpenmp(*state.openmp, threads, state.result, state.rootCause);
+    traceOpenmpCriticalPath(*state.openmp, threads, state.result);
     addLaneResults(state);
     return Status::success();
 }

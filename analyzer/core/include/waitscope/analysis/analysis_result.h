@@ -53,6 +53,9 @@ public:
     /// The further threads of all ranks, in rank order and within a rank in definition order.
     /// Their values are apart from value() and total(), which hold the main locations.
     const std::vector<ThreadValues>& threads() const { return m_threads; }
+    /// Further thread `t` of threads(), for the metrics derived on threads too (the critical
+    /// path's through OpenMP teams). `t` must exist.
+    ThreadValues& threadValues(size_t t) { return m_threads[t]; }
     /// Problems that left parts of ranks out (see RankResult::warnings), in rank order.
     const std::vector<std::string>& warnings() const { return m_warnings; }
     /// Instances of `metric` on all ranks (most severe ones with unified call nodes).
