@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -21,12 +22,15 @@
 #include <new>
 #include <queue>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <tuple>
+#include <unistd.h>
 
 namespace waitscope::timeline {
 namespace {
 
-constexpr char kPartMagic[] = "waitscope timeline part 1\n";
+constexpr char kPartMagic[] = "waitscope timeline part 2\n";
+constexpr uint32_t kPartRowsEnd = ~uint32_t{0}; // after the rows' ends and bins: their visits
 
 // The partner's world rank, or the communicator rank itself where the definitions do not say.
 uint32_t worldRank(const trace::Definitions& definitions, uint32_t comm, uint32_t partner,
@@ -71,6 +75,15 @@ public:
         if (m_ok && bytes > 0 && std::fread(data, 1, bytes, m_file.get()) != bytes) {
             m_ok = false;
         }
+    }
+    /// Bytes read or written so far.
+    uint64_t position() {
+        const long at = std::ftell(m_file.get());
+        if (at < 0) {
+            m_ok = false;
+            return 0;
+        }
+        return static_cast<uint64_t>(at);
     }
     bool close() {
         const bool closed = std::fclose(m_file.release()) == 0;
@@ -207,20 +220,20 @@ void TimelineCollector::RecordBlocks::grow() {
     m_left = records;
 }
 
-void TimelineCollector::RecordBlocks::appendAll(const char* records, uint64_t count) {
+char* TimelineCollector::RecordBlocks::appendRoom(uint64_t count) {
     if (count == 0) {
-        return;
+        return nullptr;
     }
     // The current block's rest stays unused.
     if (!m_counts.empty()) {
         m_counts.back() -= m_left;
     }
     m_blocks.push_back(allocateBlock(count * m_recordBytes));
-    std::memcpy(m_blocks.back().get(), records, count * m_recordBytes);
     m_counts.push_back(count);
     m_at = m_blocks.back().get() + count * m_recordBytes;
     m_left = 0;
     m_count += count;
+    return m_blocks.back().get();
 }
 
 template <typename End>
@@ -356,11 +369,36 @@ bool TimelineCollector::complete() const {
            std::all_of(m_rows.begin(), m_rows.end(), [](const RowData& row) { return row.seen; });
 }
 
-Status TimelineCollector::savePart(const std::string& path) const {
+TimelineCollector::~TimelineCollector() {
+    for (const int file : m_partFiles) {
+        ::close(file);
+    }
+}
+
+TimelineCollector::Span TimelineCollector::span() const {
+    Span out;
+    for (const RowData& row : m_rows) {
+        if (row.seen && row.anyTime) {
+            out.begin = out.any ? std::min(out.begin, row.begin) : row.begin;
+            out.end = out.any ? std::max(out.end, row.end) : row.end;
+            out.any = true;
+        }
+    }
+    return out;
+}
+
+Status TimelineCollector::savePart(const std::string& path, const trace::Definitions& definitions,
+                                   const Span& run) const {
     PartFile out(path, "wb");
     if (!out.opened()) {
         return Error(path + ": cannot write");
     }
+    // The overview's bins are summed over the whole run, as write() sums them.
+    Timeline regions;
+    for (const trace::Region& region : definitions.regions) {
+        regions.addRegion(region.name, kindOfRegion(region));
+    }
+    regions.setRange(run.any ? run.begin : 0.0, run.any ? run.end : 0.0);
     out.write(kPartMagic, sizeof(kPartMagic) - 1);
     out.put(static_cast<uint32_t>(m_rows.size()));
     const auto putChannels = [&out](const auto& channels) {
@@ -375,6 +413,7 @@ Status TimelineCollector::savePart(const std::string& path) const {
             }
         }
     };
+    std::vector<EncodedVisits> depths;
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         const RowData& row = m_rows[r];
         if (!row.seen) {
@@ -386,15 +425,26 @@ Status TimelineCollector::savePart(const std::string& path) const {
         out.put(row.end);
         out.put(row.events);
         out.put(static_cast<uint32_t>(row.depths.size()));
+        depths.clear();
         for (const RecordBlocks& depth : row.depths) {
             out.put(depth.count());
-            for (const auto& [records, count] : depth.pieces()) {
-                out.write(records, count * TimelineStore::kVisitBytes);
-            }
+            depths.push_back({depth.pieces(), depth.count()});
         }
         putChannels(row.sends);
         putChannels(row.receives);
         out.putVector(row.collectives);
+        out.putVector(TimelineSummary::rowFromRecords(regions, depths));
+    }
+    out.put(kPartRowsEnd);
+    for (const RowData& row : m_rows) {
+        if (!row.seen) {
+            continue;
+        }
+        for (const RecordBlocks& depth : row.depths) {
+            for (const auto& [records, count] : depth.pieces()) {
+                out.write(records, count * TimelineStore::kVisitBytes);
+            }
+        }
     }
     if (!out.close()) {
         std::error_code ignored;
@@ -417,8 +467,7 @@ Status TimelineCollector::loadPart(const std::string& path) {
         m_rows.empty()) {
         return damaged();
     }
-    std::vector<char> records;
-    const auto getChannels = [&in, &records](auto& channels, size_t endBytes) {
+    const auto getChannels = [&in](auto& channels, size_t endBytes) {
         const auto count = in.get<uint64_t>();
         for (uint64_t k = 0; k < count && in.ok(); ++k) {
             const auto partner = in.get<uint32_t>();
@@ -429,15 +478,19 @@ Status TimelineCollector::loadPart(const std::string& path) {
                 in.fail();
                 return;
             }
-            records.resize(ends * endBytes);
-            in.read(records.data(), records.size());
-            channels.of(partner, comm, tag).appendAll(records.data(), ends);
+            // Read straight into the block that keeps them.
+            in.read(channels.of(partner, comm, tag).appendRoom(ends), ends * endBytes);
         }
     };
+    std::vector<uint32_t> taken; // in the file's order, as their visits follow
+    uint64_t visitBytes = 0;
     for (;;) {
         const auto r = in.get<uint32_t>();
         if (!in.ok()) {
-            break; // the end of the file
+            return damaged();
+        }
+        if (r == kPartRowsEnd) {
+            break;
         }
         if (r >= m_rows.size() || m_rows[r].seen) {
             return damaged();
@@ -451,22 +504,44 @@ Status TimelineCollector::loadPart(const std::string& path) {
         if (!in.ok() || depths > (1u << 16)) {
             return damaged();
         }
+        row.partCounts.resize(depths);
         for (uint32_t d = 0; d < depths && in.ok(); ++d) {
-            const auto count = in.get<uint64_t>();
-            if (!in.ok() || count > (uint64_t{1} << 40) / TimelineStore::kVisitBytes) {
+            row.partCounts[d] = in.get<uint64_t>();
+            if (row.partCounts[d] > (uint64_t{1} << 40) / TimelineStore::kVisitBytes) {
                 return damaged();
             }
-            records.resize(count * TimelineStore::kVisitBytes);
-            in.read(records.data(), records.size());
-            row.depths.emplace_back(TimelineStore::kVisitBytes).appendAll(records.data(), count);
+            visitBytes += row.partCounts[d] * TimelineStore::kVisitBytes;
         }
         getChannels(row.sends, sizeof(SendEnd));
         getChannels(row.receives, sizeof(double));
         in.getVector(row.collectives);
-        if (!in.ok()) {
+        in.getVector(row.bins);
+        if (!in.ok() || row.bins.size() != TimelineSummary::kFinest) {
             return damaged();
         }
         row.seen = true;
+        taken.push_back(r);
+    }
+    // The visits stay in the file: where each row's begin, and that they are all there.
+    const uint64_t visitsAt = in.position();
+    const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat status {};
+    if (file < 0 || ::fstat(file, &status) != 0 ||
+        static_cast<uint64_t>(status.st_size) != visitsAt + visitBytes) {
+        if (file >= 0) {
+            ::close(file);
+        }
+        return damaged();
+    }
+    m_partFiles.push_back(file);
+    uint64_t at = visitsAt;
+    for (const uint32_t r : taken) {
+        RowData& row = m_rows[r];
+        row.partFile = file;
+        row.partOffset = at;
+        for (const uint64_t count : row.partCounts) {
+            at += count * TimelineStore::kVisitBytes;
+        }
     }
     return Status::success();
 }
@@ -509,6 +584,7 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     double end = 0.0;
     uint64_t events = 0;
     std::vector<std::vector<TimelineStore::EncodedVisits>> visits(m_rows.size());
+    std::vector<const Bin*> given(m_rows.size(), nullptr);
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         const RowData& data = m_rows[r];
         const std::vector<const trace::Location*> locations =
@@ -521,11 +597,22 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
                 row.node = definitions.systemTreeNodes[node].name;
             }
         }
-        row.depths.resize(data.depths.size());
-        timeline.addRow(std::move(row));
-        for (const RecordBlocks& depth : data.depths) {
-            visits[r].push_back({depth.pieces(), depth.count()});
+        if (data.partFile >= 0) {
+            // Taken from a part file: the visits are copied from there, the bins given.
+            row.depths.resize(data.partCounts.size());
+            uint64_t at = data.partOffset;
+            for (const uint64_t count : data.partCounts) {
+                visits[r].push_back({{}, count, data.partFile, at});
+                at += count * TimelineStore::kVisitBytes;
+            }
+            given[r] = data.bins.data();
+        } else {
+            row.depths.resize(data.depths.size());
+            for (const RecordBlocks& depth : data.depths) {
+                visits[r].push_back({depth.pieces(), depth.count()});
+            }
         }
+        timeline.addRow(std::move(row));
         if (data.anyTime) {
             begin = anyTime ? std::min(begin, data.begin) : data.begin;
             end = anyTime ? std::max(end, data.end) : data.end;
@@ -736,7 +823,7 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     } else {
         timeline.setInstances(instances);
     }
-    const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits);
+    const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits, given);
     return summary.save((dir / TimelineSummary::kCacheFile).string(), signature);
 }
 

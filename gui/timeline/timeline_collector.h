@@ -5,6 +5,7 @@
 // a second pass over the trace files.
 #pragma once
 
+#include "timeline_summary.h"
 #include "waitscope/analysis/event_observer.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
@@ -33,6 +34,18 @@ using TimelineCollectorBlock = std::unique_ptr<char[], FreeBlock>;
 /// for different locations from different threads at once.
 class TimelineCollector final : public analysis::EventObserver {
 public:
+    /// The time the rows seen span: none, or [begin, end].
+    struct Span {
+        bool any = false;
+        double begin = 0.0;
+        double end = 0.0;
+    };
+
+    TimelineCollector() = default;
+    ~TimelineCollector() override;
+    TimelineCollector(const TimelineCollector&) = delete;
+    TimelineCollector& operator=(const TimelineCollector&) = delete;
+
     void observe(const trace::Definitions& definitions, const trace::Location& location,
                  const trace::EventStream& events, size_t first, size_t last) override;
 
@@ -40,10 +53,19 @@ public:
     /// (a location the analysis does not read, such as a metric location, or an unreadable one).
     bool complete() const;
 
+    /// The time its rows span (each process's, then combined into the run's for savePart()).
+    Span span() const;
+
     /// Writes what this collector holds of its rows to `path` (one analysis process of several;
-    /// the process that writes the caches takes it with loadPart()). Errors name the file.
-    Status savePart(const std::string& path) const;
-    /// Takes the rows saved by another collector of the same trace; errors name the file.
+    /// the process that writes the caches takes it with loadPart()): each row's message and
+    /// collective ends, its overview bins over `run` (the whole run's span, from every process)
+    /// and, last, its visits as the event cache stores them, so that the writing process copies
+    /// them into the cache without reading them. Errors name the file.
+    Status savePart(const std::string& path, const trace::Definitions& definitions,
+                    const Span& run) const;
+    /// Takes the rows saved by another collector of the same trace: their ends and bins; their
+    /// visits stay in the file, kept open (it may be removed) and copied by write(). Errors name
+    /// the file.
     Status loadPart(const std::string& path);
 
     /// Writes timeline_events.bin and timeline_summary.bin beside `anchor` (its traces.otf2), the
@@ -76,8 +98,8 @@ private:
         size_t recordBytes() const { return m_recordBytes; }
         /// The blocks' records in order: (first record, number of records).
         std::vector<std::pair<const char*, uint64_t>> pieces() const;
-        /// Appends `count` records from `records`, as one block.
-        void appendAll(const char* records, uint64_t count);
+        /// Room for `count` more records in one block of their own (to read them into).
+        char* appendRoom(uint64_t count);
 
     private:
         void grow();
@@ -130,6 +152,11 @@ private:
         Channels<SendEnd> sends;
         Channels<double> receives;
         std::vector<CollectiveEnd> collectives; ///< the main location's only
+        // A row taken from a part file: its visits per depth there, and its overview bins.
+        std::vector<uint64_t> partCounts; ///< visits per depth
+        int partFile = -1;
+        uint64_t partOffset = 0; ///< of its first visit
+        std::vector<Bin> bins;
         // Reading state.
         std::vector<std::pair<uint32_t, double>> open; ///< region and enter time per depth
         double collectiveBegin = 0.0;
@@ -142,6 +169,7 @@ private:
     std::once_flag m_rowsMade;
     std::vector<RowData> m_rows;
     std::unordered_map<uint64_t, uint32_t> m_rowOfLocation;
+    std::vector<int> m_partFiles; ///< open descriptors of the part files taken
 };
 
 } // namespace waitscope::timeline

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -28,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <sys/resource.h>
+#include <thread>
 #include <tuple>
 #include <vector>
 #include <waitscope/cli/command_line.h>
@@ -226,6 +228,10 @@ analysis::EventObserver* observerOf(TimelineCollector* collector) {
 #endif
 }
 
+// The collector once it holds every process's rows (process 0 takes the others' parts when the
+// other outputs are written), or null.
+using CollectorSource = std::function<const TimelineCollector*()>;
+
 // Writes the timeline's event cache and overview beside the trace (after instances.txt, whose
 // waiting times the overview holds), so that waitscope-gui shows the run at once: from what
 // `collector` took from the analysis's read when it saw every location, else with one more
@@ -233,7 +239,8 @@ analysis::EventObserver* observerOf(TimelineCollector* collector) {
 void writeTimelineCaches(const Options& options, const std::string& anchor,
                          const analysis::AnalysisResult& result,
                          const trace::Definitions& definitions,
-                         const TimelineCollector* collector) {
+                         const CollectorSource& collectorOf) {
+    const TimelineCollector* collector = collectorOf();
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
     if (!timelineWanted(options, anchor)) {
         return;
@@ -272,13 +279,35 @@ std::string partPath(const std::string& anchor, int rank) {
         .string();
 }
 
+// Waits for `request` without spinning a core (the other processes may be writing meanwhile).
+void awaitPolitely(MPI_Request& request) {
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done != 0) {
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
 // Saves this process's rows of the timeline for process 0 (nothing on process 0); 1 when done.
-int savePart(const TimelineCollector& collector, const std::string& anchor, int rank) {
+// Every process calls it: the rows' overview bins are summed over the run's span, which every
+// process's rows make up.
+int savePart(const TimelineCollector& collector, const std::string& anchor, int rank,
+             const trace::Definitions& definitions) {
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    const TimelineCollector::Span own = collector.span();
+    const double inf = std::numeric_limits<double>::infinity();
+    double bounds[2] = {own.any ? own.begin : inf, own.any ? -own.end : inf}; // both by MIN
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Iallreduce(MPI_IN_PLACE, bounds, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD, &request);
+    awaitPolitely(request);
     if (rank == 0) {
         return 1;
     }
-    if (Status saved = collector.savePart(partPath(anchor, rank)); !saved) {
+    const TimelineCollector::Span run{bounds[0] != inf, bounds[0] != inf ? bounds[0] : 0.0,
+                                      bounds[0] != inf ? -bounds[1] : 0.0};
+    if (Status saved = collector.savePart(partPath(anchor, rank), definitions, run); !saved) {
         std::fprintf(stderr, "waitscope-replay: warning: %s\n", saved.error().message().c_str());
         return 0;
     }
@@ -287,6 +316,7 @@ int savePart(const TimelineCollector& collector, const std::string& anchor, int 
     (void)collector;
     (void)anchor;
     (void)rank;
+    (void)definitions;
     return 0;
 #endif
 }
@@ -323,7 +353,7 @@ bool loadParts(TimelineCollector& collector, const std::string& anchor, bool sav
 // returns false after printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions,
-                  const TimelineCollector* collector) {
+                  const CollectorSource& collector) {
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
@@ -527,7 +557,8 @@ int runSerial(const Options& options) {
     }
     const double analysisTime = secondsSince(start);
     const auto writeStart = Clock::now();
-    if (!writeOutputs(options, *anchor, *result, *definitions, collector.get())) {
+    if (!writeOutputs(options, *anchor, *result, *definitions,
+                      [&collector] { return collector.get(); })) {
         return 1;
     }
     if (!options.quiet) {
@@ -570,21 +601,38 @@ int runParallel(const Options& options) {
         return 1;
     }
     const double analysisTime = secondsSince(start);
-    // The other processes hand their rows of the timeline to process 0, which writes the caches.
-    int parted = collector ? savePart(*collector, *anchor, rank) : 0;
+    // The other processes hand their rows of the timeline to process 0, which writes the caches
+    // (and meanwhile the report and the instances).
+    int parted = collector ? savePart(*collector, *anchor, rank, analysis->definitions) : 0;
     double peak = peakMemoryBytes();
     double maxPeak = 0.0;
-    MPI_Reduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &parted, &parted, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Request peakRequest = MPI_REQUEST_NULL;
+    MPI_Request partRequest = MPI_REQUEST_NULL;
+    MPI_Ireduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &peakRequest);
+    MPI_Ireduce(rank == 0 ? MPI_IN_PLACE : &parted, &parted, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD,
+                &partRequest);
     if (rank != 0) {
+        awaitPolitely(partRequest);
+        awaitPolitely(peakRequest);
         return 0;
     }
     const auto writeStart = Clock::now();
-    if (collector && !loadParts(*collector, *anchor, parted != 0)) {
-        collector.reset(); // one more pass over the trace instead
-    }
-    if (!anchor || !writeOutputs(options, *anchor, *analysis->result, analysis->definitions,
-                                 collector.get())) {
+    bool partsTaken = false;
+    const auto collected = [&]() -> const TimelineCollector* {
+        if (!partsTaken) {
+            partsTaken = true;
+            awaitPolitely(partRequest);
+            if (collector && !loadParts(*collector, *anchor, parted != 0)) {
+                collector.reset(); // one more pass over the trace instead
+            }
+        }
+        return collector.get();
+    };
+    const bool written = anchor && writeOutputs(options, *anchor, *analysis->result,
+                                                analysis->definitions, collected);
+    collected(); // the parts removed even when the outputs failed before the caches
+    awaitPolitely(peakRequest);
+    if (!written) {
         return 1;
     }
     if (!options.quiet) {

@@ -10,6 +10,7 @@
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <charconv>
 #include <cstdio>
@@ -155,14 +156,23 @@ TEST_CASE("the rows of several collectors join through their part files", "[time
             .observe(archive->definitions, *archive->definitions.locationOfRank(rank), *events, 0,
                      events->size());
     }
+    // The run's span, as the analysis processes combine theirs.
+    const TimelineCollector::Span one = first.span();
+    const TimelineCollector::Span two = second.span();
+    REQUIRE(one.any);
+    REQUIRE(two.any);
+    const TimelineCollector::Span run{true, std::min(one.begin, two.begin),
+                                      std::max(one.end, two.end)};
     const fs::path part = dir / "part";
-    REQUIRE(second.savePart(part.string()).ok());
+    REQUIRE(second.savePart(part.string(), archive->definitions, run).ok());
     REQUIRE(first.loadPart(part.string()).ok());
     REQUIRE(first.complete());
     // A part taken twice names its file.
     auto again = first.loadPart(part.string());
     REQUIRE(!again.ok());
     CHECK(again.error().message().find(part.string()) != std::string::npos);
+    // The visits stay in the part, copied from its open file (as the replay removes it).
+    fs::remove(part);
 
     REQUIRE(first.write(archive->anchor, archive->definitions, {}).ok());
     const std::string events = bytesOf(dir / TimelineStore::kCacheFile);
