@@ -743,35 +743,41 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         s = sendEnd;
         v = receiveEnd;
     }
-    std::vector<Message> messages;
-    messages.reserve(paired);
-    preferHugePages(messages.data(), paired * sizeof(Message));
+    // A merge of the channels by send time, ties to the earlier channel: what a stable sort of
+    // the messages in channel order by send time gives. Merged as the cache is written, not
+    // held; when a channel's sends are out of time order, collected and sorted instead.
+    using Head = std::pair<double, size_t>; // send time, channel
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+    TimelineStore::MessageSource merged;
     if (inOrder) {
-        // A merge of the channels by send time, ties to the earlier channel: what a stable
-        // sort of the messages in channel order by send time gives.
-        using Head = std::pair<double, size_t>; // send time, channel
-        std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
         for (size_t c = 0; c < channels.size(); ++c) {
             heads.emplace(channels[c].nextSendTime(), c);
         }
-        while (!heads.empty()) {
+        merged = [&heads, &channels](Message& next) {
+            if (heads.empty()) {
+                return false;
+            }
             const size_t c = heads.top().second;
             heads.pop();
-            messages.push_back(channels[c].take());
+            next = channels[c].take();
             if (channels[c].left > 0) {
                 heads.emplace(channels[c].nextSendTime(), c);
             }
-        }
+            return true;
+        };
     } else {
+        std::vector<Message> messages;
+        messages.reserve(paired);
+        preferHugePages(messages.data(), paired * sizeof(Message));
         for (ChannelPairs& pairs : channels) {
             while (pairs.left > 0) {
                 messages.push_back(pairs.take());
             }
         }
         orderBySendTime(messages);
+        std::vector<ChannelPairs>().swap(channels);
+        timeline.setMessages(std::move(messages));
     }
-    std::vector<ChannelPairs>().swap(channels);
-    timeline.setMessages(std::move(messages));
 
     // Collectives by (communicator, sequence number on it), in the order first seen.
     std::vector<Collective> collectives;
@@ -805,7 +811,8 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     const fs::path dir = fs::path(anchor).parent_path();
     const std::string signature = TimelineSummary::signatureOf(anchor);
     const std::string eventsPath = (dir / TimelineStore::kCacheFile).string();
-    if (Status written = TimelineStore::write(eventsPath, signature, timeline, visits); !written) {
+    if (Status written = TimelineStore::write(eventsPath, signature, timeline, visits, merged);
+        !written) {
         return written;
     }
 

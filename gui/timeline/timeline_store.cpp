@@ -168,16 +168,24 @@ uint64_t writeHead(Writer& out, const std::string& signature) {
 // the collectives and their members, then the directory; closes the file.
 Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
                  const Timeline& timeline,
-                 const std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& sections) {
+                 const std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& sections,
+                 const TimelineStore::MessageSource& source = {}) {
     std::string directory;
     put(directory, timeline.begin());
     put(directory, timeline.end());
     put(directory, timeline.events());
 
-    // Messages by send time.
+    // Messages by send time: the timeline's, or the source's one after the other.
     double longestFlight = 0.0;
     const uint64_t messagesAt = out.offset();
-    for (const Message& m : timeline.messages()) {
+    uint64_t messages = 0;
+    size_t next = 0;
+    Message m;
+    while (source ? source(m) : next < timeline.messages().size()) {
+        if (!source) {
+            m = timeline.messages()[next++];
+        }
+        ++messages;
         char record[kMessageBytes];
         std::memcpy(record, &m.fromRow, 4);
         std::memcpy(record + 4, &m.toRow, 4);
@@ -209,7 +217,7 @@ Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
         out.write(c.rows.data(), c.rows.size() * sizeof(uint32_t));
     }
 
-    put(directory, static_cast<uint64_t>(timeline.messages().size()));
+    put(directory, messages);
     put(directory, messagesAt);
     put(directory, longestFlight);
     put(directory, static_cast<uint64_t>(timeline.collectives().size()));
@@ -364,7 +372,8 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
 
 Status TimelineStore::write(const std::string& path, const std::string& signature,
                             const Timeline& timeline,
-                            const std::vector<std::vector<EncodedVisits>>& visits) {
+                            const std::vector<std::vector<EncodedVisits>>& visits,
+                            const MessageSource& messages) {
     Writer out(path);
     if (!out.opened()) {
         return Error(path + ": cannot write");
@@ -383,7 +392,7 @@ Status TimelineStore::write(const std::string& path, const std::string& signatur
             }
         }
     }
-    return writeTail(out, path, directoryAt, timeline, sections);
+    return writeTail(out, path, directoryAt, timeline, sections, messages);
 }
 Status TimelineStore::readDirectory(const std::string& signature) {
     if (m_file >= 0) {

@@ -39,10 +39,14 @@ public:
     /// Writes the event cache of a trace of `signature` to `path` from `timeline` (its rows'
     /// names and nodes, regions, range, event count, messages and collectives; not its rows'
     /// visits) and `visits` (per row and depth): byte for byte what open() builds from the
-    /// trace when those are what Timeline::load() reads. Errors name the file.
+    /// trace when those are what Timeline::load() reads. With `messages`, the messages come from
+    /// there (in send-time order; false after the last) rather than from `timeline`, so that
+    /// they need not be held. Errors name the file.
+    using MessageSource = std::function<bool(Message& next)>;
     static Status write(const std::string& path, const std::string& signature,
                         const Timeline& timeline,
-                        const std::vector<std::vector<EncodedVisits>>& visits);
+                        const std::vector<std::vector<EncodedVisits>>& visits,
+                        const MessageSource& messages = {});
 
     ~TimelineStore();
     TimelineStore(const TimelineStore&) = delete;
