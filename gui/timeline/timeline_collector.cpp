@@ -22,7 +22,6 @@
 #include <new>
 #include <queue>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
 
@@ -30,7 +29,7 @@ namespace waitscope::timeline {
 namespace {
 
 constexpr char kPartMagic[] = "waitscope timeline part 2\n";
-constexpr uint32_t kPartRowsEnd = ~uint32_t{0}; // after the rows' ends and bins: their visits
+constexpr uint32_t kPartRowsEnd = ~uint32_t{0}; // after the last row
 
 // The partner's world rank, or the communicator rank itself where the definitions do not say.
 uint32_t worldRank(const trace::Definitions& definitions, uint32_t comm, uint32_t partner,
@@ -75,15 +74,6 @@ public:
         if (m_ok && bytes > 0 && std::fread(data, 1, bytes, m_file.get()) != bytes) {
             m_ok = false;
         }
-    }
-    /// Bytes read or written so far.
-    uint64_t position() {
-        const long at = std::ftell(m_file.get());
-        if (at < 0) {
-            m_ok = false;
-            return 0;
-        }
-        return static_cast<uint64_t>(at);
     }
     bool close() {
         const bool closed = std::fclose(m_file.release()) == 0;
@@ -369,12 +359,6 @@ bool TimelineCollector::complete() const {
            std::all_of(m_rows.begin(), m_rows.end(), [](const RowData& row) { return row.seen; });
 }
 
-TimelineCollector::~TimelineCollector() {
-    for (const int file : m_partFiles) {
-        ::close(file);
-    }
-}
-
 TimelineCollector::Span TimelineCollector::span() const {
     Span out;
     for (const RowData& row : m_rows) {
@@ -436,16 +420,6 @@ Status TimelineCollector::savePart(const std::string& path, const trace::Definit
         out.putVector(TimelineSummary::rowFromRecords(regions, depths));
     }
     out.put(kPartRowsEnd);
-    for (const RowData& row : m_rows) {
-        if (!row.seen) {
-            continue;
-        }
-        for (const RecordBlocks& depth : row.depths) {
-            for (const auto& [records, count] : depth.pieces()) {
-                out.write(records, count * TimelineStore::kVisitBytes);
-            }
-        }
-    }
     if (!out.close()) {
         std::error_code ignored;
         std::filesystem::remove(path, ignored);
@@ -482,8 +456,6 @@ Status TimelineCollector::loadPart(const std::string& path) {
             in.read(channels.of(partner, comm, tag).appendRoom(ends), ends * endBytes);
         }
     };
-    std::vector<uint32_t> taken; // in the file's order, as their visits follow
-    uint64_t visitBytes = 0;
     for (;;) {
         const auto r = in.get<uint32_t>();
         if (!in.ok()) {
@@ -510,7 +482,6 @@ Status TimelineCollector::loadPart(const std::string& path) {
             if (row.partCounts[d] > (uint64_t{1} << 40) / TimelineStore::kVisitBytes) {
                 return damaged();
             }
-            visitBytes += row.partCounts[d] * TimelineStore::kVisitBytes;
         }
         getChannels(row.sends, sizeof(SendEnd));
         getChannels(row.receives, sizeof(double));
@@ -520,28 +491,12 @@ Status TimelineCollector::loadPart(const std::string& path) {
             return damaged();
         }
         row.seen = true;
-        taken.push_back(r);
+        row.fromPart = true;
     }
-    // The visits stay in the file: where each row's begin, and that they are all there.
-    const uint64_t visitsAt = in.position();
-    const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat status {};
-    if (file < 0 || ::fstat(file, &status) != 0 ||
-        static_cast<uint64_t>(status.st_size) != visitsAt + visitBytes) {
-        if (file >= 0) {
-            ::close(file);
-        }
+    // Nothing after the rows.
+    (void)in.get<uint8_t>();
+    if (in.ok()) {
         return damaged();
-    }
-    m_partFiles.push_back(file);
-    uint64_t at = visitsAt;
-    for (const uint32_t r : taken) {
-        RowData& row = m_rows[r];
-        row.partFile = file;
-        row.partOffset = at;
-        for (const uint64_t count : row.partCounts) {
-            at += count * TimelineStore::kVisitBytes;
-        }
     }
     return Status::success();
 }
@@ -567,8 +522,41 @@ double TimelineCollector::asStored(double seconds) {
     return n / 1e9;
 }
 
+Status TimelineCollector::writeVisitsInto(const std::string& cache,
+                                          const std::vector<uint64_t>& rowStarts) const {
+    const int file = ::open(cache.c_str(), O_WRONLY | O_CLOEXEC);
+    if (file < 0) {
+        return Error(cache + ": cannot open");
+    }
+    bool ok = rowStarts.size() == m_rows.size();
+    for (uint32_t r = 0; ok && r < m_rows.size(); ++r) {
+        if (!m_rows[r].seen || m_rows[r].fromPart) {
+            continue;
+        }
+        auto at = static_cast<off_t>(rowStarts[r]);
+        for (const RecordBlocks& depth : m_rows[r].depths) {
+            for (const auto& [records, count] : depth.pieces()) {
+                const char* from = records;
+                size_t left = count * TimelineStore::kVisitBytes;
+                while (ok && left > 0) {
+                    const ssize_t written = ::pwrite(file, from, left, at);
+                    ok = written > 0;
+                    if (ok) {
+                        from += written;
+                        left -= static_cast<size_t>(written);
+                        at += written;
+                    }
+                }
+            }
+        }
+    }
+    ok = ::close(file) == 0 && ok;
+    return ok ? Status::success() : Error(cache + ": cannot write");
+}
+
 Status TimelineCollector::write(const std::string& anchor, const trace::Definitions& definitions,
-                                const std::vector<analysis::PatternInstance>& instances) const {
+                                const std::vector<analysis::PatternInstance>& instances,
+                                std::vector<uint64_t>* rowStarts) const {
     namespace fs = std::filesystem;
     if (!complete()) {
         return Error(anchor + ": the timeline's caches need every location's events");
@@ -597,13 +585,11 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
                 row.node = definitions.systemTreeNodes[node].name;
             }
         }
-        if (data.partFile >= 0) {
-            // Taken from a part file: the visits are copied from there, the bins given.
+        if (data.fromPart) {
+            // Taken from a part: its process writes the visits, the bins are given.
             row.depths.resize(data.partCounts.size());
-            uint64_t at = data.partOffset;
             for (const uint64_t count : data.partCounts) {
-                visits[r].push_back({{}, count, data.partFile, at});
-                at += count * TimelineStore::kVisitBytes;
+                visits[r].push_back({{}, count, true});
             }
             given[r] = data.bins.data();
         } else {
@@ -811,7 +797,8 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     const fs::path dir = fs::path(anchor).parent_path();
     const std::string signature = TimelineSummary::signatureOf(anchor);
     const std::string eventsPath = (dir / TimelineStore::kCacheFile).string();
-    if (Status written = TimelineStore::write(eventsPath, signature, timeline, visits, merged);
+    if (Status written =
+            TimelineStore::write(eventsPath, signature, timeline, visits, merged, rowStarts);
         !written) {
         return written;
     }

@@ -42,7 +42,6 @@ public:
     };
 
     TimelineCollector() = default;
-    ~TimelineCollector() override;
     TimelineCollector(const TimelineCollector&) = delete;
     TimelineCollector& operator=(const TimelineCollector&) = delete;
 
@@ -65,21 +64,27 @@ public:
 
     /// Writes what this collector holds of its rows to `path` (one analysis process of several;
     /// the process that writes the caches takes it with loadPart()): each row's message and
-    /// collective ends, its overview bins over `run` (the whole run's span, from every process)
-    /// and, last, its visits as the event cache stores them, so that the writing process copies
-    /// them into the cache without reading them. Errors name the file.
+    /// collective ends, its number of visits per depth and its overview bins over `run` (the
+    /// whole run's span, from every process). Not its visits: writeVisitsInto() puts them into
+    /// the cache itself. Errors name the file.
     Status savePart(const std::string& path, const trace::Definitions& definitions,
                     const Span& run) const;
-    /// Takes the rows saved by another collector of the same trace: their ends and bins; their
-    /// visits stay in the file, kept open (it may be removed) and copied by write(). Errors name
-    /// the file.
+    /// Takes the rows saved by another collector of the same trace: their ends and bins; write()
+    /// leaves room in the event cache for their visits. Errors name the file.
     Status loadPart(const std::string& path);
+    /// Writes its rows' visits into the event cache `cache` that the collector holding every
+    /// row's part wrote, at `rowStarts` (write()'s: per row, where its visits begin). Errors
+    /// name the file.
+    Status writeVisitsInto(const std::string& cache, const std::vector<uint64_t>& rowStarts) const;
 
     /// Writes timeline_events.bin and timeline_summary.bin beside `anchor` (its traces.otf2), the
     /// summary's waiting time from `instances` (the analysis result's, as instances.txt beside
-    /// it, which must already be written, holds them). Errors name the file.
+    /// it, which must already be written, holds them). The visits of rows taken from parts are
+    /// left for their processes to write (writeVisitsInto() at `rowStarts`, to be given when
+    /// there are such rows). Errors name the file.
     Status write(const std::string& anchor, const trace::Definitions& definitions,
-                 const std::vector<analysis::PatternInstance>& instances) const;
+                 const std::vector<analysis::PatternInstance>& instances,
+                 std::vector<uint64_t>* rowStarts = nullptr) const;
 
     /// `seconds` as instances.txt stores it (rounded to nanoseconds, "%.9f") and reads it back.
     static double asStored(double seconds);
@@ -159,10 +164,10 @@ private:
         Channels<SendEnd> sends;
         Channels<double> receives;
         std::vector<CollectiveEnd> collectives; ///< the main location's only
-        // A row taken from a part file: its visits per depth there, and its overview bins.
-        std::vector<uint64_t> partCounts; ///< visits per depth
-        int partFile = -1;
-        uint64_t partOffset = 0; ///< of its first visit
+        // A row taken from a part file: its visits per depth (written by its process) and its
+        // overview bins.
+        bool fromPart = false;
+        std::vector<uint64_t> partCounts;
         std::vector<Bin> bins;
         // Reading state.
         std::vector<std::pair<uint32_t, double>> open; ///< region and enter time per depth
@@ -176,7 +181,6 @@ private:
     std::once_flag m_rowsMade;
     std::vector<RowData> m_rows;
     std::unordered_map<uint64_t, uint32_t> m_rowOfLocation;
-    std::vector<int> m_partFiles; ///< open descriptors of the part files taken
 };
 
 } // namespace waitscope::timeline

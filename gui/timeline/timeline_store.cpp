@@ -105,36 +105,13 @@ public:
         m_offset += bytes;
     }
     uint64_t offset() const { return m_offset; }
-    // Appends `bytes` bytes of the open file `from` at `offset`, copied by the kernel where it
-    // can (no reading into this process), else read and written.
-    void copyFrom(int from, uint64_t offset, uint64_t bytes) {
-        if (m_file == nullptr || std::fflush(m_file) != 0) {
+    // Leaves `bytes` bytes for another process to write (a hole until it does).
+    void skip(uint64_t bytes) {
+        if (m_file == nullptr || std::fflush(m_file) != 0 ||
+            std::fseek(m_file, static_cast<long>(bytes), SEEK_CUR) != 0) {
             m_failed = true;
-            return;
         }
         m_offset += bytes;
-        auto at = static_cast<off_t>(offset);
-        while (bytes > 0) {
-            const ssize_t copied = ::copy_file_range(from, &at, ::fileno(m_file), nullptr,
-                                                     static_cast<size_t>(bytes), 0);
-            if (copied <= 0) {
-                break;
-            }
-            bytes -= static_cast<uint64_t>(copied);
-        }
-        // Across file systems or where the kernel cannot: through a buffer.
-        std::vector<char> buffer;
-        while (bytes > 0) {
-            buffer.resize(static_cast<size_t>(std::min<uint64_t>(bytes, uint64_t{1} << 20)));
-            const ssize_t got = ::pread(from, buffer.data(), buffer.size(), at);
-            if (got <= 0 || std::fwrite(buffer.data(), 1, static_cast<size_t>(got), m_file) !=
-                                static_cast<size_t>(got)) {
-                m_failed = true;
-                return;
-            }
-            at += got;
-            bytes -= static_cast<uint64_t>(got);
-        }
     }
     // Writes `value` at `offset` (the directory's position, known at the end), then closes.
     bool finish(uint64_t offset, uint64_t value) {
@@ -373,18 +350,24 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
 Status TimelineStore::write(const std::string& path, const std::string& signature,
                             const Timeline& timeline,
                             const std::vector<std::vector<EncodedVisits>>& visits,
-                            const MessageSource& messages) {
+                            const MessageSource& messages, std::vector<uint64_t>* rowStarts) {
     Writer out(path);
     if (!out.opened()) {
         return Error(path + ": cannot write");
     }
     const uint64_t directoryAt = writeHead(out, signature);
     std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sections(visits.size());
+    if (rowStarts != nullptr) {
+        rowStarts->assign(visits.size(), 0);
+    }
     for (size_t r = 0; r < visits.size(); ++r) {
+        if (rowStarts != nullptr) {
+            (*rowStarts)[r] = out.offset();
+        }
         for (const EncodedVisits& depth : visits[r]) {
             sections[r].emplace_back(depth.count, out.offset());
-            if (depth.file >= 0) {
-                out.copyFrom(depth.file, depth.offset, depth.count * kVisitBytes);
+            if (depth.elsewhere) {
+                out.skip(depth.count * kVisitBytes);
                 continue;
             }
             for (const auto& [records, count] : depth.pieces) {

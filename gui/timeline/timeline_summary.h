@@ -20,10 +20,9 @@ namespace waitscope::timeline {
 struct EncodedVisits {
     std::vector<std::pair<const char*, uint64_t>> pieces; ///< records and their count
     uint64_t count = 0;
-    /// When not -1: the `count` records are not in memory but in this open file at `offset`
-    /// (a part file of another analysis process; TimelineStore::write() copies them from there).
-    int file = -1;
-    uint64_t offset = 0;
+    /// The `count` records are not here: another analysis process writes them into the event
+    /// cache (TimelineStore::write() leaves room for them).
+    bool elsewhere = false;
 };
 
 /// One bin of one row: seconds per region kind and seconds waiting.

@@ -228,9 +228,25 @@ analysis::EventObserver* observerOf(TimelineCollector* collector) {
 #endif
 }
 
-// The collector once it holds every process's rows (process 0 takes the others' parts when the
-// other outputs are written), or null.
-using CollectorSource = std::function<const TimelineCollector*()>;
+// Waits for `request` without spinning a core (the other processes may be writing meanwhile).
+void awaitPolitely(MPI_Request& request) {
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done != 0) {
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+// Where the timeline's rows come from: `collector()`, the collector once it holds every
+// process's rows (process 0 takes the others' parts while it writes the other outputs), or null;
+// with several processes, `rowsWritten(rowStarts)` has the others write their rows' visits into
+// the event cache at `rowStarts` (false: not all did).
+struct TimelineRows {
+    std::function<const TimelineCollector*()> collector;
+    std::function<bool(const std::vector<uint64_t>& rowStarts)> rowsWritten;
+};
 
 // Writes the timeline's event cache and overview beside the trace (after instances.txt, whose
 // waiting times the overview holds), so that waitscope-gui shows the run at once: from what
@@ -238,9 +254,8 @@ using CollectorSource = std::function<const TimelineCollector*()>;
 // pass over the trace. A failure is a warning: the GUI builds them at its first open.
 void writeTimelineCaches(const Options& options, const std::string& anchor,
                          const analysis::AnalysisResult& result,
-                         const trace::Definitions& definitions,
-                         const CollectorSource& collectorOf) {
-    const TimelineCollector* collector = collectorOf();
+                         const trace::Definitions& definitions, const TimelineRows& rows) {
+    const TimelineCollector* collector = rows.collector();
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
     if (!timelineWanted(options, anchor)) {
         return;
@@ -249,7 +264,17 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
     const bool collected = collector != nullptr && collector->complete();
     Status written = Status::success();
     if (collected) {
-        written = collector->write(anchor, definitions, result.instances());
+        std::vector<uint64_t> rowStarts;
+        written = collector->write(anchor, definitions, result.instances(), &rowStarts);
+        if (written && rows.rowsWritten && !rows.rowsWritten(rowStarts)) {
+            namespace fs = std::filesystem;
+            const fs::path dir = fs::path(anchor).parent_path();
+            std::error_code ignored;
+            fs::remove(dir / timeline::TimelineSummary::kCacheFile, ignored);
+            fs::remove(dir / timeline::TimelineStore::kCacheFile, ignored);
+            written = Error((dir / timeline::TimelineStore::kCacheFile).string() +
+                            ": the other analysis processes did not write their rows");
+        }
     } else if (auto store = timeline::TimelineStore::open(anchor); !store) {
         written = store.error();
     }
@@ -270,6 +295,49 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
 #endif
 }
 
+// Process 0 tells the others where their rows' visits go in the event cache (`rowStarts`; null:
+// there is no cache to write into), they write them there, and process 0 learns whether all
+// did (true). Every process calls it once; the others' `rowStarts` is what they receive.
+bool shareRowStarts(const TimelineCollector* collector, const std::string& anchor,
+                    const trace::Definitions& definitions, int rank,
+                    const std::vector<uint64_t>* rowStarts) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    size_t rows = 0;
+    for (uint32_t r = 0; r < definitions.rankCount(); ++r) {
+        rows += definitions.locationsOfRank(r).size();
+    }
+    // Each row's start, then 1 when there is a cache.
+    std::vector<uint64_t> table(rows + 1, 0);
+    if (rank == 0 && rowStarts != nullptr && rowStarts->size() == rows) {
+        std::copy(rowStarts->begin(), rowStarts->end(), table.begin());
+        table.back() = 1;
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Ibcast(table.data(), static_cast<int>(table.size()), MPI_UINT64_T, 0, MPI_COMM_WORLD,
+               &request);
+    awaitPolitely(request);
+    int failed = 0;
+    if (rank != 0 && table.back() == 1 && collector != nullptr) {
+        table.pop_back();
+        const std::string cache =
+            (std::filesystem::path(anchor).parent_path() / timelineCacheFile()).string();
+        if (Status written = collector->writeVisitsInto(cache, table); !written) {
+            std::fprintf(stderr, "waitscope-replay: warning: %s\n",
+                         written.error().message().c_str());
+            failed = 1;
+        }
+    }
+    return analysis::worstStatus(failed) == 0;
+#else
+    (void)collector;
+    (void)anchor;
+    (void)definitions;
+    (void)rank;
+    (void)rowStarts;
+    return false;
+#endif
+}
+
 // The part of the timeline's rows that process `rank` (not 0) hands to process 0, beside the
 // trace.
 std::string partPath(const std::string& anchor, int rank) {
@@ -277,17 +345,6 @@ std::string partPath(const std::string& anchor, int rank) {
     return (fs::path(anchor).parent_path() /
             (std::string(timelineCacheFile()) + ".part" + std::to_string(rank)))
         .string();
-}
-
-// Waits for `request` without spinning a core (the other processes may be writing meanwhile).
-void awaitPolitely(MPI_Request& request) {
-    for (int done = 0;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done != 0) {
-            return;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
 }
 
 // Saves this process's rows of the timeline for process 0 (nothing on process 0); 1 when done.
@@ -353,7 +410,7 @@ bool loadParts(TimelineCollector& collector, const std::string& anchor, bool sav
 // returns false after printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions,
-                  const CollectorSource& collector) {
+                  const TimelineRows& timelineRows) {
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
@@ -403,7 +460,7 @@ bool writeOutputs(const Options& options, const std::string& anchor,
         std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }
-    writeTimelineCaches(options, anchor, result, definitions, collector);
+    writeTimelineCaches(options, anchor, result, definitions, timelineRows);
     if (!options.dumpText.empty()) {
         std::ofstream dump(options.dumpText);
         dump << analysis::canonicalText(result, definitions);
@@ -558,7 +615,7 @@ int runSerial(const Options& options) {
     const double analysisTime = secondsSince(start);
     const auto writeStart = Clock::now();
     if (!writeOutputs(options, *anchor, *result, *definitions,
-                      [&collector] { return collector.get(); })) {
+                      {[&collector] { return collector.get(); }, {}})) {
         return 1;
     }
     if (!options.quiet) {
@@ -613,6 +670,10 @@ int runParallel(const Options& options) {
                 &partRequest);
     if (rank != 0) {
         awaitPolitely(partRequest);
+        if (collector) {
+            // Process 0 writes the caches with room for this process's visits.
+            (void)shareRowStarts(collector.get(), *anchor, analysis->definitions, rank, nullptr);
+        }
         awaitPolitely(peakRequest);
         return 0;
     }
@@ -628,9 +689,25 @@ int runParallel(const Options& options) {
         }
         return collector.get();
     };
-    const bool written = anchor && writeOutputs(options, *anchor, *analysis->result,
-                                                analysis->definitions, collected);
+    // Once: the others write their visits where the cache leaves room (or learn there is none).
+    const bool sharing = collector != nullptr;
+    bool shared = false;
+    const auto rowsWritten = [&](const std::vector<uint64_t>* rowStarts) {
+        shared = true;
+        return shareRowStarts(collector.get(), *anchor, analysis->definitions, rank, rowStarts);
+    };
+    const bool written =
+        anchor &&
+        writeOutputs(options, *anchor, *analysis->result, analysis->definitions,
+                     {collected, sharing ? std::function<bool(const std::vector<uint64_t>&)>(
+                                               [&](const std::vector<uint64_t>& rowStarts) {
+                                                   return rowsWritten(&rowStarts);
+                                               })
+                                         : nullptr});
     collected(); // the parts removed even when the outputs failed before the caches
+    if (sharing && !shared) {
+        (void)rowsWritten(nullptr);
+    }
     awaitPolitely(peakRequest);
     if (!written) {
         return 1;

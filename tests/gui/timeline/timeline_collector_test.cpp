@@ -19,6 +19,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <vector>
 
 using namespace waitscope;
 using namespace waitscope::timeline;
@@ -171,10 +172,16 @@ TEST_CASE("the rows of several collectors join through their part files", "[time
     auto again = first.loadPart(part.string());
     REQUIRE(!again.ok());
     CHECK(again.error().message().find(part.string()) != std::string::npos);
-    // The visits stay in the part, copied from its open file (as the replay removes it).
     fs::remove(part);
 
-    REQUIRE(first.write(archive->anchor, archive->definitions, {}).ok());
+    // The first writes the caches with room for the second's visits, which it writes there.
+    std::vector<uint64_t> rowStarts;
+    REQUIRE(first.write(archive->anchor, archive->definitions, {}, &rowStarts).ok());
+    REQUIRE(rowStarts.size() == ranks);
+    REQUIRE(second.writeVisitsInto((dir / TimelineStore::kCacheFile).string(), rowStarts).ok());
+    const auto missing = second.writeVisitsInto((dir / "none.bin").string(), rowStarts);
+    REQUIRE(!missing.ok());
+    CHECK(missing.error().message() == (dir / "none.bin").string() + ": cannot open");
     const std::string events = bytesOf(dir / TimelineStore::kCacheFile);
     const std::string summary = bytesOf(dir / TimelineSummary::kCacheFile);
     fs::remove(dir / TimelineStore::kCacheFile);
