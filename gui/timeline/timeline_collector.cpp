@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -22,11 +23,13 @@
 #include <queue>
 #include <sys/mman.h>
 #include <tuple>
+#include <unistd.h>
 
 namespace waitscope::timeline {
 namespace {
 
-constexpr char kPartMagic[] = "waitscope timeline part 1\n";
+constexpr char kPartMagic[] = "waitscope timeline part 2\n";
+constexpr uint32_t kPartRowsEnd = ~uint32_t{0}; // after the last row
 
 // The partner's world rank, or the communicator rank itself where the definitions do not say.
 uint32_t worldRank(const trace::Definitions& definitions, uint32_t comm, uint32_t partner,
@@ -207,20 +210,20 @@ void TimelineCollector::RecordBlocks::grow() {
     m_left = records;
 }
 
-void TimelineCollector::RecordBlocks::appendAll(const char* records, uint64_t count) {
+char* TimelineCollector::RecordBlocks::appendRoom(uint64_t count) {
     if (count == 0) {
-        return;
+        return nullptr;
     }
     // The current block's rest stays unused.
     if (!m_counts.empty()) {
         m_counts.back() -= m_left;
     }
     m_blocks.push_back(allocateBlock(count * m_recordBytes));
-    std::memcpy(m_blocks.back().get(), records, count * m_recordBytes);
     m_counts.push_back(count);
     m_at = m_blocks.back().get() + count * m_recordBytes;
     m_left = 0;
     m_count += count;
+    return m_blocks.back().get();
 }
 
 template <typename End>
@@ -356,11 +359,30 @@ bool TimelineCollector::complete() const {
            std::all_of(m_rows.begin(), m_rows.end(), [](const RowData& row) { return row.seen; });
 }
 
-Status TimelineCollector::savePart(const std::string& path) const {
+TimelineCollector::Span TimelineCollector::span() const {
+    Span out;
+    for (const RowData& row : m_rows) {
+        if (row.seen && row.anyTime) {
+            out.begin = out.any ? std::min(out.begin, row.begin) : row.begin;
+            out.end = out.any ? std::max(out.end, row.end) : row.end;
+            out.any = true;
+        }
+    }
+    return out;
+}
+
+Status TimelineCollector::savePart(const std::string& path, const trace::Definitions& definitions,
+                                   const Span& run) const {
     PartFile out(path, "wb");
     if (!out.opened()) {
         return Error(path + ": cannot write");
     }
+    // The overview's bins are summed over the whole run, as write() sums them.
+    Timeline regions;
+    for (const trace::Region& region : definitions.regions) {
+        regions.addRegion(region.name, kindOfRegion(region));
+    }
+    regions.setRange(run.any ? run.begin : 0.0, run.any ? run.end : 0.0);
     out.write(kPartMagic, sizeof(kPartMagic) - 1);
     out.put(static_cast<uint32_t>(m_rows.size()));
     const auto putChannels = [&out](const auto& channels) {
@@ -375,6 +397,7 @@ Status TimelineCollector::savePart(const std::string& path) const {
             }
         }
     };
+    std::vector<EncodedVisits> depths;
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         const RowData& row = m_rows[r];
         if (!row.seen) {
@@ -386,16 +409,17 @@ Status TimelineCollector::savePart(const std::string& path) const {
         out.put(row.end);
         out.put(row.events);
         out.put(static_cast<uint32_t>(row.depths.size()));
+        depths.clear();
         for (const RecordBlocks& depth : row.depths) {
             out.put(depth.count());
-            for (const auto& [records, count] : depth.pieces()) {
-                out.write(records, count * TimelineStore::kVisitBytes);
-            }
+            depths.push_back({depth.pieces(), depth.count()});
         }
         putChannels(row.sends);
         putChannels(row.receives);
         out.putVector(row.collectives);
+        out.putVector(TimelineSummary::rowFromRecords(regions, depths));
     }
+    out.put(kPartRowsEnd);
     if (!out.close()) {
         std::error_code ignored;
         std::filesystem::remove(path, ignored);
@@ -417,8 +441,7 @@ Status TimelineCollector::loadPart(const std::string& path) {
         m_rows.empty()) {
         return damaged();
     }
-    std::vector<char> records;
-    const auto getChannels = [&in, &records](auto& channels, size_t endBytes) {
+    const auto getChannels = [&in](auto& channels, size_t endBytes) {
         const auto count = in.get<uint64_t>();
         for (uint64_t k = 0; k < count && in.ok(); ++k) {
             const auto partner = in.get<uint32_t>();
@@ -429,15 +452,17 @@ Status TimelineCollector::loadPart(const std::string& path) {
                 in.fail();
                 return;
             }
-            records.resize(ends * endBytes);
-            in.read(records.data(), records.size());
-            channels.of(partner, comm, tag).appendAll(records.data(), ends);
+            // Read straight into the block that keeps them.
+            in.read(channels.of(partner, comm, tag).appendRoom(ends), ends * endBytes);
         }
     };
     for (;;) {
         const auto r = in.get<uint32_t>();
         if (!in.ok()) {
-            break; // the end of the file
+            return damaged();
+        }
+        if (r == kPartRowsEnd) {
+            break;
         }
         if (r >= m_rows.size() || m_rows[r].seen) {
             return damaged();
@@ -451,22 +476,27 @@ Status TimelineCollector::loadPart(const std::string& path) {
         if (!in.ok() || depths > (1u << 16)) {
             return damaged();
         }
+        row.partCounts.resize(depths);
         for (uint32_t d = 0; d < depths && in.ok(); ++d) {
-            const auto count = in.get<uint64_t>();
-            if (!in.ok() || count > (uint64_t{1} << 40) / TimelineStore::kVisitBytes) {
+            row.partCounts[d] = in.get<uint64_t>();
+            if (row.partCounts[d] > (uint64_t{1} << 40) / TimelineStore::kVisitBytes) {
                 return damaged();
             }
-            records.resize(count * TimelineStore::kVisitBytes);
-            in.read(records.data(), records.size());
-            row.depths.emplace_back(TimelineStore::kVisitBytes).appendAll(records.data(), count);
         }
         getChannels(row.sends, sizeof(SendEnd));
         getChannels(row.receives, sizeof(double));
         in.getVector(row.collectives);
-        if (!in.ok()) {
+        in.getVector(row.bins);
+        if (!in.ok() || row.bins.size() != TimelineSummary::kFinest) {
             return damaged();
         }
         row.seen = true;
+        row.fromPart = true;
+    }
+    // Nothing after the rows.
+    (void)in.get<uint8_t>();
+    if (in.ok()) {
+        return damaged();
     }
     return Status::success();
 }
@@ -492,8 +522,41 @@ double TimelineCollector::asStored(double seconds) {
     return n / 1e9;
 }
 
+Status TimelineCollector::writeVisitsInto(const std::string& cache,
+                                          const std::vector<uint64_t>& rowStarts) const {
+    const int file = ::open(cache.c_str(), O_WRONLY | O_CLOEXEC);
+    if (file < 0) {
+        return Error(cache + ": cannot open");
+    }
+    bool ok = rowStarts.size() == m_rows.size();
+    for (uint32_t r = 0; ok && r < m_rows.size(); ++r) {
+        if (!m_rows[r].seen || m_rows[r].fromPart) {
+            continue;
+        }
+        auto at = static_cast<off_t>(rowStarts[r]);
+        for (const RecordBlocks& depth : m_rows[r].depths) {
+            for (const auto& [records, count] : depth.pieces()) {
+                const char* from = records;
+                size_t left = count * TimelineStore::kVisitBytes;
+                while (ok && left > 0) {
+                    const ssize_t written = ::pwrite(file, from, left, at);
+                    ok = written > 0;
+                    if (ok) {
+                        from += written;
+                        left -= static_cast<size_t>(written);
+                        at += written;
+                    }
+                }
+            }
+        }
+    }
+    ok = ::close(file) == 0 && ok;
+    return ok ? Status::success() : Error(cache + ": cannot write");
+}
+
 Status TimelineCollector::write(const std::string& anchor, const trace::Definitions& definitions,
-                                const std::vector<analysis::PatternInstance>& instances) const {
+                                const std::vector<analysis::PatternInstance>& instances,
+                                std::vector<uint64_t>* rowStarts) const {
     namespace fs = std::filesystem;
     if (!complete()) {
         return Error(anchor + ": the timeline's caches need every location's events");
@@ -509,6 +572,7 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     double end = 0.0;
     uint64_t events = 0;
     std::vector<std::vector<TimelineStore::EncodedVisits>> visits(m_rows.size());
+    std::vector<const Bin*> given(m_rows.size(), nullptr);
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         const RowData& data = m_rows[r];
         const std::vector<const trace::Location*> locations =
@@ -521,11 +585,20 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
                 row.node = definitions.systemTreeNodes[node].name;
             }
         }
-        row.depths.resize(data.depths.size());
-        timeline.addRow(std::move(row));
-        for (const RecordBlocks& depth : data.depths) {
-            visits[r].push_back({depth.pieces(), depth.count()});
+        if (data.fromPart) {
+            // Taken from a part: its process writes the visits, the bins are given.
+            row.depths.resize(data.partCounts.size());
+            for (const uint64_t count : data.partCounts) {
+                visits[r].push_back({{}, count, true});
+            }
+            given[r] = data.bins.data();
+        } else {
+            row.depths.resize(data.depths.size());
+            for (const RecordBlocks& depth : data.depths) {
+                visits[r].push_back({depth.pieces(), depth.count()});
+            }
         }
+        timeline.addRow(std::move(row));
         if (data.anyTime) {
             begin = anyTime ? std::min(begin, data.begin) : data.begin;
             end = anyTime ? std::max(end, data.end) : data.end;
@@ -656,35 +729,41 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         s = sendEnd;
         v = receiveEnd;
     }
-    std::vector<Message> messages;
-    messages.reserve(paired);
-    preferHugePages(messages.data(), paired * sizeof(Message));
+    // A merge of the channels by send time, ties to the earlier channel: what a stable sort of
+    // the messages in channel order by send time gives. Merged as the cache is written, not
+    // held; when a channel's sends are out of time order, collected and sorted instead.
+    using Head = std::pair<double, size_t>; // send time, channel
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+    TimelineStore::MessageSource merged;
     if (inOrder) {
-        // A merge of the channels by send time, ties to the earlier channel: what a stable
-        // sort of the messages in channel order by send time gives.
-        using Head = std::pair<double, size_t>; // send time, channel
-        std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
         for (size_t c = 0; c < channels.size(); ++c) {
             heads.emplace(channels[c].nextSendTime(), c);
         }
-        while (!heads.empty()) {
+        merged = [&heads, &channels](Message& next) {
+            if (heads.empty()) {
+                return false;
+            }
             const size_t c = heads.top().second;
             heads.pop();
-            messages.push_back(channels[c].take());
+            next = channels[c].take();
             if (channels[c].left > 0) {
                 heads.emplace(channels[c].nextSendTime(), c);
             }
-        }
+            return true;
+        };
     } else {
+        std::vector<Message> messages;
+        messages.reserve(paired);
+        preferHugePages(messages.data(), paired * sizeof(Message));
         for (ChannelPairs& pairs : channels) {
             while (pairs.left > 0) {
                 messages.push_back(pairs.take());
             }
         }
         orderBySendTime(messages);
+        std::vector<ChannelPairs>().swap(channels);
+        timeline.setMessages(std::move(messages));
     }
-    std::vector<ChannelPairs>().swap(channels);
-    timeline.setMessages(std::move(messages));
 
     // Collectives by (communicator, sequence number on it), in the order first seen.
     std::vector<Collective> collectives;
@@ -718,7 +797,9 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     const fs::path dir = fs::path(anchor).parent_path();
     const std::string signature = TimelineSummary::signatureOf(anchor);
     const std::string eventsPath = (dir / TimelineStore::kCacheFile).string();
-    if (Status written = TimelineStore::write(eventsPath, signature, timeline, visits); !written) {
+    if (Status written =
+            TimelineStore::write(eventsPath, signature, timeline, visits, merged, rowStarts);
+        !written) {
         return written;
     }
 
@@ -736,7 +817,7 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
     } else {
         timeline.setInstances(instances);
     }
-    const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits);
+    const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits, given);
     return summary.save((dir / TimelineSummary::kCacheFile).string(), signature);
 }
 

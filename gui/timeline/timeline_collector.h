@@ -5,6 +5,7 @@
 // a second pass over the trace files.
 #pragma once
 
+#include "timeline_summary.h"
 #include "waitscope/analysis/event_observer.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
@@ -33,24 +34,57 @@ using TimelineCollectorBlock = std::unique_ptr<char[], FreeBlock>;
 /// for different locations from different threads at once.
 class TimelineCollector final : public analysis::EventObserver {
 public:
+    /// The time the rows seen span: none, or [begin, end].
+    struct Span {
+        bool any = false;
+        double begin = 0.0;
+        double end = 0.0;
+    };
+
+    TimelineCollector() = default;
+    TimelineCollector(const TimelineCollector&) = delete;
+    TimelineCollector& operator=(const TimelineCollector&) = delete;
+
     void observe(const trace::Definitions& definitions, const trace::Location& location,
                  const trace::EventStream& events, size_t first, size_t last) override;
+
+    /// What the collector holds per event until the caches are written, at most (charged by
+    /// --memory-limit): a visit (20 bytes) per two events, a send's time and bytes (16) or a
+    /// receive's time (8) per three (enter, message, leave), and the blocks' unused rest.
+    /// Measured (tests/bench/timeline_cost.sh): about 10 bytes per event on its generated trace.
+    static constexpr uint64_t kHeldBytesPerEvent = 16;
+    uint64_t heldBytesPerEvent() const override { return kHeldBytesPerEvent; }
 
     /// Whether every location's events were shown; else the caches need a pass over the trace
     /// (a location the analysis does not read, such as a metric location, or an unreadable one).
     bool complete() const;
 
+    /// The time its rows span (each process's, then combined into the run's for savePart()).
+    Span span() const;
+
     /// Writes what this collector holds of its rows to `path` (one analysis process of several;
-    /// the process that writes the caches takes it with loadPart()). Errors name the file.
-    Status savePart(const std::string& path) const;
-    /// Takes the rows saved by another collector of the same trace; errors name the file.
+    /// the process that writes the caches takes it with loadPart()): each row's message and
+    /// collective ends, its number of visits per depth and its overview bins over `run` (the
+    /// whole run's span, from every process). Not its visits: writeVisitsInto() puts them into
+    /// the cache itself. Errors name the file.
+    Status savePart(const std::string& path, const trace::Definitions& definitions,
+                    const Span& run) const;
+    /// Takes the rows saved by another collector of the same trace: their ends and bins; write()
+    /// leaves room in the event cache for their visits. Errors name the file.
     Status loadPart(const std::string& path);
+    /// Writes its rows' visits into the event cache `cache` that the collector holding every
+    /// row's part wrote, at `rowStarts` (write()'s: per row, where its visits begin). Errors
+    /// name the file.
+    Status writeVisitsInto(const std::string& cache, const std::vector<uint64_t>& rowStarts) const;
 
     /// Writes timeline_events.bin and timeline_summary.bin beside `anchor` (its traces.otf2), the
     /// summary's waiting time from `instances` (the analysis result's, as instances.txt beside
-    /// it, which must already be written, holds them). Errors name the file.
+    /// it, which must already be written, holds them). The visits of rows taken from parts are
+    /// left for their processes to write (writeVisitsInto() at `rowStarts`, to be given when
+    /// there are such rows). Errors name the file.
     Status write(const std::string& anchor, const trace::Definitions& definitions,
-                 const std::vector<analysis::PatternInstance>& instances) const;
+                 const std::vector<analysis::PatternInstance>& instances,
+                 std::vector<uint64_t>* rowStarts = nullptr) const;
 
     /// `seconds` as instances.txt stores it (rounded to nanoseconds, "%.9f") and reads it back.
     static double asStored(double seconds);
@@ -76,8 +110,8 @@ private:
         size_t recordBytes() const { return m_recordBytes; }
         /// The blocks' records in order: (first record, number of records).
         std::vector<std::pair<const char*, uint64_t>> pieces() const;
-        /// Appends `count` records from `records`, as one block.
-        void appendAll(const char* records, uint64_t count);
+        /// Room for `count` more records in one block of their own (to read them into).
+        char* appendRoom(uint64_t count);
 
     private:
         void grow();
@@ -130,6 +164,11 @@ private:
         Channels<SendEnd> sends;
         Channels<double> receives;
         std::vector<CollectiveEnd> collectives; ///< the main location's only
+        // A row taken from a part file: its visits per depth (written by its process) and its
+        // overview bins.
+        bool fromPart = false;
+        std::vector<uint64_t> partCounts;
+        std::vector<Bin> bins;
         // Reading state.
         std::vector<std::pair<uint32_t, double>> open; ///< region and enter time per depth
         double collectiveBegin = 0.0;

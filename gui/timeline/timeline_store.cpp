@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
+#include <vector>
 
 namespace waitscope::timeline {
 namespace {
@@ -104,6 +105,14 @@ public:
         m_offset += bytes;
     }
     uint64_t offset() const { return m_offset; }
+    // Leaves `bytes` bytes for another process to write (a hole until it does).
+    void skip(uint64_t bytes) {
+        if (m_file == nullptr || std::fflush(m_file) != 0 ||
+            std::fseek(m_file, static_cast<long>(bytes), SEEK_CUR) != 0) {
+            m_failed = true;
+        }
+        m_offset += bytes;
+    }
     // Writes `value` at `offset` (the directory's position, known at the end), then closes.
     bool finish(uint64_t offset, uint64_t value) {
         bool ok = !m_failed && std::fseek(m_file, static_cast<long>(offset), SEEK_SET) == 0 &&
@@ -136,16 +145,24 @@ uint64_t writeHead(Writer& out, const std::string& signature) {
 // the collectives and their members, then the directory; closes the file.
 Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
                  const Timeline& timeline,
-                 const std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& sections) {
+                 const std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& sections,
+                 const TimelineStore::MessageSource& source = {}) {
     std::string directory;
     put(directory, timeline.begin());
     put(directory, timeline.end());
     put(directory, timeline.events());
 
-    // Messages by send time.
+    // Messages by send time: the timeline's, or the source's one after the other.
     double longestFlight = 0.0;
     const uint64_t messagesAt = out.offset();
-    for (const Message& m : timeline.messages()) {
+    uint64_t messages = 0;
+    size_t next = 0;
+    Message m;
+    while (source ? source(m) : next < timeline.messages().size()) {
+        if (!source) {
+            m = timeline.messages()[next++];
+        }
+        ++messages;
         char record[kMessageBytes];
         std::memcpy(record, &m.fromRow, 4);
         std::memcpy(record + 4, &m.toRow, 4);
@@ -177,7 +194,7 @@ Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
         out.write(c.rows.data(), c.rows.size() * sizeof(uint32_t));
     }
 
-    put(directory, static_cast<uint64_t>(timeline.messages().size()));
+    put(directory, messages);
     put(directory, messagesAt);
     put(directory, longestFlight);
     put(directory, static_cast<uint64_t>(timeline.collectives().size()));
@@ -332,22 +349,33 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
 
 Status TimelineStore::write(const std::string& path, const std::string& signature,
                             const Timeline& timeline,
-                            const std::vector<std::vector<EncodedVisits>>& visits) {
+                            const std::vector<std::vector<EncodedVisits>>& visits,
+                            const MessageSource& messages, std::vector<uint64_t>* rowStarts) {
     Writer out(path);
     if (!out.opened()) {
         return Error(path + ": cannot write");
     }
     const uint64_t directoryAt = writeHead(out, signature);
     std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sections(visits.size());
+    if (rowStarts != nullptr) {
+        rowStarts->assign(visits.size(), 0);
+    }
     for (size_t r = 0; r < visits.size(); ++r) {
+        if (rowStarts != nullptr) {
+            (*rowStarts)[r] = out.offset();
+        }
         for (const EncodedVisits& depth : visits[r]) {
             sections[r].emplace_back(depth.count, out.offset());
+            if (depth.elsewhere) {
+                out.skip(depth.count * kVisitBytes);
+                continue;
+            }
             for (const auto& [records, count] : depth.pieces) {
                 out.write(records, count * kVisitBytes);
             }
         }
     }
-    return writeTail(out, path, directoryAt, timeline, sections);
+    return writeTail(out, path, directoryAt, timeline, sections, messages);
 }
 Status TimelineStore::readDirectory(const std::string& signature) {
     if (m_file >= 0) {

@@ -39,10 +39,17 @@ public:
     /// Writes the event cache of a trace of `signature` to `path` from `timeline` (its rows'
     /// names and nodes, regions, range, event count, messages and collectives; not its rows'
     /// visits) and `visits` (per row and depth): byte for byte what open() builds from the
-    /// trace when those are what Timeline::load() reads. Errors name the file.
+    /// trace when those are what Timeline::load() reads. With `messages`, the messages come from
+    /// there (in send-time order; false after the last) rather than from `timeline`, so that
+    /// they need not be held. Visits marked `elsewhere` are left as a hole that another process
+    /// fills (at the offsets given in `rowStarts`: per row, where its first depth's visits
+    /// begin). Errors name the file.
+    using MessageSource = std::function<bool(Message& next)>;
     static Status write(const std::string& path, const std::string& signature,
                         const Timeline& timeline,
-                        const std::vector<std::vector<EncodedVisits>>& visits);
+                        const std::vector<std::vector<EncodedVisits>>& visits,
+                        const MessageSource& messages = {},
+                        std::vector<uint64_t>* rowStarts = nullptr);
 
     ~TimelineStore();
     TimelineStore(const TimelineStore&) = delete;

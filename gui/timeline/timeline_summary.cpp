@@ -89,6 +89,48 @@ private:
     Visit m_current;
 };
 
+// One row's exclusive time per kind and visits per bin into `out` (`bins` bins over [begin,
+// end]; waiting not touched): each depth walked against the next. `depthAt(depth)` gives a
+// cursor over the row's visits at that depth; `kinds` is scratch.
+template <typename DepthAt>
+void sumRow(const Timeline& timeline, size_t depths, DepthAt depthAt, double begin, double end,
+            uint32_t bins, std::vector<double>& kinds, Bin* out) {
+    constexpr size_t kKinds = static_cast<size_t>(RegionKind::Count_);
+    const double width = (end - begin) / bins;
+    kinds.assign(static_cast<size_t>(bins) * kKinds, 0.0);
+    for (size_t depth = 0; depth < depths; ++depth) {
+        auto visits = depthAt(depth);
+        auto children = depthAt(depth + 1 < depths ? depth + 1 : depths);
+        for (; !visits.done(); visits.advance()) {
+            const Visit& v = visits.current();
+            if (v.start >= begin && v.start <= end) {
+                const auto b =
+                    static_cast<uint32_t>(std::min<double>(bins - 1, (v.start - begin) / width));
+                ++out[b].visits;
+            }
+            const size_t kind = static_cast<size_t>(timeline.regionKind(v.region));
+            const auto add = [&](uint32_t b, double seconds) {
+                kinds[b * kKinds + kind] += seconds;
+            };
+            // The visit minus its children (the next depth's visits inside it).
+            while (!children.done() && children.current().end <= v.start) {
+                children.advance();
+            }
+            double cursor = v.start;
+            for (; !children.done() && children.current().start < v.end; children.advance()) {
+                spread(begin, width, bins, cursor, children.current().start, add);
+                cursor = std::max(cursor, children.current().end);
+            }
+            spread(begin, width, bins, cursor, v.end, add);
+        }
+    }
+    for (uint32_t b = 0; b < bins; ++b) {
+        for (size_t k = 0; k < kKinds; ++k) {
+            out[b].kinds[k] = static_cast<float>(kinds[b * kKinds + k]);
+        }
+    }
+}
+
 } // namespace
 
 RegionKind Bin::dominant() const {
@@ -155,7 +197,7 @@ Result<TimelineSummary> TimelineSummary::build(const Timeline& timeline, const R
 TimelineSummary
 TimelineSummary::buildFromRecords(const Timeline& timeline,
                                   const std::vector<std::vector<EncodedVisits>>& visits,
-                                  uint32_t bins) {
+                                  const std::vector<const Bin*>& given, uint32_t bins) {
     static const EncodedVisits kNone;
     return sum(
         timeline,
@@ -163,21 +205,34 @@ TimelineSummary::buildFromRecords(const Timeline& timeline,
             return RecordCursor(
                 row < visits.size() && depth < visits[row].size() ? visits[row][depth] : kNone);
         },
-        bins);
+        bins, given);
+}
+
+std::vector<Bin> TimelineSummary::rowFromRecords(const Timeline& timeline,
+                                                 const std::vector<EncodedVisits>& depths,
+                                                 uint32_t bins) {
+    static const EncodedVisits kNone;
+    std::vector<Bin> out(bins);
+    std::vector<double> kinds;
+    sumRow(
+        timeline, depths.size(),
+        [&](size_t depth) { return RecordCursor(depth < depths.size() ? depths[depth] : kNone); },
+        timeline.begin(), std::max(timeline.end(), timeline.begin() + 1e-9), bins, kinds,
+        out.data());
+    return out;
 }
 
 template <typename DepthAt>
-TimelineSummary TimelineSummary::sum(const Timeline& timeline, DepthAt depthAt, uint32_t bins) {
+TimelineSummary TimelineSummary::sum(const Timeline& timeline, DepthAt depthAt, uint32_t bins,
+                                     const std::vector<const Bin*>& given) {
     TimelineSummary summary;
     summary.m_rows = static_cast<uint32_t>(timeline.rows().size());
     summary.m_bins = bins;
     summary.m_begin = timeline.begin();
     summary.m_end = std::max(timeline.end(), timeline.begin() + 1e-9);
     const double width = (summary.m_end - summary.m_begin) / bins;
-    constexpr size_t kKinds = static_cast<size_t>(RegionKind::Count_);
     // Sums in double per row, stored as float.
-    std::vector<double> kinds(static_cast<size_t>(bins) * kKinds);
-    std::vector<double> waiting(bins);
+    std::vector<double> kinds;
     std::vector<Bin>& level =
         summary.m_levels.emplace_back(static_cast<size_t>(summary.m_rows) * bins);
     // The waiting time per row and bin, from the instances read a block at a time (the file
@@ -202,42 +257,17 @@ TimelineSummary TimelineSummary::sum(const Timeline& timeline, DepthAt depthAt, 
         }
     }
     for (uint32_t r = 0; r < summary.m_rows; ++r) {
-        std::fill(kinds.begin(), kinds.end(), 0.0);
-        std::fill(waiting.begin(), waiting.end(), 0.0);
         Bin* out = &level[static_cast<size_t>(r) * bins];
-        const size_t depths = timeline.rows()[r].depths.size();
-        for (size_t depth = 0; depth < depths; ++depth) {
-            auto visits = depthAt(r, depth);
-            auto children = depthAt(r, depth + 1 < depths ? depth + 1 : depths);
-            for (; !visits.done(); visits.advance()) {
-                const Visit& v = visits.current();
-                if (v.start >= summary.m_begin && v.start <= summary.m_end) {
-                    const auto b = static_cast<uint32_t>(
-                        std::min<double>(bins - 1, (v.start - summary.m_begin) / width));
-                    ++out[b].visits;
-                }
-                const size_t kind = static_cast<size_t>(timeline.regionKind(v.region));
-                const auto add = [&](uint32_t b, double seconds) {
-                    kinds[b * kKinds + kind] += seconds;
-                };
-                // The visit minus its children (the next depth's visits inside it).
-                while (!children.done() && children.current().end <= v.start) {
-                    children.advance();
-                }
-                double cursor = v.start;
-                for (; !children.done() && children.current().start < v.end; children.advance()) {
-                    spread(summary.m_begin, width, bins, cursor, children.current().start, add);
-                    cursor = std::max(cursor, children.current().end);
-                }
-                spread(summary.m_begin, width, bins, cursor, v.end, add);
-            }
+        if (r < given.size() && given[r] != nullptr) {
+            std::copy_n(given[r], bins, out); // summed by the process that read the row
+        } else {
+            sumRow(
+                timeline, timeline.rows()[r].depths.size(),
+                [&](size_t depth) { return depthAt(r, depth); }, summary.m_begin, summary.m_end,
+                bins, kinds, out);
         }
-        std::copy_n(&waitingOfRow[static_cast<size_t>(r) * bins], bins, waiting.begin());
         for (uint32_t b = 0; b < bins; ++b) {
-            for (size_t k = 0; k < kKinds; ++k) {
-                out[b].kinds[k] = static_cast<float>(kinds[b * kKinds + k]);
-            }
-            out[b].waiting = static_cast<float>(waiting[b]);
+            out[b].waiting = static_cast<float>(waitingOfRow[static_cast<size_t>(r) * bins + b]);
         }
     }
     summary.buildLevels();

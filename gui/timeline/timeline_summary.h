@@ -20,6 +20,9 @@ namespace waitscope::timeline {
 struct EncodedVisits {
     std::vector<std::pair<const char*, uint64_t>> pieces; ///< records and their count
     uint64_t count = 0;
+    /// The `count` records are not here: another analysis process writes them into the event
+    /// cache (TimelineStore::write() leaves room for them).
+    bool elsewhere = false;
 };
 
 /// One bin of one row: seconds per region kind and seconds waiting.
@@ -62,10 +65,18 @@ public:
                                          uint32_t bins = kFinest);
     /// As build(), with the visits of each row's depths (as many as `timeline`'s rows have)
     /// encoded as the event cache stores them (TimelineStore::kVisitBytes each), in pieces:
-    /// `visits[row][depth]`.
+    /// `visits[row][depth]`; a row `r` with `given[r]` not null takes its `bins` bins from there
+    /// (rowFromRecords() of another process; their waiting time is summed here).
     static TimelineSummary buildFromRecords(const Timeline& timeline,
                                             const std::vector<std::vector<EncodedVisits>>& visits,
+                                            const std::vector<const Bin*>& given = {},
                                             uint32_t bins = kFinest);
+    /// One row's bins over the range of `timeline` (the whole run's; its rows are not used) as
+    /// buildFromRecords() sums them from the row's visits per depth, without waiting time: what
+    /// the analysis process that read the row hands to the one that writes the caches.
+    static std::vector<Bin> rowFromRecords(const Timeline& timeline,
+                                           const std::vector<EncodedVisits>& depths,
+                                           uint32_t bins = kFinest);
     /// Reads a cache written by save() for a trace of `signature`; an error when the file is
     /// missing, damaged (naming the file) or of another trace.
     static Result<TimelineSummary> load(const std::string& path, const std::string& signature);
@@ -99,7 +110,8 @@ public:
 
 private:
     template <typename DepthAt>
-    static TimelineSummary sum(const Timeline& timeline, DepthAt depthAt, uint32_t bins);
+    static TimelineSummary sum(const Timeline& timeline, DepthAt depthAt, uint32_t bins,
+                               const std::vector<const Bin*>& given = {});
     void buildLevels();
     template <typename Share>
     std::vector<ShareRange> shares(size_t level, const std::vector<uint32_t>& mainRows,

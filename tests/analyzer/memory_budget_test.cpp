@@ -102,3 +102,45 @@ TEST_CASE("the memory budget refuses the first process whose ranks do not fit", 
               "otherwise it reads them in windows); raise --memory-limit, or skip the root-cause "
               "passes (--no-root-cause: 52 bytes per event)");
 }
+
+TEST_CASE("the memory budget counts what an event observer holds to the end", "[memory_budget]") {
+    // The timeline's collector holds its visits and message ends until the caches are written:
+    // its bytes per event come on top, whole and in windows.
+    const std::string anchor =
+        std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender/trace/traces.otf2";
+    auto definitions = trace::readDefinitions(anchor);
+    REQUIRE(definitions);
+    uint64_t events = 0;
+    for (uint32_t r = 0; r < 4; ++r) {
+        events += rankEventCount(*definitions, anchor, r);
+    }
+    REQUIRE(events > 0);
+    constexpr uint64_t kObserved = 16;
+    const uint64_t whole = kProcessBaseBytes + (kBytesPerEventFull + kObserved) * events;
+    CHECK(checkMemoryBudget(*definitions, anchor, {{0, 4}}, whole, true, kObserved));
+    CHECK(checkMemoryBudget(*definitions, anchor, {{0, 4}}, whole - 1, true));
+    const auto refused =
+        checkMemoryBudget(*definitions, anchor, {{0, 4}}, whole - 1, true, kObserved);
+    REQUIRE(!refused);
+    CHECK_THAT(refused.error().message(),
+               Catch::Contains("(112 bytes per event with the root-cause passes, 16 of them the "
+                               "timeline's caches)"));
+
+    // In windows without the root-cause passes only the observer's bytes are held to the end.
+    CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, false) == 0);
+    CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, false, kObserved) ==
+          kObserved * events);
+    CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, true, kObserved) ==
+          (kBytesPerEventRootCauseWindowed + kObserved) * events);
+    const uint64_t windows =
+        kProcessBaseBytes + kObserved * events + 4 * kMinWindowEvents * kBytesPerWindowEvent;
+    CHECK(checkWindowedMemoryBudget(*definitions, anchor, {{0, 4}}, 1, false));
+    CHECK(checkWindowedMemoryBudget(*definitions, anchor, {{0, 4}}, windows, false, kObserved));
+    const auto tight =
+        checkWindowedMemoryBudget(*definitions, anchor, {{0, 4}}, windows - 1, false, kObserved);
+    REQUIRE(!tight);
+    CHECK_THAT(tight.error().message(),
+               Catch::Contains("(16 bytes per event: the timeline's caches hold 16 bytes per "
+                               "event (--no-timeline: not))") &&
+                   !Catch::Contains("--no-root-cause"));
+}

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -28,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <sys/resource.h>
+#include <thread>
 #include <tuple>
 #include <vector>
 #include <waitscope/cli/command_line.h>
@@ -226,14 +228,34 @@ analysis::EventObserver* observerOf(TimelineCollector* collector) {
 #endif
 }
 
+// Waits for `request` without spinning a core (the other processes may be writing meanwhile).
+void awaitPolitely(MPI_Request& request) {
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done != 0) {
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+// Where the timeline's rows come from: `collector()`, the collector once it holds every
+// process's rows (process 0 takes the others' parts while it writes the other outputs), or null;
+// with several processes, `rowsWritten(rowStarts)` has the others write their rows' visits into
+// the event cache at `rowStarts` (false: not all did).
+struct TimelineRows {
+    std::function<const TimelineCollector*()> collector;
+    std::function<bool(const std::vector<uint64_t>& rowStarts)> rowsWritten;
+};
+
 // Writes the timeline's event cache and overview beside the trace (after instances.txt, whose
 // waiting times the overview holds), so that waitscope-gui shows the run at once: from what
 // `collector` took from the analysis's read when it saw every location, else with one more
 // pass over the trace. A failure is a warning: the GUI builds them at its first open.
 void writeTimelineCaches(const Options& options, const std::string& anchor,
                          const analysis::AnalysisResult& result,
-                         const trace::Definitions& definitions,
-                         const TimelineCollector* collector) {
+                         const trace::Definitions& definitions, const TimelineRows& rows) {
+    const TimelineCollector* collector = rows.collector();
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
     if (!timelineWanted(options, anchor)) {
         return;
@@ -242,7 +264,17 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
     const bool collected = collector != nullptr && collector->complete();
     Status written = Status::success();
     if (collected) {
-        written = collector->write(anchor, definitions, result.instances());
+        std::vector<uint64_t> rowStarts;
+        written = collector->write(anchor, definitions, result.instances(), &rowStarts);
+        if (written && rows.rowsWritten && !rows.rowsWritten(rowStarts)) {
+            namespace fs = std::filesystem;
+            const fs::path dir = fs::path(anchor).parent_path();
+            std::error_code ignored;
+            fs::remove(dir / timeline::TimelineSummary::kCacheFile, ignored);
+            fs::remove(dir / timeline::TimelineStore::kCacheFile, ignored);
+            written = Error((dir / timeline::TimelineStore::kCacheFile).string() +
+                            ": the other analysis processes did not write their rows");
+        }
     } else if (auto store = timeline::TimelineStore::open(anchor); !store) {
         written = store.error();
     }
@@ -263,6 +295,49 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
 #endif
 }
 
+// Process 0 tells the others where their rows' visits go in the event cache (`rowStarts`; null:
+// there is no cache to write into), they write them there, and process 0 learns whether all
+// did (true). Every process calls it once; the others' `rowStarts` is what they receive.
+bool shareRowStarts(const TimelineCollector* collector, const std::string& anchor,
+                    const trace::Definitions& definitions, int rank,
+                    const std::vector<uint64_t>* rowStarts) {
+#ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    size_t rows = 0;
+    for (uint32_t r = 0; r < definitions.rankCount(); ++r) {
+        rows += definitions.locationsOfRank(r).size();
+    }
+    // Each row's start, then 1 when there is a cache.
+    std::vector<uint64_t> table(rows + 1, 0);
+    if (rank == 0 && rowStarts != nullptr && rowStarts->size() == rows) {
+        std::copy(rowStarts->begin(), rowStarts->end(), table.begin());
+        table.back() = 1;
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Ibcast(table.data(), static_cast<int>(table.size()), MPI_UINT64_T, 0, MPI_COMM_WORLD,
+               &request);
+    awaitPolitely(request);
+    int failed = 0;
+    if (rank != 0 && table.back() == 1 && collector != nullptr) {
+        table.pop_back();
+        const std::string cache =
+            (std::filesystem::path(anchor).parent_path() / timelineCacheFile()).string();
+        if (Status written = collector->writeVisitsInto(cache, table); !written) {
+            std::fprintf(stderr, "waitscope-replay: warning: %s\n",
+                         written.error().message().c_str());
+            failed = 1;
+        }
+    }
+    return analysis::worstStatus(failed) == 0;
+#else
+    (void)collector;
+    (void)anchor;
+    (void)definitions;
+    (void)rank;
+    (void)rowStarts;
+    return false;
+#endif
+}
+
 // The part of the timeline's rows that process `rank` (not 0) hands to process 0, beside the
 // trace.
 std::string partPath(const std::string& anchor, int rank) {
@@ -273,12 +348,23 @@ std::string partPath(const std::string& anchor, int rank) {
 }
 
 // Saves this process's rows of the timeline for process 0 (nothing on process 0); 1 when done.
-int savePart(const TimelineCollector& collector, const std::string& anchor, int rank) {
+// Every process calls it: the rows' overview bins are summed over the run's span, which every
+// process's rows make up.
+int savePart(const TimelineCollector& collector, const std::string& anchor, int rank,
+             const trace::Definitions& definitions) {
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
+    const TimelineCollector::Span own = collector.span();
+    const double inf = std::numeric_limits<double>::infinity();
+    double bounds[2] = {own.any ? own.begin : inf, own.any ? -own.end : inf}; // both by MIN
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Iallreduce(MPI_IN_PLACE, bounds, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD, &request);
+    awaitPolitely(request);
     if (rank == 0) {
         return 1;
     }
-    if (Status saved = collector.savePart(partPath(anchor, rank)); !saved) {
+    const TimelineCollector::Span run{bounds[0] != inf, bounds[0] != inf ? bounds[0] : 0.0,
+                                      bounds[0] != inf ? -bounds[1] : 0.0};
+    if (Status saved = collector.savePart(partPath(anchor, rank), definitions, run); !saved) {
         std::fprintf(stderr, "waitscope-replay: warning: %s\n", saved.error().message().c_str());
         return 0;
     }
@@ -287,6 +373,7 @@ int savePart(const TimelineCollector& collector, const std::string& anchor, int 
     (void)collector;
     (void)anchor;
     (void)rank;
+    (void)definitions;
     return 0;
 #endif
 }
@@ -323,7 +410,7 @@ bool loadParts(TimelineCollector& collector, const std::string& anchor, bool sav
 // returns false after printing an error.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions,
-                  const TimelineCollector* collector) {
+                  const TimelineRows& timelineRows) {
     namespace fs = std::filesystem;
     const fs::path dir =
         options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
@@ -373,7 +460,7 @@ bool writeOutputs(const Options& options, const std::string& anchor,
         std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
         return false;
     }
-    writeTimelineCaches(options, anchor, result, definitions, collector);
+    writeTimelineCaches(options, anchor, result, definitions, timelineRows);
     if (!options.dumpText.empty()) {
         std::ofstream dump(options.dumpText);
         dump << analysis::canonicalText(result, definitions);
@@ -527,7 +614,8 @@ int runSerial(const Options& options) {
     }
     const double analysisTime = secondsSince(start);
     const auto writeStart = Clock::now();
-    if (!writeOutputs(options, *anchor, *result, *definitions, collector.get())) {
+    if (!writeOutputs(options, *anchor, *result, *definitions,
+                      {[&collector] { return collector.get(); }, {}})) {
         return 1;
     }
     if (!options.quiet) {
@@ -570,21 +658,58 @@ int runParallel(const Options& options) {
         return 1;
     }
     const double analysisTime = secondsSince(start);
-    // The other processes hand their rows of the timeline to process 0, which writes the caches.
-    int parted = collector ? savePart(*collector, *anchor, rank) : 0;
+    // The other processes hand their rows of the timeline to process 0, which writes the caches
+    // (and meanwhile the report and the instances).
+    int parted = collector ? savePart(*collector, *anchor, rank, analysis->definitions) : 0;
     double peak = peakMemoryBytes();
     double maxPeak = 0.0;
-    MPI_Reduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &parted, &parted, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Request peakRequest = MPI_REQUEST_NULL;
+    MPI_Request partRequest = MPI_REQUEST_NULL;
+    MPI_Ireduce(&peak, &maxPeak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &peakRequest);
+    MPI_Ireduce(rank == 0 ? MPI_IN_PLACE : &parted, &parted, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD,
+                &partRequest);
     if (rank != 0) {
+        awaitPolitely(partRequest);
+        if (collector) {
+            // Process 0 writes the caches with room for this process's visits.
+            (void)shareRowStarts(collector.get(), *anchor, analysis->definitions, rank, nullptr);
+        }
+        awaitPolitely(peakRequest);
         return 0;
     }
     const auto writeStart = Clock::now();
-    if (collector && !loadParts(*collector, *anchor, parted != 0)) {
-        collector.reset(); // one more pass over the trace instead
+    bool partsTaken = false;
+    const auto collected = [&]() -> const TimelineCollector* {
+        if (!partsTaken) {
+            partsTaken = true;
+            awaitPolitely(partRequest);
+            if (collector && !loadParts(*collector, *anchor, parted != 0)) {
+                collector.reset(); // one more pass over the trace instead
+            }
+        }
+        return collector.get();
+    };
+    // Once: the others write their visits where the cache leaves room (or learn there is none).
+    const bool sharing = collector != nullptr;
+    bool shared = false;
+    const auto rowsWritten = [&](const std::vector<uint64_t>* rowStarts) {
+        shared = true;
+        return shareRowStarts(collector.get(), *anchor, analysis->definitions, rank, rowStarts);
+    };
+    const bool written =
+        anchor &&
+        writeOutputs(options, *anchor, *analysis->result, analysis->definitions,
+                     {collected, sharing ? std::function<bool(const std::vector<uint64_t>&)>(
+                                               [&](const std::vector<uint64_t>& rowStarts) {
+                                                   return rowsWritten(&rowStarts);
+                                               })
+                                         : nullptr});
+    collected(); // the parts removed even when the outputs failed before the caches
+    if (sharing && !shared) {
+        (void)rowsWritten(nullptr);
     }
-    if (!anchor || !writeOutputs(options, *anchor, *analysis->result, analysis->definitions,
-                                 collector.get())) {
+    awaitPolitely(peakRequest);
+    if (!written) {
         return 1;
     }
     if (!options.quiet) {

@@ -175,8 +175,8 @@ std::string togetherText(const Overflow& o, size_t processes, uint64_t base) {
 
 Status checkMemoryBudget(const trace::Definitions& definitions, const std::string& anchorFile,
                          const std::vector<std::pair<uint32_t, uint32_t>>& blocks, uint64_t limit,
-                         bool rootCause) {
-    const uint64_t perEvent = rootCause ? kBytesPerEventFull : kBytesPerEventBasic;
+                         bool rootCause, uint64_t observed) {
+    const uint64_t perEvent = (rootCause ? kBytesPerEventFull : kBytesPerEventBasic) + observed;
     const auto o =
         firstOverflow(definitions, anchorFile, blocks, limit, perEvent, 0, kProcessBaseBytes);
     if (!o) {
@@ -186,8 +186,9 @@ Status checkMemoryBudget(const trace::Definitions& definitions, const std::strin
         "rank " + std::to_string(o->largest) + ": its " + std::to_string(o->largestEvents) +
         " events need about " + formatMemorySize(o->largestEvents * perEvent) + " in memory (" +
         std::to_string(perEvent) + " bytes per event" +
-        (rootCause ? " with the root-cause passes" : "") + ")" +
-        togetherText(*o, blocks.size(), kProcessBaseBytes) + ", and the process itself " +
+        (rootCause ? " with the root-cause passes" : "") +
+        (observed > 0 ? ", " + std::to_string(observed) + " of them the timeline's caches" : "") +
+        ")" + togetherText(*o, blocks.size(), kProcessBaseBytes) + ", and the process itself " +
         formatMemorySize(kProcessBaseBytes) + ": " + formatMemorySize(o->need) +
         " in all, but --memory-limit allows " + formatMemorySize(limit) +
         " per analysis process (with --time-correct, or one-sided windows, MPI "
@@ -207,23 +208,29 @@ Status checkMemoryBudget(const trace::Definitions& definitions, const std::strin
 Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
                                  const std::string& anchorFile,
                                  const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
-                                 uint64_t limit, bool rootCause) {
-    if (!rootCause) {
+                                 uint64_t limit, bool rootCause, uint64_t observed) {
+    if (!rootCause && observed == 0) {
         return Status::success(); // a window of kMinWindowEvents fits any budget over the base
     }
     // Each rank's smallest window comes on top of what it holds.
     const uint64_t window = kMinWindowEvents * kBytesPerWindowEvent;
-    const auto o = firstOverflow(definitions, anchorFile, blocks, limit,
-                                 kBytesPerEventRootCauseWindowed, window, kProcessBaseBytes);
+    const uint64_t perEvent = (rootCause ? kBytesPerEventRootCauseWindowed : 0) + observed;
+    const auto o =
+        firstOverflow(definitions, anchorFile, blocks, limit, perEvent, window, kProcessBaseBytes);
     if (!o) {
         return Status::success();
     }
     std::string message =
         "rank " + std::to_string(o->largest) + ": read in windows, its " +
         std::to_string(o->largestEvents) + " events still need about " +
-        formatMemorySize(o->largestEvents * kBytesPerEventRootCauseWindowed) + " (" +
-        std::to_string(kBytesPerEventRootCauseWindowed) +
-        " bytes per event: the root-cause passes hold a rank's communication operations whole)" +
+        formatMemorySize(o->largestEvents * perEvent) + " (" + std::to_string(perEvent) +
+        " bytes per event: " +
+        (rootCause ? "the root-cause passes hold a rank's communication operations whole" : "") +
+        (rootCause && observed > 0 ? ", and " : "") +
+        (observed > 0 ? "the timeline's caches hold " + std::to_string(observed) +
+                            " bytes per event (--no-timeline: not)"
+                      : "") +
+        ")" +
         (o->ranks > 1 ? togetherText(*o, blocks.size(), kProcessBaseBytes) + " with their windows"
                       : ", its window " + formatMemorySize(window)) +
         ", and the process itself " + formatMemorySize(kProcessBaseBytes) + ": " +
@@ -232,8 +239,10 @@ Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
     if (o->ranks > 1) {
         message += ", or analyze with more processes (each then replays fewer ranks)";
     }
-    message += ", or skip the root-cause passes (--no-root-cause: only windows of events are "
-               "then held)";
+    if (rootCause) {
+        message += ", or skip the root-cause passes (--no-root-cause: only windows of events are "
+                   "then held)";
+    }
     return Error(message);
 }
 
@@ -274,15 +283,16 @@ uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held) {
 namespace waitscope::analysis {
 
 uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::string& anchorFile,
-                           const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
-                           bool rootCause) {
+                           const std::vector<std::pair<uint32_t, uint32_t>>& blocks, bool rootCause,
+                           uint64_t observed) {
+    const uint64_t perEvent = (rootCause ? kBytesPerEventRootCauseWindowed : 0) + observed;
     uint64_t held = 0;
     for (const auto& [first, end] : blocks) {
         uint64_t events = 0;
-        for (uint32_t r = first; rootCause && r < end; ++r) {
+        for (uint32_t r = first; perEvent > 0 && r < end; ++r) {
             events += rankEventCount(definitions, anchorFile, r);
         }
-        held = std::max(held, events * kBytesPerEventRootCauseWindowed);
+        held = std::max(held, events * perEvent);
     }
     return held;
 }

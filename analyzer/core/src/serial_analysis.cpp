@@ -115,15 +115,18 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
                                     : ": cannot read in windows (--window-events): " + refusal));
     }
     bool windowed = options.windowEvents > 0;
+    // What an observer (the timeline's collector) holds to the end counts too.
+    const uint64_t observed = options.observer ? options.observer->heldBytesPerEvent() : 0;
     if (options.memoryLimit > 0) {
         if (Status fits = checkMemoryBudget(*definitions, *anchor, {{0, ranks}},
-                                            options.memoryLimit, options.rootCause);
+                                            options.memoryLimit, options.rootCause, observed);
             !fits) {
             if (!windowable) {
                 return fits.error().withContext(*anchor);
             }
-            if (Status windows = checkWindowedMemoryBudget(*definitions, *anchor, {{0, ranks}},
-                                                           options.memoryLimit, options.rootCause);
+            if (Status windows =
+                    checkWindowedMemoryBudget(*definitions, *anchor, {{0, ranks}},
+                                              options.memoryLimit, options.rootCause, observed);
                 !windows) {
                 return windows.error().withContext(*anchor);
             }
@@ -132,9 +135,10 @@ Result<AnalysisResult> analyzeArchiveInProcess(const std::string& path,
     }
     if (windowed) {
         if (replay.windowEvents == 0) {
-            replay.windowEvents = windowEventsFor(
-                options.memoryLimit, ranks,
-                windowedHeldBytes(*definitions, *anchor, {{0, ranks}}, options.rootCause));
+            replay.windowEvents =
+                windowEventsFor(options.memoryLimit, ranks,
+                                windowedHeldBytes(*definitions, *anchor, {{0, ranks}},
+                                                  options.rootCause, observed));
         }
         std::vector<std::unique_ptr<trace::RankEventWindows>> owned(ranks);
         std::vector<trace::RankEventWindows*> windows(ranks, nullptr);

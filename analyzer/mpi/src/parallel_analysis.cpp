@@ -381,14 +381,17 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
             blocks.emplace_back(firstRankOf(static_cast<uint32_t>(p), processes, traced),
                                 firstRankOf(static_cast<uint32_t>(p) + 1, processes, traced));
         }
+        // What an observer (the timeline's collector) holds to the end counts too.
+        const uint64_t observed = options.observer ? options.observer->heldBytesPerEvent() : 0;
         if (Status fits = checkMemoryBudget(analysis.definitions, *anchor, blocks,
-                                            options.memoryLimit, options.rootCause);
+                                            options.memoryLimit, options.rootCause, observed);
             !fits) {
             if (!windowable) {
                 return fits.error().withContext(*anchor);
             }
-            if (Status windows = checkWindowedMemoryBudget(analysis.definitions, *anchor, blocks,
-                                                           options.memoryLimit, options.rootCause);
+            if (Status windows =
+                    checkWindowedMemoryBudget(analysis.definitions, *anchor, blocks,
+                                              options.memoryLimit, options.rootCause, observed);
                 !windows) {
                 return windows.error().withContext(*anchor);
             }
@@ -397,9 +400,10 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
                 for (const auto& [first, end] : blocks) {
                     widest = std::max(widest, end - first);
                 }
-                replay.windowEvents = windowEventsFor(
-                    options.memoryLimit, widest,
-                    windowedHeldBytes(analysis.definitions, *anchor, blocks, options.rootCause));
+                replay.windowEvents =
+                    windowEventsFor(options.memoryLimit, widest,
+                                    windowedHeldBytes(analysis.definitions, *anchor, blocks,
+                                                      options.rootCause, observed));
             }
         }
     }

@@ -2,6 +2,7 @@
 // timeline_summary.bin beside the report, byte for byte what waitscope-gui builds at a first
 // open, and the store then opens from them without a pass over the trace.
 #include "timeline_store.h"
+#include "trace_text.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace waitscope::timeline;
 namespace fs = std::filesystem;
@@ -16,13 +19,20 @@ namespace fs = std::filesystem;
 namespace {
 
 // A copy of a reference trace in the build tree, analyzed there by waitscope-replay.
-fs::path analyzedCopyOf(const std::string& reference, const std::string& flags) {
-    fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / ("analyzer_caches_" + reference);
+fs::path analyzedCopyOf(const std::string& reference, const std::string& flags, int processes = 0) {
+    // Its own directory with mpirun: the ctest cases run at once.
+    fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) /
+                   ("analyzer_caches_" + reference + (processes == 0 ? "" : "_mpi"));
     fs::remove_all(dir);
     fs::copy(fs::path(WAITSCOPE_REFERENCE_DIR) / reference / "trace", dir,
              fs::copy_options::recursive);
-    const std::string command = std::string(WAITSCOPE_TEST_REPLAY) + " --serial --quiet " + flags +
-                                " " + dir.string() + " 2>&1";
+    const std::string command =
+        processes == 0
+            ? std::string(WAITSCOPE_TEST_REPLAY) + " --serial --quiet " + flags + " " +
+                  dir.string() + " 2>&1"
+            : waitscope::test::mpirunCommand(processes, {}, WAITSCOPE_TEST_REPLAY,
+                                             "--quiet " + flags + " " + dir.string(), false) +
+                  " 2>&1";
     REQUIRE(std::system(command.c_str()) == 0);
     return dir;
 }
@@ -67,4 +77,32 @@ TEST_CASE("the analyzer writes no timeline caches when told not to", "[timeline]
     CHECK(fs::exists(dir / "instances.txt"));
     CHECK(!fs::exists(dir / TimelineStore::kCacheFile));
     CHECK(!fs::exists(dir / TimelineSummary::kCacheFile));
+}
+
+TEST_CASE("the caches of several analysis processes are the ones the GUI would build",
+          "[timeline][mpi]") {
+    // NPB CG's 4 ranks (NASA's benchmark): a process per rank, three processes (M:N: one replays
+    // two ranks), and four reading windows of 97 events: each process sums its rows' overview and
+    // hands its visits in the cache's layout; process 0 copies them into the cache.
+    for (const auto& [processes, flags] : std::vector<std::pair<int, std::string>>{
+             {4, ""}, {3, ""}, {4, "--no-root-cause --window-events 97"}}) {
+        INFO(processes << " processes " << flags);
+        const fs::path dir = analyzedCopyOf("npb_cg", flags, processes);
+        const fs::path events = dir / TimelineStore::kCacheFile;
+        const fs::path summary = dir / TimelineSummary::kCacheFile;
+        REQUIRE(fs::exists(events));
+        REQUIRE(fs::exists(summary));
+        for (const auto& entry : fs::directory_iterator(dir)) {
+            CHECK(entry.path().filename().string().find(".part") == std::string::npos);
+        }
+        const std::string analyzerEvents = bytesOf(events);
+        const std::string analyzerSummary = bytesOf(summary);
+        fs::remove(events);
+        fs::remove(summary);
+        auto built = TimelineStore::open(dir.string());
+        REQUIRE(built.ok());
+        CHECK(!(*built)->fromCache());
+        CHECK(bytesOf(events) == analyzerEvents);
+        CHECK(bytesOf(summary) == analyzerSummary);
+    }
 }

@@ -10,6 +10,7 @@
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <charconv>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <vector>
 
 using namespace waitscope;
 using namespace waitscope::timeline;
@@ -155,16 +157,31 @@ TEST_CASE("the rows of several collectors join through their part files", "[time
             .observe(archive->definitions, *archive->definitions.locationOfRank(rank), *events, 0,
                      events->size());
     }
+    // The run's span, as the analysis processes combine theirs.
+    const TimelineCollector::Span one = first.span();
+    const TimelineCollector::Span two = second.span();
+    REQUIRE(one.any);
+    REQUIRE(two.any);
+    const TimelineCollector::Span run{true, std::min(one.begin, two.begin),
+                                      std::max(one.end, two.end)};
     const fs::path part = dir / "part";
-    REQUIRE(second.savePart(part.string()).ok());
+    REQUIRE(second.savePart(part.string(), archive->definitions, run).ok());
     REQUIRE(first.loadPart(part.string()).ok());
     REQUIRE(first.complete());
     // A part taken twice names its file.
     auto again = first.loadPart(part.string());
     REQUIRE(!again.ok());
     CHECK(again.error().message().find(part.string()) != std::string::npos);
+    fs::remove(part);
 
-    REQUIRE(first.write(archive->anchor, archive->definitions, {}).ok());
+    // The first writes the caches with room for the second's visits, which it writes there.
+    std::vector<uint64_t> rowStarts;
+    REQUIRE(first.write(archive->anchor, archive->definitions, {}, &rowStarts).ok());
+    REQUIRE(rowStarts.size() == ranks);
+    REQUIRE(second.writeVisitsInto((dir / TimelineStore::kCacheFile).string(), rowStarts).ok());
+    const auto missing = second.writeVisitsInto((dir / "none.bin").string(), rowStarts);
+    REQUIRE(!missing.ok());
+    CHECK(missing.error().message() == (dir / "none.bin").string() + ": cannot open");
     const std::string events = bytesOf(dir / TimelineStore::kCacheFile);
     const std::string summary = bytesOf(dir / TimelineSummary::kCacheFile);
     fs::remove(dir / TimelineStore::kCacheFile);

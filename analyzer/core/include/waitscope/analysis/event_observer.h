@@ -7,6 +7,7 @@
 #include "waitscope/trace/event_stream.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace waitscope::analysis {
 
@@ -21,6 +22,9 @@ public:
     /// `definitions` (the trace's global definitions, alike in every call).
     virtual void observe(const trace::Definitions& definitions, const trace::Location& location,
                          const trace::EventStream& events, size_t first, size_t last) = 0;
+    /// What the observer holds until the analysis ends per event it is shown, at most: the
+    /// memory budget (--memory-limit) charges it on top of the analysis's own.
+    virtual uint64_t heldBytesPerEvent() const { return 0; }
 };
 
 } // namespace waitscope::analysis

@@ -65,19 +65,22 @@ inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 64;
 /// The bytes a process whose blocks are read in windows holds besides its base and its
 /// windows, for `blocks` as in checkMemoryBudget(): with the root-cause passes its largest
 /// block's events at kBytesPerEventRootCauseWindowed, without them none.
+/// `observed` bytes per event of the block come on top (an event observer's, such as the
+/// timeline's collector: EventObserver::heldBytesPerEvent()).
 uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::string& anchorFile,
-                           const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
-                           bool rootCause);
+                           const std::vector<std::pair<uint32_t, uint32_t>>& blocks, bool rootCause,
+                           uint64_t observed = 0);
 
 /// Checks, for a trace whose ranks do not fit whole (checkMemoryBudget() refused them), that
 /// every process's block fits when read in windows: always without the root-cause passes (a
 /// window of kMinWindowEvents fits over the base); with them, what they hold to the end
 /// (kBytesPerEventRootCauseWindowed) and the smallest windows must fit. Fails as
 /// checkMemoryBudget() does, naming the first process that does not fit.
+/// `observed` bytes per event are held to the end besides (as in windowedHeldBytes()).
 Status checkWindowedMemoryBudget(const trace::Definitions& definitions,
                                  const std::string& anchorFile,
                                  const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
-                                 uint64_t limit, bool rootCause);
+                                 uint64_t limit, bool rootCause, uint64_t observed = 0);
 
 /// The events the analysis holds for `rank`: the count its main location announces, else an
 /// estimate from the size of its event file (`anchorFile`'s archive), else 0.
@@ -89,8 +92,10 @@ uint64_t rankEventCount(const trace::Definitions& definitions, const std::string
 /// process checks all blocks, so all fail alike, before reading events and before any
 /// exchange. Fails naming the first process that does not fit, its largest rank, that rank's
 /// events and the estimated and allowed sizes.
+/// `observed` bytes per event come on top (an event observer's,
+/// EventObserver::heldBytesPerEvent()).
 Status checkMemoryBudget(const trace::Definitions& definitions, const std::string& anchorFile,
                          const std::vector<std::pair<uint32_t, uint32_t>>& blocks, uint64_t limit,
-                         bool rootCause);
+                         bool rootCause, uint64_t observed = 0);
 
 } // namespace waitscope::analysis
