@@ -227,10 +227,6 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
 
     // MPI_Init as Score-P records it: the region, and the creation of the predefined comms.
     std::uint64_t leave = now();
-    const std::uint64_t setupEndNs = Clock::monotonicNs();
-    s->self.initMeasurement = ticksAt(setupEndNs) - ticksAt(setupNs);
-    if (startedBefore)
-        s->self.initMeasurement += ticksAt(s->startNs + s->startCostNs) - ticksAt(s->startNs);
     recordEnter(initEnter, initRegion);
     appendRecord(initEnter, EventKind::MpiCollectiveBegin, 0);
     appendRecord(leave, EventKind::CommCreate, 0);
@@ -242,6 +238,11 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     g_hot.recordMask = s->config.mpiGroups | kGroupUser;
     if (s->config.sampling && samplingStart && !samplingStart(s->config) && s->rank == 0)
         warn("the sampling timer could not be set up; MPI call paths are still unwound");
+    // The setup's cost ends here, the sampling's start (symbols of the path to MPI_Init)
+    // included; it lies in the trace's time, after MPI_Init's region.
+    s->self.initMeasurement = ticksAt(Clock::monotonicNs()) - ticksAt(setupNs);
+    if (startedBefore)
+        s->self.initMeasurement += ticksAt(s->startNs + s->startCostNs) - ticksAt(s->startNs);
     if (s->config.verbose && s->rank == 0)
         std::fprintf(stderr, "waitscope: measuring %d ranks into '%s' (clock %s)\n", s->size,
                      s->directory.c_str(), g_hot.clock.name());
