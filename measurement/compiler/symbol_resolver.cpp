@@ -123,7 +123,9 @@ int searchFunctionTable(dl_phdr_info* info, size_t, void* data) {
             search->address < from + segment.p_memsz)
             holds = true;
         if (segment.p_type == PT_GNU_EH_FRAME)
-            header = reinterpret_cast<const unsigned char*>(from);
+            // The loaded segment's address, as the dynamic linker reports it.
+            header =
+                reinterpret_cast<const unsigned char*>(from); // NOLINT(performance-no-int-to-ptr)
     }
     if (!holds)
         return 0;
@@ -154,7 +156,10 @@ int searchFunctionTable(dl_phdr_info* info, size_t, void* data) {
     const std::uintptr_t start = static_cast<std::uintptr_t>(base + entry(low - 1, 0));
     // The FDE's range (pc_begin and pc_range of 4 bytes each after length and CIE pointer, as
     // the usual pcrel | sdata4 encoding has them): code past it belongs to no function.
-    const unsigned char* fde = reinterpret_cast<const unsigned char*>(base + entry(low - 1, 1));
+    // An address in the loaded .eh_frame the table points to.
+    const unsigned char* fde =
+        reinterpret_cast<const unsigned char*>( // NOLINT(performance-no-int-to-ptr)
+            base + entry(low - 1, 1));
     std::uint32_t range = 0;
     std::memcpy(&range, fde + 12, sizeof(range));
     if (search->address < start + range)

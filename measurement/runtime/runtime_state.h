@@ -19,10 +19,10 @@
 namespace waitscope::measure {
 
 /// An allocator whose elements start uninitialized: the event buffer's pages are then touched
-/// (and zeroed by the kernel) only once records reach them, not all at MPI_Init.
+/// (and zeroed by the kernel) only once records reach them, not all at MPI_Init. (In C++20
+/// std::allocator has no rebind member: allocator_traits rebinds this template by itself.)
 template <class T> struct UninitializedAllocator : std::allocator<T> {
     using std::allocator<T>::allocator;
-    template <class U> struct rebind { using other = UninitializedAllocator<U>; };
     template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
 };
 
