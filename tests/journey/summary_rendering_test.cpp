@@ -299,14 +299,14 @@ TEST_CASE("a run that is mostly MPI_Init and MPI_Finalize is not called undistur
     REQUIRE(r.setSeverity(initExit, init, loc, 0.86).ok());
     const auto record = summary::MeasurementRecord::parse(
         "ranks=1\nprogram=/bin/app\nrank.0.init_hook_seconds=0.6\n"
-        "rank.0.finalize_write_seconds=0.2\n");
+        "rank.0.init_measurement_seconds=0.05\nrank.0.finalize_write_seconds=0.2\n");
     auto s = summary::summarize(r, &record);
     REQUIRE(s.ok());
     CHECK(s->cost.startupDominated);
     CHECK_FALSE(s->cost.disturbed);
     CHECK(s->cost.verdict.find("did not noticeably disturb") == std::string::npos);
     CHECK(s->cost.verdict.rfind("MPI_Init and MPI_Finalize take 86.0 % of the run, the "
-                                "measurement's setup (0.60 s) and trace writing (0.20 s) "
+                                "measurement's setup (0.05 s) and trace writing (0.20 s) "
                                 "included",
                                 0) == 0);
     CHECK(s->bound == "start-up-bound: MPI_Init and MPI_Finalize 86.0 %, computation 14.0 % of the "

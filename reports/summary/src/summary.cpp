@@ -222,13 +222,13 @@ MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit
         // Flushes were harmless, but the run is mostly start-up and shut-down: saying "not
         // disturbed" beside that would mislead.
         cost.startupDominated = true;
-        cost.verdict = "MPI_Init and MPI_Finalize take " +
-                       formatPercent(split.initFinalize / totalTime) +
-                       " of the run, the measurement's setup (" + formatSeconds(cost.initHook) +
-                       ") and trace writing (" + formatSeconds(cost.atFinalize) +
-                       ") included: the program's own work is too short to judge; measure a "
-                       "longer run (its buffer flushes took " +
-                       formatPercent(flushShare) + " of the run)";
+        cost.verdict =
+            "MPI_Init and MPI_Finalize take " + formatPercent(split.initFinalize / totalTime) +
+            " of the run, the measurement's setup (" + formatSeconds(cost.initMeasurement) +
+            ") and trace writing (" + formatSeconds(cost.atFinalize) +
+            ") included: the program's own work is too short to judge; measure a "
+            "longer run (its buffer flushes took " +
+            formatPercent(flushShare) + " of the run)";
     } else {
         cost.verdict = "the measurement did not noticeably disturb the run: " +
                        std::string(cost.flushes > 0 ? "its buffer flushes took " +
