@@ -19,7 +19,31 @@ bool hasInvariantTsc() {
 #endif
 }
 
-void Clock::init(ClockKind requested) {
+ClockAnchor Clock::anchorNow() noexcept {
+    ClockAnchor best;
+#if defined(__x86_64__) || defined(__i386__)
+    // The TSC read between two CLOCK_MONOTONIC readings, taken at their middle; of a few tries
+    // the closest bracket, so that a preemption between the readings does not skew the rate.
+    std::uint64_t bestWidth = ~std::uint64_t{0};
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        const std::uint64_t before = monotonicNs();
+        const std::uint64_t tsc = __rdtsc();
+        const std::uint64_t after = monotonicNs();
+        if (after - before < bestWidth) {
+            bestWidth = after - before;
+            best.ns = before + (after - before) / 2;
+            best.tsc = tsc;
+        }
+        if (bestWidth < 2000)
+            break;
+    }
+#else
+    best.ns = monotonicNs();
+#endif
+    return best;
+}
+
+void Clock::init(ClockKind requested, const ClockAnchor* anchor) {
     m_useTsc = false;
     m_ticksPerSecond = 1000000000ull;
 #if defined(__x86_64__) || defined(__i386__)
@@ -27,21 +51,26 @@ void Clock::init(ClockKind requested) {
         requested == ClockKind::Tsc || (requested == ClockKind::Auto && hasInvariantTsc());
     if (!wantTsc)
         return;
-    // Calibrate against CLOCK_MONOTONIC over ~20 ms; both readings bracket each other closely.
-    std::uint64_t ns0 = monotonicNs();
-    std::uint64_t t0 = __rdtsc();
-    std::uint64_t ns1 = ns0;
-    while (ns1 - ns0 < 20000000ull)
-        ns1 = monotonicNs();
-    std::uint64_t t1 = __rdtsc();
-    if (t1 <= t0)
+    // Calibrate against CLOCK_MONOTONIC over at least 20 ms, from the anchor (taken when the
+    // library was loaded) when there is one: the time the process spent since (loading,
+    // MPI_Init) makes most or all of the interval, where spinning 20 ms on every rank was a
+    // fixed cost of each run.
+    ClockAnchor first = anchorNow();
+    if (anchor && anchor->ns != 0 && anchor->ns <= first.ns && anchor->tsc != 0 &&
+        anchor->tsc < first.tsc)
+        first = *anchor;
+    while (monotonicNs() - first.ns < 20000000ull) {
+    }
+    const ClockAnchor last = anchorNow();
+    if (last.tsc <= first.tsc || last.ns <= first.ns)
         return;
-    long double rate =
-        static_cast<long double>(t1 - t0) * 1e9L / static_cast<long double>(ns1 - ns0);
+    long double rate = static_cast<long double>(last.tsc - first.tsc) * 1e9L /
+                       static_cast<long double>(last.ns - first.ns);
     m_ticksPerSecond = static_cast<std::uint64_t>(rate);
     m_useTsc = m_ticksPerSecond > 0;
 #else
     (void)requested;
+    (void)anchor;
 #endif
 }
 

@@ -31,11 +31,13 @@ __thread EventBuffer* t_events __attribute__((tls_model("initial-exec"))) = &g_h
 
 namespace {
 
-// Process start, taken by a constructor function that only stores two numbers (no C++ static
-// objects are constructed when the library loads).
+// Process start, taken by a constructor function that only stores numbers (no C++ static
+// objects are constructed when the library loads); it also starts the clock's calibration.
 std::uint64_t g_startMonotonicNs = 0;
+ClockAnchor g_clockAnchor;
 __attribute__((constructor)) void noteProcessStart() {
-    g_startMonotonicNs = Clock::monotonicNs();
+    g_clockAnchor = Clock::anchorNow();
+    g_startMonotonicNs = g_clockAnchor.ns;
 }
 
 std::atomic<bool> g_foreignWarned{false};
@@ -119,7 +121,7 @@ bool runtimeStart() noexcept {
     if (s->config.profiling)
         s->profile = new (std::nothrow) ProfileBuilder(); // without memory: no profile
     std::uint64_t startNs = Clock::monotonicNs();
-    g_hot.clock.init(s->config.clock);
+    g_hot.clock.init(s->config.clock, &g_clockAnchor);
     s->pool = std::min<std::uint64_t>(4u << 20, s->config.totalMemory / 4);
     s->memory.resize((s->config.totalMemory - s->pool) / 8);
     g_hot.buffer.reset(s->memory.data(), s->memory.size());
@@ -139,6 +141,7 @@ bool runtimeStart() noexcept {
     s->firstTime = s->self.processStart;
     appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
     s->startNs = startNs;
+    s->startCostNs = Clock::monotonicNs() - startNs;
     s->started = true;
     std::atexit(finishSerialRunAtExit);
     g_hot.mainThread = pthread_self();
@@ -151,6 +154,11 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
                  std::uint64_t initLeave) noexcept {
     if (g_state && g_state->initialized)
         return;
+    // The setup's own time: from here (PMPI_Init has returned) to its end, plus runtimeStart's
+    // when it ran earlier (at the first instrumented function): what lies between is the
+    // program's and MPI_Init's, not the measurement's.
+    const std::uint64_t setupNs = Clock::monotonicNs();
+    const bool startedBefore = g_state && g_state->started;
     bool started = runtimeStart();
     RuntimeState* s = g_state;
     if (!s)
@@ -219,7 +227,6 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
 
     // MPI_Init as Score-P records it: the region, and the creation of the predefined comms.
     std::uint64_t leave = now();
-    s->self.initMeasurement = ticksAt(Clock::monotonicNs()) - ticksAt(s->startNs);
     recordEnter(initEnter, initRegion);
     appendRecord(initEnter, EventKind::MpiCollectiveBegin, 0);
     appendRecord(leave, EventKind::CommCreate, 0);
@@ -231,6 +238,11 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     g_hot.recordMask = s->config.mpiGroups | kGroupUser;
     if (s->config.sampling && samplingStart && !samplingStart(s->config) && s->rank == 0)
         warn("the sampling timer could not be set up; MPI call paths are still unwound");
+    // The setup's cost ends here, the sampling's start (symbols of the path to MPI_Init)
+    // included; it lies in the trace's time, after MPI_Init's region.
+    s->self.initMeasurement = ticksAt(Clock::monotonicNs()) - ticksAt(setupNs);
+    if (startedBefore)
+        s->self.initMeasurement += ticksAt(s->startNs + s->startCostNs) - ticksAt(s->startNs);
     if (s->config.verbose && s->rank == 0)
         std::fprintf(stderr, "waitscope: measuring %d ranks into '%s' (clock %s)\n", s->size,
                      s->directory.c_str(), g_hot.clock.name());

@@ -10,18 +10,28 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mpi.h>
+#include <new>
 #include <string>
 #include <vector>
 
 namespace waitscope::measure {
+
+/// An allocator whose elements start uninitialized: the event buffer's pages are then touched
+/// (and zeroed by the kernel) only once records reach them, not all at MPI_Init. (In C++20
+/// std::allocator has no rebind member: allocator_traits rebinds this template by itself.)
+template <class T> struct UninitializedAllocator : std::allocator<T> {
+    using std::allocator<T>::allocator;
+    template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+};
 
 struct RuntimeState {
     Config config;
     Definitions defs;
     TraceWriter writer;
     ProfileBuilder* profile = nullptr; ///< when WAITSCOPE_PROFILING is on
-    std::vector<std::uint64_t> memory;
+    std::vector<std::uint64_t, UninitializedAllocator<std::uint64_t>> memory;
     std::string directory;
     std::string programPath;
     std::string statusPath;
@@ -44,6 +54,7 @@ struct RuntimeState {
     bool finalized = false;
     std::size_t pool = 0; ///< bytes of OTF2 chunk memory, part of WAITSCOPE_TOTAL_MEMORY
     std::uint64_t startNs = 0;
+    std::uint64_t startCostNs = 0; ///< how long runtimeStart took (part of the setup)
     MPI_Comm comm = MPI_COMM_NULL; ///< private duplicate of MPI_COMM_WORLD
     std::uint32_t flushRegion = 0;
     std::vector<ClockOffset> offsets;

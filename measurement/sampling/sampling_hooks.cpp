@@ -31,6 +31,7 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
+#include <memory>
 #include <new>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -47,7 +48,8 @@ constexpr int kSignal = SIGPROF;
 struct SamplingState {
     CallPathUnwinder unwinder;
     SampleRing ring;
-    std::vector<std::uint64_t> ringMemory;
+    /// Not zeroed: its pages are touched only as samples reach them (most runs keep few).
+    std::unique_ptr<std::uint64_t[]> ringMemory;
     timer_t timer{};
     bool timerArmed = false;
     std::uint32_t openContext = kNoContext; ///< the context on top of the recorded stack
@@ -361,8 +363,12 @@ bool samplingStart(const Config& config) noexcept {
             functionStart(vdso + 1, known);
         }
     }
-    s->ringMemory.resize(kRingWords);
-    s->ring.reset(s->ringMemory.data(), s->ringMemory.size());
+    s->ringMemory.reset(new (std::nothrow) std::uint64_t[kRingWords]);
+    if (!s->ringMemory) {
+        delete s;
+        return false; // no memory: the run goes on without sampling
+    }
+    s->ring.reset(s->ringMemory.get(), kRingWords);
     g_sampling = s;
     g_hot.sampling = &kHooks; // MPI call paths are unwound even without the timer
     g_active = 1;

@@ -299,14 +299,14 @@ TEST_CASE("a run that is mostly MPI_Init and MPI_Finalize is not called undistur
     REQUIRE(r.setSeverity(initExit, init, loc, 0.86).ok());
     const auto record = summary::MeasurementRecord::parse(
         "ranks=1\nprogram=/bin/app\nrank.0.init_hook_seconds=0.6\n"
-        "rank.0.finalize_write_seconds=0.2\n");
+        "rank.0.init_measurement_seconds=0.05\nrank.0.finalize_write_seconds=0.2\n");
     auto s = summary::summarize(r, &record);
     REQUIRE(s.ok());
     CHECK(s->cost.startupDominated);
     CHECK_FALSE(s->cost.disturbed);
     CHECK(s->cost.verdict.find("did not noticeably disturb") == std::string::npos);
     CHECK(s->cost.verdict.rfind("MPI_Init and MPI_Finalize take 86.0 % of the run, the "
-                                "measurement's setup (0.60 s) and trace writing (0.20 s) "
+                                "measurement's setup (0.05 s) and trace writing (0.20 s) "
                                 "included",
                                 0) == 0);
     CHECK(s->bound == "start-up-bound: MPI_Init and MPI_Finalize 86.0 %, computation 14.0 % of the "
@@ -338,13 +338,65 @@ TEST_CASE("the whole-process dilation adds the hooks' estimated cost, setup, flu
     CHECK(s->cost.hookEstimate == Approx(0.3));
     CHECK(s->cost.wholeDilation == Approx(10.5 / 9.5));
     CHECK(s->cost.dilation ==
-          "about 1.11x the uninstrumented run: 0.300 s estimated in the measurement's hooks "
-          "(10000000 events x 10 ns, 5000000 unwound calls x 20 ns, 20000 samples x 5 us), "
-          "0.200 s measured in its setup and buffer flushes and 0.500 s writing at "
-          "MPI_Finalize, against 9.500 s of the program's own time (summed over ranks)");
+          "about 1.11x the uninstrumented run for the whole job: 10.500 s = 9.500 s of the "
+          "program's own time + 0.300 s estimated in the measurement's hooks (10000000 events x "
+          "10 ns, 5000000 unwound calls x 20 ns, 20000 samples x 5 us) + 0.200 s of its setup in "
+          "MPI_Init + 0.000 s of buffer flushes + 0.500 s at MPI_Finalize (0.500 s of it writing "
+          "the trace), summed over ranks; MPI_Init's and MPI_Finalize's own time and process "
+          "exit are the program's");
     CHECK(summary::renderText(*s).find("dilation:    about 1.11x the uninstrumented run") !=
           std::string::npos);
     CHECK(summary::renderHtml(*s).find("<tr><th>dilation</th><td>about 1.11x") !=
+          std::string::npos);
+}
+
+TEST_CASE("the whole-process dilation's parts add up to the run and the job exactly, the "
+          "write counted once inside the time after MPI_Finalize's barrier") {
+    report::Report r;
+    const auto time = *r.addMetric("time");
+    const auto execution = *r.addMetric("execution", time);
+    const auto comp = *r.addMetric("comp", execution);
+    const auto root =
+        *r.addCallNode(*r.addRegion({.name = "app", .paradigm = "user"}), std::nullopt);
+    const auto process0 = *r.addProcess(*r.addNode(*r.addMachine("m"), "n"), "MPI Rank 0", 0);
+    const auto process1 = *r.addProcess(*r.addNode(*r.addMachine("m2"), "n2"), "MPI Rank 1", 1);
+    const auto loc0 = r.systemNodes()[*r.addThread(process0, "Master thread", 0)].location;
+    const auto loc1 = r.systemNodes()[*r.addThread(process1, "Master thread", 0)].location;
+    REQUIRE(r.setSeverity(time, root, loc0, 4.0).ok());
+    REQUIRE(r.setSeverity(time, root, loc1, 4.0).ok());
+    REQUIRE(r.setSeverity(comp, root, loc0, 4.0).ok());
+    REQUIRE(r.setSeverity(comp, root, loc1, 4.0).ok());
+    // Two ranks: setup 0.125 + 0.25, flushes 0.0625, after the barrier 0.5 + 0.25 of which the
+    // write 0.375 + 0.125; hooks 2^20 events x 10 ns + 2^18 unwound calls x 20 ns + 64 samples x
+    // 5 us + 128 signals inside MPI x 2 us.
+    const auto record = summary::MeasurementRecord::parse(
+        "ranks=2\nprogram=/bin/app\n"
+        "rank.0.init_measurement_seconds=0.125\nrank.1.init_measurement_seconds=0.25\n"
+        "rank.1.flush_seconds=0.0625\nrank.1.flushes=1\n"
+        "rank.0.finalize_measurement_seconds=0.5\nrank.1.finalize_measurement_seconds=0.25\n"
+        "rank.0.finalize_write_seconds=0.375\nrank.1.finalize_write_seconds=0.125\n"
+        "rank.0.events=524288\nrank.1.events=524288\nrank.0.unwound_calls=262144\n"
+        "rank.1.samples=64\nrank.0.samples_in_mpi=100\nrank.1.samples_in_mpi=28\n");
+    auto s = summary::summarize(r, &record);
+    REQUIRE(s.ok());
+    const summary::MeasurementCost& c = s->cost;
+    const double hooks = 1048576 * 10e-9 + 262144 * 20e-9 + 64 * 5e-6 + 128 * 2e-6;
+    CHECK(c.hookEstimate == Approx(hooks).epsilon(1e-12));
+    CHECK(c.initMeasurement == 0.375);
+    CHECK(c.flushSeconds == 0.0625);
+    CHECK(c.atFinalize == 0.75);   // not 0.75 + the write again
+    CHECK(c.finalizeWrite == 0.5); // a part of it
+    CHECK(c.samplesInMpi == 128);
+    // The run's 8 s: the program's own time plus everything the measurement did meanwhile.
+    CHECK(c.ownTime + c.hookEstimate + c.initMeasurement + c.flushSeconds == Approx(8.0));
+    CHECK(c.ownTime == Approx(8.0 - hooks - 0.375 - 0.0625));
+    CHECK(c.wholeTime == 8.75);
+    CHECK(c.wholeDilation == Approx(8.75 / (8.0 - hooks - 0.4375)));
+    CHECK(c.dilation.rfind("about 1.16x the uninstrumented run for the whole job: 8.750 s = "
+                           "7.546 s of the program's own time + 0.016 s estimated",
+                           0) == 0);
+    CHECK(c.dilation.find("128 timer signals inside MPI x 2 us") != std::string::npos);
+    CHECK(c.dilation.find("+ 0.750 s at MPI_Finalize (0.500 s of it writing the trace)") !=
           std::string::npos);
 }
 

@@ -131,35 +131,51 @@ namespace {
 // the barrier, nonblocking-ring and bcast loops; rounded up): a recorded event (the wrapper's
 // records and clock reads), an MPI call whose call path was unwound (a remembered stack; a first
 // sight costs more but happens once per call site), a timer sample (signal, unwinding the
-// interrupted stack, its calling-context record).
+// interrupted stack, its calling-context record), and a timer signal that found the thread
+// inside MPI (only counted, but its delivery costs the process: perf on the 2-rank barrier
+// loop, about 1.3 us).
 constexpr double kHookCostPerEvent = 10e-9;
 constexpr double kHookCostPerUnwoundCall = 20e-9;
 constexpr double kHookCostPerSample = 5e-6;
+constexpr double kHookCostPerSignalInMpi = 2e-6;
 
 /// The whole-process dilation estimate of `cost` (its counts and times set) over a run of
-/// `totalTime` seconds summed over ranks.
+/// `totalTime` seconds summed over ranks. The trace spans process start to MPI_Finalize's
+/// barrier, so its time holds the program's own time plus what the measurement did meanwhile
+/// (hooks, setup in MPI_Init, buffer flushes); what it did after (unification, writing) comes
+/// on top:
+///   run = own + hooks + setup + flushes,  whole = run + at MPI_Finalize,  dilation = whole / own.
 void estimateDilation(MeasurementCost& cost, double totalTime) {
-    cost.hookEstimate = cost.events * kHookCostPerEvent +
-                        cost.unwoundCalls * kHookCostPerUnwoundCall +
-                        cost.samples * kHookCostPerSample;
+    cost.hookEstimate =
+        cost.events * kHookCostPerEvent + cost.unwoundCalls * kHookCostPerUnwoundCall +
+        cost.samples * kHookCostPerSample + cost.samplesInMpi * kHookCostPerSignalInMpi;
     const double duringRun = cost.hookEstimate + cost.insideDuringRun;
     const double own = totalTime - duringRun;
+    cost.ownTime = own;
     if (totalTime <= 0.0 || own <= 0.0) {
         cost.dilation = "unknown (no run time to compare with)";
         return;
     }
-    cost.wholeDilation = (totalTime + cost.atFinalize) / own;
+    cost.wholeTime = totalTime + cost.atFinalize;
+    cost.wholeDilation = cost.wholeTime / own;
+    std::string hooks = formatValue("%.0f events x 10 ns", cost.events);
+    if (cost.unwoundCalls > 0)
+        hooks += formatValue(", %.0f unwound calls x 20 ns", cost.unwoundCalls);
+    if (cost.samples > 0)
+        hooks += formatValue(", %.0f samples x 5 us", cost.samples);
+    if (cost.samplesInMpi > 0)
+        hooks += formatValue(", %.0f timer signals inside MPI x 2 us", cost.samplesInMpi);
     cost.dilation =
-        formatValue("about %.2fx the uninstrumented run: ", cost.wholeDilation) +
-        formatValue("%.3f s", cost.hookEstimate) + " estimated in the measurement's hooks (" +
-        formatValue("%.0f events x 10 ns", cost.events) +
-        (cost.unwoundCalls > 0 ? formatValue(", %.0f unwound calls x 20 ns", cost.unwoundCalls)
-                               : "") +
-        (cost.samples > 0 ? formatValue(", %.0f samples x 5 us", cost.samples) : "") + "), " +
-        formatValue("%.3f s", cost.insideDuringRun) +
-        " measured in its setup and buffer flushes and " + formatValue("%.3f s", cost.atFinalize) +
-        " writing at MPI_Finalize, against " + formatValue("%.3f s", own) +
-        " of the program's own time (summed over ranks)";
+        formatValue("about %.2fx the uninstrumented run for the whole job: ", cost.wholeDilation) +
+        formatValue("%.3f s", cost.wholeTime) + " = " + formatValue("%.3f s", own) +
+        " of the program's own time + " + formatValue("%.3f s", cost.hookEstimate) +
+        " estimated in the measurement's hooks (" + hooks + ") + " +
+        formatValue("%.3f s", cost.initMeasurement) + " of its setup in MPI_Init + " +
+        formatValue("%.3f s", cost.flushSeconds) + " of buffer flushes + " +
+        formatValue("%.3f s", cost.atFinalize) + " at MPI_Finalize (" +
+        formatValue("%.3f s", cost.finalizeWrite) +
+        " of it writing the trace), summed over ranks; MPI_Init's and MPI_Finalize's own time "
+        "and process exit are the program's";
 }
 
 MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit& split) {
@@ -176,15 +192,19 @@ MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit
     cost.initHook = record->sumOverRanks(RankField::InitHookSeconds);
     cost.wrapBeforeInit = record->sumOverRanks(RankField::WrapBeforeInitSeconds);
     cost.flushSeconds = record->sumOverRanks(RankField::FlushSeconds);
-    cost.insideDuringRun =
-        record->sumOverRanks(RankField::InitMeasurementSeconds) + cost.flushSeconds;
-    cost.atFinalize = record->sumOverRanks(RankField::FinalizeMeasurementSeconds) +
-                      record->sumOverRanks(RankField::FinalizeWriteSeconds);
+    cost.initMeasurement = record->sumOverRanks(RankField::InitMeasurementSeconds);
+    cost.insideDuringRun = cost.initMeasurement + cost.flushSeconds;
+    // The time after MPI_Finalize's barrier holds the write: per rank at least as long as it
+    // (a record with the write alone says only that much).
+    cost.finalizeWrite = record->sumOverRanks(RankField::FinalizeWriteSeconds);
+    cost.atFinalize =
+        std::max(record->sumOverRanks(RankField::FinalizeMeasurementSeconds), cost.finalizeWrite);
     cost.flushes = record->sumOverRanks(RankField::Flushes);
     cost.events = record->sumOverRanks(RankField::Events);
     cost.traceBytes = record->sumOverRanks(RankField::TraceBytes);
     cost.unwoundCalls = record->sumOverRanks(RankField::UnwoundCalls);
     cost.samples = record->sumOverRanks(RankField::Samples);
+    cost.samplesInMpi = record->sumOverRanks(RankField::SamplesInMpi);
     estimateDilation(cost, totalTime);
     // Setup in MPI_Init and writing at MPI_Finalize lie outside the program's own work and do
     // not shift one rank against another; buffer flushes in the middle of the run do.
@@ -202,13 +222,13 @@ MeasurementCost measurementCost(const MeasurementRecord* record, const TimeSplit
         // Flushes were harmless, but the run is mostly start-up and shut-down: saying "not
         // disturbed" beside that would mislead.
         cost.startupDominated = true;
-        cost.verdict = "MPI_Init and MPI_Finalize take " +
-                       formatPercent(split.initFinalize / totalTime) +
-                       " of the run, the measurement's setup (" + formatSeconds(cost.initHook) +
-                       ") and trace writing (" + formatSeconds(cost.atFinalize) +
-                       ") included: the program's own work is too short to judge; measure a "
-                       "longer run (its buffer flushes took " +
-                       formatPercent(flushShare) + " of the run)";
+        cost.verdict =
+            "MPI_Init and MPI_Finalize take " + formatPercent(split.initFinalize / totalTime) +
+            " of the run, the measurement's setup (" + formatSeconds(cost.initMeasurement) +
+            ") and trace writing (" + formatSeconds(cost.atFinalize) +
+            ") included: the program's own work is too short to judge; measure a "
+            "longer run (its buffer flushes took " +
+            formatPercent(flushShare) + " of the run)";
     } else {
         cost.verdict = "the measurement did not noticeably disturb the run: " +
                        std::string(cost.flushes > 0 ? "its buffer flushes took " +

@@ -11,11 +11,23 @@
 
 namespace waitscope::measure {
 
+/// CLOCK_MONOTONIC and the TSC read back to back: one end of the TSC's calibration.
+struct ClockAnchor {
+    std::uint64_t ns = 0;  ///< CLOCK_MONOTONIC, ns; 0 when not taken
+    std::uint64_t tsc = 0; ///< the TSC just after it (0 without one)
+};
+
 /// Reads the clock chosen at init. Safe in any context, signal handlers included.
 class Clock {
 public:
-    /// Chooses and calibrates the clock (about 20 ms when the TSC is used). Call once at init.
-    void init(ClockKind requested);
+    /// Chooses and calibrates the clock. Call once at init. With the TSC, the rate is measured
+    /// against CLOCK_MONOTONIC over at least 20 ms since `anchor` (readings of both clocks taken
+    /// earlier, when the library was loaded): what MPI_Init took before counts, and only the
+    /// rest of the 20 ms is spent waiting (without an anchor, all of it).
+    void init(ClockKind requested, const ClockAnchor* anchor = nullptr);
+
+    /// Both clocks read back to back, as a start for the calibration. Any context.
+    static ClockAnchor anchorNow() noexcept;
 
     /// Ticks now; monotonic per process.
     std::uint64_t now() const noexcept {

@@ -26,20 +26,28 @@ struct MeasurementCost {
     double initHook = 0.0;        ///< time in MPI_Init with the measurement's setup
     double wrapBeforeInit = 0.0;  ///< time from process start to MPI_Init
     double insideDuringRun = 0.0; ///< measurement work while the program ran (setup, flushes)
-    double atFinalize = 0.0;      ///< unification and writing the trace at MPI_Finalize
-    double flushSeconds = 0.0;    ///< buffer flushes while the program ran
+    double initMeasurement = 0.0; ///< the measurement's setup in MPI_Init (after PMPI_Init)
+    /// Everything after MPI_Finalize's barrier: unification, writing the trace, the profile.
+    double atFinalize = 0.0;
+    double finalizeWrite = 0.0; ///< of atFinalize: encoding and writing the trace
+    double flushSeconds = 0.0;  ///< buffer flushes while the program ran
     double flushes = 0.0;
     double events = 0.0;
     double traceBytes = 0.0;
     double overheadMetric = 0.0; ///< the report's `overhead` metric (flush regions), seconds
     double unwoundCalls = 0.0;   ///< MPI calls whose call path was unwound (hybrid measurement)
     double samples = 0.0;        ///< timer samples (hybrid measurement)
+    double samplesInMpi = 0.0;   ///< timer signals that found the thread inside MPI (counted)
     /// Estimated time in the measurement's hooks during the run: events, unwound calls and
     /// samples times their costs measured by tests/bench/measurement_overhead.sh (see
     /// kHookCost* in summary.cpp); the wrappers do not time themselves.
     double hookEstimate = 0.0;
-    /// The whole job's estimated dilation: (run time + writing at MPI_Finalize) over (run time
-    /// - hooks - setup and flushes); 0 when unknown.
+    /// The program's own time: the run's time (process start to MPI_Finalize's barrier) less
+    /// hooks, setup and flushes.
+    double ownTime = 0.0;
+    /// The whole job's measured time: the run's time plus atFinalize.
+    double wholeTime = 0.0;
+    /// The whole job's estimated dilation: wholeTime / ownTime; 0 when unknown.
     double wholeDilation = 0.0;
     std::string dilation; ///< the estimate and where it comes from, one sentence
     std::string verdict;  ///< one sentence
