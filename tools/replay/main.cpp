@@ -633,17 +633,18 @@ bool failedRunWithoutTrace(const Options& options) {
     return true;
 }
 
-// Keeps freed memory of up to a few MiB in the heap for the next allocation instead of handing
-// it back to the system: libotf2 allocates each reader's chunk buffer by the trace's chunk size
-// (Score-P's and ours: 4 MiB for definitions, 1 MiB for events) and fills it whole on opening,
-// once for the global definitions and again for every traced rank's local definitions and
-// events. By default glibc serves the first of them from fresh mappings (1,024 page faults per
-// definitions buffer, about 2 ms of an analysis process's fixed cost, issue 22); with a
-// fixed threshold they reuse the same pages. Larger blocks (the ranks' events) are still mapped
-// and unmapped on their own.
+// Keeps freed blocks of libotf2's chunk size in the heap for the next reader instead of handing
+// them back to the system: libotf2 allocates each reader's chunk buffer by the trace's chunk
+// size (Score-P's and ours: 4 MiB for definitions, 1 MiB for events) and fills it whole on
+// opening, once for the global definitions and again for every traced rank's local definitions
+// and events. By default glibc serves the first of them from fresh mappings (1,024 page faults
+// per definitions buffer, about 2 ms of an analysis process's fixed cost, issue 22). Anything
+// larger is mapped and unmapped on its own, and at most twice that stays free in the heap:
+// glibc's default raises both limits as large blocks are freed (up to 32 and 64 MiB), and with
+// 16 MiB process 0's peak grew by a fifth at 32 and 64 traced ranks.
 static void reuseFreedBuffers() {
 #ifdef __GLIBC__
-    constexpr int kMapAbove = 16 << 20; // the largest OTF2 chunk is 4 MiB, glibc's own cap 32
+    constexpr int kMapAbove = 5 << 20; // the definitions' chunk of 4 MiB and its header
     mallopt(M_MMAP_THRESHOLD, kMapAbove);
     mallopt(M_TRIM_THRESHOLD, 2 * kMapAbove);
 #endif
