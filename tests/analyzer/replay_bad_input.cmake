@@ -99,3 +99,29 @@ foreach(run 4:--no-root-cause 4:-)
     message(FATAL_ERROR "truncated event file not refused in windows (${processes} ${basic}: ${status}): ${errors}")
   endif()
 endforeach()
+# ... and with two processes replaying two ranks each (M:N), whole and in windows: every process
+# prints the read error naming the file and rank 3, never another rank's refusal that follows
+# from it ("rank 3: no events to replay", "rank 2: analysis stopped because ..."), whichever of
+# the co-located ranks' threads fails first (repeated: which one does is a race).
+foreach(run whole:- whole:- whole:- windows:--no-root-cause windows:- windows:-)
+  string(REPLACE ":" ";" run "${run}")
+  list(GET run 0 reading)
+  list(GET run 1 basic)
+  set(flags)
+  if(reading STREQUAL "windows")
+    set(flags --window-events 3)
+  endif()
+  if(NOT basic STREQUAL "-")
+    list(APPEND flags ${basic})
+  endif()
+  execute_process(COMMAND "${MPIRUN}" -np 2 --oversubscribe "${REPLAY}" --quiet ${flags} "${WORK}/trace"
+                  RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 60)
+  string(REGEX MATCHALL "waitscope-replay: error: [^\n]*" printed "${errors}")
+  list(LENGTH printed count)
+  string(REGEX MATCHALL "waitscope-replay: error: [^\n]*traces.otf2: rank 3: event file truncated[^\n]*"
+         named "${errors}")
+  list(LENGTH named named_count)
+  if(status EQUAL 0 OR NOT count EQUAL 2 OR NOT named_count EQUAL 2)
+    message(FATAL_ERROR "truncated event file with 2 processes (${flags}): not the read error from both (${status}): ${errors}")
+  endif()
+endforeach()

@@ -59,6 +59,9 @@ Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
         // Profiled in windows; the later stages read only the operations it keeps.
         replayed = windowedProfileStage(state, transport);
         if (!replayed) {
+            if (input.readFailed) {
+                input.readFailed(replayed.error());
+            }
             // The others stop at the consistency check, which finds this rank without events.
             state.events = nullptr;
             (void)checkConsistencyStage(state, transport);

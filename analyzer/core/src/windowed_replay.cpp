@@ -713,6 +713,9 @@ Status WindowedReplay::run() {
         if (!m_reader.done() && !m_failure) {
             if (Status read = readWindow(); !read) {
                 m_failure = read.error(); // told to the others in the next agreement
+                if (m_state.input.readFailed) {
+                    m_state.input.readFailed(*m_failure);
+                }
             }
             m_state.report("windowed replay", m_reader.read(),
                            std::max(m_announced, m_reader.read()));

@@ -371,8 +371,18 @@ void CoLocatedWorld::watchForStall() {
     }
 }
 
+void CoLocatedWorld::readFailed(uint32_t rank, const Error& error) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_readError || rank < m_readError->first) {
+        m_readError.emplace(rank, error);
+    }
+}
+
 std::optional<Error> CoLocatedWorld::cause() {
     std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_readError) {
+        return m_readError->second;
+    }
     return m_cause;
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <mpi.h>
 #include <optional>
 #include <thread>
@@ -30,6 +31,41 @@ bool anyFailed(bool failed) {
     waitPolitely(MPI_Iallreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request),
                  request);
     return global != 0;
+}
+
+// The failure every process reports, once all have one or none: the read error of the lowest
+// traced rank whose events could not be read (`unread`: this process's lowest such rank, whose
+// error is `failure`), else the failure of the lowest process that failed; none when no process
+// failed. The others' failures only follow from a read error ("rank 3: no events to replay"),
+// and mpirun may end the job after the first process to stop prints its message, so every
+// process prints the cause. Collective over MPI_COMM_WORLD.
+std::optional<Error> agreedFailure(const std::optional<Error>& failure,
+                                   std::optional<uint32_t> unread) {
+    constexpr int kNone = std::numeric_limits<int>::max();
+    constexpr int kOther = kNone - 1;
+    struct {
+        int key;
+        int process;
+    } mine{}, first{};
+    MPI_Comm_rank(MPI_COMM_WORLD, &mine.process);
+    mine.key = !failure ? kNone
+               : unread ? static_cast<int>(std::min<uint32_t>(*unread, kOther - 1))
+                        : kOther;
+    MPI_Request request = MPI_REQUEST_NULL;
+    waitPolitely(MPI_Iallreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, &request),
+                 request);
+    if (first.key == kNone) {
+        return std::nullopt;
+    }
+    std::string text = first.process == mine.process ? failure->message() : std::string();
+    uint64_t length = text.size();
+    waitPolitely(MPI_Ibcast(&length, 1, MPI_UINT64_T, first.process, MPI_COMM_WORLD, &request),
+                 request);
+    text.resize(length);
+    waitPolitely(MPI_Ibcast(text.data(), static_cast<int>(length), MPI_CHAR, first.process,
+                            MPI_COMM_WORLD, &request),
+                 request);
+    return Error(std::move(text));
 }
 
 // The gather of the results on process 0 is flat in the traced ranks: the processes unify
@@ -243,20 +279,23 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
             readErrors[k] = events.error();
         }
     }
+    // The lowest local rank whose events could not be read, and its error.
+    const auto firstUnread = [&](std::optional<Error>& failure) -> std::optional<uint32_t> {
+        for (uint32_t k = 0; k < count; ++k) {
+            if (readErrors[k]) {
+                failure = *readErrors[k];
+                return first + k;
+            }
+        }
+        return std::nullopt;
+    };
     // The windowed replay's steps need every rank: a rank that cannot be opened stops all.
     if (options.windowEvents > 0) {
         std::optional<Error> unreadable;
-        for (const auto& error : readErrors) {
-            if (error && !unreadable) {
-                unreadable = *error;
-            }
-        }
-        if (anyFailed(unreadable.has_value())) {
+        const std::optional<uint32_t> unread = firstUnread(unreadable);
+        if (auto failure = agreedFailure(unreadable, unread)) {
             world.value().reset(); // frees its communicator while every process is here
-            if (unreadable) {
-                return *unreadable;
-            }
-            return Error(anchor + ": analysis stopped because a rank of another process failed");
+            return *failure;
         }
     }
     if (progress) {
@@ -276,7 +315,13 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
                                   .anchorFile = anchor,
                                   .progress = first + k == 0 ? progress : ProgressCallback(),
                                   .timesDone = [&events] { events.releaseTimes(); },
-                                  .eventsDone = [&events] { events = trace::EventStream(); }};
+                                  .eventsDone = [&events] { events = trace::EventStream(); },
+                                  // Only this thread writes the rank's entry; read after join.
+                                  .readFailed =
+                                      [&, k](const Error& error) {
+                                          readErrors[k] = error;
+                                          (*world)->readFailed(first + k, error);
+                                      }};
             auto result = analyzeRank(input, (*world)->endpoint(first + k));
             if (result) {
                 results[k] = std::move(*result);
@@ -292,12 +337,9 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
     }
     const Status drained = (*world)->drain();
     std::optional<Error> failure;
-    // A read error first, then the failure that stopped the others, then any other.
-    for (const auto& error : readErrors) {
-        if (error && !failure) {
-            failure = *error;
-        }
-    }
+    // A read error first (the lowest rank's), then the failure that stopped the others, then
+    // any other.
+    const std::optional<uint32_t> unread = firstUnread(failure);
     if (!failure) {
         failure = (*world)->cause();
     }
@@ -310,11 +352,8 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
         failure = drained.error();
     }
     world.value().reset(); // frees its communicator while every process is here
-    if (anyFailed(failure.has_value())) {
-        if (failure) {
-            return *failure;
-        }
-        return Error(anchor + ": analysis stopped because a rank of another process failed");
+    if (auto agreed = agreedFailure(failure, unread)) {
+        return *agreed;
     }
     std::vector<RankResult> block;
     block.reserve(count);
@@ -424,11 +463,12 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
             events = opened.error();
         }
         // The windowed replay's steps need every rank: a rank that cannot be opened stops all.
-        if (anyFailed(!opened)) {
-            if (!opened) {
-                return opened.error();
-            }
-            return Error(*anchor + ": analysis stopped because another rank failed");
+        std::optional<Error> unreadable;
+        if (!opened) {
+            unreadable = opened.error();
+        }
+        if (auto failure = agreedFailure(unreadable, static_cast<uint32_t>(rank))) {
+            return *failure;
         }
     } else {
         events = trace::readRankEvents(*anchor, analysis.definitions, static_cast<uint32_t>(rank));
@@ -455,6 +495,7 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
         releaseTimes = [&events] { events->releaseTimes(); };
         releaseEvents = [&events] { *events = trace::EventStream(); };
     }
+    std::optional<Error> unread; // this rank's events could not be read
     const RankInput input{.definitions = analysis.definitions,
                           .events = events && !windows ? &*events : nullptr,
                           .windows = windows.get(),
@@ -463,12 +504,21 @@ Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressC
                           .progress = progress,
                           .timesDone = releaseTimes,
                           .eventsDone = releaseEvents,
-                          .anyFailed = stopTogether};
+                          .anyFailed = stopTogether,
+                          .readFailed = [&unread](const Error& error) { unread = error; }};
     auto replayed = analyzeRank(input, **transport);
     transport.value().reset(); // frees the mirrored communicators while every rank is here
-    if (!replayed) {
-        // The read error rather than the refusal to replay without events.
-        return events ? replayed.error() : events.error();
+    // The read error rather than the refusal to replay without events.
+    if (!events) {
+        unread = events.error();
+    }
+    std::optional<Error> failure = unread;
+    if (!failure && !replayed) {
+        failure = replayed.error();
+    }
+    if (auto agreed = agreedFailure(failure, unread ? std::optional(static_cast<uint32_t>(rank))
+                                                    : std::nullopt)) {
+        return *agreed;
     }
     std::vector<RankResult> own;
     own.push_back(std::move(*replayed));

@@ -63,6 +63,10 @@ struct RankInput {
     /// there with whether this rank failed, returns whether any rank failed. Without it a
     /// failing rank stops alone, and the transport must end the others' waits for it.
     std::function<bool(bool failed)> anyFailed;
+    /// Called on the rank's thread with the error when `windows` cannot be read (midway), before
+    /// the other ranks learn of it and stop with errors of their own that only name this rank
+    /// ("no events to replay"): a driver reports this cause rather than theirs.
+    std::function<void(const Error& error)> readFailed;
 };
 
 /// Analyzes the events of `transport.rank()` stage by stage (see rank_pipeline.cpp): clock

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -69,7 +70,12 @@ public:
     /// Records that local rank `rank`'s thread is done with the transport (for the stall
     /// watch: a finished rank waits for nothing).
     void finish(uint32_t rank);
-    /// The failure of a local rank that stopped the replay, if one did.
+    /// Records that local rank `rank` could not read its events (RankInput::readFailed):
+    /// the failures of the others that follow from it name it only, and are not the cause().
+    void readFailed(uint32_t rank, const Error& error);
+    /// Why the replay stopped, if it did: the read error of the lowest local rank that could
+    /// not read its events, else the first failure of a local rank. The same whichever
+    /// rank's thread failed first.
     std::optional<Error> cause();
     /// Once every local rank's thread has ended: delivers what is still queued and receives
     /// everything the other processes sent. Collective over all processes.
@@ -186,8 +192,9 @@ private:
     std::vector<std::vector<double>> m_outgoing; // per process: framed messages not sent yet
     bool m_aborted = false;
     std::optional<Error> m_cause;
-    std::vector<const std::function<bool()>*> m_waits; // per local rank: what it waits for
-    size_t m_finished = 0;                             // local ranks done with the transport
+    std::optional<std::pair<uint32_t, Error>> m_readError; // the lowest rank's
+    std::vector<const std::function<bool()>*> m_waits;     // per local rank: what it waits for
+    size_t m_finished = 0;                                 // local ranks done with the transport
     static constexpr uint32_t kNoPoller = 0xFFFFFFFFu;
     uint32_t m_poller = kNoPoller; // the local rank whose waiting thread polls MPI
     bool m_stalled = false;        // no process can go on
