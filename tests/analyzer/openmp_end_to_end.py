@@ -7,7 +7,8 @@ libomp: OMPT), run under `mpirun -np 2` with 3 threads per rank (oversubscribed)
 call path within 10 % of its size (delay D = 100 ms; the size as the trace shows the sleeps
 lasted, which under load is longer than asked), and the construct counts must be exact. The
 delay costs of the imbalanced loop's barrier waits must sit on the slowest thread's loop work
-and add up to the waits within 10 %.
+and add up to the waits within 10 %. Each construct has one call path, the same on every
+thread of the team (through the outlined function the master alone records).
 Exit status 0 on success; every failure is printed.
 """
 import argparse
@@ -166,6 +167,20 @@ def check(values):
                    6 * DELAY)
         c.below("rank %d: omp_ibarrier_wait in uneven_tasks, all threads" % rank,
                 c.total("omp_ibarrier_wait", rank, frame="uneven_tasks"), 0.5 * DELAY)
+        # The team shares each construct's call path: the master's (through the outlined
+        # function it alone records) is the workers' too, exactly.
+        for construct in ("!$omp for @", "!$omp barrier @", "!$omp critical sblock @"):
+            paths = {loc: sorted(p for (m, p, r, l) in c.values
+                                 if m == "visits" and r == rank and l == loc and
+                                 construct in p.split("/")[-1])
+                     for loc in locations}
+            master = paths[""]
+            ok = len(master) == 1 and ".omp_outlined" in master[0] and \
+                all(paths[loc] == master for loc in locations)
+            print("%-60s %s" % ("rank %d: one call path of %s on every thread" %
+                                (rank, construct.strip(" @")), "ok" if ok else "FAIL"))
+            if not ok:
+                c.problems.append("rank %d: call paths of %s differ: %s" % (rank, construct, paths))
         # Three parallel regions, each on every thread.
         c.exactly("rank %d: visits of !$omp parallel" % rank,
                   c.total("visits", rank, last="!$omp parallel @"), 3 * THREADS)
