@@ -4,6 +4,7 @@
 #include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
 
+#include <atomic>
 #include <vector>
 
 namespace waitscope::measure::mpi {
@@ -17,8 +18,12 @@ CommInfo g_self{1, 1, 0};
 HandleMap<CommInfo>* g_comms = nullptr;
 std::uint32_t g_created = 0; ///< communicators this rank created as their rank 0
 /// By local communicator id: where an intercommunicator's remote group starts in the trace's
-/// group of both (-1: not an intercommunicator). Null until the first intercommunicator.
+/// group of both (-1: not an intercommunicator). Null until the first intercommunicator;
+/// read and grown under TableLock.
 std::vector<int>* g_remoteOffsets = nullptr;
+/// Set (under TableLock) once g_remoteOffsets exists: until then tracePeer(), which every
+/// point-to-point record calls, needs no lock.
+std::atomic<bool> g_anyInter{false};
 /// Per parent communicator (by identity): the communicators derived from it so far.
 HandleMap<std::uint32_t>* g_children = nullptr;
 
@@ -138,14 +143,19 @@ CommInfo describeInter(MPI_Comm comm, MPI_Comm local, bool agreed, CommDefinitio
     if (g_remoteOffsets->size() <= info.id)
         g_remoteOffsets->resize(info.id + 1, -1);
     (*g_remoteOffsets)[info.id] = remoteOffset;
+    g_anyInter.store(true, std::memory_order_release);
     return info;
 }
 
 } // namespace
 
 std::uint32_t tracePeer(std::uint32_t commId, int rank) noexcept {
-    if (g_remoteOffsets && commId < g_remoteOffsets->size() && (*g_remoteOffsets)[commId] >= 0 &&
-        rank >= 0)
+    if (rank < 0 || !g_anyInter.load(std::memory_order_acquire))
+        return static_cast<std::uint32_t>(rank);
+    // Another thread may grow the offsets meanwhile (a new intercommunicator): under the lock,
+    // which only programs with intercommunicators pay for.
+    TableLock lock;
+    if (commId < g_remoteOffsets->size() && (*g_remoteOffsets)[commId] >= 0)
         return static_cast<std::uint32_t>(rank + (*g_remoteOffsets)[commId]);
     return static_cast<std::uint32_t>(rank);
 }

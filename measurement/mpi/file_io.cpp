@@ -3,6 +3,7 @@
 
 #include "communicators.h"
 #include "requests.h"
+#include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
 
 #include <otf2/OTF2_Definitions.h>
@@ -85,9 +86,13 @@ void FileOpen::finish(int rc) noexcept {
     if (rc == MPI_SUCCESS && m_fh && *m_fh != MPI_FILE_NULL) {
         Definitions& defs = definitions();
         const std::uint32_t comm = commInfo(m_comm).id;
-        const CommKey key = comm < defs.comms().size() ? defs.comms()[comm].key : kNoCommKey;
         FileInfo info;
-        info.handle = defs.addIoHandle(m_filename ? m_filename : "", key);
+        {
+            // Another thread may define a communicator meanwhile (the definitions' lists grow).
+            TableLock lock;
+            const CommKey key = comm < defs.comms().size() ? defs.comms()[comm].key : kNoCommKey;
+            info.handle = defs.addIoHandle(m_filename ? m_filename : "", key);
+        }
         files().insert(handleKey(*m_fh), info);
         appendRecord(t, EventKind::IoCreateHandle, info.handle)[0] = openFlags(m_amode);
     }

@@ -4,6 +4,7 @@
 
 #include "communicators.h"
 #include "requests.h"
+#include "table_lock.h"
 #include "waitscope/measure/handle_map.h"
 
 #include <algorithm>
@@ -71,12 +72,16 @@ WindowInfo& defineWindow(MPI_Win win, MPI_Comm comm, const char* name, bool allo
         g_windows = new HandleMap<WindowInfo>();
     const std::uint32_t commId = commInfo(comm).id;
     RmaWindowDefinition def;
-    def.comm =
-        commId < definitions().comms().size() ? definitions().comms()[commId].key : kNoCommKey;
-    def.sequence = nextWindowOn(def.comm);
     def.name = name;
     WindowInfo info;
-    info.id = definitions().addRmaWindow(std::move(def));
+    {
+        // Another thread may define a communicator meanwhile (the definitions' lists grow).
+        TableLock lock;
+        def.comm =
+            commId < definitions().comms().size() ? definitions().comms()[commId].key : kNoCommKey;
+        def.sequence = nextWindowOn(def.comm);
+        info.id = definitions().addRmaWindow(std::move(def));
+    }
     info.allocated = allocated;
     return g_windows->insert(handleKey(win), info);
 }

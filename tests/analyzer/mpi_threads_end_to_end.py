@@ -75,6 +75,13 @@ def check_example(values):
                 continue
             c.below("rank %d %s: mpi_latesender" % (rank, loc or "main"),
                     c.total("mpi_latesender", rank, loc), 0.2 * late)
+    # Delay costs are not computed for ranks whose threads call MPI (docs/fidelity.md, "Delay
+    # costs with MPI from several threads"): none at all, rather than costs charged along one
+    # timeline per rank, which would be wrong.
+    delays = sorted({m for (m, _, _, _), v in values.items() if m.startswith("delay") and v})
+    print("%-60s %s" % ("no delay costs with replay lanes", "ok" if not delays else "FAIL"))
+    if delays:
+        c.problems.append("delay costs with replay lanes: %s" % delays)
     return c.problems
 
 

@@ -189,3 +189,95 @@ TEST_CASE("an OpenMP barrier wait is charged as delay costs to the last thread's
         CHECK(result.severities.get(Metric::DelayOmpbarrier, compute) == 0.0);
     }
 }
+
+TEST_CASE("the part of an OpenMP barrier wait the last thread's contention explains is charged "
+          "long-term to the critical section it waited for",
+          "[openmp]") {
+    // Rank 1's stream stands for the worker (times in milliseconds): it holds the critical
+    // section 0-30, computes 15 ms and waits in the barrier from 45. The master asks for the
+    // section at 0, gets it at 30, holds it 10 ms, computes 20 ms and arrives last at 60.
+    testing::TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "!$omp parallel")
+        .enter(0, "!$omp critical")
+        .enter(0, "!$omp critical sblock")
+        .leave(0, "!$omp critical sblock")
+        .leave(0, "!$omp critical")
+        .enter(0, "compute")
+        .leave(0, "compute")
+        .enter(0, "!$omp implicit barrier")
+        .leave(0, "!$omp implicit barrier")
+        .leave(0, "!$omp parallel")
+        .leave(100, "main"); // defines the regions; not replayed below
+    t.rank(1)
+        .enter(0, "!$omp parallel")
+        .enter(0, "!$omp critical")
+        .enter(0, "!$omp critical sblock")
+        .leave(30, "!$omp critical sblock")
+        .leave(30, "!$omp critical")
+        .enter(30, "compute")
+        .leave(45, "compute")
+        .enter(45, "!$omp implicit barrier")
+        .leave(61, "!$omp implicit barrier")
+        .leave(62, "!$omp parallel");
+    makeOpenmp(t.defs);
+    std::vector<RegionClass> classes;
+    for (const trace::Region& r : t.defs.regions) {
+        classes.push_back(classifyRegion(r));
+    }
+    const auto s = [&](double ms) { return ms / 1000.0; };
+    const auto region = [&](const char* name) { return regionOf(t.defs, name); };
+    for (const bool delayCosts : {true, false}) {
+        INFO("delay costs " << delayCosts);
+        RankResult result;
+        CallTree& tree = result.tree;
+        OpenmpTimeline master(t.defs, classes);
+        const NodeId main = tree.child(kNoNode, region("main"));
+        const NodeId parallel = tree.child(main, region("!$omp parallel"));
+        const NodeId critical = tree.child(parallel, region("!$omp critical"));
+        const NodeId sblock = tree.child(critical, region("!$omp critical sblock"));
+        const NodeId compute = tree.child(parallel, region("compute"));
+        const NodeId barrier = tree.child(parallel, region("!$omp implicit barrier"));
+        master.enter(region("main"), main, s(0));
+        master.enter(region("!$omp parallel"), parallel, s(0));
+        master.enter(region("!$omp critical"), critical, s(0));
+        master.enter(region("!$omp critical sblock"), sblock, s(30));
+        master.charge(sblock, s(30), s(40));
+        master.leave(s(40));
+        master.leave(s(40));
+        master.enter(region("compute"), compute, s(40));
+        master.charge(compute, s(40), s(60));
+        master.leave(s(60));
+        master.enter(region("!$omp implicit barrier"), barrier, s(60));
+        master.leave(s(61));
+        master.leave(s(62));
+        master.charge(main, s(62), s(100));
+        master.leave(s(100));
+
+        std::vector<OpenmpTimeline> threads;
+        threads.emplace_back(t.defs, classes);
+        threads.back().master = &master;
+        Diagnostics diagnostics;
+        result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
+                                               kNoNode, &threads.back()));
+        analyzeOpenmp(master, threads, result, delayCosts);
+        const SeverityRows& worker = result.threads[0].severities;
+
+        // The worker waited 15 ms for the master's arrival at 60; the master waited 30 ms for
+        // the section the worker held.
+        CHECK(worker.get(Metric::OmpIbarrierWait, barrier) == Approx(s(15)));
+        CHECK(result.severities.get(Metric::OmpLockContentionCritical, critical) == Approx(s(30)));
+        // Short-term: the master's excess work, 5 ms on compute (20 against 15; its 10 ms in
+        // the section against the worker's 30 are none).
+        CHECK(result.severities.get(Metric::DelayOmpbarrier, compute) ==
+              Approx(delayCosts ? s(5) : 0.0));
+        CHECK(result.severities.get(Metric::DelayOmpbarrier, sblock) == 0.0);
+        // Long-term: the other 10 ms came from the master's contention, all of it the worker's
+        // hold of the section, so on the worker's critical section.
+        CHECK(worker.get(Metric::DelayOmpbarrierLongterm, sblock) ==
+              Approx(delayCosts ? s(10) : 0.0));
+        CHECK(result.severities.get(Metric::DelayOmpbarrierLongterm, sblock) == 0.0);
+        CHECK(worker.get(Metric::DelayOmpbarrier, sblock) == 0.0);
+    }
+}

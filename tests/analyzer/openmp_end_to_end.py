@@ -7,7 +7,9 @@ libomp: OMPT), run under `mpirun -np 2` with 3 threads per rank (oversubscribed)
 call path within 10 % of its size (delay D = 100 ms; the size as the trace shows the sleeps
 lasted, which under load is longer than asked), and the construct counts must be exact. The
 delay costs of the imbalanced loop's barrier waits must sit on the slowest thread's loop work
-and add up to the waits within 10 %.
+and add up to the waits within 10 %; those of the contended critical section's barrier waits
+are long-term costs on the other threads' critical sections. Each construct has one call path,
+the same on every thread of the team (through the outlined function the master alone records).
 Exit status 0 on success; every failure is printed.
 """
 import argparse
@@ -148,6 +150,18 @@ def check(values):
                 c.near("rank %d %s: omp_lock_contention_critical, thread %d in" %
                        (rank, loc or "main", k + 1), got, before)
             before += hold[loc]
+        # The last thread in is last at the region's implicit barrier because it waited for
+        # the section: those barrier waits are long-term delay costs (delay_ompbarrier_longterm)
+        # of the holds it waited for, on the other threads' critical sections.
+        waits = c.total("omp_ibarrier_wait", rank, frame="contended_critical",
+                        last="!$omp implicit barrier")
+        c.at_least("rank %d: omp_ibarrier_wait in contended_critical" % rank, waits,
+                   THREADS * (THREADS - 1) / 2 * DELAY)
+        c.near("rank %d: delay_ompbarrier_longterm on critical sections" % rank,
+               c.total("delay_ompbarrier_longterm", rank, frame="contended_critical",
+                       last="!$omp critical sblock"), waits)
+        c.below("rank %d: delay_ompbarrier_longterm on the last thread in" % rank,
+                c.total("delay_ompbarrier_longterm", rank, order[-1]), 0.1 * DELAY)
         c.exactly("rank %d: visits of !$omp critical sblock" % rank,
                   c.total("visits", rank, last="!$omp critical sblock"), THREADS)
         # serial_section: each worker idle while the master works there (3 x D).
@@ -166,6 +180,20 @@ def check(values):
                    6 * DELAY)
         c.below("rank %d: omp_ibarrier_wait in uneven_tasks, all threads" % rank,
                 c.total("omp_ibarrier_wait", rank, frame="uneven_tasks"), 0.5 * DELAY)
+        # The team shares each construct's call path: the master's (through the outlined
+        # function it alone records) is the workers' too, exactly.
+        for construct in ("!$omp for @", "!$omp barrier @", "!$omp critical sblock @"):
+            paths = {loc: sorted(p for (m, p, r, l) in c.values
+                                 if m == "visits" and r == rank and l == loc and
+                                 construct in p.split("/")[-1])
+                     for loc in locations}
+            master = paths[""]
+            ok = len(master) == 1 and ".omp_outlined" in master[0] and \
+                all(paths[loc] == master for loc in locations)
+            print("%-60s %s" % ("rank %d: one call path of %s on every thread" %
+                                (rank, construct.strip(" @")), "ok" if ok else "FAIL"))
+            if not ok:
+                c.problems.append("rank %d: call paths of %s differ: %s" % (rank, construct, paths))
         # Three parallel regions, each on every thread.
         c.exactly("rank %d: visits of !$omp parallel" % rank,
                   c.total("visits", rank, last="!$omp parallel @"), 3 * THREADS)

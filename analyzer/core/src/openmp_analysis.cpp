@@ -32,6 +32,19 @@
 // A wait is charged as far as the excess explains it: at most the excess (the rest of the wait
 // has other causes, such as waiting the late thread did itself, which is not work: its time
 // acquiring critical sections and locks is left out of the intervals).
+//
+// Long-term costs (delay_ompbarrier_longterm): the rest of a wait, as far as the last thread
+// waited in its interval for critical sections other threads held, propagated through that
+// contention: it is charged to the holders' critical sections, in proportion to how long each
+// held one while the last thread waited:
+//
+//   thread 0  |crit 1 s|........wait 2 s.........|       thread 2's contention (2 s) made it
+//   thread 1  |..wait..|crit 1 s|....wait 1 s....|       late: the others' 3 s of waiting go
+//   thread 2  |....contention 2 s..|crit 1 s|              to the holds of threads 0 and 1,
+//                                           ^ last       1.5 s each
+//
+// (Scalasca's long-term OpenMP barrier costs come through MPI wait states instead, which this
+// analysis does not follow: docs/fidelity.md.)
 #include "openmp_timeline.h"
 
 #include <algorithm>
@@ -60,13 +73,69 @@ double overlap(double a0, double a1, double b0, double b1) {
 struct Member {
     const OpenmpTimeline* timeline;
     SeverityRows* severities;
+    size_t thread;                  ///< its index among the rank's threads (0: the master)
+    uint32_t parallel;              ///< its part of the region, in timeline->parallels
     std::vector<uint32_t> barriers; ///< indices of its barriers in the team's region, in order
 };
 
+/// A critical section some thread held.
+struct Held {
+    double enter;
+    double leave;
+    size_t thread;
+    NodeId node; ///< its sblock's call path
+};
+
+/// Every thread's critical sections (sorted by enter: they exclude each other) and the rows
+/// of each thread.
+struct Holds {
+    std::vector<Held> held;
+    std::vector<SeverityRows*> rows;
+};
+
+/// Charges `rest` of a barrier wait to the critical sections other threads held while `late`
+/// waited for one in its interval [from, arrival] (long-term costs, see the overview).
+void addLongTermCosts(const Member& late, double from, double arrival, double rest,
+                      const Holds& holds) {
+    const std::vector<OmpSpan>& criticals = late.timeline->criticals;
+    auto c = std::lower_bound(criticals.begin(), criticals.end(), from,
+                              [](const OmpSpan& span, double t) { return span.enter < t; });
+    struct Cause {
+        size_t thread;
+        NodeId node;
+        double seconds;
+    };
+    std::vector<Cause> causes;
+    double total = 0.0;
+    double contention = 0.0;
+    for (; c != criticals.end() && c->entered <= arrival; ++c) {
+        contention += c->entered - c->enter;
+        auto h = std::lower_bound(holds.held.begin(), holds.held.end(), c->enter,
+                                  [](const Held& held, double t) { return held.leave < t; });
+        for (; h != holds.held.end() && h->enter < c->entered; ++h) {
+            const double seconds = overlap(c->enter, c->entered, h->enter, h->leave);
+            if (h->thread != late.thread && seconds > 0.0) {
+                causes.push_back(Cause{h->thread, h->node, seconds});
+                total += seconds;
+            }
+        }
+    }
+    if (total <= 0.0) {
+        return;
+    }
+    // As far as the contention explains it (holds of several locks may overlap).
+    const double scale = std::min(rest, std::min(total, contention)) / total;
+    for (const Cause& cause : causes) {
+        holds.rows[cause.thread]->add(Metric::DelayOmpbarrierLongterm, cause.node,
+                                      cause.seconds * scale);
+    }
+}
+
 /// Charges `wait` (of the thread whose barrier is `waited`) to `late`'s call paths of excess
-/// work in the interval before its barrier `arrived` (see the overview).
-void addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTimeline& waiter,
-                   const OmpSpan& waited, double wait) {
+/// work in the interval before its barrier `arrived` (see the overview). Returns the part of
+/// `wait` charged.
+double addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTimeline& waiter,
+                     const OmpSpan& waited, double wait) {
     const std::vector<OmpWork>& lateWork = late.timeline->barrierWork;
     const std::vector<OmpWork>& waiterWork = waiter.barrierWork;
     // Both lists are sorted by node: the excess per node of the late thread's list.
@@ -86,15 +155,16 @@ void addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTimel
         }
     }
     if (total <= 0.0) {
-        return;
+        return 0.0;
     }
     const double scale = std::min(wait, total) / total;
     for (const OmpWork& e : excess) {
         late.severities->add(Metric::DelayOmpbarrier, e.node, e.seconds * scale);
     }
+    return std::min(wait, total);
 }
 
-void addBarrierWaits(std::vector<Member>& team, bool delayCosts) {
+void addBarrierWaits(std::vector<Member>& team, const Holds* holds) {
     size_t instances = team.front().barriers.size();
     for (const Member& m : team) {
         instances = std::min(instances, m.barriers.size());
@@ -123,9 +193,15 @@ void addBarrierWaits(std::vector<Member>& team, bool delayCosts) {
             if (wait > 0.0) {
                 m.severities->add(b.implicit ? Metric::OmpIbarrierWait : Metric::OmpEbarrierWait,
                                   b.node, wait);
-                if (delayCosts && &m != &late) {
-                    addDelayCosts(late, late.timeline->barriers[late.barriers[k]], *m.timeline, b,
-                                  wait);
+                if (holds != nullptr && &m != &late) {
+                    const OmpSpan& arrived = late.timeline->barriers[late.barriers[k]];
+                    const double rest = wait - addDelayCosts(late, arrived, *m.timeline, b, wait);
+                    // The late thread's interval: since its previous barrier of the region.
+                    const double from = k > 0 ? late.timeline->barriers[late.barriers[k - 1]].leave
+                                              : late.timeline->parallels[late.parallel].enter;
+                    if (rest > 0.0) {
+                        addLongTermCosts(late, from, arrived.enter, rest, *holds);
+                    }
                 }
             }
         }
@@ -148,11 +224,27 @@ void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimelin
         return;
     }
     const size_t workers = std::min(threads.size(), result.threads.size());
+    std::vector<const OpenmpTimeline*> all = {&master};
+    Holds holds;
+    holds.rows = {&result.severities};
+    for (size_t w = 0; w < workers; ++w) {
+        all.push_back(&threads[w]);
+        holds.rows.push_back(&result.threads[w].severities);
+    }
+    // Every thread's critical sections in one list by time (they exclude each other).
+    std::vector<Held>& held = holds.held;
+    for (size_t i = 0; i < all.size(); ++i) {
+        for (const OmpSpan& s : all[i]->sblocks) {
+            held.push_back(Held{s.enter, s.leave, i, s.node});
+        }
+    }
+    std::sort(held.begin(), held.end(),
+              [](const Held& a, const Held& b) { return a.enter < b.enter; });
     std::vector<uint32_t> cursors(workers, 0);
     for (uint32_t p = 0; p < master.parallels.size(); ++p) {
         const OmpSpan& region = master.parallels[p];
         std::vector<Member> team;
-        team.push_back(Member{&master, &result.severities, {}});
+        team.push_back(Member{&master, &result.severities, 0, p, {}});
         std::vector<uint32_t> instances = {p};
         for (size_t w = 0; w < workers; ++w) {
             const uint32_t q =
@@ -163,7 +255,7 @@ void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimelin
                         true);
                 continue;
             }
-            team.push_back(Member{&threads[w], &result.threads[w].severities, {}});
+            team.push_back(Member{&threads[w], &result.threads[w].severities, w + 1, q, {}});
             instances.push_back(q);
         }
         for (size_t m = 0; m < team.size(); ++m) {
@@ -174,7 +266,7 @@ void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimelin
                 }
             }
         }
-        addBarrierWaits(team, delayCosts);
+        addBarrierWaits(team, delayCosts ? &holds : nullptr);
     }
     // Idle threads: every further thread, while the master is outside parallel regions.
     for (size_t w = 0; w < workers; ++w) {
@@ -183,26 +275,7 @@ void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimelin
         }
     }
     // Critical sections and locks, on every thread of the rank.
-    std::vector<const OpenmpTimeline*> all = {&master};
-    std::vector<SeverityRows*> rows = {&result.severities};
-    for (size_t w = 0; w < workers; ++w) {
-        all.push_back(&threads[w]);
-        rows.push_back(&result.threads[w].severities);
-    }
-    // Every thread's critical sections in one list by time (they exclude each other).
-    struct Held {
-        double enter;
-        double leave;
-        size_t thread;
-    };
-    std::vector<Held> held;
-    for (size_t i = 0; i < all.size(); ++i) {
-        for (const OmpSpan& s : all[i]->sblocks) {
-            held.push_back(Held{s.enter, s.leave, i});
-        }
-    }
-    std::sort(held.begin(), held.end(),
-              [](const Held& a, const Held& b) { return a.enter < b.enter; });
+    const std::vector<SeverityRows*>& rows = holds.rows;
     for (size_t i = 0; i < all.size(); ++i) {
         for (const OmpSpan& c : all[i]->criticals) {
             double contention = 0.0;

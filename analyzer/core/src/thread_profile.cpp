@@ -7,6 +7,15 @@
 // metric its region's class names (exclusive time). Threads carry no MPI replay: their
 // communication events, and event kinds the reader does not keep (ThreadFork, ThreadTeamBegin,
 // ...), are skipped.
+//
+// A compiler-instrumented program records its functions on the main thread only, so the master
+// of a parallel region enters the region's outlined function (`.omp_outlined.`) and the
+// workers do not: their constructs would hang one frame higher than the master's and the
+// team's call paths differ (`!$omp parallel/.omp_outlined./!$omp for` against
+// `!$omp parallel/!$omp for`). A construct a worker enters directly in its part of a parallel
+// region therefore hangs below the master's one function called there, when there is exactly
+// one (the outlined function) and the master met the construct there, so the team shares the
+// construct's call path.
 #include "waitscope/analysis/thread_profile.h"
 
 #include "call_path_rules.h"
@@ -15,6 +24,7 @@
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace waitscope::analysis {
 namespace {
@@ -26,6 +36,36 @@ struct Frame {
     uint32_t region;
     bool context; ///< pushed for a calling-context record rather than an Enter
 };
+
+/// Per node of an OpenMP parallel region: the one function (compiler or user region) called
+/// directly below it, kNoNode when none or several. One pass over the tree.
+std::unordered_map<NodeId, NodeId> outlinedFunctions(const trace::Definitions& defs,
+                                                     const CallTree& tree) {
+    const auto isParallel = [&defs](uint32_t region) {
+        return region < defs.regions.size() &&
+               defs.regions[region].paradigm == trace::Paradigm::OpenMp &&
+               defs.regions[region].role == trace::RegionRole::Parallel;
+    };
+    std::unordered_map<NodeId, NodeId> outlined;
+    for (NodeId n = 0; n < tree.size(); ++n) {
+        const CallTree::Node& node = tree.node(n);
+        if (node.parent == kNoNode || !isParallel(tree.node(node.parent).region) ||
+            node.region >= defs.regions.size()) {
+            continue;
+        }
+        const trace::Region& region = defs.regions[node.region];
+        if (region.role != trace::RegionRole::Function ||
+            (region.paradigm != trace::Paradigm::Compiler &&
+             region.paradigm != trace::Paradigm::User)) {
+            continue;
+        }
+        const auto [it, added] = outlined.emplace(node.parent, n);
+        if (!added) {
+            it->second = kNoNode; // several functions: none is the outlined one
+        }
+    }
+    return outlined;
+}
 
 } // namespace
 
@@ -46,6 +86,9 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
     const auto classOf = [&classes](uint32_t region) {
         return region < classes.size() ? classes[region] : RegionClass::Computation;
     };
+    // The master's outlined functions (see the overview); the master is profiled before.
+    const std::unordered_map<NodeId, NodeId> outlined =
+        openmp != nullptr ? outlinedFunctions(defs, tree) : std::unordered_map<NodeId, NodeId>{};
     const auto charge = [&](uint64_t now) {
         // A thread's time after the join of its parallel region is idle, not its own.
         const double until = openmp != nullptr ? std::min(defs.seconds(now), openmp->chargeLimit())
@@ -67,6 +110,16 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
             if (const NodeId anchor = openmp->anchorOf(region, defs.seconds(now), tree);
                 anchor != kNoNode) {
                 parent = anchor;
+            } else if (!stack.empty() && region < defs.regions.size() &&
+                       defs.regions[region].paradigm == trace::Paradigm::OpenMp) {
+                // A construct directly in the thread's part of a parallel region, which the
+                // master met in the outlined function (not the region's implicit barrier, which
+                // the master too meets after the function returned).
+                if (const auto it = outlined.find(parent);
+                    it != outlined.end() && it->second != kNoNode &&
+                    tree.find(it->second, region) != kNoNode) {
+                    parent = it->second;
+                }
             }
         }
         const NodeId node = tree.child(parent, region);

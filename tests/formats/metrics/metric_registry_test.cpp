@@ -115,7 +115,7 @@ TEST_CASE("a block a report may leave out is a whole subtree of analyzed metrics
     for (const auto& [block, span] : spans) {
         CHECK(span.second - span.first + 1 == sizes[block]);
     }
-    CHECK(sizes[Block::OpenMp] == 21);
+    CHECK(sizes[Block::OpenMp] == 22);
     CHECK(sizes[Block::MpiFileIo] == 10);
     CHECK(sizes[Block::Rma] == 26);
     CHECK(metricBlock(MetricId::MpiRmaWaitAtFence) == Block::Rma);

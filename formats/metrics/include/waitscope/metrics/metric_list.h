@@ -39,7 +39,8 @@
     X(OmpLimitedParallelism, "omp_limited_parallelism", "Limited parallelism", OmpIdleThreads, Seconds, WaitState, "idle time of worker threads left out of a smaller team") \
     X(DelayOmp, "delay_omp", "OpenMP", Delay, Seconds, RootCause, "delay costs of OpenMP wait states") \
     X(DelayOmpbarrierAggregate, "delay_ompbarrier_aggregate", "OpenMP barrier", DelayOmp, Seconds, RootCause, "delay costs of OpenMP barrier waiting") \
-    X(DelayOmpbarrier, "delay_ompbarrier", "Short-term", DelayOmpbarrierAggregate, Seconds, RootCause, "excess time of the last thread to arrive that directly made the others wait at an OpenMP barrier")
+    X(DelayOmpbarrier, "delay_ompbarrier", "Short-term", DelayOmpbarrierAggregate, Seconds, RootCause, "excess time of the last thread to arrive that directly made the others wait at an OpenMP barrier") \
+    X(DelayOmpbarrierLongterm, "delay_ompbarrier_longterm", "Long-term", DelayOmpbarrierAggregate, Seconds, RootCause, "critical sections held while the last thread to arrive at an OpenMP barrier waited for them, which so made the others wait there")
 // clang-format on
 
 // The metrics the analyzer computes, in the order of its dense metric index and of the
