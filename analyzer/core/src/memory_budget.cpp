@@ -284,7 +284,7 @@ uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::str
         }
         held = std::max(held, events * kBytesPerEventRootCauseWindowed);
     }
-    return held;
+    return held + kInstanceSpillBytes;
 }
 
 } // namespace waitscope::analysis
