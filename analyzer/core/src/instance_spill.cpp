@@ -56,12 +56,8 @@ double timeKey(const SpilledInstance& r) {
     return std::isnan(start) ? -std::numeric_limits<double>::infinity() : start;
 }
 
-bool timeBefore(const SpilledInstance& a, const SpilledInstance& b) {
-    const double x = timeKey(a);
-    const double y = timeKey(b);
-    if (x != y) {
-        return x < y;
-    }
+// The time order among records of equal time keys.
+bool timeTieBefore(const SpilledInstance& a, const SpilledInstance& b) {
     if (a.rank != b.rank) {
         return a.rank < b.rank;
     }
@@ -74,7 +70,18 @@ bool timeBefore(const SpilledInstance& a, const SpilledInstance& b) {
     return a.sequence < b.sequence;
 }
 
-using Before = bool (*)(const SpilledInstance&, const SpilledInstance&);
+// A record with its time key, computed once (the sort and the merge compare each many times).
+struct Keyed {
+    double key;
+    const SpilledInstance* record;
+};
+
+bool keyedTimeBefore(const Keyed& a, const Keyed& b) {
+    if (a.key != b.key) {
+        return a.key < b.key;
+    }
+    return timeTieBefore(*a.record, *b.record);
+}
 
 // Writes all of `bytes` at `offset` of `fd`.
 bool writeAt(int fd, const void* bytes, size_t size, uint64_t offset) {
@@ -134,6 +141,8 @@ public:
     explicit RunReader(const Run& run) : m_run(run) {}
     /// The record at the head (valid while !done()).
     const SpilledInstance& head() const { return m_buffer[m_at]; }
+    /// The head with its time key.
+    Keyed keyedHead() const { return {m_keys[m_at], &m_buffer[m_at]}; }
     bool done() const { return m_at >= m_buffer.size(); }
     /// Moves to the next record; false when it could not be read.
     bool advance() {
@@ -150,18 +159,27 @@ public:
         }
         const uint64_t offset = (m_run.first + m_read) * sizeof(SpilledInstance);
         m_read += count;
-        return readAt(m_run.file->fd, m_buffer.data(), count * sizeof(SpilledInstance), offset);
+        if (!readAt(m_run.file->fd, m_buffer.data(), count * sizeof(SpilledInstance), offset)) {
+            return false;
+        }
+        m_keys.resize(count);
+        for (size_t k = 0; k < count; ++k) {
+            m_keys[k] = timeKey(m_buffer[k]);
+        }
+        return true;
     }
 
 private:
     Run m_run;
     uint64_t m_read = 0;
     std::vector<SpilledInstance> m_buffer;
+    std::vector<double> m_keys; ///< per record of m_buffer, its time key
     size_t m_at = 0;
 };
 
-// Merges `runs` in the order `before` into `out`, one record at a time; errors name the file.
-Status mergeRuns(const std::vector<Run>& runs, Before before,
+// Merges `runs` in the time order (`time`) or the text order into `out`, one record at a time;
+// errors name the file.
+Status mergeRuns(const std::vector<Run>& runs, bool time,
                  const std::function<Status(const SpilledInstance&)>& out) {
     std::vector<RunReader> readers;
     readers.reserve(runs.size());
@@ -173,8 +191,9 @@ Status mergeRuns(const std::vector<Run>& runs, Before before,
     }
     // A min-heap of the readers by their heads (equal heads cannot occur: the sequence and the
     // rank make every record's key unique).
-    const auto later = [&readers, before](size_t a, size_t b) {
-        return before(readers[b].head(), readers[a].head());
+    const auto later = [&readers, time](size_t a, size_t b) {
+        return time ? keyedTimeBefore(readers[b].keyedHead(), readers[a].keyedHead())
+                    : textBefore(readers[b].head(), readers[a].head());
     };
     std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heads(later);
     for (size_t k = 0; k < readers.size(); ++k) {
@@ -264,9 +283,24 @@ Result<uint64_t> InstanceSpill::append(std::vector<SpilledInstance>& records) {
     if (!writeAt(m_text, records.data(), bytes, offset)) {
         return Error(pathOf(m_directory, m_process, false) + ": cannot write");
     }
-    std::sort(records.begin(), records.end(), timeBefore);
-    if (!writeAt(m_time, records.data(), bytes, offset)) {
-        return Error(pathOf(m_directory, m_process, true) + ": cannot write");
+    // The time order through the keys (16 bytes per record), written a chunk at a time.
+    std::vector<Keyed> keyed;
+    keyed.reserve(records.size());
+    for (const SpilledInstance& record : records) {
+        keyed.push_back({timeKey(record), &record});
+    }
+    std::sort(keyed.begin(), keyed.end(), keyedTimeBefore);
+    std::vector<SpilledInstance> chunk;
+    chunk.reserve(std::min<size_t>(records.size(), kReadRecords * 16));
+    for (size_t k = 0; k < keyed.size();) {
+        chunk.clear();
+        for (; k < keyed.size() && chunk.size() < chunk.capacity(); ++k) {
+            chunk.push_back(*keyed[k].record);
+        }
+        const uint64_t at = offset + (k - chunk.size()) * sizeof(SpilledInstance);
+        if (!writeAt(m_time, chunk.data(), chunk.size() * sizeof(SpilledInstance), at)) {
+            return Error(pathOf(m_directory, m_process, true) + ": cannot write");
+        }
     }
     return first;
 }
@@ -348,7 +382,6 @@ Status InstanceSpill::writeFiles(const AnalysisResult& result, const std::string
             const int index = fileOf[2 * size_t{run.process} + (time ? 1 : 0)];
             runs.push_back({files[static_cast<size_t>(index)].get(), run.first, run.count});
         }
-        const Before before = time ? timeBefore : textBefore;
         std::vector<std::unique_ptr<FileHandle>> passes; // the last pass's file
         while (runs.size() > m_fanIn) {
             const int fd = ::open(mergePath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -374,7 +407,7 @@ Status InstanceSpill::writeFiles(const AnalysisResult& result, const std::string
                 const std::vector<Run> members(runs.begin() + static_cast<ptrdiff_t>(group),
                                                runs.begin() + static_cast<ptrdiff_t>(end));
                 const uint64_t first = written;
-                Status merged = mergeRuns(members, before, [&](const SpilledInstance& record) {
+                Status merged = mergeRuns(members, time, [&](const SpilledInstance& record) {
                     chunk.push_back(record);
                     ++written;
                     if (chunk.size() == kReadRecords && !flushChunk()) {
@@ -394,7 +427,7 @@ Status InstanceSpill::writeFiles(const AnalysisResult& result, const std::string
             passes.clear(); // the pass before is read no more
             passes.push_back(std::move(pass));
         }
-        return mergeRuns(runs, before, out);
+        return mergeRuns(runs, time, out);
     };
 
     const auto mapped = [&result](const SpilledInstance& record) {
