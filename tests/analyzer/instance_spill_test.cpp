@@ -167,7 +167,8 @@ TEST_CASE("spilled instances equal in every key keep the order found, segment by
     CallTree tree;
     unifyCallTree(tree, found.tree);
     AnalysisResult spilled(tree, 1);
-    REQUIRE(spilled.addRank(std::move(found)).ok());
+    const waitscope::Status merged = spilled.addRank(std::move(found));
+    REQUIRE(merged.ok());
     REQUIRE(
         spill.writeFiles(spilled, (dir / "spilled.txt").string(), (dir / "spilled.bin").string())
             .ok());
