@@ -201,8 +201,7 @@ Result<std::vector<trace::EventStream>> correctedEvents(const std::string& ancho
 }
 
 Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitions& definitions,
-                               const std::vector<analysis::PatternInstance>& instances,
-                               bool withInstances, TraceSink& sink,
+                               const analysis::InstanceFile* instances, TraceSink& sink,
                                const std::vector<trace::EventStream>* corrected) {
     Walk walk{definitions, anchor, sink, {}, {}};
     const uint32_t ranks = definitions.rankCount();
@@ -253,17 +252,27 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
             walk.location(rank, t, jobs[job].given != nullptr ? *jobs[job].given : *events);
         }
         waitTid[rank] = static_cast<uint32_t>(locations.size());
-        if (withInstances) {
+        if (instances != nullptr) {
             sink.thread(rank, waitTid[rank], "wait states");
         }
     }
-    for (const analysis::PatternInstance& i : instances) {
-        if (i.rank >= waitTid.size()) {
-            continue;
+    // The instances a block at a time: an experiment of 10^8 events has millions.
+    std::vector<analysis::PatternInstance> block;
+    for (uint64_t first = 0; instances != nullptr && first < instances->size();
+         first += analysis::InstanceFile::kBlockRecords) {
+        block.clear();
+        if (Status got = instances->read(first, analysis::InstanceFile::kBlockRecords, block);
+            !got) {
+            return got.error();
         }
-        const auto [from, to] = analysis::waitingInterval(i);
-        sink.waitState(i, waitTid[i.rank], std::llround(from * 1e9), std::llround(to * 1e9));
-        ++walk.counts.waitStates;
+        for (const analysis::PatternInstance& i : block) {
+            if (i.rank >= waitTid.size()) {
+                continue;
+            }
+            const auto [from, to] = analysis::waitingInterval(i);
+            sink.waitState(i, waitTid[i.rank], std::llround(from * 1e9), std::llround(to * 1e9));
+            ++walk.counts.waitStates;
+        }
     }
     ExportCounts counts = walk.counts;
     counts.unmatched = walk.flows.pending();
@@ -276,7 +285,7 @@ Result<ExportInput> readExportInput(const std::string& experiment, const std::st
     if (!archive) {
         return archive.error();
     }
-    ExportInput input{std::move(*archive), {}, {}, timeCorrect, !instancesFile.empty()};
+    ExportInput input{std::move(*archive), {}, std::nullopt, timeCorrect};
     if (timeCorrect) {
         auto events = correctedEvents(input.archive.anchor, input.archive.definitions);
         if (!events) {
@@ -284,19 +293,20 @@ Result<ExportInput> readExportInput(const std::string& experiment, const std::st
         }
         input.corrected = std::move(*events);
     }
-    if (input.withInstances) {
-        auto read = analysis::readWaitInstances(instancesFile);
-        if (!read) {
-            return read.error();
+    if (!instancesFile.empty()) {
+        auto opened = analysis::openInstances(instancesFile);
+        if (!opened) {
+            return opened.error();
         }
-        input.instances = std::move(*read);
+        input.instances = std::move(*opened);
     }
     return input;
 }
 
 Result<ExportCounts> walkTrace(const ExportInput& input, TraceSink& sink) {
-    return walkTrace(input.archive.anchor, input.archive.definitions, input.instances,
-                     input.withInstances, sink, input.timeCorrect ? &input.corrected : nullptr);
+    return walkTrace(input.archive.anchor, input.archive.definitions,
+                     input.instances ? &*input.instances : nullptr, sink,
+                     input.timeCorrect ? &input.corrected : nullptr);
 }
 
 } // namespace waitscope::exporter

@@ -2,6 +2,7 @@
 // into flows, and the wait-state instances, handed to a sink that writes one format.
 #pragma once
 
+#include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
@@ -9,6 +10,7 @@
 #include "waitscope/trace/otf2_archive.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,12 +56,11 @@ Result<std::vector<trace::EventStream>> correctedEvents(const std::string& ancho
                                                         const trace::Definitions& definitions);
 
 /// Walks the trace at `anchor` into `sink`: one process per rank, one thread per location
-/// (and, when `withInstances`, one "wait states" thread after them), each location read on its
-/// own, or for the main locations taken from `corrected` when given (correctedEvents()).
-/// Errors name the file.
+/// (and, when `instances` is given, one "wait states" thread after them, on which its instances
+/// follow in its order, read a block at a time), each location read on its own, or for the
+/// main locations taken from `corrected` when given (correctedEvents()). Errors name the file.
 Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitions& definitions,
-                               const std::vector<analysis::PatternInstance>& instances,
-                               bool withInstances, TraceSink& sink,
+                               const analysis::InstanceFile* instances, TraceSink& sink,
                                const std::vector<trace::EventStream>* corrected = nullptr);
 
 /// What an export reads before it writes anything: the archive, its main locations' corrected
@@ -67,14 +68,15 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
 struct ExportInput {
     trace::ArchiveDefinitions archive;
     std::vector<trace::EventStream> corrected;
-    std::vector<analysis::PatternInstance> instances;
+    /// The wait-state instances (their index only: the walk reads them a block at a time).
+    std::optional<analysis::InstanceFile> instances;
     bool timeCorrect = false;
-    bool withInstances = false;
 };
 
 /// Reads the trace at `experiment` (an experiment directory or traces.otf2), with `timeCorrect`
-/// its corrected events (correctedEvents()), and the instances of `instancesFile` unless it is
-/// empty (analysis::readWaitInstances()). Errors name the file or rank.
+/// its corrected events (correctedEvents()), and the index of the instances of `instancesFile`
+/// unless it is empty (instances.bin, or instances.txt of an older experiment:
+/// analysis::openInstances()). Errors name the file or rank.
 Result<ExportInput> readExportInput(const std::string& experiment, const std::string& instancesFile,
                                     bool timeCorrect);
 

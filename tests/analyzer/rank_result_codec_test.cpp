@@ -22,6 +22,7 @@ RankResult sample() {
         {Metric::MpiLateSender, recv, 3, 3.0, 4.0, 0.5});
     r.instances.push_back({Metric::MpiLateSender, recv, 3, 1.0, 2.0, 0.25});
     r.instances.push_back({Metric::MpiLateSender, recv, 3, 3.0, 4.0, 0.5});
+    r.spilledRuns.push_back({2, 3, 4096, 17});
     r.diagnostics[waitscope::experiment::Diagnostic::ClockViolationsP2p] = 2;
     return r;
 }
@@ -55,6 +56,11 @@ TEST_CASE("a rank result survives encoding and decoding", "[codec]") {
     CHECK(decoded->instances[1].enter == 3.0);
     CHECK(decoded->instances[1].exit == 4.0);
     CHECK(decoded->instances[1].severity == 0.5);
+    REQUIRE(decoded->spilledRuns.size() == 1);
+    CHECK(decoded->spilledRuns[0].process == 2);
+    CHECK(decoded->spilledRuns[0].rank == 3);
+    CHECK(decoded->spilledRuns[0].first == 4096);
+    CHECK(decoded->spilledRuns[0].count == 17);
     CHECK(decoded->diagnostics.value(waitscope::experiment::Diagnostic::ClockViolationsP2p) == 2);
     CHECK(encodeRankResult(*decoded) == bytes);
 }

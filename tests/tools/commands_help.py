@@ -18,6 +18,7 @@ OPTIONS = {
                 "-q", "--llvm-openmp", "--memory-limit"],
     "replay": ["--serial", "--output-dir", "--dump-text", "--time-correct", "--min-latency",
                "--no-root-cause", "--memory-limit", "--no-timeline", "--window-events",
+               "--instance-buffer",
                "--quiet"],
     "examine": ["--text", "--html", "--gui", "--screenshot"],
     "compare": ["--before", "--after", "--scaling", "--html", "--level", "-n"],

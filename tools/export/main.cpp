@@ -46,8 +46,12 @@ int exportTrace(const std::string& output, std::string instances, const std::str
     if (instances.empty()) {
         const fs::path dir = fs::is_directory(experiment) ? fs::path(experiment)
                                                           : fs::path(experiment).parent_path();
-        if (fs::exists(dir / "instances.txt")) {
-            instances = (dir / "instances.txt").string();
+        // The indexed file, read a block at a time; the text file of an older experiment.
+        for (const char* name : {"instances.bin", "instances.txt"}) {
+            if (fs::exists(dir / name)) {
+                instances = (dir / name).string();
+                break;
+            }
         }
     }
     const auto start = std::chrono::steady_clock::now();
@@ -107,8 +111,9 @@ static int runCommand(int argc, char** argv) {
                 "(Perfetto UI, trace_processor)",
                 perfetto)
         .option("--instances", "FILE",
-                "the wait-state instances to draw (default: instances.txt of the experiment, "
-                "written by waitscope replay, when present)",
+                "the wait-state instances to draw, instances.bin or instances.txt (default: "
+                "instances.bin of the experiment, written by waitscope replay, else its "
+                "instances.txt, when present)",
                 instances)
         .flag("--time-correct",
               "correct the ranks' clocks first (the controlled logical clock, as waitscope "

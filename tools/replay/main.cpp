@@ -2,6 +2,7 @@
 #include "waitscope/analysis/canonical_text.h"
 #include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/instance_file.h"
+#include "waitscope/analysis/instance_spill.h"
 #include "waitscope/analysis/measurement_record.h"
 #include "waitscope/analysis/memory_budget.h"
 #include "waitscope/analysis/parallel_analysis.h"
@@ -55,6 +56,10 @@ struct Options {
     std::string memoryLimit;
     /// --window-events: 0 unless given
     std::size_t windowEvents = 0;
+    /// --instance-buffer: the instances each rank holds before writing them to the scratch
+    /// files; 0 keeps all in memory; kDefaultInstanceBuffer unless given
+    std::size_t instanceBuffer = kDefaultInstanceBuffer;
+    static constexpr std::size_t kDefaultInstanceBuffer = std::numeric_limits<std::size_t>::max();
     analysis::ReplayOptions replay;
 };
 
@@ -120,6 +125,12 @@ cli::CommandLine declareOptions(Options& options) {
                "read each rank's events N at a time (the windowed replay, the same report; by "
                "default only when the ranks do not fit --memory-limit whole)",
                options.windowEvents, 1, std::numeric_limits<uint32_t>::max())
+        .count("--instance-buffer", "N",
+               "the wait-state instances each rank holds before it writes them to scratch files "
+               "beside the outputs, merged into instances.txt and instances.bin at the end "
+               "(default: 8 MiB of them per analysis process, shared by its ranks; a small N "
+               "also merges at most N runs at a time; 0: hold every instance in memory)",
+               options.instanceBuffer, 0, std::numeric_limits<uint32_t>::max())
         .flag("--quiet", "no progress on stderr", options.quiet)
         .positional("TRACE", "the experiment directory or its traces.otf2", options.path);
     return line;
@@ -265,6 +276,8 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
     const bool collected = collector != nullptr && collector->complete();
     Status written = Status::success();
     if (collected) {
+        // The overview's waiting time from instances.bin, written before (the instances in
+        // memory only matter without it).
         std::vector<uint64_t> rowStarts;
         written = collector->write(anchor, definitions, result.instances(), &rowStarts);
         if (written && rows.rowsWritten && !rows.rowsWritten(rowStarts)) {
@@ -407,14 +420,53 @@ bool loadParts(TimelineCollector& collector, const std::string& anchor, bool sav
 #endif
 }
 
+// Where the outputs go: --output-dir, else beside the trace.
+std::string outputDirOf(const Options& options, const std::string& anchor) {
+    namespace fs = std::filesystem;
+    return options.outputDir.empty() ? fs::path(anchor).parent_path().string() : options.outputDir;
+}
+
+// The scratch files of this process's instances (in the output directory), unless
+// --instance-buffer 0 keeps them in memory; and on process 0 the removal of every process's
+// scratch files at the end, whatever happened.
+class InstanceScratch {
+public:
+    InstanceScratch(const Options& options, const std::string& anchor, uint32_t process,
+                    uint32_t processes)
+        : m_directory(outputDirOf(options, anchor)), m_processes(process == 0 ? processes : 0) {
+        if (options.instanceBuffer == 0) {
+            return;
+        }
+        const bool given = options.instanceBuffer != Options::kDefaultInstanceBuffer;
+        const auto records = given ? static_cast<uint32_t>(options.instanceBuffer) : 0U;
+        m_spill = std::make_unique<analysis::InstanceSpill>(
+            m_directory, process, records,
+            given ? std::clamp<uint32_t>(records, 2, analysis::InstanceSpill::kDefaultFanIn)
+                  : analysis::InstanceSpill::kDefaultFanIn);
+    }
+    InstanceScratch(const InstanceScratch&) = delete;
+    InstanceScratch& operator=(const InstanceScratch&) = delete;
+    ~InstanceScratch() {
+        if (m_spill && m_processes > 0) {
+            analysis::InstanceSpill::removeFiles(m_directory, m_processes);
+        }
+    }
+    analysis::InstanceSpill* spill() const { return m_spill.get(); }
+
+private:
+    std::string m_directory;
+    uint32_t m_processes;
+    std::unique_ptr<analysis::InstanceSpill> m_spill;
+};
+
 // Writes report.cubex, trace.stat, instances.txt, critical_path.txt (and the optional text dump);
-// returns false after printing an error.
+// returns false after printing an error. The instances come from `spill`'s scratch files when
+// the ranks put them there.
 bool writeOutputs(const Options& options, const std::string& anchor,
                   const analysis::AnalysisResult& result, const trace::Definitions& definitions,
-                  const TimelineRows& timelineRows) {
+                  const TimelineRows& timelineRows, const analysis::InstanceSpill* spill) {
     namespace fs = std::filesystem;
-    const fs::path dir =
-        options.outputDir.empty() ? fs::path(anchor).parent_path() : fs::path(options.outputDir);
+    const fs::path dir = outputDirOf(options, anchor);
     // The measurement's self-measurement lives beside the trace; it is optional.
     auto measurement = analysis::readMeasurementRecord(fs::path(anchor).parent_path().string());
     if (!measurement) {
@@ -441,18 +493,22 @@ bool writeOutputs(const Options& options, const std::string& anchor,
                      statFile.string().c_str());
         return false;
     }
-    // Every wait-state instance, for the timeline and the exports.
+    // Every wait-state instance, for the timeline and the exports; and the same instances
+    // indexed by time block, pattern and call path: the timeline reads them per window instead
+    // of whole. Merged from the scratch files when the ranks spilled them.
     const fs::path instancesFile = dir / analysis::kWaitInstancesFile;
-    if (Status status = analysis::writeWaitInstances(result, instancesFile.string()); !status) {
-        std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
-        return false;
-    }
-    // The same instances indexed by time block, pattern and call path: the timeline reads
-    // them per window instead of whole.
     const fs::path indexedFile = dir / analysis::kInstanceFile;
-    if (Status status = analysis::writeInstanceFile(result.instances(), indexedFile.string());
-        !status) {
-        std::fprintf(stderr, "waitscope-replay: error: %s\n", status.error().message().c_str());
+    Status instances = Status::success();
+    if (spill != nullptr && !result.spilledRuns().empty()) {
+        instances = spill->writeFiles(result, instancesFile.string(), indexedFile.string());
+    } else {
+        instances = analysis::writeWaitInstances(result, instancesFile.string());
+        if (instances) {
+            instances = analysis::writeInstanceFile(result.instances(), indexedFile.string());
+        }
+    }
+    if (!instances) {
+        std::fprintf(stderr, "waitscope-replay: error: %s\n", instances.error().message().c_str());
         return false;
     }
     // The critical path's stretches, for the timeline.
@@ -608,6 +664,8 @@ int runSerial(const Options& options) {
     replay.windowEvents = options.windowEvents;
     const std::unique_ptr<TimelineCollector> collector = timelineCollector(options, *anchor);
     replay.observer = observerOf(collector.get());
+    const InstanceScratch scratch(options, *anchor, 0, 1);
+    replay.instanceSpill = scratch.spill();
     auto result = analysis::analyzeArchiveInProcess(*anchor, replay);
     if (!result) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", result.error().message().c_str());
@@ -616,7 +674,7 @@ int runSerial(const Options& options) {
     const double analysisTime = secondsSince(start);
     const auto writeStart = Clock::now();
     if (!writeOutputs(options, *anchor, *result, *definitions,
-                      {[&collector] { return collector.get(); }, {}})) {
+                      {[&collector] { return collector.get(); }, {}}, scratch.spill())) {
         return 1;
     }
     if (!options.quiet) {
@@ -653,6 +711,14 @@ int runParallel(const Options& options) {
         collector = timelineCollector(options, *anchor);
     }
     replay.observer = observerOf(collector.get());
+    int processes = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &processes);
+    std::unique_ptr<InstanceScratch> scratch;
+    if (anchor) {
+        scratch = std::make_unique<InstanceScratch>(options, *anchor, static_cast<uint32_t>(rank),
+                                                    static_cast<uint32_t>(processes));
+        replay.instanceSpill = scratch->spill();
+    }
     auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), replay);
     if (!analysis) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", analysis.error().message().c_str());
@@ -704,7 +770,8 @@ int runParallel(const Options& options) {
                                                [&](const std::vector<uint64_t>& rowStarts) {
                                                    return rowsWritten(&rowStarts);
                                                })
-                                         : nullptr});
+                                         : nullptr},
+                     scratch ? scratch->spill() : nullptr);
     collected(); // the parts removed even when the outputs failed before the caches
     if (sharing && !shared) {
         (void)rowsWritten(nullptr);

@@ -84,6 +84,15 @@ Status AnalysisResult::addRank(RankResult&& result) {
         instance.node = toGlobal[instance.node];
         m_instances.push_back(instance);
     }
+    if (!result.spilledRuns.empty()) {
+        // The merge of the runs maps their nodes (O(the rank's call tree), as its rows above).
+        if (m_spilledNodes.size() <= r) {
+            m_spilledNodes.resize(r + 1);
+        }
+        m_spilledNodes[r] = toGlobal;
+        m_spilledRuns.insert(m_spilledRuns.end(), result.spilledRuns.begin(),
+                             result.spilledRuns.end());
+    }
     for (PathSegment& segment : result.criticalPath) {
         segment.from = segment.from == kNoNode ? kNoNode : toGlobal[segment.from];
         segment.to = segment.to == kNoNode ? kNoNode : toGlobal[segment.to];

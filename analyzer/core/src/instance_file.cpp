@@ -73,22 +73,127 @@ uint64_t blockCountOf(uint64_t records) {
     return (records + InstanceFile::kBlockRecords - 1) / InstanceFile::kBlockRecords;
 }
 
-// Writes the whole file to `sink` (which returns false when it cannot take more).
+// The start of the waiting interval as the time order compares it: NaN first (the order stays
+// strict).
+double timeKey(const PatternInstance& instance) {
+    const double start = waitingInterval(instance).first;
+    return std::isnan(start) ? -std::numeric_limits<double>::infinity() : start;
+}
+
+} // namespace
+
+/// The file's sections from instances given in time order: the header first as a placeholder
+/// (zeros: a file cut short is no instances file), the records as they come (a block at a
+/// time), then the block index and the pattern index kept meanwhile, and the header to put at
+/// the start.
+class InstanceFileWriter::Encoder {
+public:
+    using Sink = std::function<bool(const void*, size_t)>;
+    explicit Encoder(Sink sink) : m_sink(std::move(sink)) {
+        m_chunk.reserve(InstanceFile::kBlockRecords);
+    }
+
+    bool begin() {
+        const Header placeholder;
+        return m_sink(&placeholder, sizeof placeholder);
+    }
+
+    bool add(const PatternInstance& i) {
+        const auto [start, end] = waitingInterval(i);
+        const uint64_t r = m_count++;
+        const uint64_t b = r / InstanceFile::kBlockRecords;
+        if (r % InstanceFile::kBlockRecords == 0) {
+            m_blockRanges.push_back({start, end});
+            m_blockCounts.resize(m_blockCounts.size() + kMetricCount, 0);
+        }
+        m_blockRanges[b].lastEnd = std::max(m_blockRanges[b].lastEnd, end);
+        ++m_blockCounts[b * kMetricCount + static_cast<size_t>(i.metric)];
+        CellRecord& cell = m_cells[uint64_t{static_cast<uint32_t>(i.metric)} << 32 | i.node];
+        if (cell.count == 0 || i.severity > cell.worstSeverity) {
+            cell.worst = r;
+            cell.worstSeverity = i.severity;
+        }
+        cell.metric = static_cast<uint32_t>(i.metric);
+        cell.node = i.node;
+        ++cell.count;
+        // Records in chunks of one block: the file is written in a few large writes.
+        m_chunk.push_back(
+            {i.enter, i.exit, i.severity, i.rank, i.node, static_cast<uint32_t>(i.metric), 0});
+        return m_chunk.size() < InstanceFile::kBlockRecords || flushChunk();
+    }
+
+    /// Writes the index; `header` is then what belongs at the start.
+    bool end(Header& header) {
+        if (!flushChunk()) {
+            return false;
+        }
+        const uint64_t blocks = m_blockRanges.size();
+        for (uint64_t b = 0; b < blocks; ++b) {
+            if (!m_sink(&m_blockRanges[b].firstStart, sizeof(double)) ||
+                !m_sink(&m_blockRanges[b].lastEnd, sizeof(double)) ||
+                !m_sink(&m_blockCounts[b * kMetricCount], kMetricCount * sizeof(uint32_t))) {
+                return false;
+            }
+        }
+        // By pattern, then node.
+        std::vector<const CellRecord*> byKey;
+        byKey.reserve(m_cells.size());
+        for (const auto& entry : m_cells) {
+            byKey.push_back(&entry.second);
+        }
+        std::sort(byKey.begin(), byKey.end(), [](const CellRecord* a, const CellRecord* b) {
+            return a->metric != b->metric ? a->metric < b->metric : a->node < b->node;
+        });
+        for (const CellRecord* cell : byKey) {
+            if (!m_sink(cell, sizeof *cell)) {
+                return false;
+            }
+        }
+        std::memcpy(header.magic, kMagic, sizeof kMagic);
+        header.version = kVersion;
+        header.blockRecords = InstanceFile::kBlockRecords;
+        header.count = m_count;
+        header.metrics = static_cast<uint32_t>(kMetricCount);
+        header.blocksOffset = kHeaderBytes + header.count * kRecordBytes;
+        header.cellsOffset = header.blocksOffset + blocks * blockBytes(kMetricCount);
+        header.cellCount = m_cells.size();
+        header.fileSize = header.cellsOffset + header.cellCount * kCellBytes;
+        return true;
+    }
+
+private:
+    bool flushChunk() {
+        const bool written =
+            m_chunk.empty() || m_sink(m_chunk.data(), m_chunk.size() * sizeof(Record));
+        m_chunk.clear();
+        return written;
+    }
+
+    Sink m_sink;
+    uint64_t m_count = 0;
+    std::vector<Record> m_chunk;
+    std::vector<InstanceFile::Block> m_blockRanges;
+    std::vector<uint32_t> m_blockCounts;              // per block x pattern
+    std::unordered_map<uint64_t, CellRecord> m_cells; // by pattern << 32 | call node
+};
+
+namespace {
+
+// Writes the whole file for `instances` (in any order) to `sink`, then puts the header at the
+// start with `patch`; false when either cannot take it.
 bool encode(const std::vector<PatternInstance>& instances,
-            const std::function<bool(const void*, size_t)>& sink) {
+            const InstanceFileWriter::Encoder::Sink& sink,
+            const std::function<bool(const Header&)>& patch) {
     // Time order: the waiting start, then rank, pattern and enter, then the order given.
     // The waiting starts computed once (a comparison would compute two), 32-bit positions and
-    // an in-place sort with a total order: the analyzer holds the instances meanwhile, so the
+    // an in-place sort with a total order: the caller holds the instances meanwhile, so the
     // sort's own memory is kept to 12 bytes per instance.
     if (instances.size() > std::numeric_limits<uint32_t>::max()) {
         return false;
     }
     std::vector<double> starts(instances.size());
     for (size_t k = 0; k < instances.size(); ++k) {
-        starts[k] = waitingInterval(instances[k]).first;
-        if (std::isnan(starts[k])) {
-            starts[k] = -std::numeric_limits<double>::infinity(); // keeps the order strict
-        }
+        starts[k] = timeKey(instances[k]);
     }
     std::vector<uint32_t> order(instances.size());
     std::iota(order.begin(), order.end(), uint32_t{0});
@@ -107,77 +212,17 @@ bool encode(const std::vector<PatternInstance>& instances,
         return x.enter != y.enter ? x.enter < y.enter : a < b;
     });
     starts = {}; // freed before the records are written
-    const uint64_t blocks = blockCountOf(order.size());
-    std::vector<InstanceFile::Block> blockRanges(blocks);
-    std::vector<uint32_t> blockCounts(blocks * kMetricCount, 0);
-    std::unordered_map<uint64_t, CellRecord> cells; // by pattern << 32 | call node
-    for (uint64_t r = 0; r < order.size(); ++r) {
-        const PatternInstance& i = instances[order[r]];
-        const auto [start, end] = waitingInterval(i);
-        const uint64_t b = r / InstanceFile::kBlockRecords;
-        if (r % InstanceFile::kBlockRecords == 0) {
-            blockRanges[b] = {start, end};
-        }
-        blockRanges[b].lastEnd = std::max(blockRanges[b].lastEnd, end);
-        ++blockCounts[b * kMetricCount + static_cast<size_t>(i.metric)];
-        CellRecord& cell = cells[uint64_t{static_cast<uint32_t>(i.metric)} << 32 | i.node];
-        if (cell.count == 0 || i.severity > cell.worstSeverity) {
-            cell.worst = r;
-            cell.worstSeverity = i.severity;
-        }
-        cell.metric = static_cast<uint32_t>(i.metric);
-        cell.node = i.node;
-        ++cell.count;
-    }
-    Header header;
-    std::memcpy(header.magic, kMagic, sizeof kMagic);
-    header.version = kVersion;
-    header.blockRecords = InstanceFile::kBlockRecords;
-    header.count = order.size();
-    header.metrics = static_cast<uint32_t>(kMetricCount);
-    header.blocksOffset = kHeaderBytes + header.count * kRecordBytes;
-    header.cellsOffset = header.blocksOffset + blocks * blockBytes(kMetricCount);
-    header.cellCount = cells.size();
-    header.fileSize = header.cellsOffset + header.cellCount * kCellBytes;
-    if (!sink(&header, sizeof header)) {
+    InstanceFileWriter::Encoder encoder(sink);
+    if (!encoder.begin()) {
         return false;
     }
-    // Records in chunks of one block: the file is written in a few large writes.
-    std::vector<Record> chunk;
-    chunk.reserve(InstanceFile::kBlockRecords);
-    for (uint64_t r = 0; r < order.size(); ++r) {
-        const PatternInstance& i = instances[order[r]];
-        chunk.push_back(
-            {i.enter, i.exit, i.severity, i.rank, i.node, static_cast<uint32_t>(i.metric), 0});
-        if (chunk.size() == InstanceFile::kBlockRecords || r + 1 == order.size()) {
-            if (!sink(chunk.data(), chunk.size() * sizeof(Record))) {
-                return false;
-            }
-            chunk.clear();
-        }
-    }
-    for (uint64_t b = 0; b < blocks; ++b) {
-        if (!sink(&blockRanges[b].firstStart, sizeof(double)) ||
-            !sink(&blockRanges[b].lastEnd, sizeof(double)) ||
-            !sink(&blockCounts[b * kMetricCount], kMetricCount * sizeof(uint32_t))) {
+    for (const uint32_t k : order) {
+        if (!encoder.add(instances[k])) {
             return false;
         }
     }
-    // By pattern, then node.
-    std::vector<const CellRecord*> byKey;
-    byKey.reserve(cells.size());
-    for (const auto& entry : cells) {
-        byKey.push_back(&entry.second);
-    }
-    std::sort(byKey.begin(), byKey.end(), [](const CellRecord* a, const CellRecord* b) {
-        return a->metric != b->metric ? a->metric < b->metric : a->node < b->node;
-    });
-    for (const CellRecord* cell : byKey) {
-        if (!sink(cell, sizeof *cell)) {
-            return false;
-        }
-    }
-    return true;
+    Header header;
+    return encoder.end(header) && patch(header);
 }
 
 } // namespace
@@ -247,9 +292,13 @@ Status writeInstanceFile(const std::vector<PatternInstance>& instances, const st
         return Error(path + ": cannot write");
     }
     FILE* out = file.get();
-    const bool written = encode(instances, [out](const void* bytes, size_t size) {
-        return std::fwrite(bytes, 1, size, out) == size;
-    });
+    const bool written = encode(
+        instances,
+        [out](const void* bytes, size_t size) { return std::fwrite(bytes, 1, size, out) == size; },
+        [out](const Header& header) {
+            return std::fseek(out, 0, SEEK_SET) == 0 &&
+                   std::fwrite(&header, 1, sizeof header, out) == sizeof header;
+        });
     if (!written || std::fflush(out) != 0) {
         return Error(path + ": cannot write");
     }
@@ -259,11 +308,17 @@ Status writeInstanceFile(const std::vector<PatternInstance>& instances, const st
 InstanceFile InstanceFile::fromInstances(const std::vector<PatternInstance>& instances,
                                          const std::string& name) {
     std::vector<char> bytes;
-    encode(instances, [&bytes](const void* data, size_t size) {
-        bytes.insert(bytes.end(), static_cast<const char*>(data),
-                     static_cast<const char*>(data) + size);
-        return true;
-    });
+    encode(
+        instances,
+        [&bytes](const void* data, size_t size) {
+            bytes.insert(bytes.end(), static_cast<const char*>(data),
+                         static_cast<const char*>(data) + size);
+            return true;
+        },
+        [&bytes](const Header& header) {
+            std::memcpy(bytes.data(), &header, sizeof header);
+            return true;
+        });
     auto parsed = parse(std::make_shared<MemorySource>(std::move(bytes)), name);
     assert(parsed.ok() && "an encoded instances file must parse");
     return std::move(*parsed);
@@ -280,6 +335,84 @@ Result<InstanceFile> InstanceFile::open(const std::string& path) {
         return Error(path + ": not a regular file");
     }
     return parse(std::make_shared<FileSource>(fd, static_cast<uint64_t>(status.st_size)), path);
+}
+
+bool instanceTimeBefore(const PatternInstance& a, const PatternInstance& b) {
+    const double x = timeKey(a);
+    const double y = timeKey(b);
+    if (x != y) {
+        return x < y;
+    }
+    if (a.rank != b.rank) {
+        return a.rank < b.rank;
+    }
+    if (a.metric != b.metric) {
+        return a.metric < b.metric;
+    }
+    return a.enter < b.enter;
+}
+
+InstanceFileWriter::InstanceFileWriter() = default;
+InstanceFileWriter::InstanceFileWriter(InstanceFileWriter&&) noexcept = default;
+InstanceFileWriter& InstanceFileWriter::operator=(InstanceFileWriter&&) noexcept = default;
+InstanceFileWriter::~InstanceFileWriter() = default;
+
+Result<InstanceFileWriter> InstanceFileWriter::create(const std::string& path) {
+    InstanceFileWriter writer;
+    writer.m_path = path;
+    writer.m_file.reset(std::fopen(path.c_str(), "wb"));
+    if (!writer.m_file) {
+        return Error(path + ": cannot write");
+    }
+    FILE* out = writer.m_file.get();
+    writer.m_encoder = std::make_unique<Encoder>(
+        [out](const void* bytes, size_t size) { return std::fwrite(bytes, 1, size, out) == size; });
+    if (!writer.m_encoder->begin()) {
+        return Error(path + ": cannot write");
+    }
+    return writer;
+}
+
+Status InstanceFileWriter::add(const PatternInstance& instance) {
+    if (!m_encoder->add(instance)) {
+        return Error(m_path + ": cannot write");
+    }
+    return Status::success();
+}
+
+Status InstanceFileWriter::finish() {
+    Header header;
+    FILE* out = m_file.get();
+    if (!m_encoder->end(header) || std::fseek(out, 0, SEEK_SET) != 0 ||
+        std::fwrite(&header, 1, sizeof header, out) != sizeof header || std::fflush(out) != 0) {
+        return Error(m_path + ": cannot write");
+    }
+    m_file.reset();
+    return Status::success();
+}
+
+void InstanceFileWriter::CloseFile::operator()(FILE* file) const {
+    std::fclose(file);
+}
+
+Result<InstanceFile> openInstances(const std::string& path) {
+    char magic[sizeof kMagic] = {};
+    {
+        const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                         &std::fclose);
+        if (!file) {
+            return Error(path + ": cannot open");
+        }
+        if (std::fread(magic, 1, sizeof magic, file.get()) != sizeof magic ||
+            std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
+            auto text = readWaitInstances(path);
+            if (!text) {
+                return text.error();
+            }
+            return InstanceFile::fromInstances(*text, path);
+        }
+    }
+    return InstanceFile::open(path);
 }
 
 Result<InstanceFile> InstanceFile::parse(std::shared_ptr<const Source> source, std::string path) {

@@ -294,7 +294,7 @@ uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::str
         }
         held = std::max(held, events * perEvent);
     }
-    return held;
+    return held + kInstanceSpillBytes;
 }
 
 } // namespace waitscope::analysis

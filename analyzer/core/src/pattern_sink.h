@@ -1,6 +1,7 @@
 // Where patterns put their findings: severities per call node plus instances for trace.stat.
 #pragma once
 
+#include "waitscope/analysis/instance_spill.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/analysis/transport.h"
 
@@ -51,7 +52,17 @@ public:
         const PatternInstance instance{metric,     span.node, m_result.rank,
                                        span.enter, span.exit, severity};
         m_result.patterns[static_cast<size_t>(metric)].add(instance);
-        m_instances.push_back(instance);
+        if (m_spill != nullptr) {
+            m_spill->add(instance, m_segment);
+        } else {
+            m_instances.push_back(instance);
+        }
+    }
+    /// Puts the instances into `buffer` (scratch files, in bounded memory) as `segment` of the
+    /// rank's instances (see InstanceSpill::Buffer::add()) instead of into memory; null: memory.
+    void spillTo(InstanceSpill::Buffer* buffer, uint32_t segment) {
+        m_spill = buffer;
+        m_segment = segment;
     }
     /// Adds to a metric without an instance (counts, parents of a pattern).
     void add(Metric metric, NodeId node, double value) {
@@ -82,6 +93,8 @@ private:
     RankResult& m_result;
     std::vector<PatternInstance>& m_instances;
     std::vector<ThreadResult>* m_lanes;
+    InstanceSpill::Buffer* m_spill = nullptr;
+    uint32_t m_segment = 0;
 };
 
 /// One rank's view of a finished collective exchange: every member's contribution (enter,

@@ -89,6 +89,10 @@ Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
             }
         }
     }
+    // The instances still buffered go to the scratch files (a write that fails fails the rank).
+    if (replayed && state.spill) {
+        replayed = state.spill->finish(state.result);
+    }
     // Every rank stops here together when one failed (with the hook), before the thread
     // profiles read more files.
     if (input.anyFailed && input.anyFailed(!replayed) && replayed) {

@@ -154,6 +154,12 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
         w.put<double>(i.exit);
         w.put<double>(i.severity);
     }
+    w.put<uint64_t>(result.spilledRuns.size());
+    for (const SpilledRun& run : result.spilledRuns) {
+        w.put<uint32_t>(run.process);
+        w.put<uint64_t>(run.first);
+        w.put<uint64_t>(run.count);
+    }
     w.put<uint64_t>(result.criticalPath.size());
     for (const PathSegment& p : result.criticalPath) {
         w.put<double>(p.start);
@@ -234,6 +240,17 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
         }
         i.metric = static_cast<Metric>(metric);
         i.rank = result.rank;
+    }
+    uint64_t runs = 0;
+    if (!r.get(runs) || runs > size) {
+        return bad();
+    }
+    result.spilledRuns.resize(runs);
+    for (SpilledRun& run : result.spilledRuns) {
+        if (!r.get(run.process) || !r.get(run.first) || !r.get(run.count)) {
+            return bad();
+        }
+        run.rank = result.rank;
     }
     uint64_t segments = 0;
     if (!r.get(segments) || segments > size) {

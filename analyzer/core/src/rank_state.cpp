@@ -7,6 +7,11 @@ RankState::RankState(const RankInput& rankInput, Transport& transport)
     : input(rankInput), defs(rankInput.definitions), events(rankInput.events),
       rootCause(rankInput.options.rootCause) {
     result.rank = transport.rank();
+    if (rankInput.options.instanceSpill != nullptr) {
+        spill =
+            std::make_unique<InstanceSpill::Buffer>(*rankInput.options.instanceSpill, result.rank);
+        sink.spillTo(spill.get(), 0);
+    }
     if (rankInput.windows != nullptr && rootCause) {
         events = &windowEvents; // filled by the windowed profile stage
     }

@@ -50,6 +50,9 @@ struct RankState {
     /// out then
     bool lanesAnywhere = false;
     PatternSink sink{result, &laneResults};
+    /// The rank's buffer in the process's scratch files of instances, when the driver gave them
+    /// (ReplayOptions::instanceSpill); `sink` puts its instances there
+    std::unique_ptr<InstanceSpill::Buffer> spill;
     std::vector<RegionClass> classes; ///< per region of the definitions
 
     // From the profile stage on:

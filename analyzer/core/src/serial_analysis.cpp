@@ -31,6 +31,9 @@ Result<AnalysisResult> runThreads(const trace::Definitions& definitions,
             return *error;
         }
     }
+    if (options.instanceSpill != nullptr) {
+        options.instanceSpill->shareAmong(ranks);
+    }
     InProcessWorld world(definitions, ranks);
     std::vector<std::optional<RankResult>> results(ranks);
     std::vector<std::thread> threads;

@@ -11,6 +11,43 @@
 
 namespace waitscope::analysis {
 
+bool instanceTextBefore(const PatternInstance& a, const PatternInstance& b) {
+    if (a.metric != b.metric) {
+        return a.metric < b.metric;
+    }
+    return a.rank != b.rank ? a.rank < b.rank : a.enter < b.enter;
+}
+
+Result<WaitInstancesWriter> WaitInstancesWriter::create(const std::string& path) {
+    WaitInstancesWriter writer;
+    writer.m_path = path;
+    writer.m_file.reset(std::fopen(path.c_str(), "w"));
+    if (!writer.m_file) {
+        return Error(path + ": cannot write");
+    }
+    std::fprintf(writer.m_file.get(), "# waitscope wait-state instances 1\n"
+                                      "# pattern rank cnode enter exit severity (seconds)\n");
+    return writer;
+}
+
+void WaitInstancesWriter::add(const PatternInstance& i) {
+    const std::string_view name = metricInfo(i.metric).uniqueName;
+    std::fprintf(m_file.get(), "%.*s %u %u %.9f %.9f %.9f\n", static_cast<int>(name.size()),
+                 name.data(), i.rank, i.node, i.enter, i.exit, i.severity);
+}
+
+Status WaitInstancesWriter::finish() {
+    const bool failed = std::ferror(m_file.get()) != 0;
+    if (std::fclose(m_file.release()) != 0 || failed) {
+        return Error(m_path + ": cannot write");
+    }
+    return Status::success();
+}
+
+void WaitInstancesWriter::CloseFile::operator()(FILE* file) const {
+    std::fclose(file);
+}
+
 Status writeWaitInstances(const AnalysisResult& result, const std::string& path) {
     std::vector<const PatternInstance*> order;
     order.reserve(result.instances().size());
@@ -19,26 +56,16 @@ Status writeWaitInstances(const AnalysisResult& result, const std::string& path)
     }
     std::stable_sort(order.begin(), order.end(),
                      [](const PatternInstance* a, const PatternInstance* b) {
-                         if (a->metric != b->metric) {
-                             return a->metric < b->metric;
-                         }
-                         return a->rank != b->rank ? a->rank < b->rank : a->enter < b->enter;
+                         return instanceTextBefore(*a, *b);
                      });
-    const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
-    if (!file) {
-        return Error(path + ": cannot write");
+    auto writer = WaitInstancesWriter::create(path);
+    if (!writer) {
+        return writer.error();
     }
-    std::fprintf(file.get(), "# waitscope wait-state instances 1\n"
-                             "# pattern rank cnode enter exit severity (seconds)\n");
     for (const PatternInstance* i : order) {
-        const std::string_view name = metricInfo(i->metric).uniqueName;
-        std::fprintf(file.get(), "%.*s %u %u %.9f %.9f %.9f\n", static_cast<int>(name.size()),
-                     name.data(), i->rank, i->node, i->enter, i->exit, i->severity);
+        writer->add(*i);
     }
-    if (std::ferror(file.get()) != 0) {
-        return Error(path + ": cannot write");
-    }
-    return Status::success();
+    return writer->finish();
 }
 
 std::pair<double, double> waitingInterval(const PatternInstance& instance) {

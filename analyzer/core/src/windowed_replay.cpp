@@ -101,6 +101,9 @@ public:
           m_windowEvents(std::max<uint64_t>(windowEvents, 1)),
           m_tally(transport.size(), state.defs.communicators.size()), m_lateSender(state.sink),
           m_backwardSink(state.result, m_backwardInstances) {
+        // Spilled, the backward replay's instances are the rank's second segment: listed after
+        // the forward ones, as when held apart and appended at the end.
+        m_backwardSink.spillTo(state.spill.get(), 1);
         const size_t comms = state.defs.communicators.size();
         m_ready.assign(comms, 0);
         m_contributed.assign(comms, 0);

@@ -301,6 +301,9 @@ Result<ParallelAnalysis> analyzeCoLocated(ParallelAnalysis analysis, const std::
     if (progress) {
         progress("reading", 100);
     }
+    if (options.instanceSpill != nullptr) {
+        options.instanceSpill->shareAmong(count);
+    }
     std::vector<std::optional<RankResult>> results(count);
     std::vector<std::optional<Error>> errors(count);
     std::vector<std::thread> threads;

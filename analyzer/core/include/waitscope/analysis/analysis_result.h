@@ -65,6 +65,15 @@ public:
     /// Every wait-state instance: ranks in order, within a rank in the order found; call nodes
     /// of the merged tree.
     const std::vector<PatternInstance>& instances() const { return m_instances; }
+    /// The runs of the instances that went to scratch files (instance_spill.h), ranks in order;
+    /// their call nodes are the ranks' own, spilledNodes() maps them to the merged tree.
+    const std::vector<SpilledRun>& spilledRuns() const { return m_spilledRuns; }
+    /// Per node of `rank`'s own call tree its node of the merged tree; empty for a rank without
+    /// spilled runs.
+    const std::vector<NodeId>& spilledNodes(uint32_t rank) const {
+        static const std::vector<NodeId> kNone;
+        return rank < m_spilledNodes.size() ? m_spilledNodes[rank] : kNone;
+    }
     /// The critical path's stretches: ranks in order, within a rank latest first; call nodes of
     /// the merged tree.
     const std::vector<PathSegment>& criticalPath() const { return m_criticalPath; }
@@ -105,6 +114,8 @@ private:
     std::vector<std::unique_ptr<double[]>> m_rows; ///< chunks of kRowsPerChunk rows
     std::array<PatternSamples, kMetricCount> m_patterns;
     std::vector<PatternInstance> m_instances;
+    std::vector<SpilledRun> m_spilledRuns;
+    std::vector<std::vector<NodeId>> m_spilledNodes; ///< per rank (see spilledNodes())
     std::vector<PathSegment> m_criticalPath;
     std::vector<Diagnostics> m_diagnostics;
     std::vector<uint64_t> m_events;

@@ -8,6 +8,7 @@
 #include "waitscope/base/result.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -97,5 +98,44 @@ private:
 /// Writes `instances` to `path` as an indexed instances file (see InstanceFile). Errors name
 /// the file.
 Status writeInstanceFile(const std::vector<PatternInstance>& instances, const std::string& path);
+
+/// Whether `a` comes before `b` in an instances file's time order: the start of the waiting
+/// interval (waitingInterval(); NaN first), then rank, pattern and enter. The file keeps the
+/// order given among instances equal in these.
+bool instanceTimeBefore(const PatternInstance& a, const PatternInstance& b);
+
+/// Writes an indexed instances file (see InstanceFile) from instances handed over in its time
+/// order (instanceTimeBefore()), without holding them: the records are written as they come, the
+/// index (per block of records, per pattern and call node) is kept meanwhile, the header last.
+/// Errors name the file.
+class InstanceFileWriter {
+public:
+    static Result<InstanceFileWriter> create(const std::string& path);
+    InstanceFileWriter(InstanceFileWriter&&) noexcept;
+    InstanceFileWriter& operator=(InstanceFileWriter&&) noexcept;
+    ~InstanceFileWriter();
+
+    /// Appends the next instance (it must not come before the last one).
+    Status add(const PatternInstance& instance);
+    /// Writes the index and the header; the file is complete after it.
+    Status finish();
+
+    /// The encoding of the sections, shared with writeInstanceFile(); in the source file.
+    class Encoder;
+
+private:
+    InstanceFileWriter();
+    struct CloseFile {
+        void operator()(FILE* file) const;
+    };
+    std::string m_path;
+    std::unique_ptr<FILE, CloseFile> m_file;
+    std::unique_ptr<Encoder> m_encoder;
+};
+
+/// Opens the instances at `path` in either format: an indexed file (InstanceFile::open()), read
+/// per block; or a text file of an older experiment (writeWaitInstances()), read whole and
+/// indexed in memory, so that both are read in the same order. Errors name the file.
+Result<InstanceFile> openInstances(const std::string& path);
 
 } // namespace waitscope::analysis

@@ -62,11 +62,19 @@ uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held = 0);
 /// anyway, and the per-operation state dominates; the windows come on top.
 inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 64;
 
+/// What the wait-state instances take in a process that spills them (instance_spill.h): its
+/// ranks' buffers (8 MiB in all) and, on the process that writes the outputs, the merge's read
+/// buffers (256 runs of 12 KiB) — fixed, whatever the number of instances. (Each instance still
+/// leaves its severity as a float for trace.stat's statistics: 4 bytes, in the per-event
+/// figures above.)
+inline constexpr uint64_t kInstanceSpillBytes = 12ull << 20;
+
 /// The bytes a process whose blocks are read in windows holds besides its base and its
-/// windows, for `blocks` as in checkMemoryBudget(): with the root-cause passes its largest
-/// block's events at kBytesPerEventRootCauseWindowed, without them none.
-/// `observed` bytes per event of the block come on top (an event observer's, such as the
-/// timeline's collector: EventObserver::heldBytesPerEvent()).
+/// windows, for `blocks` as in checkMemoryBudget(): the instances' buffers
+/// (kInstanceSpillBytes), and with the root-cause passes its largest block's events at
+/// kBytesPerEventRootCauseWindowed, without them none. `observed` bytes per event of the block
+/// come on top (an event observer's, such as the timeline's collector:
+/// EventObserver::heldBytesPerEvent()).
 uint64_t windowedHeldBytes(const trace::Definitions& definitions, const std::string& anchorFile,
                            const std::vector<std::pair<uint32_t, uint32_t>>& blocks, bool rootCause,
                            uint64_t observed = 0);

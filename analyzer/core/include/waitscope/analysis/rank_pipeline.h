@@ -3,6 +3,7 @@
 
 #include "waitscope/analysis/clock_correction.h"
 #include "waitscope/analysis/event_observer.h"
+#include "waitscope/analysis/instance_spill.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/analysis/transport.h"
 #include "waitscope/base/result.h"
@@ -33,6 +34,10 @@ struct ReplayOptions {
     uint64_t windowEvents = 0;
     /// Sees every location's events as they are read (event_observer.h); null: none.
     EventObserver* observer = nullptr;
+    /// Where this process's ranks put their wait-state instances as the passes find them, in
+    /// bounded memory (instance_spill.h): RankResult::spilledRuns instead of
+    /// RankResult::instances. Null: every instance is kept in memory.
+    InstanceSpill* instanceSpill = nullptr;
 };
 
 /// Called with a phase name and its progress in percent (0..100).

@@ -24,6 +24,28 @@ struct PatternInstance {
     double severity = 0.0;
 };
 
+/// A wait-state instance in an analysis process's scratch file (instance_spill.h): its call node
+/// on the rank's own call tree, and its sequence number in the order the rank found them.
+struct SpilledInstance {
+    double enter = 0.0;
+    double exit = 0.0;
+    double severity = 0.0;
+    uint32_t rank = 0;
+    NodeId node = kNoNode;
+    uint32_t metric = 0;
+    uint32_t reserved = 0;
+    uint64_t sequence = 0;
+};
+
+/// A sorted run of one rank's instances in the scratch files of process `process`: records
+/// [first, first + count) of each of its two files.
+struct SpilledRun {
+    uint32_t process = 0;
+    uint32_t rank = 0;
+    uint64_t first = 0;
+    uint64_t count = 0;
+};
+
 /// One stretch of the critical path on one rank, [start, end] in seconds on the analyzed trace
 /// clock: the path arrives on the rank at `start` in call `from` (where another rank handed it
 /// over, or the start of the run: kNoNode) and leaves at `end` at the enter of call `to` (for
@@ -101,8 +123,10 @@ struct RankResult {
     CallTree tree;           ///< call paths of the main location and of the further threads
     SeverityRows severities; ///< of the main location
     std::array<PatternSamples, kMetricCount> patterns;
-    /// Every wait-state instance of the main location in the order found (on `tree`).
+    /// Every wait-state instance of the main location in the order found (on `tree`); none when
+    /// they went to scratch files (ReplayOptions::instanceSpill), then in `spilledRuns`.
     std::vector<PatternInstance> instances;
+    std::vector<SpilledRun> spilledRuns;
     Diagnostics diagnostics;
     /// The rank's stretches of the critical path (on `tree`), latest first.
     std::vector<PathSegment> criticalPath;

@@ -5,6 +5,8 @@
 #include "waitscope/analysis/analysis_result.h"
 #include "waitscope/base/result.h"
 
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +21,29 @@ inline constexpr const char* kWaitInstancesFile = "instances.txt";
 /// cnode as in report.cubex, times and severity in seconds on the analyzed trace clock), by
 /// pattern in metric order, then rank, then enter time.
 Status writeWaitInstances(const AnalysisResult& result, const std::string& path);
+
+/// Whether `a` comes before `b` in the text file's order: pattern (metric order), rank, enter.
+/// The file keeps the order given among instances equal in these.
+bool instanceTextBefore(const PatternInstance& a, const PatternInstance& b);
+
+/// Writes the text file from instances handed over in its order (instanceTextBefore()), a
+/// line each, without holding them. Errors name the file.
+class WaitInstancesWriter {
+public:
+    static Result<WaitInstancesWriter> create(const std::string& path);
+    /// Appends the line of the next instance.
+    void add(const PatternInstance& instance);
+    /// Closes the file; fails when any line could not be written.
+    Status finish();
+
+private:
+    WaitInstancesWriter() = default;
+    struct CloseFile {
+        void operator()(FILE* file) const;
+    };
+    std::string m_path;
+    std::unique_ptr<FILE, CloseFile> m_file;
+};
 
 /// The part of the instance's call that waited: the end of the call for the completion
 /// patterns (waiting for the last rank to leave), its start for all others.
