@@ -4,6 +4,7 @@
 
 #include "experiment_directory.h"
 #include "runtime_state.h"
+#include "spill_writer.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -77,7 +78,7 @@ namespace {
 void adoptEarlySpill(RuntimeState& s) {
     if (s.spillFd < 0)
         return;
-    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (named < 0)
         return; // keep the unnamed one: still encoded at finalize, only not salvageable
     char chunk[1 << 16];
@@ -94,10 +95,15 @@ void adoptEarlySpill(RuntimeState& s) {
 Status openSpill(RuntimeState& s) {
     adoptEarlySpill(s);
     if (s.spillFd < 0)
-        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (s.spillFd < 0)
         return Error("cannot create '" + s.spillPath + "': " + std::strerror(errno));
     return Status::success();
+}
+
+void startSpillWriter(RuntimeState& s) noexcept {
+    if (s.config.tracing && s.spillFd >= 0 && !s.spillFailed)
+        s.spillWriter.start(g_hot.buffer, s.memory.data(), s.memory.size(), s.spillFd);
 }
 
 namespace {
@@ -149,7 +155,8 @@ void encodeSpilledRecords(RuntimeState& s) {
     // Whatever is still buffered goes last; keep it by spilling it too (unless records are
     // already missing before it: it would decode with a wrong time base).
     errno = 0;
-    if (!s.spillFailed && !writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes())) {
+    if (!s.spillFailed &&
+        !writeAllAt(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes(), s.spilledBytes)) {
         noteWriteError(s, s.spillPath, errno);
         s.spillFailed = true;
         if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
@@ -188,6 +195,62 @@ void encodeSpilledRecords(RuntimeState& s) {
         ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
 }
 
+namespace {
+
+/// The program's own flush (no writer thread: before MPI_Init, after a failed write, for a
+/// buffer too small to split): the buffer's records are appended to the spill file.
+void spillBuffer(RuntimeState& s, EventBuffer& b) noexcept {
+    if (s.spillFd < 0 && !s.spillPath.empty())
+        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (s.spillFd < 0 && s.spillPath.empty()) {
+        // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
+        char name[] = "/tmp/waitscope_early_XXXXXX";
+        s.spillFd = mkstemp(name);
+        if (s.spillFd >= 0)
+            ::unlink(name);
+    }
+    errno = 0;
+    // Records after a failed write would decode with a wrong time base: once one failed,
+    // none are kept (and without a file there is nowhere to keep them).
+    bool kept = false;
+    if (!s.spillFailed && s.spillFd >= 0) {
+        kept = writeAllAt(s.spillFd, b.begin, b.usedBytes(), s.spilledBytes);
+        if (kept) {
+            s.spilledBytes += b.usedBytes();
+        } else {
+            noteWriteError(s, s.spillPath, errno);
+            // The records file keeps only whole records: those of the flushes before.
+            s.spillFailed = true;
+            if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
+                ++g_diagnostics.otf2Errors;
+        }
+    }
+    if (!kept)
+        g_diagnostics.lostEvents += b.events - s.eventsAtLastFlush;
+    b.clear();
+}
+
+} // namespace
+
+/// Stops the spill writer once every chunk handed to it is written; a chunk it could not
+/// write ends the spill file (as a failed flush of the program's own would).
+void drainSpillWriter(RuntimeState& s) noexcept {
+    if (!s.spillWriter.running())
+        return;
+    s.spillWriter.drain();
+    s.spillWriterCpuSeconds = s.spillWriter.threadCpuSeconds();
+    SpillWriter::Failure failure;
+    if (!s.spillWriter.failed(failure) || s.spillFailed)
+        return;
+    noteWriteError(s, s.spillPath, failure.error);
+    s.spillFailed = true;
+    s.spilledBytes = failure.offset;
+    if (::ftruncate(s.spillFd, static_cast<off_t>(failure.offset)) != 0)
+        ++g_diagnostics.otf2Errors;
+    // The chunks from the failed one on are lost; the buffer's records follow them.
+    g_diagnostics.lostEvents += s.eventsAtLastFlush - failure.eventsBefore;
+}
+
 void flushEvents(bool recordRegion) noexcept {
     if (t_events != &g_hot.buffer) {
         // A further thread's records stay in memory until finalize (openmp_recorder.h).
@@ -202,43 +265,36 @@ void flushEvents(bool recordRegion) noexcept {
     std::uint64_t start = now();
     if (s->profile)
         s->profile->consume(b.begin, b.cursor);
-    if (s->config.tracing) {
-        if (s->spillFd < 0 && !s->spillPath.empty())
-            s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
-        if (s->spillFd < 0 && s->spillPath.empty()) {
-            // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
-            char name[] = "/tmp/waitscope_early_XXXXXX";
-            s->spillFd = mkstemp(name);
-            if (s->spillFd >= 0)
-                ::unlink(name);
+    // Whether the program waited for records to be written (a flush of its own, or a chunk it
+    // needed next still waiting): only such a wait is recorded as a flush.
+    bool waited = true;
+    if (!s->config.tracing) {
+        b.clear();
+    } else if (s->spillWriter.running()) {
+        const std::uint64_t bytes = b.usedBytes();
+        waited = s->spillWriter.handOver(b, s->spilledBytes, s->eventsAtLastFlush);
+        s->spilledBytes += bytes;
+        ++g_diagnostics.spilledChunks;
+        SpillWriter::Failure failure;
+        if (s->spillWriter.failed(failure)) {
+            // Nothing more is kept: the program flushes (and counts losses) itself from now on.
+            s->eventsAtLastFlush = b.events;
+            drainSpillWriter(*s);
+            waited = true;
         }
-        errno = 0;
-        // Records after a failed write would decode with a wrong time base: once one failed,
-        // none are kept (and without a file there is nowhere to keep them).
-        bool kept = false;
-        if (!s->spillFailed && s->spillFd >= 0) {
-            kept = writeAll(s->spillFd, b.begin, b.usedBytes());
-            if (kept) {
-                s->spilledBytes += b.usedBytes();
-            } else {
-                noteWriteError(*s, s->spillPath, errno);
-                // The records file keeps only whole records: those of the flushes before.
-                s->spillFailed = true;
-                if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
-                    ++g_diagnostics.otf2Errors;
-            }
-        }
-        if (!kept)
-            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+    } else {
+        spillBuffer(*s, b);
+        ++g_diagnostics.spilledChunks;
     }
-    b.clear();
     s->eventsAtLastFlush = b.events;
     // The records just spilled may name definitions made since the last save.
     if (s->measured && !s->finalized)
         saveNewDefinitions(*s);
     std::uint64_t end = now();
-    ++g_diagnostics.flushes;
     g_diagnostics.flushTicks += end - start;
+    if (!waited)
+        return;
+    ++g_diagnostics.flushes;
     if (recordRegion) {
         appendRecord(start, EventKind::Enter, s->flushRegion);
         appendRecord(end, EventKind::Leave, s->flushRegion);
