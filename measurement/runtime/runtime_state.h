@@ -39,6 +39,8 @@ struct RuntimeState {
     std::uint64_t eventsAtLastFlush = 0;
     SpillWriter spillWriter;          ///< writes full buffer chunks during the run
     double spillWriterCpuSeconds = 0; ///< its thread's CPU time, once drained
+    std::uint64_t encodedBytes = 0;   ///< the spill file's bytes it translated, once drained
+    std::string runEventsPath;        ///< the OTF2 events it translated, until finalize
     int rank = 0;
     int size = 1;
     bool started = false;     ///< recording (user regions at least) since runtimeStart

@@ -101,9 +101,29 @@ Status openSpill(RuntimeState& s) {
     return Status::success();
 }
 
+namespace {
+
+/// The spill writer's translation of a written chunk into the rank's OTF2 events.
+bool encodeChunk(void* context, const std::uint64_t* begin, const std::uint64_t* end,
+                 const std::vector<std::uint32_t>* parents) noexcept {
+    auto* s = static_cast<RuntimeState*>(context);
+    return s->writer.encodeDuringRun(s->runEventsPath, s->rank, begin, end, parents);
+}
+
+} // namespace
+
 void startSpillWriter(RuntimeState& s) noexcept {
-    if (s.config.tracing && s.spillFd >= 0 && !s.spillFailed)
-        s.spillWriter.start(g_hot.buffer, s.memory.data(), s.memory.size(), s.spillFd);
+    if (!s.config.tracing || s.spillFd < 0 || s.spillFailed)
+        return;
+    if (!s.spillWriter.start(g_hot.buffer, s.memory.data(), s.memory.size(), s.spillFd))
+        return;
+    try {
+        // Beside the records: the archive's traces folder exists only once it is open.
+        s.runEventsPath = s.spillPath + ".evt";
+        s.spillWriter.setEncoder(encodeChunk, &s);
+    } catch (...) {
+        // Without memory for the name the events are translated at finalize.
+    }
 }
 
 namespace {
@@ -114,18 +134,23 @@ namespace {
 /// False when the file cannot be mapped: the caller reads it in pieces instead.
 bool encodeMappedSpill(RuntimeState& s) {
     struct stat info {};
-    if (::fstat(s.spillFd, &info) != 0 || info.st_size < 8)
+    // The records the spill writer translated during the run are skipped (a whole-page start).
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t from = static_cast<size_t>(s.encodedBytes) / page * page;
+    if (::fstat(s.spillFd, &info) != 0 ||
+        static_cast<std::uint64_t>(info.st_size) < s.encodedBytes + 8)
         return false;
     const size_t bytes = static_cast<size_t>(info.st_size) / 8 * 8;
-    void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, s.spillFd, 0);
+    void* map =
+        ::mmap(nullptr, bytes - from, PROT_READ, MAP_PRIVATE, s.spillFd, static_cast<off_t>(from));
     if (map == MAP_FAILED)
         return false;
-    ::madvise(map, bytes, MADV_SEQUENTIAL);
-    const auto* begin = static_cast<const std::uint64_t*>(map);
-    const std::uint64_t* end = begin + bytes / 8;
+    ::madvise(map, bytes - from, MADV_SEQUENTIAL);
+    const auto* begin = static_cast<const std::uint64_t*>(map) + (s.encodedBytes - from) / 8;
+    const std::uint64_t* end = static_cast<const std::uint64_t*>(map) + (bytes - from) / 8;
     // Only whole records: a damaged tail is left out and counted (the events before it kept).
     const std::uint64_t* consumed = s.writer.write(begin, end);
-    ::munmap(map, bytes);
+    ::munmap(map, bytes - from);
     ::close(s.spillFd);
     s.spillFd = -1;
     if (consumed != end || bytes != static_cast<size_t>(info.st_size))
@@ -143,9 +168,10 @@ bool encodeMappedSpill(RuntimeState& s) {
 void encodeSpilledRecords(RuntimeState& s) {
     if (s.spillFd < 0)
         return;
-    if (s.spilledBytes == 0 && !s.spillFailed) {
-        // Nothing was spilled: the records are all in the buffer, encoded from there (a crash
-        // meanwhile still finds them there: the fatal-signal handler writes them to the file).
+    if (s.spilledBytes == s.encodedBytes && !s.spillFailed) {
+        // Nothing spilled waits for translation (none was spilled, or the spill writer
+        // translated it all): the rest is in the buffer, encoded from there (a crash meanwhile
+        // still finds it there: the fatal-signal handler writes it to the file).
         ::close(s.spillFd);
         s.spillFd = -1;
         return;
@@ -165,7 +191,7 @@ void encodeSpilledRecords(RuntimeState& s) {
     g_hot.buffer.clear();
     int fd = s.spillFd;
     s.spillFd = -1;
-    ::lseek(fd, 0, SEEK_SET);
+    ::lseek(fd, static_cast<off_t>(s.encodedBytes), SEEK_SET);
     std::uint64_t* memory = g_hot.buffer.begin;
     const size_t capacity = s.memory.size() * 8;
     size_t filled = 0;
@@ -239,6 +265,7 @@ void drainSpillWriter(RuntimeState& s) noexcept {
         return;
     s.spillWriter.drain();
     s.spillWriterCpuSeconds = s.spillWriter.threadCpuSeconds();
+    s.encodedBytes = s.spillWriter.encodedBytes();
     SpillWriter::Failure failure;
     if (!s.spillWriter.failed(failure) || s.spillFailed)
         return;
@@ -271,6 +298,18 @@ void flushEvents(bool recordRegion) noexcept {
     if (!s->config.tracing) {
         b.clear();
     } else if (s->spillWriter.running()) {
+        // The calling-context tree the chunk's records name, for translating them meanwhile.
+        std::vector<std::uint32_t>& parents = s->spillWriter.contextParents();
+        const std::vector<CallingContextDefinition>& contexts = s->defs.callingContexts();
+        if (parents.size() != contexts.size()) {
+            try {
+                parents.resize(contexts.size());
+                for (std::size_t c = 0; c < contexts.size(); ++c)
+                    parents[c] = contexts[c].parent;
+            } catch (...) {
+                parents.clear(); // without memory: its records' unwind distances are wrong
+            }
+        }
         const std::uint64_t bytes = b.usedBytes();
         waited = s->spillWriter.handOver(b, s->spilledBytes, s->eventsAtLastFlush);
         s->spilledBytes += bytes;

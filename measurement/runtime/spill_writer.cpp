@@ -149,8 +149,14 @@ void SpillWriter::write(std::uint64_t sequence) noexcept {
     if (m_failedSequence.load() > sequence) {
         const std::size_t bytes = static_cast<std::size_t>(chunk.end - chunk.memory) * 8;
         errno = 0;
-        if (!writeAllAt(m_fd, chunk.memory, bytes, chunk.offset))
+        if (!writeAllAt(m_fd, chunk.memory, bytes, chunk.offset)) {
             noteFailure(sequence, errno);
+        } else if (m_encode != nullptr && m_encoding) {
+            // Chunks are written one at a time and in order: so are they translated.
+            m_encoding = m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents);
+            if (m_encoding)
+                m_encodedBytes.store(chunk.offset + bytes);
+        }
     }
     chunk.written.store(sequence + 1, std::memory_order_release);
     m_busy.store(false, std::memory_order_release);

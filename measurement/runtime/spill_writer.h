@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <sys/types.h>
+#include <vector>
 
 namespace waitscope::measure {
 
@@ -49,6 +50,26 @@ public:
     /// too small, its records do not fit in a chunk or the thread cannot be created. Main
     /// thread, normal context, once.
     bool start(EventBuffer& buffer, std::uint64_t* memory, std::size_t words, int fd) noexcept;
+
+    /// Translates a chunk's records into the trace after it was written (the same thread, in
+    /// order); false when it could not (then no later chunk is translated). `parents`: the
+    /// calling-context tree when the chunk was handed over.
+    using EncodeFunction = bool (*)(void* context, const std::uint64_t* begin,
+                                    const std::uint64_t* end,
+                                    const std::vector<std::uint32_t>* parents) noexcept;
+    /// Sets the translation of written chunks. Main thread, before the first hand-over.
+    void setEncoder(EncodeFunction encode, void* context) noexcept {
+        m_encode = encode;
+        m_encodeContext = context;
+    }
+    /// The calling-context tree (each id's parent) to hand over with the chunk being filled:
+    /// the caller brings it up to date before handOver (contexts are only ever added).
+    std::vector<std::uint32_t>& contextParents() noexcept {
+        return m_chunks[m_filling % m_count].parents;
+    }
+    /// The spill file's bytes, from its start, whose records were translated. Valid after
+    /// drain.
+    std::uint64_t encodedBytes() const noexcept { return m_encodedBytes.load(); }
 
     /// True between start and drain.
     bool running() const noexcept { return m_running; }
@@ -82,6 +103,7 @@ private:
         std::uint64_t eventsBefore = 0;
         std::atomic<std::uint64_t> handed{0};  ///< sequence number + 1 of its last hand-over
         std::atomic<std::uint64_t> written{0}; ///< sequence number + 1 of its last write
+        std::vector<std::uint32_t> parents;    ///< the calling-context tree at the hand-over
     };
 
     static void* threadMain(void* self) noexcept;
@@ -115,6 +137,10 @@ private:
     std::atomic<std::uint64_t> m_failedSequence{~std::uint64_t{0}};
     Failure m_failure;
     std::atomic<std::uint64_t> m_cpuNanoseconds{0};
+    EncodeFunction m_encode = nullptr;
+    void* m_encodeContext = nullptr;
+    bool m_encoding = true; ///< no chunk failed to translate (read by the chunk's writer only)
+    std::atomic<std::uint64_t> m_encodedBytes{0};
 };
 
 } // namespace waitscope::measure
