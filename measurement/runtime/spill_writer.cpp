@@ -111,7 +111,7 @@ void SpillWriter::runThread() noexcept {
         const std::uint32_t seen = m_handedWord.load();
         std::uint64_t sequence = 0;
         if (claim(sequence)) {
-            write(sequence);
+            write(sequence, true);
             timespec cpu{};
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
             m_cpuNanoseconds.store(static_cast<std::uint64_t>(cpu.tv_sec) * 1000000000u +
@@ -143,7 +143,7 @@ bool SpillWriter::claim(std::uint64_t& sequence) noexcept {
     return true;
 }
 
-void SpillWriter::write(std::uint64_t sequence) noexcept {
+void SpillWriter::write(std::uint64_t sequence, bool translate) noexcept {
     Chunk& chunk = m_chunks[sequence % m_count];
     // After a failed chunk the file ends before it (drain truncates it): nothing later is kept.
     if (m_failedSequence.load() > sequence) {
@@ -152,8 +152,11 @@ void SpillWriter::write(std::uint64_t sequence) noexcept {
         if (!writeAllAt(m_fd, chunk.memory, bytes, chunk.offset)) {
             noteFailure(sequence, errno);
         } else if (m_encode != nullptr && m_encoding) {
-            // Chunks are written one at a time and in order: so are they translated.
-            m_encoding = m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents);
+            // Chunks are written one at a time and in order: so are they translated. A chunk
+            // the program writes itself is not (it only frees the chunk it needs, and finalize
+            // translates from there on: the translation goes in order or not at all).
+            m_encoding =
+                translate && m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents);
             if (m_encoding)
                 m_encodedBytes.store(chunk.offset + bytes);
         }
@@ -199,7 +202,7 @@ bool SpillWriter::makeFree(const Chunk& chunk) noexcept {
         waited = true;
         std::uint64_t sequence = 0;
         if (claim(sequence)) {
-            write(sequence);
+            write(sequence, false);
             continue;
         }
         if (::getpid() != m_pid) {
@@ -210,7 +213,7 @@ bool SpillWriter::makeFree(const Chunk& chunk) noexcept {
                 if (handed != 0 && handed <= m_claimed.load() &&
                     m_chunks[k].written.load() != handed) {
                     m_busy.store(true);
-                    write(handed - 1);
+                    write(handed - 1, false);
                 }
             }
             continue;

@@ -13,7 +13,9 @@
 // waiting chunks itself and waits only for a chunk the thread is writing at that moment (the
 // back-pressure, recorded as a TRACE BUFFER FLUSH region). Finalize and MPI_Abort drain the same
 // way; a fatal signal writes every chunk not known to be written (writePendingInSignal), then the
-// buffer.
+// buffer. A chunk the thread wrote is also translated into the trace's OTF2 events by it
+// (setEncoder), so that finalize translates only the rest; the program, writing a chunk itself,
+// only writes it (it waits as briefly as it can), and from there on finalize translates all.
 #pragma once
 
 #include "waitscope/measure/event_buffer.h"
@@ -111,9 +113,10 @@ private:
     /// Takes the oldest chunk handed over that nobody took yet, when no chunk is being written;
     /// false otherwise.
     bool claim(std::uint64_t& sequence) noexcept;
-    /// Writes chunk `sequence` (unless an earlier one failed), marks it written and lets the
-    /// next writer in.
-    void write(std::uint64_t sequence) noexcept;
+    /// Writes chunk `sequence` (unless an earlier one failed), translates it when `translate`
+    /// (the thread's, not the program's: see m_encoding), marks it written and lets the next
+    /// writer in.
+    void write(std::uint64_t sequence, bool translate) noexcept;
     bool isFree(const Chunk& chunk) const noexcept;
     /// Waits until `chunk` is free, writing waiting chunks meanwhile; true when it was not.
     bool makeFree(const Chunk& chunk) noexcept;
@@ -139,7 +142,9 @@ private:
     std::atomic<std::uint64_t> m_cpuNanoseconds{0};
     EncodeFunction m_encode = nullptr;
     void* m_encodeContext = nullptr;
-    bool m_encoding = true; ///< no chunk failed to translate (read by the chunk's writer only)
+    /// Every chunk so far was translated (read by the chunk's writer only): false from the first
+    /// one that failed or that the program wrote itself.
+    bool m_encoding = true;
     std::atomic<std::uint64_t> m_encodedBytes{0};
 };
 
