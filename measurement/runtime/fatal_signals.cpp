@@ -3,6 +3,7 @@
 
 #include "runtime_state.h"
 #include "spill_file.h"
+#include "spill_writer.h"
 
 #include <atomic>
 #include <csignal>
@@ -41,12 +42,18 @@ void fatalSignal(int sig, siginfo_t* info, void* context) {
         saveDefinitions(*g_state);
         // The records still in memory join the spilled ones: the spill file then holds the
         // rank's whole run in Waitscope's record layout (see event_buffer.h).
+        // Chunks handed to the spill writer and perhaps not written yet go to their places first
+        // (chunks are written at their offsets: the file's order does not depend on who wrote).
         int spill = g_state->spillFailed ? -1 : g_state->spillFd;
-        if (spill < 0 && !g_state->spillFailed)
-            spill =
-                ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        std::uint64_t offset = g_state->spilledBytes;
         if (spill >= 0)
-            writeAll(spill, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+            g_state->spillWriter.writePendingInSignal();
+        if (spill < 0 && !g_state->spillFailed) {
+            spill = ::open(g_state->spillPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            offset = 0;
+        }
+        if (spill >= 0)
+            writeAllAt(spill, g_hot.buffer.begin, g_hot.buffer.usedBytes(), offset);
     }
     // Hand the signal on as if we had not been here.
     if (sig > 0 && sig < 32) {

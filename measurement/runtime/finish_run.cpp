@@ -76,6 +76,8 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
 
     std::uint64_t writeStart = now();
     const double writeCpuStart = threadCpuSeconds();
+    // The chunks still waiting for the spill writer: written now (by this thread, mostly).
+    drainSpillWriter(*s);
     // Sampled threads' records (kept apart from the main thread's, each its own location).
     std::vector<ThreadRecords> threadRecords;
     if (sampledThreadRecords)

@@ -10,6 +10,7 @@
 #include "runtime_state.h"
 #include "self_measurement.h"
 #include "spill_file.h"
+#include "spill_writer.h"
 #include "unification.h"
 #include "waitscope/base/executable_path.h"
 
@@ -219,6 +220,8 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
     if (s->rank == 0)
         writeExperimentFile(*s, s->directory + "/waitscope.config", configDump(s->config));
     writeStatus(*s, "incomplete: running\n");
+    // From here on full chunks of the buffer are written by a thread of their own.
+    startSpillWriter(*s);
     decideClockProbes(*s);
     measureClockOffset(*s);
     if (s->config.signalHandlers)
@@ -321,9 +324,10 @@ void runtimeAbort(int errorCode) noexcept {
     g_hot.recordMask = 0;
     s->finalized = true;
     // This rank leaves alone: everything it recorded stays in its spill file, in order.
+    drainSpillWriter(*s);
     if (s->spillFd >= 0) {
         if (!s->spillFailed)
-            writeAll(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes());
+            writeAllAt(s->spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes(), s->spilledBytes);
         ::close(s->spillFd);
         s->spillFd = -1;
     }

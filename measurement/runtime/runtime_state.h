@@ -4,6 +4,7 @@
 
 #include "profile_builder.h"
 #include "self_measurement.h"
+#include "spill_writer.h"
 #include "trace_writer.h"
 #include "waitscope/measure/rank_definitions_file.h"
 #include "waitscope/measure/runtime.h"
@@ -46,6 +47,10 @@ struct RuntimeState {
     int spillFd = -1;
     std::uint64_t spilledBytes = 0;
     std::uint64_t eventsAtLastFlush = 0;
+    SpillWriter spillWriter;          ///< writes full buffer chunks during the run
+    double spillWriterCpuSeconds = 0; ///< its thread's CPU time, once drained
+    std::uint64_t encodedBytes = 0;   ///< the spill file's bytes it translated, once drained
+    std::string runEventsPath;        ///< the OTF2 events it translated, until finalize
     int rank = 0;
     int size = 1;
     bool started = false;     ///< recording (user regions at least) since runtimeStart

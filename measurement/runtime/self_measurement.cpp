@@ -31,6 +31,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     set(RankField::FinalizeWriteSeconds, seconds(s.self.finalizeWrite));
     set(RankField::FlushSeconds, seconds(g_diagnostics.flushTicks));
     set(RankField::FinalizeWriteCpuSeconds, s.self.finalizeWriteCpuSeconds);
+    set(RankField::SpillWriterCpuSeconds, s.spillWriterCpuSeconds);
     count(RankField::Flushes, g_diagnostics.flushes);
     count(RankField::Events, g_hot.buffer.events);
     count(RankField::TraceBytes, s.self.traceBytes);
@@ -57,6 +58,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     count(RankField::OpenmpEvents, g_diagnostics.openmpEvents);
     count(RankField::OpenmpLostEvents, g_diagnostics.openmpLostEvents);
     count(RankField::OpenmpWithoutOmpt, g_diagnostics.openmpWithoutOmpt);
+    count(RankField::SpilledChunks, g_diagnostics.spilledChunks);
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     // The calls of the MPI functions that are only counted: summed over ranks, and the ranks

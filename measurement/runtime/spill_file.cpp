@@ -4,6 +4,7 @@
 
 #include "experiment_directory.h"
 #include "runtime_state.h"
+#include "spill_writer.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -77,7 +78,7 @@ namespace {
 void adoptEarlySpill(RuntimeState& s) {
     if (s.spillFd < 0)
         return;
-    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    int named = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (named < 0)
         return; // keep the unnamed one: still encoded at finalize, only not salvageable
     char chunk[1 << 16];
@@ -94,10 +95,35 @@ void adoptEarlySpill(RuntimeState& s) {
 Status openSpill(RuntimeState& s) {
     adoptEarlySpill(s);
     if (s.spillFd < 0)
-        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (s.spillFd < 0)
         return Error("cannot create '" + s.spillPath + "': " + std::strerror(errno));
     return Status::success();
+}
+
+namespace {
+
+/// The spill writer's translation of a written chunk into the rank's OTF2 events.
+bool encodeChunk(void* context, const std::uint64_t* begin, const std::uint64_t* end,
+                 const std::vector<std::uint32_t>* parents) noexcept {
+    auto* s = static_cast<RuntimeState*>(context);
+    return s->writer.encodeDuringRun(s->runEventsPath, s->rank, begin, end, parents);
+}
+
+} // namespace
+
+void startSpillWriter(RuntimeState& s) noexcept {
+    if (!s.config.tracing || s.spillFd < 0 || s.spillFailed)
+        return;
+    if (!s.spillWriter.start(g_hot.buffer, s.memory.data(), s.memory.size(), s.spillFd))
+        return;
+    try {
+        // Beside the records: the archive's traces folder exists only once it is open.
+        s.runEventsPath = s.spillPath + ".evt";
+        s.spillWriter.setEncoder(encodeChunk, &s);
+    } catch (...) {
+        // Without memory for the name the events are translated at finalize.
+    }
 }
 
 namespace {
@@ -108,18 +134,23 @@ namespace {
 /// False when the file cannot be mapped: the caller reads it in pieces instead.
 bool encodeMappedSpill(RuntimeState& s) {
     struct stat info {};
-    if (::fstat(s.spillFd, &info) != 0 || info.st_size < 8)
+    // The records the spill writer translated during the run are skipped (a whole-page start).
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t from = static_cast<size_t>(s.encodedBytes) / page * page;
+    if (::fstat(s.spillFd, &info) != 0 ||
+        static_cast<std::uint64_t>(info.st_size) < s.encodedBytes + 8)
         return false;
     const size_t bytes = static_cast<size_t>(info.st_size) / 8 * 8;
-    void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, s.spillFd, 0);
+    void* map =
+        ::mmap(nullptr, bytes - from, PROT_READ, MAP_PRIVATE, s.spillFd, static_cast<off_t>(from));
     if (map == MAP_FAILED)
         return false;
-    ::madvise(map, bytes, MADV_SEQUENTIAL);
-    const auto* begin = static_cast<const std::uint64_t*>(map);
-    const std::uint64_t* end = begin + bytes / 8;
+    ::madvise(map, bytes - from, MADV_SEQUENTIAL);
+    const auto* begin = static_cast<const std::uint64_t*>(map) + (s.encodedBytes - from) / 8;
+    const std::uint64_t* end = static_cast<const std::uint64_t*>(map) + (bytes - from) / 8;
     // Only whole records: a damaged tail is left out and counted (the events before it kept).
     const std::uint64_t* consumed = s.writer.write(begin, end);
-    ::munmap(map, bytes);
+    ::munmap(map, bytes - from);
     ::close(s.spillFd);
     s.spillFd = -1;
     if (consumed != end || bytes != static_cast<size_t>(info.st_size))
@@ -137,9 +168,10 @@ bool encodeMappedSpill(RuntimeState& s) {
 void encodeSpilledRecords(RuntimeState& s) {
     if (s.spillFd < 0)
         return;
-    if (s.spilledBytes == 0 && !s.spillFailed) {
-        // Nothing was spilled: the records are all in the buffer, encoded from there (a crash
-        // meanwhile still finds them there: the fatal-signal handler writes them to the file).
+    if (s.spilledBytes == s.encodedBytes && !s.spillFailed) {
+        // Nothing spilled waits for translation (none was spilled, or the spill writer
+        // translated it all): the rest is in the buffer, encoded from there (a crash meanwhile
+        // still finds it there: the fatal-signal handler writes it to the file).
         ::close(s.spillFd);
         s.spillFd = -1;
         return;
@@ -149,7 +181,8 @@ void encodeSpilledRecords(RuntimeState& s) {
     // Whatever is still buffered goes last; keep it by spilling it too (unless records are
     // already missing before it: it would decode with a wrong time base).
     errno = 0;
-    if (!s.spillFailed && !writeAll(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes())) {
+    if (!s.spillFailed &&
+        !writeAllAt(s.spillFd, g_hot.buffer.begin, g_hot.buffer.usedBytes(), s.spilledBytes)) {
         noteWriteError(s, s.spillPath, errno);
         s.spillFailed = true;
         if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
@@ -158,7 +191,7 @@ void encodeSpilledRecords(RuntimeState& s) {
     g_hot.buffer.clear();
     int fd = s.spillFd;
     s.spillFd = -1;
-    ::lseek(fd, 0, SEEK_SET);
+    ::lseek(fd, static_cast<off_t>(s.encodedBytes), SEEK_SET);
     std::uint64_t* memory = g_hot.buffer.begin;
     const size_t capacity = s.memory.size() * 8;
     size_t filled = 0;
@@ -188,6 +221,63 @@ void encodeSpilledRecords(RuntimeState& s) {
         ++g_diagnostics.otf2Errors; // a damaged tail; the events before it are kept
 }
 
+namespace {
+
+/// The program's own flush (no writer thread: before MPI_Init, after a failed write, for a
+/// buffer too small to split): the buffer's records are appended to the spill file.
+void spillBuffer(RuntimeState& s, EventBuffer& b) noexcept {
+    if (s.spillFd < 0 && !s.spillPath.empty())
+        s.spillFd = ::open(s.spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (s.spillFd < 0 && s.spillPath.empty()) {
+        // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
+        char name[] = "/tmp/waitscope_early_XXXXXX";
+        s.spillFd = mkstemp(name);
+        if (s.spillFd >= 0)
+            ::unlink(name);
+    }
+    errno = 0;
+    // Records after a failed write would decode with a wrong time base: once one failed,
+    // none are kept (and without a file there is nowhere to keep them).
+    bool kept = false;
+    if (!s.spillFailed && s.spillFd >= 0) {
+        kept = writeAllAt(s.spillFd, b.begin, b.usedBytes(), s.spilledBytes);
+        if (kept) {
+            s.spilledBytes += b.usedBytes();
+        } else {
+            noteWriteError(s, s.spillPath, errno);
+            // The records file keeps only whole records: those of the flushes before.
+            s.spillFailed = true;
+            if (::ftruncate(s.spillFd, static_cast<off_t>(s.spilledBytes)) != 0)
+                ++g_diagnostics.otf2Errors;
+        }
+    }
+    if (!kept)
+        g_diagnostics.lostEvents += b.events - s.eventsAtLastFlush;
+    b.clear();
+}
+
+} // namespace
+
+/// Stops the spill writer once every chunk handed to it is written; a chunk it could not
+/// write ends the spill file (as a failed flush of the program's own would).
+void drainSpillWriter(RuntimeState& s) noexcept {
+    if (!s.spillWriter.running())
+        return;
+    s.spillWriter.drain();
+    s.spillWriterCpuSeconds = s.spillWriter.threadCpuSeconds();
+    s.encodedBytes = s.spillWriter.encodedBytes();
+    SpillWriter::Failure failure;
+    if (!s.spillWriter.failed(failure) || s.spillFailed)
+        return;
+    noteWriteError(s, s.spillPath, failure.error);
+    s.spillFailed = true;
+    s.spilledBytes = failure.offset;
+    if (::ftruncate(s.spillFd, static_cast<off_t>(failure.offset)) != 0)
+        ++g_diagnostics.otf2Errors;
+    // The chunks from the failed one on are lost; the buffer's records follow them.
+    g_diagnostics.lostEvents += s.eventsAtLastFlush - failure.eventsBefore;
+}
+
 void flushEvents(bool recordRegion) noexcept {
     if (t_events != &g_hot.buffer) {
         // A further thread's records stay in memory until finalize (openmp_recorder.h).
@@ -202,43 +292,48 @@ void flushEvents(bool recordRegion) noexcept {
     std::uint64_t start = now();
     if (s->profile)
         s->profile->consume(b.begin, b.cursor);
-    if (s->config.tracing) {
-        if (s->spillFd < 0 && !s->spillPath.empty())
-            s->spillFd = ::open(s->spillPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
-        if (s->spillFd < 0 && s->spillPath.empty()) {
-            // Before MPI_Init there is no experiment yet: an unnamed file keeps the records.
-            char name[] = "/tmp/waitscope_early_XXXXXX";
-            s->spillFd = mkstemp(name);
-            if (s->spillFd >= 0)
-                ::unlink(name);
-        }
-        errno = 0;
-        // Records after a failed write would decode with a wrong time base: once one failed,
-        // none are kept (and without a file there is nowhere to keep them).
-        bool kept = false;
-        if (!s->spillFailed && s->spillFd >= 0) {
-            kept = writeAll(s->spillFd, b.begin, b.usedBytes());
-            if (kept) {
-                s->spilledBytes += b.usedBytes();
-            } else {
-                noteWriteError(*s, s->spillPath, errno);
-                // The records file keeps only whole records: those of the flushes before.
-                s->spillFailed = true;
-                if (::ftruncate(s->spillFd, static_cast<off_t>(s->spilledBytes)) != 0)
-                    ++g_diagnostics.otf2Errors;
+    // Whether the program waited for records to be written (a flush of its own, or a chunk it
+    // needed next still waiting): only such a wait is recorded as a flush.
+    bool waited = true;
+    if (!s->config.tracing) {
+        b.clear();
+    } else if (s->spillWriter.running()) {
+        // The calling-context tree the chunk's records name, for translating them meanwhile.
+        std::vector<std::uint32_t>& parents = s->spillWriter.contextParents();
+        const std::vector<CallingContextDefinition>& contexts = s->defs.callingContexts();
+        if (parents.size() != contexts.size()) {
+            try {
+                parents.resize(contexts.size());
+                for (std::size_t c = 0; c < contexts.size(); ++c)
+                    parents[c] = contexts[c].parent;
+            } catch (...) {
+                parents.clear(); // without memory: its records' unwind distances are wrong
             }
         }
-        if (!kept)
-            g_diagnostics.lostEvents += b.events - s->eventsAtLastFlush;
+        const std::uint64_t bytes = b.usedBytes();
+        waited = s->spillWriter.handOver(b, s->spilledBytes, s->eventsAtLastFlush);
+        s->spilledBytes += bytes;
+        ++g_diagnostics.spilledChunks;
+        SpillWriter::Failure failure;
+        if (s->spillWriter.failed(failure)) {
+            // Nothing more is kept: the program flushes (and counts losses) itself from now on.
+            s->eventsAtLastFlush = b.events;
+            drainSpillWriter(*s);
+            waited = true;
+        }
+    } else {
+        spillBuffer(*s, b);
+        ++g_diagnostics.spilledChunks;
     }
-    b.clear();
     s->eventsAtLastFlush = b.events;
     // The records just spilled may name definitions made since the last save.
     if (s->measured && !s->finalized)
         saveNewDefinitions(*s);
     std::uint64_t end = now();
-    ++g_diagnostics.flushes;
     g_diagnostics.flushTicks += end - start;
+    if (!waited)
+        return;
+    ++g_diagnostics.flushes;
     if (recordRegion) {
         appendRecord(start, EventKind::Enter, s->flushRegion);
         appendRecord(end, EventKind::Leave, s->flushRegion);

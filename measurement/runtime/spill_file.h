@@ -25,6 +25,14 @@ void saveNewDefinitions(RuntimeState& s);
 /// Gives the rank its spill file (taking over records spilled before MPI_Init).
 Status openSpill(RuntimeState& s);
 
+/// Starts the spill writer thread (spill_writer.h) on the rank's spill file, once the file is
+/// named; without it (a small buffer, no thread) the program flushes the buffer itself.
+void startSpillWriter(RuntimeState& s) noexcept;
+
+/// Waits until the spill writer wrote every chunk handed to it and stops it (finalize,
+/// MPI_Abort); a chunk it could not write ends the spill file, its events and later ones lost.
+void drainSpillWriter(RuntimeState& s) noexcept;
+
 /// Encodes the records spilled during the run into the OTF2 event file; the records still in
 /// the event buffer follow them: the caller encodes what the buffer holds afterwards.
 void encodeSpilledRecords(RuntimeState& s);

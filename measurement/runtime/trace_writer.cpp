@@ -6,6 +6,9 @@
 #include "waitscope/measure/runtime.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <mpi.h>
 
@@ -24,6 +27,9 @@ static_assert(static_cast<int>(RegionRole::FileIoMetadata) == OTF2_REGION_ROLE_F
 namespace {
 
 OTF2_ErrorCode g_firstError = OTF2_SUCCESS;
+
+/// The archive's event chunk size (libotf2's files and ours alike).
+constexpr std::size_t kEventChunkBytes = 1u << 20;
 
 // An MPI job writes one archive together: libotf2's collectives over PMPI on MPI_COMM_WORLD.
 OTF2_ErrorCode useMpiCollectives(OTF2_Archive* archive, void*) {
@@ -217,6 +223,12 @@ TraceWriter::~TraceWriter() = default;
 
 void TraceWriter::countErrors() noexcept {
     const trace::Otf2ErrorLog& errors = m_archive.errors();
+    if (m_runErrors.count > m_countedRunErrors) {
+        g_diagnostics.otf2Errors += m_runErrors.count - m_countedRunErrors;
+        m_countedRunErrors = m_runErrors.count;
+        if (g_firstError == OTF2_SUCCESS)
+            g_firstError = m_runErrors.first;
+    }
     if (errors.count > m_countedErrors) {
         g_diagnostics.otf2Errors += errors.count - m_countedErrors;
         m_countedErrors = errors.count;
@@ -225,12 +237,39 @@ void TraceWriter::countErrors() noexcept {
     }
 }
 
+bool TraceWriter::encodeDuringRun(const std::string& path, int rank, const std::uint64_t* begin,
+                                  const std::uint64_t* end,
+                                  const std::vector<std::uint32_t>* parents) noexcept {
+    if (m_runEncodingFailed)
+        return false;
+    if (!m_events.valid()) {
+        try {
+            m_runPath = path;
+            m_events = trace::Otf2Writer::encodeEventsBeforeOpen(
+                path, static_cast<std::uint64_t>(rank), kEventChunkBytes, &m_runErrors);
+        } catch (...) {
+        }
+        // A file that cannot be created counts an error at once: finalize writes the events.
+        if (!m_events.valid() || m_runErrors.count > 0) {
+            m_events = trace::Otf2EventEncoder();
+            m_runErrors = trace::Otf2ErrorLog();
+            m_runEncodingFailed = true;
+            return false;
+        }
+        m_rank = rank;
+    }
+    m_unwind.parents = parents;
+    translate(m_events, begin, end, m_decodeTime, m_unwind);
+    m_unwind.parents = nullptr; // the running measurement's own tree from here on
+    return true;
+}
+
 Status TraceWriter::open(const std::string& directory, int rank, std::size_t poolBytes,
                          MPI_Comm comm) {
     m_rank = rank;
     m_directory = directory;
     trace::Otf2WriterOptions options;
-    options.eventChunkBytes = 1u << 20;
+    options.eventChunkBytes = kEventChunkBytes;
     options.definitionChunkBytes = OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT;
     options.eventPoolBytes = std::max<std::size_t>(poolBytes, 1); // at least the 2-chunk pool
     options.creator = "Waitscope";
@@ -240,6 +279,15 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     countErrors();
     if (!opened)
         return opened;
+    if (m_events.valid()) {
+        // Encoded during the run: the file moves into the archive and goes on.
+        const std::string path =
+            trace::Otf2Writer::eventFilePath(directory, static_cast<std::uint64_t>(rank));
+        if (::rename(m_runPath.c_str(), path.c_str()) != 0)
+            return Error("cannot move '" + m_runPath + "' to '" + path +
+                         "': " + std::strerror(errno));
+        return Status::success();
+    }
     m_events = m_archive.encodeEvents(static_cast<std::uint64_t>(rank));
     if (!m_events.valid())
         return Error("cannot open the event file of rank " + std::to_string(rank) + " in '" +

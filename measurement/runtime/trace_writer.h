@@ -88,6 +88,16 @@ public:
     /// Returns where the whole records end (`end` unless the last one is cut or damaged).
     const std::uint64_t* write(const std::uint64_t* begin, const std::uint64_t* end) noexcept;
 
+    /// Translates records while the program runs, before the archive is open: on the spill
+    /// writer's thread, or the program's when it writes a chunk itself (one chunk at a time, in
+    /// order). The first call creates the event file of `rank` as `path` (false, and nothing
+    /// translated, when it cannot: finalize then translates everything); `parents` is the
+    /// calling-context tree as it was when the records were handed over. OTF2 errors are
+    /// counted at finalize. open() moves the file into the archive and goes on writing it.
+    bool encodeDuringRun(const std::string& path, int rank, const std::uint64_t* begin,
+                         const std::uint64_t* end,
+                         const std::vector<std::uint32_t>* parents) noexcept;
+
     /// The calling-context tree the records name (each id's parent), when it is not the
     /// running measurement's: `waitscope recover` writes global ids. Kept by reference.
     void setContextParents(const std::vector<std::uint32_t>* parents) noexcept {
@@ -140,9 +150,13 @@ private:
     Status writeGlobalDefinitionRecords(const GlobalDefinitions& defs);
 
     trace::Otf2Writer m_archive;
-    trace::Otf2EventEncoder m_events;  ///< the main location's (encoded by us: a tight loop)
-    std::uint64_t m_countedErrors = 0; ///< of m_archive's, already in the diagnostics
-    std::uint64_t m_mainEvents = 0;    ///< the main location's events, once its writer closed
+    trace::Otf2EventEncoder m_events;     ///< the main location's (encoded by us: a tight loop)
+    std::uint64_t m_countedErrors = 0;    ///< of m_archive's, already in the diagnostics
+    trace::Otf2ErrorLog m_runErrors;      ///< of the events encoded during the run
+    std::uint64_t m_countedRunErrors = 0; ///< of m_runErrors, already in the diagnostics
+    bool m_runEncodingFailed = false;     ///< the event file could not be created in the run
+    std::string m_runPath;                ///< where the events encoded in the run are
+    std::uint64_t m_mainEvents = 0;       ///< the main location's events, once its writer closed
     std::vector<std::uint64_t> m_threadLocations; ///< written by writeThread
     std::vector<std::uint64_t> m_earlierRanks;    ///< written before beginRank
     int m_rank = 0;

@@ -12,7 +12,9 @@
 #   3. instrument_overhead.sh: the C++ code of many tiny functions under full compiler
 #      instrumentation and under hybrid measurement (TINY_CALLS, default 20000000);
 #   4. trace_writer_bench: the finalize encoding per event without MPI;
-# then prints each figure against its target. Two ranks that busy-wait on a loaded machine
+# then prints each figure against its target, the spill writer thread's CPU per event, and the
+# flush variance: the ring loop's in-loop time per call over the runs (median and slowest), with
+# the default buffer, which the 1-rank ring fills about once a run. Two ranks that busy-wait on a loaded machine
 # make every run's wall time follow the other load: unless OMPI_MCA_mpi_yield_when_idle is set,
 # it is set to 1 for the 2-rank runs (all configurations alike). CPU times (the loop thread's,
 # the finalize write's) are what a loaded machine does not inflate; wall-time ratios on a
@@ -46,7 +48,7 @@ row() { awk -v op="$2" -v n="$3" -v c="$4" -v k="$5" '$1==op && $2==n && $3==c {
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN{print (v <= t ? "meets" : "misses")}'; }
 
 echo
-echo "## figures against the targets (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "## figures against the targets (load average now $(cut -d' ' -f1-3 /proc/loadavg); $(uptime))"
 printf '%-58s %10s %8s %s\n' figure value target verdict
 for op in barrier ring bcast; do
   for n in 1 2; do
@@ -54,6 +56,28 @@ for op in barrier ring bcast; do
     w=$(row "$file" "$op" "$n" traced 13); c=$(row "$file" "$op" "$n" traced 14)
     printf '%-58s %10s %8s %s\n' "finalize write ns/event/rank, $op $n rank(s), wall" "$w" 5 "$(verdict "$w" 5)"
     printf '%-58s %10s %8s %s\n' "finalize write ns/event/rank, $op $n rank(s), CPU" "$c" 5 "$(verdict "$c" 5)"
+    # The spill writer thread's CPU per event during the run (off the program's thread).
+    printf '%-58s %10s %8s %s\n' "spill writer thread ns/event/rank, $op $n rank(s), CPU" \
+      "$(row "$file" "$op" "$n" traced 16)" - "-"
+    if [[ -n ${BASELINE_LIB:-} ]]; then
+      printf '%-58s %10s %8s %s\n' "  baseline: finalize write ns/event/rank, wall / CPU" \
+        "$(row "$file" "$op" "$n" traced0 13) / $(row "$file" "$op" "$n" traced0 14)" - "-"
+    fi
+  done
+done
+# The flush variance: the ring loop with the default buffer fills it about once per run, so a
+# flush lands in the timed loop of every run; the spread of the in-loop time per call over the
+# runs shows what a flush costs the program (median and the slowest run).
+loopRuns() { awk -v op="$2" -v n="$3" -v c="$4" '$0 ~ "^# " op " " n " ranks" {on=1; next}
+    on && /^# [a-z]+ [0-9]+ ranks/ {on=0}
+    on && $2==c {for (i=1; i<=NF; ++i) if ($i=="loop_us:") for (j=i+1; j<=NF && $j!="|"; ++j) print $j}' "$1"; }
+for n in 1 2; do
+  file="$work/one.txt"; [[ $n == 2 ]] && file="$work/two.txt"
+  for c in traced traced0; do
+    [[ $c == traced0 && -z ${BASELINE_LIB:-} ]] && continue
+    spread=$(loopRuns "$file" ring "$n" "$c" | sort -g |
+      awk '{a[NR]=$1*1000} END {if (NR) printf "%.0f / %.0f", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR]}')
+    printf '%-58s %10s %8s %s\n' "ring $n rank(s), in-loop ns/call median / max ($c)" "$spread" - "-"
   done
 done
 enc=$(sed -n 's/.*encoding \([0-9.]*\) ns\/event, whole write \([0-9.]*\).*/\2/p' "$work/encode.txt")

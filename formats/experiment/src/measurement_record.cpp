@@ -18,6 +18,7 @@ constexpr const char* kRankFieldNames[kRankFieldCount] = {"wrap_before_init_seco
                                                           "finalize_write_seconds",
                                                           "flush_seconds",
                                                           "finalize_write_cpu_seconds",
+                                                          "spill_writer_cpu_seconds",
                                                           "flushes",
                                                           "events",
                                                           "trace_bytes",
@@ -40,7 +41,8 @@ constexpr const char* kRankFieldNames[kRankFieldCount] = {"wrap_before_init_seco
                                                           "openmp_threads",
                                                           "openmp_events",
                                                           "openmp_lost_events",
-                                                          "openmp_without_ompt"};
+                                                          "openmp_without_ompt",
+                                                          "spilled_chunks"};
 
 } // namespace
 

@@ -220,11 +220,22 @@ Otf2EventEncoder Otf2Writer::encodeEvents(uint64_t location) noexcept {
     if (m_archive == nullptr) {
         return {};
     }
-    // libotf2's POSIX substrate names a location's event file so, in the archive's directory
-    // (created when the archive was opened).
-    const std::string path = m_directory + "/traces/" + std::to_string(location) + ".evt";
+    // In the archive's directory, created when the archive was opened.
+    const std::string path = eventFilePath(m_directory, location);
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     return Otf2EventEncoder(fd, location, m_eventChunkBytes, &m_errors);
+}
+
+Otf2EventEncoder Otf2Writer::encodeEventsBeforeOpen(const std::string& path, uint64_t location,
+                                                    size_t chunkBytes,
+                                                    Otf2ErrorLog* errors) noexcept {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    return Otf2EventEncoder(fd, location, chunkBytes, errors);
+}
+
+std::string Otf2Writer::eventFilePath(const std::string& directory, uint64_t location) {
+    // libotf2's POSIX substrate names a location's event file so.
+    return directory + "/traces/" + std::to_string(location) + ".evt";
 }
 
 OTF2_ErrorCode Otf2Writer::closeEvents(Otf2EventEncoder& events) noexcept {

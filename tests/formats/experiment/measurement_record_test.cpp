@@ -68,7 +68,7 @@ TEST_CASE("a written measurement record reads back whole", "[measurement-record]
                      "ticks_per_second=1000000000\nbuffer_bytes=67108864\n"
                      "rank.0.wrap_before_init_seconds=0.250000000\n",
                      0) == 0);
-    CHECK(text.find("rank.1.flushes=1007\n") != std::string::npos); // counts without decimals
+    CHECK(text.find("rank.1.flushes=1008\n") != std::string::npos); // counts without decimals
     CHECK(text.find("rank.1.finalize_write_cpu_seconds=1006.250000000\n") != std::string::npos);
 
     auto record = readMeasurementRecord(file.string());

@@ -27,6 +27,7 @@ enum class RankField : int {
     FinalizeWriteSeconds,       ///< translating and writing events at finalize
     FlushSeconds,               ///< buffer flushes during the run
     FinalizeWriteCpuSeconds,    ///< the finalize write's CPU time (waiting for a core left out)
+    SpillWriterCpuSeconds,      ///< CPU time of the thread writing full buffer chunks in the run
     Flushes,
     Events,
     TraceBytes,
@@ -50,6 +51,7 @@ enum class RankField : int {
     OpenmpEvents,      ///< events of the OpenMP threads other than the main one
     OpenmpLostEvents,  ///< OpenMP events not recorded (no memory for a thread's records)
     OpenmpWithoutOmpt, ///< 1: the program runs OpenMP on a runtime without OMPT (not recorded)
+    SpilledChunks,     ///< full buffer chunks written to the spill file during the run
     Count
 };
 inline constexpr int kRankFieldCount = static_cast<int>(RankField::Count);

@@ -96,6 +96,16 @@ public:
     /// with openEvents() for one location. Not valid() without memory for a chunk; a file that
     /// cannot be created is counted in errors() (the events are then dropped).
     Otf2EventEncoder encodeEvents(uint64_t location) noexcept;
+    /// The same before the archive is opened (a program's events encoded while it runs), into
+    /// the file `path`, to be renamed to the location's event file (eventFilePath) once the
+    /// archive is open: libotf2 refuses to create an archive whose traces directory exists.
+    /// Chunks of `chunkBytes` (the archive's event chunk size). Failures are counted in
+    /// `errors`; not valid() without memory for a chunk.
+    static Otf2EventEncoder encodeEventsBeforeOpen(const std::string& path, uint64_t location,
+                                                   size_t chunkBytes,
+                                                   Otf2ErrorLog* errors) noexcept;
+    /// Where the event file of `location` goes in the archive in `directory`.
+    static std::string eventFilePath(const std::string& directory, uint64_t location);
     /// Ends an encoder's events: writes its last chunk and closes its file (invalidates
     /// `events`). Returns OTF2_SUCCESS or the first failure (counted in errors()).
     OTF2_ErrorCode closeEvents(Otf2EventEncoder& events) noexcept;

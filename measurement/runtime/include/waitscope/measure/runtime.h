@@ -61,8 +61,11 @@ extern __thread EventBuffer* t_events __attribute__((tls_model("initial-exec")))
 
 /// Problems and costs the measurement counts about itself.
 struct Diagnostics {
-    std::uint64_t flushes = 0;    ///< buffer flushes to disk during the run
-    std::uint64_t flushTicks = 0; ///< time spent in those flushes
+    /// Buffer flushes the program waited for during the run (each a TRACE BUFFER FLUSH region):
+    /// its own writes, and chunks it needed while the spill writer had not written them yet
+    std::uint64_t flushes = 0;
+    std::uint64_t flushTicks = 0;    ///< time spent in flushes and in handing chunks over
+    std::uint64_t spilledChunks = 0; ///< full buffer chunks written to the spill file in the run
     /// MPI calls from threads other than the main one that could not be recorded (no memory for
     /// the thread's records, or after the thread table filled up)
     std::uint64_t foreignThreadCalls = 0;
@@ -127,8 +130,10 @@ inline std::uint64_t now() noexcept {
     return g_hot.clock.now();
 }
 
-/// Empties a full buffer into the trace and records the flush as a region. Slow path. On a
-/// further thread (`t_events` not the rank's buffer): gives the thread room instead.
+/// Empties a full buffer: hands its chunk to the spill writer thread and goes on in the next
+/// one, or writes it to the spill file itself; a flush the program had to wait for is recorded
+/// as a region (`recordRegion`). Slow path. On a further thread (`t_events` not the rank's
+/// buffer): gives the thread room instead.
 void flushEvents(bool recordRegion) noexcept;
 
 /// Makes room for `words` words of records before the call takes its first timestamp,
