@@ -126,12 +126,13 @@ TEST_CASE("the memory budget counts what an event observer holds to the end", "[
                Catch::Contains("(112 bytes per event with the root-cause passes, 16 of them the "
                                "timeline's caches)"));
 
-    // In windows without the root-cause passes only the observer's bytes are held to the end.
-    CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, false) == 0);
+    // In windows without the root-cause passes only the observer's bytes are held to the end,
+    // besides the instances' fixed spill buffers.
+    CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, false) == kInstanceSpillBytes);
     CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, false, kObserved) ==
-          kObserved * events);
+          kInstanceSpillBytes + kObserved * events);
     CHECK(windowedHeldBytes(*definitions, anchor, {{0, 4}}, true, kObserved) ==
-          (kBytesPerEventRootCauseWindowed + kObserved) * events);
+          kInstanceSpillBytes + (kBytesPerEventRootCauseWindowed + kObserved) * events);
     const uint64_t windows =
         kProcessBaseBytes + kObserved * events + 4 * kMinWindowEvents * kBytesPerWindowEvent;
     CHECK(checkWindowedMemoryBudget(*definitions, anchor, {{0, 4}}, 1, false));
