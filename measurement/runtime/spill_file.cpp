@@ -18,10 +18,16 @@ namespace waitscope::measure {
 
 // Signal context: only async-signal-safe calls (open, write, close), no allocation, no locks.
 // False when the data could not all be written (errno says why; ENOSPC for a short write).
-bool writeAll(int fd, const void* data, size_t n) {
+namespace {
+
+/// The loop of writeAll() and writeAllAt(): `offset` kAtCursor writes at the file's position.
+constexpr std::uint64_t kAtCursor = ~std::uint64_t{0};
+
+bool writeAllFrom(int fd, const void* data, size_t n, std::uint64_t offset) {
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
-        ssize_t w = ::write(fd, p, n);
+        ssize_t w = offset == kAtCursor ? ::write(fd, p, n)
+                                        : ::pwrite(fd, p, n, static_cast<off_t>(offset));
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
@@ -30,9 +36,21 @@ bool writeAll(int fd, const void* data, size_t n) {
             return false;
         }
         p += w;
+        if (offset != kAtCursor)
+            offset += static_cast<std::uint64_t>(w);
         n -= static_cast<size_t>(w);
     }
     return true;
+}
+
+} // namespace
+
+bool writeAll(int fd, const void* data, size_t n) {
+    return writeAllFrom(fd, data, n, kAtCursor);
+}
+
+bool writeAllAt(int fd, const void* data, size_t n, std::uint64_t offset) {
+    return writeAllFrom(fd, data, n, offset);
 }
 
 /// Writes the rank's definitions file (a new one beside, then renamed over the old one, so a

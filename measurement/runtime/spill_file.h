@@ -5,6 +5,7 @@
 #include "waitscope/base/result.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace waitscope::measure {
 
@@ -14,6 +15,9 @@ struct RuntimeState;
 /// no locks. False when the data could not all be written (errno says why; ENOSPC for a
 /// short write).
 bool writeAll(int fd, const void* data, size_t n);
+
+/// Writes all `n` bytes at `offset` of `fd` (pwrite: the file's position stays), as writeAll().
+bool writeAllAt(int fd, const void* data, size_t n, std::uint64_t offset);
 
 /// Writes the rank's definitions file (a new one beside, then renamed over the old one, so a
 /// rank killed meanwhile leaves the previous one whole). Signal-safe.

@@ -1,6 +1,8 @@
 // The spill writer thread and the hand-over of full buffer chunks (see spill_writer.h).
 #include "spill_writer.h"
 
+#include "spill_file.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -14,24 +16,6 @@
 #include <unistd.h>
 
 namespace waitscope::measure {
-
-bool writeAllAt(int fd, const void* data, std::size_t n, std::uint64_t offset) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-        ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(offset));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = ENOSPC;
-            return false;
-        }
-        p += w;
-        offset += static_cast<std::uint64_t>(w);
-        n -= static_cast<std::size_t>(w);
-    }
-    return true;
-}
 
 namespace {
 

@@ -28,10 +28,6 @@
 
 namespace waitscope::measure {
 
-/// Writes all `n` bytes at `offset` of `fd`. Signal context: only async-signal-safe calls.
-/// False when they could not all be written (errno says why; ENOSPC for a short write).
-bool writeAllAt(int fd, const void* data, std::size_t n, std::uint64_t offset);
-
 class SpillWriter {
 public:
     /// The most chunks the buffer is split into; a small buffer gets fewer (at least 2).
