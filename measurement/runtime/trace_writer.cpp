@@ -31,6 +31,13 @@ OTF2_ErrorCode g_firstError = OTF2_SUCCESS;
 /// The archive's event chunk size (libotf2's files and ours alike).
 constexpr std::size_t kEventChunkBytes = 1u << 20;
 
+/// The definitions' chunk size: libotf2's smallest (256 KiB). libotf2 touches a whole chunk of
+/// memory for each definition file it writes, and a reader allocates one for each it reads: at
+/// its default of 4 MiB that was 1,024 page faults, about 2.7 ms of CPU per rank and as much
+/// again on rank 0 for the global definitions, for files of a few hundred bytes (issue 21).
+/// Larger definitions take several chunks.
+constexpr std::size_t kDefinitionChunkBytes = OTF2_CHUNK_SIZE_MIN;
+
 // An MPI job writes one archive together: libotf2's collectives over PMPI on MPI_COMM_WORLD.
 OTF2_ErrorCode useMpiCollectives(OTF2_Archive* archive, void*) {
     return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
@@ -270,7 +277,7 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     m_directory = directory;
     trace::Otf2WriterOptions options;
     options.eventChunkBytes = kEventChunkBytes;
-    options.definitionChunkBytes = OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT;
+    options.definitionChunkBytes = kDefinitionChunkBytes;
     options.eventPoolBytes = std::max<std::size_t>(poolBytes, 1); // at least the 2-chunk pool
     options.creator = "Waitscope";
     if (comm != MPI_COMM_NULL)
