@@ -45,33 +45,44 @@ ClockAnchor Clock::anchorNow() noexcept {
 
 void Clock::init(ClockKind requested, const ClockAnchor* anchor) {
     m_useTsc = false;
+    m_calibrated = true;
     m_ticksPerSecond = 1000000000ull;
 #if defined(__x86_64__) || defined(__i386__)
     bool wantTsc =
         requested == ClockKind::Tsc || (requested == ClockKind::Auto && hasInvariantTsc());
     if (!wantTsc)
         return;
-    // Calibrate against CLOCK_MONOTONIC over at least 20 ms, from the anchor (taken when the
-    // library was loaded) when there is one: the time the process spent since (loading,
-    // MPI_Init) makes most or all of the interval, where spinning 20 ms on every rank was a
-    // fixed cost of each run.
-    ClockAnchor first = anchorNow();
-    if (anchor && anchor->ns != 0 && anchor->ns <= first.ns && anchor->tsc != 0 &&
-        anchor->tsc < first.tsc)
-        first = *anchor;
-    while (monotonicNs() - first.ns < 20000000ull) {
-    }
-    const ClockAnchor last = anchorNow();
-    if (last.tsc <= first.tsc || last.ns <= first.ns)
-        return;
-    long double rate = static_cast<long double>(last.tsc - first.tsc) * 1e9L /
-                       static_cast<long double>(last.ns - first.ns);
-    m_ticksPerSecond = static_cast<std::uint64_t>(rate);
-    m_useTsc = m_ticksPerSecond > 0;
+    // The rate is measured later (calibrate), over the time the process spends until then: an
+    // instrumented program starts the measurement at its first function, a few milliseconds
+    // after loading, where waiting out the 20 ms was a fixed cost of each rank.
+    m_first = anchorNow();
+    if (anchor && anchor->ns != 0 && anchor->ns <= m_first.ns && anchor->tsc != 0 &&
+        anchor->tsc < m_first.tsc)
+        m_first = *anchor;
+    m_useTsc = true;
+    m_calibrated = false;
 #else
     (void)requested;
     (void)anchor;
 #endif
+}
+
+void Clock::calibrate() {
+    if (m_calibrated)
+        return;
+    m_calibrated = true;
+    ClockAnchor last = anchorNow();
+    // An invariant TSC never stands still; one that did (forced on a CPU without it) is given
+    // a second before the rate stays at its default.
+    while (last.ns - m_first.ns < 20000000ull ||
+           (last.tsc <= m_first.tsc && last.ns - m_first.ns < 1000000000ull))
+        last = anchorNow();
+    if (last.tsc <= m_first.tsc)
+        return;
+    long double rate = static_cast<long double>(last.tsc - m_first.tsc) * 1e9L /
+                       static_cast<long double>(last.ns - m_first.ns);
+    if (rate >= 1)
+        m_ticksPerSecond = static_cast<std::uint64_t>(rate);
 }
 
 } // namespace waitscope::measure

@@ -138,7 +138,9 @@ bool runtimeStart() noexcept {
     self.key = kSelfKey;
     self.describes = true;
     s->defs.addComm(self); // local id 1
-    s->self.processStart = ticksAt(g_startMonotonicNs ? g_startMonotonicNs : startNs);
+    // The TSC's rate is not known yet (Clock::calibrate, at MPI_Init): the process start is
+    // the clock's reading at the anchor, taken when the library was loaded.
+    s->self.processStart = g_startMonotonicNs ? g_hot.clock.ticksAt(g_clockAnchor) : now();
     s->firstTime = s->self.processStart;
     appendRecord(s->self.processStart, EventKind::ProgramBegin, 0);
     s->startNs = startNs;
@@ -175,7 +177,9 @@ void runtimeInit(std::uint32_t initRegion, std::uint64_t initEnter,
         return;
     g_hot.recordMask = 0; // nothing is recorded while the run's settings are agreed
 
-    // One clock rate for every rank: rank 0's calibration.
+    // One clock rate for every rank: rank 0's calibration (each rank's own, should the clocks
+    // differ), over the time since the library was loaded.
+    g_hot.clock.calibrate();
     unsigned long long rate[2] = {g_hot.clock.ticksPerSecond(),
                                   g_hot.clock.usesTsc() ? 1ull : 0ull};
     PMPI_Bcast(rate, 2, MPI_UNSIGNED_LONG_LONG, 0, s->comm);
@@ -283,6 +287,7 @@ void finishSerialRunAtExit() {
         return;
     s->initialized = true;
     g_hot.recordMask = 0;
+    g_hot.clock.calibrate();
     std::uint64_t leave = now();
     s->comm = MPI_COMM_NULL;
     s->rank = 0;

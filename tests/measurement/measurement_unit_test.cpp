@@ -1,4 +1,5 @@
 // Unit tests of the measurement runtime's pieces that need no MPI job.
+#include "waitscope/measure/clock.h"
 #include "waitscope/measure/config.h"
 #include "waitscope/measure/definitions.h"
 #include "waitscope/measure/event_buffer.h"
@@ -48,6 +49,35 @@ TEST_CASE("MPI group lists add, remove and reject unknown names", "[config]") {
     CHECK(mpiGroupNames(kGroupDefault) == "env,p2p,coll,cg,topo,io,rma");
     REQUIRE(parseMpiGroups(mpiGroupNames(kGroupP2p | kGroupReqTest), groups, bad));
     CHECK(groups == (kGroupP2p | kGroupReqTest));
+}
+
+TEST_CASE("the TSC's rate is measured at calibrate, from the anchor taken at loading", "[clock]") {
+    const ClockAnchor loaded = Clock::anchorNow();
+    Clock monotonic;
+    monotonic.init(ClockKind::Monotonic, &loaded);
+    monotonic.calibrate();
+    CHECK_FALSE(monotonic.usesTsc());
+    CHECK(monotonic.ticksPerSecond() == 1000000000ull);
+    CHECK(monotonic.ticksAt(loaded) == loaded.ns);
+    if (!hasInvariantTsc())
+        return;
+    Clock clock;
+    clock.init(ClockKind::Tsc, &loaded);
+    // init chooses the clock and waits for nothing (it spun up to 20 ms on every rank, a fixed
+    // cost of instrumented programs, which start the measurement at their first function).
+    REQUIRE(clock.usesTsc());
+    CHECK(clock.ticksPerSecond() == 1000000000ull);
+    CHECK(clock.ticksAt(loaded) == loaded.tsc);
+    clock.calibrate();
+    const ClockAnchor after = Clock::anchorNow();
+    CHECK(after.ns - loaded.ns >= 20000000ull);
+    // The rate over the calibration's interval and a little more: the same within 1 %.
+    const double rate = static_cast<double>(after.tsc - loaded.tsc) * 1e9 /
+                        static_cast<double>(after.ns - loaded.ns);
+    CHECK(static_cast<double>(clock.ticksPerSecond()) == Approx(rate).epsilon(0.01));
+    const std::uint64_t calibrated = clock.ticksPerSecond();
+    clock.calibrate(); // once only: the rate every record was converted with stays
+    CHECK(clock.ticksPerSecond() == calibrated);
 }
 
 TEST_CASE("bad environment values become one warning each and keep defaults", "[config]") {

@@ -20,11 +20,21 @@ struct ClockAnchor {
 /// Reads the clock chosen at init. Safe in any context, signal handlers included.
 class Clock {
 public:
-    /// Chooses and calibrates the clock. Call once at init. With the TSC, the rate is measured
-    /// against CLOCK_MONOTONIC over at least 20 ms since `anchor` (readings of both clocks taken
-    /// earlier, when the library was loaded): what MPI_Init took before counts, and only the
-    /// rest of the 20 ms is spent waiting (without an anchor, all of it).
+    /// Chooses the clock. Call once at init; it reads at once, but the TSC's rate is known only
+    /// after calibrate().
     void init(ClockKind requested, const ClockAnchor* anchor = nullptr);
+
+    /// With the TSC, measures its rate against CLOCK_MONOTONIC over at least 20 ms since
+    /// init's `anchor` (readings of both clocks taken earlier, when the library was loaded),
+    /// else since init: the time the process spent since (loading, the program up to MPI_Init,
+    /// MPI_Init itself) counts, and only the rest of the 20 ms is spent waiting. Call before
+    /// the rate is used; later calls do nothing.
+    void calibrate();
+
+    /// The reading of this clock at `anchor`.
+    std::uint64_t ticksAt(const ClockAnchor& anchor) const noexcept {
+        return m_useTsc ? anchor.tsc : anchor.ns;
+    }
 
     /// Both clocks read back to back, as a start for the calibration. Any context.
     static ClockAnchor anchorNow() noexcept;
@@ -62,6 +72,8 @@ public:
 
 private:
     bool m_useTsc = false;
+    bool m_calibrated = true; ///< false from init with the TSC until calibrate
+    ClockAnchor m_first;      ///< the calibration's start
     std::uint64_t m_ticksPerSecond = 1000000000ull;
 };
 
