@@ -188,7 +188,7 @@ bool SpillWriter::isFree(const Chunk& chunk) const noexcept {
 
 void SpillWriter::boostThread() const noexcept {
     const pid_t thread = m_threadId.load();
-    if (thread == 0)
+    if (thread == 0 || ::getpid() != m_pid)
         return;
     // Refused (EPERM) unless the user may raise priorities (RLIMIT_NICE, CAP_SYS_NICE): then the
     // program waits as before. The thread goes back to SCHED_IDLE after its chunk.
@@ -209,8 +209,10 @@ bool SpillWriter::makeFree(const Chunk& chunk, bool translate) noexcept {
             continue;
         }
         if (::getpid() != m_pid) {
-            // A forked child: the parent's thread is not here to finish the chunk it had taken.
+            // A forked child: the parent's thread is not here to finish the chunk it had taken
+            // (nor to be lent a priority: its id may be another process's thread now).
             m_pid = ::getpid();
+            m_threadId.store(0);
             for (std::uint32_t k = 0; k < m_count; ++k) {
                 const std::uint64_t handed = m_chunks[k].handed.load();
                 if (handed != 0 && handed <= m_claimed.load() &&
