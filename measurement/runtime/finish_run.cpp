@@ -76,8 +76,10 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
 
     std::uint64_t writeStart = now();
     const double writeCpuStart = threadCpuSeconds();
-    // The chunks still waiting for the spill writer: written now (by this thread, mostly).
-    drainSpillWriter(*s);
+    // The chunks still waiting for the spill writer: written now (by this thread, mostly) and
+    // translated for the trace (not read back later). Before the archive opens: the thread must
+    // be done with the events by then.
+    drainSpillWriter(*s, s->config.tracing);
     // Sampled threads' records (kept apart from the main thread's, each its own location).
     std::vector<ThreadRecords> threadRecords;
     if (sampledThreadRecords)

@@ -278,10 +278,10 @@ void spillBuffer(RuntimeState& s, EventBuffer& b) noexcept {
 
 /// Stops the spill writer once every chunk handed to it is written; a chunk it could not
 /// write ends the spill file (as a failed flush of the program's own would).
-void drainSpillWriter(RuntimeState& s) noexcept {
+void drainSpillWriter(RuntimeState& s, bool translate) noexcept {
     if (!s.spillWriter.running())
         return;
-    s.spillWriter.drain();
+    s.spillWriter.drain(translate);
     s.spillWriterCpuSeconds = s.spillWriter.threadCpuSeconds();
     s.encodedBytes = s.spillWriter.encodedBytes();
     SpillWriter::Failure failure;

@@ -35,7 +35,9 @@ void startSpillWriter(RuntimeState& s) noexcept;
 
 /// Waits until the spill writer wrote every chunk handed to it and stops it (finalize,
 /// MPI_Abort); a chunk it could not write ends the spill file, its events and later ones lost.
-void drainSpillWriter(RuntimeState& s) noexcept;
+/// With `translate` (finalize, the archive open) the chunks written now are also translated into
+/// the trace, after the thread's (no reading back from the file).
+void drainSpillWriter(RuntimeState& s, bool translate = false) noexcept;
 
 /// Encodes the records spilled during the run into the OTF2 event file; the records still in
 /// the event buffer follow them: the caller encodes what the buffer holds afterwards.

@@ -91,16 +91,17 @@ void* SpillWriter::threadMain(void* self) noexcept {
 }
 
 void SpillWriter::runThread() noexcept {
+    m_threadId.store(static_cast<pid_t>(::syscall(SYS_gettid)));
     while (true) {
         const std::uint32_t seen = m_handedWord.load();
         std::uint64_t sequence = 0;
         if (claim(sequence)) {
-            write(sequence, true);
-            timespec cpu{};
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-            m_cpuNanoseconds.store(static_cast<std::uint64_t>(cpu.tv_sec) * 1000000000u +
-                                       static_cast<std::uint64_t>(cpu.tv_nsec),
-                                   std::memory_order_relaxed);
+            write(sequence, Writer::Thread);
+            // Back to a core nobody else wants, if the program lent it its priority (boost).
+            if (sched_getscheduler(0) != SCHED_IDLE) {
+                sched_param none{};
+                pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
+            }
             continue;
         }
         if (m_stop.load())
@@ -127,7 +128,7 @@ bool SpillWriter::claim(std::uint64_t& sequence) noexcept {
     return true;
 }
 
-void SpillWriter::write(std::uint64_t sequence, bool translate) noexcept {
+void SpillWriter::write(std::uint64_t sequence, Writer writer) noexcept {
     Chunk& chunk = m_chunks[sequence % m_count];
     // After a failed chunk the file ends before it (drain truncates it): nothing later is kept.
     if (m_failedSequence.load() > sequence) {
@@ -139,11 +140,19 @@ void SpillWriter::write(std::uint64_t sequence, bool translate) noexcept {
             // Chunks are written one at a time and in order: so are they translated. A chunk
             // the program writes itself is not (it only frees the chunk it needs, and finalize
             // translates from there on: the translation goes in order or not at all).
-            m_encoding =
-                translate && m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents);
+            m_encoding = writer != Writer::Program &&
+                         m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents);
             if (m_encoding)
                 m_encodedBytes.store(chunk.offset + bytes);
         }
+    }
+    if (writer == Writer::Thread) {
+        // The thread's CPU so far, before the chunk counts as written: drain reads it then.
+        timespec cpu{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+        m_cpuNanoseconds.store(static_cast<std::uint64_t>(cpu.tv_sec) * 1000000000u +
+                                   static_cast<std::uint64_t>(cpu.tv_nsec),
+                               std::memory_order_relaxed);
     }
     chunk.written.store(sequence + 1, std::memory_order_release);
     m_busy.store(false, std::memory_order_release);
@@ -177,7 +186,17 @@ bool SpillWriter::isFree(const Chunk& chunk) const noexcept {
            chunk.handed.load(std::memory_order_relaxed);
 }
 
-bool SpillWriter::makeFree(const Chunk& chunk) noexcept {
+void SpillWriter::boostThread() const noexcept {
+    const pid_t thread = m_threadId.load();
+    if (thread == 0 || ::getpid() != m_pid)
+        return;
+    // Refused (EPERM) unless the user may raise priorities (RLIMIT_NICE, CAP_SYS_NICE): then the
+    // program waits as before. The thread goes back to SCHED_IDLE after its chunk.
+    sched_param normal{};
+    ::sched_setscheduler(thread, SCHED_OTHER, &normal);
+}
+
+bool SpillWriter::makeFree(const Chunk& chunk, bool translate) noexcept {
     bool waited = false;
     while (true) {
         const std::uint32_t seen = m_writtenWord.load();
@@ -186,24 +205,28 @@ bool SpillWriter::makeFree(const Chunk& chunk) noexcept {
         waited = true;
         std::uint64_t sequence = 0;
         if (claim(sequence)) {
-            write(sequence, false);
+            write(sequence, translate ? Writer::Drain : Writer::Program);
             continue;
         }
         if (::getpid() != m_pid) {
-            // A forked child: the parent's thread is not here to finish the chunk it had taken.
+            // A forked child: the parent's thread is not here to finish the chunk it had taken
+            // (nor to be lent a priority: its id may be another process's thread now).
             m_pid = ::getpid();
+            m_threadId.store(0);
             for (std::uint32_t k = 0; k < m_count; ++k) {
                 const std::uint64_t handed = m_chunks[k].handed.load();
                 if (handed != 0 && handed <= m_claimed.load() &&
                     m_chunks[k].written.load() != handed) {
                     m_busy.store(true);
-                    write(handed - 1, false);
+                    write(handed - 1, Writer::Program);
                 }
             }
             continue;
         }
         // Only a chunk the thread is writing right now: wait for it (bounded waits, so that
-        // nothing is missed even if a wake-up were).
+        // nothing is missed even if a wake-up were), lending it the program's priority: at
+        // SCHED_IDLE on a busy machine it would get no core while the program waits for it.
+        boostThread();
         m_programWaits.store(true);
         if (m_writtenWord.load() == seen && !isFree(chunk))
             futexWait(m_writtenWord, seen, 20 * 1000 * 1000);
@@ -225,18 +248,20 @@ bool SpillWriter::handOver(EventBuffer& buffer, std::uint64_t offset,
         futexWakeAll(m_handedWord);
     m_filling = sequence + 1;
     Chunk& next = m_chunks[m_filling % m_count];
-    const bool waited = makeFree(next);
+    const bool waited = makeFree(next, false);
     buffer.begin = buffer.cursor = next.memory;
     buffer.end = next.memory + next.words;
     return waited;
 }
 
-void SpillWriter::drain() noexcept {
+void SpillWriter::drain(bool translate) noexcept {
     if (!m_running)
         return;
+    // At finalize the program translates the chunks it writes now (else it would read them
+    // back from the file), after the thread's.
     for (std::uint32_t k = 0; k < m_count; ++k)
         if (&m_chunks[k] != &m_chunks[m_filling % m_count])
-            makeFree(m_chunks[k]);
+            makeFree(m_chunks[k], translate);
     m_stop.store(true);
     m_handedWord.fetch_add(1);
     futexWakeAll(m_handedWord);

@@ -78,9 +78,10 @@ public:
     /// for a chunk first (back-pressure). Main thread, normal context.
     bool handOver(EventBuffer& buffer, std::uint64_t offset, std::uint64_t eventsBefore) noexcept;
 
-    /// Writes every chunk handed over (taking the waiting ones itself) and stops the thread.
-    /// Afterwards the buffer's current chunk is the only one in use. Main thread.
-    void drain() noexcept;
+    /// Writes every chunk handed over (taking the waiting ones itself, and translating them
+    /// when `translate` and every chunk before was) and stops the thread. Afterwards the
+    /// buffer's current chunk is the only one in use. Main thread.
+    void drain(bool translate = false) noexcept;
 
     /// True (and `failure` set) when a chunk could not be written. Valid after drain; during the
     /// run a quick look (the failure may still be written).
@@ -109,21 +110,29 @@ private:
     /// Takes the oldest chunk handed over that nobody took yet, when no chunk is being written;
     /// false otherwise.
     bool claim(std::uint64_t& sequence) noexcept;
-    /// Writes chunk `sequence` (unless an earlier one failed), translates it when `translate`
-    /// (the thread's, not the program's: see m_encoding), marks it written and lets the next
-    /// writer in.
-    void write(std::uint64_t sequence, bool translate) noexcept;
+    /// Who writes a chunk: the thread and drain at finalize translate it too, the program
+    /// during the run only writes it (it waits as briefly as it can: see m_encoding).
+    enum class Writer { Thread, Program, Drain };
+    /// Writes chunk `sequence` (unless an earlier one failed), translates it unless `writer` is
+    /// the program, marks it written and lets the next writer in.
+    void write(std::uint64_t sequence, Writer writer) noexcept;
     bool isFree(const Chunk& chunk) const noexcept;
-    /// Waits until `chunk` is free, writing waiting chunks meanwhile; true when it was not.
-    bool makeFree(const Chunk& chunk) noexcept;
+    /// Waits until `chunk` is free, writing (and when `translate`, translating) waiting chunks
+    /// meanwhile; true when it was not.
+    bool makeFree(const Chunk& chunk, bool translate) noexcept;
+    /// Lends the thread the program's scheduling (SCHED_OTHER) while the program waits for the
+    /// chunk it is writing; the thread goes back to SCHED_IDLE after it. Quietly nothing when
+    /// the user may not raise a thread's priority.
+    void boostThread() const noexcept;
     void noteFailure(std::uint64_t sequence, int error) noexcept;
 
     Chunk m_chunks[kMaxChunks];
     std::uint32_t m_count = 0;
     int m_fd = -1;
-    pid_t m_pid = 0;             ///< the process that started the thread (a forked child has none)
-    bool m_running = false;      ///< main thread only
-    std::uint64_t m_filling = 0; ///< sequence number of the chunk being filled (main thread)
+    pid_t m_pid = 0; ///< the process that started the thread (a forked child has none)
+    std::atomic<pid_t> m_threadId{0}; ///< the thread's kernel id, once it runs
+    bool m_running = false;           ///< main thread only
+    std::uint64_t m_filling = 0;      ///< sequence number of the chunk being filled (main thread)
     std::atomic<std::uint64_t> m_handedCount{0};
     std::atomic<std::uint64_t> m_claimed{0};
     std::atomic<std::uint32_t> m_handedWord{0};  ///< futex: the thread waits for a hand-over
@@ -139,7 +148,7 @@ private:
     EncodeFunction m_encode = nullptr;
     void* m_encodeContext = nullptr;
     /// Every chunk so far was translated (read by the chunk's writer only): false from the first
-    /// one that failed or that the program wrote itself.
+    /// one that failed or that the program wrote itself during the run.
     bool m_encoding = true;
     std::atomic<std::uint64_t> m_encodedBytes{0};
 };

@@ -14,7 +14,8 @@
 #     for a core and for the page cache's writeback, the CPU time is the write's cost), and
 #     trace bytes per event;
 #   - the spill writer thread's CPU time per event (full buffer chunks written during the run,
-#     on a core of their own when one is free; 0 for libraries without it).
+#     on a core of their own when one is free; 0 for libraries without it), and the total of the
+#     two (thread + finalize write, CPU per event: what writing the trace costs wherever it runs).
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run. CONFIGS="plain
 # sampled" runs only those (with BASELINE_LIB, sampled0 too): the long runs of the issue's
@@ -42,14 +43,14 @@ if [[ -n ${BASELINE_LIB:-} ]]; then
   for config in "${configs[@]:1}"; do configs+=("${config}0"); done
 fi
 
-printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s %10s\n' op ranks config \
+printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s %10s %10s\n' op ranks config \
   loop_us cpu_us loop_x cpu_x wall_s cpu_s wall_x cpu_x write_s write_ns/ev wcpu_ns/ev bytes/ev \
-  spill_ns/ev
+  spill_ns/ev total_ns/ev
 for op in $ops; do
   for ranks in $rankCounts; do
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() cpuPerEvent=() bytes=()
-    declare -A spillPerEvent=()
+    declare -A spillPerEvent=() totalPerEvent=()
     for ((r = 0; r < repeats; ++r)); do
       for config in "${configs[@]}"; do
         dir="$work/exp_${op}_${ranks}_${config}_$r"
@@ -79,6 +80,7 @@ for op in $ops; do
           sc=$(awk -F= '/spill_writer_cpu_seconds=/{s+=$2; n++} END{print n ? s/n : 0}' "$dir/waitscope.measurement")
           write[$config]+="$w "
           spillPerEvent[$config]+="$(awk -v w="$sc" -v e="$ev" 'BEGIN{print w*1e9/e}') "
+          totalPerEvent[$config]+="$(awk -v w="$wc" -v t="$sc" -v e="$ev" 'BEGIN{print (w+t)*1e9/e}') "
           cpuPerEvent[$config]+="$(awk -v w="$wc" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           perEvent[$config]+="$(awk -v w="$w" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           bytes[$config]+="$(awk -v b="$tb" -v e="$ev" 'BEGIN{print b/e}') "
@@ -94,25 +96,26 @@ for op in $ops; do
       done
     done
     for config in "${configs[@]}"; do
-      w=- pe=- pc=- b=- sp=-
+      w=- pe=- pc=- b=- sp=- tp=-
       if [[ $config != plain ]]; then
         w=$(printf '%s\n' ${write[$config]} | median)
         pe=$(printf '%s\n' ${perEvent[$config]} | median)
         pc=$(printf '%s\n' ${cpuPerEvent[$config]} | median)
         b=$(printf '%s\n' ${bytes[$config]} | median)
         sp=$(printf '%s\n' ${spillPerEvent[$config]} | median)
+        tp=$(printf '%s\n' ${totalPerEvent[$config]} | median)
       fi
       awk -v op="$op" -v n="$ranks" -v c="$config" -v lu="${m[loopUs.$config]}" \
           -v cu="${m[cpuUs.$config]}" -v lp="${m[loopUs.plain]}" -v cp="${m[cpuUs.plain]}" \
           -v w="${m[wall.$config]}" -v cs="${m[cpu.$config]}" -v wp="${m[wall.plain]}" \
-          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" -v sp="$sp" \
-        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s\n",
-               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp}'
+          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" -v sp="$sp" -v tp="$tp" \
+        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s\n",
+               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp}'
     done
     echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
     for config in "${configs[@]}"; do
       echo "#   $config cpu_us: ${cpuUs[$config]}| wall_s: ${wall[$config]}| loop_us: ${loopUs[$config]}"
     done
-    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent m
+    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m
   done
 done

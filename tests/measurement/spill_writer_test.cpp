@@ -97,3 +97,48 @@ TEST_CASE("a buffer too small to split, or with records past its first chunk, st
     CHECK_FALSE(full.start(buffer, larger.data(), larger.size(), 1));
     CHECK_FALSE(full.running());
 }
+
+namespace {
+
+/// A translation slower than the program: the thread is still busy when drain comes.
+bool slowRecordChunk(void* context, const std::uint64_t* begin, const std::uint64_t* end,
+                     const std::vector<std::uint32_t>* parents) noexcept {
+    ::usleep(20 * 1000);
+    return recordChunk(context, begin, end, parents);
+}
+
+} // namespace
+
+TEST_CASE("drain at finalize translates the chunks still waiting, in order after the thread's",
+          "[spill]") {
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("waitscope_drain_" + std::to_string(getpid()));
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    std::vector<std::uint64_t> memory(8 * SpillWriter::kMinChunkWords);
+    EventBuffer buffer;
+    buffer.reset(memory.data(), memory.size());
+    static SpillWriter writer; // never destroyed (see above)
+    Translated seen;
+    REQUIRE(writer.start(buffer, memory.data(), memory.size(), fd));
+    writer.setEncoder(slowRecordChunk, &seen);
+    // Six chunks of eight: the program never has to write one itself (which would end the
+    // translation), and the thread is still translating the first when drain starts.
+    constexpr std::size_t kWords = 1000;
+    constexpr std::uint64_t kChunks = 6;
+    std::uint64_t next = 0;
+    for (std::uint64_t c = 0; c < kChunks; ++c) {
+        writer.contextParents() = {kNoContext, 0};
+        for (std::size_t w = 0; w < kWords; ++w)
+            *buffer.cursor++ = next++;
+        CHECK_FALSE(writer.handOver(buffer, c * kWords * 8, c * kWords));
+    }
+    writer.drain(true);
+    ::close(fd);
+    std::filesystem::remove(path);
+    // Every chunk translated once, in order, by whichever thread wrote it.
+    CHECK(writer.encodedBytes() == kChunks * kWords * 8);
+    REQUIRE(seen.chunks.size() == kChunks);
+    for (std::size_t k = 0; k < kChunks; ++k)
+        CHECK(seen.chunks[k].first == k * kWords);
+}

@@ -25,24 +25,13 @@
 
 namespace waitscope::trace {
 
-/// The events of one location, encoded as libotf2 would write them (see above), with the calls
-/// of Otf2EventWriter. Obtained from Otf2Writer::encodeEvents() and finished by
-/// Otf2Writer::closeEvents(). Event calls are noexcept and allocate nothing; an event whose time
-/// is before the last one's is refused and counted in the archive's errors (as libotf2 does), a
-/// failed write of a chunk is counted with its errno (ENOSPC: OTF2_ERROR_ENOSPC) and later
-/// chunks are dropped.
-class Otf2EventEncoder {
+/// OTF2's event records as the bytes libotf2 writes (see above), with the calls of
+/// Otf2EventWriter, written at the position m_pos of a chunk ending at m_end. `Self` starts a
+/// new chunk when a record might not fit (Self::newChunk(time)) and counts an event refused for
+/// going back in time (Self::refuse()): Otf2EventEncoder, or its Run (a loop's copy of the
+/// position, which the compiler can keep in registers).
+template <class Self> class Otf2EventRecords {
 public:
-    Otf2EventEncoder() = default;
-    Otf2EventEncoder(Otf2EventEncoder&& other) noexcept;
-    Otf2EventEncoder& operator=(Otf2EventEncoder&& other) noexcept;
-    Otf2EventEncoder(const Otf2EventEncoder&) = delete;
-    Otf2EventEncoder& operator=(const Otf2EventEncoder&) = delete;
-    /// Closes an event file still open without finishing it (a cut file: call finish()).
-    ~Otf2EventEncoder();
-
-    bool valid() const noexcept { return m_chunk != nullptr; }
-    uint64_t location() const noexcept { return m_location; }
     /// Events encoded so far.
     uint64_t eventCount() const noexcept { return m_events; }
 
@@ -339,16 +328,7 @@ public:
         }
     }
 
-private:
-    friend class Otf2Writer;
-    /// Takes `fd` (an event file opened for writing, or -1: nothing is written, every chunk
-    /// counted as a failed write) and a chunk of `chunkBytes`; not valid() when there is no
-    /// memory for the chunk.
-    Otf2EventEncoder(int fd, uint64_t location, size_t chunkBytes, Otf2ErrorLog* errors) noexcept;
-    /// Ends the events (the end-of-file and end-of-buffer bytes), writes the last chunk's used part
-    /// and closes the file. Returns OTF2_SUCCESS or the first failure (counted when it happened).
-    OTF2_ErrorCode finish() noexcept;
-
+protected:
     // OTF2's event type ids (OTF2's internal event enumeration, stable across versions).
     static constexpr uint8_t kEnter = 12, kLeave = 13, kMpiSend = 14, kMpiIsend = 15,
                              kMpiIsendComplete = 16, kMpiIrecvRequest = 17, kMpiRecv = 18,
@@ -377,11 +357,11 @@ private:
     /// it might not fit, the timestamp when time moved on. False (counted) when time went back.
     bool begin(uint64_t time, size_t maxBytes) noexcept {
         if (time < m_time) [[unlikely]] {
-            refuse();
+            static_cast<Self*>(this)->refuse();
             return false;
         }
         if (maxBytes + 9 >= static_cast<size_t>(m_end - m_pos)) [[unlikely]] {
-            newChunk(time);
+            static_cast<Self*>(this)->newChunk(time);
         }
         if (time > m_time || time == 0) [[likely]] {
             *m_pos++ = kTimestamp;
@@ -513,6 +493,44 @@ private:
         }
     }
 
+    uint8_t* m_pos = nullptr;
+    uint8_t* m_end = nullptr;
+    uint64_t m_time = 0;
+    uint64_t m_events = 0;
+};
+
+/// The events of one location, encoded as libotf2 would write them (see above), with the calls
+/// of Otf2EventWriter. Obtained from Otf2Writer::encodeEvents() and finished by
+/// Otf2Writer::closeEvents(). Event calls are noexcept and allocate nothing; an event whose time
+/// is before the last one's is refused and counted in the archive's errors (as libotf2 does), a
+/// failed write of a chunk is counted with its errno (ENOSPC: OTF2_ERROR_ENOSPC) and later
+/// chunks are dropped.
+class Otf2EventEncoder : public Otf2EventRecords<Otf2EventEncoder> {
+public:
+    class Run;
+
+    Otf2EventEncoder() = default;
+    Otf2EventEncoder(Otf2EventEncoder&& other) noexcept;
+    Otf2EventEncoder& operator=(Otf2EventEncoder&& other) noexcept;
+    Otf2EventEncoder(const Otf2EventEncoder&) = delete;
+    Otf2EventEncoder& operator=(const Otf2EventEncoder&) = delete;
+    /// Closes an event file still open without finishing it (a cut file: call finish()).
+    ~Otf2EventEncoder();
+
+    bool valid() const noexcept { return m_chunk != nullptr; }
+    uint64_t location() const noexcept { return m_location; }
+
+private:
+    friend class Otf2EventRecords<Otf2EventEncoder>;
+    friend class Otf2Writer;
+    /// Takes `fd` (an event file opened for writing, or -1: nothing is written, every chunk
+    /// counted as a failed write) and a chunk of `chunkBytes`; not valid() when there is no
+    /// memory for the chunk.
+    Otf2EventEncoder(int fd, uint64_t location, size_t chunkBytes, Otf2ErrorLog* errors) noexcept;
+    /// Ends the events (the end-of-file and end-of-buffer bytes), writes the last chunk's used part
+    /// and closes the file. Returns OTF2_SUCCESS or the first failure (counted when it happened).
+    OTF2_ErrorCode finish() noexcept;
+
     /// Writes the full chunk and starts the next one at `time`. Slow path.
     void newChunk(uint64_t time) noexcept;
     /// Counts an event refused for going back in time.
@@ -523,16 +541,48 @@ private:
     void writeOut(size_t bytes) noexcept;
     void release() noexcept;
 
-    uint8_t* m_pos = nullptr;
-    uint8_t* m_end = nullptr;
-    uint64_t m_time = 0;
-    uint64_t m_events = 0;
     uint8_t* m_chunk = nullptr;
     size_t m_chunkBytes = 0;
     int m_fd = -1;
     uint64_t m_location = 0;
     Otf2ErrorLog* m_errors = nullptr;
     OTF2_ErrorCode m_failure = OTF2_SUCCESS;
+};
+
+/// A loop encoding many events (the measurement's translation of its records): the encoder's
+/// position copied into this object, which lives on the loop's stack and whose address is never
+/// passed on, so that the compiler keeps it in registers (the bytes written through m_pos could
+/// alias the encoder's own members: each write would reload and store them). The encoder is
+/// brought up to date when a chunk is full and when the Run ends; meanwhile only the Run encodes.
+class Otf2EventEncoder::Run : public Otf2EventRecords<Otf2EventEncoder::Run> {
+public:
+    explicit Run(Otf2EventEncoder& encoder) noexcept : m_encoder(encoder) { load(); }
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
+    ~Run() { store(); }
+
+private:
+    friend class Otf2EventRecords<Otf2EventEncoder::Run>;
+    void newChunk(uint64_t time) noexcept {
+        store();
+        m_encoder.newChunk(time);
+        load();
+    }
+    void refuse() noexcept { m_encoder.refuse(); }
+    void load() noexcept {
+        m_pos = m_encoder.m_pos;
+        m_end = m_encoder.m_end;
+        m_time = m_encoder.m_time;
+        m_events = m_encoder.m_events;
+    }
+    void store() noexcept {
+        m_encoder.m_pos = m_pos;
+        m_encoder.m_end = m_end;
+        m_encoder.m_time = m_time;
+        m_encoder.m_events = m_events;
+    }
+
+    Otf2EventEncoder& m_encoder;
 };
 
 } // namespace waitscope::trace
