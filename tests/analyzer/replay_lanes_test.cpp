@@ -82,6 +82,13 @@ TEST_CASE("each thread that calls MPI is a timeline of its own in the delay cost
     CHECK(at(Metric::MpiWaitTerminalLs, "main/worker/MPI_Recv", 1, 2) == Approx(0.030));
     CHECK(rankTotal(result, Metric::MpiWaitIndirectLateSender, 1) == 0.0);
     CHECK(rankTotal(result, Metric::MpiWaitPropagatingLs, 1) == 0.0);
+    // Thread 1's Late Receiver: the receiving thread's delay, on its work.
+    CHECK(at(Metric::MpiLateReceiver, "main/worker/MPI_Ssend", 0, 1) == Approx(0.013));
+    CHECK(at(Metric::MpiWaitDirectLateReceiver, "main/worker/MPI_Ssend", 0, 1) == Approx(0.013));
+    CHECK(rankTotal(result, Metric::DelayLateReceiver, 1) == Approx(0.013));
+    CHECK(rankTotal(result, Metric::DelayLateReceiver, 0) == 0.0);
+    CHECK(at(Metric::DelayLateReceiver, "main/worker/work", 1, 1) == Approx(0.013));
+    CHECK(at(Metric::DelayLateReceiver, "main/worker/work", 1, 2) == 0.0);
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
 }

@@ -18,6 +18,7 @@ enum LanesRegion : uint32_t {
     kWorker,
     kWork,
     kLateWork,
+    kSsend,
 };
 
 } // namespace
@@ -37,6 +38,7 @@ trace::Definitions lanesDefinitions() {
     region("worker", RegionRole::Function, Paradigm::Compiler);
     region("work", RegionRole::Function, Paradigm::Compiler);
     region("late_work", RegionRole::Function, Paradigm::Compiler);
+    region("MPI_Ssend", RegionRole::PointToPoint, Paradigm::Mpi);
     d.systemTreeNodes = {{"machine", "machine", kUndefined}, {"node", "node", 0}};
     d.locationGroups = {{"MPI Rank 0", true, 1}, {"MPI Rank 1", true, 1}};
     for (uint32_t r = 0; r < 2; ++r) {
@@ -61,12 +63,15 @@ trace::Definitions lanesDefinitions() {
 //
 //   main      rank 0  |init|------------ 99 ---------------------|Barrier 100..101|
 //             rank 1  |init|------------ 89 ----------|Barrier 90......101|       waits 10
-//   thread 1  rank 0  |work 2..12|Send 12|
-//             rank 1  |work 2..7|Recv 7......13|                                   waits 5
+//   thread 1  rank 0  |work 2..12|Send 12|work 13..20|Ssend 20..........34|       waits 13
+//             rank 1  |work 2..7|Recv 7......13|work 13..........33|Recv 33..34|   waits 5
 //   thread 2  rank 0  |late_work 2..42|Send 42|Recv 43..44|
 //             rank 1  |work 2..12|Recv 12..........43|Send 43|                      waits 30
 //
-// Thread 1: rank 0's work exceeds rank 1's by 5 for a wait of 5: delay 5 on work. Thread 2:
+// Thread 1: rank 0's work exceeds rank 1's by 5 for a wait of 5: delay 5 on work; then rank 1
+// receives late (Late Receiver of 13 in MPI_Ssend), after 20 of work against rank 0's 7 since
+// they met: a delay of 13 on rank 1's work (the receive that opened its interval is left out
+// of it up to its completion, here its exit). Thread 2:
 // rank 0's late_work (40) has no counterpart on rank 1, whose work (10) is not excess: the
 // wait of 30 is charged to late_work in full (40 x 30 / 40). Main: 99 against 89 for a wait of
 // 10 in the barrier. Thread 1's events come first in time, then thread 2's, then the main
@@ -101,7 +106,12 @@ bool writeLanesTrace(const std::string& dir) {
     w.enter(12, kSend);
     w.mpiSend(12, 1, 0, 1, 8);
     w.leave(13, kSend);
-    w.leave(20, kWorker);
+    w.enter(13, kWork);
+    w.leave(20, kWork);
+    w.enter(20, kSsend);
+    w.mpiSend(20, 1, 0, 1, 8);
+    w.leave(34, kSsend);
+    w.leave(40, kWorker);
     archive.closeEvents(w);
     w = archive.openEvents(lanesThreadId(1, 1));
     w.enter(2, kWorker);
@@ -110,7 +120,12 @@ bool writeLanesTrace(const std::string& dir) {
     w.enter(7, kRecv);
     w.mpiRecv(13, 0, 0, 1, 8);
     w.leave(13, kRecv);
-    w.leave(20, kWorker);
+    w.enter(13, kWork);
+    w.leave(33, kWork);
+    w.enter(33, kRecv);
+    w.mpiRecv(34, 0, 0, 1, 8);
+    w.leave(34, kRecv);
+    w.leave(40, kWorker);
     archive.closeEvents(w);
     w = archive.openEvents(lanesThreadId(0, 2));
     w.enter(2, kWorker);
