@@ -87,6 +87,9 @@ bool Pass::next(Step& step) {
             skipPast(at);
             continue;
         }
+        if (!m_interleaved) {
+            return true; // the only location: no time needed
+        }
         // Awaiting: the delayer of a point-to-point wait state, the latecomer of a collective.
         bool awaits = false;
         if (step.collective >= 0) {
@@ -141,6 +144,11 @@ Status RankPass::merge(bool (Pass::*next)(Pass::Step&), Status (Pass::*take)(con
 }
 
 Status RankPass::run(const std::vector<SeverityRows*>& rows) {
+    if (m_passes.size() > 1) {
+        for (Pass& pass : m_passes) {
+            pass.interleave();
+        }
+    }
     if (Status s = merge(&Pass::nextEarly, &Pass::takeEarly); !s) {
         return s;
     }

@@ -114,6 +114,8 @@ public:
     bool nextEarly(Step& step);
     /// Posts it.
     Status takeEarly(const Step& step);
+    /// The walk goes on among other locations' (RankPass): next() says when each step comes.
+    void interleave() { m_interleaved = true; }
     /// The next SP or collective of the backward walk, false when none is left.
     bool next(Step& step);
     /// Computes its delay (awaiting or posting payloads).
@@ -164,6 +166,7 @@ private:
     // The cursors of the walks (backward): the next SP and collective.
     int m_point, m_collective;
     int m_earlyPoint, m_earlyCollective;
+    bool m_interleaved = false;
     // Reused per synchronization point, so that the walk allocates nothing per point.
     Interval m_own, m_group, m_since;
     std::vector<double> m_arrived;                   ///< the payload awaited
