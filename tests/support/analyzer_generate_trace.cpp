@@ -16,18 +16,28 @@
 // (2 K more call paths, for benchmarks of large call trees). With "rma", every iteration also
 // has a fence epoch, a PSCW epoch and (3 ranks or more) a contended exclusive lock on a window
 // (GeneratedTraceOptions::rma).
+// usage: analyzer_generate_trace DIR lanes
+// writes instead the hand-made archive of lanes_trace.h (2 ranks, MPI from two threads each).
 #include "generated_trace.h"
+#include "lanes_trace.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 int main(int argc, char** argv) {
-    if (argc < 4) {
+    if (argc < 3 || (argc < 4 && std::string(argv[2]) != "lanes")) {
         std::fprintf(stderr, "usage: %s DIR RANKS EVENTS_PER_RANK [BARRIER_EVERY]\n", argv[0]);
         return 2;
     }
     const std::string dir = argv[1];
+    if (std::string(argv[2]) == "lanes") {
+        if (!waitscope::testing::writeLanesTrace(dir)) {
+            std::fprintf(stderr, "error: %s: cannot write the lanes archive\n", dir.c_str());
+            return 1;
+        }
+        return 0;
+    }
     waitscope::testing::GeneratedTraceOptions options;
     options.ranks = static_cast<uint32_t>(std::atoi(argv[2]));
     options.eventsPerRank = static_cast<uint64_t>(std::atoll(argv[3]));

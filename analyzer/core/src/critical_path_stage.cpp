@@ -14,7 +14,7 @@ Status criticalPathStage(RankState& state, Transport& transport) {
         if (!state.lanes.empty()) {
             state.result.warnings.push_back(
                 "rank " + std::to_string(state.result.rank) +
-                ": further threads call MPI; the critical path and delay costs are not analyzed");
+                ": further threads call MPI; the critical path is not analyzed");
         }
         return Status::success();
     }

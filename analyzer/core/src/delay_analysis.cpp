@@ -44,6 +44,10 @@
 // wait state can take on no costs). Indirect shares travel back once per waiter at the end,
 // each with its channel (communicator, tag, type) and position on it.
 //
+// A rank whose further threads call MPI (replay lanes) has one timeline per location: each
+// location's SPs, intervals, costs and values are its own, and the walk interleaves the
+// locations by time (delay_pass.h, RankPass).
+//
 // Files: delay_sync_points (the SPs and rank sets), delay_collective_sync (collective SPs, in
 // the forward pass), delay_interval (intervals), delay_payload (what a waiter posts),
 // delay_pass (one run of pass 3 and its walk), delay_point_to_point and delay_collective (the
@@ -63,39 +67,75 @@ using delay::SyncPoint;
 DelayAnalysis::DelayAnalysis(const trace::Definitions& definitions,
                              const trace::EventStream& events, Transport& transport,
                              RankResult& result)
-    : m_defs(definitions), m_events(events), m_transport(transport), m_result(result),
-      m_points(definitions, transport.size()) {}
+    : m_defs(definitions), m_events(events), m_transport(transport), m_result(result) {
+    timeline(0);
+}
+
+DelayAnalysis::Timeline& DelayAnalysis::timeline(uint32_t lane) {
+    while (m_timelines.size() <= lane) {
+        m_timelines.emplace_back(m_defs, m_transport.size());
+    }
+    return m_timelines[lane];
+}
 
 void DelayAnalysis::onLateSender(uint32_t operation, const CallSpan& call, double wait,
                                  double completion) {
-    m_points.push(SyncPoint::at(operation, Role::LateSender, call, wait, completion, 0));
+    timeline(call.lane).points.push(
+        SyncPoint::at(operation, Role::LateSender, call, wait, completion, 0));
 }
 
 void DelayAnalysis::onLateReceiver(uint32_t operation, const CallSpan& call, double wait,
                                    double completion) {
-    m_points.push(SyncPoint::at(operation, Role::LateReceiver, call, wait, completion, 0));
+    timeline(call.lane).points.push(
+        SyncPoint::at(operation, Role::LateReceiver, call, wait, completion, 0));
 }
 
 void DelayAnalysis::replaysDone() {
     // The SPs so far: the forward pass's in operation order, then the backward pass's.
-    const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
-        return p.role == Role::LateReceiver;
-    });
-    m_points.mergeTail(static_cast<size_t>(backward - m_points.begin()));
+    for (Timeline& line : m_timelines) {
+        delay::SyncPoints& points = line.points;
+        const auto backward = std::find_if(points.begin(), points.end(), [](const SyncPoint& p) {
+            return p.role == Role::LateReceiver;
+        });
+        points.mergeTail(static_cast<size_t>(backward - points.begin()));
+    }
 }
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
                           const std::vector<CallSpan>& spans, const std::vector<uint32_t>& paired,
                           const OperationProfile& profile, std::vector<ReplayRecord> partners,
-                          std::vector<uint8_t> partnerWaited) {
-    m_points.addPartnerPoints(operations, spans, m_events, partners, partnerWaited);
+                          std::vector<uint8_t> partnerWaited, std::vector<ThreadResult>& lanes) {
+    // Each location's operations follow the previous one's: where each begins.
+    timeline(static_cast<uint32_t>(lanes.size()));
+    std::vector<size_t> first(m_timelines.size() + 1, operations.size());
+    first[0] = 0;
+    for (size_t k = operations.size(); k-- > 0;) {
+        const uint32_t lane = spans[operations[k].span].lane;
+        if (lane < m_timelines.size()) {
+            first[lane] = k;
+        }
+    }
+    for (size_t l = m_timelines.size(); l-- > 1;) {
+        first[l - 1] = std::min(first[l - 1], first[l]);
+    }
+    for (size_t l = 0; l < m_timelines.size(); ++l) {
+        m_timelines[l].points.addPartnerPoints(operations, spans, m_events, partners, partnerWaited,
+                                               first[l], first[l + 1]);
+    }
     // Not needed in the walk: freed before it.
     partners = {};
     partnerWaited = {};
-    m_points.resolvePartners(operations, paired, m_events, m_transport.rank());
-    delay::Pass pass(m_defs, m_events, m_transport, m_result, m_points, m_collectives, operations,
-                     paired, profile);
-    return pass.run();
+    delay::RankPass pass(m_transport);
+    std::vector<SeverityRows*> rows;
+    for (size_t l = 0; l < m_timelines.size(); ++l) {
+        Timeline& line = m_timelines[l];
+        line.points.resolvePartners(operations, paired, m_events, m_transport.rank());
+        pass.add(m_defs, m_events, m_transport, m_result.tree, line.points, line.collectives,
+                 operations, spans, paired, profile, first[l], static_cast<uint32_t>(l),
+                 pass.shared());
+        rows.push_back(l == 0 ? &m_result.severities : &lanes[l - 1].severities);
+    }
+    return pass.run(rows);
 }
 
 } // namespace waitscope::analysis

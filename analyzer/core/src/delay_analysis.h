@@ -11,6 +11,7 @@
 #include "waitscope/trace/event_stream.h"
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -34,8 +35,8 @@ public:
     /// each) and for `collectives` collectives, so that the lists grow without copies; only
     /// the part used takes up memory.
     void reserve(size_t operations, size_t collectives) {
-        m_points.reserve(operations);
-        m_collectives.reserve(collectives);
+        timeline(0).points.reserve(operations);
+        timeline(0).collectives.reserve(collectives);
     }
     /// A Late Sender instance at receive operation `operation` in MPI call `call` (forward
     /// pass).
@@ -48,15 +49,19 @@ public:
                       const trace::CollectiveRecord& record);
     /// After the backward pass: merges its synchronization points into the forward pass's.
     void replaysDone();
-    /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
+    /// The root-cause pass over `operations` (as listed by the replay, each location's in a
+    /// row: the main location's, then each replay lane's; `spans` their calls;
     /// `paired` the message of each request operation (RankState::pairedOf);
-    /// `profile` the time between them, as recorded by the profile pass and finished;
-    /// `partners` the partner calls' times and `partnerWaited` whether the partner waited,
-    /// per message operation; freed once read). Needs replaysDone() first. Collective over all
+    /// `profile` the time between them, as recorded by the profile pass and finished, each
+    /// location's from its first operation on; `partners` the partner calls' times and
+    /// `partnerWaited` whether the partner waited, per message operation; freed once read).
+    /// Each location is a timeline of its own, its values going to the rank's result (the main
+    /// location) or to `lanes` (lane k at k - 1). Needs replaysDone() first. Collective over all
     /// ranks; fails when the transport fails.
     Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
                const std::vector<uint32_t>& paired, const OperationProfile& profile,
-               std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited);
+               std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited,
+               std::vector<ThreadResult>& lanes);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
     using Kind = delay::Kind;
@@ -78,32 +83,43 @@ private:
         bool includes(const CollectiveView& view, size_t member) const;
     };
 
+    /// One location's SPs and collectives (the main location's or a replay lane's), in
+    /// operation order.
+    struct Timeline {
+        Timeline(const trace::Definitions& definitions, uint32_t ranks)
+            : points(definitions, ranks) {}
+        delay::SyncPoints points;
+        std::vector<delay::Collective> collectives;
+        NodeId lastGroupNode = kNoNode; ///< call of the last collective SP
+        double lastGroupEnter = 0.0;
+    };
+    /// The timeline of location `lane` (0: the main one), added when new.
+    Timeline& timeline(uint32_t lane);
+
     // Finding collective SPs in the forward pass (delay_collective_sync.cpp).
-    void initFinalizePoint(uint32_t operation, const CollectiveView& view, RegionClass cls);
+    void initFinalizePoint(Timeline& line, uint32_t operation, const CollectiveView& view,
+                           RegionClass cls);
     bool nToNSync(Kind kind, const CollectiveView& view, Synchronization& sync);
     bool oneToNSync(const CollectiveView& view, Synchronization& sync);
     bool nToOneSync(const CollectiveView& view, Synchronization& sync);
     bool postsEarly(Kind kind, const CollectiveView& view, const Synchronization& sync,
                     size_t member) const;
-    void addCollective(uint32_t operation, const CollectiveView& view, Kind kind,
+    void addCollective(Timeline& line, uint32_t operation, const CollectiveView& view, Kind kind,
                        const Synchronization& sync);
-    void addGroupPoint(uint32_t operation, const CallSpan& call, double wait, double completion,
-                       uint32_t set);
+    void addGroupPoint(Timeline& line, uint32_t operation, const CallSpan& call, double wait,
+                       double completion, uint32_t set);
 
     const trace::Definitions& m_defs;
     const trace::EventStream& m_events;
     Transport& m_transport;
     RankResult& m_result;
-    delay::SyncPoints m_points;
-    std::vector<delay::Collective> m_collectives;
+    std::deque<Timeline> m_timelines; ///< per location: the main one, then the replay lanes
     /// Scratch of onCollective(), reused per collective (the forward pass calls it for each).
     struct {
         std::vector<uint32_t> partners; ///< the world ranks this rank synchronizes with
         std::vector<uint32_t> waiting;  ///< the latecomer's waiters that post in the walk
         std::vector<uint32_t> early;    ///< ... and those that post before it
     } m_scratch;
-    NodeId m_lastGroupNode = kNoNode; ///< call of the last collective SP
-    double m_lastGroupEnter = 0.0;
 };
 
 } // namespace waitscope::analysis

@@ -6,8 +6,8 @@
 
 namespace waitscope::analysis::delay {
 
-void classifyWaitStates(const SyncPoints& points, const RankResult& result, Ledger& ledger) {
-    const size_t nodes = result.tree.size();
+void classifyWaitStates(const SyncPoints& points, const SeverityRows& rows, size_t nodes,
+                        Ledger& ledger) {
     std::vector<double> propagatingLs(nodes, 0.0), propagatingLr(nodes, 0.0);
     for (const Ledger::Caused& caused : ledger.caused()) {
         const Role role = points.at(caused.point).role;
@@ -30,7 +30,6 @@ void classifyWaitStates(const SyncPoints& points, const RankResult& result, Ledg
         {Metric::MpiLateReceiver, Metric::MpiWaitPropagatingLr, Metric::MpiWaitTerminalLr,
          Metric::MpiWaitIndirectLateReceiver, Metric::MpiWaitDirectLateReceiver, propagatingLr,
          ledger.indirect(kLateReceiver)}};
-    const SeverityRows& rows = result.severities;
     for (NodeId n = 0; n < nodes; ++n) {
         for (const Split& split : splits) {
             const double wait = rows.get(split.wait, n);

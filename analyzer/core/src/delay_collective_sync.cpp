@@ -40,8 +40,9 @@ bool DelayAnalysis::Synchronization::includes(const CollectiveView& view, size_t
 
 void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view, RegionClass cls,
                                  const trace::CollectiveRecord& record) {
+    Timeline& line = timeline(view.span.lane);
     if (cls == RegionClass::MpiInit || cls == RegionClass::MpiFinalize) {
-        initFinalizePoint(operation, view, cls);
+        initFinalizePoint(line, operation, view, cls);
         return;
     }
     const Kind kind = delay::kindOf(record.op);
@@ -60,14 +61,14 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     if (!synchronized || !sync.includes(view, sync.late)) {
         return;
     }
-    addCollective(operation, view, kind, sync);
+    addCollective(line, operation, view, kind, sync);
     if (!sync.includes(view, view.self)) {
         return;
     }
     // The ranks this rank synchronizes with (itself among them in n-to-n operations).
     if (kind == kBarrier || (sync.mode == Synchronization::Mode::All && members == world.size())) {
-        addGroupPoint(operation, view.span, sync.wait, sync.completion,
-                      m_points.memberSet(record.comm));
+        addGroupPoint(line, operation, view.span, sync.wait, sync.completion,
+                      line.points.memberSet(record.comm));
         return;
     }
     std::vector<uint32_t>& partners = m_scratch.partners;
@@ -89,16 +90,16 @@ void DelayAnalysis::onCollective(uint32_t operation, const CollectiveView& view,
     } else {
         partners.push_back(worldRankAt(world, view.root));
     }
-    addGroupPoint(operation, view.span, sync.wait, sync.completion,
-                  partners.size() == world.size() ? m_points.memberSet(record.comm)
-                                                  : m_points.rankSet(partners));
+    addGroupPoint(line, operation, view.span, sync.wait, sync.completion,
+                  partners.size() == world.size() ? line.points.memberSet(record.comm)
+                                                  : line.points.rankSet(partners));
 }
 
 // One SP per call: MPI_Init may hold several communicator creations.
-void DelayAnalysis::initFinalizePoint(uint32_t operation, const CollectiveView& view,
-                                      RegionClass cls) {
-    if (!m_points.empty() && m_points.back().role == Role::Group &&
-        m_lastGroupNode == view.span.node && m_lastGroupEnter == view.span.enter) {
+void DelayAnalysis::initFinalizePoint(Timeline& line, uint32_t operation,
+                                      const CollectiveView& view, RegionClass cls) {
+    if (!line.points.empty() && line.points.back().role == Role::Group &&
+        line.lastGroupNode == view.span.node && line.lastGroupEnter == view.span.enter) {
         return;
     }
     double completion = 0.0;
@@ -107,7 +108,7 @@ void DelayAnalysis::initFinalizePoint(uint32_t operation, const CollectiveView& 
         const double earliestEnd = std::max(view.minExit(), latestBegin);
         completion = std::max(0.0, view.span.exit - earliestEnd);
     }
-    addGroupPoint(operation, view.span, 0.0, completion, m_points.memberSet(kWorldComm));
+    addGroupPoint(line, operation, view.span, 0.0, completion, line.points.memberSet(kWorldComm));
 }
 
 // Barrier and n-to-n: everyone waits for the last to enter; with partial overlap only who
@@ -185,8 +186,8 @@ bool DelayAnalysis::postsEarly(Kind kind, const CollectiveView& view, const Sync
     return others + 1 >= m_transport.size();
 }
 
-void DelayAnalysis::addCollective(uint32_t operation, const CollectiveView& view, Kind kind,
-                                  const Synchronization& sync) {
+void DelayAnalysis::addCollective(Timeline& line, uint32_t operation, const CollectiveView& view,
+                                  Kind kind, const Synchronization& sync) {
     const size_t late = sync.late;
     delay::Collective collective;
     collective.operation = operation;
@@ -204,17 +205,17 @@ void DelayAnalysis::addCollective(uint32_t operation, const CollectiveView& view
                     .push_back(static_cast<uint32_t>(m));
             }
         }
-        collective.waiting = m_points.rankSet(waiting);
-        collective.early = m_points.rankSet(early);
+        collective.waiting = line.points.rankSet(waiting);
+        collective.early = line.points.rankSet(early);
     }
-    m_collectives.push_back(collective);
+    line.collectives.push_back(collective);
 }
 
-void DelayAnalysis::addGroupPoint(uint32_t operation, const CallSpan& call, double wait,
-                                  double completion, uint32_t set) {
-    m_points.push(delay::SyncPoint::at(operation, Role::Group, call, wait, completion, set));
-    m_lastGroupNode = call.node;
-    m_lastGroupEnter = call.enter;
+void DelayAnalysis::addGroupPoint(Timeline& line, uint32_t operation, const CallSpan& call,
+                                  double wait, double completion, uint32_t set) {
+    line.points.push(delay::SyncPoint::at(operation, Role::Group, call, wait, completion, set));
+    line.lastGroupNode = call.node;
+    line.lastGroupEnter = call.enter;
 }
 
 } // namespace waitscope::analysis

@@ -7,8 +7,9 @@
 namespace waitscope::analysis::delay {
 
 SyncIntervals::SyncIntervals(const SyncPoints& points, const OperationProfile& profile,
-                             size_t nodes)
-    : m_points(points), m_profile(profile), m_dense(nodes, 0.0), m_denseWait(nodes, 0.0) {}
+                             size_t nodes, size_t first)
+    : m_points(points), m_profile(profile), m_dense(nodes, 0.0), m_denseWait(nodes, 0.0),
+      m_first(first) {}
 
 void SyncIntervals::compute(int from, int to, Interval& result) {
     result.from = from;
@@ -26,7 +27,7 @@ void SyncIntervals::compute(int from, int to, Interval& result) {
 }
 
 void SyncIntervals::sumTimes(int from, int to, Interval& result) {
-    const size_t first = from < 0 ? 0 : m_points.at(from).operation + size_t{1};
+    const size_t first = from < 0 ? m_first : m_points.at(from).operation + size_t{1};
     const size_t last = m_points.at(to).operation + size_t{1};
     m_touched.clear();
     m_profile.sum(first, last, m_dense, m_touched);

@@ -23,8 +23,10 @@ struct Interval {
 /// keeps its scratch across calls, so that computing one allocates nothing.
 class SyncIntervals {
 public:
-    /// `nodes`: the size of the call tree.
-    SyncIntervals(const SyncPoints& points, const OperationProfile& profile, size_t nodes);
+    /// `nodes`: the size of the call tree; `first`: the first operation of the location whose
+    /// SPs `points` holds (an interval from its start begins there).
+    SyncIntervals(const SyncPoints& points, const OperationProfile& profile, size_t nodes,
+                  size_t first = 0);
 
     /// Fills `result` with the exclusive times per call path between SPs `from` and `to`,
     /// without the waiting of the SPs inside and without the part of the opening SP's call
@@ -44,6 +46,7 @@ private:
     std::vector<NodeId> m_touched;   ///< nodes with a value in m_dense (possibly twice)
     std::vector<double> m_denseWait; ///< indexed by node
     std::vector<NodeId> m_waited;    ///< nodes with a value in m_denseWait
+    size_t m_first;                  ///< the location's first operation
 };
 
 } // namespace waitscope::analysis::delay

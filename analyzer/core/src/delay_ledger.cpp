@@ -84,7 +84,7 @@ void Ledger::propagate(int point, double share) {
 }
 
 // Once per metric and call path rather than once per value.
-void Ledger::addSums(RankResult& result) {
+void Ledger::addSums(SeverityRows& rows) {
     for (size_t i = 0; i < kMetricCount; ++i) {
         const auto metric = static_cast<Metric>(i);
         const std::vector<double>& row = m_leafSums.row(metric);
@@ -94,7 +94,7 @@ void Ledger::addSums(RankResult& result) {
         for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
             for (NodeId node = 0; node < row.size(); ++node) {
                 if (row[node] != 0.0) {
-                    result.severities.add(*m, node, row[node]);
+                    rows.add(*m, node, row[node]);
                 }
             }
         }

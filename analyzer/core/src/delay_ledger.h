@@ -52,8 +52,9 @@ public:
             m_leafSums.add(metric, node, value);
         }
     }
-    /// Adds the sums of the pass to their metrics and all their ancestors in `result`.
-    void addSums(RankResult& result);
+    /// Adds the sums of the pass to their metrics and all their ancestors in `rows` (the
+    /// location's values).
+    void addSums(SeverityRows& rows);
 
     /// The SPs that caused waiting, in the order of their first cost.
     const std::vector<Caused>& caused() const { return m_caused; }
@@ -72,8 +73,10 @@ private:
     SeverityRows m_leafSums; ///< the pass's values per metric, without their ancestors
 };
 
-/// Splits the Late Sender and Late Receiver waiting in `result` into propagating and terminal,
-/// and into indirect and direct, by the shares in `ledger`, adding them to `ledger`.
-void classifyWaitStates(const SyncPoints& points, const RankResult& result, Ledger& ledger);
+/// Splits the Late Sender and Late Receiver waiting in `rows` (one location's values over a
+/// call tree of `nodes` nodes) into propagating and terminal, and into indirect and direct, by
+/// the shares in `ledger`, adding them to `ledger`.
+void classifyWaitStates(const SyncPoints& points, const SeverityRows& rows, size_t nodes,
+                        Ledger& ledger);
 
 } // namespace waitscope::analysis::delay

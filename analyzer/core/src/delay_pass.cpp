@@ -1,6 +1,6 @@
 // The root-cause pass's backward walk over one rank's operations (see delay_analysis.cpp for
-// the algorithm): it hands each synchronization point to the point-to-point or collective
-// delay computation.
+// the algorithm): each location's synchronization points in turn go to the point-to-point or
+// collective delay computation, the rank's locations interleaved by time (RankPass).
 #include "delay_pass.h"
 
 #include <algorithm>
@@ -8,20 +8,151 @@
 namespace waitscope::analysis::delay {
 
 Pass::Pass(const trace::Definitions& definitions, const trace::EventStream& events,
-           Transport& transport, RankResult& result, SyncPoints& points,
+           Transport& transport, const CallTree& tree, SyncPoints& points,
            const std::vector<Collective>& collectives,
-           const std::vector<ReplayOperation>& operations, const std::vector<uint32_t>& paired,
-           const OperationProfile& profile)
-    : m_defs(definitions), m_events(events), m_transport(transport), m_result(result),
-      m_points(points), m_collectives(collectives), m_operations(operations), m_paired(paired),
-      m_intervals(points, profile, result.tree.size()), m_payload(result.tree),
-      m_ledger(points, result.tree.size()) {}
+           const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
+           const std::vector<uint32_t>& paired, const OperationProfile& profile, size_t first,
+           uint32_t location, RankShares& shared)
+    : m_defs(definitions), m_events(events), m_transport(transport), m_tree(tree), m_points(points),
+      m_collectives(collectives), m_operations(operations), m_spans(spans), m_paired(paired),
+      m_location(location), m_shared(shared), m_intervals(points, profile, tree.size(), first),
+      m_payload(tree), m_ledger(points, tree.size()), m_point(static_cast<int>(points.size()) - 1),
+      m_collective(static_cast<int>(collectives.size()) - 1), m_earlyPoint(m_point),
+      m_earlyCollective(m_collective) {}
 
-Status Pass::run() {
-    if (Status s = postEarlyShares(); !s) {
+// The members of collectives that synchronized there with every rank post their shares before
+// the walk: such a wait state can take on no costs.
+bool Pass::nextEarly(Step& step) {
+    for (; m_earlyCollective >= 0; --m_earlyCollective) {
+        const Collective& early = m_collectives[static_cast<size_t>(m_earlyCollective)];
+        while (m_earlyPoint >= 0 && m_points.at(m_earlyPoint).operation > early.operation) {
+            --m_earlyPoint;
+        }
+        if (!early.postEarly || m_earlyPoint < 0 ||
+            m_points.at(m_earlyPoint).operation != early.operation) {
+            continue;
+        }
+        step.operation = early.operation;
+        step.point = m_earlyPoint;
+        step.collective = m_earlyCollective;
+        step.time = m_spans[m_operations[early.operation].span].exit;
+        return true;
+    }
+    return false;
+}
+
+Status Pass::takeEarly(const Step& step) {
+    --m_earlyCollective;
+    const Collective& early = m_collectives[static_cast<size_t>(step.collective)];
+    const uint32_t comm = m_events.collective(m_operations[early.operation].event).comm;
+    const SyncPoint& sp = m_points.at(step.point);
+    Interval& own = m_own;
+    m_intervals.compute(
+        m_points.previousWith(step.point, m_defs.communicators[comm].worldRanks[early.late]),
+        step.point, own);
+    return m_transport.post(comm, early.late, kCollectiveUpEarly,
+                            m_payload.write(std::max(sp.wait, 0.0), Costs{}, own));
+}
+
+void Pass::skipPast(uint32_t operation) {
+    while (m_point >= 0 && m_points.at(m_point).operation >= operation) {
+        --m_point;
+    }
+    while (m_collective >= 0 &&
+           m_collectives[static_cast<size_t>(m_collective)].operation >= operation) {
+        --m_collective;
+    }
+}
+
+// Backward over the operations with an SP or a collective: the last SP at an operation stands
+// for it; an SP of a collective that needs no delay computation (MPI_Init, MPI_Finalize, a
+// member without a latecomer to tell) is passed over.
+bool Pass::next(Step& step) {
+    for (;;) {
+        const bool point = m_point >= 0;
+        const bool collective = m_collective >= 0;
+        if (!point && !collective) {
+            return false;
+        }
+        const uint32_t pointAt = point ? m_points.at(m_point).operation : 0;
+        const uint32_t collectiveAt =
+            collective ? m_collectives[static_cast<size_t>(m_collective)].operation : 0;
+        const uint32_t at = !point        ? collectiveAt
+                            : !collective ? pointAt
+                                          : std::max(pointAt, collectiveAt);
+        step.operation = at;
+        step.point = point && pointAt == at ? m_point : -1;
+        step.collective = collective && collectiveAt == at ? m_collective : -1;
+        if (step.collective < 0 && m_points.at(step.point).role == Role::Group) {
+            skipPast(at);
+            continue;
+        }
+        if (!m_interleaved) {
+            return true; // the only location: no time needed
+        }
+        // Awaiting: the delayer of a point-to-point wait state, the latecomer of a collective.
+        bool awaits = false;
+        if (step.collective >= 0) {
+            const Collective& c = m_collectives[static_cast<size_t>(step.collective)];
+            const uint32_t comm = m_events.collective(m_operations[c.operation].event).comm;
+            awaits = commRankOf(m_defs, comm, m_transport.rank()) == c.late;
+        } else {
+            const Role role = m_points.at(step.point).role;
+            awaits = role == Role::SenderOfLate || role == Role::ReceiverOfLate;
+        }
+        const CallSpan& call = m_spans[m_operations[at].span];
+        step.time = awaits ? call.enter : call.exit;
+        return true;
+    }
+}
+
+Status Pass::take(const Step& step) {
+    skipPast(step.operation);
+    if (step.collective >= 0) {
+        return collectiveDelay(m_collectives[static_cast<size_t>(step.collective)], step.point);
+    }
+    return pointToPoint(step.point);
+}
+
+void Pass::finish(SeverityRows& rows) {
+    classifyWaitStates(m_points, rows, m_tree.size(), m_ledger);
+    m_ledger.addSums(rows);
+}
+
+Status RankPass::merge(bool (Pass::*next)(Pass::Step&), Status (Pass::*take)(const Pass::Step&)) {
+    std::vector<Pass::Step> heads(m_passes.size());
+    std::vector<uint8_t> pending(m_passes.size(), 0);
+    for (size_t l = 0; l < m_passes.size(); ++l) {
+        pending[l] = (m_passes[l].*next)(heads[l]) ? 1 : 0;
+    }
+    for (;;) {
+        size_t latest = m_passes.size();
+        for (size_t l = 0; l < m_passes.size(); ++l) {
+            if (pending[l] != 0 &&
+                (latest == m_passes.size() || heads[l].time > heads[latest].time)) {
+                latest = l;
+            }
+        }
+        if (latest == m_passes.size()) {
+            return Status::success();
+        }
+        if (Status s = (m_passes[latest].*take)(heads[latest]); !s) {
+            return s;
+        }
+        pending[latest] = (m_passes[latest].*next)(heads[latest]) ? 1 : 0;
+    }
+}
+
+Status RankPass::run(const std::vector<SeverityRows*>& rows) {
+    if (m_passes.size() > 1) {
+        for (Pass& pass : m_passes) {
+            pass.interleave();
+        }
+    }
+    if (Status s = merge(&Pass::nextEarly, &Pass::takeEarly); !s) {
         return s;
     }
-    if (Status s = walk(); !s) {
+    if (Status s = merge(&Pass::next, &Pass::take); !s) {
         return s;
     }
     if (Status s = settleIndirect(); !s) {
@@ -30,64 +161,8 @@ Status Pass::run() {
     if (Status s = m_transport.finishPass(); !s) {
         return s;
     }
-    classifyWaitStates(m_points, m_result, m_ledger);
-    m_ledger.addSums(m_result);
-    return Status::success();
-}
-
-// The members of collectives that synchronized there with every rank post their shares before
-// the walk: such a wait state can take on no costs.
-Status Pass::postEarlyShares() {
-    int p = static_cast<int>(m_points.size()) - 1;
-    for (size_t k = m_collectives.size(); k-- > 0;) {
-        const Collective& early = m_collectives[k];
-        while (p >= 0 && m_points.at(p).operation > early.operation) {
-            --p;
-        }
-        if (!early.postEarly || p < 0 || m_points.at(p).operation != early.operation) {
-            continue;
-        }
-        const ReplayOperation& op = m_operations[early.operation];
-        const uint32_t comm = m_events.collective(op.event).comm;
-        const SyncPoint& sp = m_points.at(p);
-        Interval& own = m_own;
-        m_intervals.compute(
-            m_points.previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p, own);
-        if (Status s = m_transport.post(comm, early.late, kCollectiveUpEarly,
-                                        m_payload.write(std::max(sp.wait, 0.0), Costs{}, own));
-            !s) {
-            return s;
-        }
-    }
-    return Status::success();
-}
-
-// Backward over the operations: each SP's delay computation in turn.
-Status Pass::walk() {
-    int point = static_cast<int>(m_points.size()) - 1;
-    int collective = static_cast<int>(m_collectives.size()) - 1;
-    for (size_t k = m_operations.size(); k-- > 0;) {
-        while (point >= 0 && m_points.at(point).operation > k) {
-            --point;
-        }
-        while (collective >= 0 && m_collectives[static_cast<size_t>(collective)].operation > k) {
-            --collective;
-        }
-        const bool isPoint = point >= 0 && m_points.at(point).operation == k;
-        if (collective >= 0 && m_collectives[static_cast<size_t>(collective)].operation == k) {
-            if (Status s = collectiveDelay(m_collectives[static_cast<size_t>(collective)],
-                                           isPoint ? point : -1);
-                !s) {
-                return s;
-            }
-            continue;
-        }
-        if (!isPoint || m_points.at(point).role == Role::Group) {
-            continue;
-        }
-        if (Status s = pointToPoint(point); !s) {
-            return s;
-        }
+    for (size_t l = 0; l < m_passes.size() && l < rows.size(); ++l) {
+        m_passes[l].finish(*rows[l]);
     }
     return Status::success();
 }

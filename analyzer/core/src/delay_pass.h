@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -80,37 +81,64 @@ struct LatecomerShares {
     Inputs addShare(double propagatingWait, const Inputs& inputs);
 };
 
-/// The root-cause pass over one rank, once every SP is known and the replays are done.
+/// What the passes of one rank's locations share: the indirect shares owed to the waiters,
+/// counted over all of them in the order of the walk, and the rank's own point-to-point wait
+/// states in the order they were posted (as their delayers count them).
+struct RankShares {
+    OwedShares owed;
+    std::vector<std::pair<uint32_t, int>> posted; ///< location, SP
+};
+
+/// The root-cause pass over one location of a rank (its main location, or a replay lane: a
+/// further thread that calls MPI itself), once every SP is known and the replays are done. The
+/// location's SPs, intervals and accounts are its own; the walk is driven by RankPass.
 class Pass {
 public:
+    /// `points` and `collectives` hold the location's SPs and collectives; its operations
+    /// start at `first`; `location` is its index in the RankPass.
     Pass(const trace::Definitions& definitions, const trace::EventStream& events,
-         Transport& transport, RankResult& result, SyncPoints& points,
+         Transport& transport, const CallTree& tree, SyncPoints& points,
          const std::vector<Collective>& collectives, const std::vector<ReplayOperation>& operations,
-         const std::vector<uint32_t>& paired, const OperationProfile& profile);
+         const std::vector<CallSpan>& spans, const std::vector<uint32_t>& paired,
+         const OperationProfile& profile, size_t first, uint32_t location, RankShares& shared);
 
-    /// Posts the early shares, walks backward over the operations, settles the indirect
-    /// shares, classifies and adds the delay values to the result. Collective over all ranks;
-    /// fails when the transport fails.
-    Status run();
+    /// What the location does next in a walk: at `operation`, its SP and collective (-1:
+    /// none), and the time that orders it among the rank's locations (see RankPass).
+    struct Step {
+        uint32_t operation = 0;
+        int point = -1;
+        int collective = -1;
+        double time = 0.0;
+    };
+    /// The next early share to post (backward), false when none is left.
+    bool nextEarly(Step& step);
+    /// Posts it.
+    Status takeEarly(const Step& step);
+    /// The walk goes on among other locations' (RankPass): next() says when each step comes.
+    void interleave() { m_interleaved = true; }
+    /// The next SP or collective of the backward walk, false when none is left.
+    bool next(Step& step);
+    /// Computes its delay (awaiting or posting payloads).
+    Status take(const Step& step);
+    /// After the walk and the indirect shares: classifies the location's wait states (its
+    /// values in `rows`) and adds the delay values to `rows`.
+    void finish(SeverityRows& rows);
 
-private:
-    // The walk (delay_pass.cpp).
-    Status postEarlyShares();
-    Status walk();
-
-    // Point-to-point delay (delay_point_to_point.cpp).
+    const SyncPoints& points() const { return m_points; }
+    Ledger& ledger() { return m_ledger; }
     /// The message record of point-to-point operation `operation` (a request's: its message's).
     trace::MessageRecord messageOf(uint32_t operation) const {
         return m_events.message(
             m_operations[messageOperation(m_operations, m_paired, m_events, operation)].event);
     }
+
+private:
+    /// Moves the walk's cursors below `operation`.
+    void skipPast(uint32_t operation);
+
+    // Point-to-point delay (delay_point_to_point.cpp).
     Status pointToPoint(int point);
     double delayAtPartner(int point, Kind kind, uint32_t waiterRank, const Inputs& inputs);
-    Status settleIndirect();
-    void partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const;
-    Status postOwedShares(const std::vector<uint32_t>& waiters);
-    Status awaitOwedShares(const std::vector<uint32_t>& delayers, OwedShares::Received& shares);
-    void creditIndirect(const OwedShares::Received& shares);
 
     // Collective delay (delay_collective.cpp).
     Status collectiveDelay(const Collective& collective, int point);
@@ -124,20 +152,67 @@ private:
     const trace::Definitions& m_defs;
     const trace::EventStream& m_events;
     Transport& m_transport;
-    RankResult& m_result;
+    const CallTree& m_tree;
     SyncPoints& m_points;
     const std::vector<Collective>& m_collectives;
     const std::vector<ReplayOperation>& m_operations;
+    const std::vector<CallSpan>& m_spans;
     const std::vector<uint32_t>& m_paired; ///< the message of each request operation
+    uint32_t m_location;
+    RankShares& m_shared;
     SyncIntervals m_intervals;
     TimesPayload m_payload;
     Ledger m_ledger;
-    OwedShares m_owed;
+    // The cursors of the walks (backward): the next SP and collective.
+    int m_point, m_collective;
+    int m_earlyPoint, m_earlyCollective;
+    bool m_interleaved = false;
     // Reused per synchronization point, so that the walk allocates nothing per point.
     Interval m_own, m_group, m_since;
     std::vector<double> m_arrived;                   ///< the payload awaited
     std::vector<std::pair<NodeId, double>> m_delays; ///< excess time per call path
     LatecomerShares m_latecomer;
+};
+
+/// The root-cause pass over one rank: a Pass per location, walked together. Each location
+/// walks its own SPs backward; among the locations the one whose next step is latest goes
+/// first, a step that awaits a payload counting at its call's enter and one that posts at its
+/// call's exit. A payload is posted at a call that waited for the call that awaits it, so it
+/// comes later on that time scale: every rank posts what another awaits before it needs it
+/// (with one location per rank the walk is in operation order, as before), and each channel
+/// sees its payloads in the order the forward replay matched its messages.
+class RankPass {
+public:
+    explicit RankPass(Transport& transport) : m_transport(transport) {}
+    RankPass(const RankPass&) = delete;
+    RankPass& operator=(const RankPass&) = delete;
+
+    /// The shares the locations' passes have in common (Pass's constructor).
+    RankShares& shared() { return m_shared; }
+    /// Adds a location's pass (the main location first, then the lanes in order).
+    template <class... Args> Pass& add(Args&&... args) {
+        return m_passes.emplace_back(std::forward<Args>(args)...);
+    }
+    /// Posts the early shares, walks, settles the indirect shares, classifies and adds the delay
+    /// values to `rows` (per location, in the order added). Collective over all ranks; fails
+    /// when the transport fails.
+    Status run(const std::vector<SeverityRows*>& rows);
+
+private:
+    /// Runs `take` on every step `next` gives, over all locations (see the class).
+    Status merge(bool (Pass::*next)(Pass::Step&), Status (Pass::*take)(const Pass::Step&));
+
+    // The indirect shares (delay_point_to_point.cpp).
+    Status settleIndirect();
+    void partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const;
+    Status postOwedShares(const std::vector<uint32_t>& waiters);
+    Status awaitOwedShares(const std::vector<uint32_t>& delayers, OwedShares::Received& shares);
+    void creditIndirect(const OwedShares::Received& shares);
+
+    Transport& m_transport;
+    RankShares m_shared;
+    std::deque<Pass> m_passes;
+    std::vector<double> m_arrived; ///< the payload awaited
 };
 
 } // namespace waitscope::analysis::delay

@@ -29,6 +29,7 @@ Status Pass::pointToPoint(int point) {
     if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
         Interval& own = m_own;
         m_intervals.compute(m_points.previousWith(point, sp.partner), point, own);
+        m_shared.posted.emplace_back(m_location, point);
         return m_transport.post(m.comm, m.partner, tag,
                                 m_payload.write(sp.wait, m_ledger.costsOf(point), own));
     }
@@ -41,7 +42,7 @@ Status Pass::pointToPoint(int point) {
     }
     const Kind kind = lateSender ? kLateSender : kLateReceiver;
     const double indirect = delayAtPartner(point, kind, sp.partner, inputs);
-    m_owed.add(sp.partner, m.comm, m.tag, kind, indirect);
+    m_shared.owed.add(sp.partner, m.comm, m.tag, kind, indirect);
     return Status::success();
 }
 
@@ -101,7 +102,7 @@ double Pass::delayAtPartner(int point, Kind kind, uint32_t waiterRank, const Inp
 
 // Every delayer sends each of its waiters one payload with the nonzero indirect shares; the
 // waiters find the wait state of each by its channel and position, counted the same way.
-Status Pass::settleIndirect() {
+Status RankPass::settleIndirect() {
     std::vector<uint32_t> delayers, waiters;
     partnerRanks(delayers, waiters);
     if (Status s = postOwedShares(waiters); !s) {
@@ -119,13 +120,15 @@ Status Pass::settleIndirect() {
 
 // The ranks that delayed this one's point-to-point wait states and those that waited for it,
 // ascending.
-void Pass::partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const {
+void RankPass::partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const {
     std::vector<char> isDelayer(m_transport.size(), 0), isWaiter(m_transport.size(), 0);
-    for (const SyncPoint& sp : m_points) {
-        if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
-            isWaiter[sp.partner] = 1;
-        } else if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
-            isDelayer[sp.partner] = 1;
+    for (const Pass& pass : m_passes) {
+        for (const SyncPoint& sp : pass.points()) {
+            if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
+                isWaiter[sp.partner] = 1;
+            } else if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+                isDelayer[sp.partner] = 1;
+            }
         }
     }
     for (uint32_t r = 0; r < m_transport.size(); ++r) {
@@ -139,8 +142,8 @@ void Pass::partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& 
 }
 
 // One payload per waiter: (comm, tag, kind, position, share) per share, possibly none.
-Status Pass::postOwedShares(const std::vector<uint32_t>& waiters) {
-    const auto& owed = m_owed.byWaiter();
+Status RankPass::postOwedShares(const std::vector<uint32_t>& waiters) {
+    const auto& owed = m_shared.owed.byWaiter();
     for (const uint32_t waiter : waiters) {
         std::vector<double> payload;
         const auto it = owed.find(waiter);
@@ -159,7 +162,8 @@ Status Pass::postOwedShares(const std::vector<uint32_t>& waiters) {
     return Status::success();
 }
 
-Status Pass::awaitOwedShares(const std::vector<uint32_t>& delayers, OwedShares::Received& shares) {
+Status RankPass::awaitOwedShares(const std::vector<uint32_t>& delayers,
+                                 OwedShares::Received& shares) {
     for (const uint32_t delayer : delayers) {
         std::vector<double>& payload = m_arrived;
         if (Status s = m_transport.await(kWorldComm, delayer, kIndirectTag, payload); !s) {
@@ -174,21 +178,20 @@ Status Pass::awaitOwedShares(const std::vector<uint32_t>& delayers, OwedShares::
     return Status::success();
 }
 
-// Counts this rank's wait states per channel backward, as the delayers did, to find each share's.
-void Pass::creditIndirect(const OwedShares::Received& shares) {
+// Counts this rank's wait states per channel in the order they were posted, as the delayers
+// counted them, to find each share's.
+void RankPass::creditIndirect(const OwedShares::Received& shares) {
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
-    for (size_t k = m_points.size(); k-- > 0;) {
-        const SyncPoint& sp = m_points[k];
-        if (sp.role != Role::LateSender && sp.role != Role::LateReceiver) {
-            continue;
-        }
-        const trace::MessageRecord m = messageOf(sp.operation);
+    for (const auto& [location, point] : m_shared.posted) {
+        Pass& pass = m_passes[location];
+        const SyncPoint& sp = pass.points().at(point);
+        const trace::MessageRecord m = pass.messageOf(sp.operation);
         const Kind kind = sp.role == Role::LateSender ? kLateSender : kLateReceiver;
         const uint32_t position = sequence[{sp.partner, m.comm, m.tag, kind}]++;
         const auto it = shares.find(
             std::make_tuple(sp.partner, m.comm, m.tag, static_cast<uint32_t>(kind), position));
         if (it != shares.end()) {
-            m_ledger.addIndirect(kind, m_points.nodeOf(static_cast<int>(k)), it->second);
+            pass.ledger().addIndirect(kind, sp.node, it->second);
         }
     }
 }

@@ -182,14 +182,16 @@ void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations
                                   const std::vector<CallSpan>& spans,
                                   const trace::EventStream& events,
                                   const std::vector<ReplayRecord>& partners,
-                                  const std::vector<uint8_t>& partnerWaited) {
+                                  const std::vector<uint8_t>& partnerWaited, size_t first,
+                                  size_t end) {
     const auto& ops = operations;
     // The operations that become SPs, in order; then a merge from the back into the list in
     // place (its room is reserved), instead of a second list of SPs.
     std::vector<uint32_t> found;
     const size_t before = m_points.size();
     size_t own = 0; // the first SP at or after operation k
-    for (size_t k = 0; k < ops.size() && k < partnerWaited.size(); ++k) {
+    const size_t last = std::min({end, ops.size(), partnerWaited.size()});
+    for (size_t k = first; k < last; ++k) {
         while (own < before && m_points[own].operation < k) {
             ++own;
         }

@@ -89,13 +89,13 @@ public:
     /// Merges the SPs from `first` on (in operation order) into those before (in operation
     /// order, none at the same operation).
     void mergeTail(size_t first);
-    /// Adds the sends and receives of `operations` that are SPs because their partner waited
-    /// there (`partnerWaited`, with the partner's call times in `partners`), unless this rank
-    /// waited there itself; keeps the operation order.
+    /// Adds the sends and receives of `operations` [first, end) (this location's) that are SPs
+    /// because their partner waited there (`partnerWaited`, with the partner's call times in
+    /// `partners`), unless this rank waited there itself; keeps the operation order.
     void addPartnerPoints(const std::vector<ReplayOperation>& operations,
                           const std::vector<CallSpan>& spans, const trace::EventStream& events,
                           const std::vector<ReplayRecord>& partners,
-                          const std::vector<uint8_t>& partnerWaited);
+                          const std::vector<uint8_t>& partnerWaited, size_t first, size_t end);
     /// Sets the world rank of every point-to-point SP's partner, once every SP is known
     /// (`paired`: per operation, the message of a request operation, see messageOperation()).
     void resolvePartners(const std::vector<ReplayOperation>& operations,

@@ -75,6 +75,18 @@ void OperationProfile::endGap() {
     ++m_gapCount;
 }
 
+void OperationProfile::beginLocation() {
+    for (NodeId node : m_touched) {
+        m_open[node] = 0.0;
+        m_mask[node] = 0;
+    }
+    m_touched.clear();
+    m_gapTouched.clear();
+    ++m_gapCount; // the open gap's values are stale from here on
+    m_gapCrossed = false;
+    m_inSpan = false;
+}
+
 void OperationProfile::finish() {
     // The time after the last operation holds the last gap: a trailing segment that sum()
     // never reads.

@@ -66,6 +66,11 @@ public:
     void closeSpan() { m_inSpan = false; }
     /// Closes the open segment as the one of the next operation.
     void closeSegment();
+    /// The next location's recording begins (a replay lane's, after the main location's): the
+    /// time charged since the previous location's last operation is dropped, so that the first
+    /// segment of the next one holds only its own time. (The gap open then goes on with the
+    /// next location's time alone.)
+    void beginLocation();
     /// Ends the recording: the open gap becomes the last, and the scratch space is freed.
     void finish();
 

@@ -86,9 +86,9 @@ template <class Stack> void addRmaEvent(RankState& state, Stack& stack, size_t f
 }
 
 // One location's part of the pass: the main location's events (lane 0), or replay lane
-// `lane`'s, into `rows`; its paths hang below `root`. The OpenMP timeline and the root-cause
-// time profile follow the main location only (a lane's operations still open and close their
-// segments and spans, so that both keep one entry per operation and span).
+// `lane`'s, into `rows`; its paths hang below `root`. The OpenMP timeline follows the main
+// location only; the root-cause time profile records each location's time from its first
+// event on (OperationProfile::beginLocation()).
 void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, SeverityRows& rows,
                      NodeId root, RequestPairs& requests) {
     const trace::EventStream& events = *state.events;
@@ -103,7 +103,7 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
             if (main) {
                 openmp.charge(stack.back().node, state.defs.seconds(last), state.defs.seconds(now));
             }
-            if (state.rootCause && main) {
+            if (state.rootCause) {
                 state.profile.charge(stack.back().node,
                                      state.defs.seconds(now) - state.defs.seconds(last));
             }
@@ -152,6 +152,9 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
         stack.pop_back();
     };
     const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
+    if (state.rootCause && !main) {
+        state.profile.beginLocation();
+    }
     for (size_t i = first; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
             state.report("profile", i, events.size());

@@ -46,8 +46,8 @@ struct RankState {
     /// The main location's events: `events` up to here
     size_t mainEvents = 0;
     /// Some rank has replay lanes (learnt in the consistency stage, alike on every rank): the
-    /// root-cause stages, whose message-driven replays follow one timeline per rank, are left
-    /// out then
+    /// critical path, which cannot move between a rank's threads, is left out then (the delay
+    /// pass runs with each lane a timeline of its own)
     bool lanesAnywhere = false;
     PatternSink sink{result, &laneResults};
     /// The rank's buffer in the process's scratch files of instances, when the driver gave them

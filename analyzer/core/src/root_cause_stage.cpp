@@ -1,5 +1,6 @@
 // The root-cause stage: delay costs and the wait-state classification, in a message-driven
-// backward replay (DelayAnalysis, delay_analysis.cpp) fed by the profile and replay stages.
+// backward replay (DelayAnalysis, delay_analysis.cpp) fed by the profile and replay stages; a
+// rank's replay lanes (further threads that call MPI) are timelines of their own in it.
 #include "rank_state.h"
 
 #include <utility>
@@ -10,14 +11,11 @@ Status rootCauseStage(RankState& state, Transport& /*transport: the delay analys
     if (!state.delay) {
         return Status::success(); // --no-root-cause
     }
-    if (state.lanesAnywhere) {
-        return Status::success(); // threads call MPI: see RankState::lanesAnywhere
-    }
     state.report("root causes", 0, 1);
     // The partners' calls are read for the last time here.
-    if (Status status =
-            state.delay->run(state.operations, state.spans, state.pairedOf, state.profile,
-                             std::move(state.partners), std::move(state.partnerWaited));
+    if (Status status = state.delay->run(state.operations, state.spans, state.pairedOf,
+                                         state.profile, std::move(state.partners),
+                                         std::move(state.partnerWaited), state.laneResults);
         !status) {
         return status;
     }
