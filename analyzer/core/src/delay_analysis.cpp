@@ -21,6 +21,9 @@
 // waiting of type X that the waiter's wait state caused later on (its costs, accumulated by
 // the replay so far). The delayer's own wait states inside the interval take on costs
 // s·ω_k (same type) and γ_X/(Σd+Σwait)·ω_k: this is how long-term costs travel backward.
+// One type has no wait states of its own here: OpenMP barrier waits, which the OpenMP analysis
+// hands to the master thread's wait states they came from as costs before the pass
+// (openmp_analysis.cpp); they travel like the others (delay_ompbarrier_longterm).
 // The interval's times exclude the waiting of inner SPs and the non-completion part of the
 // opening SP's call. For collectives the latecomer (last to enter; the root of 1-to-n; the
 // last sender of n-to-1) plays the delayer against every waiting member, with interval
@@ -95,6 +98,19 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     m_points.resolvePartners(operations, paired, m_events, m_transport.rank());
     delay::Pass pass(m_defs, m_events, m_transport, m_result, m_points, m_collectives, operations,
                      paired, profile);
+    // The OpenMP barrier waits the master's wait states caused: their SPs keep their operation.
+    for (const auto& [operation, cost] : m_ompBarrierCosts) {
+        const auto it =
+            std::lower_bound(m_points.begin(), m_points.end(), operation,
+                             [](const SyncPoint& p, uint32_t op) { return p.operation < op; });
+        for (auto k = it; k != m_points.end() && k->operation == operation; ++k) {
+            if (k->wait > 0.0) {
+                pass.addCost(static_cast<int>(k - m_points.begin()), delay::kOmpBarrier, cost);
+                break;
+            }
+        }
+    }
+    m_ompBarrierCosts = {};
     return pass.run();
 }
 

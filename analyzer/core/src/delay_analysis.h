@@ -11,6 +11,7 @@
 #include "waitscope/trace/event_stream.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -48,6 +49,16 @@ public:
                       const trace::CollectiveRecord& record);
     /// After the backward pass: merges its synchronization points into the forward pass's.
     void replaysDone();
+    /// The rank's synchronization points found so far (all that waited, after replaysDone()).
+    const delay::SyncPoints& points() const { return m_points; }
+    /// Before run(): the wait state at operation `operation` (one of points() that waited)
+    /// caused `cost` of OpenMP barrier waiting (delay::kOmpBarrier), which the pass carries on
+    /// to its cause (the OpenMP analysis finds it, openmp_analysis.cpp).
+    void addOmpBarrierCost(uint32_t operation, double cost) {
+        if (cost > 0.0) {
+            m_ompBarrierCosts.emplace_back(operation, cost);
+        }
+    }
     /// The root-cause pass over `operations` (as listed by the replay; `spans` their calls;
     /// `paired` the message of each request operation (RankState::pairedOf);
     /// `profile` the time between them, as recorded by the profile pass and finished;
@@ -96,6 +107,8 @@ private:
     RankResult& m_result;
     delay::SyncPoints m_points;
     std::vector<delay::Collective> m_collectives;
+    /// Costs of OpenMP barrier waiting by operation, in the order added
+    std::vector<std::pair<uint32_t, double>> m_ompBarrierCosts;
     /// Scratch of onCollective(), reused per collective (the forward pass calls it for each).
     struct {
         std::vector<uint32_t> partners; ///< the world ranks this rank synchronizes with

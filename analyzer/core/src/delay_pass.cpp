@@ -36,7 +36,7 @@ Status Pass::run() {
 }
 
 // The members of collectives that synchronized there with every rank post their shares before
-// the walk: such a wait state can take on no costs.
+// the walk: such a wait state can take on no costs in the walk (only those seeded before it).
 Status Pass::postEarlyShares() {
     int p = static_cast<int>(m_points.size()) - 1;
     for (size_t k = m_collectives.size(); k-- > 0;) {
@@ -53,8 +53,9 @@ Status Pass::postEarlyShares() {
         Interval& own = m_own;
         m_intervals.compute(
             m_points.previousWith(p, m_defs.communicators[comm].worldRanks[early.late]), p, own);
-        if (Status s = m_transport.post(comm, early.late, kCollectiveUpEarly,
-                                        m_payload.write(std::max(sp.wait, 0.0), Costs{}, own));
+        if (Status s =
+                m_transport.post(comm, early.late, kCollectiveUpEarly,
+                                 m_payload.write(std::max(sp.wait, 0.0), m_ledger.costsOf(p), own));
             !s) {
             return s;
         }

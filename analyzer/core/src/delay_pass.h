@@ -88,6 +88,8 @@ public:
          const std::vector<Collective>& collectives, const std::vector<ReplayOperation>& operations,
          const std::vector<uint32_t>& paired, const OperationProfile& profile);
 
+    /// Before run(): SP `point` takes on `cost` of type `kind` (seeded from outside the pass).
+    void addCost(int point, Kind kind, double cost) { m_ledger.addCost(point, kind, cost); }
     /// Posts the early shares, walks backward over the operations, settles the indirect
     /// shares, classifies and adds the delay values to the result. Collective over all ranks;
     /// fails when the transport fails.
