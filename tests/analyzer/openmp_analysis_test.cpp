@@ -185,6 +185,10 @@ TEST_CASE("an OpenMP barrier wait is charged as delay costs to the last thread's
         // 30 ms splits in that proportion. Nothing on the master, who made nobody wait.
         CHECK(worker.get(Metric::DelayOmpbarrier, compute) == Approx(delayCosts ? s(15) : 0.0));
         CHECK(worker.get(Metric::DelayOmpbarrier, extra) == Approx(delayCosts ? s(15) : 0.0));
+        // The metrics above hold them too.
+        CHECK(worker.get(Metric::DelayOmpbarrierAggregate, compute) ==
+              Approx(delayCosts ? s(15) : 0.0));
+        CHECK(worker.get(Metric::Delay, extra) == Approx(delayCosts ? s(15) : 0.0));
         CHECK(worker.get(Metric::DelayOmpbarrier, parallel) == 0.0);
         CHECK(result.severities.get(Metric::DelayOmpbarrier, compute) == 0.0);
     }

@@ -132,5 +132,8 @@ TEST_CASE("an OpenMP barrier wait the master's Late Sender explains is a long-te
     CHECK(result.value(Metric::DelayLateSender, compute, 1) == Approx(0.025));
     CHECK(result.value(Metric::DelayOmpbarrierLongterm, compute, 1) == Approx(0.024));
     CHECK(result.value(Metric::DelayOmpbarrierLongterm, compute, 0) == 0.0);
+    // The aggregates hold both kinds: on rank 1 the long-term costs alone.
+    CHECK(result.value(Metric::DelayOmpbarrierAggregate, compute, 1) == Approx(0.024));
+    CHECK(result.value(Metric::DelayOmp, compute, 1) == Approx(0.024));
     CHECK(worker.get(Metric::DelayOmpbarrierLongterm, barrier) == 0.0);
 }

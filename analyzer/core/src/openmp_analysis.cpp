@@ -56,11 +56,21 @@
 //
 // (The critical-section cause is Waitscope's own; Scalasca's is the MPI one above.)
 #include "openmp_timeline.h"
+#include "waitscope/analysis/metric.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace waitscope::analysis {
 namespace {
+
+/// Adds a delay cost to `metric` and to the metrics above it (delay_ompbarrier_aggregate,
+/// delay_omp, delay), as the root-cause pass adds its own (Ledger::addSums()).
+void addDelay(SeverityRows& rows, Metric metric, NodeId node, double seconds) {
+    for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
+        rows.add(*m, node, seconds);
+    }
+}
 
 /// The index of the span of `spans` (sorted by enter) overlapping [enter, leave], from `from`
 /// on; kNoParallel when none.
@@ -136,8 +146,8 @@ void addLongTermCosts(const Member& late, double from, double arrival, double re
     // As far as the contention explains it (holds of several locks may overlap).
     const double scale = std::min(rest, std::min(total, contention)) / total;
     for (const Cause& cause : causes) {
-        holds.rows[cause.thread]->add(Metric::DelayOmpbarrierLongterm, cause.node,
-                                      cause.seconds * scale);
+        addDelay(*holds.rows[cause.thread], Metric::DelayOmpbarrierLongterm, cause.node,
+                 cause.seconds * scale);
     }
 }
 
@@ -216,7 +226,7 @@ double addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTim
     }
     const double scale = std::min(wait / denominator, 1.0);
     for (const OmpWork& e : excess) {
-        late.severities->add(Metric::DelayOmpbarrier, e.node, e.seconds * scale);
+        addDelay(*late.severities, Metric::DelayOmpbarrier, e.node, e.seconds * scale);
     }
     for (size_t k = mpi.first; k < mpi.end; ++k) {
         OmpMpiWait& state = (*mpi.waits)[k];
