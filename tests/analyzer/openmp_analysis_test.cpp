@@ -185,6 +185,10 @@ TEST_CASE("an OpenMP barrier wait is charged as delay costs to the last thread's
         // 30 ms splits in that proportion. Nothing on the master, who made nobody wait.
         CHECK(worker.get(Metric::DelayOmpbarrier, compute) == Approx(delayCosts ? s(15) : 0.0));
         CHECK(worker.get(Metric::DelayOmpbarrier, extra) == Approx(delayCosts ? s(15) : 0.0));
+        // The metrics above hold them too.
+        CHECK(worker.get(Metric::DelayOmpbarrierAggregate, compute) ==
+              Approx(delayCosts ? s(15) : 0.0));
+        CHECK(worker.get(Metric::Delay, extra) == Approx(delayCosts ? s(15) : 0.0));
         CHECK(worker.get(Metric::DelayOmpbarrier, parallel) == 0.0);
         CHECK(result.severities.get(Metric::DelayOmpbarrier, compute) == 0.0);
     }
@@ -279,5 +283,92 @@ TEST_CASE("the part of an OpenMP barrier wait the last thread's contention expla
               Approx(delayCosts ? s(10) : 0.0));
         CHECK(result.severities.get(Metric::DelayOmpbarrierLongterm, sblock) == 0.0);
         CHECK(worker.get(Metric::DelayOmpbarrier, sblock) == 0.0);
+    }
+}
+
+TEST_CASE("the master's MPI waiting before an OpenMP barrier is waiting, not work: its share of "
+          "the barrier waits becomes costs of the MPI wait state",
+          "[openmp]") {
+    // Rank 1's stream stands for the worker (times in milliseconds): it computes 15 ms and
+    // waits in the barrier from 25. The master spends 30 ms in MPI_Recv (25 of them waiting
+    // for a late sender), computes 10 ms and arrives last at 50.
+    testing::TinyTrace t(2);
+    t.rank(0)
+        .enter(0, "main")
+        .enter(0, "!$omp parallel")
+        .enter(0, "MPI_Recv")
+        .leave(0, "MPI_Recv")
+        .enter(0, "compute")
+        .leave(0, "compute")
+        .enter(0, "!$omp implicit barrier")
+        .leave(0, "!$omp implicit barrier")
+        .leave(0, "!$omp parallel")
+        .leave(100, "main"); // defines the regions; not replayed below
+    t.rank(1)
+        .enter(10, "!$omp parallel")
+        .enter(10, "compute")
+        .leave(25, "compute")
+        .enter(25, "!$omp implicit barrier")
+        .leave(51, "!$omp implicit barrier")
+        .leave(52, "!$omp parallel");
+    makeOpenmp(t.defs);
+    std::vector<RegionClass> classes;
+    for (const trace::Region& r : t.defs.regions) {
+        classes.push_back(classifyRegion(r));
+    }
+    const auto s = [&](double ms) { return ms / 1000.0; };
+    const auto region = [&](const char* name) { return regionOf(t.defs, name); };
+    for (const bool withMpi : {true, false}) {
+        INFO("the master's MPI wait states given " << withMpi);
+        RankResult result;
+        CallTree& tree = result.tree;
+        OpenmpTimeline master(t.defs, classes);
+        const NodeId main = tree.child(kNoNode, region("main"));
+        const NodeId parallel = tree.child(main, region("!$omp parallel"));
+        const NodeId recv = tree.child(parallel, region("MPI_Recv"));
+        const NodeId compute = tree.child(parallel, region("compute"));
+        const NodeId barrier = tree.child(parallel, region("!$omp implicit barrier"));
+        master.enter(region("main"), main, s(0));
+        master.charge(main, s(0), s(10));
+        master.enter(region("!$omp parallel"), parallel, s(10));
+        master.enter(region("MPI_Recv"), recv, s(10));
+        master.charge(recv, s(10), s(40));
+        master.leave(s(40));
+        master.enter(region("compute"), compute, s(40));
+        master.charge(compute, s(40), s(50));
+        master.leave(s(50));
+        master.enter(region("!$omp implicit barrier"), barrier, s(50));
+        master.leave(s(51));
+        master.leave(s(52));
+        master.charge(main, s(52), s(100));
+        master.leave(s(100));
+
+        std::vector<OpenmpTimeline> threads;
+        threads.emplace_back(t.defs, classes);
+        threads.back().master = &master;
+        Diagnostics diagnostics;
+        result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
+                                               kNoNode, &threads.back()));
+        // A wait state before the region, one inside, one after it.
+        std::vector<OmpMpiWait> waits = {
+            {s(5), s(2), main, 3, 0.0}, {s(10), s(25), recv, 7, 0.0}, {s(60), s(4), main, 9, 0.0}};
+        analyzeOpenmp(master, threads, result, true, withMpi ? &waits : nullptr);
+        const SeverityRows& worker = result.threads[0].severities;
+
+        CHECK(worker.get(Metric::OmpIbarrierWait, barrier) == Approx(s(25)));
+        if (withMpi) {
+            // The master's excess: 5 ms in MPI_Recv beyond its wait (compute: 10 against the
+            // worker's 15, none). The worker's 25 ms split over that 5 ms and the 25 ms MPI
+            // wait at the scale 25/30: 4.1667 ms short-term, 20.8333 ms of costs.
+            CHECK(result.severities.get(Metric::DelayOmpbarrier, recv) == Approx(s(25.0 / 6)));
+            CHECK(waits[1].cost == Approx(s(125.0 / 6)));
+            CHECK(waits[0].cost == 0.0);
+            CHECK(waits[2].cost == 0.0);
+        } else {
+            // Without them the MPI call is all work: the whole wait lands on it.
+            CHECK(result.severities.get(Metric::DelayOmpbarrier, recv) == Approx(s(25)));
+        }
+        CHECK(result.severities.get(Metric::DelayOmpbarrier, compute) == 0.0);
+        CHECK(worker.get(Metric::DelayOmpbarrier, compute) == 0.0);
     }
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -66,35 +67,125 @@ void leaveContextFramesOf(std::vector<Frame>& stack, uint32_t region, Pop pop) {
     }
 }
 
+/// Sampled call paths around OpenMP constructs (a program sampled without compiler
+/// instrumentation). The OpenMP records carry no call path of their own, and a sample's path
+/// runs from `main` (on the master thread) or from the runtime's thread routine (on a worker)
+/// through the OpenMP runtime's frames into the outlined function, so that master and workers
+/// would differ. For the team to share its constructs' call paths:
+/// - inside a parallel region (or another construct, such as a fork) a sampled path keeps only
+///   what follows the runtime's last frame (the outlined function on), or nothing when that is
+///   system code (the runtime waiting);
+/// - an OpenMP construct entered inside a parallel region first leaves the last sample's path,
+///   which ran before the construct, not around it;
+/// - on the master, a parallel region (or its fork) entered outside parallel regions hangs
+///   below the frames before the runtime's in the next sampled path inside the region, or in
+///   the last one found for the region when this instance has none.
+/// Workers' regions hang below the master's (OpenmpTimeline::anchorOf()).
+class SampledOpenmpPaths {
+public:
+    /// `master`: for the rank's main location (the master thread of its teams).
+    SampledOpenmpPaths(const trace::Definitions& definitions, bool master);
+
+    /// Regions of the OpenMP runtime are in the trace (else nothing changes).
+    bool enabled() const { return m_enabled; }
+    bool isOpenmp(uint32_t region) const { return kindOf(region) >= kConstruct; }
+    bool isParallel(uint32_t region) const { return kindOf(region) == kParallel; }
+    bool isFork(uint32_t region) const { return kindOf(region) == kFork; }
+    bool master() const { return m_master; }
+    /// `path` as it hangs inside an OpenMP construct (see above).
+    void cutInsideConstruct(std::vector<uint32_t>& path) const;
+    /// The path below which region `region` (a parallel region or fork entered at event `i`)
+    /// hangs: from the next calling-context record, else from the last one found for it.
+    std::vector<uint32_t> forkPath(const trace::EventStream& events, size_t i, uint32_t region);
+
+private:
+    /// The frames of calling context `context` before the runtime's first (none without it).
+    std::vector<uint32_t> runtimeCaller(uint32_t context) const;
+    enum Kind : uint8_t { kOther, kRuntime, kSystem, kConstruct, kParallel, kFork };
+    Kind kindOf(uint32_t region) const {
+        return region < m_kinds.size() ? static_cast<Kind>(m_kinds[region]) : kOther;
+    }
+
+    const trace::Definitions& m_defs;
+    std::vector<uint8_t> m_kinds; ///< per region
+    bool m_enabled = false;
+    bool m_master = false;
+    /// By region: the last path found for it (empty: none found, searched once)
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_forkPaths;
+};
+
+/// Whether the frames of `stack` below `base` hold an OpenMP parallel region (not a context).
+template <class Frame>
+bool insideParallel(const std::vector<Frame>& stack, size_t base, const SampledOpenmpPaths& omp) {
+    return std::any_of(stack.begin(), stack.begin() + static_cast<std::ptrdiff_t>(base),
+                       [&omp](const Frame& f) { return !f.context && omp.isParallel(f.region); });
+}
+
+/// Whether the frames of `stack` below `base` hold an OpenMP construct (not a context).
+template <class Frame>
+bool insideOpenmp(const std::vector<Frame>& stack, size_t base, const SampledOpenmpPaths& omp) {
+    return std::any_of(stack.begin(), stack.begin() + static_cast<std::ptrdiff_t>(base),
+                       [&omp](const Frame& f) { return !f.context && omp.isOpenmp(f.region); });
+}
+
+/// The number of frames of `stack` below its calling-context frames on top.
+template <class Frame> size_t framesBelowContext(const std::vector<Frame>& stack) {
+    size_t base = stack.size();
+    while (base > 0 && stack[base - 1].context) {
+        --base;
+    }
+    return base;
+}
+
 /// Applies event `i` of `events` to the call-path `stack` when it is a call-path event, the
 /// same way on every location: ProgramBegin and Enter `push(region, time)`; a calling-context
 /// record makes the context frames equal to its path (a sample's path ran since the previous
 /// event, so it is entered at that event's time); ProgramEnd and Leave `pop(time)` (a Leave
 /// first leaves a sampled path open inside its region). Anomalies of the input go to
 /// `diagnose(experiment::Diagnostic)`. Returns false, changing nothing, for every other kind of
-/// event (communication, ...), which the caller handles.
+/// event (communication, ...), which the caller handles. With `openmp` (enabled()), sampled
+/// paths meet OpenMP constructs by its rules.
 template <class Frame, class Push, class Pop, class Diagnose>
 bool applyCallPathEvent(const trace::Definitions& definitions, const trace::EventStream& events,
-                        size_t i, std::vector<Frame>& stack, Push push, Pop pop,
-                        Diagnose diagnose) {
+                        size_t i, std::vector<Frame>& stack, Push push, Pop pop, Diagnose diagnose,
+                        SampledOpenmpPaths* openmp = nullptr) {
     using trace::EventKind;
     const uint64_t t = events.time(i);
+    const auto sync = [&](const std::vector<uint32_t>& path, uint64_t now) {
+        syncContextFrames(
+            stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
+    };
     const auto syncContext = [&](uint32_t context, uint64_t now) {
         bool unknown = false;
-        const std::vector<uint32_t> path = callingContextPath(definitions, context, unknown);
+        std::vector<uint32_t> path = callingContextPath(definitions, context, unknown);
         if (unknown) {
             diagnose(experiment::Diagnostic::UnknownCallingContext);
         }
-        syncContextFrames(
-            stack, path, [&] { pop(now); }, [&](uint32_t region) { push(region, now); });
+        if (openmp != nullptr && insideOpenmp(stack, framesBelowContext(stack), *openmp)) {
+            openmp->cutInsideConstruct(path);
+        }
+        sync(path, now);
     };
     switch (events.kind(i)) {
     case EventKind::ProgramBegin:
         push(definitions.programRegion(events.ref(i)), t);
         return true;
-    case EventKind::Enter:
-        push(events.ref(i), t);
+    case EventKind::Enter: {
+        const uint32_t region = events.ref(i);
+        if (openmp != nullptr && openmp->isOpenmp(region)) {
+            const size_t base = framesBelowContext(stack);
+            if (insideParallel(stack, base, *openmp)) {
+                sync({}, t); // the last sample's path ran before the construct
+            } else if (openmp->master() && (openmp->isParallel(region) || openmp->isFork(region))) {
+                if (const std::vector<uint32_t> path = openmp->forkPath(events, i, region);
+                    !path.empty()) {
+                    sync(path, t);
+                }
+            }
+        }
+        push(region, t);
         return true;
+    }
     case EventKind::CallingContextEnter:
         syncContext(events.ref(i), t);
         return true;

@@ -21,6 +21,9 @@
 // waiting of type X that the waiter's wait state caused later on (its costs, accumulated by
 // the replay so far). The delayer's own wait states inside the interval take on costs
 // s·ω_k (same type) and γ_X/(Σd+Σwait)·ω_k: this is how long-term costs travel backward.
+// One type has no wait states of its own here: OpenMP barrier waits, which the OpenMP analysis
+// hands to the master thread's wait states they came from as costs before the pass
+// (openmp_analysis.cpp); they travel like the others (delay_ompbarrier_longterm).
 // The interval's times exclude the waiting of inner SPs and the non-completion part of the
 // opening SP's call. For collectives the latecomer (last to enter; the root of 1-to-n; the
 // last sender of n-to-1) plays the delayer against every waiting member, with interval
@@ -101,6 +104,22 @@ void DelayAnalysis::replaysDone() {
     }
 }
 
+// The OpenMP barrier waits the master's wait states caused, as costs of their SPs (which keep
+// their operation), before the pass.
+void DelayAnalysis::seedOmpBarrierCosts(delay::Pass& pass, const delay::SyncPoints& points) const {
+    for (const auto& [operation, cost] : m_ompBarrierCosts) {
+        const auto it =
+            std::lower_bound(points.begin(), points.end(), operation,
+                             [](const SyncPoint& p, uint32_t op) { return p.operation < op; });
+        for (auto k = it; k != points.end() && k->operation == operation; ++k) {
+            if (k->wait > 0.0) {
+                pass.addCost(static_cast<int>(k - points.begin()), delay::kOmpBarrier, cost);
+                break;
+            }
+        }
+    }
+}
+
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
                           const std::vector<CallSpan>& spans, const std::vector<uint32_t>& paired,
                           const OperationProfile& profile, std::vector<ReplayRecord> partners,
@@ -130,11 +149,15 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     for (size_t l = 0; l < m_timelines.size(); ++l) {
         Timeline& line = m_timelines[l];
         line.points.resolvePartners(operations, paired, m_events, m_transport.rank());
-        pass.add(m_defs, m_events, m_transport, m_result.tree, line.points, line.collectives,
-                 operations, spans, paired, profile, first[l], static_cast<uint32_t>(l),
-                 pass.shared());
+        delay::Pass& located = pass.add(m_defs, m_events, m_transport, m_result.tree, line.points,
+                                        line.collectives, operations, spans, paired, profile,
+                                        first[l], static_cast<uint32_t>(l), pass.shared());
         rows.push_back(l == 0 ? &m_result.severities : &lanes[l - 1].severities);
+        if (l == 0) {
+            seedOmpBarrierCosts(located, line.points);
+        }
     }
+    m_ompBarrierCosts = {};
     return pass.run(rows);
 }
 

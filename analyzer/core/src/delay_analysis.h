@@ -12,9 +12,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace waitscope::analysis {
+
+namespace delay {
+class Pass;
+} // namespace delay
 
 /// Delay costs (short- and long-term, per wait-state type) and the propagating/terminal and
 /// direct/indirect split of point-to-point wait states for one rank (see delay_analysis.cpp).
@@ -49,6 +54,17 @@ public:
                       const trace::CollectiveRecord& record);
     /// After the backward pass: merges its synchronization points into the forward pass's.
     void replaysDone();
+    /// The main location's synchronization points found so far (all that waited, after
+    /// replaysDone()): the master thread's, when the rank runs OpenMP teams.
+    const delay::SyncPoints& points() { return timeline(0).points; }
+    /// Before run(): the wait state at operation `operation` (one of points() that waited)
+    /// caused `cost` of OpenMP barrier waiting (delay::kOmpBarrier), which the pass carries on
+    /// to its cause (the OpenMP analysis finds it, openmp_analysis.cpp).
+    void addOmpBarrierCost(uint32_t operation, double cost) {
+        if (cost > 0.0) {
+            m_ompBarrierCosts.emplace_back(operation, cost);
+        }
+    }
     /// The root-cause pass over `operations` (as listed by the replay, each location's in a
     /// row: the main location's, then each replay lane's; `spans` their calls;
     /// `paired` the message of each request operation (RankState::pairedOf);
@@ -93,6 +109,8 @@ private:
         NodeId lastGroupNode = kNoNode; ///< call of the last collective SP
         double lastGroupEnter = 0.0;
     };
+    /// Seeds the main location's pass with the OpenMP barrier costs (addOmpBarrierCost()).
+    void seedOmpBarrierCosts(delay::Pass& pass, const delay::SyncPoints& points) const;
     /// The timeline of location `lane` (0: the main one), added when new.
     Timeline& timeline(uint32_t lane);
 
@@ -114,6 +132,8 @@ private:
     Transport& m_transport;
     RankResult& m_result;
     std::deque<Timeline> m_timelines; ///< per location: the main one, then the replay lanes
+    /// Costs of OpenMP barrier waiting by operation of the main location, in the order added
+    std::vector<std::pair<uint32_t, double>> m_ompBarrierCosts;
     /// Scratch of onCollective(), reused per collective (the forward pass calls it for each).
     struct {
         std::vector<uint32_t> partners; ///< the world ranks this rank synchronizes with

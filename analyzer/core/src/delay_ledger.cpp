@@ -7,13 +7,14 @@
 namespace waitscope::analysis::delay {
 namespace {
 
-constexpr Metric kShortTerm[kKinds] = {Metric::DelayLateSender, Metric::DelayLateReceiver,
-                                       Metric::DelayBarrier,    Metric::DelayN2n,
-                                       Metric::Delay12n,        Metric::DelayN21};
+constexpr Metric kShortTerm[kKinds] = {
+    Metric::DelayLateSender, Metric::DelayLateReceiver, Metric::DelayBarrier,   Metric::DelayN2n,
+    Metric::Delay12n,        Metric::DelayN21,          Metric::DelayOmpbarrier};
 constexpr Metric kLongTerm[kKinds] = {
     Metric::DelayLateSenderLongterm, Metric::DelayLateReceiverLongterm,
     Metric::DelayBarrierLongterm,    Metric::DelayN2nLongterm,
-    Metric::Delay12nLongterm,        Metric::DelayN21Longterm};
+    Metric::Delay12nLongterm,        Metric::DelayN21Longterm,
+    Metric::DelayOmpbarrierLongterm};
 
 } // namespace
 
@@ -44,6 +45,12 @@ Ledger::Caused& Ledger::causedAt(int point) {
 Costs Ledger::costsOf(int point) const {
     const uint32_t slot = m_causedSlot[static_cast<size_t>(point)];
     return slot == 0 ? Costs{} : m_caused[slot - 1].costs;
+}
+
+void Ledger::addCost(int point, Kind kind, double cost) {
+    if (cost > 0.0) {
+        causedAt(point).costs[kind] += cost;
+    }
 }
 
 void Ledger::addCosts(const Interval& span, Kind kind, double scale) {

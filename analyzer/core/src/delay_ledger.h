@@ -36,6 +36,8 @@ public:
 
     /// The costs SP `point` took on so far.
     Costs costsOf(int point) const;
+    /// SP `point` takes on `cost` of type `kind` (costs seeded from outside the pass).
+    void addCost(int point, Kind kind, double cost);
     /// The SPs inside `span` that waited take on costs of type `kind`: `scale` times their wait.
     void addCosts(const Interval& span, Kind kind, double scale);
     /// Likewise with a scale that changes at SPs inside `span`.

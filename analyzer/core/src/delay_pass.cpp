@@ -50,8 +50,9 @@ Status Pass::takeEarly(const Step& step) {
     m_intervals.compute(
         m_points.previousWith(step.point, m_defs.communicators[comm].worldRanks[early.late]),
         step.point, own);
-    return m_transport.post(comm, early.late, kCollectiveUpEarly,
-                            m_payload.write(std::max(sp.wait, 0.0), Costs{}, own));
+    return m_transport.post(
+        comm, early.late, kCollectiveUpEarly,
+        m_payload.write(std::max(sp.wait, 0.0), m_ledger.costsOf(step.point), own));
 }
 
 void Pass::skipPast(uint32_t operation) {

@@ -123,6 +123,8 @@ public:
     /// After the walk and the indirect shares: classifies the location's wait states (its
     /// values in `rows`) and adds the delay values to `rows`.
     void finish(SeverityRows& rows);
+    /// Before the walk: SP `point` takes on `cost` of type `kind` (seeded from outside the pass).
+    void addCost(int point, Kind kind, double cost) { m_ledger.addCost(point, kind, cost); }
 
     const SyncPoints& points() const { return m_points; }
     Ledger& ledger() { return m_ledger; }

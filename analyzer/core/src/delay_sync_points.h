@@ -13,8 +13,19 @@
 
 namespace waitscope::analysis::delay {
 
-/// Wait-state types, each with a short-term and a long-term delay metric.
-enum Kind : uint8_t { kLateSender, kLateReceiver, kBarrier, kNxn, kOneToN, kNToOne, kKinds };
+/// Wait-state types, each with a short-term and a long-term delay metric. kOmpBarrier: OpenMP
+/// barrier waits inside the rank, which reach the pass only as costs of the master thread's MPI
+/// wait states (the OpenMP analysis seeds them, DelayAnalysis::addOmpBarrierCosts()).
+enum Kind : uint8_t {
+    kLateSender,
+    kLateReceiver,
+    kBarrier,
+    kNxn,
+    kOneToN,
+    kNToOne,
+    kOmpBarrier,
+    kKinds
+};
 
 /// Waiting of each type that a wait state caused later on.
 using Costs = std::array<double, kKinds>;

@@ -33,6 +33,17 @@
 // has other causes, such as waiting the late thread did itself, which is not work: its time
 // acquiring critical sections and locks is left out of the intervals).
 //
+// The master's MPI wait states in its interval (Scalasca's propagating wait states) are
+// waiting, not work: their waits leave its work, and a wait W of another thread is shared
+// between the excess E and those waits ω_k at the scale s = min(W / (E + Σω), 1). The excess
+// gets s·E (short-term, as above); each MPI wait state takes on s·ω_k as costs of type
+// OpenMP barrier (OmpMpiWait::cost), which the root-cause pass carries to the wait state's
+// cause on another rank: the long-term costs of Scalasca's delay_ompbarrier_longterm.
+//
+//   rank 0 master |--MPI_Recv, Late Sender 2 s--|           the worker's 2 s of waiting:
+//   rank 0 worker |..........wait 2 s...........|             costs of the Late Sender, so
+//   rank 1        |--compute 2 s---|MPI_Send|                  long-term on rank 1's compute
+//
 // Long-term costs (delay_ompbarrier_longterm): the rest of a wait, as far as the last thread
 // waited in its interval for critical sections other threads held, propagated through that
 // contention: it is charged to the holders' critical sections, in proportion to how long each
@@ -43,14 +54,23 @@
 //   thread 2  |....contention 2 s..|crit 1 s|              to the holds of threads 0 and 1,
 //                                           ^ last       1.5 s each
 //
-// (Scalasca's long-term OpenMP barrier costs come through MPI wait states instead, which this
-// analysis does not follow: docs/fidelity.md.)
+// (The critical-section cause is Waitscope's own; Scalasca's is the MPI one above.)
 #include "openmp_timeline.h"
+#include "waitscope/analysis/metric.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace waitscope::analysis {
 namespace {
+
+/// Adds a delay cost to `metric` and to the metrics above it (delay_ompbarrier_aggregate,
+/// delay_omp, delay), as the root-cause pass adds its own (Ledger::addSums()).
+void addDelay(SeverityRows& rows, Metric metric, NodeId node, double seconds) {
+    for (std::optional<Metric> m = metric; m; m = metricInfo(*m).parent) {
+        rows.add(*m, node, seconds);
+    }
+}
 
 /// The index of the span of `spans` (sorted by enter) overlapping [enter, leave], from `from`
 /// on; kNoParallel when none.
@@ -126,22 +146,67 @@ void addLongTermCosts(const Member& late, double from, double arrival, double re
     // As far as the contention explains it (holds of several locks may overlap).
     const double scale = std::min(rest, std::min(total, contention)) / total;
     for (const Cause& cause : causes) {
-        holds.rows[cause.thread]->add(Metric::DelayOmpbarrierLongterm, cause.node,
-                                      cause.seconds * scale);
+        addDelay(*holds.rows[cause.thread], Metric::DelayOmpbarrierLongterm, cause.node,
+                 cause.seconds * scale);
     }
 }
 
+/// The master's MPI wait states inside the late thread's interval before a barrier: waits
+/// [first, end) of the sorted list, their waits per node (sorted) and their sum.
+struct MpiWaitsIn {
+    std::vector<OmpMpiWait>* waits = nullptr;
+    size_t first = 0;
+    size_t end = 0;
+    std::vector<OmpWork> perNode;
+    double sum = 0.0;
+
+    /// Finds those of `all` (null: none) in [from, to).
+    void find(std::vector<OmpMpiWait>* all, double from, double to) {
+        waits = all;
+        perNode.clear();
+        sum = 0.0;
+        first = end = 0;
+        if (all == nullptr) {
+            return;
+        }
+        const auto before = [](const OmpMpiWait& w, double t) { return w.enter < t; };
+        first = static_cast<size_t>(std::lower_bound(all->begin(), all->end(), from, before) -
+                                    all->begin());
+        end = static_cast<size_t>(std::lower_bound(all->begin(), all->end(), to, before) -
+                                  all->begin());
+        for (size_t k = first; k < end; ++k) {
+            perNode.push_back(OmpWork{(*all)[k].node, (*all)[k].wait});
+            sum += (*all)[k].wait;
+        }
+        std::sort(perNode.begin(), perNode.end(),
+                  [](const OmpWork& a, const OmpWork& b) { return a.node < b.node; });
+    }
+    /// The waits on `node` (a sorted walk: `cursor` moves on).
+    double on(NodeId node, size_t& cursor) const {
+        while (cursor < perNode.size() && perNode[cursor].node < node) {
+            ++cursor;
+        }
+        double seconds = 0.0;
+        for (size_t k = cursor; k < perNode.size() && perNode[k].node == node; ++k) {
+            seconds += perNode[k].seconds;
+        }
+        return seconds;
+    }
+};
+
 /// Charges `wait` (of the thread whose barrier is `waited`) to `late`'s call paths of excess
-/// work in the interval before its barrier `arrived` (see the overview). Returns the part of
-/// `wait` charged.
+/// work in the interval before its barrier `arrived`, and to the MPI wait states `mpi` of that
+/// interval as costs (see the overview). Returns the part of `wait` charged.
 double addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTimeline& waiter,
-                     const OmpSpan& waited, double wait) {
+                     const OmpSpan& waited, double wait, const MpiWaitsIn& mpi) {
     const std::vector<OmpWork>& lateWork = late.timeline->barrierWork;
     const std::vector<OmpWork>& waiterWork = waiter.barrierWork;
-    // Both lists are sorted by node: the excess per node of the late thread's list.
+    // Both lists are sorted by node: the excess per node of the late thread's list, its MPI
+    // waits left out.
     std::vector<OmpWork> excess;
     double total = 0.0;
     uint32_t w = waited.firstWork;
+    size_t cursor = 0;
     for (uint32_t l = arrived.firstWork; l < arrived.endWork; ++l) {
         const OmpWork& work = lateWork[l];
         while (w < waited.endWork && waiterWork[w].node < work.node) {
@@ -149,22 +214,35 @@ double addDelayCosts(const Member& late, const OmpSpan& arrived, const OpenmpTim
         }
         const double other =
             w < waited.endWork && waiterWork[w].node == work.node ? waiterWork[w].seconds : 0.0;
-        if (work.seconds > other) {
-            excess.push_back(OmpWork{work.node, work.seconds - other});
-            total += work.seconds - other;
+        const double own = work.seconds - mpi.on(work.node, cursor);
+        if (own > other) {
+            excess.push_back(OmpWork{work.node, own - other});
+            total += own - other;
         }
     }
-    if (total <= 0.0) {
+    const double denominator = total + mpi.sum;
+    if (!(denominator > 0.0)) {
         return 0.0;
     }
-    const double scale = std::min(wait, total) / total;
+    const double scale = std::min(wait / denominator, 1.0);
     for (const OmpWork& e : excess) {
-        late.severities->add(Metric::DelayOmpbarrier, e.node, e.seconds * scale);
+        addDelay(*late.severities, Metric::DelayOmpbarrier, e.node, e.seconds * scale);
     }
-    return std::min(wait, total);
+    for (size_t k = mpi.first; k < mpi.end; ++k) {
+        OmpMpiWait& state = (*mpi.waits)[k];
+        state.cost += scale * state.wait;
+    }
+    return scale * denominator;
 }
 
-void addBarrierWaits(std::vector<Member>& team, const Holds* holds) {
+/// What the delay costs of barrier waits need besides the team: the holds of critical
+/// sections and the master's MPI wait states (null: none).
+struct DelayInputs {
+    Holds holds;
+    std::vector<OmpMpiWait>* mpiWaits = nullptr;
+};
+
+void addBarrierWaits(std::vector<Member>& team, const DelayInputs* delay) {
     size_t instances = team.front().barriers.size();
     for (const Member& m : team) {
         instances = std::min(instances, m.barriers.size());
@@ -180,6 +258,14 @@ void addBarrierWaits(std::vector<Member>& team, const Holds* holds) {
             }
         }
         const Member& late = team[latest];
+        const OmpSpan& arrived = late.timeline->barriers[late.barriers[k]];
+        // The late thread's interval: since its previous barrier of the region.
+        const double from = k > 0 ? late.timeline->barriers[late.barriers[k - 1]].leave
+                                  : late.timeline->parallels[late.parallel].enter;
+        MpiWaitsIn mpi;
+        if (delay != nullptr && late.thread == 0) {
+            mpi.find(delay->mpiWaits, from, arrived.enter);
+        }
         for (Member& m : team) {
             const uint32_t index = m.barriers[k];
             const OmpSpan& b = m.timeline->barriers[index];
@@ -193,14 +279,11 @@ void addBarrierWaits(std::vector<Member>& team, const Holds* holds) {
             if (wait > 0.0) {
                 m.severities->add(b.implicit ? Metric::OmpIbarrierWait : Metric::OmpEbarrierWait,
                                   b.node, wait);
-                if (holds != nullptr && &m != &late) {
-                    const OmpSpan& arrived = late.timeline->barriers[late.barriers[k]];
-                    const double rest = wait - addDelayCosts(late, arrived, *m.timeline, b, wait);
-                    // The late thread's interval: since its previous barrier of the region.
-                    const double from = k > 0 ? late.timeline->barriers[late.barriers[k - 1]].leave
-                                              : late.timeline->parallels[late.parallel].enter;
+                if (delay != nullptr && &m != &late) {
+                    const double rest =
+                        wait - addDelayCosts(late, arrived, *m.timeline, b, wait, mpi);
                     if (rest > 0.0) {
-                        addLongTermCosts(late, from, arrived.enter, rest, *holds);
+                        addLongTermCosts(late, from, arrived.enter, rest, delay->holds);
                     }
                 }
             }
@@ -219,13 +302,15 @@ void addIdle(SeverityRows& severities, NodeId node, double seconds, bool limited
 } // namespace
 
 void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
-                   RankResult& result, bool delayCosts) {
+                   RankResult& result, bool delayCosts, std::vector<OmpMpiWait>* mpiWaits) {
     if (!master.enabled()) {
         return;
     }
     const size_t workers = std::min(threads.size(), result.threads.size());
     std::vector<const OpenmpTimeline*> all = {&master};
-    Holds holds;
+    DelayInputs delay;
+    delay.mpiWaits = mpiWaits;
+    Holds& holds = delay.holds;
     holds.rows = {&result.severities};
     for (size_t w = 0; w < workers; ++w) {
         all.push_back(&threads[w]);
@@ -266,7 +351,7 @@ void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimelin
                 }
             }
         }
-        addBarrierWaits(team, delayCosts ? &holds : nullptr);
+        addBarrierWaits(team, delayCosts ? &delay : nullptr);
     }
     // Idle threads: every further thread, while the master is outside parallel regions.
     for (size_t w = 0; w < workers; ++w) {

@@ -136,12 +136,28 @@ private:
     const OmpSpan* masterSpan(uint32_t region, double time, const CallTree* tree) const;
 };
 
+/// An MPI wait state of the master thread (a synchronization point of the root-cause pass that
+/// waited): its MPI call's enter, its wait and call path. In a synchronization interval before
+/// an OpenMP barrier it is waiting, not work; `cost` receives the barrier waits its wait
+/// explains, which the root-cause pass carries on to the wait state's cause (Scalasca's
+/// long-term OpenMP barrier delay costs).
+struct OmpMpiWait {
+    double enter = 0.0;
+    double wait = 0.0;
+    NodeId node = kNoNode;
+    uint32_t operation = 0; ///< the replay's operation (the root-cause pass's key)
+    double cost = 0.0;
+};
+
 /// Adds the OpenMP wait states of a rank to `result` (its main location `master`, and
 /// `threads[k]` the timeline of `result.threads[k]`): barrier waits per team, critical and
 /// lock contention, idle threads and limited parallelism on the workers; with `delayCosts`
-/// (the root-cause analyses run), the short-term delay costs of the barrier waits on the call
-/// paths of the last thread's excess work.
+/// (the root-cause analyses run), the delay costs of the barrier waits: short-term on the
+/// call paths of the last thread's excess work, long-term on the critical sections it waited
+/// for and, through `mpiWaits` (the master's MPI wait states sorted by enter, if given), as
+/// costs of the master's MPI wait states inside its intervals (OmpMpiWait::cost).
 void analyzeOpenmp(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
-                   RankResult& result, bool delayCosts = false);
+                   RankResult& result, bool delayCosts = false,
+                   std::vector<OmpMpiWait>* mpiWaits = nullptr);
 
 } // namespace waitscope::analysis

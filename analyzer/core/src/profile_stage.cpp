@@ -155,11 +155,14 @@ void profileLocation(RankState& state, size_t first, size_t n, uint32_t lane, Se
     if (state.rootCause && !main) {
         state.profile.beginLocation();
     }
+    // A replay lane's thread is no master of a team.
+    SampledOpenmpPaths openmpPaths(state.defs, main);
+    SampledOpenmpPaths* sampledOpenmp = openmpPaths.enabled() ? &openmpPaths : nullptr;
     for (size_t i = first; i < n; ++i) {
         if ((i & 0xFFFFF) == 0) {
             state.report("profile", i, events.size());
         }
-        if (applyCallPathEvent(state.defs, events, i, stack, push, pop, diagnose)) {
+        if (applyCallPathEvent(state.defs, events, i, stack, push, pop, diagnose, sampledOpenmp)) {
             continue;
         }
         const uint64_t t = events.time(i);

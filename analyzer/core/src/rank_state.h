@@ -73,6 +73,11 @@ struct RankState {
     std::unique_ptr<DelayAnalysis> delay; ///< the root-cause stage, fed by the replays
     /// The main location's OpenMP constructs (profile stage), for the thread-profile stage
     std::unique_ptr<OpenmpTimeline> openmp;
+    /// The further threads' OpenMP constructs, in the order of result.threads, and whether the
+    /// threads are profiled and their OpenMP wait states analyzed: before the root-cause stage
+    /// when that runs on OpenMP threads (which it then needs), else in the thread-profile stage
+    std::vector<OpenmpTimeline> openmpThreads;
+    bool threadsProfiled = false;
     /// What the critical path needs of the collectives, recorded by the forward replay
     std::unique_ptr<PathCollectives> pathCollectives;
     /// The one-sided records and their calls (profile stage), only when the trace defines RMA
@@ -218,5 +223,10 @@ Status windowedReplayStage(RankState& state, Transport& transport);
 Status windowedProfileStage(RankState& state, Transport& transport);
 /// The rank's further threads, profiled (thread_profile_stage.cpp).
 Status threadProfileStage(RankState& state, Transport& transport);
+/// Profiles the rank's further threads with their OpenMP constructs and analyzes the OpenMP
+/// wait states (with `mpiWaits`, the master's MPI wait states, see analyzeOpenmp()); for the
+/// root-cause stage, which needs the OpenMP barrier waits, or the thread-profile stage.
+/// Returns false (nothing done) when the rank has no OpenMP regions or no archive.
+bool profileOpenmpThreads(RankState& state, std::vector<OmpMpiWait>* mpiWaits);
 
 } // namespace waitscope::analysis

@@ -137,8 +137,11 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
         }
     };
     const auto diagnose = [&](experiment::Diagnostic d) { ++diagnostics[d]; };
+    SampledOpenmpPaths openmpPaths(defs, false);
+    SampledOpenmpPaths* sampledOpenmp =
+        openmp != nullptr && openmpPaths.enabled() ? &openmpPaths : nullptr;
     for (size_t i = 0; i < events.size(); ++i) {
-        if (applyCallPathEvent(defs, events, i, stack, push, pop, diagnose)) {
+        if (applyCallPathEvent(defs, events, i, stack, push, pop, diagnose, sampledOpenmp)) {
             continue;
         }
         switch (events.kind(i)) {

@@ -1,6 +1,8 @@
 // The thread-profile stage: the rank's further threads, read from the archive and profiled
 // (time and visits per call path, no replay) on the rank's call tree; with OpenMP regions, the
-// OpenMP wait states of the rank's threads (openmp_analysis.cpp).
+// OpenMP wait states of the rank's threads (openmp_analysis.cpp) and the critical path through
+// their teams. With root causes the OpenMP threads are profiled earlier, in the root-cause
+// stage, whose pass carries their barrier waits on (root_cause_stage.cpp).
 #include "rank_state.h"
 #include "waitscope/analysis/thread_profile.h"
 
@@ -32,7 +34,26 @@ void addLaneResults(RankState& state) {
                      });
 }
 
+std::vector<uint64_t> laneLocations(const RankState& state) {
+    std::vector<uint64_t> lanes;
+    for (const ReplayLane& lane : state.lanes) {
+        lanes.push_back(lane.location->id);
+    }
+    return lanes;
+}
+
 } // namespace
+
+bool profileOpenmpThreads(RankState& state, std::vector<OmpMpiWait>* mpiWaits) {
+    if (state.input.anchorFile.empty() || !state.openmp || !state.openmp->enabled()) {
+        return false;
+    }
+    addThreadProfiles(state.input.anchorFile, state.defs, state.result, &state.openmpThreads,
+                      state.openmp.get(), laneLocations(state), state.input.options.observer);
+    analyzeOpenmp(*state.openmp, state.openmpThreads, state.result, state.rootCause, mpiWaits);
+    state.threadsProfiled = true;
+    return true;
+}
 
 Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*/) {
     if (state.input.anchorFile.empty()) {
@@ -42,21 +63,14 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
     if (state.input.eventsDone) {
         state.input.eventsDone();
     }
-    std::vector<uint64_t> lanes;
-    for (const ReplayLane& lane : state.lanes) {
-        lanes.push_back(lane.location->id);
-    }
-    if (!state.openmp || !state.openmp->enabled()) {
-        addThreadProfiles(state.input.anchorFile, state.defs, state.result, nullptr, nullptr, lanes,
-                          state.input.options.observer);
+    if (!state.threadsProfiled && !profileOpenmpThreads(state, nullptr)) {
+        addThreadProfiles(state.input.anchorFile, state.defs, state.result, nullptr, nullptr,
+                          laneLocations(state), state.input.options.observer);
         addLaneResults(state);
         return Status::success();
     }
-    std::vector<OpenmpTimeline> threads;
-    addThreadProfiles(state.input.anchorFile, state.defs, state.result, &threads,
-                      state.openmp.get(), lanes, state.input.options.observer);
-    analyzeOpenmp(*state.openmp, threads, state.result, state.rootCause);
-    traceOpenmpCriticalPath(*state.openmp, threads, state.result);
+    traceOpenmpCriticalPath(*state.openmp, state.openmpThreads, state.result);
+    state.openmpThreads = {};
     addLaneResults(state);
     return Status::success();
 }

@@ -64,6 +64,7 @@ private:
     uint64_t m_announced = 0; ///< the events the trace announces for this rank (progress)
     uint64_t m_events = 0;    ///< events stored so far
     std::vector<Frame> m_stack;
+    SampledOpenmpPaths m_openmpPaths{m_state.defs, true}; ///< across windows
     /// The times of the Enter and ProgramBegin events not yet left, innermost last: where the
     /// whole-rank profile finds a call's enter by scanning back
     std::vector<uint64_t> m_opened;
@@ -184,7 +185,8 @@ void WindowedProfile::profileWindow(const trace::EventStream& events, size_t fir
         } else if (kind == EventKind::Leave && !m_opened.empty()) {
             m_opened.pop_back();
         }
-        if (applyCallPathEvent(state.defs, events, i, m_stack, pushFrame, popFrame, diagnose)) {
+        if (applyCallPathEvent(state.defs, events, i, m_stack, pushFrame, popFrame, diagnose,
+                               m_openmpPaths.enabled() ? &m_openmpPaths : nullptr)) {
             continue;
         }
         switch (kind) {

@@ -164,6 +164,7 @@ private:
 
     // The profile's state between windows.
     std::vector<Frame> m_stack;
+    SampledOpenmpPaths m_openmpPaths{m_state.defs, true};
     /// The times of the Enter and ProgramBegin events not yet left, innermost last: where the
     /// whole-rank profile finds a call's enter by scanning back
     std::vector<uint64_t> m_opened;
@@ -266,7 +267,8 @@ void WindowedReplay::profileWindow(const trace::EventStream& events) {
         } else if (kind == EventKind::Leave && !m_opened.empty()) {
             m_opened.pop_back();
         }
-        if (applyCallPathEvent(state.defs, events, i, m_stack, push, pop, diagnose)) {
+        if (applyCallPathEvent(state.defs, events, i, m_stack, push, pop, diagnose,
+                               m_openmpPaths.enabled() ? &m_openmpPaths : nullptr)) {
             continue;
         }
         switch (kind) {
