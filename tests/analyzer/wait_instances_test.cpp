@@ -4,11 +4,16 @@
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/wait_instances.h"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <tuple>
+#include <vector>
 
 using namespace waitscope::analysis;
 using waitscope::testing::kReferenceTraces;
@@ -91,4 +96,45 @@ TEST_CASE("a damaged instances file is refused naming its line", "[wait-instance
     REQUIRE(!read.ok());
     CHECK(read.error().message() ==
           file + ": line 3: not 'pattern rank cnode enter exit severity'");
+}
+
+TEST_CASE("an instance's line is what printf's \"%u %u %.9f %.9f %.9f\" writes",
+          "[wait-instances]") {
+    // Halfway cases of the ninth decimal, long integer parts, negative zero, the limits.
+    const std::vector<double> values = {0.0,
+                                        -0.0,
+                                        1.0000000005,
+                                        0.0000000015,
+                                        2.5e-10,
+                                        123456.123456789,
+                                        1.7976931348623157e308,
+                                        4.9e-324,
+                                        -3.25,
+                                        1e21 + 0.5,
+                                        0.1 + 0.2};
+    const std::string file =
+        (std::filesystem::temp_directory_path() / "waitscope_instances_lines.txt").string();
+    auto writer = WaitInstancesWriter::create(file);
+    REQUIRE(writer.ok());
+    std::string expected = "# waitscope wait-state instances 1\n"
+                           "# pattern rank cnode enter exit severity (seconds)\n";
+    for (size_t k = 0; k < values.size(); ++k) {
+        const PatternInstance i{Metric::MpiLateSender,
+                                static_cast<uint32_t>(k * 1000003u),
+                                static_cast<NodeId>(4294967295u - k),
+                                values[k],
+                                values[(k + 1) % values.size()],
+                                values[(k + 2) % values.size()]};
+        writer->add(i);
+        std::array<char, 1100> line{};
+        std::snprintf(line.data(), line.size(), "mpi_latesender %u %u %.9f %.9f %.9f\n", i.rank,
+                      i.node, i.enter, i.exit, i.severity);
+        expected += line.data();
+    }
+    REQUIRE(writer->finish().ok());
+    std::ifstream in(file, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    std::filesystem::remove(file);
+    CHECK(written == expected);
 }

@@ -1,6 +1,8 @@
 // The critical path as text: one line per stretch on one rank, in nanosecond resolution.
 #include "waitscope/analysis/critical_path_file.h"
 
+#include "decimal_line.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -10,10 +12,6 @@
 
 namespace waitscope::analysis {
 namespace {
-
-std::string nodeText(NodeId node) {
-    return node == kNoNode ? std::string("-") : std::to_string(node);
-}
 
 bool parseNode(const std::string& text, NodeId& node) {
     if (text == "-") {
@@ -40,8 +38,16 @@ Status writeCriticalPath(const AnalysisResult& result, const std::string& path) 
     std::fprintf(file.get(), "# waitscope critical path 1\n"
                              "# rank start end from-cnode to-cnode (seconds; - for none)\n");
     for (const PathSegment& s : order) {
-        std::fprintf(file.get(), "%u %.9f %.9f %s %s\n", s.rank, s.start, s.end,
-                     nodeText(s.from).c_str(), nodeText(s.to).c_str());
+        DecimalLine line;
+        line.number(s.rank).seconds(s.start).seconds(s.end);
+        for (const NodeId node : {s.from, s.to}) {
+            if (node == kNoNode) {
+                line.text("-");
+            } else {
+                line.number(node);
+            }
+        }
+        line.writeTo(file.get());
     }
     if (std::ferror(file.get()) != 0) {
         return Error(path + ": cannot write");

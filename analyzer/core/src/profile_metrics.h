@@ -1,6 +1,5 @@
-// The metrics the profile counts per call, shared by the whole-rank profile (profile_stage.cpp)
-// and the windowed replay (windowed_replay.cpp), so that both add the same values in the same
-// order.
+// The metrics the profile counts per call (location_profile.cpp, the one pass that the
+// whole-rank and the windowed profiles share).
 #pragma once
 
 #include "rank_state.h"

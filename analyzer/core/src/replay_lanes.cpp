@@ -1,6 +1,7 @@
 // Reading the rank's further threads that call MPI, and appending them to the rank's events.
 #include "replay_lanes.h"
 
+#include "location_profile.h"
 #include "waitscope/trace/otf2_archive.h"
 
 namespace waitscope::analysis {
@@ -8,35 +9,10 @@ namespace {
 
 using trace::EventKind;
 
-bool isCommunication(EventKind kind) {
-    switch (kind) {
-    case EventKind::MpiSend:
-    case EventKind::MpiIsend:
-    case EventKind::MpiRecv:
-    case EventKind::MpiIrecv:
-    case EventKind::MpiIrecvRequest:
-    case EventKind::MpiIsendComplete:
-    case EventKind::MpiCollectiveEnd:
-        return true;
-    default:
-        return false;
-    }
-}
-
+// The events whose payload is a message record.
 bool isMessageOrRequest(EventKind kind) {
-    switch (kind) {
-    case EventKind::MpiSend:
-    case EventKind::MpiIsend:
-    case EventKind::MpiRecv:
-    case EventKind::MpiIrecv:
-    case EventKind::MpiIrecvRequest:
-    case EventKind::MpiIsendComplete:
-    case EventKind::MpiRequestTest:
-    case EventKind::MpiRequestCancelled:
-        return true;
-    default:
-        return false;
-    }
+    return (isCommunicationEvent(kind) && kind != EventKind::MpiCollectiveEnd) ||
+           kind == EventKind::MpiRequestTest || kind == EventKind::MpiRequestCancelled;
 }
 
 } // namespace
@@ -78,7 +54,7 @@ std::vector<ReplayLane> appendReplayLanes(const std::string& anchorFile,
         }
         bool communicates = false;
         for (size_t i = 0; i < thread->size() && !communicates; ++i) {
-            communicates = isCommunication(thread->kind(i));
+            communicates = isCommunicationEvent(thread->kind(i));
         }
         if (!communicates) {
             continue; // the thread-profile stage reads it (and shows it the observer)

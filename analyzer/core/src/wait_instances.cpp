@@ -1,8 +1,9 @@
 // Wait-state instances as text: one line per instance, in nanosecond resolution.
 #include "waitscope/analysis/wait_instances.h"
 
+#include "decimal_line.h"
+
 #include <algorithm>
-#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -31,9 +32,14 @@ Result<WaitInstancesWriter> WaitInstancesWriter::create(const std::string& path)
 }
 
 void WaitInstancesWriter::add(const PatternInstance& i) {
-    const std::string_view name = metricInfo(i.metric).uniqueName;
-    std::fprintf(m_file.get(), "%.*s %u %u %.9f %.9f %.9f\n", static_cast<int>(name.size()),
-                 name.data(), i.rank, i.node, i.enter, i.exit, i.severity);
+    DecimalLine()
+        .text(metricInfo(i.metric).uniqueName)
+        .number(i.rank)
+        .number(i.node)
+        .seconds(i.enter)
+        .seconds(i.exit)
+        .seconds(i.severity)
+        .writeTo(m_file.get());
 }
 
 Status WaitInstancesWriter::finish() {

@@ -31,10 +31,9 @@
 //
 // Held per rank: one window of events, the pending operations and the MPI calls they refer to
 // (the skew between ranks), the records that arrived ahead of their operations, and the result.
-#include "call_path_rules.h"
 #include "consistency_check.h"
 #include "late_sender.h"
-#include "profile_metrics.h"
+#include "location_profile.h"
 #include "rank_state.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -53,13 +52,6 @@ using trace::EventKind;
 constexpr uint64_t kNone = ~uint64_t{0};
 /// Backward records travel on the traced tag with this bit set (traced tags are below 2^31).
 constexpr uint32_t kBackwardTag = 0x80000000u;
-
-struct Frame {
-    NodeId node;
-    uint32_t region;
-    uint64_t span;
-    bool context; ///< pushed for a calling-context record rather than an Enter
-};
 
 // An MPI call with a communication or request event, while an operation refers to it.
 struct SpanEntry {
@@ -93,12 +85,13 @@ struct MultiWait {
     bool lateSender = false; ///< the call also had a Late Sender: no instance
 };
 
-class WindowedReplay {
+class WindowedReplay final : private MpiCalls {
 public:
     WindowedReplay(RankState& state, Transport& transport, trace::RankEventWindows& reader,
                    uint64_t windowEvents)
         : m_state(state), m_transport(transport), m_reader(reader),
-          m_windowEvents(std::max<uint64_t>(windowEvents, 1)),
+          m_profile(state, *this, state.result.severities, kNoNode, 0),
+          m_location(state, reader, windowEvents, m_profile),
           m_tally(transport.size(), state.defs.communicators.size()), m_lateSender(state.sink),
           m_backwardSink(state.result, m_backwardInstances) {
         // Spilled, the backward replay's instances are the rank's second segment: listed after
@@ -115,11 +108,13 @@ public:
     Status run();
 
 private:
-    // Profile
+    // Profile: the calls and operations of the windows read
     Status readWindow();
-    void profileWindow(const trace::EventStream& events);
-    void addOperation(const trace::EventStream& events, size_t i, uint64_t span);
-    void closeFrame(const Frame& frame, double exit);
+    uint64_t open(NodeId node, double enter, double at) override;
+    void again(uint64_t id) override { ++span(id).refs; }
+    void close(uint64_t id, double exit) override;
+    const CallSpan& call(uint64_t id) override { return span(id).call; }
+    void operation(const trace::EventStream& events, size_t i, uint64_t spanId) override;
     // Steps
     Result<bool> agree();
     Status post();
@@ -158,20 +153,11 @@ private:
     RankState& m_state;
     Transport& m_transport;
     trace::RankEventWindows& m_reader;
-    uint64_t m_windowEvents;
+    LocationProfile m_profile;
+    WindowedLocation m_location;
     uint64_t m_announced = 0; ///< the events the trace announces for this rank (progress)
     ConsistencyTally m_tally;
 
-    // The profile's state between windows.
-    std::vector<Frame> m_stack;
-    SampledOpenmpPaths m_openmpPaths{m_state.defs, true};
-    /// The times of the Enter and ProgramBegin events not yet left, innermost last: where the
-    /// whole-rank profile finds a call's enter by scanning back
-    std::vector<uint64_t> m_opened;
-    uint64_t m_last = 0;
-    bool m_started = false;
-    uint64_t m_previousTime = 0;    ///< the last event's time of the previous window
-    uint64_t m_events = 0;          ///< events stored so far
     std::optional<Error> m_failure; ///< this rank's events could not be read
     std::unordered_map<uint64_t, uint64_t> m_postedReceives; ///< request -> its posting call
     std::unordered_map<uint64_t, uint64_t> m_pendingSends;   ///< request -> op index
@@ -201,133 +187,38 @@ private:
     std::map<uint64_t, MultiWait> m_multiWaits; ///< by span of the completing call
 };
 
+// Reads and profiles the next window; after the last one, leaves the regions still open and
+// settles the requests that never completed.
 Status WindowedReplay::readWindow() {
-    trace::EventStream window;
-    // The previous window's last time first: a sample's weight reaches back to it.
-    const bool carried = m_started;
-    if (carried) {
-        window.append(EventKind::BufferFlush, m_previousTime, 0);
-    }
-    if (Status read = m_reader.next(window, m_windowEvents); !read) {
+    if (Status read = m_location.next(); !read) {
         return read;
     }
-    if (window.size() > (carried ? 1u : 0u)) {
-        m_previousTime = window.time(window.size() - 1);
+    if (!m_reader.done()) {
+        return Status::success();
     }
-    if (EventObserver* observer = m_state.input.options.observer; observer != nullptr) {
-        if (const trace::Location* main = m_state.defs.locationOfRank(m_state.result.rank)) {
-            observer->observe(m_state.defs, *main, window, carried ? 1 : 0, window.size());
+    m_profile.finish();
+    // Sends whose completion never came have none.
+    for (const auto& [request, index] : m_pendingSends) {
+        if (index >= m_opBase) {
+            m_ops[index - m_opBase].partnerKnown = true;
         }
     }
-    profileWindow(window);
-    m_events += window.size() - (carried ? 1 : 0);
+    m_pendingSends.clear();
+    for (const auto& [request, posting] : m_postedReceives) {
+        release(posting);
+    }
+    m_postedReceives.clear();
     return Status::success();
 }
 
-// The whole-rank profile (profile_stage.cpp) over one window, its state kept between windows.
-void WindowedReplay::profileWindow(const trace::EventStream& events) {
-    RankState& state = m_state;
-    OpenmpTimeline& openmp = *state.openmp;
-    const size_t first = m_started ? 1 : 0; // the carried event is not profiled again
-    if (!m_started && events.size() > 0) {
-        m_last = events.time(0);
-        m_started = true;
-    }
-    const auto charge = [&](uint64_t now) {
-        if (!m_stack.empty() && now > m_last) {
-            addTime(state, state.result.severities, m_stack.back().node, m_stack.back().region,
-                    state.defs.seconds(now) - state.defs.seconds(m_last));
-            openmp.charge(m_stack.back().node, state.defs.seconds(m_last), state.defs.seconds(now));
-        }
-        m_last = std::max(m_last, now);
-    };
-    const auto push = [&](uint32_t region, uint64_t now) {
-        charge(now);
-        const NodeId parent = m_stack.empty() ? kNoNode : m_stack.back().node;
-        const NodeId node = state.result.tree.child(parent, region);
-        state.result.severities.add(Metric::Visits, node, 1);
-        countFileOperation(state, state.result.severities, node, region);
-        m_stack.push_back(Frame{node, region, kNone, false});
-        openmp.enter(region, node, state.defs.seconds(now));
-    };
-    const auto pop = [&](uint64_t now) {
-        charge(now);
-        openmp.leave(state.defs.seconds(now));
-        if (m_stack.back().span != kNone) {
-            closeFrame(m_stack.back(), state.defs.seconds(now));
-        }
-        m_stack.pop_back();
-    };
-    const auto diagnose = [&](experiment::Diagnostic d) { state.sink.diagnose(d); };
-    for (size_t i = first; i < events.size(); ++i) {
-        const EventKind kind = events.kind(i);
-        // What the whole-rank profile's scan back for a call's enter finds.
-        if (kind == EventKind::Enter || kind == EventKind::ProgramBegin) {
-            m_opened.push_back(events.time(i));
-        } else if (kind == EventKind::Leave && !m_opened.empty()) {
-            m_opened.pop_back();
-        }
-        if (applyCallPathEvent(state.defs, events, i, m_stack, push, pop, diagnose,
-                               m_openmpPaths.enabled() ? &m_openmpPaths : nullptr)) {
-            continue;
-        }
-        switch (kind) {
-        case EventKind::MpiSend:
-        case EventKind::MpiIsend:
-        case EventKind::MpiRecv:
-        case EventKind::MpiIrecv:
-        case EventKind::MpiIrecvRequest:
-        case EventKind::MpiIsendComplete:
-        case EventKind::MpiCollectiveEnd: {
-            const bool request =
-                kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
-            if (m_stack.empty()) {
-                if (!request) {
-                    state.sink.diagnose(experiment::Diagnostic::CommunicationOutsideRegions);
-                }
-                break;
-            }
-            if (m_stack.back().span == kNone) {
-                m_stack.back().span = m_spanCount++;
-                const double enter =
-                    state.defs.seconds(m_opened.empty() ? events.time(i) : m_opened.back());
-                m_spans.push_back(SpanEntry{
-                    CallSpan{m_stack.back().node, enter, state.defs.seconds(events.time(i))}, 1,
-                    false});
-            } else {
-                ++span(m_stack.back().span).refs;
-            }
-            addOperation(events, i, m_stack.back().span);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    if (m_reader.done() && !m_stack.empty()) {
-        state.sink.diagnose(experiment::Diagnostic::RegionsLeftOpen, m_stack.size());
-        while (!m_stack.empty()) {
-            pop(m_last);
-        }
-    }
-    // Sends whose completion never came have none.
-    if (m_reader.done()) {
-        for (const auto& [request, index] : m_pendingSends) {
-            if (index >= m_opBase) {
-                m_ops[index - m_opBase].partnerKnown = true;
-            }
-        }
-        m_pendingSends.clear();
-        for (const auto& [request, posting] : m_postedReceives) {
-            release(posting);
-        }
-        m_postedReceives.clear();
-    }
+uint64_t WindowedReplay::open(NodeId node, double enter, double at) {
+    m_spans.push_back(SpanEntry{CallSpan{node, enter, at}, 1, false});
+    return m_spanCount++;
 }
 
 // Queues the operation of communication event `i` in call `spanId` (which holds a reference
-// for it), pairs requests with their messages and counts it as the profile does.
-void WindowedReplay::addOperation(const trace::EventStream& events, size_t i, uint64_t spanId) {
+// for it), pairs requests with their messages and tallies it for the consistency check.
+void WindowedReplay::operation(const trace::EventStream& events, size_t i, uint64_t spanId) {
     RankState& state = m_state;
     const EventKind kind = events.kind(i);
     const uint64_t index = m_opBase + m_ops.size();
@@ -337,7 +228,6 @@ void WindowedReplay::addOperation(const trace::EventStream& events, size_t i, ui
     const CallSpan& call = span(spanId).call;
     if (kind == EventKind::MpiCollectiveEnd) {
         op.collective = events.collective(i);
-        countCollective(state.result.severities, call, op.collective);
         if (op.collective.comm < m_contributed.size() && !isSelf(op.collective.comm)) {
             m_uncontributed[op.collective.comm].push_back(index);
         }
@@ -381,15 +271,14 @@ void WindowedReplay::addOperation(const trace::EventStream& events, size_t i, ui
         kind == EventKind::MpiIrecvRequest || kind == EventKind::MpiIsendComplete;
     if (!isRequest) {
         const bool send = kind == EventKind::MpiSend || kind == EventKind::MpiIsend;
-        countMessage(state.result.severities, call, send, op.message.length);
         m_tally.addMessage(send, op.message,
                            state.worldRankOf(op.message.comm, op.message.partner));
     }
     m_ops.push_back(op);
 }
 
-void WindowedReplay::closeFrame(const Frame& frame, double exit) {
-    SpanEntry& entry = span(frame.span);
+void WindowedReplay::close(uint64_t id, double exit) {
+    SpanEntry& entry = span(id);
     entry.call.exit = exit;
     entry.closed = true;
 }
@@ -698,7 +587,7 @@ Status WindowedReplay::finish() {
     state.result.instances.insert(state.result.instances.end(), m_backwardInstances.begin(),
                                   m_backwardInstances.end());
     std::vector<PatternInstance>().swap(m_backwardInstances);
-    state.result.events = m_events;
+    state.result.events = m_location.events();
     if (Status consistent = checkConsistency(state, m_transport, m_tally); !consistent) {
         return consistent;
     }
