@@ -266,6 +266,16 @@ uint64_t reservableEvents(const RankState& state, uint64_t announced) {
 
 Status windowedProfileStage(RankState& state, Transport& transport) {
     WindowedProfile profile(state, *state.input.windows, state.input.options.windowEvents);
+    const ReplayOptions& options = state.input.options;
+    if (!options.scratchDirectory.empty()) {
+        // The time profile goes to disk block by block; the passes read it back backward.
+        if (Status spilled =
+                state.profile.spillTo(options.scratchDirectory, options.scratchBlockEntries);
+            !spilled) {
+            return Error("rank " + std::to_string(state.result.rank) + ": " +
+                         spilled.error().message());
+        }
+    }
     if (const uint64_t announced = reservableEvents(state, profile.announced()); announced > 0) {
         // Room for as many operations and charges as the rank has events, at most: the arrays
         // then grow in place, without the copy and the spare half of a doubling vector, and
@@ -284,6 +294,10 @@ Status windowedProfileStage(RankState& state, Transport& transport) {
     // The later stages read the kinds and records of the operations only.
     state.windowEvents.releaseTimes();
     state.profile.finish();
+    if (!state.profile.spillError().empty()) {
+        return Error("rank " + std::to_string(state.result.rank) + ": " +
+                     state.profile.spillError());
+    }
     transport.carryRecordInfo(true);
     return Status::success();
 }
