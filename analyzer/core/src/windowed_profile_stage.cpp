@@ -266,15 +266,19 @@ uint64_t reservableEvents(const RankState& state, uint64_t announced) {
 
 Status windowedProfileStage(RankState& state, Transport& transport) {
     WindowedProfile profile(state, *state.input.windows, state.input.options.windowEvents);
+    // The time profile goes to disk block by block (beside the outputs, else in the system's
+    // temporary directory); the passes read it back backward.
     const ReplayOptions& options = state.input.options;
-    if (!options.scratchDirectory.empty()) {
-        // The time profile goes to disk block by block; the passes read it back backward.
-        if (Status spilled =
-                state.profile.spillTo(options.scratchDirectory, options.scratchBlockEntries);
-            !spilled) {
-            return Error("rank " + std::to_string(state.result.rank) + ": " +
-                         spilled.error().message());
-        }
+    std::error_code ec;
+    std::string directory = options.scratchDirectory;
+    if (directory.empty()) {
+        directory = std::filesystem::temp_directory_path(ec).string();
+    }
+    if (Status spilled =
+            state.profile.spillTo(ec ? "/tmp" : directory, options.scratchBlockEntries);
+        !spilled) {
+        return Error("rank " + std::to_string(state.result.rank) + ": " +
+                     spilled.error().message());
     }
     if (const uint64_t announced = reservableEvents(state, profile.announced()); announced > 0) {
         // Room for as many operations and charges as the rank has events, at most: the arrays

@@ -40,7 +40,7 @@ struct ReplayOptions {
     InstanceSpill* instanceSpill = nullptr;
     /// Where the root-cause passes over a rank read in windows put the per-operation state
     /// they read back backward (the time profile between operations, in blocks: a scratch file
-    /// per rank, its name removed at once); empty: kept in memory.
+    /// per rank, its name removed at once); empty: the system's temporary directory.
     std::string scratchDirectory;
     /// Entries per block of those scratch files (0: the default, 32,768); tests make it small so
     /// that the reads cross many blocks.
