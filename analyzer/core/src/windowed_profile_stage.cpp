@@ -11,8 +11,9 @@
 //
 // Held per rank between windows: the open call stack and the enter times of the calls not left
 // yet, the requests not yet paired; held to the end: the communication events, the operations
-// and their calls, and the time profile between operations (what the whole-rank stages hold once
-// the timestamps are freed).
+// and their calls (what the whole-rank stages hold once the timestamps are freed). The time
+// profile between operations goes to a scratch file in blocks (OperationProfile::spillTo()),
+// which the critical path and the delay pass read back backward.
 #include "call_path_rules.h"
 #include "profile_metrics.h"
 #include "rank_state.h"
