@@ -39,11 +39,17 @@ std::vector<std::string> referenceTraces() {
 
 // The analysis of `anchor` with or without root causes, its events read in windows of `window`
 // (0: whole), as canonical text followed by every instance and the critical path.
+// With `blockEntries`, the windowed root-cause passes spill the time profile in blocks of that
+// many entries (else of the default size; always to the system's temporary directory).
 std::string analyzed(const std::string& anchor, const trace::Definitions& definitions,
-                     uint64_t window, bool rootCause) {
+                     uint64_t window, bool rootCause, size_t blockEntries = 0) {
     ReplayOptions options;
     options.rootCause = rootCause;
     options.windowEvents = window;
+    if (blockEntries > 0) {
+        options.scratchDirectory = std::filesystem::temp_directory_path().string();
+        options.scratchBlockEntries = blockEntries;
+    }
     auto result = analyzeArchiveInProcess(anchor, options);
     REQUIRE(result);
     std::string text = canonicalText(*result, definitions);
@@ -89,7 +95,47 @@ TEST_CASE("the windowed replay gives the whole-rank report for windows of any si
             INFO("window " << window);
             CHECK(analyzed(anchor, *definitions, window, rootCause) == whole);
         }
+        if (rootCause) {
+            // The time profile spilled in blocks of 1 and 7 entries (above: of the default size).
+            for (const size_t block : {size_t{1}, size_t{7}}) {
+                INFO("time profile spilled in blocks of " << block);
+                CHECK(analyzed(anchor, *definitions, 13, rootCause, block) == whole);
+            }
+        }
     }
+}
+
+TEST_CASE("the time profile spilled in blocks gives the whole-rank report", "[windowed]") {
+    // Blocks of one entry up to more than a rank holds, read back by the critical path and the
+    // delay pass across block boundaries; windows of one event and of 13.
+    for (const std::string_view code : kExamples) {
+        const std::string anchor =
+            std::string(WAITSCOPE_REFERENCE_DIR) + "/" + std::string(code) + "/trace/traces.otf2";
+        INFO(anchor);
+        auto definitions = trace::readDefinitions(anchor);
+        REQUIRE(definitions);
+        const std::string whole = analyzed(anchor, *definitions, 0, true);
+        for (const uint64_t window : {uint64_t{1}, uint64_t{13}}) {
+            for (const size_t block : {size_t{1}, size_t{2}, size_t{5}, size_t{1000}}) {
+                INFO("window " << window << ", blocks of " << block);
+                CHECK(analyzed(anchor, *definitions, window, true, block) == whole);
+            }
+        }
+    }
+}
+
+TEST_CASE("a time profile that cannot be spilled fails its rank, naming the directory",
+          "[windowed]") {
+    const std::string anchor =
+        std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender/trace/traces.otf2";
+    ReplayOptions options;
+    options.windowEvents = 13;
+    options.scratchDirectory = "/nonexistent/waitscope-scratch";
+    auto refused = analyzeArchiveInProcess(anchor, options);
+    REQUIRE(!refused);
+    CHECK_THAT(refused.error().message(),
+               Catch::Contains("cannot create a scratch file of the time profile in "
+                               "/nonexistent/waitscope-scratch: No such file or directory"));
 }
 
 TEST_CASE("the windowed replay needs the analysis without clock correction", "[windowed]") {

@@ -666,6 +666,7 @@ int runSerial(const Options& options) {
     replay.observer = observerOf(collector.get());
     const InstanceScratch scratch(options, *anchor, 0, 1);
     replay.instanceSpill = scratch.spill();
+    replay.scratchDirectory = outputDirOf(options, *anchor);
     auto result = analysis::analyzeArchiveInProcess(*anchor, replay);
     if (!result) {
         std::fprintf(stderr, "waitscope-replay: error: %s\n", result.error().message().c_str());
@@ -718,6 +719,7 @@ int runParallel(const Options& options) {
         scratch = std::make_unique<InstanceScratch>(options, *anchor, static_cast<uint32_t>(rank),
                                                     static_cast<uint32_t>(processes));
         replay.instanceSpill = scratch->spill();
+        replay.scratchDirectory = outputDirOf(options, *anchor);
     }
     auto analysis = analysis::analyzeWithMpi(options.path, phases.callback(), replay);
     if (!analysis) {

@@ -2,6 +2,7 @@
 // process's two scratch files, and the k-way merge of all runs into the two instances files.
 #include "waitscope/analysis/instance_spill.h"
 
+#include "scratch_io.h"
 #include "waitscope/analysis/analysis_result.h"
 #include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/wait_instances.h"
@@ -81,36 +82,6 @@ bool keyedTimeBefore(const Keyed& a, const Keyed& b) {
         return a.key < b.key;
     }
     return timeTieBefore(*a.record, *b.record);
-}
-
-// Writes all of `bytes` at `offset` of `fd`.
-bool writeAt(int fd, const void* bytes, size_t size, uint64_t offset) {
-    const auto* at = static_cast<const char*>(bytes);
-    while (size > 0) {
-        const ssize_t put = ::pwrite(fd, at, size, static_cast<off_t>(offset));
-        if (put <= 0) {
-            return false;
-        }
-        at += put;
-        offset += static_cast<uint64_t>(put);
-        size -= static_cast<size_t>(put);
-    }
-    return true;
-}
-
-// Reads all of `bytes` at `offset` of `fd`.
-bool readAt(int fd, void* bytes, size_t size, uint64_t offset) {
-    auto* at = static_cast<char*>(bytes);
-    while (size > 0) {
-        const ssize_t got = ::pread(fd, at, size, static_cast<off_t>(offset));
-        if (got <= 0) {
-            return false;
-        }
-        at += got;
-        offset += static_cast<uint64_t>(got);
-        size -= static_cast<size_t>(got);
-    }
-    return true;
 }
 
 // An open scratch file, closed with its owner.

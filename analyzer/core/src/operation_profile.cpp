@@ -1,11 +1,77 @@
 // The recording of the time profile between operations and its gap exceptions.
 #include "operation_profile.h"
 
+#include "scratch_io.h"
+
 #include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 
 namespace waitscope::analysis {
 
+OperationProfile::~OperationProfile() {
+    if (m_file >= 0) {
+        ::close(m_file);
+    }
+}
+
+Status OperationProfile::spillTo(const std::string& directory, size_t blockEntries) {
+    assert(m_file < 0 && m_nodes.empty() && "spillTo() before recording, once");
+    m_file = openAnonymousScratch(directory, ".waitscope-profile", m_filePath);
+    if (m_file < 0) {
+        return Error("cannot create a scratch file of the time profile in " + directory + ": " +
+                     std::strerror(errno));
+    }
+    m_blockEntries = blockEntries > 0 ? blockEntries : kDefaultBlockEntries;
+    return Status::success();
+}
+
+void OperationProfile::writeBlocks() {
+    size_t written = 0;
+    while (m_nodes.size() - written >= m_blockEntries) {
+        const uint64_t offset = m_spilled * (sizeof(NodeId) + sizeof(double));
+        const size_t nodeBytes = m_blockEntries * sizeof(NodeId);
+        if (m_spillError.empty() &&
+            (!writeAt(m_file, m_nodes.data() + written, nodeBytes, offset) ||
+             !writeAt(m_file, m_seconds.data() + written, m_blockEntries * sizeof(double),
+                      offset + nodeBytes))) {
+            m_spillError =
+                "cannot write the scratch file " + m_filePath + ": " + std::strerror(errno);
+        }
+        written += m_blockEntries;
+        m_spilled += m_blockEntries;
+    }
+    m_nodes.erase(m_nodes.begin(), m_nodes.begin() + static_cast<std::ptrdiff_t>(written));
+    m_seconds.erase(m_seconds.begin(), m_seconds.begin() + static_cast<std::ptrdiff_t>(written));
+}
+
+bool OperationProfile::readBlock(size_t block) const {
+    if (block == m_readBlock) {
+        return true;
+    }
+    if (!m_spillError.empty()) {
+        return false;
+    }
+    m_readNodes.resize(m_blockEntries);
+    m_readSeconds.resize(m_blockEntries);
+    const uint64_t offset = uint64_t{block} * m_blockEntries * (sizeof(NodeId) + sizeof(double));
+    const size_t nodeBytes = m_blockEntries * sizeof(NodeId);
+    if (!readAt(m_file, m_readNodes.data(), nodeBytes, offset) ||
+        !readAt(m_file, m_readSeconds.data(), m_blockEntries * sizeof(double),
+                offset + nodeBytes)) {
+        m_spillError = "cannot read the scratch file " + m_filePath +
+                       " back: " + (errno != 0 ? std::strerror(errno) : "it ended early");
+        m_readBlock = SIZE_MAX;
+        return false;
+    }
+    m_readBlock = block;
+    return true;
+}
+
 void OperationProfile::reserve(size_t charges, size_t operations) {
+    // Spilled, a block and what one segment may add beyond it.
+    charges = m_file >= 0 ? std::min(charges, 2 * m_blockEntries) : charges;
     m_nodes.reserve(charges);
     m_seconds.reserve(charges);
     m_starts.reserve(operations + 2);
@@ -48,14 +114,18 @@ void OperationProfile::flushSegment() {
             entry |= kGapEntry;
             if ((mask & kInSpan) != 0) {
                 entry |= kMixedEntry;
-                m_mixed.emplace_back(static_cast<uint32_t>(m_nodes.size()), m_gapOpen[node]);
+                m_mixed.emplace_back(static_cast<uint32_t>(m_spilled + m_nodes.size()),
+                                     m_gapOpen[node]);
             }
         }
         m_nodes.push_back(entry);
         m_seconds.push_back(seconds);
     }
     m_touched.clear();
-    m_starts.push_back(static_cast<uint32_t>(m_nodes.size()));
+    m_starts.push_back(static_cast<uint32_t>(m_spilled + m_nodes.size()));
+    if (m_file >= 0 && m_nodes.size() >= m_blockEntries) {
+        writeBlocks();
+    }
 }
 
 // The open gap ends in the open segment (the one the next closeSegment() closes); a gap that
@@ -108,6 +178,7 @@ double OperationProfile::mixedGapSeconds(size_t entry) const {
 
 size_t OperationProfile::bytes() const {
     return m_nodes.capacity() * sizeof(NodeId) + m_seconds.capacity() * sizeof(double) +
+           m_readNodes.capacity() * sizeof(NodeId) + m_readSeconds.capacity() * sizeof(double) +
            m_starts.capacity() * sizeof(uint32_t) + m_gapSegment.capacity() * sizeof(uint32_t) +
            m_mixed.capacity() * sizeof(m_mixed[0]) +
            m_gapsAside.capacity() * sizeof(m_gapsAside[0]) +

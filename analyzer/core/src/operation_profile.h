@@ -3,9 +3,11 @@
 #pragma once
 
 #include "waitscope/analysis/call_tree.h"
+#include "waitscope/base/result.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,9 +30,27 @@ namespace waitscope::analysis {
 /// recordings would: a node charged both inside and outside a span within one segment (its
 /// entry holds the sum of both), and a gap that spans several segments (nested spans).
 /// Memory: 12 bytes (node and seconds, in two arrays) per call path touched between two
-/// operations, 4 per operation, 4 per span.
+/// operations, 4 per operation, 4 per span. Spilled (spillTo(), for a rank read in windows), the
+/// entries go to a scratch file in blocks of a fixed number of entries as they are recorded, and
+/// only the block being filled and the one last read stay in memory: block b lies at b x 12 x
+/// the block's entries (its nodes, then its seconds), so the index is the entry number itself.
+/// The readers walk backward (the critical path over gaps, the delay pass over intervals
+/// that end ever earlier), so each block is read about once per walk.
 class OperationProfile {
 public:
+    OperationProfile() = default;
+    OperationProfile(const OperationProfile&) = delete;
+    OperationProfile& operator=(const OperationProfile&) = delete;
+    ~OperationProfile();
+
+    /// Records the entries into a scratch file in `directory` (created there and removed at
+    /// once, so that nothing is left whatever happens), `blockEntries` at a time (0: the
+    /// default). Call before recording. Fails when the file cannot be created.
+    Status spillTo(const std::string& directory, size_t blockEntries = 0);
+    /// The first write or read of the scratch file that failed, naming the file; empty when
+    /// none did (then the recording and every sum read what was charged).
+    const std::string& spillError() const { return m_spillError; }
+    static constexpr size_t kDefaultBlockEntries = size_t{1} << 15;
     /// Makes room for the recording of `charges` charges (at most one entry each) and
     /// `operations` operations: the arrays then never move while they grow, and only the
     /// part used takes up memory.
@@ -82,9 +102,8 @@ public:
              std::vector<NodeId>& touched) const {
         const size_t begin = m_starts[std::min(first, m_segments)];
         const size_t end = m_starts[std::min(last, m_segments)];
-        for (size_t e = begin; e < end; ++e) {
-            const NodeId node = m_nodes[e] & kNodeMask;
-            const double seconds = m_seconds[e];
+        forEntries(begin, end, [&](size_t, NodeId entry, double seconds) {
+            const NodeId node = entry & kNodeMask;
             if (node >= dense.size()) {
                 dense.resize(node + 1, 0.0);
             }
@@ -92,7 +111,7 @@ public:
                 touched.push_back(node);
             }
             dense[node] += seconds;
-        }
+        });
     }
 
     /// Number of gaps (spans + 1), once finished.
@@ -110,13 +129,12 @@ public:
             return;
         }
         const uint32_t segment = m_gapSegment[g];
-        for (size_t e = m_starts[segment]; e < m_starts[segment + 1]; ++e) {
-            const NodeId entry = m_nodes[e];
-            if ((entry & kGapEntry) == 0) {
-                continue;
-            }
-            f(entry & kNodeMask, (entry & kMixedEntry) == 0 ? m_seconds[e] : mixedGapSeconds(e));
-        }
+        forEntries(
+            m_starts[segment], m_starts[segment + 1], [&](size_t e, NodeId entry, double seconds) {
+                if ((entry & kGapEntry) != 0) {
+                    f(entry & kNodeMask, (entry & kMixedEntry) == 0 ? seconds : mixedGapSeconds(e));
+                }
+            });
     }
     /// Bytes held by the recording.
     size_t bytes() const;
@@ -130,11 +148,43 @@ private:
     static constexpr NodeId kMixedEntry = 0x40000000u;
     static constexpr NodeId kNodeMask = 0x3FFFFFFFu;
 
+    /// Calls `f(e, node entry, seconds)` for entries [begin, end), reading spilled blocks.
+    template <typename F> void forEntries(size_t begin, size_t end, F&& f) const {
+        size_t e = begin;
+        while (e < end && e < m_spilled) {
+            if (!readBlock(e / m_blockEntries)) {
+                return;
+            }
+            const size_t base = m_readBlock * m_blockEntries;
+            const size_t stop = std::min(end, base + m_blockEntries);
+            for (; e < stop; ++e) {
+                f(e, m_readNodes[e - base], m_readSeconds[e - base]);
+            }
+        }
+        for (; e < end; ++e) {
+            f(e, m_nodes[e - m_spilled], m_seconds[e - m_spilled]);
+        }
+    }
+    /// Makes spilled block `block` the one read (false after a failed read).
+    bool readBlock(size_t block) const;
+    /// Writes the full blocks of the entries in memory to the scratch file.
+    void writeBlocks();
+
     void grow(NodeId node);
     void flushSegment();
     void endGap();
     double mixedGapSeconds(size_t entry) const;
 
+    // Spilled: the scratch file, the entries in it (m_nodes[0] is entry m_spilled), and the
+    // block last read from it.
+    int m_file = -1;
+    std::string m_filePath;
+    size_t m_blockEntries = 0;
+    size_t m_spilled = 0;
+    mutable size_t m_readBlock = SIZE_MAX;
+    mutable std::vector<NodeId> m_readNodes;
+    mutable std::vector<double> m_readSeconds;
+    mutable std::string m_spillError;
     // Segments: two arrays rather than one of pairs (a pair pads to 16 bytes); m_starts has
     // one more element than there are segments (plus the trailing one after the last
     // operation, which only holds the last gap).

@@ -69,6 +69,11 @@ Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
         for (size_t s = 1; replayed && s < kReplayStages.size(); ++s) {
             replayed = kReplayStages[s](state, transport);
         }
+        // A block of the time profile that could not be read back left its sums short.
+        if (replayed && !state.profile.spillError().empty()) {
+            replayed = Error("rank " + std::to_string(state.result.rank) + ": " +
+                             state.profile.spillError());
+        }
     } else if (input.windows != nullptr) {
         replayed = windowedReplayStage(state, transport);
     } else {

@@ -11,8 +11,9 @@
 //
 // Held per rank between windows: the open call stack and the enter times of the calls not left
 // yet, the requests not yet paired; held to the end: the communication events, the operations
-// and their calls, and the time profile between operations (what the whole-rank stages hold once
-// the timestamps are freed).
+// and their calls (what the whole-rank stages hold once the timestamps are freed). The time
+// profile between operations goes to a scratch file in blocks (OperationProfile::spillTo()),
+// which the critical path and the delay pass read back backward.
 #include "location_profile.h"
 #include "rank_state.h"
 
@@ -65,6 +66,20 @@ Status windowedProfileStage(RankState& state, Transport& transport) {
     if (const trace::Location* location = state.defs.locationOfRank(state.result.rank)) {
         announced = location->announcedEvents;
     }
+    // The time profile goes to disk block by block (beside the outputs, else in the system's
+    // temporary directory); the passes read it back backward.
+    const ReplayOptions& options = state.input.options;
+    std::error_code ec;
+    std::string directory = options.scratchDirectory;
+    if (directory.empty()) {
+        directory = std::filesystem::temp_directory_path(ec).string();
+    }
+    if (Status spilled =
+            state.profile.spillTo(ec ? "/tmp" : directory, options.scratchBlockEntries);
+        !spilled) {
+        return Error("rank " + std::to_string(state.result.rank) + ": " +
+                     spilled.error().message());
+    }
     if (const uint64_t reservable = reservableEvents(state, announced); reservable > 0) {
         // Room for as many operations and charges as the rank has events, at most: the arrays
         // then grow in place, without the copy and the spare half of a doubling vector, and
@@ -83,6 +98,10 @@ Status windowedProfileStage(RankState& state, Transport& transport) {
     // The later stages read the kinds and records of the operations only.
     state.windowEvents.releaseTimes();
     state.profile.finish();
+    if (!state.profile.spillError().empty()) {
+        return Error("rank " + std::to_string(state.result.rank) + ": " +
+                     state.profile.spillError());
+    }
     transport.carryRecordInfo(true);
     return Status::success();
 }

@@ -38,6 +38,13 @@ struct ReplayOptions {
     /// bounded memory (instance_spill.h): RankResult::spilledRuns instead of
     /// RankResult::instances. Null: every instance is kept in memory.
     InstanceSpill* instanceSpill = nullptr;
+    /// Where the root-cause passes over a rank read in windows put the per-operation state
+    /// they read back backward (the time profile between operations, in blocks: a scratch file
+    /// per rank, its name removed at once); empty: the system's temporary directory.
+    std::string scratchDirectory;
+    /// Entries per block of those scratch files (0: the default, 32,768); tests make it small so
+    /// that the reads cross many blocks.
+    size_t scratchBlockEntries = 0;
 };
 
 /// Called with a phase name and its progress in percent (0..100).
