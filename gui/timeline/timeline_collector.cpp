@@ -287,42 +287,66 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     if (found == m_rowOfLocation.end()) {
         return;
     }
-    const uint32_t rowIndex = found->second;
-    RowData& row = m_rows[rowIndex];
-    const size_t regions = definitions.regions.size();
-    const bool main = row.thread == 0;
+    RowData& row = m_rows[found->second];
     row.seen = true;
     row.events += last - first;
+    if (first == last) {
+        return;
+    }
+    // The loop's state in locals: the records are written through char pointers, after which
+    // the compiler would load every field of the row again.
+    const size_t regions = definitions.regions.size();
+    const bool main = row.thread == 0;
+    const uint32_t self = row.rank;
+    const uint64_t globalOffset = definitions.clock.globalOffset;
+    const auto ticksPerSecond = static_cast<double>(definitions.clock.ticksPerSecond);
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    double begin = row.anyTime ? row.begin : kInfinity;
+    double end = row.anyTime ? row.end : -kInfinity;
+    std::vector<std::pair<uint32_t, double>> open = std::move(row.open);
+    double collectiveBegin = row.collectiveBegin;
+    // The last message's communicator and partner, and the partner's world rank.
+    bool anyMessage = false;
+    uint32_t lastComm = 0;
+    uint32_t lastPartner = 0;
+    uint32_t lastWorld = 0;
+    const auto worldOf = [&](const trace::MessageRecord& m) {
+        if (!anyMessage || m.comm != lastComm || m.partner != lastPartner) {
+            anyMessage = true;
+            lastComm = m.comm;
+            lastPartner = m.partner;
+            lastWorld = worldRank(definitions, m.comm, m.partner, self);
+        }
+        return lastWorld;
+    };
     for (size_t e = first; e < last; ++e) {
-        const double time = definitions.seconds(events.time(e));
-        if (!row.anyTime || time < row.begin) {
-            row.begin = time;
-        }
-        if (!row.anyTime || time > row.end) {
-            row.end = time;
-        }
-        row.anyTime = true;
+        // As Definitions::seconds() converts.
+        const double time =
+            static_cast<double>(static_cast<int64_t>(events.time(e) - globalOffset)) /
+            ticksPerSecond;
+        begin = std::min(begin, time);
+        end = std::max(end, time);
         switch (events.kind(e)) {
         case trace::EventKind::Enter:
-            row.open.emplace_back(events.ref(e), time);
+            open.emplace_back(events.ref(e), time);
             break;
         case trace::EventKind::Leave:
-            if (!row.open.empty()) {
-                const size_t depth = row.open.size() - 1;
+            if (!open.empty()) {
+                const size_t depth = open.size() - 1;
                 while (row.depths.size() <= depth) {
                     row.depths.emplace_back(TimelineStore::kVisitBytes);
                 }
-                const auto [region, start] = row.open.back();
+                const auto [region, start] = open.back();
+                open.pop_back();
                 const uint32_t stored = region < regions ? region : 0;
                 char* out = row.depths[depth].next();
                 std::memcpy(out, &start, 8);
                 std::memcpy(out + 8, &time, 8);
                 std::memcpy(out + 16, &stored, 4);
-                row.open.pop_back();
             }
             break;
         case trace::EventKind::MpiCollectiveBegin:
-            row.collectiveBegin = time;
+            collectiveBegin = time;
             break;
         case trace::EventKind::MpiCollectiveEnd: {
             const trace::CollectiveRecord& c = events.collective(e);
@@ -330,28 +354,31 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
                           definitions.communicators[c.comm].isSelf)) {
                 break;
             }
-            row.collectives.push_back({c.comm, row.open.empty() ? 0u : row.open.back().first,
-                                       row.sequence[c.comm]++, row.collectiveBegin, time});
+            row.collectives.push_back({c.comm, open.empty() ? 0u : open.back().first,
+                                       row.sequence[c.comm]++, collectiveBegin, time});
             break;
         }
         case trace::EventKind::MpiSend:
         case trace::EventKind::MpiIsend: {
             const trace::MessageRecord m = events.message(e);
-            row.sends.add(worldRank(definitions, m.comm, m.partner, row.rank), m.comm, m.tag,
-                          SendEnd{time, m.length});
+            row.sends.add(worldOf(m), m.comm, m.tag, SendEnd{time, m.length});
             break;
         }
         case trace::EventKind::MpiRecv:
         case trace::EventKind::MpiIrecv: {
             const trace::MessageRecord m = events.message(e);
-            row.receives.add(worldRank(definitions, m.comm, m.partner, row.rank), m.comm, m.tag,
-                             time);
+            row.receives.add(worldOf(m), m.comm, m.tag, time);
             break;
         }
         default:
             break;
         }
     }
+    row.open = std::move(open);
+    row.collectiveBegin = collectiveBegin;
+    row.begin = begin;
+    row.end = end;
+    row.anyTime = true;
 }
 
 bool TimelineCollector::complete() const {
@@ -552,6 +579,28 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
     }
     ok = ::close(file) == 0 && ok;
     return ok ? Status::success() : Error(cache + ": cannot write");
+}
+
+bool TimelineCollector::awaitsOtherRows() const {
+    return std::any_of(m_rows.begin(), m_rows.end(),
+                       [](const RowData& row) { return row.fromPart; });
+}
+
+std::string TimelineCollector::partialCacheOf(const std::string& anchor) {
+    return TimelineStore::partialPath(
+        (std::filesystem::path(anchor).parent_path() / TimelineStore::kCacheFile).string());
+}
+
+Status TimelineCollector::publish(const std::string& anchor) {
+    const std::string partial = partialCacheOf(anchor);
+    const std::string cache =
+        (std::filesystem::path(anchor).parent_path() / TimelineStore::kCacheFile).string();
+    std::error_code failed;
+    std::filesystem::rename(partial, cache, failed);
+    if (failed) {
+        return Error(partial + ": cannot rename to " + cache + ": " + failed.message());
+    }
+    return Status::success();
 }
 
 Status TimelineCollector::write(const std::string& anchor, const trace::Definitions& definitions,
@@ -796,7 +845,10 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
 
     const fs::path dir = fs::path(anchor).parent_path();
     const std::string signature = TimelineSummary::signatureOf(anchor);
-    const std::string eventsPath = (dir / TimelineStore::kCacheFile).string();
+    // With rows of other processes, under another name until they wrote their visits: the
+    // cache's holes are never taken for visits.
+    const std::string eventsPath =
+        awaitsOtherRows() ? partialCacheOf(anchor) : (dir / TimelineStore::kCacheFile).string();
     if (Status written =
             TimelineStore::write(eventsPath, signature, timeline, visits, merged, rowStarts);
         !written) {

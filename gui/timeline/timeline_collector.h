@@ -81,10 +81,20 @@ public:
     /// summary's waiting time from `instances` (the analysis result's, as instances.txt beside
     /// it, which must already be written, holds them). The visits of rows taken from parts are
     /// left for their processes to write (writeVisitsInto() at `rowStarts`, to be given when
-    /// there are such rows). Errors name the file.
+    /// there are such rows): then the event cache is written under
+    /// TimelineStore::partialPath() and becomes timeline_events.bin only by publish(), once they
+    /// did. Errors name the file.
     Status write(const std::string& anchor, const trace::Definitions& definitions,
                  const std::vector<analysis::PatternInstance>& instances,
                  std::vector<uint64_t>* rowStarts = nullptr) const;
+    /// Whether write() leaves rows' visits to other processes (rows taken with loadPart()).
+    bool awaitsOtherRows() const;
+    /// The event cache beside `anchor` while other processes write into it (write()'s when
+    /// awaitsOtherRows()); writeVisitsInto() is given this path.
+    static std::string partialCacheOf(const std::string& anchor);
+    /// Renames the partial event cache beside `anchor`, every row's visits now in it, to
+    /// timeline_events.bin. Errors name the file.
+    static Status publish(const std::string& anchor);
 
     /// `seconds` as instances.txt stores it (rounded to nanoseconds, "%.9f") and reads it back.
     static double asStored(double seconds);

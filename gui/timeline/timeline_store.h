@@ -21,6 +21,11 @@ class TimelineStore {
 public:
     /// The cache file's name in the experiment directory.
     static constexpr const char* kCacheFile = "timeline_events.bin";
+    /// The name the cache at `path` has while other analysis processes still write their rows'
+    /// visits into it (holes until they do): renamed to `path` once every row is in, so that a
+    /// cache under kCacheFile is always whole (a process that died leaves only this file, which
+    /// open() never reads; the next analysis writes over it).
+    static std::string partialPath(const std::string& path) { return path + ".partial"; }
 
     /// Opens the timeline of `experiment` (directory or traces.otf2): the event cache and the
     /// overview beside the trace when they are of this trace, else both built in one pass over
