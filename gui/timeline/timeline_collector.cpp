@@ -550,7 +550,7 @@ double TimelineCollector::asStored(double seconds) {
 }
 
 Status TimelineCollector::writeVisitsInto(const std::string& cache,
-                                          const std::vector<uint64_t>& rowStarts) const {
+                                          const std::vector<uint64_t>& rowStarts) {
     const int file = ::open(cache.c_str(), O_WRONLY | O_CLOEXEC);
     if (file < 0) {
         return Error(cache + ": cannot open");
@@ -561,7 +561,7 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
             continue;
         }
         auto at = static_cast<off_t>(rowStarts[r]);
-        for (const RecordBlocks& depth : m_rows[r].depths) {
+        for (RecordBlocks& depth : m_rows[r].depths) {
             for (const auto& [records, count] : depth.pieces()) {
                 const char* from = records;
                 size_t left = count * TimelineStore::kVisitBytes;
@@ -575,6 +575,7 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
                     }
                 }
             }
+            depth.release();
         }
     }
     ok = ::close(file) == 0 && ok;
@@ -605,7 +606,7 @@ Status TimelineCollector::publish(const std::string& anchor) {
 
 Status TimelineCollector::write(const std::string& anchor, const trace::Definitions& definitions,
                                 const std::vector<analysis::PatternInstance>& instances,
-                                std::vector<uint64_t>* rowStarts) const {
+                                std::vector<uint64_t>* rowStarts) {
     namespace fs = std::filesystem;
     if (!complete()) {
         return Error(anchor + ": the timeline's caches need every location's events");
@@ -843,21 +844,10 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         timeline.addCollective(std::move(collective));
     }
 
+    // The overview first (from the visits, which go once written). Its waiting time from the
+    // instances as the GUI reads them: instances.bin, written before the caches (read a block
+    // at a time, not copied); without it (a caller that wrote none) the instances given, exact.
     const fs::path dir = fs::path(anchor).parent_path();
-    const std::string signature = TimelineSummary::signatureOf(anchor);
-    // With rows of other processes, under another name until they wrote their visits: the
-    // cache's holes are never taken for visits.
-    const std::string eventsPath =
-        awaitsOtherRows() ? partialCacheOf(anchor) : (dir / TimelineStore::kCacheFile).string();
-    if (Status written =
-            TimelineStore::write(eventsPath, signature, timeline, visits, merged, rowStarts);
-        !written) {
-        return written;
-    }
-
-    // The overview's waiting time from the instances as the GUI reads them: instances.bin,
-    // written before the caches (read a block at a time, not copied); without it (a caller that
-    // wrote none) the instances given, exact.
     const fs::path indexed = dir / analysis::kInstanceFile;
     if (fs::exists(indexed)) {
         auto opened = analysis::InstanceFile::open(indexed.string());
@@ -870,6 +860,22 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         timeline.setInstances(instances);
     }
     const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits, given);
+
+    // With rows of other processes, under another name until they wrote their visits: the
+    // cache's holes are never taken for visits.
+    const std::string signature = TimelineSummary::signatureOf(anchor);
+    const std::string eventsPath =
+        awaitsOtherRows() ? partialCacheOf(anchor) : (dir / TimelineStore::kCacheFile).string();
+    const auto release = [this](size_t r) {
+        for (RecordBlocks& depth : m_rows[r].depths) {
+            depth.release();
+        }
+    };
+    if (Status written = TimelineStore::write(eventsPath, signature, timeline, visits, merged,
+                                              rowStarts, release);
+        !written) {
+        return written;
+    }
     return summary.save((dir / TimelineSummary::kCacheFile).string(), signature);
 }
 

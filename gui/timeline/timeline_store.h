@@ -48,13 +48,16 @@ public:
     /// there (in send-time order; false after the last) rather than from `timeline`, so that
     /// they need not be held. Visits marked `elsewhere` are left as a hole that another process
     /// fills (at the offsets given in `rowStarts`: per row, where its first depth's visits
-    /// begin). Errors name the file.
+    /// begin). `rowWritten(row)` is called once a row's visits are written (their memory may
+    /// go: the page cache takes the pages just handed back rather than fresh ones). Errors name
+    /// the file.
     using MessageSource = std::function<bool(Message& next)>;
     static Status write(const std::string& path, const std::string& signature,
                         const Timeline& timeline,
                         const std::vector<std::vector<EncodedVisits>>& visits,
                         const MessageSource& messages = {},
-                        std::vector<uint64_t>* rowStarts = nullptr);
+                        std::vector<uint64_t>* rowStarts = nullptr,
+                        const std::function<void(size_t row)>& rowWritten = {});
 
     ~TimelineStore();
     TimelineStore(const TimelineStore&) = delete;

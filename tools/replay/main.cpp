@@ -250,7 +250,7 @@ void awaitPolitely(MPI_Request& request) {
 // with several processes, `rowsWritten(rowStarts)` has the others write their rows' visits into
 // the event cache at `rowStarts` (false: not all did).
 struct TimelineRows {
-    std::function<const TimelineCollector*()> collector;
+    std::function<TimelineCollector*()> collector;
     std::function<bool(const std::vector<uint64_t>& rowStarts)> rowsWritten;
 };
 
@@ -261,7 +261,7 @@ struct TimelineRows {
 void writeTimelineCaches(const Options& options, const std::string& anchor,
                          const analysis::AnalysisResult& result,
                          const trace::Definitions& definitions, const TimelineRows& rows) {
-    const TimelineCollector* collector = rows.collector();
+    TimelineCollector* collector = rows.collector();
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
     if (!timelineWanted(options, anchor)) {
         return;
@@ -317,7 +317,7 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
 // Process 0 tells the others where their rows' visits go in the event cache (`rowStarts`; null:
 // there is no cache to write into), they write them there, and process 0 learns whether all
 // did (true). Every process calls it once; the others' `rowStarts` is what they receive.
-bool shareRowStarts(const TimelineCollector* collector, const std::string& anchor,
+bool shareRowStarts(TimelineCollector* collector, const std::string& anchor,
                     const trace::Definitions& definitions, int rank,
                     const std::vector<uint64_t>* rowStarts) {
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
@@ -752,7 +752,7 @@ int runParallel(const Options& options) {
     }
     const auto writeStart = Clock::now();
     bool partsTaken = false;
-    const auto collected = [&]() -> const TimelineCollector* {
+    const auto collected = [&]() -> TimelineCollector* {
         if (!partsTaken) {
             partsTaken = true;
             awaitPolitely(partRequest);
