@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <memory>
 #include <new>
 #include <queue>
@@ -815,17 +814,26 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         timeline.setMessages(std::move(messages));
     }
 
-    // Collectives by (communicator, sequence number on it), in the order first seen.
+    // Collectives by (communicator, sequence number on it), in the order first seen: per
+    // communicator a table by sequence number (a row's are 0, 1, ... on each).
+    constexpr size_t kUnseen = ~size_t{0};
     std::vector<Collective> collectives;
-    std::map<std::pair<uint32_t, uint64_t>, size_t> collectiveOf;
+    std::unordered_map<uint32_t, std::vector<size_t>> collectiveOf;
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         for (const CollectiveEnd& c : m_rows[r].collectives) {
-            const auto [it, fresh] =
-                collectiveOf.try_emplace({c.comm, c.sequence}, collectives.size());
-            if (fresh) {
+            std::vector<size_t>& bySequence = collectiveOf[c.comm];
+            if (c.sequence >= m_rows[r].collectives.size()) {
+                continue; // not a row's count (a damaged part): no member of any
+            }
+            if (bySequence.size() <= c.sequence) {
+                bySequence.resize(c.sequence + 1, kUnseen);
+            }
+            size_t& at = bySequence[c.sequence];
+            if (at == kUnseen) {
+                at = collectives.size();
                 collectives.push_back({c.begin, c.begin, c.end, c.region, {}});
             }
-            Collective& collective = collectives[it->second];
+            Collective& collective = collectives[at];
             collective.start = std::min(collective.start, c.begin);
             collective.lastBegin = std::max(collective.lastBegin, c.begin);
             collective.end = std::max(collective.end, c.end);
