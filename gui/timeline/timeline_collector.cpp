@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <memory>
 #include <new>
 #include <queue>
@@ -287,42 +286,66 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     if (found == m_rowOfLocation.end()) {
         return;
     }
-    const uint32_t rowIndex = found->second;
-    RowData& row = m_rows[rowIndex];
-    const size_t regions = definitions.regions.size();
-    const bool main = row.thread == 0;
+    RowData& row = m_rows[found->second];
     row.seen = true;
     row.events += last - first;
+    if (first == last) {
+        return;
+    }
+    // The loop's state in locals: the records are written through char pointers, after which
+    // the compiler would load every field of the row again.
+    const size_t regions = definitions.regions.size();
+    const bool main = row.thread == 0;
+    const uint32_t self = row.rank;
+    const uint64_t globalOffset = definitions.clock.globalOffset;
+    const auto ticksPerSecond = static_cast<double>(definitions.clock.ticksPerSecond);
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    double begin = row.anyTime ? row.begin : kInfinity;
+    double end = row.anyTime ? row.end : -kInfinity;
+    std::vector<std::pair<uint32_t, double>> open = std::move(row.open);
+    double collectiveBegin = row.collectiveBegin;
+    // The last message's communicator and partner, and the partner's world rank.
+    bool anyMessage = false;
+    uint32_t lastComm = 0;
+    uint32_t lastPartner = 0;
+    uint32_t lastWorld = 0;
+    const auto worldOf = [&](const trace::MessageRecord& m) {
+        if (!anyMessage || m.comm != lastComm || m.partner != lastPartner) {
+            anyMessage = true;
+            lastComm = m.comm;
+            lastPartner = m.partner;
+            lastWorld = worldRank(definitions, m.comm, m.partner, self);
+        }
+        return lastWorld;
+    };
     for (size_t e = first; e < last; ++e) {
-        const double time = definitions.seconds(events.time(e));
-        if (!row.anyTime || time < row.begin) {
-            row.begin = time;
-        }
-        if (!row.anyTime || time > row.end) {
-            row.end = time;
-        }
-        row.anyTime = true;
+        // As Definitions::seconds() converts.
+        const double time =
+            static_cast<double>(static_cast<int64_t>(events.time(e) - globalOffset)) /
+            ticksPerSecond;
+        begin = std::min(begin, time);
+        end = std::max(end, time);
         switch (events.kind(e)) {
         case trace::EventKind::Enter:
-            row.open.emplace_back(events.ref(e), time);
+            open.emplace_back(events.ref(e), time);
             break;
         case trace::EventKind::Leave:
-            if (!row.open.empty()) {
-                const size_t depth = row.open.size() - 1;
+            if (!open.empty()) {
+                const size_t depth = open.size() - 1;
                 while (row.depths.size() <= depth) {
                     row.depths.emplace_back(TimelineStore::kVisitBytes);
                 }
-                const auto [region, start] = row.open.back();
+                const auto [region, start] = open.back();
+                open.pop_back();
                 const uint32_t stored = region < regions ? region : 0;
                 char* out = row.depths[depth].next();
                 std::memcpy(out, &start, 8);
                 std::memcpy(out + 8, &time, 8);
                 std::memcpy(out + 16, &stored, 4);
-                row.open.pop_back();
             }
             break;
         case trace::EventKind::MpiCollectiveBegin:
-            row.collectiveBegin = time;
+            collectiveBegin = time;
             break;
         case trace::EventKind::MpiCollectiveEnd: {
             const trace::CollectiveRecord& c = events.collective(e);
@@ -330,28 +353,31 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
                           definitions.communicators[c.comm].isSelf)) {
                 break;
             }
-            row.collectives.push_back({c.comm, row.open.empty() ? 0u : row.open.back().first,
-                                       row.sequence[c.comm]++, row.collectiveBegin, time});
+            row.collectives.push_back({c.comm, open.empty() ? 0u : open.back().first,
+                                       row.sequence[c.comm]++, collectiveBegin, time});
             break;
         }
         case trace::EventKind::MpiSend:
         case trace::EventKind::MpiIsend: {
             const trace::MessageRecord m = events.message(e);
-            row.sends.add(worldRank(definitions, m.comm, m.partner, row.rank), m.comm, m.tag,
-                          SendEnd{time, m.length});
+            row.sends.add(worldOf(m), m.comm, m.tag, SendEnd{time, m.length});
             break;
         }
         case trace::EventKind::MpiRecv:
         case trace::EventKind::MpiIrecv: {
             const trace::MessageRecord m = events.message(e);
-            row.receives.add(worldRank(definitions, m.comm, m.partner, row.rank), m.comm, m.tag,
-                             time);
+            row.receives.add(worldOf(m), m.comm, m.tag, time);
             break;
         }
         default:
             break;
         }
     }
+    row.open = std::move(open);
+    row.collectiveBegin = collectiveBegin;
+    row.begin = begin;
+    row.end = end;
+    row.anyTime = true;
 }
 
 bool TimelineCollector::complete() const {
@@ -523,7 +549,7 @@ double TimelineCollector::asStored(double seconds) {
 }
 
 Status TimelineCollector::writeVisitsInto(const std::string& cache,
-                                          const std::vector<uint64_t>& rowStarts) const {
+                                          const std::vector<uint64_t>& rowStarts) {
     const int file = ::open(cache.c_str(), O_WRONLY | O_CLOEXEC);
     if (file < 0) {
         return Error(cache + ": cannot open");
@@ -534,7 +560,7 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
             continue;
         }
         auto at = static_cast<off_t>(rowStarts[r]);
-        for (const RecordBlocks& depth : m_rows[r].depths) {
+        for (RecordBlocks& depth : m_rows[r].depths) {
             for (const auto& [records, count] : depth.pieces()) {
                 const char* from = records;
                 size_t left = count * TimelineStore::kVisitBytes;
@@ -548,15 +574,38 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
                     }
                 }
             }
+            depth.release();
         }
     }
     ok = ::close(file) == 0 && ok;
     return ok ? Status::success() : Error(cache + ": cannot write");
 }
 
+bool TimelineCollector::awaitsOtherRows() const {
+    return std::any_of(m_rows.begin(), m_rows.end(),
+                       [](const RowData& row) { return row.fromPart; });
+}
+
+std::string TimelineCollector::partialCacheOf(const std::string& anchor) {
+    return TimelineStore::partialPath(
+        (std::filesystem::path(anchor).parent_path() / TimelineStore::kCacheFile).string());
+}
+
+Status TimelineCollector::publish(const std::string& anchor) {
+    const std::string partial = partialCacheOf(anchor);
+    const std::string cache =
+        (std::filesystem::path(anchor).parent_path() / TimelineStore::kCacheFile).string();
+    std::error_code failed;
+    std::filesystem::rename(partial, cache, failed);
+    if (failed) {
+        return Error(partial + ": cannot rename to " + cache + ": " + failed.message());
+    }
+    return Status::success();
+}
+
 Status TimelineCollector::write(const std::string& anchor, const trace::Definitions& definitions,
                                 const std::vector<analysis::PatternInstance>& instances,
-                                std::vector<uint64_t>* rowStarts) const {
+                                std::vector<uint64_t>* rowStarts) {
     namespace fs = std::filesystem;
     if (!complete()) {
         return Error(anchor + ": the timeline's caches need every location's events");
@@ -765,17 +814,26 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         timeline.setMessages(std::move(messages));
     }
 
-    // Collectives by (communicator, sequence number on it), in the order first seen.
+    // Collectives by (communicator, sequence number on it), in the order first seen: per
+    // communicator a table by sequence number (a row's are 0, 1, ... on each).
+    constexpr size_t kUnseen = ~size_t{0};
     std::vector<Collective> collectives;
-    std::map<std::pair<uint32_t, uint64_t>, size_t> collectiveOf;
+    std::unordered_map<uint32_t, std::vector<size_t>> collectiveOf;
     for (uint32_t r = 0; r < m_rows.size(); ++r) {
         for (const CollectiveEnd& c : m_rows[r].collectives) {
-            const auto [it, fresh] =
-                collectiveOf.try_emplace({c.comm, c.sequence}, collectives.size());
-            if (fresh) {
+            std::vector<size_t>& bySequence = collectiveOf[c.comm];
+            if (c.sequence >= m_rows[r].collectives.size()) {
+                continue; // not a row's count (a damaged part): no member of any
+            }
+            if (bySequence.size() <= c.sequence) {
+                bySequence.resize(c.sequence + 1, kUnseen);
+            }
+            size_t& at = bySequence[c.sequence];
+            if (at == kUnseen) {
+                at = collectives.size();
                 collectives.push_back({c.begin, c.begin, c.end, c.region, {}});
             }
-            Collective& collective = collectives[it->second];
+            Collective& collective = collectives[at];
             collective.start = std::min(collective.start, c.begin);
             collective.lastBegin = std::max(collective.lastBegin, c.begin);
             collective.end = std::max(collective.end, c.end);
@@ -794,18 +852,10 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         timeline.addCollective(std::move(collective));
     }
 
+    // The overview first (from the visits, which go once written). Its waiting time from the
+    // instances as the GUI reads them: instances.bin, written before the caches (read a block
+    // at a time, not copied); without it (a caller that wrote none) the instances given, exact.
     const fs::path dir = fs::path(anchor).parent_path();
-    const std::string signature = TimelineSummary::signatureOf(anchor);
-    const std::string eventsPath = (dir / TimelineStore::kCacheFile).string();
-    if (Status written =
-            TimelineStore::write(eventsPath, signature, timeline, visits, merged, rowStarts);
-        !written) {
-        return written;
-    }
-
-    // The overview's waiting time from the instances as the GUI reads them: instances.bin,
-    // written before the caches (read a block at a time, not copied); without it (a caller that
-    // wrote none) the instances given, exact.
     const fs::path indexed = dir / analysis::kInstanceFile;
     if (fs::exists(indexed)) {
         auto opened = analysis::InstanceFile::open(indexed.string());
@@ -818,6 +868,22 @@ Status TimelineCollector::write(const std::string& anchor, const trace::Definiti
         timeline.setInstances(instances);
     }
     const TimelineSummary summary = TimelineSummary::buildFromRecords(timeline, visits, given);
+
+    // With rows of other processes, under another name until they wrote their visits: the
+    // cache's holes are never taken for visits.
+    const std::string signature = TimelineSummary::signatureOf(anchor);
+    const std::string eventsPath =
+        awaitsOtherRows() ? partialCacheOf(anchor) : (dir / TimelineStore::kCacheFile).string();
+    const auto release = [this](size_t r) {
+        for (RecordBlocks& depth : m_rows[r].depths) {
+            depth.release();
+        }
+    };
+    if (Status written = TimelineStore::write(eventsPath, signature, timeline, visits, merged,
+                                              rowStarts, release);
+        !written) {
+        return written;
+    }
     return summary.save((dir / TimelineSummary::kCacheFile).string(), signature);
 }
 

@@ -73,18 +73,29 @@ public:
     /// leaves room in the event cache for their visits. Errors name the file.
     Status loadPart(const std::string& path);
     /// Writes its rows' visits into the event cache `cache` that the collector holding every
-    /// row's part wrote, at `rowStarts` (write()'s: per row, where its visits begin). Errors
-    /// name the file.
-    Status writeVisitsInto(const std::string& cache, const std::vector<uint64_t>& rowStarts) const;
+    /// row's part wrote, at `rowStarts` (write()'s: per row, where its visits begin), handing
+    /// back each row's memory once written (the page cache reuses it). Errors name the file.
+    Status writeVisitsInto(const std::string& cache, const std::vector<uint64_t>& rowStarts);
 
     /// Writes timeline_events.bin and timeline_summary.bin beside `anchor` (its traces.otf2), the
     /// summary's waiting time from `instances` (the analysis result's, as instances.txt beside
     /// it, which must already be written, holds them). The visits of rows taken from parts are
     /// left for their processes to write (writeVisitsInto() at `rowStarts`, to be given when
-    /// there are such rows). Errors name the file.
+    /// there are such rows): then the event cache is written under
+    /// TimelineStore::partialPath() and becomes timeline_events.bin only by publish(), once they
+    /// did. Each row's visits are let go once written (the page cache takes their pages rather
+    /// than fresh ones): the collector writes once. Errors name the file.
     Status write(const std::string& anchor, const trace::Definitions& definitions,
                  const std::vector<analysis::PatternInstance>& instances,
-                 std::vector<uint64_t>* rowStarts = nullptr) const;
+                 std::vector<uint64_t>* rowStarts = nullptr);
+    /// Whether write() leaves rows' visits to other processes (rows taken with loadPart()).
+    bool awaitsOtherRows() const;
+    /// The event cache beside `anchor` while other processes write into it (write()'s when
+    /// awaitsOtherRows()); writeVisitsInto() is given this path.
+    static std::string partialCacheOf(const std::string& anchor);
+    /// Renames the partial event cache beside `anchor`, every row's visits now in it, to
+    /// timeline_events.bin. Errors name the file.
+    static Status publish(const std::string& anchor);
 
     /// `seconds` as instances.txt stores it (rounded to nanoseconds, "%.9f") and reads it back.
     static double asStored(double seconds);
@@ -112,6 +123,13 @@ private:
         std::vector<std::pair<const char*, uint64_t>> pieces() const;
         /// Room for `count` more records in one block of their own (to read them into).
         char* appendRoom(uint64_t count);
+        /// Hands the blocks' memory back; count() stays.
+        void release() {
+            m_blocks.clear();
+            m_counts.clear();
+            m_at = nullptr;
+            m_left = 0;
+        }
 
     private:
         void grow();

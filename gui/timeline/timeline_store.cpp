@@ -350,7 +350,8 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
 Status TimelineStore::write(const std::string& path, const std::string& signature,
                             const Timeline& timeline,
                             const std::vector<std::vector<EncodedVisits>>& visits,
-                            const MessageSource& messages, std::vector<uint64_t>* rowStarts) {
+                            const MessageSource& messages, std::vector<uint64_t>* rowStarts,
+                            const std::function<void(size_t row)>& rowWritten) {
     Writer out(path);
     if (!out.opened()) {
         return Error(path + ": cannot write");
@@ -373,6 +374,9 @@ Status TimelineStore::write(const std::string& path, const std::string& signatur
             for (const auto& [records, count] : depth.pieces) {
                 out.write(records, count * kVisitBytes);
             }
+        }
+        if (rowWritten) {
+            rowWritten(r);
         }
     }
     return writeTail(out, path, directoryAt, timeline, sections, messages);

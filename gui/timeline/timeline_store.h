@@ -21,6 +21,11 @@ class TimelineStore {
 public:
     /// The cache file's name in the experiment directory.
     static constexpr const char* kCacheFile = "timeline_events.bin";
+    /// The name the cache at `path` has while other analysis processes still write their rows'
+    /// visits into it (holes until they do): renamed to `path` once every row is in, so that a
+    /// cache under kCacheFile is always whole (a process that died leaves only this file, which
+    /// open() never reads; the next analysis writes over it).
+    static std::string partialPath(const std::string& path) { return path + ".partial"; }
 
     /// Opens the timeline of `experiment` (directory or traces.otf2): the event cache and the
     /// overview beside the trace when they are of this trace, else both built in one pass over
@@ -43,13 +48,16 @@ public:
     /// there (in send-time order; false after the last) rather than from `timeline`, so that
     /// they need not be held. Visits marked `elsewhere` are left as a hole that another process
     /// fills (at the offsets given in `rowStarts`: per row, where its first depth's visits
-    /// begin). Errors name the file.
+    /// begin). `rowWritten(row)` is called once a row's visits are written (their memory may
+    /// go: the page cache takes the pages just handed back rather than fresh ones). Errors name
+    /// the file.
     using MessageSource = std::function<bool(Message& next)>;
     static Status write(const std::string& path, const std::string& signature,
                         const Timeline& timeline,
                         const std::vector<std::vector<EncodedVisits>>& visits,
                         const MessageSource& messages = {},
-                        std::vector<uint64_t>* rowStarts = nullptr);
+                        std::vector<uint64_t>* rowStarts = nullptr,
+                        const std::function<void(size_t row)>& rowWritten = {});
 
     ~TimelineStore();
     TimelineStore(const TimelineStore&) = delete;

@@ -31,7 +31,6 @@
 #include <optional>
 #include <string>
 #include <sys/resource.h>
-#include <thread>
 #include <tuple>
 #include <vector>
 #include <waitscope/cli/command_line.h>
@@ -240,15 +239,10 @@ analysis::EventObserver* observerOf(TimelineCollector* collector) {
 #endif
 }
 
-// Waits for `request` without spinning a core (the other processes may be writing meanwhile).
+// Waits for `request` without spinning a core (the other processes may be writing meanwhile,
+// for seconds: the sleeps between tests grow).
 void awaitPolitely(MPI_Request& request) {
-    for (int done = 0;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done != 0) {
-            return;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    (void)analysis::awaitRequest(request);
 }
 
 // Where the timeline's rows come from: `collector()`, the collector once it holds every
@@ -256,7 +250,7 @@ void awaitPolitely(MPI_Request& request) {
 // with several processes, `rowsWritten(rowStarts)` has the others write their rows' visits into
 // the event cache at `rowStarts` (false: not all did).
 struct TimelineRows {
-    std::function<const TimelineCollector*()> collector;
+    std::function<TimelineCollector*()> collector;
     std::function<bool(const std::vector<uint64_t>& rowStarts)> rowsWritten;
 };
 
@@ -267,7 +261,7 @@ struct TimelineRows {
 void writeTimelineCaches(const Options& options, const std::string& anchor,
                          const analysis::AnalysisResult& result,
                          const trace::Definitions& definitions, const TimelineRows& rows) {
-    const TimelineCollector* collector = rows.collector();
+    TimelineCollector* collector = rows.collector();
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
     if (!timelineWanted(options, anchor)) {
         return;
@@ -278,16 +272,27 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
     if (collected) {
         // The overview's waiting time from instances.bin, written before (the instances in
         // memory only matter without it).
+        // With other processes' rows, the event cache is under its partial name until they
+        // wrote their visits into it: renamed then, else removed (never left with holes).
         std::vector<uint64_t> rowStarts;
         written = collector->write(anchor, definitions, result.instances(), &rowStarts);
-        if (written && rows.rowsWritten && !rows.rowsWritten(rowStarts)) {
+        const bool partial = collector->awaitsOtherRows();
+        if (written && rows.rowsWritten) {
             namespace fs = std::filesystem;
             const fs::path dir = fs::path(anchor).parent_path();
+            if (!rows.rowsWritten(rowStarts)) {
+                std::error_code ignored;
+                fs::remove(dir / timeline::TimelineSummary::kCacheFile, ignored);
+                fs::remove(dir / timeline::TimelineStore::kCacheFile, ignored);
+                written = Error((dir / timeline::TimelineStore::kCacheFile).string() +
+                                ": the other analysis processes did not write their rows");
+            } else if (partial) {
+                written = TimelineCollector::publish(anchor);
+            }
+        }
+        if (partial) {
             std::error_code ignored;
-            fs::remove(dir / timeline::TimelineSummary::kCacheFile, ignored);
-            fs::remove(dir / timeline::TimelineStore::kCacheFile, ignored);
-            written = Error((dir / timeline::TimelineStore::kCacheFile).string() +
-                            ": the other analysis processes did not write their rows");
+            std::filesystem::remove(TimelineCollector::partialCacheOf(anchor), ignored);
         }
     } else if (auto store = timeline::TimelineStore::open(anchor); !store) {
         written = store.error();
@@ -312,7 +317,7 @@ void writeTimelineCaches(const Options& options, const std::string& anchor,
 // Process 0 tells the others where their rows' visits go in the event cache (`rowStarts`; null:
 // there is no cache to write into), they write them there, and process 0 learns whether all
 // did (true). Every process calls it once; the others' `rowStarts` is what they receive.
-bool shareRowStarts(const TimelineCollector* collector, const std::string& anchor,
+bool shareRowStarts(TimelineCollector* collector, const std::string& anchor,
                     const trace::Definitions& definitions, int rank,
                     const std::vector<uint64_t>* rowStarts) {
 #ifdef WAITSCOPE_REPLAY_WRITES_TIMELINE
@@ -333,9 +338,10 @@ bool shareRowStarts(const TimelineCollector* collector, const std::string& ancho
     int failed = 0;
     if (rank != 0 && table.back() == 1 && collector != nullptr) {
         table.pop_back();
-        const std::string cache =
-            (std::filesystem::path(anchor).parent_path() / timelineCacheFile()).string();
-        if (Status written = collector->writeVisitsInto(cache, table); !written) {
+        // Process 0 renames the cache once every process wrote its rows.
+        if (Status written =
+                collector->writeVisitsInto(TimelineCollector::partialCacheOf(anchor), table);
+            !written) {
             std::fprintf(stderr, "waitscope-replay: warning: %s\n",
                          written.error().message().c_str());
             failed = 1;
@@ -748,7 +754,7 @@ int runParallel(const Options& options) {
     }
     const auto writeStart = Clock::now();
     bool partsTaken = false;
-    const auto collected = [&]() -> const TimelineCollector* {
+    const auto collected = [&]() -> TimelineCollector* {
         if (!partsTaken) {
             partsTaken = true;
             awaitPolitely(partRequest);

@@ -382,6 +382,10 @@ int awaitAllProcesses() {
     return waitPolitely(MPI_Ibarrier(MPI_COMM_WORLD, &request), request);
 }
 
+int awaitRequest(MPI_Request& request) {
+    return waitPolitely(request);
+}
+
 Result<ParallelAnalysis> analyzeWithMpi(const std::string& path, const ProgressCallback& progress,
                                         const ReplayOptions& options) {
     int rank = 0, size = 0;

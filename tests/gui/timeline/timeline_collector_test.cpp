@@ -174,20 +174,45 @@ TEST_CASE("the rows of several collectors join through their part files", "[time
     CHECK(again.error().message().find(part.string()) != std::string::npos);
     fs::remove(part);
 
-    // The first writes the caches with room for the second's visits, which it writes there.
+    // The first writes the caches with room for the second's visits, under the partial name.
     std::vector<uint64_t> rowStarts;
+    REQUIRE(first.awaitsOtherRows());
+    CHECK(!second.awaitsOtherRows());
     REQUIRE(first.write(archive->anchor, archive->definitions, {}, &rowStarts).ok());
     REQUIRE(rowStarts.size() == ranks);
-    REQUIRE(second.writeVisitsInto((dir / TimelineStore::kCacheFile).string(), rowStarts).ok());
+    const fs::path cache = dir / TimelineStore::kCacheFile;
+    const fs::path partial = TimelineCollector::partialCacheOf(archive->anchor);
+    CHECK(partial == TimelineStore::partialPath(cache.string()));
+    REQUIRE(fs::exists(partial));
+    CHECK(!fs::exists(cache));
+    const std::string summary = bytesOf(dir / TimelineSummary::kCacheFile);
+
+    // The second process died before writing its rows: the cache with their holes is never
+    // read; the GUI builds it from the trace (with the overview written), whole.
+    {
+        auto rebuilt = TimelineStore::open(dir.string());
+        REQUIRE(rebuilt.ok());
+        CHECK(!(*rebuilt)->fromCache());
+    }
+    const std::string whole = bytesOf(cache);
+    REQUIRE(whole.size() == fs::file_size(partial));
+    CHECK(bytesOf(partial) != whole); // the holes
+    fs::remove(cache);
+
+    // The second writes its visits there, then the cache gets its name.
+    REQUIRE(second.writeVisitsInto(partial.string(), rowStarts).ok());
     const auto missing = second.writeVisitsInto((dir / "none.bin").string(), rowStarts);
     REQUIRE(!missing.ok());
     CHECK(missing.error().message() == (dir / "none.bin").string() + ": cannot open");
-    const std::string events = bytesOf(dir / TimelineStore::kCacheFile);
-    const std::string summary = bytesOf(dir / TimelineSummary::kCacheFile);
-    fs::remove(dir / TimelineStore::kCacheFile);
-    fs::remove(dir / TimelineSummary::kCacheFile);
-    auto built = TimelineStore::open(dir.string());
-    REQUIRE(built.ok());
-    CHECK(bytesOf(dir / TimelineStore::kCacheFile) == events);
+    REQUIRE(TimelineCollector::publish(archive->anchor).ok());
+    CHECK(!fs::exists(partial));
+    CHECK(bytesOf(cache) == whole);
     CHECK(bytesOf(dir / TimelineSummary::kCacheFile) == summary);
+    auto opened = TimelineStore::open(dir.string());
+    REQUIRE(opened.ok());
+    CHECK((*opened)->fromCache());
+    // Nothing left to publish: the error names the file.
+    const auto nothing = TimelineCollector::publish(archive->anchor);
+    REQUIRE(!nothing.ok());
+    CHECK(nothing.error().message().find(partial.string()) != std::string::npos);
 }

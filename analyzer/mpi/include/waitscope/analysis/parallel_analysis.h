@@ -7,6 +7,7 @@
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
+#include <mpi.h>
 #include <optional>
 #include <string>
 
@@ -38,5 +39,10 @@ int worstStatus(int status);
 /// (MPI_Comm_split_type, MPI_Comm_dup) would spend polling, on the core the late process needs.
 /// Collective over MPI_COMM_WORLD; returns MPI's error code.
 int awaitAllProcesses();
+
+/// Completes `request` without holding on to a core: tests, then sleeps between tests for
+/// longer the longer the wait lasts (up to 10 ms once it lasted a second), so that processes
+/// waiting seconds for process 0 cost next to no CPU. Returns MPI's error code.
+int awaitRequest(MPI_Request& request);
 
 } // namespace waitscope::analysis
