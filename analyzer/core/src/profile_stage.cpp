@@ -6,9 +6,9 @@
 // node in its metric category, with visits, message and collective counts and bytes. Every
 // communication event is remembered with the MPI call (node, enter, exit) around it. For the
 // root-cause stages the time between operations is recorded as well (OperationProfile).
-#include "call_path_rules.h"
 #include "profile_metrics.h"
 #include "rank_state.h"
+#include "waitscope/analysis/call_path_rules.h"
 
 #include <algorithm>
 #include <unordered_map>

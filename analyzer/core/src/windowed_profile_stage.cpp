@@ -13,9 +13,9 @@
 // yet, the requests not yet paired; held to the end: the communication events, the operations
 // and their calls, and the time profile between operations (what the whole-rank stages hold once
 // the timestamps are freed).
-#include "call_path_rules.h"
 #include "profile_metrics.h"
 #include "rank_state.h"
+#include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/analysis/event_observer.h"
 #include "waitscope/trace/otf2_archive.h"
 

@@ -31,11 +31,11 @@
 //
 // Held per rank: one window of events, the pending operations and the MPI calls they refer to
 // (the skew between ranks), the records that arrived ahead of their operations, and the result.
-#include "call_path_rules.h"
 #include "consistency_check.h"
 #include "late_sender.h"
 #include "profile_metrics.h"
 #include "rank_state.h"
+#include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
