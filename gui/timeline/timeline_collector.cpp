@@ -289,8 +289,16 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     }
     const uint32_t rowIndex = found->second;
     RowData& row = m_rows[rowIndex];
-    const size_t regions = definitions.regions.size();
     const bool main = row.thread == 0;
+    const auto addVisit = [&row](size_t depth, double start, double end, uint32_t region) {
+        while (row.depths.size() <= depth) {
+            row.depths.emplace_back(TimelineStore::kVisitBytes);
+        }
+        char* out = row.depths[depth].next();
+        std::memcpy(out, &start, 8);
+        std::memcpy(out + 8, &end, 8);
+        std::memcpy(out + 16, &region, 4);
+    };
     row.seen = true;
     row.events += last - first;
     for (size_t e = first; e < last; ++e) {
@@ -302,25 +310,10 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
             row.end = time;
         }
         row.anyTime = true;
+        if (row.open.apply(definitions, events, e, addVisit)) {
+            continue;
+        }
         switch (events.kind(e)) {
-        case trace::EventKind::Enter:
-            row.open.emplace_back(events.ref(e), time);
-            break;
-        case trace::EventKind::Leave:
-            if (!row.open.empty()) {
-                const size_t depth = row.open.size() - 1;
-                while (row.depths.size() <= depth) {
-                    row.depths.emplace_back(TimelineStore::kVisitBytes);
-                }
-                const auto [region, start] = row.open.back();
-                const uint32_t stored = region < regions ? region : 0;
-                char* out = row.depths[depth].next();
-                std::memcpy(out, &start, 8);
-                std::memcpy(out + 8, &time, 8);
-                std::memcpy(out + 16, &stored, 4);
-                row.open.pop_back();
-            }
-            break;
         case trace::EventKind::MpiCollectiveBegin:
             row.collectiveBegin = time;
             break;
@@ -330,8 +323,8 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
                           definitions.communicators[c.comm].isSelf)) {
                 break;
             }
-            row.collectives.push_back({c.comm, row.open.empty() ? 0u : row.open.back().first,
-                                       row.sequence[c.comm]++, row.collectiveBegin, time});
+            row.collectives.push_back(
+                {c.comm, row.open.innermost(), row.sequence[c.comm]++, row.collectiveBegin, time});
             break;
         }
         case trace::EventKind::MpiSend:
