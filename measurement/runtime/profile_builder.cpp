@@ -127,7 +127,7 @@ void ProfileBuilder::popFrame(std::uint64_t time) noexcept {
 
 void ProfileBuilder::syncContext(std::uint32_t context, std::uint64_t time) noexcept {
     // The context frames on top of the stack are made equal to the context's path, keeping
-    // the common prefix (as the analyzer does; see waitscope/analysis/call_path_rules.h).
+    // the common prefix (as the analyzer does; see call_path_rules.h).
     const std::vector<CallingContextDefinition>& contexts = definitions().callingContexts();
     m_path.clear();
     for (std::uint32_t c = context; c < contexts.size() && m_path.size() < 4096;
