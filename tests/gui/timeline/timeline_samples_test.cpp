@@ -111,7 +111,7 @@ void writeUnsampledRank(trace::Otf2EventWriter& w) {
 }
 
 fs::path writeSampledTrace(const std::string& name) {
-    const fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / name;
+    fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / name;
     fs::remove_all(dir);
     trace::Otf2Writer writer;
     REQUIRE(writer.open(dir.string()));
