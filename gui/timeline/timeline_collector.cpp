@@ -294,7 +294,6 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     }
     // The loop's state in locals: the records are written through char pointers, after which
     // the compiler would load every field of the row again.
-    const size_t regions = definitions.regions.size();
     const bool main = row.thread == 0;
     const uint32_t self = row.rank;
     const uint64_t globalOffset = definitions.clock.globalOffset;
@@ -302,7 +301,16 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     constexpr double kInfinity = std::numeric_limits<double>::infinity();
     double begin = row.anyTime ? row.begin : kInfinity;
     double end = row.anyTime ? row.end : -kInfinity;
-    std::vector<std::pair<uint32_t, double>> open = std::move(row.open);
+    VisitStack open = std::move(row.open);
+    const auto addVisit = [&row](size_t depth, double start, double stop, uint32_t region) {
+        while (row.depths.size() <= depth) {
+            row.depths.emplace_back(TimelineStore::kVisitBytes);
+        }
+        char* out = row.depths[depth].next();
+        std::memcpy(out, &start, 8);
+        std::memcpy(out + 8, &stop, 8);
+        std::memcpy(out + 16, &region, 4);
+    };
     double collectiveBegin = row.collectiveBegin;
     // The last message's communicator and partner, and the partner's world rank.
     bool anyMessage = false;
@@ -325,25 +333,10 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
             ticksPerSecond;
         begin = std::min(begin, time);
         end = std::max(end, time);
+        if (open.apply(definitions, events, e, addVisit)) {
+            continue;
+        }
         switch (events.kind(e)) {
-        case trace::EventKind::Enter:
-            open.emplace_back(events.ref(e), time);
-            break;
-        case trace::EventKind::Leave:
-            if (!open.empty()) {
-                const size_t depth = open.size() - 1;
-                while (row.depths.size() <= depth) {
-                    row.depths.emplace_back(TimelineStore::kVisitBytes);
-                }
-                const auto [region, start] = open.back();
-                open.pop_back();
-                const uint32_t stored = region < regions ? region : 0;
-                char* out = row.depths[depth].next();
-                std::memcpy(out, &start, 8);
-                std::memcpy(out + 8, &time, 8);
-                std::memcpy(out + 16, &stored, 4);
-            }
-            break;
         case trace::EventKind::MpiCollectiveBegin:
             collectiveBegin = time;
             break;
@@ -353,8 +346,8 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
                           definitions.communicators[c.comm].isSelf)) {
                 break;
             }
-            row.collectives.push_back({c.comm, open.empty() ? 0u : open.back().first,
-                                       row.sequence[c.comm]++, collectiveBegin, time});
+            row.collectives.push_back(
+                {c.comm, open.innermost(), row.sequence[c.comm]++, collectiveBegin, time});
             break;
         }
         case trace::EventKind::MpiSend:

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "timeline_summary.h"
+#include "visit_stack.h"
 #include "waitscope/analysis/event_observer.h"
 #include "waitscope/analysis/rank_result.h"
 #include "waitscope/base/result.h"
@@ -188,7 +189,7 @@ private:
         std::vector<uint64_t> partCounts;
         std::vector<Bin> bins;
         // Reading state.
-        std::vector<std::pair<uint32_t, double>> open; ///< region and enter time per depth
+        VisitStack open; ///< the frames open (visits to come)
         double collectiveBegin = 0.0;
         std::unordered_map<uint32_t, uint64_t> sequence; ///< collectives per communicator
     };

@@ -3,6 +3,7 @@
 // n-th receive, as MPI delivers them.
 #include "timeline_data.h"
 
+#include "visit_stack.h"
 #include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/analysis/wait_instances.h"
@@ -110,7 +111,13 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
             }
             double collectiveBegin = 0.0;
             const auto rowIndex = static_cast<uint32_t>(timeline.m_rows.size());
-            std::vector<std::pair<uint32_t, double>> open;
+            VisitStack open;
+            const auto addVisit = [&row](size_t depth, double start, double end, uint32_t region) {
+                if (row.depths.size() <= depth) {
+                    row.depths.resize(depth + 1);
+                }
+                row.depths[depth].push_back({start, end, region});
+            };
             for (size_t e = 0; e < stream.size(); ++e) {
                 const double time = definitions->seconds(stream.time(e));
                 if (!anyTime || time < timeline.m_begin) {
@@ -120,23 +127,10 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
                     timeline.m_end = time;
                 }
                 anyTime = true;
+                if (open.apply(*definitions, stream, e, addVisit)) {
+                    continue;
+                }
                 switch (stream.kind(e)) {
-                case trace::EventKind::Enter:
-                    open.emplace_back(stream.ref(e), time);
-                    break;
-                case trace::EventKind::Leave:
-                    if (!open.empty()) {
-                        const size_t depth = open.size() - 1;
-                        if (row.depths.size() <= depth) {
-                            row.depths.resize(depth + 1);
-                        }
-                        const uint32_t region = open.back().first;
-                        row.depths[depth].push_back(
-                            {open.back().second, time,
-                             region < timeline.m_regionNames.size() ? region : 0});
-                        open.pop_back();
-                    }
-                    break;
                 case trace::EventKind::MpiCollectiveBegin:
                     collectiveBegin = time;
                     break;
@@ -149,11 +143,8 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
                     const auto [it, fresh] = collectiveOf.try_emplace(
                         {c.comm, sequence[c.comm]++}, timeline.m_collectives.size());
                     if (fresh) {
-                        timeline.m_collectives.push_back({collectiveBegin,
-                                                          collectiveBegin,
-                                                          time,
-                                                          open.empty() ? 0u : open.back().first,
-                                                          {}});
+                        timeline.m_collectives.push_back(
+                            {collectiveBegin, collectiveBegin, time, open.innermost(), {}});
                     }
                     Collective& collective = timeline.m_collectives[it->second];
                     collective.start = std::min(collective.start, collectiveBegin);

@@ -20,7 +20,9 @@
 namespace waitscope::timeline {
 namespace {
 
-constexpr char kMagic[] = "waitscope timeline events 1\n";
+// 2: the program and sampled calling contexts are visits too (visit_stack.h); a cache of 1 is
+// built again.
+constexpr char kMagic[] = "waitscope timeline events 2\n";
 constexpr size_t kVisitBytes = TimelineStore::kVisitBytes;
 constexpr size_t kMessageBytes = 32;
 constexpr size_t kCollectiveBytes = 40;

@@ -17,7 +17,8 @@
 namespace waitscope::timeline {
 namespace {
 
-constexpr char kMagic[] = "waitscope timeline summary 1\n";
+// 2: bins count the program and sampled calling contexts (visit_stack.h); 1 is built again.
+constexpr char kMagic[] = "waitscope timeline summary 2\n";
 
 bool isMpi(RegionKind kind) {
     return kind != RegionKind::Computation && kind != RegionKind::Measurement &&

@@ -1,5 +1,5 @@
 // Time categories of regions and calling-context paths, for every profiled location.
-#include "call_path_rules.h"
+#include "waitscope/analysis/call_path_rules.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 // The profile of one location's events, shared by the whole-rank and the windowed passes.
 #include "location_profile.h"
 
-#include "call_path_rules.h"
 #include "profile_metrics.h"
+#include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/analysis/event_observer.h"
 
 #include <algorithm>

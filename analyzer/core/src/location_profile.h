@@ -9,8 +9,8 @@
 // next, so that a rank read in windows is profiled as if it were read whole.
 #pragma once
 
-#include "call_path_rules.h"
 #include "rank_state.h"
+#include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // collectives with their bytes (shared by the whole-rank and the windowed profile).
 #include "profile_metrics.h"
 
-#include "call_path_rules.h"
+#include "waitscope/analysis/call_path_rules.h"
 
 namespace waitscope::analysis {
 

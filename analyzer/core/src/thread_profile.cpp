@@ -18,8 +18,8 @@
 // construct's call path.
 #include "waitscope/analysis/thread_profile.h"
 
-#include "call_path_rules.h"
 #include "openmp_timeline.h"
+#include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/analysis/region_class.h"
 #include "waitscope/trace/otf2_archive.h"
 

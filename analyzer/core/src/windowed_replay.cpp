@@ -35,6 +35,7 @@
 #include "late_sender.h"
 #include "location_profile.h"
 #include "rank_state.h"
+#include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>

@@ -98,7 +98,8 @@ TEST_CASE("a reference trace loads with every region visit and message", "[timel
     auto timeline = Timeline::load(std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender/trace");
     REQUIRE(timeline.ok());
     REQUIRE(timeline->rows().size() == 4);
-    // otf2-print lists 68 enters and 10 MPI_SEND / MPI_RECV pairs in this trace.
+    // otf2-print lists 68 enters, 4 PROGRAM_BEGIN (the program is each row's outermost visit)
+    // and 10 MPI_SEND / MPI_RECV pairs in this trace.
     size_t visits = 0;
     for (const Row& row : timeline->rows()) {
         for (const auto& depth : row.depths) {
@@ -108,7 +109,7 @@ TEST_CASE("a reference trace loads with every region visit and message", "[timel
             }
         }
     }
-    CHECK(visits == 68);
+    CHECK(visits == 68 + 4);
     REQUIRE(timeline->messages().size() == 10);
     for (const Message& m : timeline->messages()) {
         CHECK(m.fromRow != m.toRow);
@@ -118,7 +119,9 @@ TEST_CASE("a reference trace loads with every region visit and message", "[timel
         CHECK(timeline->rows()[m.toRow].rank == timeline->rows()[m.fromRow].rank + 1);
     }
     CHECK(timeline->instances().empty()); // no instances file beside the reference trace
-    CHECK(timeline->regionName(timeline->rows()[0].depths[1][0].region) == "MPI_Init");
+    CHECK(timeline->regionName(timeline->rows()[0].depths[0][0].region) == "late_sender");
+    CHECK(timeline->regionName(timeline->rows()[0].depths[1][0].region) == "main");
+    CHECK(timeline->regionName(timeline->rows()[0].depths[2][0].region) == "MPI_Init");
 }
 
 TEST_CASE("a missing trace is refused naming the path", "[timeline]") {
