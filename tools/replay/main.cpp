@@ -835,7 +835,8 @@ bool failedRunWithoutTrace(const Options& options) {
 
 // Keeps freed blocks of libotf2's chunk size in the heap for the next reader instead of handing
 // them back to the system: libotf2 allocates each reader's chunk buffer by the trace's chunk
-// size (Score-P's and ours: 4 MiB for definitions, 1 MiB for events) and fills it whole on
+// size (Score-P's: 4 MiB for definitions, 1 MiB for events; ours: 256 KiB for definitions since
+// trace_writer.cpp's kDefinitionChunkBytes, 1 MiB for events) and fills it whole on
 // opening, once for the global definitions and again for every traced rank's local definitions
 // and events. By default glibc serves the first of them from fresh mappings (1,024 page faults
 // per definitions buffer, about 2 ms of an analysis process's fixed cost, issue 22). Anything

@@ -40,7 +40,7 @@
     X(DelayOmp, "delay_omp", "OpenMP", Delay, Seconds, RootCause, "delay costs of OpenMP wait states") \
     X(DelayOmpbarrierAggregate, "delay_ompbarrier_aggregate", "OpenMP barrier", DelayOmp, Seconds, RootCause, "delay costs of OpenMP barrier waiting") \
     X(DelayOmpbarrier, "delay_ompbarrier", "Short-term", DelayOmpbarrierAggregate, Seconds, RootCause, "excess time of the last thread to arrive that directly made the others wait at an OpenMP barrier") \
-    X(DelayOmpbarrierLongterm, "delay_ompbarrier_longterm", "Long-term", DelayOmpbarrierAggregate, Seconds, RootCause, "critical sections held while the last thread to arrive at an OpenMP barrier waited for them, which so made the others wait there")
+    X(DelayOmpbarrierLongterm, "delay_ompbarrier_longterm", "Long-term", DelayOmpbarrierAggregate, Seconds, RootCause, "waiting at an OpenMP barrier caused through the last thread to arrive: its MPI wait states since its previous barrier (Scalasca's cause, carried back to what made it wait), or critical sections others held while it waited for them")
 // clang-format on
 
 // The metrics the analyzer computes, in the order of its dense metric index and of the
