@@ -199,7 +199,16 @@ double threadCpuMilliseconds() {
     return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
 }
 
-// The median, 90th percentile and maximum of `values`, as text.
+double processCpuMilliseconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+    };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
+// The median, 95th percentile and maximum of `values`, as text.
 std::string spread(std::vector<double> values) {
     if (values.empty())
         return "none";
@@ -208,16 +217,26 @@ std::string spread(std::vector<double> values) {
         return values[std::min(values.size() - 1, static_cast<size_t>(q * values.size()))];
     };
     char text[160];
-    std::snprintf(text, sizeof text, "median %.2f ms, 90th %.2f ms, max %.2f ms (%zu)", at(0.5),
-                  at(0.9), values.back(), values.size());
+    std::snprintf(text, sizeof text, "median %.2f ms, 95th %.2f ms, max %.2f ms (%zu)", at(0.5),
+                  at(0.95), values.back(), values.size());
     return text;
 }
 
+// Runs the event loop for `milliseconds` (what the worker delivers meanwhile is taken).
+void idle(int milliseconds) {
+    QElapsedTimer clock;
+    clock.start();
+    for (qint64 left = milliseconds; left > 0; left = milliseconds - clock.elapsed())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, static_cast<int>(left));
+}
+
 // --timeline --timing: the whole run rendered offscreen, then 100 scripted zoom and pan steps
-// from the whole run down to single events and back. Each step is rendered at once (from the
-// events in memory, or from the overview while the window's events are read) and timed; then,
-// when the step needs events, the time until the worker delivers them and the render of the
-// detail are timed too. Peak memory at the end.
+// from the whole run down to single events and back. A step is timed from the zoom or pan to its
+// final picture: rendered at once when what it draws is in memory (the events, read ahead or at
+// once from the page cache, or the overview when the window holds too many to draw), else
+// rendered from the overview, the window's events awaited from the worker and rendered again.
+// WAITSCOPE_TIMELINE_PAUSE_MS (default 0, back to back) is the idle time before each step, as
+// between a user's wheel turns. Peak memory at the end.
 void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
     QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
     QElapsedTimer clock;
@@ -233,14 +252,23 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
     view.waitForEvents();
     std::printf("instances and critical path read on the worker: shown %lld ms since start\n",
                 static_cast<long long>(sinceStart.elapsed()));
-    std::vector<double> steps;
-    std::vector<double> cpuSteps; // the GUI thread's CPU time: what a step costs on a quiet machine
-    std::vector<double> arrivals;
-    std::vector<double> details;
+    const int pause = qEnvironmentVariableIntValue("WAITSCOPE_TIMELINE_PAUSE_MS");
+    std::vector<double> finals;     // the step to its final picture, wall
+    std::vector<double> cpuSteps;   // the GUI thread's CPU time of the same
+    std::vector<double> cpuProcess; // the process's (GUI thread and worker) CPU time of the same
+    std::vector<double> awaited;    // the steps that waited for the worker: to the final picture
     double narrowest = view.windowEnd() - view.windowStart();
     int fromSummary = 0;
+    const int readsBefore = view.windowReads();
+    const int atOnceBefore = view.windowReadsAtOnce();
     for (int step = 0; step < 100; ++step) {
+        if (pause > 0)
+            idle(pause);
         const double anchor = 0.1 + 0.8 * ((step * 37) % 100) / 100.0;
+        QElapsedTimer frame;
+        frame.start();
+        const double cpuBefore = threadCpuMilliseconds();
+        const double processBefore = processCpuMilliseconds();
         if (step < 45)
             view.zoom(0.72, anchor); // down to microseconds
         else if (step < 60)
@@ -248,40 +276,35 @@ void timeTimeline(TimelineView& view, const QElapsedTimer& sinceStart) {
         else
             view.zoom(1.3, anchor);
         narrowest = std::min(narrowest, view.windowEnd() - view.windowStart());
-        QElapsedTimer frame;
-        frame.start();
-        const double cpuBefore = threadCpuMilliseconds();
         view.render(&image);
-        steps.push_back(static_cast<double>(frame.nsecsElapsed()) / 1e6);
-        cpuSteps.push_back(threadCpuMilliseconds() - cpuBefore);
-        const bool waited = !view.eventsLoaded();
+        const bool waited = view.detailPending();
         if (waited) {
             view.waitForEvents();
-            arrivals.push_back(static_cast<double>(frame.nsecsElapsed()) / 1e6);
-            QElapsedTimer detail;
-            detail.start();
             view.render(&image);
-            details.push_back(static_cast<double>(detail.nsecsElapsed()) / 1e6);
         }
+        finals.push_back(static_cast<double>(frame.nsecsElapsed()) / 1e6);
+        cpuSteps.push_back(threadCpuMilliseconds() - cpuBefore);
+        cpuProcess.push_back(processCpuMilliseconds() - processBefore);
+        if (waited)
+            awaited.push_back(finals.back());
         if (qEnvironmentVariableIsSet("WAITSCOPE_TIMELINE_STEPS"))
-            std::printf("step %d: %.3f ms (CPU %.3f ms), window %.6g s%s%s\n", step, steps.back(),
-                        cpuSteps.back(), view.windowEnd() - view.windowStart(),
+            std::printf("step %d: %.3f ms (CPU %.3f ms, process %.3f ms), window %.6g s%s%s\n",
+                        step, finals.back(), cpuSteps.back(), cpuProcess.back(),
+                        view.windowEnd() - view.windowStart(),
                         view.drawsFromSummary() ? ", from the overview" : "",
-                        waited ? ", events read" : "");
+                        waited ? ", events awaited" : "");
         fromSummary += view.drawsFromSummary() ? 1 : 0;
     }
-    std::vector<double> sorted = steps;
-    std::sort(sorted.begin(), sorted.end());
-    double sum = 0.0;
-    for (const double t : steps)
-        sum += t;
     getrusage(RUSAGE_SELF, &usage);
-    std::printf("100 zoom/pan steps: median %.2f ms, mean %.2f ms, 90th %.2f ms, max %.2f ms "
-                "(%d from the overview; narrowest window %.3g s)\n",
-                sorted[49], sum / 100.0, sorted[89], sorted[99], fromSummary, narrowest);
+    std::printf("100 zoom/pan steps to the final picture (pause %d ms before each): %s "
+                "(%d from the overview; %d window reads, %d of them at once from the page "
+                "cache; narrowest window %.3g s)\n",
+                pause, spread(finals).c_str(), fromSummary, view.windowReads() - readsBefore,
+                view.windowReadsAtOnce() - atOnceBefore, narrowest);
     std::printf("the same steps in the GUI thread's CPU time: %s\n", spread(cpuSteps).c_str());
-    std::printf("steps that read events: detail shown after %s; its render %s\n",
-                spread(arrivals).c_str(), spread(details).c_str());
+    std::printf("the same steps in the process's CPU time (worker too): %s\n",
+                spread(cpuProcess).c_str());
+    std::printf("steps that waited for the worker's read: %s\n", spread(awaited).c_str());
     std::printf("peak memory: %ld MiB\n", usage.ru_maxrss / 1024);
     std::fflush(stdout);
 }

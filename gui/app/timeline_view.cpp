@@ -35,6 +35,13 @@ const QColor kPathColour(0xc0, 0x10, 0xc0);
 constexpr qsizetype kSmoothPathPoints = 64;
 /// Up to this many messages in view they are drawn with a wider smooth pen.
 constexpr size_t kSmoothMessages = 64;
+/// The events are read ahead while the window holds at most this many draw limits of visits
+/// (drawn from the overview until it holds one: about four zoom steps of 0.72 in), so that the
+/// step that first draws them finds them in memory.
+constexpr double kReadAhead = 4.0;
+/// A read is widened (in doublings of its margin) while it holds at most this many draw limits:
+/// zooming out and panning then stay in memory until the window is drawn from the overview again.
+constexpr double kReadBudget = 12.0;
 
 QColor kindColour(timeline::RegionKind kind) {
     using timeline::RegionKind;
@@ -53,6 +60,8 @@ QColor kindColour(timeline::RegionKind kind) {
         return QColor(0x2c, 0xae, 0xa6);
     case RegionKind::Management:
         return QColor(0xa0, 0xa0, 0xa0);
+    case RegionKind::Threads:
+        return QColor(0xc4, 0x8b, 0xc0);
     default:
         return QColor(0x60, 0x60, 0x60);
     }
@@ -106,6 +115,8 @@ void TimelineView::initialise() {
             auto findings = std::make_shared<timeline::Timeline>();
             findings->setAnchor(anchor);
             const bool read = static_cast<bool>(findings->loadFindings());
+            // Qt owns the functor it allocates for the queued call (the analyzer cannot see it).
+            // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks)
             QMetaObject::invokeMethod(
                 QCoreApplication::instance(),
                 [view, findings, read] {
@@ -124,6 +135,15 @@ void TimelineView::takeFindings(const std::shared_ptr<timeline::Timeline>& findi
         m_timeline.takeFindings(std::move(*findings));
         m_finder.reset(m_timeline.sharedInstances());
         m_shownWindow = m_countedWindow = {0.0, -1.0};
+        if (m_store && !m_timeline.instances().empty()) {
+            // The events in memory, or in flight, were read without the instances: again with
+            // them (a worker's read in flight is then stale).
+            m_loadedFrom = 0.0;
+            m_loadedTo = -1.0;
+            m_loadedInstances.clear();
+            ++m_generation;
+            requestEvents();
+        }
     }
     update();
     emit pickedChanged(pickedText());
@@ -133,46 +153,126 @@ bool TimelineView::eventsLoaded() const {
     return !m_store || (m_loadedFrom <= m_from && m_to <= m_loadedTo);
 }
 
-void TimelineView::requestEvents() {
-    if (!m_store || m_reading || eventsLoaded() || tooManyToDraw())
-        return;
-    // One width of margin on either side: panning by less than a width reads nothing.
+bool TimelineView::detailPending() const {
+    return !eventsLoaded() && !tooManyToDraw();
+}
+
+std::pair<double, double> TimelineView::readRange() const {
+    // At least one width of margin on either side: panning by less than a width reads nothing.
+    // Where the window holds few visits the margin doubles while the read stays within the
+    // budget, so that a read holds about as many visits at any zoom (a few hundred kB), and the
+    // steps after it (zooming out up to the overview, panning) need no other.
     const double width = m_to - m_from;
-    const double from = m_from - width;
-    const double to = m_to + width;
-    m_reading = true;
-    const QPointer<TimelineView> view(this);
-    QThreadPool::globalInstance()->start([view, store = m_store, from, to] {
+    const double budget = kReadBudget * drawLimit();
+    const double span = m_timeline.end() - m_timeline.begin();
+    double margin = width;
+    while (m_summary && margin < span) {
+        const double from = m_from - 2 * margin;
+        const double to = m_to + 2 * margin;
+        if (estimatedVisits(from, to, m_summary->levelFor((to - from) / 256)) > budget)
+            break;
+        margin *= 2;
+    }
+    return {m_from - margin, m_to + margin};
+}
+
+void TimelineView::requestEvents() {
+    if (!m_store || eventsLoaded())
+        return;
+    const bool needed = !tooManyToDraw();
+    if (needed) {
+        // The picture needs them now: read here when every page of the read is in the page
+        // cache (a copy bounded by the read budget, about what drawing them costs), never
+        // waiting for the disk; else on the worker, the overview drawn meanwhile. A worker's
+        // read still in flight is then stale.
+        const auto [from, to] = readRange();
         QElapsedTimer clock;
         clock.start();
-        auto read = store->window(from, to);
+        if (auto read = readWindow(*m_store, m_timeline.instances(), from, to, true)) {
+            ++m_generation;
+            ++m_reads;
+            ++m_readsAtOnce;
+            m_lastRead = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+            takeRead(std::move(*read), from, to);
+            return;
+        }
+    }
+    if (m_reading)
+        return; // asked again when the read in flight arrives
+    // Read ahead while the window holds few enough visits that a few zoom steps in will draw
+    // them (on the worker: the GUI thread draws the overview meanwhile).
+    if (!needed && m_summary) {
+        const double ahead = kReadAhead * drawLimit();
+        if (static_cast<double>(instancesStartingIn(m_from, m_to)) > ahead ||
+            estimatedVisits(m_from, m_to, m_summary->levelFor((m_to - m_from) / 256)) > ahead)
+            return;
+    }
+    // Named, not bound: a lambda cannot capture a structured binding before C++20.
+    const std::pair<double, double> range = readRange();
+    const double from = range.first;
+    const double to = range.second;
+    m_reading = true;
+    const QPointer<TimelineView> view(this);
+    QThreadPool::globalInstance()->start([view, store = m_store,
+                                          instances = m_timeline.sharedInstances(), from, to,
+                                          generation = m_generation] {
+        QElapsedTimer clock;
+        clock.start();
+        auto read = readWindow(*store, *instances, from, to, false);
         // An unreadable cache leaves the overview drawn: the window stays without events.
-        auto window = read ? std::make_shared<timeline::Timeline>(std::move(*read)) : nullptr;
+        auto window = read ? std::make_shared<WindowRead>(std::move(*read)) : nullptr;
         const double milliseconds = static_cast<double>(clock.nsecsElapsed()) / 1e6;
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [view, window, from, to, milliseconds] {
+            [view, window, from, to, milliseconds, generation] {
                 if (view)
-                    view->takeEvents(window, from, to, milliseconds);
+                    view->takeEvents(window, from, to, milliseconds, generation);
             },
             Qt::QueuedConnection);
     });
 }
 
-void TimelineView::takeEvents(const std::shared_ptr<timeline::Timeline>& window, double from,
-                              double to, double milliseconds) {
-    m_reading = false;
-    ++m_reads;
-    m_lastRead = milliseconds;
-    if (window) {
-        m_timeline.takeEvents(std::move(*window));
-        m_loadedFrom = from;
-        m_loadedTo = to;
-    } else {
-        m_store.reset(); // cannot read: keep what is in memory, stop reading
+Result<TimelineView::WindowRead> TimelineView::readWindow(const timeline::TimelineStore& store,
+                                                          const analysis::InstanceFile& instances,
+                                                          double from, double to, bool fromMemory) {
+    auto events = fromMemory ? store.windowInMemory(from, to) : store.window(from, to);
+    if (!events)
+        return events.error();
+    WindowRead read{std::move(*events), {}};
+    const auto mode = fromMemory ? analysis::InstanceFile::ReadMode::FromMemory
+                                 : analysis::InstanceFile::ReadMode::Wait;
+    if (Status status = instances.window(from, to, read.instances, mode); !status) {
+        if (fromMemory)
+            return status.error(); // not in memory (or unreadable): the worker reads it
+        read.instances.clear();    // unreadable: none drawn (the finder's steps say why)
     }
-    update();
-    emit eventsArrived();
+    read.events.indexMessages(); // here rather than in the first frame
+    return read;
+}
+
+void TimelineView::takeRead(WindowRead&& read, double from, double to) {
+    m_timeline.takeEvents(std::move(read.events));
+    m_loadedInstances = std::move(read.instances);
+    m_loadedFrom = from;
+    m_loadedTo = to;
+    m_shownWindow = m_countedWindow = {0.0, -1.0}; // counted from memory now
+}
+
+void TimelineView::takeEvents(const std::shared_ptr<WindowRead>& window, double from, double to,
+                              double milliseconds, uint64_t generation) {
+    m_reading = false;
+    if (generation == m_generation) { // else read here meanwhile: dropped
+        ++m_reads;
+        m_lastRead = milliseconds;
+        if (window) {
+            takeRead(std::move(*window), from, to);
+        } else {
+            m_store.reset(); // cannot read: keep what is in memory, stop reading
+        }
+        if (!tooManyToDraw())
+            update(); // else read ahead: the overview shown stays
+        emit eventsArrived();
+    }
     requestEvents(); // the window moved on while this one was read
 }
 
@@ -257,21 +357,67 @@ QString TimelineView::pickedText() const {
 const std::vector<std::pair<uint64_t, analysis::PatternInstance>>&
 TimelineView::instancesIn(double from, double to) const {
     if (m_shownWindow != std::pair(from, to)) {
-        m_shown.clear();
-        // Unreadable: none drawn (the finder's steps say why).
-        if (!m_timeline.instances().window(from, to, m_shown))
-            m_shown.clear();
+        m_shown = instancesOverlapping(from, to);
         m_shownWindow = {from, to};
     }
     return m_shown;
 }
 
+TimelineView::Instances TimelineView::instancesOverlapping(double from, double to) const {
+    Instances found;
+    if (!m_store) {
+        // Unreadable: none drawn (the finder's steps say why).
+        if (!m_timeline.instances().window(from, to, found))
+            found.clear();
+        return found;
+    }
+    for (const auto& entry : m_loadedInstances) {
+        const auto [start, end] = analysis::waitingInterval(entry.second);
+        if (start > to)
+            break;
+        if (end >= from)
+            found.push_back(entry);
+    }
+    return found;
+}
+
 uint64_t TimelineView::instancesStartingIn(double from, double to) const {
-    if (m_countedWindow != std::pair(from, to)) {
-        const auto last = m_timeline.instances().startsBy(to);
-        const auto first = m_timeline.instances().startsBy(from);
+    if (m_countedWindow == std::pair(from, to))
+        return m_counted;
+    m_countedWindow = {from, to};
+    const analysis::InstanceFile& file = m_timeline.instances();
+    if (!m_store) {
+        const auto last = file.startsBy(to);
+        const auto first = file.startsBy(from);
         m_counted = last && first && *last > *first ? *last - *first : 0;
-        m_countedWindow = {from, to};
+        return m_counted;
+    }
+    // How many begin by `time`, as the blocks bound it: the blocks that begin by then hold
+    // them, all but the last's first record may begin later.
+    const auto startsBy = [&file](double time) -> std::pair<uint64_t, uint64_t> {
+        const auto& blocks = file.blocks();
+        const auto b = static_cast<uint64_t>(
+            std::partition_point(blocks.begin(), blocks.end(),
+                                 [time](const auto& block) { return block.firstStart <= time; }) -
+            blocks.begin());
+        constexpr uint64_t kBlock = analysis::InstanceFile::kBlockRecords;
+        if (b == 0)
+            return {0, 0};
+        return {(b - 1) * kBlock + 1, std::min(b * kBlock, file.size())};
+    };
+    const auto [lastLow, lastHigh] = startsBy(to);
+    const auto [firstLow, firstHigh] = startsBy(from);
+    const uint64_t low = lastLow > firstHigh ? lastLow - firstHigh : 0;
+    const uint64_t high = lastHigh > firstLow ? lastHigh - firstLow : 0;
+    m_counted = low;
+    if (low != high && m_loadedFrom <= from && to <= m_loadedTo) {
+        m_counted = 0;
+        for (const auto& entry : m_loadedInstances) {
+            const double start = analysis::waitingInterval(entry.second).first;
+            if (start > to)
+                break;
+            m_counted += start > from ? 1 : 0;
+        }
     }
     return m_counted;
 }
@@ -299,6 +445,27 @@ bool TimelineView::drawsFromSummary() const {
     return m_summary && (tooManyToDraw() || !eventsLoaded());
 }
 
+double TimelineView::drawLimit() const {
+    return std::floor(4 * plotArea().width());
+}
+
+double TimelineView::estimatedVisits(double from, double to, size_t level) const {
+    const double width = m_summary->binWidth(level);
+    const auto first = static_cast<uint32_t>(
+        std::clamp((from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
+    // A bin partly in the window counts by the share of it in the window (a narrow window in
+    // one bin of thousands of visits holds a few of them).
+    double visits = 0.0;
+    for (uint32_t r = 0; r < m_summary->rows(); ++r)
+        for (uint32_t b = first;
+             b < m_summary->binsAt(level) && m_summary->begin() + b * width < to; ++b) {
+            const double start = m_summary->begin() + b * width;
+            const double inside = std::min(to, start + width) - std::max(from, start);
+            visits += m_summary->bin(level, r, b).visits * std::clamp(inside / width, 0.0, 1.0);
+        }
+    return visits;
+}
+
 bool TimelineView::tooManyToDraw() const {
     const double pixel = (m_to - m_from) / plotArea().width();
     if (!m_summary)
@@ -306,24 +473,10 @@ bool TimelineView::tooManyToDraw() const {
     // The events when there are few enough to draw (exact, with messages and wait states);
     // else the overview, even with bins a few pixels wide (a long run's finest bin can hold
     // thousands of visits): a frame's work stays bounded, and no window of millions is read.
-    const auto limit = static_cast<uint64_t>(4 * plotArea().width());
-    if (instancesStartingIn(m_from, m_to) > limit)
+    const double limit = drawLimit();
+    if (static_cast<double>(instancesStartingIn(m_from, m_to)) > limit)
         return true; // more wait states than can be drawn one by one
-    const size_t level = m_summary->levelFor(pixel);
-    const double width = m_summary->binWidth(level);
-    const auto first = static_cast<uint32_t>(
-        std::clamp((m_from - m_summary->begin()) / width, 0.0, m_summary->binsAt(level) - 1.0));
-    // A bin partly in the window counts by the share of it in the window (a narrow window in
-    // one bin of thousands of visits holds a few of them).
-    double visits = 0.0;
-    for (uint32_t r = 0; r < m_summary->rows(); ++r)
-        for (uint32_t b = first;
-             b < m_summary->binsAt(level) && m_summary->begin() + b * width < m_to; ++b) {
-            const double start = m_summary->begin() + b * width;
-            const double inside = std::min(m_to, start + width) - std::max(m_from, start);
-            visits += m_summary->bin(level, r, b).visits * std::clamp(inside / width, 0.0, 1.0);
-        }
-    return visits > static_cast<double>(limit);
+    return estimatedVisits(m_from, m_to, m_summary->levelFor(pixel)) > limit;
 }
 
 size_t TimelineView::drawnLevel(double pixel) const {
@@ -334,6 +487,21 @@ size_t TimelineView::drawnLevel(double pixel) const {
     return level;
 }
 
+const std::array<std::vector<timeline::ShareRange>, 2>&
+TimelineView::bandShares(size_t level) const {
+    // Summed over every bin of the level once: a frame then reads only the bins in view.
+    m_bandShares.resize(m_summary->levels());
+    auto& shares = m_bandShares[level];
+    if (shares[0].empty()) {
+        std::vector<uint32_t> mainRows;
+        for (uint32_t r = 0; r < m_timeline.rows().size(); ++r)
+            if (m_timeline.rows()[r].thread == 0)
+                mainRows.push_back(r);
+        shares = {m_summary->mpiShare(level, mainRows), m_summary->waitingShare(level, mainRows)};
+    }
+    return shares;
+}
+
 void TimelineView::drawBand(QPainter& painter) const {
     if (!m_summary)
         return;
@@ -341,12 +509,7 @@ void TimelineView::drawBand(QPainter& painter) const {
     const double pixel = (m_to - m_from) / area.width();
     const size_t level = drawnLevel(pixel);
     const double width = m_summary->binWidth(level);
-    std::vector<uint32_t> mainRows;
-    for (uint32_t r = 0; r < m_timeline.rows().size(); ++r)
-        if (m_timeline.rows()[r].thread == 0)
-            mainRows.push_back(r);
-    const std::vector<timeline::ShareRange> strips[] = {m_summary->mpiShare(level, mainRows),
-                                                        m_summary->waitingShare(level, mainRows)};
+    const auto& strips = bandShares(level);
     const QString names[] = {QStringLiteral("MPI share"), QStringLiteral("waiting share")};
     const QColor colours[] = {kindColour(timeline::RegionKind::PointToPoint),
                               patternColour(analysis::Metric::MpiLateSender)};
@@ -813,9 +976,7 @@ QString TimelineView::describeAt(QPointF point) const {
         const timeline::Row& row = m_timeline.rows()[r];
         QStringList lines;
         lines << QStringLiteral("rank %1, %2").arg(row.rank).arg(QString::fromStdString(row.name));
-        std::vector<std::pair<uint64_t, analysis::PatternInstance>> near;
-        (void)m_timeline.instances().window(time - pixel, time + pixel, near); // none: unread
-        for (const auto& [number, instance] : near) {
+        for (const auto& [number, instance] : instancesOverlapping(time - pixel, time + pixel)) {
             const auto [from, to] = analysis::waitingInterval(instance);
             if (instance.rank == row.rank && row.thread == 0 && from - pixel <= time &&
                 time <= to + pixel)

@@ -8,6 +8,7 @@
 
 #include <QPainter>
 #include <QWidget>
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -35,9 +36,15 @@ public:
     /// A timeline held whole in memory (built ones, tests).
     explicit TimelineView(timeline::Timeline timeline, QWidget* parent = nullptr);
     /// A trace's timeline read by window: the view holds the store's skeleton and overview,
-    /// and the events of the window it shows (with a margin of one width on either side), read
-    /// on a worker thread whenever the window leaves them; until they arrive the rows are drawn
-    /// from the overview. The GUI thread never waits for the trace.
+    /// and the events of the window it shows (with a margin of at least one width on either
+    /// side, more where the window holds few), read on a worker thread whenever the window
+    /// leaves them, and read ahead while the window is a few zoom steps from being drawn from
+    /// them; until they arrive the rows are drawn from the overview. The wait-state instances
+    /// of the same range are read with them (from the instances file), so that no frame reads
+    /// that file; whether a window holds too many to draw is told from the file's index of
+    /// blocks, or counted in memory. When the picture needs them and every page of both reads
+    /// is in the page cache, the GUI thread reads them itself (a copy bounded like a frame's
+    /// drawing); it never waits for the disk.
     explicit TimelineView(std::shared_ptr<const timeline::TimelineStore> store,
                           QWidget* parent = nullptr);
 
@@ -71,11 +78,19 @@ public:
     QString pickedText() const;
     /// Whether the events of the window shown are in memory (always without a store).
     bool eventsLoaded() const;
+    /// Whether the window is drawn from its events and they are still being read on the worker
+    /// (until then its picture is the overview's).
+    bool detailPending() const;
+    /// The events in memory cover [loadedStart(), loadedEnd()] (empty without a store).
+    double loadedStart() const { return m_loadedFrom; }
+    double loadedEnd() const { return m_loadedTo; }
     /// For batch use (screenshots, benchmarks): runs the event loop until the findings
     /// (instances, critical path) and the window's events have arrived.
     void waitForEvents();
-    /// Window reads done and the time the last one took (ms), for the benchmark.
+    /// Window reads done, those done at once on the GUI thread (from the page cache) and the
+    /// time the last one took (ms), for the benchmark.
     int windowReads() const { return m_reads; }
+    int windowReadsAtOnce() const { return m_readsAtOnce; }
     double lastReadMilliseconds() const { return m_lastRead; }
 
 signals:
@@ -93,14 +108,39 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    using Instances = std::vector<std::pair<uint64_t, analysis::PatternInstance>>;
+    /// A window's events and the instances overlapping it, read together.
+    struct WindowRead {
+        timeline::Timeline events;
+        Instances instances;
+    };
+    /// Reads [from, to] of `store` and `instances`; with `fromMemory` only from the page cache
+    /// (an error as soon as a page is not there). Instances that cannot be read are left out
+    /// (none drawn, as without the file).
+    static Result<WindowRead> readWindow(const timeline::TimelineStore& store,
+                                         const analysis::InstanceFile& instances, double from,
+                                         double to, bool fromMemory);
+    /// Takes a read of [from, to] as the window's events and instances in memory.
+    void takeRead(WindowRead&& read, double from, double to);
     void initialise();
     void takeFindings(const std::shared_ptr<timeline::Timeline>& findings);
     /// Whether the window holds too many visits or wait states to draw one by one.
     bool tooManyToDraw() const;
-    /// Starts reading the window's events on a worker when they are needed and not in memory.
+    /// The most visits or wait states drawn one by one: four per pixel column.
+    double drawLimit() const;
+    /// The visits in [from, to] as the overview's `level` counts them (bins partly inside by
+    /// their share).
+    double estimatedVisits(double from, double to, size_t level) const;
+    /// Starts reading events on a worker when the window is drawn from them, or is a few zoom
+    /// steps from it, and they are not in memory: the window with a margin (readRange()).
     void requestEvents();
-    void takeEvents(const std::shared_ptr<timeline::Timeline>& window, double from, double to,
-                    double milliseconds);
+    /// What requestEvents() reads: the window and at least its width on either side, widened
+    /// while the overview counts at most kReadAhead draw limits of visits in it.
+    std::pair<double, double> readRange() const;
+    /// Takes a worker's read of [from, to] unless a read on the GUI thread came after it was
+    /// asked for (`generation` is m_generation's then).
+    void takeEvents(const std::shared_ptr<WindowRead>& window, double from, double to,
+                    double milliseconds, uint64_t generation);
     QRectF rowRect(uint32_t row) const;
     double xOf(double time) const;
     double timeAt(double x) const;
@@ -111,14 +151,21 @@ private:
     bool startsNode(uint32_t position) const;
     bool onCriticalPath(uint32_t rank, double time, double slack) const;
     bool showInstance(std::optional<uint64_t> instance);
-    /// The instances whose waiting overlaps [from, to] with their numbers, in time order, read
-    /// from the instances file (the last window's are kept: a frame reads nothing again).
-    const std::vector<std::pair<uint64_t, analysis::PatternInstance>>& instancesIn(double from,
-                                                                                   double to) const;
-    /// How many instances begin waiting in [from, to] (kept for the last window).
+    /// The instances whose waiting overlaps [from, to] with their numbers, in time order (the
+    /// last window's are kept: a frame looks for nothing again).
+    const Instances& instancesIn(double from, double to) const;
+    /// The same, not kept: with a store, those read with the events in memory (none outside
+    /// them); without, read from the instances file.
+    Instances instancesOverlapping(double from, double to) const;
+    /// How many instances begin waiting in (from, to] (kept for the last window). With a store
+    /// from the instances file's index of blocks, exact when the blocks tell or when the window's
+    /// instances are in memory; else the least the blocks allow (the window's events are then
+    /// read and the count made exact): never a read of the file.
     uint64_t instancesStartingIn(double from, double to) const;
     int bandHeight() const;
     size_t drawnLevel(double pixel) const;
+    /// The band's MPI and waiting shares of every bin of `level` (summed at its first use).
+    const std::array<std::vector<timeline::ShareRange>, 2>& bandShares(size_t level) const;
     void drawBand(QPainter& painter) const;
     void drawRowsFromSummary(QPainter& painter) const;
 
@@ -128,9 +175,10 @@ private:
     // The instances of the last window asked for (instancesIn()), and the count of the last
     // instancesStartingIn(): the file is read when the window changes, not every frame.
     mutable std::pair<double, double> m_shownWindow{0.0, -1.0};
-    mutable std::vector<std::pair<uint64_t, analysis::PatternInstance>> m_shown;
+    mutable Instances m_shown;
     mutable std::pair<double, double> m_countedWindow{0.0, -1.0};
     mutable uint64_t m_counted = 0;
+    mutable std::vector<std::array<std::vector<timeline::ShareRange>, 2>> m_bandShares;
     double m_from = 0.0;
     double m_to = 1.0;
     bool m_depthMode = false;
@@ -143,9 +191,12 @@ private:
     std::shared_ptr<const timeline::TimelineStore> m_store;
     double m_loadedFrom = 0.0; ///< the events in memory cover [m_loadedFrom, m_loadedTo]
     double m_loadedTo = -1.0;
+    Instances m_loadedInstances;    ///< those overlapping [m_loadedFrom, m_loadedTo], time order
     bool m_reading = false;         ///< a worker reads a window
     bool m_readingFindings = false; ///< a worker reads instances.txt and critical_path.txt
     int m_reads = 0;
+    int m_readsAtOnce = 0;
+    uint64_t m_generation = 0; ///< reads on the GUI thread: a worker's older read is stale
     double m_lastRead = 0.0;
 };
 

@@ -21,6 +21,7 @@
 #include <new>
 #include <queue>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
 
@@ -69,6 +70,17 @@ public:
         }
     }
     void fail() { m_ok = false; }
+    /// Where the next read starts.
+    uint64_t tell() {
+        const long at = m_ok ? std::ftell(m_file.get()) : -1;
+        m_ok = m_ok && at >= 0;
+        return m_ok ? static_cast<uint64_t>(at) : 0;
+    }
+    /// Passes over `bytes` (read elsewhere).
+    void skip(uint64_t bytes) {
+        m_ok = m_ok && bytes <= static_cast<uint64_t>(std::numeric_limits<long>::max()) &&
+               std::fseek(m_file.get(), static_cast<long>(bytes), SEEK_CUR) == 0;
+    }
     void read(void* data, size_t bytes) {
         if (m_ok && bytes > 0 && std::fread(data, 1, bytes, m_file.get()) != bytes) {
             m_ok = false;
@@ -175,6 +187,9 @@ void orderBySendTime(std::vector<Message>& messages) {
 } // namespace
 
 void FreeBlock::operator()(char* block) const {
+    if (borrowed) {
+        return;
+    }
     if (mapped > 0) {
         ::munmap(block, mapped);
     } else {
@@ -223,6 +238,21 @@ char* TimelineCollector::RecordBlocks::appendRoom(uint64_t count) {
     m_left = 0;
     m_count += count;
     return m_blocks.back().get();
+}
+
+void TimelineCollector::RecordBlocks::appendView(const char* records, uint64_t count) {
+    if (count == 0) {
+        return;
+    }
+    if (!m_counts.empty()) {
+        m_counts.back() -= m_left;
+    }
+    // Never written through: the records are only read (pieces()) and written out.
+    m_blocks.emplace_back(const_cast<char*>(records), FreeBlock{0, true});
+    m_counts.push_back(count);
+    m_at = nullptr;
+    m_left = 0;
+    m_count += count;
 }
 
 template <typename End>
@@ -298,14 +328,18 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     const uint32_t self = row.rank;
     const uint64_t globalOffset = definitions.clock.globalOffset;
     const auto ticksPerSecond = static_cast<double>(definitions.clock.ticksPerSecond);
-    constexpr double kInfinity = std::numeric_limits<double>::infinity();
-    double begin = row.anyTime ? row.begin : kInfinity;
-    double end = row.anyTime ? row.end : -kInfinity;
-    VisitStack open = std::move(row.open);
-    const auto addVisit = [&row](size_t depth, double start, double stop, uint32_t region) {
+    // The window's first and last time in ticks since the offset, converted once at the end:
+    // the conversion keeps the order, and a division per event costs more than the rest.
+    auto earliest = std::numeric_limits<int64_t>::max();
+    auto latest = std::numeric_limits<int64_t>::min();
+    analysis::VisitStack open = std::move(row.open);
+    const auto addVisit = [&row, &definitions](size_t depth, uint64_t from, uint64_t to,
+                                               uint32_t region) {
         while (row.depths.size() <= depth) {
             row.depths.emplace_back(TimelineStore::kVisitBytes);
         }
+        const double start = definitions.seconds(from);
+        const double stop = definitions.seconds(to);
         char* out = row.depths[depth].next();
         std::memcpy(out, &start, 8);
         std::memcpy(out + 8, &stop, 8);
@@ -327,18 +361,19 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
         return lastWorld;
     };
     for (size_t e = first; e < last; ++e) {
-        // As Definitions::seconds() converts.
-        const double time =
-            static_cast<double>(static_cast<int64_t>(events.time(e) - globalOffset)) /
-            ticksPerSecond;
-        begin = std::min(begin, time);
-        end = std::max(end, time);
+        const auto ticks = static_cast<int64_t>(events.time(e) - globalOffset);
+        earliest = std::min(earliest, ticks);
+        latest = std::max(latest, ticks);
         if (open.apply(definitions, events, e, addVisit)) {
             continue;
         }
+        // As Definitions::seconds() converts; only where a time is kept.
+        const auto seconds = [ticks, ticksPerSecond] {
+            return static_cast<double>(ticks) / ticksPerSecond;
+        };
         switch (events.kind(e)) {
         case trace::EventKind::MpiCollectiveBegin:
-            collectiveBegin = time;
+            collectiveBegin = seconds();
             break;
         case trace::EventKind::MpiCollectiveEnd: {
             const trace::CollectiveRecord& c = events.collective(e);
@@ -347,19 +382,19 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
                 break;
             }
             row.collectives.push_back(
-                {c.comm, open.innermost(), row.sequence[c.comm]++, collectiveBegin, time});
+                {c.comm, open.innermost(), row.sequence[c.comm]++, collectiveBegin, seconds()});
             break;
         }
         case trace::EventKind::MpiSend:
         case trace::EventKind::MpiIsend: {
             const trace::MessageRecord m = events.message(e);
-            row.sends.add(worldOf(m), m.comm, m.tag, SendEnd{time, m.length});
+            row.sends.add(worldOf(m), m.comm, m.tag, SendEnd{seconds(), m.length});
             break;
         }
         case trace::EventKind::MpiRecv:
         case trace::EventKind::MpiIrecv: {
             const trace::MessageRecord m = events.message(e);
-            row.receives.add(worldOf(m), m.comm, m.tag, time);
+            row.receives.add(worldOf(m), m.comm, m.tag, seconds());
             break;
         }
         default:
@@ -368,8 +403,10 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     }
     row.open = std::move(open);
     row.collectiveBegin = collectiveBegin;
-    row.begin = begin;
-    row.end = end;
+    const double begin = static_cast<double>(earliest) / ticksPerSecond;
+    const double end = static_cast<double>(latest) / ticksPerSecond;
+    row.begin = row.anyTime ? std::min(row.begin, begin) : begin;
+    row.end = row.anyTime ? std::max(row.end, end) : end;
     row.anyTime = true;
 }
 
@@ -460,7 +497,25 @@ Status TimelineCollector::loadPart(const std::string& path) {
         m_rows.empty()) {
         return damaged();
     }
-    const auto getChannels = [&in](auto& channels, size_t endBytes) {
+    // The file mapped, so that the ends stay in the page cache's pages the other process filled
+    // (no fresh memory to zero, nothing copied); read into blocks of their own where it cannot
+    // be mapped.
+    const char* mapped = nullptr;
+    uint64_t mappedBytes = 0;
+    if (const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); file >= 0) {
+        struct stat status {};
+        if (::fstat(file, &status) == 0 && status.st_size > 0) {
+            void* at = ::mmap(nullptr, static_cast<size_t>(status.st_size), PROT_READ, MAP_PRIVATE,
+                              file, 0);
+            if (at != MAP_FAILED) {
+                mappedBytes = static_cast<uint64_t>(status.st_size);
+                m_partFiles.emplace_back(static_cast<char*>(at), FreeBlock{mappedBytes});
+                mapped = static_cast<const char*>(at);
+            }
+        }
+        ::close(file);
+    }
+    const auto getChannels = [&in, mapped, mappedBytes](auto& channels, size_t endBytes) {
         const auto count = in.get<uint64_t>();
         for (uint64_t k = 0; k < count && in.ok(); ++k) {
             const auto partner = in.get<uint32_t>();
@@ -471,8 +526,18 @@ Status TimelineCollector::loadPart(const std::string& path) {
                 in.fail();
                 return;
             }
-            // Read straight into the block that keeps them.
-            in.read(channels.of(partner, comm, tag).appendRoom(ends), ends * endBytes);
+            if (mapped == nullptr) {
+                // Read straight into the block that keeps them.
+                in.read(channels.of(partner, comm, tag).appendRoom(ends), ends * endBytes);
+                continue;
+            }
+            const uint64_t at = in.tell();
+            if (!in.ok() || at > mappedBytes || ends * endBytes > mappedBytes - at) {
+                in.fail(); // the file ends before its ends do
+                return;
+            }
+            channels.of(partner, comm, tag).appendView(mapped + at, ends);
+            in.skip(ends * endBytes);
         }
     };
     for (;;) {

@@ -6,9 +6,9 @@
 #pragma once
 
 #include "timeline_summary.h"
-#include "visit_stack.h"
 #include "waitscope/analysis/event_observer.h"
 #include "waitscope/analysis/rank_result.h"
+#include "waitscope/analysis/visit_stack.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
 
@@ -23,9 +23,11 @@
 
 namespace waitscope::timeline {
 
-/// Frees a block of records: from malloc (`mapped` 0) or its own mapping of `mapped` bytes.
+/// Frees a block of records: from malloc (`mapped` 0) or its own mapping of `mapped` bytes; a
+/// `borrowed` block (records in a mapped part file the collector keeps) is not freed.
 struct FreeBlock {
     size_t mapped = 0;
+    bool borrowed = false;
     void operator()(char* block) const;
 };
 using TimelineCollectorBlock = std::unique_ptr<char[], FreeBlock>;
@@ -71,7 +73,9 @@ public:
     Status savePart(const std::string& path, const trace::Definitions& definitions,
                     const Span& run) const;
     /// Takes the rows saved by another collector of the same trace: their ends and bins; write()
-    /// leaves room in the event cache for their visits. Errors name the file.
+    /// leaves room in the event cache for their visits. The ends are read where the file is
+    /// mapped (no copy in fresh memory), so the file must not be cut short while the collector
+    /// lives (removing it is fine: waitscope-replay does once taken). Errors name the file.
     Status loadPart(const std::string& path);
     /// Writes its rows' visits into the event cache `cache` that the collector holding every
     /// row's part wrote, at `rowStarts` (write()'s: per row, where its visits begin), handing
@@ -124,6 +128,9 @@ private:
         std::vector<std::pair<const char*, uint64_t>> pieces() const;
         /// Room for `count` more records in one block of their own (to read them into).
         char* appendRoom(uint64_t count);
+        /// Takes `count` records that stay where they are (in a mapped part file, which must
+        /// outlive them) as the next ones.
+        void appendView(const char* records, uint64_t count);
         /// Hands the blocks' memory back; count() stays.
         void release() {
             m_blocks.clear();
@@ -189,7 +196,7 @@ private:
         std::vector<uint64_t> partCounts;
         std::vector<Bin> bins;
         // Reading state.
-        VisitStack open; ///< the frames open (visits to come)
+        analysis::VisitStack open; ///< the frames open (visits to come)
         double collectiveBegin = 0.0;
         std::unordered_map<uint32_t, uint64_t> sequence; ///< collectives per communicator
     };
@@ -198,6 +205,9 @@ private:
     void makeRows(const trace::Definitions& definitions);
 
     std::once_flag m_rowsMade;
+    /// The part files taken, mapped: the ends read from them stay there (the page cache's
+    /// pages, which the process that wrote them filled) rather than in fresh memory.
+    std::vector<TimelineCollectorBlock> m_partFiles;
     std::vector<RowData> m_rows;
     std::unordered_map<uint64_t, uint32_t> m_rowOfLocation;
 };

@@ -3,9 +3,10 @@
 // n-th receive, as MPI delivers them.
 #include "timeline_data.h"
 
-#include "visit_stack.h"
+#include "flight_index.h"
 #include "waitscope/analysis/critical_path_file.h"
 #include "waitscope/analysis/region_class.h"
+#include "waitscope/analysis/visit_stack.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -18,7 +19,8 @@
 namespace waitscope::timeline {
 RegionKind kindOfRegion(const trace::Region& region) {
     using analysis::RegionClass;
-    switch (analysis::classifyRegion(region)) {
+    const RegionClass regionClass = analysis::classifyRegion(region);
+    switch (regionClass) {
     case RegionClass::Computation:
         return RegionKind::Computation;
     case RegionClass::Overhead:
@@ -36,8 +38,11 @@ RegionKind kindOfRegion(const trace::Region& region) {
     case RegionClass::MpiRmaCommunication:
         return RegionKind::OneSided;
     default:
-        return RegionKind::Management;
+        break;
     }
+    if (analysis::isOpenmpClass(regionClass) || analysis::isPthreadClass(regionClass))
+        return RegionKind::Threads;
+    return RegionKind::Management;
 }
 
 namespace {
@@ -66,8 +71,8 @@ uint32_t worldRank(const trace::Definitions& definitions, uint32_t comm, uint32_
 
 const char* kindName(RegionKind kind) {
     static const char* const kNames[] = {
-        "computation", "MPI point-to-point", "MPI collective", "MPI synchronization",
-        "MPI I/O",     "MPI one-sided",      "MPI management", "measurement"};
+        "computation",   "MPI point-to-point", "MPI collective", "MPI synchronization", "MPI I/O",
+        "MPI one-sided", "MPI management",     "measurement",    "OpenMP/threads"};
     return kNames[static_cast<size_t>(kind)];
 }
 
@@ -111,12 +116,14 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
             }
             double collectiveBegin = 0.0;
             const auto rowIndex = static_cast<uint32_t>(timeline.m_rows.size());
-            VisitStack open;
-            const auto addVisit = [&row](size_t depth, double start, double end, uint32_t region) {
+            analysis::VisitStack open;
+            const auto addVisit = [&row, definitions](size_t depth, uint64_t start, uint64_t end,
+                                                      uint32_t region) {
                 if (row.depths.size() <= depth) {
                     row.depths.resize(depth + 1);
                 }
-                row.depths[depth].push_back({start, end, region});
+                row.depths[depth].push_back(
+                    {definitions->seconds(start), definitions->seconds(end), region});
             };
             for (size_t e = 0; e < stream.size(); ++e) {
                 const double time = definitions->seconds(stream.time(e));
@@ -196,7 +203,7 @@ Result<Timeline> Timeline::load(const std::string& experiment, const RowSink& si
     }
     std::stable_sort(timeline.m_collectives.begin(), timeline.m_collectives.end(),
                      [](const Collective& a, const Collective& b) { return a.start < b.start; });
-    timeline.m_longestFlight = -1.0;
+    timeline.m_flights.reset();
     // Stable: messages sent at the same time stay in channel order (the analyzer's caches are
     // these bytes too, timeline_collector.cpp).
     std::stable_sort(timeline.m_messages.begin(), timeline.m_messages.end(),
@@ -244,7 +251,7 @@ void Timeline::takeEvents(Timeline&& window) {
         m_rows[r].depths = std::move(window.m_rows[r].depths);
     }
     m_messages = std::move(window.m_messages);
-    m_longestFlight = -1.0;
+    m_flights = std::move(window.m_flights); // built on the worker, or not yet
     m_collectives = std::move(window.m_collectives);
 }
 
@@ -287,25 +294,20 @@ std::vector<Block> Timeline::visible(uint32_t row, size_t depth, double from, do
     return blocks;
 }
 
-std::vector<const Message*> Timeline::visibleMessages(double from, double to) const {
-    // By send time: a message in view was sent at most the longest flight before `from`.
-    double longest = 0.0;
-    if (m_longestFlight < 0.0) {
-        for (const Message& m : m_messages) {
-            longest = std::max(longest, std::abs(m.receiveTime - m.sendTime));
-        }
-        m_longestFlight = longest;
+void Timeline::indexMessages() const {
+    if (!m_flights) {
+        m_flights = std::make_shared<const FlightIndex>(m_messages);
     }
-    longest = m_longestFlight;
-    const auto first = std::lower_bound(m_messages.begin(), m_messages.end(), from - longest,
-                                        [](const Message& m, double t) { return m.sendTime < t; });
+}
+
+std::vector<const Message*> Timeline::visibleMessages(double from, double to) const {
+    indexMessages();
+    std::vector<size_t> found;
+    m_messagesLookedAt = m_flights->find(m_messages, from, to, found);
     std::vector<const Message*> shown;
-    for (auto it = first; it != m_messages.end() && it->sendTime <= to + longest; ++it) {
-        const Message& m = *it;
-        if (std::min(m.sendTime, m.receiveTime) <= to &&
-            std::max(m.sendTime, m.receiveTime) >= from) {
-            shown.push_back(&m);
-        }
+    shown.reserve(found.size());
+    for (const size_t k : found) {
+        shown.push_back(&m_messages[k]);
     }
     return shown;
 }

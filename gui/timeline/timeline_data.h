@@ -16,6 +16,8 @@
 
 namespace waitscope::timeline {
 
+class FlightIndex;
+
 /// What a region does, for its colour and the legend.
 enum class RegionKind : uint8_t {
     Computation,
@@ -26,6 +28,7 @@ enum class RegionKind : uint8_t {
     OneSided,
     Management,
     Measurement,
+    Threads, ///< OpenMP runtime and POSIX threads calls (barriers, locks, joins, fork)
     Count_,
 };
 /// The legend's name of `kind`.
@@ -121,8 +124,15 @@ public:
     /// visits that end within one pixel of the block's start merged into one block.
     std::vector<Block> visible(uint32_t row, size_t depth, double from, double to,
                                double pixel) const;
-    /// The messages with an end in [from, to] or crossing it.
+    /// The messages with an end in [from, to] or crossing it, in send-time order (found through
+    /// a FlightIndex built at the first call after the messages change: a long flight does not
+    /// widen the search for the short ones).
     std::vector<const Message*> visibleMessages(double from, double to) const;
+    /// Builds the index visibleMessages() uses now (a worker that read a window does, so that
+    /// the GUI thread's first frame of it does not).
+    void indexMessages() const;
+    /// How many messages the last visibleMessages() looked at (for tests and benchmarks).
+    uint64_t messagesLookedAt() const { return m_messagesLookedAt; }
 
     /// For tests and generated timelines: adds a row and a region.
     uint32_t addRow(Row row);
@@ -130,12 +140,12 @@ public:
     /// Adds a message; messages must be added by send time.
     void addMessage(const Message& message) {
         m_messages.push_back(message);
-        m_longestFlight = -1.0;
+        m_flights.reset();
     }
     /// Replaces the messages (by send time).
     void setMessages(std::vector<Message> messages) {
         m_messages = std::move(messages);
-        m_longestFlight = -1.0;
+        m_flights.reset();
     }
     /// Reads the instances from `file` (an opened instances.bin).
     void setInstanceFile(std::shared_ptr<const analysis::InstanceFile> file) {
@@ -172,8 +182,9 @@ public:
 
 private:
     std::vector<Row> m_rows;
-    std::vector<Message> m_messages;       ///< by send time
-    mutable double m_longestFlight = -1.0; ///< the longest |receive - send|; < 0: not known yet
+    std::vector<Message> m_messages;                      ///< by send time
+    mutable std::shared_ptr<const FlightIndex> m_flights; ///< over m_messages; null: not built yet
+    mutable uint64_t m_messagesLookedAt = 0;
     std::vector<Collective> m_collectives;
     std::shared_ptr<const analysis::InstanceFile> m_instances =
         std::make_shared<const analysis::InstanceFile>();

@@ -5,26 +5,37 @@
 // depth do not overlap, so their starts and ends are both in order) and read in one piece.
 #include "timeline_store.h"
 
+#include "flight_index.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <vector>
 
 namespace waitscope::timeline {
 namespace {
 
-// 2: the program and sampled calling contexts are visits too (visit_stack.h); a cache of 1 is
-// built again.
-constexpr char kMagic[] = "waitscope timeline events 2\n";
+// 2: the program and sampled calling contexts are visits too (visit_stack.h). 3: the messages
+// of long flight kept apart too. 4: OpenMP and POSIX threads regions are of kind Threads, not
+// MPI management. A cache of an earlier version is built again.
+constexpr char kMagic[] = "waitscope timeline events 4\n";
 constexpr size_t kVisitBytes = TimelineStore::kVisitBytes;
 constexpr size_t kMessageBytes = 32;
+// A long message's copy: the message and its position among all messages.
+constexpr size_t kLongMessageBytes = kMessageBytes + 8;
+// The messages of flight above the bound are kept apart (and held in memory by the reader):
+// the bound starts at the run's length / kFlightShare and is raised while more than
+// kLongMessages would be kept.
+constexpr double kFlightShare = 65536.0;
+constexpr size_t kLongMessages = size_t{1} << 16;
 constexpr size_t kCollectiveBytes = 40;
 
 template <typename T> void put(std::string& out, const T& value) {
@@ -57,6 +68,49 @@ Message decodeMessage(const char* at) {
             get<uint64_t>(at + 24)};
 }
 
+void encodeMessage(const Message& m, char* out) {
+    std::memcpy(out, &m.fromRow, 4);
+    std::memcpy(out + 4, &m.toRow, 4);
+    std::memcpy(out + 8, &m.sendTime, 8);
+    std::memcpy(out + 16, &m.receiveTime, 8);
+    std::memcpy(out + 24, &m.bytes, 8);
+}
+
+double flightOf(const Message& m) {
+    return std::abs(m.receiveTime - m.sendTime);
+}
+
+// The messages of flight above a bound, in send-time order with their positions among all,
+// gathered while the messages are written: when more than kLongMessages would be held, the bound
+// rises (at least doubled, at least to their median flight) and those now within it are let go.
+class LongFlights {
+public:
+    explicit LongFlights(double span) : m_bound(std::max(0.0, span / kFlightShare)) {}
+    void add(const Message& m, uint64_t position) {
+        if (!(flightOf(m) > m_bound)) {
+            return;
+        }
+        m_kept.emplace_back(m, position);
+        if (m_kept.size() > kLongMessages) {
+            std::vector<double> flights;
+            flights.reserve(m_kept.size());
+            for (const auto& [kept, at] : m_kept) {
+                flights.push_back(flightOf(kept));
+            }
+            const auto middle = flights.begin() + static_cast<std::ptrdiff_t>(flights.size() / 2);
+            std::nth_element(flights.begin(), middle, flights.end());
+            m_bound = std::max(2 * m_bound, *middle);
+            std::erase_if(m_kept, [this](const auto& k) { return !(flightOf(k.first) > m_bound); });
+        }
+    }
+    double bound() const { return m_bound; }
+    const std::vector<std::pair<Message, uint64_t>>& kept() const { return m_kept; }
+
+private:
+    double m_bound;
+    std::vector<std::pair<Message, uint64_t>> m_kept;
+};
+
 // Reads the directory's fields in order; any read past its end marks it damaged.
 class Cursor {
 public:
@@ -88,7 +142,9 @@ private:
     bool m_damaged = false;
 };
 
-// Writes the cache file front to back; the first failure is kept and reported at the end.
+// Writes the cache file front to back; the first failure is kept and reported at the end. Small
+// writes (a message or collective record each) are gathered into one buffer, so that a million
+// records cost a few hundred fwrite calls instead of a million.
 class Writer {
 public:
     explicit Writer(const std::string& path) : m_file(std::fopen(path.c_str(), "wb")) {}
@@ -101,14 +157,21 @@ public:
     Writer& operator=(const Writer&) = delete;
     bool opened() const { return m_file != nullptr; }
     void write(const void* data, size_t bytes) {
-        if (bytes > 0 && m_file != nullptr && std::fwrite(data, 1, bytes, m_file) != bytes) {
-            m_failed = true;
+        if (bytes < kGathered) {
+            if (m_gathered.size() + bytes > kGatheredBytes) {
+                flushGathered();
+            }
+            m_gathered.append(static_cast<const char*>(data), bytes);
+        } else {
+            flushGathered();
+            put(data, bytes);
         }
         m_offset += bytes;
     }
     uint64_t offset() const { return m_offset; }
     // Leaves `bytes` bytes for another process to write (a hole until it does).
     void skip(uint64_t bytes) {
+        flushGathered();
         if (m_file == nullptr || std::fflush(m_file) != 0 ||
             std::fseek(m_file, static_cast<long>(bytes), SEEK_CUR) != 0) {
             m_failed = true;
@@ -117,6 +180,7 @@ public:
     }
     // Writes `value` at `offset` (the directory's position, known at the end), then closes.
     bool finish(uint64_t offset, uint64_t value) {
+        flushGathered();
         bool ok = !m_failed && std::fseek(m_file, static_cast<long>(offset), SEEK_SET) == 0 &&
                   std::fwrite(&value, sizeof value, 1, m_file) == 1;
         ok = std::fclose(m_file) == 0 && ok;
@@ -125,7 +189,21 @@ public:
     }
 
 private:
+    static constexpr size_t kGathered = 4096; // writes smaller than this are gathered
+    static constexpr size_t kGatheredBytes = size_t{1} << 20; // up to this much
+
+    void put(const void* data, size_t bytes) {
+        if (bytes > 0 && m_file != nullptr && std::fwrite(data, 1, bytes, m_file) != bytes) {
+            m_failed = true;
+        }
+    }
+    void flushGathered() {
+        put(m_gathered.data(), m_gathered.size());
+        m_gathered.clear();
+    }
+
     FILE* m_file;
+    std::string m_gathered;
     uint64_t m_offset = 0;
     bool m_failed = false;
 };
@@ -154,8 +232,9 @@ Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
     put(directory, timeline.end());
     put(directory, timeline.events());
 
-    // Messages by send time: the timeline's, or the source's one after the other.
-    double longestFlight = 0.0;
+    // Messages by send time: the timeline's, or the source's one after the other; those of long
+    // flight again apart after them.
+    LongFlights longFlights(timeline.end() - timeline.begin());
     const uint64_t messagesAt = out.offset();
     uint64_t messages = 0;
     size_t next = 0;
@@ -164,15 +243,17 @@ Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
         if (!source) {
             m = timeline.messages()[next++];
         }
-        ++messages;
         char record[kMessageBytes];
-        std::memcpy(record, &m.fromRow, 4);
-        std::memcpy(record + 4, &m.toRow, 4);
-        std::memcpy(record + 8, &m.sendTime, 8);
-        std::memcpy(record + 16, &m.receiveTime, 8);
-        std::memcpy(record + 24, &m.bytes, 8);
+        encodeMessage(m, record);
         out.write(record, sizeof record);
-        longestFlight = std::max(longestFlight, std::abs(m.receiveTime - m.sendTime));
+        longFlights.add(m, messages++);
+    }
+    const uint64_t longAt = out.offset();
+    for (const auto& [long_, position] : longFlights.kept()) {
+        char record[kLongMessageBytes];
+        encodeMessage(long_, record);
+        std::memcpy(record + kMessageBytes, &position, 8);
+        out.write(record, sizeof record);
     }
     // Collectives by start, then their members.
     double longestCollective = 0.0;
@@ -198,7 +279,9 @@ Status writeTail(Writer& out, const std::string& path, uint64_t directoryAt,
 
     put(directory, messages);
     put(directory, messagesAt);
-    put(directory, longestFlight);
+    put(directory, longFlights.bound());
+    put(directory, static_cast<uint64_t>(longFlights.kept().size()));
+    put(directory, longAt);
     put(directory, static_cast<uint64_t>(timeline.collectives().size()));
     put(directory, collectivesAt);
     put(directory, longestCollective);
@@ -426,7 +509,8 @@ Status TimelineStore::readDirectory(const std::string& signature) {
     skeleton.setRange(begin, end);
     skeleton.setEvents(cursor.next<uint64_t>());
     m_messages = {cursor.next<uint64_t>(), cursor.next<uint64_t>()};
-    m_longestFlight = cursor.next<double>();
+    m_flightBound = cursor.next<double>();
+    const Range longFlights{cursor.next<uint64_t>(), cursor.next<uint64_t>()};
     m_collectives = {cursor.next<uint64_t>(), cursor.next<uint64_t>()};
     m_longestCollective = cursor.next<double>();
     m_members = {cursor.next<uint64_t>(), cursor.next<uint64_t>()};
@@ -464,18 +548,40 @@ Status TimelineStore::readDirectory(const std::string& signature) {
     }
     if (cursor.damaged() ||
         m_messages.offset + m_messages.count * kMessageBytes > directoryOffset ||
+        longFlights.count > kLongMessages ||
+        longFlights.offset + longFlights.count * kLongMessageBytes > directoryOffset ||
         m_collectives.offset + m_collectives.count * kCollectiveBytes > directoryOffset ||
         m_members.offset + m_members.count * sizeof(uint32_t) > directoryOffset) {
         return damaged();
     }
+    // The messages of long flight, held with their index.
+    std::vector<char> longBytes(longFlights.count * kLongMessageBytes);
+    if (!readRecords(longFlights.offset, longBytes.size(), longBytes.data())) {
+        return damaged();
+    }
+    m_longMessages.clear();
+    m_longPositions.clear();
+    for (uint64_t k = 0; k < longFlights.count; ++k) {
+        const char* record = longBytes.data() + k * kLongMessageBytes;
+        m_longMessages.push_back(decodeMessage(record));
+        m_longPositions.push_back(get<uint64_t>(record + kMessageBytes));
+    }
+    m_longFlights = FlightIndex(m_longMessages);
     m_skeleton = std::move(skeleton);
     return Status::success();
 }
 
-Status TimelineStore::readRecords(uint64_t offset, size_t bytes, void* out) const {
+Status TimelineStore::readRecords(uint64_t offset, size_t bytes, void* out, bool fromMemory) const {
     auto* at = static_cast<char*>(out);
     while (bytes > 0) {
-        const ssize_t got = ::pread(m_file, at, bytes, static_cast<off_t>(offset));
+        // RWF_NOWAIT: EAGAIN rather than waiting for a page that is not in the page cache.
+        iovec piece{at, bytes};
+        const ssize_t got =
+            fromMemory ? ::preadv2(m_file, &piece, 1, static_cast<off_t>(offset), RWF_NOWAIT)
+                       : ::pread(m_file, at, bytes, static_cast<off_t>(offset));
+        if (got < 0 && fromMemory && (errno == EAGAIN || errno == EOPNOTSUPP)) {
+            return Error(m_path + ": not in memory");
+        }
         if (got <= 0) {
             return Error(m_path + ": cannot read (truncated)");
         }
@@ -487,14 +593,15 @@ Status TimelineStore::readRecords(uint64_t offset, size_t bytes, void* out) cons
 }
 
 template <typename Record, typename Key>
-Result<uint64_t> TimelineStore::firstWhere(const Range& range, Key key) const {
+Result<uint64_t> TimelineStore::firstWhere(const Range& range, Key key, bool fromMemory) const {
     // The first record of `range` for which key(record) holds (false before it, true after).
     uint64_t low = 0;
     uint64_t high = range.count;
     char record[sizeof(Record)];
     while (low < high) {
         const uint64_t mid = low + (high - low) / 2;
-        if (Status read = readRecords(range.offset + mid * sizeof(Record), sizeof record, record);
+        if (Status read =
+                readRecords(range.offset + mid * sizeof(Record), sizeof record, record, fromMemory);
             !read) {
             return read.error();
         }
@@ -539,6 +646,14 @@ Result<Row> TimelineStore::row(uint32_t row) const {
 }
 
 Result<Timeline> TimelineStore::window(double from, double to) const {
+    return readWindow(from, to, false);
+}
+
+Result<Timeline> TimelineStore::windowInMemory(double from, double to) const {
+    return readWindow(from, to, true);
+}
+
+Result<Timeline> TimelineStore::readWindow(double from, double to, bool fromMemory) const {
     Timeline window;
     std::vector<char> bytes;
     for (uint32_t r = 0; r < m_skeleton.rows().size(); ++r) {
@@ -549,9 +664,9 @@ Result<Timeline> TimelineStore::window(double from, double to) const {
             // Ends are in order as the starts are: the first visit ending after `from`, up to
             // the first starting at or after `to`.
             auto first = firstWhere<VisitRecord>(
-                range, [from](const char* v) { return get<double>(v + 8) > from; });
+                range, [from](const char* v) { return get<double>(v + 8) > from; }, fromMemory);
             auto last = firstWhere<VisitRecord>(
-                range, [to](const char* v) { return get<double>(v) >= to; });
+                range, [to](const char* v) { return get<double>(v) >= to; }, fromMemory);
             if (!first || !last) {
                 return first ? last.error() : first.error();
             }
@@ -559,8 +674,8 @@ Result<Timeline> TimelineStore::window(double from, double to) const {
                 continue;
             }
             bytes.resize((*last - *first) * kVisitBytes);
-            if (Status read =
-                    readRecords(range.offset + *first * kVisitBytes, bytes.size(), bytes.data());
+            if (Status read = readRecords(range.offset + *first * kVisitBytes, bytes.size(),
+                                          bytes.data(), fromMemory);
                 !read) {
                 return read.error();
             }
@@ -572,41 +687,59 @@ Result<Timeline> TimelineStore::window(double from, double to) const {
         }
         window.addRow(std::move(row));
     }
-    // Messages: sent at most the longest flight before `from` or after `to`.
+    // Messages: those of flight within the bound sent at most the bound before `from` or after
+    // `to`, and the longer ones (held apart) from their index, merged in the file's order.
     auto first = firstWhere<MessageRecord>(
-        m_messages, [&](const char* m) { return get<double>(m + 8) >= from - m_longestFlight; });
+        m_messages, [&](const char* m) { return get<double>(m + 8) >= from - m_flightBound; },
+        fromMemory);
     auto last = firstWhere<MessageRecord>(
-        m_messages, [&](const char* m) { return get<double>(m + 8) > to + m_longestFlight; });
+        m_messages, [&](const char* m) { return get<double>(m + 8) > to + m_flightBound; },
+        fromMemory);
     if (!first || !last) {
         return first ? last.error() : first.error();
     }
+    std::vector<size_t> longOnes;
+    uint64_t looked = m_longFlights.find(m_longMessages, from, to, longOnes);
+    std::vector<Message> messages;
+    size_t nextLong = 0;
+    const auto takeLongBefore = [&](uint64_t position) {
+        for (; nextLong < longOnes.size() && m_longPositions[longOnes[nextLong]] < position;
+             ++nextLong) {
+            messages.push_back(m_longMessages[longOnes[nextLong]]);
+        }
+    };
     if (*last > *first) {
         bytes.resize((*last - *first) * kMessageBytes);
-        if (Status read =
-                readRecords(m_messages.offset + *first * kMessageBytes, bytes.size(), bytes.data());
+        if (Status read = readRecords(m_messages.offset + *first * kMessageBytes, bytes.size(),
+                                      bytes.data(), fromMemory);
             !read) {
             return read.error();
         }
+        looked += *last - *first;
         for (size_t k = 0; k < *last - *first; ++k) {
             const Message m = decodeMessage(bytes.data() + k * kMessageBytes);
-            if (std::min(m.sendTime, m.receiveTime) <= to &&
-                std::max(m.sendTime, m.receiveTime) >= from) {
-                window.addMessage(m);
+            if (!(flightOf(m) > m_flightBound) && FlightIndex::inWindow(m, from, to)) {
+                takeLongBefore(*first + k);
+                messages.push_back(m);
             }
         }
     }
+    takeLongBefore(m_messages.count);
+    m_messagesLookedAt += looked;
+    window.setMessages(std::move(messages));
     // Collectives: started at most the longest collective before `from`, and by `to`.
     first = firstWhere<CollectiveRecord>(
-        m_collectives, [&](const char* c) { return get<double>(c) >= from - m_longestCollective; });
-    last = firstWhere<CollectiveRecord>(m_collectives,
-                                        [&](const char* c) { return get<double>(c) > to; });
+        m_collectives, [&](const char* c) { return get<double>(c) >= from - m_longestCollective; },
+        fromMemory);
+    last = firstWhere<CollectiveRecord>(
+        m_collectives, [&](const char* c) { return get<double>(c) > to; }, fromMemory);
     if (!first || !last) {
         return first ? last.error() : first.error();
     }
     if (*last > *first) {
         bytes.resize((*last - *first) * kCollectiveBytes);
         if (Status read = readRecords(m_collectives.offset + *first * kCollectiveBytes,
-                                      bytes.size(), bytes.data());
+                                      bytes.size(), bytes.data(), fromMemory);
             !read) {
             return read.error();
         }
@@ -615,8 +748,9 @@ Result<Timeline> TimelineStore::window(double from, double to) const {
         const auto memberFrom = get<uint64_t>(firstRecord + 32);
         const auto memberTo = get<uint64_t>(lastRecord + 32) + get<uint32_t>(lastRecord + 28);
         std::vector<uint32_t> members(memberTo - memberFrom);
-        if (Status read = readRecords(m_members.offset + memberFrom * sizeof(uint32_t),
-                                      members.size() * sizeof(uint32_t), members.data());
+        if (Status read =
+                readRecords(m_members.offset + memberFrom * sizeof(uint32_t),
+                            members.size() * sizeof(uint32_t), members.data(), fromMemory);
             !read) {
             return read.error();
         }

@@ -3,9 +3,11 @@
 // the experiment (beside the overview), so that the view holds only the window it shows.
 #pragma once
 
+#include "flight_index.h"
 #include "timeline_data.h"
 #include "timeline_summary.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -75,6 +77,13 @@ public:
     /// order), the messages with an end in it or crossing it, and the collectives overlapping
     /// it: exactly what Timeline::load() holds of that window. Errors name the cache file.
     Result<Timeline> window(double from, double to) const;
+    /// As window(), but never waiting for the disk: an error ("not in memory") as soon as a
+    /// part of the window is not in the page cache (read with RWF_NOWAIT), so that the GUI
+    /// thread may read a window itself when that costs no more than drawing it.
+    Result<Timeline> windowInMemory(double from, double to) const;
+    /// Message records looked at by the window reads so far (for tests and benchmarks): those
+    /// of the window, those sent within the flight bound of it, and the long flights near it.
+    uint64_t messagesLookedAt() const { return m_messagesLookedAt; }
     /// All visits of row `row` (for building the overview).
     Result<Row> row(uint32_t row) const;
 
@@ -88,9 +97,11 @@ private:
     Status build(const std::string& experiment, const std::string& path,
                  const std::string& signature, const Progress& progress);
     Status readDirectory(const std::string& signature);
-    Status readRecords(uint64_t offset, size_t bytes, void* out) const;
+    /// Reads `bytes` at `offset`; with `fromMemory`, only from the page cache (else an error).
+    Status readRecords(uint64_t offset, size_t bytes, void* out, bool fromMemory = false) const;
     template <typename Record, typename Key>
-    Result<uint64_t> firstWhere(const Range& range, Key key) const;
+    Result<uint64_t> firstWhere(const Range& range, Key key, bool fromMemory) const;
+    Result<Timeline> readWindow(double from, double to, bool fromMemory) const;
 
     std::string m_path;
     int m_file = -1;
@@ -99,7 +110,13 @@ private:
     bool m_fromCache = false;
     std::vector<std::vector<Range>> m_depths; ///< per row and depth: its visits in the file
     Range m_messages;                         ///< by send time
-    double m_longestFlight = 0.0;
+    /// Messages of flight above this bound are also held apart (m_longMessages); a window reads
+    /// the others sent within the bound of it.
+    double m_flightBound = 0.0;
+    std::vector<Message> m_longMessages;   ///< by send time
+    std::vector<uint64_t> m_longPositions; ///< their positions among all messages
+    FlightIndex m_longFlights;             ///< over m_longMessages
+    mutable std::atomic<uint64_t> m_messagesLookedAt{0};
     Range m_collectives; ///< by start time
     double m_longestCollective = 0.0;
     Range m_members; ///< the collectives' member rows

@@ -17,12 +17,14 @@
 namespace waitscope::timeline {
 namespace {
 
-// 2: bins count the program and sampled calling contexts (visit_stack.h); 1 is built again.
-constexpr char kMagic[] = "waitscope timeline summary 2\n";
+// 2: bins count the program and sampled calling contexts (visit_stack.h); 3: OpenMP and POSIX
+// threads calls are a kind of their own (RegionKind::Threads), not MPI management. Older
+// versions are built again.
+constexpr char kMagic[] = "waitscope timeline summary 3\n";
 
 bool isMpi(RegionKind kind) {
     return kind != RegionKind::Computation && kind != RegionKind::Measurement &&
-           kind != RegionKind::Count_;
+           kind != RegionKind::Threads && kind != RegionKind::Count_;
 }
 
 // Adds [from, to] to the bins of one row (`add(bin, seconds)`), clipped to the run.

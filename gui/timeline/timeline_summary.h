@@ -33,7 +33,7 @@ struct Bin {
 
     /// The kind with the most time (Computation for an empty bin).
     RegionKind dominant() const;
-    /// Seconds in MPI regions (every kind but computation and measurement).
+    /// Seconds in MPI regions (every kind but computation, measurement and OpenMP/threads).
     double mpi() const;
     /// Seconds in any region.
     double covered() const;

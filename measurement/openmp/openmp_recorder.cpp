@@ -375,6 +375,16 @@ std::vector<std::uint64_t> mergeStreams(const std::uint64_t* aBegin, const std::
             all.push_back(last);
         }
     }
+    // ThreadEnd is the thread's last record, after its start routine's Leave.
+    const auto end = std::find_if(all.begin(), all.end(), [](const Decoded& d) {
+        return d.kind == static_cast<std::uint32_t>(EventKind::ThreadEnd);
+    });
+    if (end != all.end() && end + 1 != all.end()) {
+        Decoded last = *end;
+        all.erase(end);
+        last.time = std::max(last.time, all.back().time);
+        all.push_back(last);
+    }
     std::vector<std::uint64_t> words(all.size() * kMaxRecordWords);
     EventBuffer out;
     out.reset(words.data(), words.size());
@@ -428,6 +438,31 @@ OmpThread* pthreadBegin() noexcept {
 
 OmpThread* currentThread() noexcept {
     return t_thread;
+}
+
+void recordThreadOrder(EventKind kind, std::uint32_t sequence) noexcept {
+    if (t_onMainThread) {
+        if (!measured())
+            return;
+        ensureRoom(kMaxRecordWords);
+        appendRecord(now(), kind, sequence);
+        return;
+    }
+    OmpThread* t = pthreadBegin();
+    if (!t)
+        return;
+    // Dekker with finalize, as record() does.
+    t->writing.fetch_add(1, std::memory_order_seq_cst);
+    if (std::atomic_ref<std::uint32_t>(g_hot.recordMask).load(std::memory_order_relaxed) != 0 &&
+        !g_stopped.load(std::memory_order_seq_cst)) {
+        if (makeRoom(*t)) {
+            writeRecord(t->buffer, now(), kind, sequence);
+            ++t->buffer.events;
+        } else {
+            ++t->lost;
+        }
+    }
+    t->writing.fetch_sub(1, std::memory_order_release);
 }
 
 } // namespace waitscope::measure::openmp

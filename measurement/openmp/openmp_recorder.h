@@ -3,6 +3,8 @@
 // hand-over to the trace at finalize.
 #pragma once
 
+#include "waitscope/measure/event_buffer.h"
+
 #include <cstdint>
 
 namespace waitscope::measure::openmp {
@@ -51,6 +53,12 @@ OmpThread* currentThread() noexcept;
 /// is not measured.
 void enter(Construct construct, const void* codeptr) noexcept;
 void leave(Construct construct, const void* codeptr) noexcept;
+
+/// Records one thread order record (ThreadCreate, ThreadBegin, ThreadWait, ThreadEnd) with the
+/// created thread's `sequence` on the calling thread's location (a thread other than the main
+/// one is registered first, as on its first POSIX threads call). Returns at once while the
+/// rank is not measured; a thread without memory for it counts it lost.
+void recordThreadOrder(EventKind kind, std::uint32_t sequence) noexcept;
 
 /// Notes that the OMPT runtime started the tool (for the self-measurement).
 void toolStarted() noexcept;

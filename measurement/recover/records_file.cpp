@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::uint32_t kLastCollectiveOp = 22; // OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
 
-/// Why `e` cannot be a record of a rank with definitions `defs`, or nullptr when it can.
+} // namespace
+
 const char* invalidOperand(const RecordEvent& e, const Definitions& defs) {
     const auto regions = defs.regions().size();
     const auto comms = defs.comms().size();
@@ -47,9 +48,7 @@ const char* invalidOperand(const RecordEvent& e, const Definitions& defs) {
     }
 }
 
-} // namespace
-
-RecordsRead readRecords(const std::string& bytes, const Definitions& defs) {
+RecordsRead readRecords(const std::string& bytes, const Definitions& defs, std::uint64_t time) {
     RecordsRead out;
     const std::size_t words = bytes.size() / 8;
     auto word = [&bytes](std::size_t i) {
@@ -57,7 +56,6 @@ RecordsRead readRecords(const std::string& bytes, const Definitions& defs) {
         std::memcpy(&w, bytes.data() + 8 * i, 8);
         return w;
     };
-    std::uint64_t time = 0;
     std::size_t records = 0;
     std::size_t i = 0;
     auto damage = [&](const std::string& what) {

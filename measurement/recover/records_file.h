@@ -33,7 +33,12 @@ struct RecordsRead {
 /// definitions of `defs` (regions, communicators, calling contexts) and a collective operation
 /// OTF2 knows; the first one that does not ends the reading, as does a cut final record. A
 /// rank that died writes a whole number of records, so any damage is reported, never skipped.
-RecordsRead readRecords(const std::string& bytes, const Definitions& defs);
+/// `time`: the delta base of the first record (records that follow others, read elsewhere).
+RecordsRead readRecords(const std::string& bytes, const Definitions& defs, std::uint64_t time = 0);
+
+/// Why `e` cannot be an event of a rank with definitions `defs` (an operand names no
+/// definition of it, or no collective operation OTF2 knows), or nullptr when it can.
+const char* invalidOperand(const RecordEvent& e, const Definitions& defs);
 
 /// Encodes events back into the records layout (the inverse of readRecords on clean input).
 std::string encodeRecords(const std::vector<RecordEvent>& events);

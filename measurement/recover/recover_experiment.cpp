@@ -2,7 +2,9 @@
 #include "recover_experiment.h"
 
 #include "consistent_cut.h"
+#include "encoded_events.h"
 #include "records_file.h"
+#include "spill_file.h"
 #include "trace_writer.h"
 #include "waitscope/experiment/measurement_record.h"
 #include "waitscope/measure/event_buffer.h"
@@ -30,6 +32,32 @@ std::optional<std::string> readWhole(const fs::path& path) {
     std::ostringstream bytes;
     bytes << in.rdbuf();
     return bytes.str();
+}
+
+/// The bytes of `path` from `offset` on (none when the file is shorter).
+std::optional<std::string> readFrom(const fs::path& path, std::uint64_t offset) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    in.seekg(static_cast<std::streamoff>(offset));
+    if (!in)
+        return std::string();
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+}
+
+/// Where the rank's events translated during the run end (spill_file.h), when it left a
+/// whole mark.
+std::optional<EncodedMark> readEncodedMark(const fs::path& path) {
+    auto bytes = readWhole(path);
+    EncodedMark mark;
+    if (!bytes || bytes->size() != sizeof(mark))
+        return std::nullopt;
+    std::memcpy(&mark, bytes->data(), sizeof(mark));
+    if (mark.magic != EncodedMark::kMagic)
+        return std::nullopt;
+    return mark;
 }
 
 /// Everything one rank left.
@@ -203,9 +231,34 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
         }
         if (!rank.defs)
             continue; // records without names cannot be used
-        if (auto records = readWhole(base.string() + ".records")) {
-            RecordsRead read = readRecords(*records, rank.defs->defs);
+        // The chunks the spill writer kept as OTF2 events only, then the records after them
+        // (their place before is a hole).
+        std::uint64_t recordsFrom = 0, time = 0;
+        if (auto mark = readEncodedMark(base.string() + ".records.encoded")) {
+            const fs::path evt = base.string() + ".records.evt";
+            auto encoded = readWhole(evt);
+            if (!encoded || encoded->size() < mark->eventFileBytes) {
+                rank.damage =
+                    evt.string() + ": " +
+                    (encoded ? "shorter than the " + std::to_string(mark->eventFileBytes) +
+                                   " bytes its mark names"
+                             : std::string("missing")) +
+                    "; the events in it and after it are missing";
+                continue;
+            }
+            encoded->resize(mark->eventFileBytes);
+            RecordsRead read = readEncodedEvents(*encoded, mark->chunkBytes, rank.defs->defs);
             rank.events = std::move(read.events);
+            if (!read.damage.empty()) {
+                rank.damage = evt.string() + ": " + read.damage;
+                continue; // the records after them would decode with a wrong time base
+            }
+            recordsFrom = mark->recordBytes;
+            time = mark->decodeTime;
+        }
+        if (auto records = readFrom(base.string() + ".records", recordsFrom)) {
+            RecordsRead read = readRecords(*records, rank.defs->defs, time);
+            rank.events.insert(rank.events.end(), read.events.begin(), read.events.end());
             if (!read.damage.empty())
                 rank.damage = base.string() + ".records: " + read.damage;
         }
@@ -342,6 +395,13 @@ Result<RecoveryReport> recoverExperiment(const std::string& directory) {
                     continue;
                 e.a = handleMap[e.a];
                 break;
+            case EventKind::ThreadCreate:
+            case EventKind::ThreadBegin:
+            case EventKind::ThreadWait:
+            case EventKind::ThreadEnd:
+                // The threads' own records live in memory until finalize and are not
+                // recovered, so the main thread's half of their order is left out too.
+                continue;
             default:
                 break;
             }

@@ -181,6 +181,10 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
             ioHandles.add(ioHandleKeys.back(), {});
         }
         unified = unifyDefinitionSet(ioHandles, s->comm, kUnifyTag) && unified;
+        // The rank's thread contingent, which its thread order records name (one per rank with
+        // further threads, after the communicators: see writeGlobalDefinitions).
+        if (!threads.empty())
+            s->writer.setThreadContingent(threadContingentId(comms.entries.size(), s->rank));
         local = s->writer.writeLocalDefinitions(
             mapIds(regions, regionKeys), mapCommIds(comms, commKeys), mapIds(contexts, contextKeys),
             s->offsets, mapIds(rmaWindows, rmaWindowKeys), rmaGroupMap,
@@ -297,6 +301,10 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     if (status == "complete\n") {
         if (!s->spillPath.empty())
             ::unlink(s->spillPath.c_str());
+        if (!s->encodedMarkPath.empty())
+            ::unlink(s->encodedMarkPath.c_str());
+        if (!s->runEventsPath.empty())
+            ::unlink(s->runEventsPath.c_str()); // the archive's link to it stays
         if (!s->defsPath.empty())
             ::unlink(s->defsPath.c_str());
     }

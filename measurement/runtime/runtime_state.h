@@ -51,6 +51,8 @@ struct RuntimeState {
     double spillWriterCpuSeconds = 0; ///< its thread's CPU time, once drained
     std::uint64_t encodedBytes = 0;   ///< the spill file's bytes it translated, once drained
     std::string runEventsPath;        ///< the OTF2 events it translated, until finalize
+    std::string encodedMarkPath;      ///< where they end, for recovery (EncodedMark)
+    int encodedMarkFd = -1;
     int rank = 0;
     int size = 1;
     bool started = false;     ///< recording (user regions at least) since runtimeStart

@@ -121,11 +121,24 @@ Status openSpill(RuntimeState& s) {
 
 namespace {
 
-/// The spill writer's translation of a written chunk into the rank's OTF2 events.
-bool encodeChunk(void* context, const std::uint64_t* begin, const std::uint64_t* end,
-                 const std::vector<std::uint32_t>* parents) noexcept {
+/// The spill writer's translation of a chunk into the rank's OTF2 events; the chunk is kept
+/// so (its records not written) once its events are in the event file and the mark says so.
+SpillWriter::Encoded encodeChunk(void* context, const std::uint64_t* begin,
+                                 const std::uint64_t* end,
+                                 const std::vector<std::uint32_t>* parents,
+                                 std::uint64_t endOffset) noexcept {
     auto* s = static_cast<RuntimeState*>(context);
-    return s->writer.encodeDuringRun(s->runEventsPath, s->rank, begin, end, parents);
+    if (!s->writer.encodeDuringRun(s->runEventsPath, s->rank, begin, end, parents))
+        return SpillWriter::Encoded::No;
+    EncodedMark mark;
+    if (s->encodedMarkFd < 0 || !s->writer.writeRunEvents(mark.eventFileBytes, mark.chunkBytes))
+        return SpillWriter::Encoded::Translated;
+    mark.recordBytes = endOffset;
+    mark.decodeTime = s->writer.decodeTime();
+    // One write of 40 bytes: a rank killed meanwhile leaves the old mark or the new one.
+    if (::pwrite(s->encodedMarkFd, &mark, sizeof(mark), 0) != static_cast<ssize_t>(sizeof(mark)))
+        return SpillWriter::Encoded::Translated;
+    return SpillWriter::Encoded::Kept;
 }
 
 } // namespace
@@ -138,9 +151,13 @@ void startSpillWriter(RuntimeState& s) noexcept {
     try {
         // Beside the records: the archive's traces folder exists only once it is open.
         s.runEventsPath = s.spillPath + ".evt";
+        s.encodedMarkPath = s.spillPath + ".encoded";
+        // Without the mark every chunk translated is written as records too.
+        s.encodedMarkFd =
+            ::open(s.encodedMarkPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         s.spillWriter.setEncoder(encodeChunk, &s);
     } catch (...) {
-        // Without memory for the name the events are translated at finalize.
+        // Without memory for the names the events are translated at finalize.
     }
 }
 
@@ -284,6 +301,9 @@ void drainSpillWriter(RuntimeState& s, bool translate) noexcept {
     s.spillWriter.drain(translate);
     s.spillWriterCpuSeconds = s.spillWriter.threadCpuSeconds();
     s.encodedBytes = s.spillWriter.encodedBytes();
+    if (s.encodedMarkFd >= 0)
+        ::close(s.encodedMarkFd); // no chunk is translated any more
+    s.encodedMarkFd = -1;
     SpillWriter::Failure failure;
     if (!s.spillWriter.failed(failure) || s.spillFailed)
         return;

@@ -11,6 +11,21 @@ namespace waitscope::measure {
 
 struct RuntimeState;
 
+/// Where a rank's events translated during the run end, for `waitscope recover`: the file
+/// `<records>.encoded` beside the records file, rewritten (one write of its 40 bytes) after each
+/// chunk the spill writer kept as OTF2 events only (SpillWriter::Encoded::Kept). A killed rank's
+/// events are then the event file `<records>.evt` up to `eventFileBytes`, followed by the records
+/// file from `recordBytes` on (a hole before it), decoded from the time `decodeTime`.
+struct EncodedMark {
+    static constexpr std::uint64_t kMagic = 0x31304b52414d5357; ///< "WSMARK01", little-endian
+    std::uint64_t magic = kMagic;
+    std::uint64_t eventFileBytes = 0; ///< the event file's bytes that hold the kept chunks
+    std::uint64_t recordBytes = 0;    ///< the records file's bytes they replace
+    std::uint64_t decodeTime = 0;     ///< the delta base of the record at recordBytes
+    std::uint64_t chunkBytes = 0;     ///< the event file's chunk size
+};
+static_assert(sizeof(EncodedMark) == 40);
+
 /// Writes all `n` bytes to `fd`. Signal context: only async-signal-safe calls, no allocation,
 /// no locks. False when the data could not all be written (errno says why; ENOSPC for a
 /// short write).

@@ -133,18 +133,22 @@ void SpillWriter::write(std::uint64_t sequence, Writer writer) noexcept {
     // After a failed chunk the file ends before it (drain truncates it): nothing later is kept.
     if (m_failedSequence.load() > sequence) {
         const std::size_t bytes = static_cast<std::size_t>(chunk.end - chunk.memory) * 8;
-        errno = 0;
-        if (!writeAllAt(m_fd, chunk.memory, bytes, chunk.offset)) {
-            noteFailure(sequence, errno);
-        } else if (m_encode != nullptr && m_encoding) {
-            // Chunks are written one at a time and in order: so are they translated. A chunk
-            // the program writes itself is not (it only frees the chunk it needs, and finalize
+        Encoded encoded = Encoded::No;
+        if (m_encode != nullptr && m_encoding) {
+            // Chunks are written one at a time and in order: so are they translated, from the
+            // file's start (records spilled before the thread started are not). A chunk the
+            // program writes itself is not (it only frees the chunk it needs, and finalize
             // translates from there on: the translation goes in order or not at all).
-            m_encoding = writer != Writer::Program &&
-                         m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents);
+            if (writer != Writer::Program && chunk.offset == m_encodedBytes.load())
+                encoded = m_encode(m_encodeContext, chunk.memory, chunk.end, &chunk.parents,
+                                   chunk.offset + bytes);
+            m_encoding = encoded != Encoded::No;
             if (m_encoding)
                 m_encodedBytes.store(chunk.offset + bytes);
         }
+        errno = 0;
+        if (encoded != Encoded::Kept && !writeAllAt(m_fd, chunk.memory, bytes, chunk.offset))
+            noteFailure(sequence, errno);
     }
     if (writer == Writer::Thread) {
         // The thread's CPU so far, before the chunk counts as written: drain reads it then.

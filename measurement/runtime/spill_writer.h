@@ -13,9 +13,13 @@
 // waiting chunks itself and waits only for a chunk the thread is writing at that moment (the
 // back-pressure, recorded as a TRACE BUFFER FLUSH region). Finalize and MPI_Abort drain the same
 // way; a fatal signal writes every chunk not known to be written (writePendingInSignal), then the
-// buffer. A chunk the thread wrote is also translated into the trace's OTF2 events by it
-// (setEncoder), so that finalize translates only the rest; the program, writing a chunk itself,
-// only writes it (it waits as briefly as it can), and from there on finalize translates all.
+// buffer. The thread translates the chunks it takes into the trace's OTF2 events (setEncoder),
+// so that finalize translates only the rest; the program, writing a chunk itself, only writes
+// its records (it waits as briefly as it can), and from there on finalize translates all. A
+// chunk whose events are in the event file, and noted there for `waitscope recover`
+// (Encoded::Kept), is not written as records at all: the spill file keeps only the records not
+// translated so (a hole where the others would be), so that a chunk is copied through the page
+// cache once, as OTF2 bytes, instead of twice (issue 21).
 #pragma once
 
 #include "waitscope/measure/event_buffer.h"
@@ -49,12 +53,19 @@ public:
     /// thread, normal context, once.
     bool start(EventBuffer& buffer, std::uint64_t* memory, std::size_t words, int fd) noexcept;
 
-    /// Translates a chunk's records into the trace after it was written (the same thread, in
-    /// order); false when it could not (then no later chunk is translated). `parents`: the
-    /// calling-context tree when the chunk was handed over.
-    using EncodeFunction = bool (*)(void* context, const std::uint64_t* begin,
-                                    const std::uint64_t* end,
-                                    const std::vector<std::uint32_t>* parents) noexcept;
+    /// What the translation of a chunk did.
+    enum class Encoded {
+        No,         ///< nothing: the chunk is written as records, and no later one is translated
+        Translated, ///< into the trace, but recovery still needs its records: written too
+        Kept,       ///< into the trace, and on file for recovery: its records are not written
+    };
+    /// Translates a chunk's records into the trace (one chunk at a time, in order, from the
+    /// spill file's start). `parents`: the calling-context tree when the chunk was handed over;
+    /// `endOffset`: the spill file's bytes up to the chunk's end.
+    using EncodeFunction = Encoded (*)(void* context, const std::uint64_t* begin,
+                                       const std::uint64_t* end,
+                                       const std::vector<std::uint32_t>* parents,
+                                       std::uint64_t endOffset) noexcept;
     /// Sets the translation of written chunks. Main thread, before the first hand-over.
     void setEncoder(EncodeFunction encode, void* context) noexcept {
         m_encode = encode;
@@ -65,8 +76,8 @@ public:
     std::vector<std::uint32_t>& contextParents() noexcept {
         return m_chunks[m_filling % m_count].parents;
     }
-    /// The spill file's bytes, from its start, whose records were translated. Valid after
-    /// drain.
+    /// The spill file's bytes, from its start, whose records were translated (the kept ones
+    /// are a hole in the file). Valid after drain.
     std::uint64_t encodedBytes() const noexcept { return m_encodedBytes.load(); }
 
     /// True between start and drain.
@@ -113,8 +124,9 @@ private:
     /// Who writes a chunk: the thread and drain at finalize translate it too, the program
     /// during the run only writes it (it waits as briefly as it can: see m_encoding).
     enum class Writer { Thread, Program, Drain };
-    /// Writes chunk `sequence` (unless an earlier one failed), translates it unless `writer` is
-    /// the program, marks it written and lets the next writer in.
+    /// Translates chunk `sequence` unless `writer` is the program, and writes its records
+    /// unless they were kept (or an earlier chunk failed); marks it written and lets the next
+    /// writer in.
     void write(std::uint64_t sequence, Writer writer) noexcept;
     bool isFree(const Chunk& chunk) const noexcept;
     /// Waits until `chunk` is free, writing (and when `translate`, translating) waiting chunks

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <mpi.h>
+#include <unistd.h>
 
 #define OTF2_MPI_USE_PMPI
 #include <otf2/OTF2_MPI_Collectives.h>
@@ -273,6 +274,22 @@ translate(trace::Otf2EventEncoder& encoder, const std::uint64_t* begin, const st
             p += recordWords(EventKind::IoSeek);
             w.ioSeek(t, a, static_cast<int64_t>(x[0]), static_cast<std::uint8_t>(x[2]), x[1]);
             break;
+        case EventKind::ThreadCreate:
+            p += recordWords(EventKind::ThreadCreate);
+            w.threadCreate(t, kThreadContingentLocal, a);
+            break;
+        case EventKind::ThreadBegin:
+            p += recordWords(EventKind::ThreadBegin);
+            w.threadBegin(t, kThreadContingentLocal, a);
+            break;
+        case EventKind::ThreadWait:
+            p += recordWords(EventKind::ThreadWait);
+            w.threadWait(t, kThreadContingentLocal, a);
+            break;
+        case EventKind::ThreadEnd:
+            p += recordWords(EventKind::ThreadEnd);
+            w.threadEnd(t, kThreadContingentLocal, a);
+            break;
         case EventKind::TimeBase: // the absolute time of the next record
             p += recordWords(EventKind::TimeBase);
             time = x[0];
@@ -283,6 +300,44 @@ translate(trace::Otf2EventEncoder& encoder, const std::uint64_t* begin, const st
     }
     decodeTime = time;
     return p;
+}
+
+/// The thread contingent of each rank with further threads (the thread order records name it),
+/// as OTF2 defines one for POSIX threads: a locations group of the pthread paradigm with the
+/// locations of every such rank (`group`), and per rank a communicator (threadContingentId
+/// after the `comms` communicators) of a group listing the rank's locations in it.
+Status writeThreadContingents(trace::Otf2Writer& w, const GlobalDefinitions& d, std::uint32_t group,
+                              std::size_t comms) {
+    std::vector<uint64_t> locations;
+    for (size_t r = 0; r < d.ranks.size(); ++r) {
+        if (d.ranks[r].threads.empty())
+            continue;
+        locations.push_back(threadLocationId(0, static_cast<int>(r)));
+        for (const ThreadLocation& t : d.ranks[r].threads)
+            locations.push_back(threadLocationId(t.number, static_cast<int>(r)));
+    }
+    if (locations.empty())
+        return Status::success();
+    Status st =
+        w.writeGroup(group, {"", trace::GroupKind::Locations, trace::Paradigm::Pthread, locations});
+    size_t first = 0;
+    for (size_t r = 0; r < d.ranks.size() && st; ++r) {
+        if (d.ranks[r].threads.empty())
+            continue;
+        std::vector<uint64_t> members(d.ranks[r].threads.size() + 1);
+        for (size_t k = 0; k < members.size(); ++k)
+            members[k] = first + k;
+        first += members.size();
+        const std::uint32_t contingent = threadContingentId(comms, static_cast<int>(r));
+        st = w.writeGroup(group + 1 + static_cast<std::uint32_t>(r),
+                          {"", trace::GroupKind::CommGroup, trace::Paradigm::Pthread, members});
+        trace::Communicator out;
+        out.name = "Pthread threads of rank " + std::to_string(r);
+        out.group = group + 1 + static_cast<std::uint32_t>(r);
+        if (st)
+            st = w.writeComm(contingent, out);
+    }
+    return st;
 }
 
 std::vector<std::uint64_t> widen(const std::vector<std::uint32_t>& map) {
@@ -340,6 +395,14 @@ bool TraceWriter::encodeDuringRun(const std::string& path, int rank, const std::
     return true;
 }
 
+bool TraceWriter::writeRunEvents(std::uint64_t& fileBytes, std::uint64_t& chunkBytes) noexcept {
+    if (m_runEncodingFailed || !m_events.valid() || !m_events.writePending())
+        return false;
+    fileBytes = m_events.fileBytes();
+    chunkBytes = kEventChunkBytes;
+    return true;
+}
+
 Status TraceWriter::open(const std::string& directory, int rank, std::size_t poolBytes,
                          MPI_Comm comm) {
     m_rank = rank;
@@ -356,10 +419,14 @@ Status TraceWriter::open(const std::string& directory, int rank, std::size_t poo
     if (!opened)
         return opened;
     if (m_events.valid()) {
-        // Encoded during the run: the file moves into the archive and goes on.
+        // Encoded during the run: the file goes into the archive and goes on. Linked, so that
+        // its name beside the records stays for `waitscope recover` until the rank completes
+        // (finish_run.cpp removes it then); moved where the file system has no links.
         const std::string path =
             trace::Otf2Writer::eventFilePath(directory, static_cast<std::uint64_t>(rank));
-        if (::rename(m_runPath.c_str(), path.c_str()) != 0)
+        ::unlink(path.c_str()); // nothing of this archive's yet: a leftover of an earlier one
+        if (::link(m_runPath.c_str(), path.c_str()) != 0 &&
+            ::rename(m_runPath.c_str(), path.c_str()) != 0)
             return Error("cannot move '" + m_runPath + "' to '" + path +
                          "': " + std::strerror(errno));
         return Status::success();
@@ -471,6 +538,8 @@ Status TraceWriter::writeLocalDefinitions(const std::vector<std::uint32_t>& regi
     trace::LocalDefinitions local;
     local.regions = widen(regionMap);
     local.comms = widen(commMap);
+    if (m_threadContingent != 0xFFFFFFFFu)
+        local.extraComms.emplace_back(kThreadContingentLocal, m_threadContingent);
     local.callingContexts = widen(contextMap);
     local.rmaWins = widen(rmaWindowMap);
     local.groups = widen(rmaGroupMap);
@@ -644,6 +713,9 @@ Status TraceWriter::writeGlobalDefinitionRecords(const GlobalDefinitions& d) {
         if (st)
             st = w.writeIoHandle(static_cast<uint32_t>(i), out);
     }
+    if (st)
+        st = writeThreadContingents(
+            w, d, firstGroup + static_cast<uint32_t>(d.rmaGroups.entries.size()), byId.size());
     return st;
 }
 

@@ -93,10 +93,17 @@ public:
     /// order). The first call creates the event file of `rank` as `path` (false, and nothing
     /// translated, when it cannot: finalize then translates everything); `parents` is the
     /// calling-context tree as it was when the records were handed over. OTF2 errors are
-    /// counted at finalize. open() moves the file into the archive and goes on writing it.
+    /// counted at finalize. open() links the file into the archive (or moves it there) and
+    /// goes on writing it.
     bool encodeDuringRun(const std::string& path, int rank, const std::uint64_t* begin,
                          const std::uint64_t* end,
                          const std::vector<std::uint32_t>* parents) noexcept;
+
+    /// Writes the events translated during the run so far into their file (the current chunk's
+    /// part too: Otf2EventEncoder::writePending), so that a rank killed afterwards leaves them;
+    /// `fileBytes` the file's bytes that hold them, `chunkBytes` its chunk size. False when
+    /// there is no such file or a write failed. The same thread as encodeDuringRun.
+    bool writeRunEvents(std::uint64_t& fileBytes, std::uint64_t& chunkBytes) noexcept;
 
     /// The calling-context tree the records name (each id's parent), when it is not the
     /// running measurement's: `waitscope recover` writes global ids. Kept by reference.
@@ -125,6 +132,10 @@ public:
                                  const std::vector<std::uint32_t>& rmaWindowMap = {},
                                  const std::vector<std::uint32_t>& rmaGroupMap = {},
                                  const std::vector<std::uint32_t>& ioHandleMap = {});
+
+    /// The global id of the rank's thread contingent (threadContingentId), for the mapping of
+    /// kThreadContingentLocal written by writeLocalDefinitions; unset: none is mapped.
+    void setThreadContingent(std::uint32_t global) noexcept { m_threadContingent = global; }
 
     /// Writes the global definitions (rank 0 only).
     Status writeGlobalDefinitions(const GlobalDefinitions& defs);
@@ -161,7 +172,8 @@ private:
     std::vector<std::uint64_t> m_earlierRanks;    ///< written before beginRank
     int m_rank = 0;
     std::uint64_t m_decodeTime = 0;
-    UnwindState m_unwind; ///< the main location's
+    UnwindState m_unwind;                           ///< the main location's
+    std::uint32_t m_threadContingent = 0xFFFFFFFFu; ///< its global id; all ones: none
     std::string m_directory;
 };
 
@@ -171,6 +183,16 @@ OTF2_ErrorCode firstOtf2Error() noexcept;
 
 /// The global id of communicators' location group in the written definitions.
 inline constexpr std::uint32_t kLocationsGroup = 0;
+
+/// The local communicator id of the rank's thread contingent (OTF2's communicator of the POSIX
+/// threads that create and join one another, one per rank), which the thread order records
+/// name: fixed, since records are translated while the program runs; finalize maps it to
+/// threadContingentId(). Far beyond the MPI communicators' local ids.
+inline constexpr std::uint32_t kThreadContingentLocal = (1u << 24) - 1;
+/// The global id of rank `rank`'s thread contingent: after the job's `comms` communicators.
+inline std::uint32_t threadContingentId(std::size_t comms, int rank) {
+    return static_cast<std::uint32_t>(comms) + static_cast<std::uint32_t>(rank);
+}
 /// The global id of the first MPI group of one-sided synchronization (rmaGroups): after the
 /// locations group and the one group of each of the `comms` communicators.
 inline std::uint32_t firstRmaGroupId(std::size_t comms) {

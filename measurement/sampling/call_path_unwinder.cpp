@@ -180,6 +180,12 @@ CallPathUnwinder::Function CallPathUnwinder::functionAt(std::uintptr_t frame, bo
     return f;
 }
 
+bool CallPathUnwinder::outsideBeforeSymbols(std::uintptr_t returnAddress) noexcept {
+    if (m_cached && m_startByReturn.find(handleKey(returnAddress - 1)) != nullptr)
+        return false; // looked up before: its function is known at no cost
+    return isSystemModule(moduleName(returnAddress - 1));
+}
+
 std::uint32_t CallPathUnwinder::mainRegion() noexcept {
     if (m_main == ~0u)
         m_main = definitions().addRegion(
@@ -197,10 +203,16 @@ std::uint32_t CallPathUnwinder::contextOf(const std::uintptr_t* frames, int dept
     if (interpretedProgram() && !skipOwnCode)
         return kNoContext; // the interpreter's own frames: its program's regions are the path
     m_path.clear();
+    bool pastMain = false;
     for (int i = first; i < depth; ++i) {
         if (skipOwnCode && m_own.contains(frames[i]))
             continue;
+        // Beyond main only another main further out would count: none lies beyond the C
+        // library's start-up code, whose symbols (libc's whole table) are not read for it.
+        if (pastMain && outsideBeforeSymbols(frames[i]))
+            break;
         Function f = functionAt(frames[i], firstIsPc && i == 0);
+        pastMain = pastMain || f.isMain;
         const std::vector<RegionDefinition>& regions = definitions().regions();
         if (stopRegion != kNoStop && regions[f.region].name == regions[stopRegion].name)
             break;

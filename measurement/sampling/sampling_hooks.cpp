@@ -24,7 +24,6 @@
 #include "waitscope/measure/call_path_unwinder.h"
 #include "waitscope/measure/runtime.h"
 #include "waitscope/measure/sample_ring.h"
-#include "waitscope/measure/symbol_resolver.h"
 
 #include <algorithm>
 #include <atomic>
@@ -33,7 +32,6 @@
 #include <ctime>
 #include <memory>
 #include <new>
-#include <sys/auxv.h>
 #include <unistd.h>
 #include <vector>
 
@@ -351,17 +349,15 @@ bool samplingStart(const Config& config) noexcept {
                                  0, 0, RegionRole::Artificial, Paradigm::MeasurementSystem});
     s->unwinder.init(config.unwindCache);
     {
-        // Resolving the path to MPI_Init now reads the module list and the symbols of the
-        // program and libc during MPI_Init (the measurement's setup), not at the first call.
+        // Resolving the path to MPI_Init now reads the module list and the program's symbols
+        // during MPI_Init (the measurement's setup), not at the first call. Those of libc and
+        // the vDSO are read when a path first reaches them (a sample in clock_gettime, a
+        // callback from qsort), as the measurement's overhead: a path ends at main without
+        // them (CallPathUnwinder::contextOf).
         std::uintptr_t frames[kMaxFrames];
         int depth = CallPathUnwinder::unwindHere(frames, kMaxFrames);
         if (depth > 0)
             s->unwinder.contextOf(frames, depth, false, CallPathUnwinder::kNoStop);
-        // Samples land in the vDSO (clock_gettime) often; its symbols are read now too.
-        if (std::uintptr_t vdso = getauxval(AT_SYSINFO_EHDR)) {
-            bool known = false;
-            functionStart(vdso + 1, known);
-        }
     }
     s->ringMemory.reset(new (std::nothrow) std::uint64_t[kRingWords]);
     if (!s->ringMemory) {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <dlfcn.h>
 #include <new>
 #include <pthread.h>
@@ -98,6 +99,9 @@ void threadEnds(void* state) noexcept {
     t_sampledThread = nullptr; // a signal still on its way finds no ring
     std::atomic_signal_fence(std::memory_order_seq_cst);
     thread->endTime = now();
+    // After its start routine's leave (endTime): the thread's last record.
+    if (thread->sequence != 0 && threadEndRecord)
+        threadEndRecord(thread->sequence);
     thread->phase.store(SampledThread::kEnded, std::memory_order_release);
 }
 
@@ -105,14 +109,44 @@ void threadEnds(void* state) noexcept {
 void* startSampled(void* state) {
     auto* thread = static_cast<SampledThread*>(state);
     CallPathUnwinder::warmUpThread(); // libunwind's per-thread state, before the first signal
-    thread->beginTime = now();
+    // The thread's records take its sampled location's number (set first), and ThreadBegin
+    // comes before the start routine's enter (beginTime).
     t_sampledThread = thread;
+    if (thread->sequence != 0 && threadBeginRecord)
+        threadBeginRecord(thread->sequence);
+    thread->beginTime = now();
     thread->phase.store(SampledThread::kRunning, std::memory_order_release);
     if (long period = g_periodNs.load(std::memory_order_acquire); period > 0)
         arm(*thread, period);
     void* result = nullptr;
     pthread_cleanup_push(threadEnds, thread);
     result = thread->routine(thread->argument);
+    pthread_cleanup_pop(1);
+    return result;
+}
+
+/// A thread that is not sampled but whose order is recorded: its start routine and number.
+struct OrderedStart {
+    void* (*routine)(void*);
+    void* argument;
+    std::uint32_t sequence;
+};
+
+void orderedThreadEnds(void* sequence) noexcept {
+    threadEndRecord(*static_cast<const std::uint32_t*>(sequence));
+}
+
+/// The start routine of a thread whose order is recorded without sampling: ThreadBegin, the
+/// user's routine, ThreadEnd (as it ends in any way).
+void* startOrdered(void* state) {
+    const OrderedStart start = *static_cast<OrderedStart*>(state);
+    delete static_cast<OrderedStart*>(state);
+    threadBeginRecord(start.sequence);
+    void* result = nullptr;
+    // The cleanup handler runs in this frame (on return, pthread_exit and cancellation alike).
+    std::uint32_t sequence = start.sequence;
+    pthread_cleanup_push(orderedThreadEnds, &sequence);
+    result = start.routine(start.argument);
     pthread_cleanup_pop(1);
     return result;
 }
@@ -150,7 +184,9 @@ SampledThread* sampledThread(std::uint32_t index) noexcept {
 
 /// Wraps the C library's pthread_create (any thread, not signal context). While sampling runs
 /// the new thread is sampled with its own timer and recorded as its own location; otherwise,
-/// or when its state cannot be set up, it is created unchanged and counted as not sampled.
+/// or when its state cannot be set up, it is counted as not sampled. A thread the program's
+/// own code creates while the rank is measured gets its order recorded (ThreadCreate here,
+/// ThreadBegin and ThreadEnd around its start routine: measurement/threads/thread_order.cpp).
 /// Returns what the C library's pthread_create returns (EAGAIN if that cannot be found).
 extern "C" __attribute__((visibility("default"))) int
 pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*),
@@ -159,13 +195,26 @@ pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*rout
     CreateFunction create = realCreate();
     if (!create)
         return EAGAIN;
+    // Before the thread exists: it cannot begin before its ThreadCreate.
+    const std::uint32_t sequence = threadCreateRecord && threadBeginRecord && threadEndRecord
+                                       ? threadCreateRecord(__builtin_return_address(0))
+                                       : 0;
     SampledThread* sampled = g_periodNs.load(std::memory_order_acquire) > 0
                                  ? registerThread(routine, argument)
                                  : nullptr;
     if (!sampled) {
         countFromAnyThread(g_diagnostics.unsampledThreads);
+        if (sequence != 0) {
+            if (auto* start = new (std::nothrow) OrderedStart{routine, argument, sequence}) {
+                const int created = create(thread, attributes, startOrdered, start);
+                if (created != 0)
+                    delete start;
+                return created;
+            }
+        }
         return create(thread, attributes, routine, argument);
     }
+    sampled->sequence = sequence;
     // On failure the state stays registered but never runs: no location is written for it.
     return create(thread, attributes, startSampled, sampled);
 }

@@ -20,7 +20,8 @@ struct SampledThread {
     // Set by the creating thread before the thread runs.
     void* (*routine)(void*) = nullptr;
     void* argument = nullptr;
-    std::uint32_t number = 0; ///< k = 1, 2, ... in creation order: location k << 32 | rank
+    std::uint32_t number = 0;   ///< k = 1, 2, ... in creation order: location k << 32 | rank
+    std::uint32_t sequence = 0; ///< its number in the thread order records (0: none recorded)
     std::unique_ptr<std::uint64_t[]> ringMemory;
     SampleRing ring; ///< producer: the thread's signal handler; consumer: the main thread
 

@@ -14,6 +14,7 @@
 // tells the calls apart); no lock acquire/release records are written.
 #include "../openmp/openmp_recorder.h"
 #include "program_code.h"
+#include "thread_order.h"
 #include "waitscope/measure/runtime.h"
 
 #include <atomic>
@@ -74,6 +75,8 @@ public:
             g_hot.insideMpi = g_hot.insideMpi - 1;
         t_recording = false;
     }
+    /// Whether the call is recorded (the program's, while the rank is measured).
+    bool recorded() const noexcept { return m_recorded; }
     RecordedCall(const RecordedCall&) = delete;
     RecordedCall& operator=(const RecordedCall&) = delete;
 
@@ -153,8 +156,18 @@ __attribute__((visibility("default"))) int pthread_cond_broadcast(pthread_cond_t
                            "pthread_cond_broadcast", kCondVersion, condition);
 }
 
+/// pthread_join also records ThreadWait inside its region once the thread is joined
+/// (thread_order.h): the join's wait ends there.
 __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** result) {
-    WAITSCOPE_PTHREAD_CALL(Construct::PthreadJoin, g_join, "pthread_join", nullptr, thread, result);
+    using namespace waitscope::measure;
+    auto function = real(g_join, "pthread_join", nullptr);
+    if (!function)
+        return EINVAL;
+    RecordedCall call(Construct::PthreadJoin, __builtin_return_address(0));
+    const int joined = function(thread, result);
+    if (joined == 0)
+        threadJoined(thread, call.recorded());
+    return joined;
 }
 
 } // extern "C"

@@ -1,8 +1,9 @@
 // Chrome trace export: the trace walk (trace_walk.h) written as JSON Trace Event objects as it
 // comes, in a tight loop: per visit a prepared prefix and two hand-formatted numbers copied
-// into a large buffer.
+// into a large buffer, written out on a second thread while the next one fills.
 #include "chrome_trace.h"
 
+#include "background_writer.h"
 #include "trace_walk.h"
 #include "waitscope/analysis/metric.h"
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,11 +36,12 @@ std::string escaped(const std::string& text) {
     return out;
 }
 
-// Output into one large buffer written out when full: fixed pieces copied, numbers formatted
-// by hand (two digits per step), no stream and no allocation per event.
+// Output into one large buffer handed to the writer when full: fixed pieces copied, numbers
+// formatted by hand (two digits per step), no stream and no allocation per event.
 class JsonOut {
 public:
-    explicit JsonOut(FILE* file) : m_file(file), m_buffer(kSize), m_at(m_buffer.data()) {}
+    explicit JsonOut(BackgroundWriter& writer)
+        : m_writer(writer), m_buffer(kSize, '\0'), m_at(m_buffer.data()) {}
     ~JsonOut() { flush(); }
     JsonOut(const JsonOut&) = delete;
     JsonOut& operator=(const JsonOut&) = delete;
@@ -50,10 +53,9 @@ public:
         }
     }
     JsonOut& text(std::string_view s) {
-        if (s.size() > kSize / 2) {
-            flush();
-            std::fwrite(s.data(), 1, s.size(), m_file);
-            return *this;
+        while (s.size() > kSize / 2) { // a long name, in pieces
+            text(s.substr(0, kSize / 2));
+            s.remove_prefix(kSize / 2);
         }
         room(s.size());
         std::memcpy(m_at, s.data(), s.size());
@@ -94,15 +96,20 @@ public:
         m_first = false;
         return *this;
     }
+    /// Hands what the buffer holds to the writer and goes on in the one it hands back.
     void flush() {
         if (m_at != m_buffer.data()) {
-            std::fwrite(m_buffer.data(), 1, static_cast<size_t>(m_at - m_buffer.data()), m_file);
+            m_writer.write(m_buffer, static_cast<size_t>(m_at - m_buffer.data()));
+            if (m_buffer.size() != kSize) {
+                m_buffer.resize(kSize); // a new buffer; one written before is kept as it is
+            }
             m_at = m_buffer.data();
         }
     }
 
 private:
-    static constexpr size_t kSize = size_t{4} << 20;
+    // Small enough that the buffers in flight stay in the shared cache for the writer.
+    static constexpr size_t kSize = size_t{1} << 20;
     static constexpr char kPairs[] =
         "00010203040506070809101112131415161718192021222324252627282930"
         "31323334353637383940414243444546474849505152535455565758596061"
@@ -129,8 +136,8 @@ private:
         return out + length;
     }
 
-    FILE* m_file;
-    std::vector<char> m_buffer;
+    BackgroundWriter& m_writer;
+    std::string m_buffer; // kSize bytes, filled up to m_at
     char* m_at;
     bool m_first = true;
 };
@@ -259,17 +266,21 @@ Result<ChromeTraceCounts> writeChromeTrace(const std::string& experiment,
     }
     std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", file.get());
     ChromeTraceCounts counts;
+    bool written = false;
     {
-        JsonOut out(file.get());
+        BackgroundWriter writer(file.get());
+        JsonOut out(writer);
         JsonSink sink(input->archive.definitions, out);
         auto walked = walkTrace(*input, sink);
         if (!walked) {
             return walked.error();
         }
         counts = *walked;
+        out.flush();
+        written = writer.finish();
     }
     std::fputs("\n]}\n", file.get());
-    if (std::ferror(file.get()) != 0) {
+    if (!written || std::ferror(file.get()) != 0) {
         return Error(output + ": cannot write");
     }
     return counts;

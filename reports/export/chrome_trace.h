@@ -13,8 +13,9 @@ namespace waitscope::exporter {
 using ChromeTraceCounts = ExportCounts;
 
 /// Writes the trace at `experiment` (an experiment directory or traces.otf2) to `output`: one
-/// process per rank with one thread per location, a complete event per region visit
-/// (categorised by the region's kind), a flow from each send to its receive, and, when
+/// process per rank with one thread per location, a complete event per visit the timeline shows
+/// (regions, the program, sampled functions: analysis::VisitStack; categorised by the region's
+/// kind), a flow from each send to its receive, and, when
 /// `instancesFile` names a wait-state instances file (instances.bin, or instances.txt of an older
 /// experiment: analysis::openInstances()), each instance as a slice on a "wait states" thread of
 /// its rank covering the waiting part of the call, in time order (read a block at a time).

@@ -1,8 +1,9 @@
 // Perfetto export: the trace walk (trace_walk.h) as TracePackets, one trusted sequence per
-// track. Field numbers are those of Perfetto's documented protos (trace_packet.proto,
-// track_descriptor.proto, track_event.proto).
+// track, written out on a second thread (background_writer.h). Field numbers are those of
+// Perfetto's documented protos (trace_packet.proto, track_descriptor.proto, track_event.proto).
 #include "perfetto_trace.h"
 
+#include "background_writer.h"
 #include "proto_writer.h"
 #include "waitscope/analysis/metric.h"
 
@@ -60,9 +61,9 @@ uint64_t pidOf(uint32_t rank) {
 
 class ProtoSink : public TraceSink {
 public:
-    ProtoSink(const trace::Definitions& definitions, FILE* file)
-        : m_definitions(definitions), m_file(file) {
-        m_buffer.reserve(kFlush + 4096);
+    ProtoSink(const trace::Definitions& definitions, BackgroundWriter& writer)
+        : m_definitions(definitions), m_writer(writer) {
+        m_out.buffer().reserve(kFlush + 4096);
         for (const trace::Region& region : definitions.regions) {
             m_categories.push_back(categoryOf(region));
         }
@@ -139,43 +140,44 @@ public:
         event(to, it->second);
     }
 
+    /// Hands the packets so far to the writer (the buffer it hands back keeps its capacity).
     void flush() {
-        if (!m_buffer.empty()) {
-            std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file);
-            m_buffer.clear();
-        }
+        m_writer.write(m_out.buffer(), m_out.data().size());
+        m_out.clear();
     }
 
 private:
+    // Each packet is written in place into the output, its length computed from its fields.
     void descriptor(const ProtoWriter& track) {
-        m_packet.clear();
-        m_packet.bytes(kTrackDescriptor, track.data());
-        packet();
+        m_out
+            .lengthPrefix(kTracePacket,
+                          ProtoWriter::bytesFieldSize(kTrackDescriptor, track.data().size()))
+            .bytes(kTrackDescriptor, track.data());
+        packetWritten();
     }
     void event(int64_t time, uint32_t sequence) {
-        m_packet.clear();
-        m_packet.varint(kTimestamp, static_cast<uint64_t>(std::max<int64_t>(time, 0)))
+        const auto timestamp = static_cast<uint64_t>(std::max<int64_t>(time, 0));
+        const size_t length = ProtoWriter::varintFieldSize(kTimestamp, timestamp) +
+                              ProtoWriter::varintFieldSize(kSequenceId, sequence) +
+                              ProtoWriter::bytesFieldSize(kTrackEvent, m_event.data().size());
+        m_out.lengthPrefix(kTracePacket, length)
+            .varint(kTimestamp, timestamp)
             .varint(kSequenceId, sequence)
             .bytes(kTrackEvent, m_event.data());
-        packet();
+        packetWritten();
     }
-    void packet() {
-        m_trace.clear();
-        m_trace.bytes(kTracePacket, m_packet.data());
-        m_buffer.append(m_trace.data());
-        if (m_buffer.size() >= kFlush) {
+    void packetWritten() {
+        if (m_out.data().size() >= kFlush) {
             flush();
         }
     }
 
     static constexpr size_t kFlush = size_t{1} << 20;
     const trace::Definitions& m_definitions;
-    FILE* m_file;
-    std::string m_buffer;
+    BackgroundWriter& m_writer;
+    ProtoWriter m_out; ///< packets to hand to the writer
     std::vector<const char*> m_categories;
     ProtoWriter m_event;
-    ProtoWriter m_packet;
-    ProtoWriter m_trace;
     uint32_t m_sequence = 0;
     uint32_t m_lastSequence = 0;
     std::map<uint64_t, uint32_t> m_patternSequence;
@@ -196,15 +198,19 @@ Result<ExportCounts> writePerfettoTrace(const std::string& experiment,
         return Error(output + ": cannot write");
     }
     ExportCounts counts;
+    bool written = false;
     {
-        ProtoSink sink(input->archive.definitions, file.get());
+        BackgroundWriter writer(file.get());
+        ProtoSink sink(input->archive.definitions, writer);
         auto walked = walkTrace(*input, sink);
         if (!walked) {
             return walked.error();
         }
         counts = *walked;
+        sink.flush();
+        written = writer.finish();
     }
-    if (std::ferror(file.get()) != 0) {
+    if (!written || std::ferror(file.get()) != 0) {
         return Error(output + ": cannot write");
     }
     return counts;

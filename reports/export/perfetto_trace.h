@@ -11,8 +11,9 @@ namespace waitscope::exporter {
 
 /// Writes the trace at `experiment` (an experiment directory or traces.otf2) to `output` as a
 /// Perfetto trace: a process track per rank, a thread track per location with a slice per
-/// region visit (SLICE_BEGIN at the enter, SLICE_END at the leave, named after the region and
-/// categorised by its kind), an instant at each send with a flow to an instant at its receive,
+/// visit the timeline shows (regions, the program, sampled functions: analysis::VisitStack;
+/// SLICE_BEGIN at the enter, SLICE_END at the leave, named after the region and categorised by
+/// its kind), an instant at each send with a flow to an instant at its receive,
 /// and, when `instancesFile` names a wait-state instances file (as for writeChromeTrace()), each
 /// instance as a slice on a track of its pattern below its rank's "wait states" track. Timestamps
 /// are nanoseconds on the trace clock since its global offset (the main locations' corrected with

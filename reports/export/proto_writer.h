@@ -2,6 +2,7 @@
 // string, enough to write Perfetto's trace format without a protobuf library.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,8 +33,35 @@ public:
         m_bytes.append(value);
         return *this;
     }
+    /// The key and length of a length-delimited field of `length` bytes, whose contents the
+    /// caller adds next (so that a message is written in place, not encoded apart and copied).
+    ProtoWriter& lengthPrefix(uint32_t field, uint64_t length) {
+        key(field, 2);
+        raw(length);
+        return *this;
+    }
     const std::string& data() const { return m_bytes; }
+    /// The bytes themselves, to hand on (and get back) without copying.
+    std::string& buffer() { return m_bytes; }
     void clear() { m_bytes.clear(); }
+
+    /// Bytes of `value` as a varint.
+    static size_t varintSize(uint64_t value) {
+        size_t bytes = 1;
+        while (value >= 0x80) {
+            value >>= 7;
+            ++bytes;
+        }
+        return bytes;
+    }
+    /// Bytes of a varint field.
+    static size_t varintFieldSize(uint32_t field, uint64_t value) {
+        return varintSize(uint64_t{field} << 3) + varintSize(value);
+    }
+    /// Bytes of a length-delimited field of `length` bytes.
+    static size_t bytesFieldSize(uint32_t field, uint64_t length) {
+        return varintSize((uint64_t{field} << 3) | 2) + varintSize(length) + length;
+    }
 
 private:
     void key(uint32_t field, uint32_t wireType) { raw((uint64_t{field} << 3) | wireType); }

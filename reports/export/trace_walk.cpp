@@ -1,19 +1,22 @@
-// The exports' walk over a trace: each location is read on its own (the next one on a second
-// thread while this one is handed on) and its events handed on as they come; messages are
-// paired through per-channel queues of flow ids, so memory holds two locations' events and the
-// messages whose other end has not been read yet.
+// The exports' walk over a trace: a reader thread reads each location's events (a rank's main
+// location in windows) while the walk hands the previous ones on; the region visits are the
+// timeline's (analysis::VisitStack), and messages are paired through per-channel queues of flow
+// ids, so memory holds a few windows of events and the messages whose other end has not been
+// read yet.
 #include "trace_walk.h"
 
 #include "waitscope/analysis/clock_correction.h"
 #include "waitscope/analysis/in_process_transport.h"
 #include "waitscope/analysis/region_class.h"
+#include "waitscope/analysis/visit_stack.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
 
 #include <cmath>
+#include <condition_variable>
 #include <deque>
-#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <tuple>
@@ -99,27 +102,23 @@ struct Walk {
         sink.messageEnd(sendEnd, rank, tid, ns, id);
     }
 
-    void location(uint32_t rank, uint32_t tid, const trace::EventStream& stream) {
-        counts.events += stream.size();
-        std::vector<std::pair<uint32_t, int64_t>> open; // region, enter time
-        for (size_t e = 0; e < stream.size(); ++e) {
+    /// Hands on events [first, size) of `stream`, one window of the location (rank, tid) whose
+    /// open frames `open` keeps between its windows.
+    void window(uint32_t rank, uint32_t tid, const trace::EventStream& stream, size_t first,
+                analysis::VisitStack& open) {
+        counts.events += stream.size() - first;
+        const auto enter = [&](size_t, uint64_t ticks, uint32_t region) {
+            sink.enter(rank, tid, region, nanoseconds(ticks));
+        };
+        const auto visit = [&](size_t, uint64_t start, uint64_t end, uint32_t region) {
+            sink.leave(rank, tid, region, nanoseconds(start), nanoseconds(end));
+            ++counts.slices;
+        };
+        for (size_t e = first; e < stream.size(); ++e) {
+            if (open.apply(definitions, stream, e, enter, visit)) {
+                continue;
+            }
             switch (stream.kind(e)) {
-            case EventKind::Enter: {
-                const int64_t time = nanoseconds(stream.time(e));
-                open.emplace_back(stream.ref(e), time);
-                sink.enter(rank, tid, stream.ref(e), time);
-                break;
-            }
-            case EventKind::Leave: {
-                if (open.empty()) {
-                    break;
-                }
-                const auto [region, enter] = open.back();
-                open.pop_back();
-                sink.leave(rank, tid, region, enter, nanoseconds(stream.time(e)));
-                ++counts.slices;
-                break;
-            }
             case EventKind::MpiSend:
             case EventKind::MpiIsend:
                 messageEnd(true, rank, tid, nanoseconds(stream.time(e)), stream.message(e));
@@ -133,6 +132,177 @@ struct Walk {
             }
         }
     }
+};
+
+// A location to walk, in the walk's order: by rank, then the rank's locations.
+struct Job {
+    uint32_t rank;
+    uint32_t tid;
+    const trace::Location* where;
+    const trace::EventStream* given; ///< corrected events, or read from the trace
+};
+
+// Events of one location as the reader hands them on: a window of a rank's main location, or a
+// further location's events whole, or the job's corrected events.
+struct Window {
+    trace::EventStream events;
+    const trace::EventStream* given = nullptr;
+    size_t first = 0;  ///< events[0, first) is the previous window's last time, not walked again
+    bool last = false; ///< the job's last window
+    bool reusable = false; ///< a main location's window: its memory goes back to the reader
+    std::optional<Error> error;
+};
+
+// The reader thread: reads the jobs' events in order into windows, at most kAhead of them ahead
+// of the walk, so that reading overlaps writing and memory holds a few windows. The walk hands
+// the windows' memory back, which the next windows are read into: fresh pages cost more than
+// reading into them (the kernel zeroes them).
+class WindowReader {
+public:
+    /// Events per window of a main location (a further location is read whole).
+    static constexpr uint64_t kWindowEvents = uint64_t{1} << 18;
+    static constexpr size_t kAhead = 4;
+
+    WindowReader(const std::string& anchor, const trace::Definitions& definitions,
+                 const std::vector<Job>& jobs)
+        : m_anchor(anchor), m_definitions(definitions), m_jobs(jobs),
+          m_thread([this] { readAll(); }) {}
+    ~WindowReader() {
+        {
+            const std::lock_guard<std::mutex> lock(m_mutex);
+            m_stopped = true;
+        }
+        m_changed.notify_all();
+        m_thread.join();
+    }
+    WindowReader(const WindowReader&) = delete;
+    WindowReader& operator=(const WindowReader&) = delete;
+
+    /// The next window, waiting for it.
+    Window next() {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_changed.wait(lock, [this] { return !m_windows.empty(); });
+        Window window = std::move(m_windows.front());
+        m_windows.pop_front();
+        lock.unlock();
+        m_changed.notify_all();
+        return window;
+    }
+    /// Gives a walked window's memory back for the next windows.
+    void reuse(Window&& window) {
+        if (!window.reusable) {
+            return;
+        }
+        window.events.clear();
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_spare.push_back(std::move(window.events));
+    }
+
+private:
+    // Memory for the next window: one handed back, or new.
+    trace::EventStream spareStream() {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_spare.empty()) {
+            return {};
+        }
+        trace::EventStream events = std::move(m_spare.back());
+        m_spare.pop_back();
+        return events;
+    }
+    // Queues `window` once there is room; false when the walk has stopped.
+    bool hand(Window&& window) {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_changed.wait(lock, [this] { return m_stopped || m_windows.size() < kAhead; });
+        if (m_stopped) {
+            return false;
+        }
+        m_windows.push_back(std::move(window));
+        lock.unlock();
+        m_changed.notify_all();
+        return true;
+    }
+    bool fail(Error error) {
+        Window window;
+        window.error = std::move(error);
+        window.last = true;
+        hand(std::move(window));
+        return false;
+    }
+    // The windows of a rank's main location; false after an error or when the walk stopped.
+    bool readMain(uint32_t rank) {
+        auto opened = trace::RankEventWindows::open(m_anchor, m_definitions, rank);
+        if (!opened) {
+            return fail(opened.error());
+        }
+        trace::RankEventWindows& reader = **opened;
+        bool first = true;
+        uint64_t previous = 0;
+        while (true) {
+            Window window;
+            window.events = spareStream();
+            window.events.reserve(kWindowEvents + 1);
+            window.reusable = true;
+            if (!first) {
+                // The previous window's last time: a sample's path reaches back to it.
+                window.events.append(trace::EventKind::BufferFlush, previous, 0);
+                window.first = 1;
+            }
+            first = false;
+            if (Status read = reader.next(window.events, kWindowEvents); !read) {
+                return fail(read.error());
+            }
+            const size_t size = window.events.size();
+            if (size > window.first) {
+                previous = window.events.time(size - 1);
+            }
+            window.last = reader.done() || size == window.first;
+            const bool last = window.last;
+            if (!hand(std::move(window))) {
+                return false;
+            }
+            if (last) {
+                return true;
+            }
+        }
+    }
+    void readAll() {
+        for (const Job& job : m_jobs) {
+            if (job.given != nullptr) {
+                Window window;
+                window.given = job.given;
+                window.last = true;
+                if (!hand(std::move(window))) {
+                    return;
+                }
+            } else if (job.tid == 0) {
+                if (!readMain(job.rank)) {
+                    return;
+                }
+            } else {
+                auto events = trace::readLocationEvents(m_anchor, *job.where);
+                if (!events) {
+                    fail(events.error());
+                    return;
+                }
+                Window window;
+                window.events = std::move(*events);
+                window.last = true;
+                if (!hand(std::move(window))) {
+                    return;
+                }
+            }
+        }
+    }
+
+    const std::string& m_anchor;
+    const trace::Definitions& m_definitions;
+    const std::vector<Job>& m_jobs;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<Window> m_windows;
+    std::vector<trace::EventStream> m_spare; ///< windows' memory handed back
+    bool m_stopped = false;
+    std::thread m_thread; ///< last: started once the rest is made
 };
 
 } // namespace
@@ -206,13 +376,6 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
     Walk walk{definitions, anchor, sink, {}, {}};
     const uint32_t ranks = definitions.rankCount();
     std::vector<uint32_t> waitTid(ranks, 0);
-    // Each location's events are read on a second thread while the one before is written.
-    struct Job {
-        uint32_t rank;
-        uint32_t tid;
-        const trace::Location* where;
-        const trace::EventStream* given; ///< corrected events, or read from the trace
-    };
     std::vector<Job> jobs;
     for (uint32_t rank = 0; rank < ranks; ++rank) {
         const std::vector<const trace::Location*> locations = definitions.locationsOfRank(rank);
@@ -223,33 +386,23 @@ Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitio
             jobs.push_back({rank, t, locations[t], given});
         }
     }
-    const auto read = [&anchor, &jobs](size_t job) {
-        return std::async(std::launch::async, [&anchor, &jobs, job] {
-            return jobs[job].given != nullptr ? Result<trace::EventStream>(trace::EventStream{})
-                                              : trace::readLocationEvents(anchor, *jobs[job].where);
-        });
-    };
-    std::future<Result<trace::EventStream>> next;
-    if (!jobs.empty()) {
-        next = read(0);
-    }
-    size_t job = 0;
+    WindowReader reader(anchor, definitions, jobs);
     for (uint32_t rank = 0; rank < ranks; ++rank) {
         sink.process(rank, "rank " + std::to_string(rank));
         const std::vector<const trace::Location*> locations = definitions.locationsOfRank(rank);
-        for (uint32_t t = 0; t < locations.size(); ++t, ++job) {
+        for (uint32_t t = 0; t < locations.size(); ++t) {
             sink.thread(rank, t, locations[t]->name);
-            Result<trace::EventStream> events = next.get();
-            if (job + 1 < jobs.size()) {
-                next = read(job + 1);
-            }
-            if (!events) {
-                if (next.valid()) {
-                    next.wait();
+            analysis::VisitStack open;
+            for (bool last = false; !last;) {
+                Window window = reader.next();
+                if (window.error) {
+                    return *window.error;
                 }
-                return events.error();
+                last = window.last;
+                walk.window(rank, t, window.given != nullptr ? *window.given : window.events,
+                            window.first, open);
+                reader.reuse(std::move(window));
             }
-            walk.location(rank, t, jobs[job].given != nullptr ? *jobs[job].given : *events);
         }
         waitTid[rank] = static_cast<uint32_t>(locations.size());
         if (instances != nullptr) {

@@ -1,5 +1,6 @@
-// Walking a trace for the exports: every location's region visits and message ends, paired
-// into flows, and the wait-state instances, handed to a sink that writes one format.
+// Walking a trace for the exports: every location's visits (the timeline's: regions, the program
+// and sampled call paths) and message ends, paired into flows, and the wait-state instances,
+// handed to a sink that writes one format.
 #pragma once
 
 #include "waitscope/analysis/instance_file.h"
@@ -25,8 +26,11 @@ public:
     virtual ~TraceSink() = default;
     virtual void process(uint32_t rank, const std::string& name) = 0;
     virtual void thread(uint32_t rank, uint32_t tid, const std::string& name) = 0;
-    /// A region is entered (its leave follows, properly nested).
+    /// A visit of `region` begins: a region entered, the program, or a function of a sampled
+    /// call path (analysis::VisitStack, as the timeline shows them). Its leave follows, properly
+    /// nested, unless the location's events end first.
     virtual void enter(uint32_t rank, uint32_t tid, uint32_t region, int64_t time) = 0;
+    /// The visit of `region` begun at `enter` ends.
     virtual void leave(uint32_t rank, uint32_t tid, uint32_t region, int64_t enter,
                        int64_t time) = 0;
     /// A message end: `id` pairs a send with its receive.
@@ -40,7 +44,7 @@ public:
 /// What went into an export.
 struct ExportCounts {
     uint64_t events = 0;     ///< trace events read
-    uint64_t slices = 0;     ///< region visits
+    uint64_t slices = 0;     ///< visits (regions, programs, sampled functions)
     uint64_t flows = 0;      ///< messages with both ends found
     uint64_t unmatched = 0;  ///< message ends whose other end is not in the trace
     uint64_t waitStates = 0; ///< wait-state instances written
@@ -57,8 +61,10 @@ Result<std::vector<trace::EventStream>> correctedEvents(const std::string& ancho
 
 /// Walks the trace at `anchor` into `sink`: one process per rank, one thread per location
 /// (and, when `instances` is given, one "wait states" thread after them, on which its instances
-/// follow in its order, read a block at a time), each location read on its own, or for the
-/// main locations taken from `corrected` when given (correctedEvents()). Errors name the file.
+/// follow in its order, read a block at a time). A reader thread reads the locations in that
+/// order, a rank's main location in windows of 2^18 events, while the walk hands the
+/// previous ones to `sink`; the main locations are taken from `corrected` instead when given
+/// (correctedEvents()). Errors name the file.
 Result<ExportCounts> walkTrace(const std::string& anchor, const trace::Definitions& definitions,
                                const analysis::InstanceFile* instances, TraceSink& sink,
                                const std::vector<trace::EventStream>* corrected = nullptr);

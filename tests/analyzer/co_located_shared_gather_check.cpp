@@ -3,12 +3,11 @@
 // over the world returns all ranks' values in rank order, the ranks of one process get the
 // same instance (not a copy each), and allGather() after it returns the same values. Exits
 // non-zero with a message otherwise.
-#include "waitscope/analysis/co_located_transport.h"
+#include "co_located_check.h"
 
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace waitscope;
@@ -30,66 +29,45 @@ std::vector<double> expectedValues() {
 } // namespace
 
 int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-    int status = 0;
-    {
-        trace::Definitions defs;
-        auto world = CoLocatedWorld::create(defs, kRanks);
-        if (!world) {
-            std::fprintf(stderr, "error: %s\n", world.error().message().c_str());
-            status = 1;
-        } else {
-            CoLocatedWorld& w = **world;
-            const uint32_t first = w.firstRank();
-            const size_t local = w.endRank() - first;
-            std::vector<std::shared_ptr<const std::vector<double>>> shared(local);
-            std::vector<std::vector<double>> copied(local);
-            std::vector<std::string> errors(local);
-            std::vector<std::thread> threads;
-            for (uint32_t k = 0; k < local; ++k) {
-                threads.emplace_back([&, k] {
-                    Transport& t = w.endpoint(first + k);
-                    const double rank = first + k;
-                    auto all = t.sharedGather(kWorldComm, {rank, 10.0 * rank});
-                    auto again = all ? t.allGather(kWorldComm, {rank, 10.0 * rank})
-                                     : Result<std::vector<double>>(all.error());
-                    if (!all || !again) {
-                        errors[k] = (!all ? all.error() : again.error()).message();
-                    } else {
-                        shared[k] = *all;
-                        copied[k] = std::move(*again);
-                    }
-                    w.finish(first + k);
-                });
+    return testing::runCoLocatedCheck(argc, argv, kRanks, [](CoLocatedWorld& w) {
+        const uint32_t first = w.firstRank();
+        const size_t local = w.endRank() - first;
+        std::vector<std::shared_ptr<const std::vector<double>>> shared(local);
+        std::vector<std::vector<double>> copied(local);
+        std::vector<std::string> errors(local);
+        testing::onEachLocalRank(w, [&](uint32_t k) {
+            Transport& t = w.endpoint(first + k);
+            const double rank = first + k;
+            auto all = t.sharedGather(kWorldComm, {rank, 10.0 * rank});
+            auto again = all ? t.allGather(kWorldComm, {rank, 10.0 * rank})
+                             : Result<std::vector<double>>(all.error());
+            if (!all || !again) {
+                errors[k] = (!all ? all.error() : again.error()).message();
+            } else {
+                shared[k] = *all;
+                copied[k] = std::move(*again);
             }
-            for (std::thread& thread : threads) {
-                thread.join();
-            }
-            const std::vector<double> expected = expectedValues();
-            for (uint32_t k = 0; k < local; ++k) {
-                const std::string me = "rank " + std::to_string(first + k);
-                if (!errors[k].empty()) {
-                    std::fprintf(stderr, "error: %s: %s\n", me.c_str(), errors[k].c_str());
-                    status = 1;
-                } else if (*shared[k] != expected || copied[k] != expected) {
-                    std::fprintf(stderr, "error: %s: gathered values out of rank order\n",
-                                 me.c_str());
-                    status = 1;
-                } else if (shared[k] != shared[0]) {
-                    std::fprintf(stderr, "error: %s: a gather of its own, not the process's\n",
-                                 me.c_str());
-                    status = 1;
-                }
-            }
-            if (Status s = w.drain(); !s) {
-                std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+        });
+        int status = 0;
+        const std::vector<double> expected = expectedValues();
+        for (uint32_t k = 0; k < local; ++k) {
+            const std::string me = "rank " + std::to_string(first + k);
+            if (!errors[k].empty()) {
+                std::fprintf(stderr, "error: %s: %s\n", me.c_str(), errors[k].c_str());
+                status = 1;
+            } else if (*shared[k] != expected || copied[k] != expected) {
+                std::fprintf(stderr, "error: %s: gathered values out of rank order\n", me.c_str());
+                status = 1;
+            } else if (shared[k] != shared[0]) {
+                std::fprintf(stderr, "error: %s: a gather of its own, not the process's\n",
+                             me.c_str());
                 status = 1;
             }
         }
-    }
-    int worst = 0;
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return worst;
+        if (Status s = w.drain(); !s) {
+            std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+            status = 1;
+        }
+        return status;
+    });
 }

@@ -4,12 +4,11 @@
 // without its send, while every other rank ends its pass; each rank's wait must fail within
 // seconds, rank 1's naming the message it waited for and the others' the rank missing from
 // their gather, and the world's drain must return. Exits non-zero with a message otherwise.
-#include "waitscope/analysis/co_located_transport.h"
+#include "co_located_check.h"
 
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace waitscope;
@@ -48,45 +47,24 @@ Status check(uint32_t rank, const Status& s, double seconds) {
 } // namespace
 
 int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-    int status = 0;
-    {
-        trace::Definitions defs;
-        auto world = CoLocatedWorld::create(defs, kRanks);
-        if (!world) {
-            std::fprintf(stderr, "error: %s\n", world.error().message().c_str());
-            status = 1;
-        } else {
-            CoLocatedWorld& w = **world;
-            const uint32_t first = w.firstRank();
-            std::vector<Status> results(w.endRank() - first);
-            std::vector<double> seconds(results.size());
-            std::vector<std::thread> threads;
-            for (uint32_t k = 0; k < results.size(); ++k) {
-                threads.emplace_back([&, k] {
-                    const auto start = std::chrono::steady_clock::now();
-                    results[k] = waitOnce(w.endpoint(first + k));
-                    seconds[k] =
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                            .count();
-                    w.finish(first + k);
-                });
+    return testing::runCoLocatedCheck(argc, argv, kRanks, [](CoLocatedWorld& w) {
+        const uint32_t first = w.firstRank();
+        std::vector<Status> results(w.endRank() - first);
+        std::vector<double> seconds(results.size());
+        testing::onEachLocalRank(w, [&](uint32_t k) {
+            const auto start = std::chrono::steady_clock::now();
+            results[k] = waitOnce(w.endpoint(first + k));
+            seconds[k] =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        });
+        int status = 0;
+        for (uint32_t k = 0; k < results.size(); ++k) {
+            if (Status s = check(first + k, results[k], seconds[k]); !s) {
+                std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+                status = 1;
             }
-            for (std::thread& thread : threads) {
-                thread.join();
-            }
-            for (uint32_t k = 0; k < results.size(); ++k) {
-                if (Status s = check(first + k, results[k], seconds[k]); !s) {
-                    std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
-                    status = 1;
-                }
-            }
-            (void)w.drain(); // returns (whether or not it finds the stall again)
         }
-    }
-    int worst = 0;
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return worst;
+        (void)w.drain(); // returns (whether or not it finds the stall again)
+        return status;
+    });
 }

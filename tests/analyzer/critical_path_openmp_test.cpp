@@ -1,9 +1,7 @@
 // The critical path through a rank's OpenMP team: inside a parallel region on the path it
 // follows the thread that arrived last at each barrier, on that thread's call paths.
 #include "critical_path.h"
-#include "openmp_timeline.h"
-#include "tiny_trace.h"
-#include "waitscope/analysis/thread_profile.h"
+#include "openmp_team.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,21 +11,6 @@ using Approx = Catch::Detail::Approx;
 using testing::regionOf;
 
 namespace {
-
-void makeOpenmp(trace::Definitions& defs) {
-    for (trace::Region& r : defs.regions) {
-        if (r.name == "!$omp parallel") {
-            r.paradigm = trace::Paradigm::OpenMp;
-            r.role = trace::RegionRole::Parallel;
-        } else if (r.name == "!$omp implicit barrier") {
-            r.paradigm = trace::Paradigm::OpenMp;
-            r.role = trace::RegionRole::ImplicitBarrier;
-        } else if (r.name == "!$omp task") {
-            r.paradigm = trace::Paradigm::OpenMp;
-            r.role = trace::RegionRole::Task;
-        }
-    }
-}
 
 double ms(double milliseconds) {
     return milliseconds / 1000.0;
@@ -78,13 +61,8 @@ struct Team {
         master.charge(main, ms(72), ms(100));
         master.leave(ms(100));
         threads.reserve(2);
-        Diagnostics diagnostics;
         for (uint32_t k = 1; k <= 2; ++k) {
-            threads.emplace_back(t.defs, classes);
-            threads.back().master = &master;
-            const trace::Location location{(uint64_t{k} << 32), "thread", 0, 0};
-            result.threads.push_back(profileThread(t.defs, location, t.streams()[k], tree,
-                                                   diagnostics, kNoNode, &threads.back()));
+            testing::profileTeamThread(t, k, classes, master, threads, result);
         }
         // The master's critical path as the MPI pass charged it: all its time in [0, 100].
         for (const auto& [node, seconds] :
@@ -128,10 +106,7 @@ struct Team {
             .enter(65, "!$omp implicit barrier")
             .leave(70, "!$omp implicit barrier")
             .leave(80, "!$omp parallel");
-        makeOpenmp(t.defs);
-        for (const trace::Region& r : t.defs.regions) {
-            classes.push_back(classifyRegion(r));
-        }
+        classes = testing::regionClasses(t.defs);
         return t.defs;
     }
 };
@@ -215,11 +190,7 @@ TEST_CASE("a task that outlasts the last arrival at an OpenMP barrier carries th
         .leave(40, "!$omp task")
         .leave(45, "!$omp implicit barrier")
         .leave(50, "!$omp parallel");
-    makeOpenmp(t.defs);
-    std::vector<RegionClass> classes;
-    for (const trace::Region& r : t.defs.regions) {
-        classes.push_back(classifyRegion(r));
-    }
+    const std::vector<RegionClass> classes = testing::regionClasses(t.defs);
     RankResult result;
     CallTree& tree = result.tree;
     const auto region = [&](const char* name) { return regionOf(t.defs, name); };
@@ -242,12 +213,7 @@ TEST_CASE("a task that outlasts the last arrival at an OpenMP barrier carries th
     master.charge(main, ms(50), ms(60));
     master.leave(ms(60));
     std::vector<OpenmpTimeline> threads;
-    threads.emplace_back(t.defs, classes);
-    threads.back().master = &master;
-    Diagnostics diagnostics;
-    result.threads.push_back(
-        profileThread(t.defs, trace::Location{uint64_t{1} << 32, "thread", 0, 0}, t.streams()[1],
-                      tree, diagnostics, kNoNode, &threads.back()));
+    testing::profileTeamThread(t, 1, classes, master, threads, result);
     for (const auto& [node, seconds] :
          {std::pair{main, ms(10)}, {compute, ms(20)}, {barrier, ms(25)}, {parallel, ms(5)}}) {
         result.severities.add(Metric::CriticalPath, node, seconds);

@@ -135,6 +135,58 @@ TEST_CASE("a chain of late senders: short- and long-term delay, propagating and 
     CHECK(waiting == Approx(0.096).margin(1e-12));
 }
 
+TEST_CASE("a late sender at a blocking probe: its delay is the sender's excess work, its wait "
+          "the probe's",
+          "[root-cause][late-sender][probe]") {
+    // rank 0 works 0-40 and sends at 40; rank 1 works 0-10, waits in MPI_Probe 10-41 and receives
+    // the message that is there (MPI_Recv 42-43). The Late Sender (30) is the probe's; its cause
+    // is rank 0's work beyond rank 1's since the start (40 - 10), and the wait goes no further.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(40, "work").send(40, 41, 1, 5);
+    t.rank(0).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(10, "work");
+    t.rank(1).enter(10, "MPI_Probe").leave(41, "MPI_Probe").recv(42, 42, 43, 0, 5);
+    t.rank(1).leave(100, "main");
+    checkValues(valuesOf(t, {"delay_latesender", "mpi_wait_"}),
+                {
+                    {"delay_latesender main/work 0", 30},
+                    {"delay_latesender_aggregate main/work 0", 30},
+                    {"mpi_wait_terminal main/MPI_Probe 1", 30},
+                    {"mpi_wait_terminal_ls main/MPI_Probe 1", 30},
+                    {"mpi_wait_direct main/MPI_Probe 1", 30},
+                    {"mpi_wait_direct_latesender main/MPI_Probe 1", 30},
+                });
+}
+
+TEST_CASE("a late sender at a blocking probe with a late receiver after it: the root causes see "
+          "the late sender",
+          "[root-cause][late-sender][late-receiver][probe]") {
+    // rank 0 works 0-50 and sends a large message 50-70 (rendezvous); rank 1 works 0-10, waits
+    // in MPI_Probe 10-51, sizes its buffer and receives 60-70, so the send waits 10 for it. The
+    // message has both wait states; the root-cause passes take the probe's Late Sender only (one
+    // wait state per message, no stall): its cause is rank 0's excess work (50 - 10); the Late
+    // Receiver (direct and terminal) has no delay costs of its own.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").enter(0, "work").leave(50, "work").send(50, 70, 1, 5, 100000);
+    t.rank(0).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(0, "work").leave(10, "work");
+    t.rank(1).enter(10, "MPI_Probe").leave(51, "MPI_Probe").recv(60, 70, 70, 0, 5, 100000);
+    t.rank(1).leave(100, "main");
+    checkValues(valuesOf(t, {"delay_late", "mpi_wait_"}),
+                {
+                    {"delay_latesender main/work 0", 40},
+                    {"delay_latesender_aggregate main/work 0", 40},
+                    {"mpi_wait_terminal main/MPI_Probe 1", 40},
+                    {"mpi_wait_terminal_ls main/MPI_Probe 1", 40},
+                    {"mpi_wait_direct main/MPI_Probe 1", 40},
+                    {"mpi_wait_direct_latesender main/MPI_Probe 1", 40},
+                    {"mpi_wait_terminal main/MPI_Send 0", 10},
+                    {"mpi_wait_terminal_lr main/MPI_Send 0", 10},
+                    {"mpi_wait_direct main/MPI_Send 0", 10},
+                    {"mpi_wait_direct_latereceiver main/MPI_Send 0", 10},
+                });
+}
+
 // A chain of Late Receivers: rank 2 computes, so rank 1 waits in MPI_Ssend, so rank 0 waits
 // in its MPI_Ssend to rank 1 (times in ms; the message records sit at the call's start):
 //

@@ -7,12 +7,12 @@ injected wait listed in expected.txt must be found on its call path and ranks wi
 10 % of its size, and no rank/call path may show more than a tenth of it where nothing
 was injected. Exit status 0 on success; every failure is printed.
 """
-import argparse
 import collections
 import os
-import shutil
 import subprocess
 import sys
+
+from end_to_end import CommandFailed, arguments, fresh_directory, measure_and_replay, run
 
 PATTERNS = ["mpi_latesender", "mpi_latereceiver", "mpi_barrier_wait", "mpi_wait_nxn",
             "mpi_latebroadcast", "mpi_earlyreduce", "mpi_earlyscan",
@@ -38,14 +38,6 @@ def parse_expected(path):
             record["seconds"] = float(keys["seconds_per_rank"])
         records.append(record)
     return records
-
-
-def run(command, cwd, env):
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
-    if result.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(command), result.returncode,
-                                                   result.stderr[-2000:]))
-    return result
 
 
 def read_dump(path):
@@ -74,19 +66,14 @@ def subtree_value(values, metric, path, rank):
 def check_program(program, records, args, env):
     """Builds, runs and analyzes one example; returns what disagrees with expected.txt."""
     problems = []
-    work = os.path.join(args.work, program)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    work = fresh_directory(os.path.join(args.work, program))
     binary = os.path.join(work, "example_" + program)
     try:
         run([args.instrument, "mpicc"] + FLAGS + ["-I", args.examples,
              os.path.join(args.examples, program + ".c"), "-o", binary], work, env)
-        run([args.mpirun, "-np", "4", "--oversubscribe", binary], work, env)
-        experiment = os.path.join(work, "waitscope_example_%s_4" % program)
-        dump = os.path.join(work, "values.txt")
-        run([args.mpirun, "-np", "4", "--oversubscribe", args.replay, "--quiet", "--dump-text", dump,
-             experiment], work, env)
-    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        _, dump = measure_and_replay(args.mpirun, args.replay, [binary],
+                                     "waitscope_example_%s_4" % program, work, env, ranks=4)
+    except (CommandFailed, subprocess.TimeoutExpired) as error:
         problems.append("%s: %s" % (program, error))
         return problems
     values = read_dump(dump)
@@ -123,12 +110,7 @@ def check_program(program, records, args, env):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--instrument", required=True)
-    parser.add_argument("--replay", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--examples", required=True, help="share/examples source directory")
-    parser.add_argument("--work", required=True)
+    parser = arguments("instrument", "replay", "mpirun", "examples", "work")
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
 

@@ -1,8 +1,6 @@
 // The OpenMP wait states of a rank from its threads' constructs: barrier waits per team (tasks
 // run in a barrier are work), idle threads on the master's call paths, critical contention.
-#include "openmp_timeline.h"
-#include "tiny_trace.h"
-#include "waitscope/analysis/thread_profile.h"
+#include "openmp_team.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,33 +8,6 @@ using namespace waitscope;
 using namespace waitscope::analysis;
 using Approx = Catch::Detail::Approx;
 using testing::regionOf;
-
-namespace {
-
-/// Gives the "!$omp ..." regions of a tiny trace OpenMP's paradigm and their roles.
-void makeOpenmp(trace::Definitions& defs) {
-    for (trace::Region& r : defs.regions) {
-        if (r.name.rfind("!$omp", 0) != 0) {
-            continue;
-        }
-        r.paradigm = trace::Paradigm::OpenMp;
-        if (r.name == "!$omp parallel") {
-            r.role = trace::RegionRole::Parallel;
-        } else if (r.name == "!$omp implicit barrier") {
-            r.role = trace::RegionRole::ImplicitBarrier;
-        } else if (r.name == "!$omp task") {
-            r.role = trace::RegionRole::Task;
-        } else if (r.name == "!$omp critical") {
-            r.role = trace::RegionRole::Critical;
-        } else if (r.name == "!$omp critical sblock") {
-            r.role = trace::RegionRole::CriticalSblock;
-        }
-    }
-}
-
-const trace::Location kThread{(uint64_t{1} << 32), "thread 1", 0, 0};
-
-} // namespace
 
 TEST_CASE("OpenMP barrier waits exclude tasks run in the barrier, idle threads sit on the "
           "master's paths",
@@ -62,11 +33,7 @@ TEST_CASE("OpenMP barrier waits exclude tasks run in the barrier, idle threads s
             t.rank(0).enter(0, name).leave(0, name); // defines the region; not replayed below
         }
     }
-    makeOpenmp(t.defs);
-    std::vector<RegionClass> classes;
-    for (const trace::Region& r : t.defs.regions) {
-        classes.push_back(classifyRegion(r));
-    }
+    const std::vector<RegionClass> classes = testing::regionClasses(t.defs);
     const auto s = [&](double ms) { return ms / 1000.0; };
     RankResult result;
     CallTree& tree = result.tree;
@@ -97,11 +64,7 @@ TEST_CASE("OpenMP barrier waits exclude tasks run in the barrier, idle threads s
     master.leave(s(100));
 
     std::vector<OpenmpTimeline> threads;
-    threads.emplace_back(t.defs, classes);
-    threads.back().master = &master;
-    Diagnostics diagnostics;
-    result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
-                                           kNoNode, &threads.back()));
+    testing::profileTeamThread(t, 1, classes, master, threads, result);
     analyzeOpenmp(master, threads, result);
     const SeverityRows& worker = result.threads[0].severities;
 
@@ -142,11 +105,7 @@ TEST_CASE("an OpenMP barrier wait is charged as delay costs to the last thread's
         .enter(50, "!$omp implicit barrier")
         .leave(51, "!$omp implicit barrier")
         .leave(52, "!$omp parallel");
-    makeOpenmp(t.defs);
-    std::vector<RegionClass> classes;
-    for (const trace::Region& r : t.defs.regions) {
-        classes.push_back(classifyRegion(r));
-    }
+    const std::vector<RegionClass> classes = testing::regionClasses(t.defs);
     const auto s = [&](double ms) { return ms / 1000.0; };
     for (const bool delayCosts : {true, false}) {
         INFO("delay costs " << delayCosts);
@@ -170,11 +129,7 @@ TEST_CASE("an OpenMP barrier wait is charged as delay costs to the last thread's
         master.leave(s(100));
 
         std::vector<OpenmpTimeline> threads;
-        threads.emplace_back(t.defs, classes);
-        threads.back().master = &master;
-        Diagnostics diagnostics;
-        result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
-                                               kNoNode, &threads.back()));
+        testing::profileTeamThread(t, 1, classes, master, threads, result);
         analyzeOpenmp(master, threads, result, delayCosts);
         const SeverityRows& worker = result.threads[0].severities;
         const NodeId extra = tree.child(parallel, regionOf(t.defs, "extra"));
@@ -225,11 +180,7 @@ TEST_CASE("the part of an OpenMP barrier wait the last thread's contention expla
         .enter(45, "!$omp implicit barrier")
         .leave(61, "!$omp implicit barrier")
         .leave(62, "!$omp parallel");
-    makeOpenmp(t.defs);
-    std::vector<RegionClass> classes;
-    for (const trace::Region& r : t.defs.regions) {
-        classes.push_back(classifyRegion(r));
-    }
+    const std::vector<RegionClass> classes = testing::regionClasses(t.defs);
     const auto s = [&](double ms) { return ms / 1000.0; };
     const auto region = [&](const char* name) { return regionOf(t.defs, name); };
     for (const bool delayCosts : {true, false}) {
@@ -260,11 +211,7 @@ TEST_CASE("the part of an OpenMP barrier wait the last thread's contention expla
         master.leave(s(100));
 
         std::vector<OpenmpTimeline> threads;
-        threads.emplace_back(t.defs, classes);
-        threads.back().master = &master;
-        Diagnostics diagnostics;
-        result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
-                                               kNoNode, &threads.back()));
+        testing::profileTeamThread(t, 1, classes, master, threads, result);
         analyzeOpenmp(master, threads, result, delayCosts);
         const SeverityRows& worker = result.threads[0].severities;
 
@@ -311,11 +258,7 @@ TEST_CASE("the master's MPI waiting before an OpenMP barrier is waiting, not wor
         .enter(25, "!$omp implicit barrier")
         .leave(51, "!$omp implicit barrier")
         .leave(52, "!$omp parallel");
-    makeOpenmp(t.defs);
-    std::vector<RegionClass> classes;
-    for (const trace::Region& r : t.defs.regions) {
-        classes.push_back(classifyRegion(r));
-    }
+    const std::vector<RegionClass> classes = testing::regionClasses(t.defs);
     const auto s = [&](double ms) { return ms / 1000.0; };
     const auto region = [&](const char* name) { return regionOf(t.defs, name); };
     for (const bool withMpi : {true, false}) {
@@ -344,11 +287,7 @@ TEST_CASE("the master's MPI waiting before an OpenMP barrier is waiting, not wor
         master.leave(s(100));
 
         std::vector<OpenmpTimeline> threads;
-        threads.emplace_back(t.defs, classes);
-        threads.back().master = &master;
-        Diagnostics diagnostics;
-        result.threads.push_back(profileThread(t.defs, kThread, t.streams()[1], tree, diagnostics,
-                                               kNoNode, &threads.back()));
+        testing::profileTeamThread(t, 1, classes, master, threads, result);
         // A wait state before the region, one inside, one after it.
         std::vector<OmpMpiWait> waits = {
             {s(5), s(2), main, 3, 0.0}, {s(10), s(25), recv, 7, 0.0}, {s(60), s(4), main, 9, 0.0}};

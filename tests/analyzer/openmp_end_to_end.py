@@ -12,85 +12,15 @@ are long-term costs on the other threads' critical sections. Each construct has 
 the same on every thread of the team (through the outlined function the master alone records).
 Exit status 0 on success; every failure is printed.
 """
-import argparse
-import collections
 import os
-import shutil
-import subprocess
 import sys
+
+from end_to_end import (Checker, arguments, build_with_mpi, finish, fresh_directory,
+                        measure_and_replay, measured, read_dump)
 
 THREADS = 3
 DELAY = 0.1
 FLAGS = ["-fopenmp", "-g", "-O1", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls"]
-
-
-def run(command, cwd, env):
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
-    if result.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s%s" % (" ".join(command), result.returncode,
-                                                     result.stdout[-2000:], result.stderr[-2000:]))
-    return result
-
-
-def read_dump(path):
-    """(metric, call path, rank, location) -> value; location "" is the rank's main thread."""
-    values = collections.defaultdict(float)
-    for line in open(path):
-        metric, call_path, where, value = line.rstrip("\n").split("\t")
-        if metric == "diagnostic":
-            continue
-        rank, _, location = where.partition(":")
-        values[(metric, call_path, int(rank), location)] += float(value)
-    return values
-
-
-class Checker:
-    def __init__(self, values):
-        self.values = values
-        self.problems = []
-
-    def locations(self, rank):
-        return sorted({loc for (_, _, r, loc) in self.values if r == rank})
-
-    def total(self, metric, rank, location=None, frame=None, last=None):
-        """The sum of `metric` on `rank` (one location, or all), on paths through a frame
-        containing `frame`, or whose last frame contains `last`."""
-        total = 0.0
-        for (m, path, r, loc), v in self.values.items():
-            if m != metric or r != rank or (location is not None and loc != location):
-                continue
-            frames = path.split("/")
-            if frame is not None and not any(frame in f for f in frames):
-                continue
-            if last is not None and last not in frames[-1]:
-                continue
-            total += v
-        return total
-
-    def near(self, what, got, expected):
-        ok = abs(got - expected) <= 0.10 * expected
-        print("%-60s %.4f s (expected %.4f) %s" % (what, got, expected, "ok" if ok else "FAIL"))
-        if not ok:
-            self.problems.append("%s is %.4f s, expected %.4f s" % (what, got, expected))
-
-    def at_least(self, what, got, injected):
-        """At least the injected size (1 % below for clock granularity)."""
-        ok = got >= 0.99 * injected
-        print("%-60s %.4f s (injected %.4f) %s" % (what, got, injected, "ok" if ok else "FAIL"))
-        if not ok:
-            self.problems.append("%s is %.4f s, less than the injected %.4f s" % (what, got, injected))
-
-    def below(self, what, got, limit):
-        ok = got <= limit
-        print("%-60s %.4f s (at most %.4f) %s" % (what, got, limit, "ok" if ok else "FAIL"))
-        if not ok:
-            self.problems.append("%s is %.4f s, more than %.4f s" % (what, got, limit))
-
-    def exactly(self, what, got, expected):
-        ok = round(got) == expected
-        print("%-60s %d (expected %d) %s" % (what, got, expected, "ok" if ok else "FAIL"))
-        if not ok:
-            self.problems.append("%s is %d, expected %d" % (what, got, expected))
 
 
 def check(values):
@@ -238,41 +168,34 @@ def check_critical_path(values):
     return c.problems
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--instrument", required=True)
-    parser.add_argument("--replay", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--examples", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+def measure_example(args, name, threads, arguments=()):
+    """Builds share/examples/`name`.c with `waitscope-instrument clang` (LLVM's OpenMP runtime,
+    which has OMPT; MPI's flags from Open MPI's wrapper), runs it with `arguments` on 2 ranks of
+    `threads` threads each and replays it. Returns its values (read_dump), or None after printing
+    the failure of a command."""
+    work = fresh_directory(args.work)
     env = dict(os.environ)
-    env["OMP_NUM_THREADS"] = str(THREADS)
+    env["OMP_NUM_THREADS"] = str(threads)
     env["OMP_WAIT_POLICY"] = "passive"  # idle threads sleep: 6 threads share the cores
-    binary = os.path.join(args.work, "example_openmp_waits")
-    dump = os.path.join(args.work, "values.txt")
-    try:
-        # clang: LLVM's OpenMP runtime, which has OMPT; MPI's flags from Open MPI's wrapper.
-        compile_flags = run(["mpicc", "--showme:compile"], args.work, env).stdout.split()
-        link_flags = run(["mpicc", "--showme:link"], args.work, env).stdout.split()
-        run([args.instrument, "clang"] + FLAGS + compile_flags +
-            [os.path.join(args.examples, "openmp_waits.c"), "-o", binary] + link_flags,
-            args.work, env)
-        run([args.mpirun, "-np", "2", "--oversubscribe", "-x", "OMP_NUM_THREADS", "-x",
-             "OMP_WAIT_POLICY", binary], args.work, env)
-        experiment = os.path.join(args.work, "waitscope_example_openmp_waits_2")
-        run([args.mpirun, "-np", "2", "--oversubscribe", args.replay, "--quiet", "--dump-text",
-             dump, experiment], args.work, env)
-    except (RuntimeError, subprocess.TimeoutExpired) as error:
-        print("FAIL: %s" % error)
+    binary = os.path.join(work, "example_" + name)
+
+    def steps():
+        build_with_mpi([args.instrument, "clang"], FLAGS,
+                       [os.path.join(args.examples, name + ".c")], binary, work, env)
+        return measure_and_replay(args.mpirun, args.replay, [binary] + list(arguments),
+                                  "waitscope_example_%s_2" % name, work, env,
+                                  exported=("OMP_NUM_THREADS", "OMP_WAIT_POLICY"))
+
+    replayed = measured(steps)
+    return None if replayed is None else read_dump(replayed[1])
+
+
+def main():
+    args = arguments("instrument", "replay", "mpirun", "examples", "work").parse_args()
+    values = measure_example(args, "openmp_waits", THREADS)
+    if values is None:
         return 1
-    values = read_dump(dump)
-    problems = check(values) + check_critical_path(values)
-    for p in problems:
-        print("FAIL: " + p)
-    return 1 if problems else 0
+    return finish(check(values) + check_critical_path(values))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 // rank 0 waits in MPI_Recv inside a parallel region for rank 1, which computes first; the
 // worker waits at the region's barrier meanwhile. That barrier wait is a cost of the master's
 // Late Sender, which the root-cause pass carries to rank 1's computation.
+#include "archive_builder.h"
 #include "waitscope/analysis/serial_analysis.h"
-#include "waitscope/trace/otf2_writer.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -15,82 +15,49 @@ using Approx = Catch::Detail::Approx;
 namespace {
 
 enum Region : uint32_t { kMain, kCompute, kSend, kRecv, kParallel, kBarrier };
-constexpr uint64_t kWorker = uint64_t{1} << 32; ///< rank 0's OpenMP worker thread
+const uint64_t kWorker = testing::threadLocationId(0, 1); ///< rank 0's OpenMP worker thread
 
 /// Ticks are milliseconds. Rank 0's master: main 0-50, a parallel region 10-42 whose master
 /// receives from rank 1 in MPI_Recv 10-35 (the send begins at 35: a Late Sender of 25 ms)
 /// and reaches the barrier at 35; its worker reaches the barrier at 11 and waits 24 ms.
 /// Rank 1: computes 0-35, then sends.
 Status writeTrace(const std::string& dir) {
-    trace::Otf2Writer archive;
-    if (Status s = archive.open(dir); !s) {
-        return s;
-    }
-    std::vector<uint64_t> counts;
-    {
-        trace::Otf2EventWriter w = archive.openEvents(0);
+    using trace::Otf2EventWriter;
+    using trace::Paradigm;
+    using trace::RegionRole;
+    testing::ArchiveBuilder archive(2, 1000, 51);
+    archive.region("main", RegionRole::Function, Paradigm::Compiler, "x.c", 1, 50);
+    archive.region("compute", RegionRole::Function, Paradigm::Compiler, "x.c", 10, 20);
+    archive.region("MPI_Send", RegionRole::PointToPoint, Paradigm::Mpi);
+    archive.region("MPI_Recv", RegionRole::PointToPoint, Paradigm::Mpi);
+    archive.region("!$omp parallel @x.c:30", RegionRole::Parallel, Paradigm::OpenMp, "x.c", 30, 40);
+    archive.region("!$omp implicit barrier @x.c:40", RegionRole::ImplicitBarrier, Paradigm::OpenMp,
+                   "x.c", 40, 40);
+    archive.thread(0, 1, "OMP thread 1");
+    archive.open(dir);
+    archive.events(0, [](Otf2EventWriter& w) {
         w.enter(0, kMain);
         w.enter(10, kParallel);
-        w.enter(10, kRecv);
-        w.mpiRecv(35, 1, 0, 7, 8);
-        w.leave(35, kRecv);
+        testing::receiveCall(w, kRecv, 10, 35, 1, 7);
         w.enter(35, kBarrier);
         w.leave(41, kBarrier);
         w.leave(42, kParallel);
         w.leave(50, kMain);
-        archive.closeEvents(w);
-        counts.push_back(9);
-    }
-    {
-        trace::Otf2EventWriter w = archive.openEvents(1);
+    });
+    archive.events(1, [](Otf2EventWriter& w) {
         w.enter(0, kMain);
         w.enter(0, kCompute);
         w.leave(35, kCompute);
-        w.enter(35, kSend);
-        w.mpiSend(35, 0, 0, 7, 8);
-        w.leave(36, kSend);
+        testing::sendCall(w, kSend, 35, 36, 0, 7);
         w.leave(50, kMain);
-        archive.closeEvents(w);
-        counts.push_back(7);
-    }
-    {
-        trace::Otf2EventWriter w = archive.openEvents(kWorker);
+    });
+    archive.events(kWorker, [](Otf2EventWriter& w) {
         w.enter(10, kParallel);
         w.enter(11, kBarrier);
         w.leave(41, kBarrier);
         w.leave(42, kParallel);
-        archive.closeEvents(w);
-        counts.push_back(4);
-    }
-    if (Status s = archive.writeLocalDefinitions({0, 1, kWorker}, {}); !s) {
-        return s;
-    }
-    using namespace trace;
-    Definitions d;
-    d.clock = {1000, 0, 51};
-    d.regions = {{"main", "main", "x.c", 1, 50, RegionRole::Function, Paradigm::Compiler},
-                 {"compute", "compute", "x.c", 10, 20, RegionRole::Function, Paradigm::Compiler},
-                 {"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi},
-                 {"MPI_Recv", "MPI_Recv", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi},
-                 {"!$omp parallel @x.c:30", "!$omp parallel @x.c:30", "x.c", 30, 40,
-                  RegionRole::Parallel, Paradigm::OpenMp},
-                 {"!$omp implicit barrier @x.c:40", "!$omp implicit barrier @x.c:40", "x.c", 40, 40,
-                  RegionRole::ImplicitBarrier, Paradigm::OpenMp}};
-    d.systemTreeNodes = {{"machine", "machine", kUndefined}};
-    d.locationGroups = {{"MPI Rank 0", true, 0}, {"MPI Rank 1", true, 0}};
-    d.locations = {{0, "Master thread", 0, counts[0], LocationType::CpuThread},
-                   {1, "Master thread", 1, counts[1], LocationType::CpuThread},
-                   {kWorker, "OMP thread 1", 0, counts[2], LocationType::CpuThread}};
-    d.groups = {{"", GroupKind::Locations, Paradigm::Mpi, {0, 1}},
-                {"", GroupKind::CommGroup, Paradigm::Mpi, {0, 1}}};
-    Communicator world;
-    world.name = "MPI_COMM_WORLD";
-    world.group = 1;
-    d.communicators = {world};
-    if (Status s = archive.writeGlobalDefinitions(d); !s) {
-        return s;
-    }
-    return archive.close();
+    });
+    return archive.finish();
 }
 
 } // namespace
@@ -100,9 +67,9 @@ TEST_CASE("an OpenMP barrier wait the master's Late Sender explains is a long-te
           "[openmp]") {
     const std::string dir =
         (std::filesystem::temp_directory_path() / "waitscope_openmp_longterm").string();
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    REQUIRE(writeTrace(dir).ok());
+    const Status written = writeTrace(dir);
+    INFO((written ? std::string() : written.error().message()));
+    REQUIRE(written.ok());
     auto analyzed = analyzeArchiveInProcess(dir + "/traces.otf2");
     std::filesystem::remove_all(dir);
     REQUIRE(analyzed.ok());

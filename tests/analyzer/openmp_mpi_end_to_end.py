@@ -12,13 +12,10 @@ short-term delay_ompbarrier only for its time beyond the wait (its waiting is no
 and long-term costs add up to the waits within 10 %.
 Exit status 0 on success; every failure is printed.
 """
-import argparse
-import os
-import shutil
-import subprocess
 import sys
 
-from openmp_end_to_end import FLAGS, Checker, read_dump, run
+from end_to_end import Checker, arguments, finish
+from openmp_end_to_end import measure_example
 
 THREADS = 3
 ITERATIONS = 3
@@ -64,38 +61,12 @@ def check(values):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--instrument", required=True)
-    parser.add_argument("--replay", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--examples", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
-    env = dict(os.environ)
-    env["OMP_NUM_THREADS"] = str(THREADS)
-    env["OMP_WAIT_POLICY"] = "passive"  # idle threads sleep: 6 threads share the cores
-    binary = os.path.join(args.work, "example_openmp_late_sender")
-    dump = os.path.join(args.work, "values.txt")
-    try:
-        compile_flags = run(["mpicc", "--showme:compile"], args.work, env).stdout.split()
-        link_flags = run(["mpicc", "--showme:link"], args.work, env).stdout.split()
-        run([args.instrument, "clang"] + FLAGS + compile_flags +
-            [os.path.join(args.examples, "openmp_late_sender.c"), "-o", binary] + link_flags,
-            args.work, env)
-        run([args.mpirun, "-np", "2", "--oversubscribe", "-x", "OMP_NUM_THREADS", "-x",
-             "OMP_WAIT_POLICY", binary, str(ITERATIONS), str(int(DELAY * 1000))], args.work, env)
-        experiment = os.path.join(args.work, "waitscope_example_openmp_late_sender_2")
-        run([args.mpirun, "-np", "2", "--oversubscribe", args.replay, "--quiet", "--dump-text",
-             dump, experiment], args.work, env)
-    except (RuntimeError, subprocess.TimeoutExpired) as error:
-        print("FAIL: %s" % error)
+    args = arguments("instrument", "replay", "mpirun", "examples", "work").parse_args()
+    values = measure_example(args, "openmp_late_sender", THREADS,
+                             [str(ITERATIONS), str(int(DELAY * 1000))])
+    if values is None:
         return 1
-    problems = check(read_dump(dump))
-    for p in problems:
-        print("FAIL: " + p)
-    return 1 if problems else 0
+    return finish(check(values))
 
 
 if __name__ == "__main__":

@@ -10,13 +10,11 @@ its path), the region's implicit barrier below it, and all the time in `spin` be
 `.omp_outlined.` (the runtime's frames left out). The workers' time on the master's MPI calls is
 their idle time (omp_idle_threads), as Scalasca counts it. Exit status 0 on success.
 """
-import argparse
 import os
-import shutil
-import subprocess
 import sys
 
-from openmp_end_to_end import Checker, read_dump, run
+from end_to_end import (Checker, arguments, build_with_mpi, finish, fresh_directory,
+                        measure_and_replay, measured, read_dump)
 
 THREADS = 3
 SOURCE = r"""
@@ -102,41 +100,29 @@ def check(values):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--library", required=True)
-    parser.add_argument("--replay", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+    args = arguments("library", "replay", "mpirun", "work").parse_args()
+    work = fresh_directory(args.work)
     env = dict(os.environ)
     env.update({"OMP_NUM_THREADS": str(THREADS), "OMP_WAIT_POLICY": "passive",
                 "WAITSCOPE_SAMPLING": "true", "WAITSCOPE_SAMPLING_FREQUENCY": "1000"})
-    source = os.path.join(args.work, "openmp_sampled.c")
+    source = os.path.join(work, "openmp_sampled.c")
     with open(source, "w") as f:
         f.write(SOURCE)
-    binary = os.path.join(args.work, "openmp_sampled")
-    dump = os.path.join(args.work, "values.txt")
-    try:
-        compile_flags = run(["mpicc", "--showme:compile"], args.work, env).stdout.split()
-        link_flags = run(["mpicc", "--showme:link"], args.work, env).stdout.split()
-        run(["clang", "-fopenmp", "-g", "-O1", "-fno-omit-frame-pointer"] + compile_flags +
-            [source, "-o", binary] + link_flags, args.work, env)
-        run([args.mpirun, "-np", "2", "--oversubscribe"] +
-            [a for v in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "WAITSCOPE_SAMPLING",
-                         "WAITSCOPE_SAMPLING_FREQUENCY") for a in ("-x", v)] +
-            ["-x", "LD_PRELOAD=" + args.library, binary], args.work, env)
-        experiment = os.path.join(args.work, "waitscope_openmp_sampled_2")
-        run([args.mpirun, "-np", "2", "--oversubscribe", args.replay, "--quiet", "--dump-text",
-             dump, experiment], args.work, env)
-    except (RuntimeError, subprocess.TimeoutExpired) as error:
-        print("FAIL: %s" % error)
+    binary = os.path.join(work, "openmp_sampled")
+
+    def steps():
+        build_with_mpi(["clang"], ["-fopenmp", "-g", "-O1", "-fno-omit-frame-pointer"], [source],
+                       binary, work, env)
+        return measure_and_replay(args.mpirun, args.replay, [binary], "waitscope_openmp_sampled_2",
+                                  work, env,
+                                  exported=("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
+                                            "WAITSCOPE_SAMPLING", "WAITSCOPE_SAMPLING_FREQUENCY",
+                                            "LD_PRELOAD=" + args.library))
+
+    replayed = measured(steps)
+    if replayed is None:
         return 1
-    problems = check(read_dump(dump))
-    for p in problems:
-        print("FAIL: " + p)
-    return 1 if problems else 0
+    return finish(check(read_dump(replayed[1])))
 
 
 if __name__ == "__main__":

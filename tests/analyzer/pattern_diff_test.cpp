@@ -273,6 +273,155 @@ TEST_CASE("persistent send requests: Late Sender measured from MPI_Start",
               line("mpi_latesender", "main/MPI_Recv", 1, 30, 5));
 }
 
+TEST_CASE("late sender at a blocking probe: the receive's wait is on the probe's call path",
+          "[pattern][late-sender][probe]") {
+    // rank 1 waits in MPI_Probe 10..51 for rank 0's send at 50, then sizes its buffer and
+    // receives the message that is already there (MPI_Recv 55..57). Scalasca 2.6 finds no Late
+    // Sender here (the receive began after the send); the wait is the probe's (40 ms), the
+    // message still counts at MPI_Recv. The same for MPI_Mprobe and MPI_Mrecv.
+    for (const auto& [probe, receive] :
+         {std::pair<std::string, std::string>{"MPI_Probe", "MPI_Recv"},
+          {"MPI_Mprobe", "MPI_Mrecv"}}) {
+        INFO(probe);
+        TinyTrace t(2);
+        t.rank(0).enter(0, "main").send(50, 52, 1, 7).leave(100, "main");
+        t.rank(1).enter(0, "main").enter(10, probe).leave(51, probe);
+        t.rank(1).enter(52, "MPI_Get_count").leave(53, "MPI_Get_count");
+        t.rank(1).recv(55, 56, 57, 0, 7, 8, 0, receive).leave(100, "main");
+        CHECK(linesOf(t, {"mpi_latesender", "mpi_cls_count", "comms_recv", "bytes_rcvd"}) ==
+              line("mpi_latesender", "main/" + probe, 1, 50, 10) +
+                  count("comms_recv", "main/" + receive, 1, 1) +
+                  count("bytes_rcvd", "main/" + receive, 1, 8) +
+                  count("mpi_cls_count", "main/" + probe, 1, 1));
+    }
+}
+
+TEST_CASE("late receiver after a blocking probe: measured from the receive's own enter, as "
+          "Scalasca does",
+          "[pattern][late-receiver][probe]") {
+    // rank 0's MPI_Send 10..60 of a large message waits for its receive; rank 1 probes 40..45
+    // and receives 50..60. The rendezvous send waits until MPI_Recv is entered (40 ms of Late
+    // Receiver, not the 30 ms from the probe's enter); the probe itself waited for nothing.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(10, 60, 1, 7, 100000).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(40, "MPI_Probe").leave(45, "MPI_Probe");
+    t.rank(1).recv(50, 60, 60, 0, 7, 100000).leave(100, "main");
+    const std::string expected = line("mpi_latereceiver", "main/MPI_Send", 0, 50, 10) +
+                                 count("mpi_clr_count", "main/MPI_Send", 0, 1);
+    const std::set<std::string> metrics{"mpi_latesender", "mpi_latereceiver", "mpi_clr_count"};
+    CHECK(linesOf(t, metrics) == expected);
+    ReplayOptions noLinks;
+    noLinks.probeLinks = false;
+    CHECK(linesOf(t, metrics, noLinks) == expected);
+}
+
+TEST_CASE("late sender at a blocking probe and late receiver at the receive after it",
+          "[pattern][late-sender][late-receiver][probe]") {
+    // rank 1 waits in MPI_Probe 10..51 for rank 0's rendezvous MPI_Send 50..70, then sizes its
+    // buffer and enters MPI_Recv at 60: the probe's Late Sender (40 ms, from its enter) and the
+    // send's Late Receiver (10 ms, to MPI_Recv's enter) both, on one message. Without the probe
+    // link (Scalasca's view) only the Late Receiver is left: MPI_Recv began after the send.
+    TinyTrace t(2);
+    t.rank(0).enter(0, "main").send(50, 70, 1, 7, 100000).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(10, "MPI_Probe").leave(51, "MPI_Probe");
+    t.rank(1).recv(60, 70, 70, 0, 7, 100000).leave(100, "main");
+    const std::set<std::string> metrics{"mpi_latesender", "mpi_cls_count", "mpi_latereceiver",
+                                        "mpi_clr_count"};
+    const std::string lateReceiver = line("mpi_latereceiver", "main/MPI_Send", 0, 60, 50);
+    const std::string lateReceivers = count("mpi_clr_count", "main/MPI_Send", 0, 1);
+    CHECK(linesOf(t, metrics) == line("mpi_latesender", "main/MPI_Probe", 1, 50, 10) +
+                                     lateReceiver + count("mpi_cls_count", "main/MPI_Probe", 1, 1) +
+                                     lateReceivers);
+    ReplayOptions noLinks;
+    noLinks.probeLinks = false;
+    CHECK(linesOf(t, metrics, noLinks) == lateReceiver + lateReceivers);
+}
+
+TEST_CASE("late sender at MPI_Mprobe received by MPI_Imrecv and a wait: the wait's receive is "
+          "the probe's",
+          "[pattern][late-sender][late-receiver][probe]") {
+    // rank 1 waits in MPI_Mprobe 10..51 for rank 0's rendezvous MPI_Send 50..70, posts the
+    // message's receive with MPI_Imrecv at 60, sends to rank 0 (62..63) and completes the receive
+    // in MPI_Wait 64..70. The probe has the Late Sender (40 ms), the send the Late Receiver up to
+    // MPI_Imrecv's enter (10 ms), the message counts at MPI_Wait. Without the link the wait,
+    // entered after the send, waited for nothing.
+    const auto build = [](TinyTrace& t) {
+        t.rank(0).enter(0, "main").send(50, 70, 1, 7, 100000).recv(71, 71, 72, 1, 8);
+        t.rank(0).leave(100, "main");
+        t.rank(1).enter(0, "main").enter(10, "MPI_Mprobe").leave(51, "MPI_Mprobe");
+        t.rank(1).enter(60, "MPI_Imrecv").irecvRequestRecord(60, 5).leave(61, "MPI_Imrecv");
+        t.rank(1).send(62, 63, 0, 8);
+        t.rank(1).enter(64, "MPI_Wait").irecvRecord(70, 0, 7, 5, 100000).leave(70, "MPI_Wait");
+        t.rank(1).leave(100, "main");
+    };
+    TinyTrace t(2);
+    build(t);
+    const std::set<std::string> metrics{"mpi_latesender", "mpi_cls_count", "mpi_latereceiver",
+                                        "mpi_clr_count", "comms_recv"};
+    const std::string lateReceiver = line("mpi_latereceiver", "main/MPI_Send", 0, 60, 50) +
+                                     count("comms_recv", "main/MPI_Recv", 0, 1) +
+                                     count("comms_recv", "main/MPI_Wait", 1, 1);
+    const std::string lateReceivers = count("mpi_clr_count", "main/MPI_Send", 0, 1);
+    CHECK(linesOf(t, metrics) ==
+          line("mpi_latesender", "main/MPI_Mprobe", 1, 50, 10) + lateReceiver +
+              count("mpi_cls_count", "main/MPI_Mprobe", 1, 1) + lateReceivers);
+    ReplayOptions noLinks;
+    noLinks.probeLinks = false;
+    CHECK(linesOf(t, metrics, noLinks) == lateReceiver + lateReceivers);
+}
+
+TEST_CASE("late sender at a blocking probe, wrong order: a later message was sent first",
+          "[pattern][late-sender][probe]") {
+    // rank 1 waits in MPI_Probe 10..51 for rank 0's send at 50 and receives it (MPI_Recv 52..53);
+    // rank 2's message, sent at 20, is received after it (MPI_Recv 60..62): the probe's Late
+    // Sender (40 ms) was the wrong order, from a different source.
+    TinyTrace t(3);
+    t.rank(0).enter(0, "main").send(50, 51, 1, 7).leave(100, "main");
+    t.rank(2).enter(0, "main").send(20, 21, 1, 9).leave(100, "main");
+    t.rank(1).enter(0, "main").enter(10, "MPI_Probe").leave(51, "MPI_Probe");
+    t.rank(1).recv(52, 52, 53, 0, 7).recv(60, 61, 62, 2, 9).leave(100, "main");
+    CHECK(linesOf(t, {"mpi_latesender", "mpi_latesender_wo", "mpi_lswo_different",
+                      "mpi_clswo_count"}) ==
+          line("mpi_latesender", "main/MPI_Probe", 1, 50, 10) +
+              line("mpi_latesender_wo", "main/MPI_Probe", 1, 50, 10) +
+              line("mpi_lswo_different", "main/MPI_Probe", 1, 50, 10) +
+              count("mpi_clswo_count", "main/MPI_Probe", 1, 1));
+}
+
+TEST_CASE("late sender at a blocking probe: no link to a receive of the other kind, through a "
+          "second probe or past a receive without a message",
+          "[pattern][late-sender][probe]") {
+    // Each rank 1 program probes (10..51) before rank 0's sends at 50 and 60; the receive of the
+    // send at 60 (entered at 58) waits 2 ms itself in every case, as without the probe.
+    struct Call {
+        uint64_t from;
+        uint64_t to;
+        std::string region;
+    };
+    const auto lateSenders = [](const std::vector<Call>& calls) {
+        TinyTrace t(2);
+        t.rank(0).enter(0, "main").send(50, 52, 1, 7).send(60, 61, 1, 8).leave(100, "main");
+        t.rank(1).enter(0, "main");
+        for (const Call& call : calls) {
+            t.rank(1).enter(call.from, call.region).leave(call.to, call.region);
+        }
+        t.rank(1).recv(54, 55, 56, 0, 7).recv(58, 61, 62, 0, 8).leave(100, "main");
+        return linesOf(t, {"mpi_latesender"});
+    };
+    const std::string ownWait = line("mpi_latesender", "main/MPI_Recv", 1, 60, 58);
+    // The blocking probe is linked: 40 ms of the first message's wait are its own.
+    CHECK(lateSenders({{10, 51, "MPI_Probe"}}) ==
+          line("mpi_latesender", "main/MPI_Probe", 1, 50, 10) + ownWait);
+    // MPI_Mprobe's message is received by MPI_Mrecv only; a found MPI_Iprobe never waited.
+    CHECK(lateSenders({{10, 51, "MPI_Mprobe"}}) == ownWait);
+    CHECK(lateSenders({{50, 51, "MPI_Iprobe"}}) == ownWait);
+    // Two probes before a receive: which found what is unknown.
+    CHECK(lateSenders({{10, 51, "MPI_Probe"}, {52, 53, "MPI_Probe"}}) == ownWait);
+    // The MPI_Recv entered next received nothing (MPI_PROC_NULL): the probe's message is not
+    // the one of the later MPI_Recv.
+    CHECK(lateSenders({{10, 51, "MPI_Probe"}, {52, 53, "MPI_Recv"}}) == ownWait);
+}
+
 TEST_CASE("MPI_Start, MPI_Request_free and MPI_Cancel are MPI time outside point-to-point, "
           "as Scalasca's remapping classes their role FUNCTION",
           "[pattern][time-class]") {

@@ -16,8 +16,9 @@
 namespace waitscope::testing {
 
 /// The canonical lines of the given metrics (and diagnostics when asked for "diagnostic").
-inline std::string linesOf(const TinyTrace& trace, const std::set<std::string>& metrics) {
-    auto result = analysis::analyzeInProcess(trace.defs, trace.streams());
+inline std::string linesOf(const TinyTrace& trace, const std::set<std::string>& metrics,
+                           const analysis::ReplayOptions& options = {}) {
+    auto result = analysis::analyzeInProcess(trace.defs, trace.streams(), options);
     if (!result) {
         return "error: " + result.error().message() + "\n";
     }

@@ -9,13 +9,11 @@ on their threads and call paths within 10 % of their size (delay D = 100 ms; the
 shows the main thread's holds lasted, which under load is longer than asked), and the calls'
 visit counts must be exact. Exit status 0 on success; every failure is printed.
 """
-import argparse
 import os
-import shutil
-import subprocess
 import sys
 
-from openmp_end_to_end import Checker, read_dump, run
+from end_to_end import (Checker, arguments, finish, fresh_directory, measure_and_replay, measured,
+                        read_dump, run)
 
 DELAY = 0.1
 FLAGS = ["-g", "-O1", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-pthread"]
@@ -82,45 +80,34 @@ def check(values, instrumented=True):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--instrument", required=True)
-    parser.add_argument("--replay", required=True)
-    parser.add_argument("--library", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--examples", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+    args = arguments("instrument", "replay", "library", "mpirun", "examples", "work").parse_args()
+    fresh_directory(args.work)
     env = dict(os.environ)
     env["WAITSCOPE_SAMPLING"] = "true"
+    source = os.path.join(args.examples, "pthread_waits.c")
     problems = []
     for instrumented in (True, False):
-        work = os.path.join(args.work, "instrumented" if instrumented else "preloaded")
-        os.makedirs(work)
+        work = fresh_directory(
+            os.path.join(args.work, "instrumented" if instrumented else "preloaded"))
         binary = os.path.join(work, "example_pthread_waits")
-        dump = os.path.join(work, "values.txt")
-        source = os.path.join(args.examples, "pthread_waits.c")
-        try:
+
+        def steps():
             if instrumented:
                 run([args.instrument, "mpicc"] + FLAGS + [source, "-o", binary], work, env)
-                run([args.mpirun, "-np", "2", "--oversubscribe", "-x", "WAITSCOPE_SAMPLING", binary],
-                    work, env)
+                exported = ("WAITSCOPE_SAMPLING",)
             else:
                 run(["mpicc"] + FLAGS + [source, "-o", binary], work, env)
-                run([args.mpirun, "-np", "2", "--oversubscribe", "-x", "WAITSCOPE_SAMPLING", "-x",
-                     "LD_PRELOAD=" + args.library, binary], work, env)
-            experiment = os.path.join(work, "waitscope_example_pthread_waits_2")
-            run([args.mpirun, "-np", "2", "--oversubscribe", args.replay, "--quiet", "--dump-text",
-                 dump, experiment], work, env)
-        except (RuntimeError, subprocess.TimeoutExpired) as error:
-            print("FAIL: %s" % error)
+                exported = ("WAITSCOPE_SAMPLING", "LD_PRELOAD=" + args.library)
+            return measure_and_replay(args.mpirun, args.replay, [binary],
+                                      "waitscope_example_pthread_waits_2", work, env,
+                                      exported=exported)
+
+        replayed = measured(steps)
+        if replayed is None:
             return 1
         print("-- %s" % ("instrumented (linked)" if instrumented else "preloaded"))
-        problems += check(read_dump(dump), instrumented)
-    for p in problems:
-        print("FAIL: " + p)
-    return 1 if problems else 0
+        problems += check(read_dump(replayed[1]), instrumented)
+    return finish(problems)
 
 
 if __name__ == "__main__":

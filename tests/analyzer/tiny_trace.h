@@ -12,7 +12,7 @@ namespace waitscope::testing {
 
 /// A trace of `ranks` ranks with a millisecond clock. Communicator 0 is MPI_COMM_WORLD,
 /// 1 is MPI_COMM_SELF; more can be added. Regions are created by name on first use (MPI
-/// roles are derived from the name).
+/// roles are derived from the name, and OpenMP's from the constructs' "!$omp ..." names).
 class TinyTrace {
 public:
     explicit TinyTrace(uint32_t ranks) : m_streams(ranks) {
@@ -229,11 +229,34 @@ private:
             r.role = trace::RegionRole::Rma;
         } else if (name == "MPI_Accumulate") {
             r.role = trace::RegionRole::Atomic;
+        } else if (name.rfind("!$omp", 0) == 0) {
+            r.paradigm = trace::Paradigm::OpenMp;
+            r.role = openmpRole(name);
         }
         defs.regions.push_back(r);
         const auto id = static_cast<uint32_t>(defs.regions.size() - 1);
         m_regions[name] = id;
         return id;
+    }
+
+    // The role of an OpenMP construct named as Waitscope's measurement names it ("!$omp ...").
+    static trace::RegionRole openmpRole(const std::string& name) {
+        if (name == "!$omp parallel") {
+            return trace::RegionRole::Parallel;
+        }
+        if (name == "!$omp implicit barrier") {
+            return trace::RegionRole::ImplicitBarrier;
+        }
+        if (name == "!$omp task") {
+            return trace::RegionRole::Task;
+        }
+        if (name == "!$omp critical") {
+            return trace::RegionRole::Critical;
+        }
+        if (name == "!$omp critical sblock") {
+            return trace::RegionRole::CriticalSblock;
+        }
+        return trace::RegionRole::Function;
     }
 
     std::vector<trace::EventStream> m_streams;

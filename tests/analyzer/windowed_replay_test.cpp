@@ -124,7 +124,7 @@ TEST_CASE("the time profile spilled in blocks gives the whole-rank report", "[wi
     }
 }
 
-TEST_CASE("a time profile that cannot be spilled fails its rank, naming the directory",
+TEST_CASE("root-cause state that cannot be spilled fails its rank, naming the directory",
           "[windowed]") {
     const std::string anchor =
         std::string(WAITSCOPE_REFERENCE_DIR) + "/late_sender/trace/traces.otf2";
@@ -134,7 +134,7 @@ TEST_CASE("a time profile that cannot be spilled fails its rank, naming the dire
     auto refused = analyzeArchiveInProcess(anchor, options);
     REQUIRE(!refused);
     CHECK_THAT(refused.error().message(),
-               Catch::Contains("cannot create a scratch file of the time profile in "
+               Catch::Contains("cannot create a scratch file of the root-cause passes in "
                                "/nonexistent/waitscope-scratch: No such file or directory"));
 }
 

@@ -7,12 +7,15 @@
 // fresh archive in DIR with the measurement's TraceWriter (as libwaitscope.so does at
 // MPI_Finalize, without MPI) and prints the median CPU nanoseconds per event of the encoding and
 // of the whole write (encoding, definitions, closing), and of the translation alone (encoded into
-// /dev/null: the rest of the encoding is the kernel's copy into the page cache). POOL_MIB (default
-// 4, what libwaitscope.so gives OTF2 by default) bounds the chunk memory: full chunks are written
-// out and reused. With --sample, writes one small archive of every record kind instead, with a
-// sampled thread, mapping tables, clock offsets, communicators and calling contexts: the same
-// program built against two versions of the writer must write the same bytes.
+// /dev/null: the rest of the encoding is the kernel's copy into the page cache), and side by side
+// the spill writer thread's CPU per event for the same records in 2 MiB chunks: raw records and
+// events (before issue 21's change), events kept with their mark (now), raw records alone. POOL_MIB
+// (default 4, what libwaitscope.so gives OTF2 by default) bounds the chunk memory: full chunks are
+// written out and reused. With --sample, writes one small archive of every record kind instead,
+// with a sampled thread, mapping tables, clock offsets, communicators and calling contexts: the
+// same program built against two versions of the writer must write the same bytes.
 #include "comm_definitions.h"
+#include "spill_file.h"
 #include "trace_writer.h"
 #include "waitscope/measure/event_buffer.h"
 
@@ -20,8 +23,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fcntl.h>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -91,6 +96,51 @@ std::pair<double, double> writeOnce(const std::string& dir, const EventBuffer& b
     if (!finishArchive(writer, writer.writeLocalDefinitions({}, {}, {}, {}), global))
         std::exit(1);
     return {encoding, nsSince(start)};
+}
+
+// The CPU nanoseconds of what the spill writer thread does with the buffer's chunks during a run
+// (the default buffer's chunks, 2 MiB): with `records` each chunk's raw records go to the records
+// file (the crash-safe copy before issue 21's change), with `events` each is translated into the
+// event file. Events without records: each chunk's events are written into the file at once and
+// the mark rewritten (SpillWriter::Encoded::Kept, what the thread does now).
+double spillChunks(const std::string& dir, const EventBuffer& buffer, bool records, bool events) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir, ec);
+    const std::string base = dir + "/0.records";
+    const int fd = ::open(base.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    const int markFd = ::open((base + ".encoded").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || markFd < 0) {
+        std::fprintf(stderr, "error: cannot create files in '%s'\n", dir.c_str());
+        std::exit(1);
+    }
+    // Whole barrier calls (6 words) per chunk, as the buffer hands over whole records.
+    constexpr std::size_t kChunkWords = (2u << 20) / 8 / 6 * 6;
+    TraceWriter writer;
+    const Clock::time_point start = Clock::now();
+    for (const std::uint64_t* chunk = buffer.begin; chunk < buffer.cursor; chunk += kChunkWords) {
+        const std::uint64_t* end =
+            std::min<const std::uint64_t*>(chunk + kChunkWords, buffer.cursor);
+        const auto offset = static_cast<std::uint64_t>(chunk - buffer.begin) * 8;
+        const auto bytes = static_cast<std::size_t>(end - chunk) * 8;
+        if (events && !writer.encodeDuringRun(base + ".evt", 0, chunk, end, nullptr))
+            std::exit(1);
+        if (records && !writeAllAt(fd, chunk, bytes, offset))
+            std::exit(1);
+        if (!records) {
+            EncodedMark mark;
+            mark.recordBytes = offset + bytes;
+            mark.decodeTime = writer.decodeTime();
+            if (!writer.writeRunEvents(mark.eventFileBytes, mark.chunkBytes) ||
+                ::pwrite(markFd, &mark, sizeof(mark), 0) != static_cast<ssize_t>(sizeof(mark)))
+                std::exit(1);
+        }
+    }
+    const double ns = nsSince(start);
+    ::close(fd);
+    ::close(markFd);
+    std::filesystem::remove_all(dir, ec);
+    return ns;
 }
 
 // Global id of `key` in a unified set.
@@ -254,8 +304,11 @@ int main(int argc, char** argv) {
         time += 400 + c % 7;
     }
     const double events = static_cast<double>(calls) * 4;
-    std::vector<double> encodings, totals, translations;
+    std::vector<double> encodings, totals, translations, recordsAndEvents, eventsKept, recordsAlone;
     for (int r = 0; r < repeats; ++r) {
+        recordsAndEvents.push_back(spillChunks(dir + "/spill", buffer, true, true) / events);
+        eventsKept.push_back(spillChunks(dir + "/spill", buffer, false, true) / events);
+        recordsAlone.push_back(spillChunks(dir + "/spill", buffer, true, false) / events);
         auto [encoding, total] = writeOnce(dir, buffer, time, poolBytes);
         encodings.push_back(encoding / events);
         totals.push_back(total / events);
@@ -270,5 +323,9 @@ int main(int argc, char** argv) {
                 "alone %.2f ns/event (median of %d)\n",
                 static_cast<unsigned long long>(events), median(encodings), median(totals),
                 median(translations), repeats);
+    std::printf("spill writer, 2 MiB chunks: records + events %.2f ns/event (before issue 21's "
+                "change), events kept with their mark %.2f ns/event (now), records alone %.2f "
+                "ns/event (median of %d)\n",
+                median(recordsAndEvents), median(eventsKept), median(recordsAlone), repeats);
     return 0;
 }

@@ -2,6 +2,7 @@
 // names both reports, shows signed values with the marks in its panes, and paints the diverging
 // colours.
 #include "colour_scale.h"
+#include "image_pixels.h"
 #include "main_window.h"
 #include "report_view.h"
 #include "test_application.h"
@@ -31,15 +32,6 @@ bool openWithBaseline(MainWindow& window, const std::string& after, const std::s
     if (!opened.wait(20000))
         return false;
     return opened.front().front().toBool();
-}
-
-// How many pixels of `image` have `colour`.
-int pixelsOf(const QImage& image, QColor colour) {
-    int count = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            count += image.pixelColor(x, y).rgb() == colour.rgb() ? 1 : 0;
-    return count;
 }
 
 } // namespace

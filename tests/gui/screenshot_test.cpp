@@ -1,5 +1,6 @@
 // Offscreen screenshot tests: waitscope-gui renders a reference report and one of ours, and a
 // file that is not a report gives a message while the window still renders.
+#include "image_pixels.h"
 #include "test_reports.h"
 
 #include <QColor>
@@ -58,20 +59,6 @@ Run screenshot(const QString& name, QStringList arguments) {
     return run;
 }
 
-// Counts pixels close to `colour` (the colour boxes are painted flat).
-int countPixels(const QImage& image, QColor colour) {
-    int count = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x) {
-            QColor pixel = image.pixelColor(x, y);
-            if (std::abs(pixel.red() - colour.red()) + std::abs(pixel.green() - colour.green()) +
-                    std::abs(pixel.blue() - colour.blue()) <
-                6)
-                ++count;
-        }
-    return count;
-}
-
 const QColor kHot(0xd7, 0x30, 0x27); // colourFor(1.0)
 
 } // namespace
@@ -87,7 +74,7 @@ TEST_CASE("the window renders a reference report with the selections asked for",
     REQUIRE_FALSE(run.image.isNull());
     CHECK(run.image.size() == QSize(1400, 860));
     // MPI_Recv holds all of Late Sender: its colour box is the hottest colour.
-    CHECK(countPixels(run.image, kHot) > 50);
+    CHECK(pixelsOf(run.image, kHot, 5) > 50);
 }
 
 TEST_CASE("the window renders a report written by Waitscope", "[screenshot]") {
@@ -101,7 +88,7 @@ TEST_CASE("the window renders a report written by Waitscope", "[screenshot]") {
     CHECK(run.exitCode == 0);
     REQUIRE_FALSE(run.image.isNull());
     CHECK(run.image.size() == QSize(1200, 720));
-    CHECK(countPixels(run.image, kHot) > 50);
+    CHECK(pixelsOf(run.image, kHot, 5) > 50);
 }
 
 TEST_CASE("a file that is not a report gives a message naming the problem", "[screenshot]") {

@@ -13,8 +13,11 @@ inline QApplication& application() {
     static int argc = 1;
     static char name[] = "gui_widget_tests";
     static char* argv[] = {name, nullptr};
-    static QApplication app(argc, argv);
-    return app;
+    // Never destroyed: at exit Qt's post routines (run by ~QApplication) would reach global
+    // statics of Qt Gui made after it, and so destroyed before it (a pattern brush's image
+    // cache: a hatched wait state drawn crashed the executable on its way out).
+    static auto* app = new QApplication(argc, argv);
+    return *app;
 }
 
 } // namespace waitscope::gui::test

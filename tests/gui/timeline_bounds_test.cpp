@@ -1,6 +1,7 @@
 // The timeline view's bounded work per frame, in-process and offscreen: a window holding more
 // visits or wait states than four per pixel column is drawn from the overview, a narrower one
 // from the events, and a critical path of far more stretches than pixels is drawn sampled.
+#include "image_pixels.h"
 #include "test_application.h"
 #include "timeline_view.h"
 
@@ -41,14 +42,6 @@ timeline::Timeline generated(uint32_t visits, uint32_t instances, uint32_t pathS
         path.push_back({(k / pathStep) % 2, k * kStep, (k + pathStep) * kStep, 0, 0});
     t.setCriticalPath(std::move(path));
     return t;
-}
-
-int pixelsOf(const QImage& image, QColor colour) {
-    int count = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            count += image.pixelColor(x, y).rgb() == colour.rgb() ? 1 : 0;
-    return count;
 }
 
 } // namespace

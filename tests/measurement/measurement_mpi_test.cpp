@@ -2,8 +2,10 @@
 // through otf2-print (the standard OTF2 tool) and the experiment's own files.
 #include "trace_text.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -241,8 +243,11 @@ TEST_CASE("a full buffer is flushed, recorded as a region, and no event is lost"
         CHECK(std::to_string(flushes) == measurement[key + "flushes"]);
         CHECK(measurement[key + "lost_events"] == "0");
     }
-    // The spill files are gone once encoded into OTF2.
+    // The spill files are gone once encoded into OTF2 (the events encoded during the run are
+    // the archive's own event file now).
     CHECK(!fs::exists(exp + "/ranks/0.records"));
+    CHECK(!fs::exists(exp + "/ranks/0.records.encoded"));
+    CHECK(!fs::exists(exp + "/ranks/0.records.evt"));
 }
 
 TEST_CASE("a small buffer handed to the spill writer about a hundred times loses no event of a "
@@ -401,9 +406,13 @@ TEST_CASE("communicators duplicated on several threads at once each get an ident
     CHECK(m["rank.0.unknown_comms"] == "0");
     CHECK(m["rank.1.unknown_comms"] == "0");
     // World, self, each rank's communicator of its own, the four intercommunicators and the
-    // 4 x 25 dups: each dup numbered once per parent on both ranks, so both define it alike.
+    // 4 x 25 dups: each dup numbered once per parent on both ranks, so both define it alike;
+    // then each rank's thread contingent (the thread order records of its threads).
     const std::vector<std::string> comms = readDefinitions(anchorOf(exp), "COMM");
-    CHECK(comms.size() == 2 + 2 + 4 + 100);
+    CHECK(comms.size() == 2 + 2 + 4 + 100 + 2);
+    CHECK(std::count_if(comms.begin(), comms.end(), [](const std::string& c) {
+              return c.find("Pthread threads of rank") != std::string::npos;
+          }) == 2);
 }
 
 TEST_CASE("a send started on one thread and completed on another is paired: its Late Receiver "
@@ -740,6 +749,41 @@ TEST_CASE("a rank's segfault leaves an analyzed report of the surviving ranks", 
         CHECK(countEvents(events, "ENTER", rank, "MPI_Barrier") == 300);
         CHECK(countEvents(events, "MPI_SEND", rank) == 300);
         CHECK(countEvents(events, "MPI_RECV", rank) == 300);
+    }
+}
+
+TEST_CASE("a rank killed after its spill writer kept chunks as OTF2 events is recovered "
+          "event for event from those events and the records after them",
+          "[mpi][fault]") {
+    // A small buffer (8 chunks of 32 KiB), no sampling (the same events every run): rank 1's
+    // first 300 rings and barriers fill chunks the spill writer keeps as OTF2 events only; it
+    // waits for the first, passes 300 more (their chunks kept or not, as the thread gets a
+    // core) and segfaults with its last records in memory (written as records by its handler).
+    std::string dir;
+    std::string output = analyzeFault("fault_segv_encoded", "segv_encoded", dir,
+                                      {"WAITSCOPE_TOTAL_MEMORY=256k", "WAITSCOPE_SAMPLING=false"});
+    INFO(output);
+    CHECK(output.find("rank 1 died (SIGSEGV) after ") != std::string::npos);
+    CHECK(output.find("left out") == std::string::npos); // everything matched
+    // Both sources were read: the event file's prefix, then records after a hole.
+    const std::string ranks = dir + "/exp/ranks/1.records";
+    std::ifstream markFile(ranks + ".encoded", std::ios::binary);
+    std::uint64_t mark[5] = {0, 0, 0, 0, 0};
+    REQUIRE(markFile.read(reinterpret_cast<char*>(mark), sizeof(mark)));
+    CHECK(mark[1] > 0);                              // event file bytes kept
+    CHECK(mark[2] > 0);                              // records they replace
+    CHECK(fs::file_size(ranks) > mark[2]);           // records after them
+    CHECK(fs::file_size(ranks + ".evt") >= mark[1]); // the event file holds them
+    std::vector<TraceEvent> events = readEvents(anchorOf(dir + "/exp"));
+    for (int rank = 0; rank < 3; ++rank) {
+        INFO("rank " << rank);
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Barrier") == 600);
+        CHECK(countEvents(events, "LEAVE", rank) == countEvents(events, "ENTER", rank));
+        CHECK(countEvents(events, "ENTER", rank, "MPI_Sendrecv_replace") == 600);
+        CHECK(countEvents(events, "MPI_COLLECTIVE_BEGIN", rank) ==
+              countEvents(events, "MPI_COLLECTIVE_END", rank));
+        CHECK(countEvents(events, "MPI_SEND", rank) == 600);
+        CHECK(countEvents(events, "MPI_RECV", rank) == 600);
     }
 }
 

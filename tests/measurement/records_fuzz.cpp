@@ -1,16 +1,23 @@
-// Fuzzes the readers recovery trusts: a rank's records file and its definitions file. Starts
+// Fuzzes the readers recovery trusts: a rank's records file, its definitions file and the OTF2
+// events its spill writer kept (read back by readEncodedEvents, which must neither crash nor hang
+// on any input: OTF2 bytes have no redundancy to refuse every damage by). Starts
 // from valid inputs built here and damages them at random (bit flips, cuts, inserted and
 // removed bytes, copied words); every input must be read without a crash or a hang, and one
 // read as clean must round-trip: its events encode back to events that read the same, so no
 // damaged record was silently taken. Usage: measurement_records_fuzz SECONDS [SEED]; prints
 // the inputs tried, how many were refused, and exits 1 at the first violation.
 #include "comm_definitions.h"
+#include "encoded_events.h"
 #include "records_file.h"
+#include "trace_writer.h"
 #include "waitscope/measure/rank_definitions_file.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -99,6 +106,24 @@ std::string mutate(std::string s, std::mt19937_64& random) {
     return s;
 }
 
+/// The seed records as the spill writer keeps them: OTF2 events, the event file's bytes;
+/// `chunkBytes` its chunk size.
+std::string seedEvents(const std::string& records, std::uint64_t& chunkBytes) {
+    const std::string path = "/tmp/waitscope_fuzz_" + std::to_string(getpid()) + ".evt";
+    std::vector<std::uint64_t> words(records.size() / 8);
+    std::memcpy(words.data(), records.data(), words.size() * 8);
+    const std::vector<std::uint32_t> parents = {kNoContext, 0}; // seedDefinitions' tree
+    TraceWriter writer;
+    std::uint64_t fileBytes = 0;
+    if (!writer.encodeDuringRun(path, 0, words.data(), words.data() + words.size(), &parents) ||
+        !writer.writeRunEvents(fileBytes, chunkBytes))
+        return {};
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    unlink(path.c_str());
+    return bytes;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -108,12 +133,18 @@ int main(int argc, char** argv) {
     const Definitions defs = seedDefinitions();
     const std::string records = seedRecords();
     const std::string definitions = definitionsBytes(defs);
-    if (!readRecords(records, defs).damage.empty() || !parseRankDefinitions(definitions, "seed")) {
+    std::uint64_t chunkBytes = 0;
+    const std::string events = seedEvents(records, chunkBytes);
+    const RecordsRead seedRead = readEncodedEvents(events, chunkBytes, defs);
+    if (!readRecords(records, defs).damage.empty() || !parseRankDefinitions(definitions, "seed") ||
+        events.empty() || !seedRead.damage.empty() ||
+        // every event but the last, back in time (OTF2 refuses it, as libotf2 does)
+        seedRead.events.size() + 1 != readRecords(records, defs).events.size()) {
         std::fprintf(stderr, "records_fuzz: the seed inputs do not read back\n");
         return 1;
     }
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    unsigned long long tried = 0, refusedRecords = 0, refusedDefinitions = 0;
+    unsigned long long tried = 0, refusedRecords = 0, refusedDefinitions = 0, refusedEvents = 0;
     while (std::chrono::steady_clock::now() < end) {
         for (int batch = 0; batch < 256; ++batch, ++tried) {
             const std::string input = mutate(records, random);
@@ -138,11 +169,14 @@ int main(int argc, char** argv) {
             }
             if (!parseRankDefinitions(mutate(definitions, random), "fuzz"))
                 ++refusedDefinitions;
+            if (!readEncodedEvents(mutate(events, random), chunkBytes, defs).damage.empty())
+                ++refusedEvents;
         }
     }
-    std::printf("records_fuzz: %llu records inputs and %llu definitions inputs in %.0f s (seed "
-                "%llu): %llu and %llu refused as damaged, no crash, no silent acceptance\n",
-                tried, tried, seconds, static_cast<unsigned long long>(seed), refusedRecords,
-                refusedDefinitions);
+    std::printf("records_fuzz: %llu records, definitions and event file inputs each in %.0f s "
+                "(seed %llu): %llu, %llu and %llu refused as damaged, no crash, no silent "
+                "acceptance of records\n",
+                tried, seconds, static_cast<unsigned long long>(seed), refusedRecords,
+                refusedDefinitions, refusedEvents);
     return 0;
 }

@@ -2,12 +2,18 @@
 // the records reader (round trip, damage named), the consistent cut, the clock-offset rule.
 #include "comm_definitions.h"
 #include "consistent_cut.h"
+#include "encoded_events.h"
 #include "records_file.h"
+#include "trace_writer.h"
 #include "waitscope/measure/clock.h"
 #include "waitscope/measure/rank_definitions_file.h"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <unistd.h>
 
 using namespace waitscope::measure;
@@ -164,4 +170,144 @@ TEST_CASE("a clock offset within its own uncertainty is not applied", "[recover]
     CHECK(significantOffset(-400000, 500000.0) == 0);
     CHECK(significantOffset(900000, 500000.0) == 900000);
     CHECK(significantOffset(-900000, 500000.0) == -900000);
+}
+
+namespace {
+
+/// One record of every kind the measurement writes, with operands that name `sampleDefinitions`
+/// and take every compressed size, at time `t` on: what the spill writer translates.
+void everyKind(std::vector<RecordEvent>& out, std::uint64_t t, std::uint64_t v) {
+    const auto v32 = static_cast<std::uint32_t>(v);
+    auto add = [&](EventKind kind, std::uint32_t a, std::uint64_t x0 = 0, std::uint64_t x1 = 0,
+                   std::uint64_t x2 = 0, std::uint64_t x3 = 0) {
+        RecordEvent e = event(t, kind, a, x0);
+        e.x[1] = x1;
+        e.x[2] = x2;
+        e.x[3] = x3;
+        out.push_back(e);
+        t += v & 3; // some events share their time
+    };
+    const std::uint32_t peer = v32 & kOperandMask;
+    add(EventKind::Enter, 1);
+    add(EventKind::MpiSend, peer, packPair(1, v32), v);
+    add(EventKind::MpiIsend, 2, packPair(0, 7), v, v >> 1);
+    add(EventKind::MpiIsendComplete, 0, v);
+    add(EventKind::MpiIrecvRequest, 0, v >> 3);
+    add(EventKind::MpiRecv, peer, packPair(0, ~0u), v);
+    add(EventKind::MpiIrecv, 0, packPair(1, v32 >> 4), v, v);
+    add(EventKind::MpiRequestTest, 0, v);
+    add(EventKind::MpiRequestCancelled, 0, ~v);
+    add(EventKind::MpiCollectiveBegin, 0);
+    if (v > UINT32_MAX)
+        add(EventKind::MpiCollectiveEndLarge, 2, packPair(0, ~0u), v, v >> 1);
+    else
+        add(EventKind::MpiCollectiveEnd, 2, packPair(0, 1), packPair(v32, v32 >> 2));
+    add(EventKind::NbCollRequest, 0, v);
+    add(EventKind::NbCollComplete, 5, packPair(1, 0), v, v >> 2, v >> 9);
+    add(EventKind::CommCreate, 1);
+    add(EventKind::CommDestroy, 1);
+    add(EventKind::CallingContextEnter, 1);
+    add(EventKind::CallingContextSample, 0);
+    add(EventKind::CallingContextLeave, 1);
+    add(EventKind::RmaWinCreate, 1);
+    add(EventKind::RmaCollectiveBegin, 0);
+    add(EventKind::RmaCollectiveEnd, 14 | 3u << 8, packPair(1, ~0u), v, v >> 5);
+    add(EventKind::RmaGroupSync, 3, packPair(0, 0));
+    add(EventKind::RmaRequestLock, 1, packPair(0, v32 >> 8), v);
+    add(EventKind::RmaReleaseLock, 0, packPair(0, v32 >> 8), v);
+    add(EventKind::RmaPut, 0, packPair(1, 2), v, v >> 6);
+    add(EventKind::RmaGet, 0, packPair(1, 0), v >> 2, v);
+    add(EventKind::RmaAtomic, 7, packPair(0, 1), v, v >> 1, v >> 2);
+    add(EventKind::RmaOpCompleteNonBlocking, 0, 1, v);
+    add(EventKind::RmaOpCompleteRemote, 0, 0, v >> 3);
+    add(EventKind::RmaWinDestroy, 1);
+    add(EventKind::IoCreateHandle, 1, 2 | (v & 0xFFFFFFu) << 8 | (v >> 7 & 0xFFFFFFFFu) << 32);
+    add(EventKind::IoOperationBegin, 1, 1 | (v & 0xFFFFFFFFu) << 8, v >> 1, v);
+    add(EventKind::IoOperationIssued, 1, v);
+    add(EventKind::IoOperationComplete, 1, v >> 2, v);
+    add(EventKind::IoSeek, 0, ~v, v, 1);
+    add(EventKind::IoDestroyHandle, 1);
+    add(EventKind::ThreadCreate, v32);
+    add(EventKind::ThreadWait, v32 >> 3);
+    add(EventKind::ThreadBegin, 1);
+    add(EventKind::ThreadEnd, v32 >> 1);
+    add(EventKind::Leave, 1);
+}
+
+/// Where record `index` of records `bytes` starts (time bases count as records of their own).
+std::size_t recordOffset(const std::string& bytes, std::size_t index) {
+    std::size_t offset = 0;
+    for (std::size_t k = 0; k < index; ++k) {
+        std::uint64_t header = 0;
+        std::memcpy(&header, bytes.data() + offset, 8);
+        offset += 8 * (1 + kExtraWords[header & 0x3f]);
+    }
+    return offset;
+}
+
+} // namespace
+
+TEST_CASE("events translated during the run and the records after them read back as recorded",
+          "[recover]") {
+    const Definitions defs = sampleDefinitions();
+    std::vector<RecordEvent> events;
+    events.push_back(event(1000, EventKind::ProgramBegin));
+    const std::uint64_t sizes[] = {0,          1,           0xff,           0x100,
+                                   0x12345,    0x1234567,   0x123456789,    0x123456789abcdef,
+                                   ~0ull >> 1, 0xffffffffu, 0x100000000ull, ~0ull};
+    std::uint64_t t = 2000;
+    for (int round = 0; round < 900; ++round)
+        for (std::uint64_t v : sizes) {
+            everyKind(events, t, v);
+            t += (round % 5 == 0) ? (1ull << 40) : 1000; // far times need a time base
+        }
+    events.push_back(event(t, EventKind::ProgramEnd, kUnknownExit));
+    const std::string records = encodeRecords(events);
+    const auto* words = reinterpret_cast<const std::uint64_t*>(records.data());
+    const std::vector<std::uint64_t> aligned(words, words + records.size() / 8);
+
+    // Two chunks translated as the spill writer does (the event file then several of its 1 MiB
+    // chunks long), the third left as records after a hole, as a killed rank leaves them.
+    const std::string evt = (std::filesystem::temp_directory_path() /
+                             ("waitscope_recover_encoded_" + std::to_string(getpid()) + ".evt"))
+                                .string();
+    const std::size_t cuts[] = {recordOffset(records, 100001) / 8,
+                                recordOffset(records, 300003) / 8};
+    const std::vector<std::uint32_t> parents = {kNoContext, 0}; // sampleDefinitions' tree
+    TraceWriter writer;
+    REQUIRE(writer.encodeDuringRun(evt, 0, aligned.data(), aligned.data() + cuts[0], &parents));
+    REQUIRE(writer.encodeDuringRun(evt, 0, aligned.data() + cuts[0], aligned.data() + cuts[1],
+                                   &parents));
+    std::uint64_t fileBytes = 0, chunkBytes = 0;
+    REQUIRE(writer.writeRunEvents(fileBytes, chunkBytes));
+    CHECK(fileBytes > 2 * chunkBytes);
+    std::string encoded;
+    {
+        std::ifstream in(evt, std::ios::binary);
+        encoded.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::remove(evt.c_str());
+    REQUIRE(encoded.size() == fileBytes);
+
+    RecordsRead head = readEncodedEvents(encoded, chunkBytes, defs);
+    CHECK(head.damage.empty());
+    RecordsRead tail = readRecords(records.substr(cuts[1] * 8), defs, writer.decodeTime());
+    CHECK(tail.damage.empty());
+    std::vector<RecordEvent> read = head.events;
+    read.insert(read.end(), tail.events.begin(), tail.events.end());
+    REQUIRE(read.size() == events.size());
+    CHECK(encodeRecords(read) == records);
+
+    // A record cut by the end: the events before it stay, the damage is named.
+    const std::string cut = encoded.substr(0, encoded.size() - 3);
+    RecordsRead shortened = readEncodedEvents(cut, chunkBytes, defs);
+    CHECK(shortened.events.size() < head.events.size());
+    CHECK(shortened.damage.find("(byte ") != std::string::npos);
+    CHECK(encodeRecords(shortened.events) ==
+          encodeRecords({head.events.begin(), head.events.begin() + shortened.events.size()}));
+    std::string unknown = encoded;
+    // After the first chunk's header and timestamp: ProgramBegin's type byte.
+    unknown[waitscope::trace::Otf2EventEncoder::kChunkHeaderBytes + 9] = 99;
+    CHECK(readEncodedEvents(unknown, chunkBytes, defs).damage ==
+          "event 0 (byte 27): unknown event type 99");
 }

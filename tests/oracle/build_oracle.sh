@@ -26,6 +26,12 @@ find "$src" -type f \( -name configure -o -name '*.sh' -o -name config.guess -o 
     -o -name install-sh -o -name missing -o -name depcomp -o -name ylwrap -o -name ar-lib \
     -o -name test-driver -o -name compile -o -name ltmain.sh \) -exec chmod +x {} +
 
+# One timestamp for every source file, so that make never tries to regenerate the autotools files
+# (a clone's files carry checkout times in no useful order; automake is not needed otherwise).
+if [ ! -f "$work/build/Makefile" ]; then
+    find "$src" -type f -not -path '*/.git/*' -exec touch -d 2022-02-04T00:00:00 {} +
+fi
+
 helpers="$src/src/pearl/base/Otf2TypeHelpers.cpp"
 if ! grep -q 'OTF2 3.0 handle collectives' "$helpers"; then
     python3 - "$helpers" <<'PY'

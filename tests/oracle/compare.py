@@ -104,6 +104,7 @@ def difference_class(row):
 # difference class (metric@region) and which side is larger name the rule; a "fixed" rule that
 # shows again is a regression.
 WAITS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome")
+PROBES = ("MPI_Probe", "MPI_Mprobe")
 TESTS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome")
 # (With square: the derived sums delay, delay_mpi, ..., the direct/terminal split and the
 # performance impact follow the same root causes.)
@@ -113,7 +114,13 @@ ROOT_CAUSE_PREFIXES = ("critical_", "non_critical_", "delay", "mpi_wait_indirect
                        "performance_impact")
 
 
-def known_rule(metric, region, theirs, ours, path=""):
+PROBE_RULE = "on purpose: Late Sender at blocking probes"
+
+
+def known_rule(metric, region, theirs, ours, path="", probe_caused=False):
+    if probe_caused:
+        # Without the probe rule (waitscope-replay --no-probe-links) the value is Scalasca's.
+        return PROBE_RULE
     if region in ("MPI_Start", "MPI_Startall") and metric in ("mpi_communication",
                                                               "mpi_point2point"):
         return "open: MPI_Start's time class: region role FUNCTION (--derived)"
@@ -129,6 +136,10 @@ def known_rule(metric, region, theirs, ours, path=""):
             return "fixed: a receive starts at its request"
     if metric in ("mpi_latesender", "mpi_cls_count", "mpi_sls_count") and region in TESTS:
         return "fixed: no Late Sender at test calls"
+    if region in PROBES and (metric.startswith(("mpi_latesender", "mpi_lswo", "mpi_cls",
+                                                "mpi_sls", "mpi_clswo", "mpi_slswo"))
+                             or metric.startswith(ROOT_CAUSE_PREFIXES)):
+        return PROBE_RULE
     if metric in ("comms_cxch", "comms_csrc", "comms_cdst"):
         return "fixed: collective communication counts by bytes"
     if metric in ("mpi_lswo_same", "mpi_lswo_different"):
@@ -144,9 +155,11 @@ def summarize(path):
     """Traces and values per known rule of a tally file."""
     rules = {}
     for line in open(path):
-        cls, trace, path, _, theirs, ours = line.rstrip("\n").split("\t")
+        fields = line.rstrip("\n").split("\t")
+        cls, trace, path, _, theirs, ours = fields[:6]
         metric, region = cls.split("@", 1)
-        rule = known_rule(metric, region, float(theirs), float(ours), path)
+        probe_caused = len(fields) > 6 and fields[6] == "probe"
+        rule = known_rule(metric, region, float(theirs), float(ours), path, probe_caused)
         traces, values = rules.setdefault(rule, (set(), [0]))
         traces.add(trace)
         values[0] += 1
@@ -284,14 +297,31 @@ def main():
             # (square's trace.cubex holds the derived metrics already.)
             scalasca = derive(args.cube_prefix, args.prefix, scalasca, scratch)
         theirs = read_values(export, scalasca, scratch)
-        rows, metrics = compare(theirs, read_values(export, ours, scratch), args.ignore)
+        our_values = read_values(export, ours, scratch)
+        rows, metrics = compare(theirs, our_values, args.ignore)
+        # A trace with blocking probes: which differences the probe rule makes, by the same
+        # replay without it (compared with the same SCOUT report).
+        unlinked = None
+        if (rows or args.also_replay) and staged and not args.ours \
+                and uses_blocking_probes(our_values):
+            try:
+                run(replay_launch + [replay] + serial +
+                    ["--quiet", "--no-probe-links", "--output-dir", str(scratch / "unlinked"),
+                     str(staged)])
+                unlinked = read_values(export, str(scratch / "unlinked" / "report.cubex"),
+                                       scratch)
+            except RuntimeError as error:
+                if "--no-probe-links" not in str(error):
+                    raise
+                # A replay from before the option: the probe rule is told by class only.
+                print("compare.py: note: %s has no --no-probe-links" % replay, file=sys.stderr)
         if args.also_replay and staged:
             run(replay_launch + [args.also_replay] + serial +
                 ["--quiet", "--output-dir", str(scratch / "also"), str(staged)])
             also_rows, _ = compare(theirs,
                                    read_values(export, str(scratch / "also" / "report.cubex"),
                                                scratch), args.ignore)
-            write_tally(args.also_tally, args.trace, also_rows)
+            write_tally(args.also_tally, args.trace, also_rows, theirs, unlinked)
     except RuntimeError as error:
         print("compare.py: error: %s" % error, file=sys.stderr)
         return 2
@@ -300,17 +330,29 @@ def main():
             print("%-32s %-50s rank %2d  scalasca %-14.9g ours %.9g" % (metric, path, rank, a, b))
     name = args.trace or ours
     print("%s: %d differences in %d metrics" % (name, len(rows), len(metrics)))
-    write_tally(args.tally, name, rows)
+    write_tally(args.tally, name, rows, theirs if args.trace else None, unlinked)
     return 1 if rows else 0
 
 
-def write_tally(path, name, rows):
+def uses_blocking_probes(values):
+    """Whether a report's program entered MPI_Probe or MPI_Mprobe."""
+    return any(metric == "visits" and path.rsplit("/", 1)[-1] in PROBES and value > 0
+               for (metric, path, _), value in values.items())
+
+
+def write_tally(path, name, rows, theirs=None, unlinked=None):
+    """One line per difference; a seventh column "probe" where the replay without the probe
+    rule (`unlinked`, None: not run) has SCOUT's value."""
     if not path:
         return
     with open(path, "a") as tally:
         for row in rows:
-            tally.write("%s\t%s\t%s\t%d\t%.9g\t%.9g\n" % (difference_class(row), name, row[1],
-                                                         row[2], row[3], row[4]))
+            key = row[:3]
+            probe = unlinked is not None and not differs(row[0], theirs.get(key, 0.0),
+                                                         unlinked.get(key, 0.0))
+            tally.write("%s\t%s\t%s\t%d\t%.9g\t%.9g%s\n" % (difference_class(row), name, row[1],
+                                                           row[2], row[3], row[4],
+                                                           "\tprobe" if probe else ""))
 
 
 if __name__ == "__main__":

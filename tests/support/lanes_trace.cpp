@@ -1,10 +1,7 @@
-// Writes the lanes archive of lanes_trace.h with waitscope::trace's Otf2Writer.
+// Writes the lanes archive of lanes_trace.h with the tests' archive builder.
 #include "lanes_trace.h"
 
-#include "waitscope/trace/otf2_writer.h"
-
-#include <filesystem>
-#include <vector>
+#include "archive_builder.h"
 
 namespace waitscope::testing {
 namespace {
@@ -21,41 +18,32 @@ enum LanesRegion : uint32_t {
     kSsend,
 };
 
+// The lanes archive's definitions; the regions' ids are LanesRegion's.
+ArchiveBuilder lanesArchive() {
+    using trace::Paradigm;
+    using trace::RegionRole;
+    ArchiveBuilder archive(2, 1000, 200);
+    archive.region("main", RegionRole::Function, Paradigm::Compiler);
+    archive.region("MPI_Init_thread", RegionRole::Function, Paradigm::Mpi);
+    archive.region("MPI_Send", RegionRole::PointToPoint, Paradigm::Mpi);
+    archive.region("MPI_Recv", RegionRole::PointToPoint, Paradigm::Mpi);
+    archive.region("MPI_Barrier", RegionRole::Barrier, Paradigm::Mpi);
+    archive.region("worker", RegionRole::Function, Paradigm::Compiler);
+    archive.region("work", RegionRole::Function, Paradigm::Compiler);
+    archive.region("late_work", RegionRole::Function, Paradigm::Compiler);
+    archive.region("MPI_Ssend", RegionRole::PointToPoint, Paradigm::Mpi);
+    for (uint32_t r = 0; r < 2; ++r) {
+        for (uint32_t k = 1; k <= 2; ++k) {
+            archive.thread(r, k);
+        }
+    }
+    return archive;
+}
+
 } // namespace
 
 trace::Definitions lanesDefinitions() {
-    using namespace trace;
-    Definitions d;
-    d.clock = {1000, 0, 200};
-    const auto region = [&d](const char* name, RegionRole role, Paradigm paradigm) {
-        d.regions.push_back({name, name, "", 0, 0, role, paradigm});
-    };
-    region("main", RegionRole::Function, Paradigm::Compiler);
-    region("MPI_Init_thread", RegionRole::Function, Paradigm::Mpi);
-    region("MPI_Send", RegionRole::PointToPoint, Paradigm::Mpi);
-    region("MPI_Recv", RegionRole::PointToPoint, Paradigm::Mpi);
-    region("MPI_Barrier", RegionRole::Barrier, Paradigm::Mpi);
-    region("worker", RegionRole::Function, Paradigm::Compiler);
-    region("work", RegionRole::Function, Paradigm::Compiler);
-    region("late_work", RegionRole::Function, Paradigm::Compiler);
-    region("MPI_Ssend", RegionRole::PointToPoint, Paradigm::Mpi);
-    d.systemTreeNodes = {{"machine", "machine", kUndefined}, {"node", "node", 0}};
-    d.locationGroups = {{"MPI Rank 0", true, 1}, {"MPI Rank 1", true, 1}};
-    for (uint32_t r = 0; r < 2; ++r) {
-        d.locations.push_back({r, "Master thread", r, 0});
-    }
-    for (uint32_t r = 0; r < 2; ++r) {
-        for (uint32_t k = 1; k <= 2; ++k) {
-            d.locations.push_back({lanesThreadId(r, k), "thread " + std::to_string(k), r, 0});
-        }
-    }
-    d.groups = {{"", GroupKind::Locations, Paradigm::Mpi, {0, 1}},
-                {"", GroupKind::CommGroup, Paradigm::Mpi, {0, 1}}};
-    Communicator world;
-    world.name = "MPI_COMM_WORLD";
-    world.group = 1;
-    d.communicators = {world};
-    return d;
+    return lanesArchive().definitions();
 }
 
 // Two ranks that call MPI_Init_thread and start two threads each, which talk to the same thread
@@ -77,87 +65,56 @@ trace::Definitions lanesDefinitions() {
 // 10 in the barrier. Thread 1's events come first in time, then thread 2's, then the main
 // locations': a pass over one timeline per rank would mix them.
 bool writeLanesTrace(const std::string& dir) {
-    namespace fs = std::filesystem;
-    using trace::CollectiveOp;
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir, ec);
-    trace::Otf2Writer archive;
-    if (!archive.open(dir)) {
-        return false;
-    }
+    using trace::Otf2EventWriter;
+    ArchiveBuilder archive = lanesArchive();
+    archive.open(dir);
     for (uint32_t r = 0; r < 2; ++r) {
-        trace::Otf2EventWriter w = archive.openEvents(r);
         const uint64_t barrier = r == 0 ? 100 : 90;
-        w.enter(0, kMain);
-        w.enter(0, kInitThread);
-        w.leave(1, kInitThread);
-        w.enter(barrier, kBarrier);
-        w.mpiCollectiveBegin(barrier);
-        w.mpiCollectiveEnd(101, CollectiveOp::Barrier, 0, trace::kUndefined, 0, 0);
-        w.leave(101, kBarrier);
-        w.leave(110, kMain);
-        archive.closeEvents(w);
+        archive.events(r, [barrier](Otf2EventWriter& w) {
+            w.enter(0, kMain);
+            w.enter(0, kInitThread);
+            w.leave(1, kInitThread);
+            barrierCall(w, kBarrier, barrier, 101);
+            w.leave(110, kMain);
+        });
     }
-    trace::Otf2EventWriter w = archive.openEvents(lanesThreadId(0, 1));
-    w.enter(2, kWorker);
-    w.enter(2, kWork);
-    w.leave(12, kWork);
-    w.enter(12, kSend);
-    w.mpiSend(12, 1, 0, 1, 8);
-    w.leave(13, kSend);
-    w.enter(13, kWork);
-    w.leave(20, kWork);
-    w.enter(20, kSsend);
-    w.mpiSend(20, 1, 0, 1, 8);
-    w.leave(34, kSsend);
-    w.leave(40, kWorker);
-    archive.closeEvents(w);
-    w = archive.openEvents(lanesThreadId(1, 1));
-    w.enter(2, kWorker);
-    w.enter(2, kWork);
-    w.leave(7, kWork);
-    w.enter(7, kRecv);
-    w.mpiRecv(13, 0, 0, 1, 8);
-    w.leave(13, kRecv);
-    w.enter(13, kWork);
-    w.leave(33, kWork);
-    w.enter(33, kRecv);
-    w.mpiRecv(34, 0, 0, 1, 8);
-    w.leave(34, kRecv);
-    w.leave(40, kWorker);
-    archive.closeEvents(w);
-    w = archive.openEvents(lanesThreadId(0, 2));
-    w.enter(2, kWorker);
-    w.enter(2, kLateWork);
-    w.leave(42, kLateWork);
-    w.enter(42, kSend);
-    w.mpiSend(42, 1, 0, 2, 8);
-    w.leave(43, kSend);
-    w.enter(43, kRecv);
-    w.mpiRecv(44, 1, 0, 2, 8);
-    w.leave(44, kRecv);
-    w.leave(50, kWorker);
-    archive.closeEvents(w);
-    w = archive.openEvents(lanesThreadId(1, 2));
-    w.enter(2, kWorker);
-    w.enter(2, kWork);
-    w.leave(12, kWork);
-    w.enter(12, kRecv);
-    w.mpiRecv(43, 0, 0, 2, 8);
-    w.leave(43, kRecv);
-    w.enter(43, kSend);
-    w.mpiSend(43, 0, 0, 2, 8);
-    w.leave(44, kSend);
-    w.leave(50, kWorker);
-    archive.closeEvents(w);
-    const trace::Definitions defs = lanesDefinitions();
-    std::vector<uint64_t> locations;
-    for (const trace::Location& location : defs.locations) {
-        locations.push_back(location.id);
-    }
-    return archive.writeLocalDefinitions(locations, {}) && archive.writeGlobalDefinitions(defs) &&
-           archive.close() && archive.errors().count == 0;
+    archive.events(lanesThreadId(0, 1), [](Otf2EventWriter& w) {
+        w.enter(2, kWorker);
+        w.enter(2, kWork);
+        w.leave(12, kWork);
+        sendCall(w, kSend, 12, 13, 1, 1);
+        w.enter(13, kWork);
+        w.leave(20, kWork);
+        sendCall(w, kSsend, 20, 34, 1, 1);
+        w.leave(40, kWorker);
+    });
+    archive.events(lanesThreadId(1, 1), [](Otf2EventWriter& w) {
+        w.enter(2, kWorker);
+        w.enter(2, kWork);
+        w.leave(7, kWork);
+        receiveCall(w, kRecv, 7, 13, 0, 1);
+        w.enter(13, kWork);
+        w.leave(33, kWork);
+        receiveCall(w, kRecv, 33, 34, 0, 1);
+        w.leave(40, kWorker);
+    });
+    archive.events(lanesThreadId(0, 2), [](Otf2EventWriter& w) {
+        w.enter(2, kWorker);
+        w.enter(2, kLateWork);
+        w.leave(42, kLateWork);
+        sendCall(w, kSend, 42, 43, 1, 2);
+        receiveCall(w, kRecv, 43, 44, 1, 2);
+        w.leave(50, kWorker);
+    });
+    archive.events(lanesThreadId(1, 2), [](Otf2EventWriter& w) {
+        w.enter(2, kWorker);
+        w.enter(2, kWork);
+        w.leave(12, kWork);
+        receiveCall(w, kRecv, 12, 43, 0, 2);
+        sendCall(w, kSend, 43, 44, 0, 2);
+        w.leave(50, kWorker);
+    });
+    return archive.finish().ok();
 }
 
 } // namespace waitscope::testing

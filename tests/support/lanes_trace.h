@@ -4,6 +4,7 @@
 // own tags (the timelines are drawn in lanes_trace.cpp, with the values they give).
 #pragma once
 
+#include "archive_builder.h"
 #include "waitscope/trace/definitions.h"
 
 #include <cstdint>
@@ -13,7 +14,7 @@ namespace waitscope::testing {
 
 /// The location id of further thread `k` (1, 2) of `rank` (0, 1) in the lanes archive.
 inline uint64_t lanesThreadId(uint32_t rank, uint32_t k) {
-    return (static_cast<uint64_t>(k) << 32) | rank;
+    return threadLocationId(rank, k);
 }
 
 /// The global definitions of the lanes archive.

@@ -11,11 +11,12 @@ static int runCommand(int argc, char** argv) {
     std::string directory;
     waitscope::cli::CommandLine commandLine("recover");
     commandLine
-        .description("Turns what the ranks of a failed run left (ranks/<rank>.records, .defs, "
-                     ".status) into traces.otf2: every rank's events up to where the others can "
-                     "still be matched with them (messages, collectives). Writes recovery.txt "
-                     "with what was lost; `waitscope analyze` runs it by itself after a failed "
-                     "run.")
+        .description("Turns what the ranks of a failed run left (ranks/<rank>.records, the "
+                     "events encoded during the run in .records.evt up to its .records.encoded "
+                     "mark, .defs, .status) into traces.otf2: every rank's events up to where the "
+                     "others can still be matched with them (messages, collectives). Writes "
+                     "recovery.txt with what was lost; `waitscope analyze` runs it by itself "
+                     "after a failed run.")
         .positional("DIR", "the experiment directory of the failed run", directory);
     if (auto exit = commandLine.parse(argc, argv))
         return *exit;

@@ -100,6 +100,11 @@ cli::CommandLine declareOptions(Options& options) {
               "skip the root-cause passes (critical path, delay costs, wait-state "
               "classification): faster",
               options.replay.rootCause, false)
+        .flag("--no-probe-links",
+              "replay a receive right after a blocking MPI_Probe/MPI_Mprobe in its own call, as "
+              "Scalasca does, not in the probe's (no Late Sender at blocking probes; for "
+              "comparisons)",
+              options.replay.probeLinks, false)
         .option("--memory-limit", "SIZE",
                 "the memory each analysis process may use (512M, 2G, ...; none: no limit); a "
                 "trace whose ranks need more is refused before its events are read, naming the "

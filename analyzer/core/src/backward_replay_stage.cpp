@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <map>
 #include <string_view>
+#include <utility>
 
 namespace waitscope::analysis {
 namespace {
@@ -46,10 +47,11 @@ struct MultiWait {
 };
 
 // The receive's times for its sender: when it was posted (the enter of the call that posted
-// it), and the exit of the call that completed it when the receive waited for the send (a
-// Late Sender: the sender's completion time), else the exit of the call that posted it (a
-// Late Receiver's completion time); with the span of the posting call, where the critical
-// path lands on this rank from a Late Receiver.
+// it; of MPI_Recv's own call when it is replayed at its probe: RankState::postedEnter), and the
+// exit of the call that completed it when the receive waited for the send (a Late Sender: the
+// sender's completion time), else the exit of the call that posted it (a Late Receiver's completion
+// time); with the span of the posting call, where the critical path lands on this rank from a Late
+// Receiver.
 Status postReceives(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;
     for (const ReplayOperation& op : state.inMatchOrder()) {
@@ -65,7 +67,7 @@ Status postReceives(RankState& state, Transport& transport) {
         const trace::MessageRecord& m = events.message(op.event);
         const PartnerCall call{request, false, waited};
         if (Status s = transport.send(m.comm, m.partner, m.tag,
-                                      ReplayRecord{posted.enter,
+                                      ReplayRecord{state.postedEnter(k),
                                                    waited ? state.spans[op.span].exit : posted.exit,
                                                    call.encode()});
             !s) {
@@ -188,9 +190,11 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             const ReplayRecord& send = state.partners[k];
             const PartnerCall sender = PartnerCall::decode(send.info);
             const uint32_t request = state.requestOf(k);
+            // A receive that waited itself (a Late Sender at its probe) is that wait state's
+            // only synchronization point (see below).
             if (!sender.nonblocking && sender.canWaitForReceiver &&
-                synchronizes(send.enter, send.exit,
-                             state.spans[state.operations[request].span].enter)) {
+                (state.partnerWaited[k] & RankState::kWaitedHere) == 0 &&
+                synchronizes(send.enter, send.exit, state.postedEnter(k))) {
                 state.partnerWaited[request] |= RankState::kPartnerWaited;
                 state.partners[request] = send;
             }
@@ -213,6 +217,12 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
                       return a.operation < b.operation;
                   });
         for (const LateReceiverPoint& p : points) {
+            // A message whose receive waited for it as well (a Late Sender at the probe, with
+            // the Late Receiver measured to the receive's own call): the root-cause passes see
+            // its Late Sender only, one wait state per message.
+            if (PartnerCall::decode(p.receive.info).waited) {
+                continue;
+            }
             const CallSpan& call = state.spans[state.operations[p.operation].span];
             state.delay->onLateReceiver(p.operation, call, p.wait, p.completion);
             state.partners[p.operation] = p.receive;
@@ -222,6 +232,12 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             return s;
         }
         state.delay->replaysDone();
+        // Written for the last time: the later passes read them in order, from the scratch
+        // file's blocks when the rank has one.
+        state.partnerCalls = SpilledArray<ReplayRecord>(std::move(state.partners));
+        if (state.scratch) {
+            state.partnerCalls.spillTo(state.scratch.get(), state.profile.blockEntries());
+        }
     }
     state.report("backward replay", total, total);
     return Status::success();

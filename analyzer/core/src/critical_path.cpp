@@ -35,18 +35,22 @@
 // path lands on). Entering a rank before gap g, the path leaves again at its latest exit before
 // span g, so only the latest exit before each possible entry is kept. All ranks gather these exits
 // (two gathers), follow the chain from the end of the run (O(exits on the path) binary searches)
-// and each charges its own segments, in the order of the backward walk. Time outside the
-// communicating MPI calls comes from the time profile recorded in the profile pass (see
-// OperationProfile for its memory).
+// and each charges its own segments, in the order of the backward walk. A rank whose further
+// threads call MPI (replay lanes) walks back in its threads' order instead, a tree rather than
+// a chain: it exports, per entry, the exit its walk reaches (critical_path_lanes.cpp). Time
+// outside the communicating MPI calls comes from the time profile recorded in the profile pass
+// (see OperationProfile for its memory).
 #include "critical_path.h"
 
 #include "collective_shape.h"
+#include "critical_path_lanes.h"
 #include "delay_sync_points.h"
 #include "waitscope/analysis/region_class.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <utility>
 
 namespace waitscope::analysis {
@@ -86,13 +90,37 @@ public:
 
     Status run() {
         const size_t spans = m_in.spans.size();
-        const bool finalize = spans > 0 && classOfSpan(spans - 1) == RegionClass::MpiFinalize;
+        // With replay lanes, the main location's spans come first.
+        size_t mainSpans = 0;
+        while (mainSpans < spans && m_in.spans[mainSpans].lane == 0) {
+            ++mainSpans;
+        }
+        const bool finalize =
+            mainSpans > 0 && classOfSpan(mainSpans - 1) == RegionClass::MpiFinalize;
         m_firstGap = spans > 0 && classOfSpan(0) == RegionClass::MpiInit ? 1 : 0;
         // Spans from MPI_Finalize on are off the path, and so are their operations.
-        m_endSpan = finalize ? spans - 1 : spans;
-        findExits();
-        if (Status s = joinLinks(finalize ? m_in.spans[spans - 1].enter : m_in.end); !s) {
+        m_endSpan = finalize ? mainSpans - 1 : mainSpans;
+        if (m_in.lanes != nullptr && !m_in.lanes->empty() && m_in.joins != nullptr) {
+            m_mode = m_in.lanesUnsupported ? Mode::Unsupported : Mode::Lanes;
+            m_startEntry =
+                finalize ? static_cast<uint32_t>(m_endSpan) : static_cast<uint32_t>(spans);
+            m_laneWalk = std::make_unique<LaneWalk>(m_in, m_laneCalls, m_firstGap, m_startEntry);
+            if (m_mode == Mode::Lanes) {
+                findLaneExits();
+            }
+        } else {
+            m_startEntry = static_cast<uint32_t>(m_endSpan);
+            findExits();
+        }
+        if (Status s = joinLinks(finalize ? m_in.spans[m_endSpan].enter : m_in.end); !s) {
             return s;
+        }
+        if (m_mode == Mode::Lanes) {
+            // Segments in the order of the backward walk, as the join found them.
+            for (const Segment& segment : m_segments) {
+                m_laneWalk->charge(segment.entry, m_sink);
+            }
+            return Status::success();
         }
         // The holder's charges in the order of a backward walk, segment after segment.
         // The join follows the path back in time, so they come in that order already (unless
@@ -199,6 +227,38 @@ private:
         std::reverse(m_exitTo.begin(), m_exitTo.end());
     }
 
+    // With replay lanes: for every span before MPI_Finalize, whether a holder leaves the rank
+    // there (from when, to where) and whether another rank may hand the path over; then, per
+    // entry, the exit the rank's walk back reaches (LaneWalk), exported by joinLinks().
+    void findLaneExits() {
+        m_collectiveCursor = m_in.collectives.size();
+        m_laneCalls.assign(m_in.spans.size(), LaneCall{});
+        size_t opEnd = m_in.operations.size();
+        for (size_t s = m_in.spans.size(); s-- > 0;) {
+            while (opEnd > 0 && m_in.operations[opEnd - 1].span > s) {
+                --opEnd;
+            }
+            size_t opBegin = opEnd;
+            while (opBegin > 0 && m_in.operations[opBegin - 1].span == s) {
+                --opBegin;
+            }
+            if (s != m_endSpan || m_startEntry != m_endSpan) { // not MPI_Finalize
+                LaneCall& call = m_laneCalls[s];
+                exitOf(s, opBegin, opEnd, call.leaveAt, call.to, call.entry);
+            }
+            opEnd = opBegin;
+        }
+        for (uint32_t s = 0; s < m_laneCalls.size(); ++s) {
+            if (m_laneCalls[s].entry || s == m_startEntry) {
+                m_entries.push_back(s);
+            }
+        }
+        if (m_startEntry == m_laneCalls.size()) {
+            m_entries.push_back(m_startEntry);
+        }
+        m_entryExits = m_laneWalk->resolve(m_entries);
+    }
+
     // One communicating MPI call: where a holder waited for another rank, the wait states of
     // the replays (Scalasca 2.6 follows its synchronization points that are wait states).
     // `entry`: whether another rank's holder may hand the path over at this call.
@@ -273,31 +333,60 @@ private:
     // (span, landing rank and span: 16 bytes each, padded to the most any rank has) and
     // follows the path from the rank that ended last: on a rank entered before gap `entry`, the
     // path leaves at its latest exit before `entry` and enters the landing rank before the gap
-    // of the landing span. A landing on MPI_Finalize or later ends the path, as no one
-    // there takes it. Two gathers instead of one round trip per hand-off.
+    // of the landing span. A rank with replay lanes gives instead, per entry, the exit its walk
+    // back reaches (entry span, exit span, landing: 24 bytes each), where the landing span is
+    // looked up. A landing on MPI_Finalize or later ends the path, as no one there takes it.
+    // Two gathers instead of one round trip per hand-off; when a rank's lanes cannot be
+    // followed, no rank charges a share.
     Status joinLinks(double start) {
         const uint32_t size = m_transport.size();
         if (size == 0) {
             return Status::success();
         }
-        auto heads =
-            m_transport.allGather(kWorldComm, {start, static_cast<double>(m_exitSpan.size()),
-                                               static_cast<double>(m_endSpan)});
+        const size_t records = m_mode == Mode::Lanes ? m_entries.size() : m_exitSpan.size();
+        const bool finalize = m_startEntry == m_endSpan;
+        constexpr size_t kHead = 6;
+        auto heads = m_transport.allGather(
+            kWorldComm,
+            {start, static_cast<double>(records), static_cast<double>(m_startEntry),
+             static_cast<double>(m_mode),
+             static_cast<double>(m_mode == Mode::Chain ? m_endSpan : m_in.spans.size()),
+             static_cast<double>(m_mode != Mode::Chain && finalize ? m_endSpan : kNone)});
         if (!heads) {
             return heads.error();
         }
+        const auto head = [&](uint32_t r, size_t i) { return (*heads)[r * kHead + i]; };
         size_t width = 0;
+        size_t stride = 2;
         for (uint32_t r = 0; r < size; ++r) {
-            width = std::max(width, static_cast<size_t>((*heads)[r * 3 + 1]));
+            width = std::max(width, static_cast<size_t>(head(r, 1)));
+            const auto mode = static_cast<Mode>(head(r, 3));
+            if (mode == Mode::Unsupported) {
+                return Status::success();
+            }
+            stride = mode == Mode::Lanes ? 3 : stride;
         }
-        // Two exact integers per exit: its span, and the landing rank and span in one double
-        // (the rank above bit 32; doubles hold integers up to 2^53, so up to 2^21 ranks).
+        // Exact integers per exit: its span, and the landing rank and span in one double (the
+        // rank above bit 32; doubles hold integers up to 2^53, so up to 2^21 ranks); per entry
+        // of a rank with lanes its span first.
         constexpr double kRankUnit = 4294967296.0;
-        std::vector<double> mine(width * 2, 0.0);
-        for (size_t i = 0; i < m_exitSpan.size(); ++i) {
-            const uint32_t to = std::min(m_exitTo[i].rank, size);
-            mine[i * 2] = m_exitSpan[i];
-            mine[i * 2 + 1] = to * kRankUnit + m_exitTo[i].span;
+        std::vector<double> mine(width * stride, 0.0);
+        if (m_mode == Mode::Lanes) {
+            for (size_t i = 0; i < m_entries.size(); ++i) {
+                const uint32_t exit = m_entryExits[i];
+                mine[i * stride] = m_entries[i];
+                mine[i * stride + 1] = exit;
+                if (exit != kNone) {
+                    const Landing& to = m_laneCalls[exit].to;
+                    mine[i * stride + 2] = std::min(to.rank, size) * kRankUnit + to.span;
+                }
+            }
+        } else {
+            for (size_t i = 0; i < m_exitSpan.size(); ++i) {
+                const uint32_t to = std::min(m_exitTo[i].rank, size);
+                mine[i * stride] = m_exitSpan[i];
+                mine[i * stride + 1] = to * kRankUnit + m_exitTo[i].span;
+            }
         }
         m_exitTo = {};
         // Shared by the ranks of one process: each rank's copy would be O(N · exits) per rank.
@@ -307,21 +396,24 @@ private:
         }
         const std::vector<double>* all = gathered->get();
         mine = {};
-        const auto exitsOf = [&](uint32_t r) { return static_cast<size_t>((*heads)[r * 3 + 1]); };
-        const auto spanOf = [&](uint32_t r, size_t i) {
-            return static_cast<uint32_t>((*all)[(r * width + i) * 2]);
+        const auto exitsOf = [&](uint32_t r) { return static_cast<size_t>(head(r, 1)); };
+        const auto value = [&](uint32_t r, size_t i, size_t field) {
+            return (*all)[(r * width + i) * stride + field];
         };
-        const auto landingOf = [&](uint32_t r, size_t i) {
-            const auto packed = static_cast<uint64_t>((*all)[(r * width + i) * 2 + 1]);
+        const auto spanOf = [&](uint32_t r, size_t i) {
+            return static_cast<uint32_t>(value(r, i, 0));
+        };
+        const auto landingIn = [&](uint32_t r, size_t i, size_t field) {
+            const auto packed = static_cast<uint64_t>(value(r, i, field));
             return Landing{static_cast<uint32_t>(packed), static_cast<uint32_t>(packed >> 32)};
         };
         uint32_t rank = 0;
         for (uint32_t r = 1; r < size; ++r) {
-            if ((*heads)[r * 3] > (*heads)[rank * 3]) {
+            if (head(r, 0) > head(rank, 0)) {
                 rank = r;
             }
         }
-        auto entry = static_cast<uint32_t>((*heads)[rank * 3 + 2]);
+        auto entry = static_cast<uint32_t>(head(rank, 2));
         // The path runs backward in time, so on each rank it enters at ever earlier spans:
         // the search for the next exit starts where the last one on that rank ended and
         // gallops back (a hop then costs O(1) amortized instead of a binary search).
@@ -329,45 +421,80 @@ private:
         for (uint32_t r = 0; r < size; ++r) {
             cursor[r] = exitsOf(r);
         }
-        size_t steps = all->size() / 2 + size + 1; // a consistent trace visits each exit once
+        size_t steps = all->size() / stride + size + 1; // a consistent trace visits each once
         while (steps-- > 0) {
-            // The latest exit of `rank` before `entry`: the first index at or after `entry`.
-            size_t hi = cursor[rank];
-            size_t lo = 0;
-            if (hi < exitsOf(rank) && spanOf(rank, hi) < entry) {
-                hi = exitsOf(rank); // entered later than last time (not in a consistent trace)
+            Landing to;
+            if (static_cast<Mode>(head(rank, 3)) == Mode::Lanes) {
+                // The landing span among the rank's entries (ascending).
+                size_t lo = 0;
+                size_t hi = exitsOf(rank);
+                while (lo < hi) {
+                    const size_t mid = (lo + hi) / 2;
+                    if (spanOf(rank, mid) < entry) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                if (lo == exitsOf(rank) || spanOf(rank, lo) != entry) {
+                    break; // not an entry: an inconsistent trace
+                }
+                const auto exit = static_cast<uint32_t>(value(rank, lo, 1));
+                if (rank == m_transport.rank()) {
+                    m_segments.push_back({entry, exit});
+                }
+                if (exit == kNone) {
+                    break;
+                }
+                to = landingIn(rank, lo, 2);
             } else {
-                size_t step = 1;
-                while (hi >= step && spanOf(rank, hi - step) >= entry) {
-                    hi -= step;
-                    step *= 2;
+                const uint32_t exit = latestExitBefore(entry, exitsOf(rank), cursor[rank],
+                                                       [&](size_t i) { return spanOf(rank, i); });
+                if (rank == m_transport.rank()) {
+                    m_segments.push_back({entry, exit});
                 }
-                lo = hi >= step ? hi - step + 1 : 0; // the exit before lo is before `entry`
-            }
-            while (lo < hi) {
-                const size_t mid = (lo + hi) / 2;
-                if (spanOf(rank, mid) < entry) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
+                if (exit == kNone) {
+                    break;
                 }
+                to = landingIn(rank, exit, 1);
             }
-            cursor[rank] = lo;
-            const uint32_t exit = lo == 0 ? kNone : static_cast<uint32_t>(lo - 1);
-            if (rank == m_transport.rank()) {
-                m_segments.push_back({entry, exit});
-            }
-            if (exit == kNone) {
-                break;
-            }
-            const Landing to = landingOf(rank, exit);
-            if (to.rank >= size || to.span >= static_cast<uint32_t>((*heads)[to.rank * 3 + 2])) {
+            if (to.rank >= size || to.span >= static_cast<uint32_t>(head(to.rank, 4)) ||
+                to.span == static_cast<uint32_t>(head(to.rank, 5))) {
                 break;
             }
             rank = to.rank;
             entry = to.span;
         }
         return Status::success();
+    }
+
+    // The latest of `exits` exits (ascending spans `spanOf(i)`) before span `entry`, or kNone;
+    // `cursor`: where the previous search on the rank ended, updated.
+    template <typename SpanOf>
+    static uint32_t latestExitBefore(uint32_t entry, size_t exits, size_t& cursor,
+                                     SpanOf&& spanOf) {
+        size_t hi = cursor;
+        size_t lo = 0;
+        if (hi < exits && spanOf(hi) < entry) {
+            hi = exits; // entered later than last time (not in a consistent trace)
+        } else {
+            size_t step = 1;
+            while (hi >= step && spanOf(hi - step) >= entry) {
+                hi -= step;
+                step *= 2;
+            }
+            lo = hi >= step ? hi - step + 1 : 0; // the exit before lo is before `entry`
+        }
+        while (lo < hi) {
+            const size_t mid = (lo + hi) / 2;
+            if (spanOf(mid) < entry) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        cursor = lo;
+        return lo == 0 ? kNone : static_cast<uint32_t>(lo - 1);
     }
 
     void charge(NodeId node, double seconds) {
@@ -434,8 +561,16 @@ private:
     std::vector<double> m_exitAt;     ///< ... from when
     std::vector<Landing> m_exitTo;    ///< ... and where the path lands
     std::vector<Segment> m_segments;  ///< this rank's share of the path
-    size_t m_endSpan = 0;             ///< the first span off the path (MPI_Finalize)
-    size_t m_firstGap = 0;            ///< the first gap on the path (after MPI_Init)
+    /// How this rank's walk back is joined: a chain of exits, or per entry (replay lanes)
+    enum class Mode : uint8_t { Chain, Lanes, Unsupported };
+    Mode m_mode = Mode::Chain;
+    uint32_t m_startEntry = 0;          ///< where the path enters when it starts on this rank
+    std::vector<LaneCall> m_laneCalls;  ///< with lanes: per span
+    std::vector<uint32_t> m_entries;    ///< ... the entries, ascending
+    std::vector<uint32_t> m_entryExits; ///< ... and the exit each one's walk reaches
+    std::unique_ptr<LaneWalk> m_laneWalk;
+    size_t m_endSpan = 0;  ///< the first span off the path (MPI_Finalize)
+    size_t m_firstGap = 0; ///< the first gap on the path (after MPI_Init)
 };
 
 } // namespace

@@ -13,6 +13,8 @@
 
 namespace waitscope::analysis {
 
+class ThreadJoins;
+
 /// What the forward and backward replays tell each end of a message about the other's call,
 /// besides its times, when the root causes are analyzed (ReplayRecord::info): the call's span
 /// (where the critical path lands on it), whether a send was nonblocking (it cannot wait for
@@ -95,7 +97,7 @@ struct CriticalPathInput {
     /// Per operation: the partner call's enter, exit and PartnerCall info for a receive (the
     /// send's, from the forward replay) and for a send or a send's completion (the receive's,
     /// from the backward replay)
-    const std::vector<ReplayRecord>& partners;
+    const SpilledArray<ReplayRecord>& partners;
     /// Per operation, where this rank waited for its partner (a Late Sender's receive, a Late
     /// Receiver's send completion: kWaitedHere) and where the partner waited for it
     /// (kPartnerWaited), as the replays found them (RankState::partnerWaited)
@@ -104,6 +106,14 @@ struct CriticalPathInput {
     const std::vector<uint32_t>& paired;
     /// The synchronizing collectives, recorded by the forward replay
     const std::vector<PathCollective>& collectives;
+    /// With replay lanes (further threads that call MPI; their spans follow the main
+    /// location's): their profiles (lane k at k - 1, with their ThreadBegin and ThreadEnd) and
+    /// the threads the main location created and joined; the walk back then follows the
+    /// threads' order (critical_path_lanes.cpp). Null: the rank has none.
+    const std::vector<ThreadResult>* lanes = nullptr;
+    const ThreadJoins* joins = nullptr;
+    /// This rank's lanes cannot be followed (laneWalkUnsupported()): no rank's share is charged
+    bool lanesUnsupported = false;
 };
 
 /// Traces the critical path backwards from the end of the run and adds this rank's share to
@@ -112,7 +122,9 @@ struct CriticalPathInput {
 /// recorded collectives (48 bytes each): 8 bytes per message operation (freed before the
 /// gathers), 20 per reachable local exit (the latest span
 /// before a possible entry where a holder would hand the path on) and, while joining, 16 per
-/// reachable exit of the rank with the most such exits times the rank count.
+/// reachable exit of the rank with the most such exits times the rank count. A rank with replay
+/// lanes holds 24 bytes per call and 8 per entry instead, and the join 24 per entry of the rank
+/// with the most records times the rank count (critical_path_lanes.h).
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 class OpenmpTimeline;

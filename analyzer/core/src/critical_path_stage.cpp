@@ -1,7 +1,10 @@
 // The critical-path stage (a root-cause stage): this rank's share of the critical path, traced
 // from the end of the run by joining per-rank links (see critical_path.cpp), from the time
 // profile of the profile stage and what the replays told each end of a message.
+#include "critical_path_lanes.h"
 #include "rank_state.h"
+
+#include <string>
 
 namespace waitscope::analysis {
 
@@ -9,21 +12,24 @@ Status criticalPathStage(RankState& state, Transport& transport) {
     if (!state.delay) {
         return Status::success(); // --no-root-cause
     }
-    if (state.lanesAnywhere) {
-        // Threads call MPI (see RankState::lanesAnywhere): said once, by the ranks with them.
-        if (!state.lanes.empty()) {
-            state.result.warnings.push_back(
-                "rank " + std::to_string(state.result.rank) +
-                ": further threads call MPI; the critical path is not analyzed");
+    // Threads call MPI (see RankState::lanesAnywhere): the walk back follows their order where
+    // the main thread created and joined them; else no rank's share is charged, and the ranks
+    // whose threads cannot be followed say why.
+    std::string unsupported;
+    if (!state.lanes.empty()) {
+        unsupported = laneWalkUnsupported(state.result.rank, state.laneResults, state.threadJoins);
+        if (!unsupported.empty()) {
+            state.result.warnings.push_back(unsupported + "; the critical path is not analyzed");
         }
-        return Status::success();
     }
     state.report("critical path", 0, 1);
-    if (Status status = traceCriticalPath({state.defs, *state.events, state.result.tree,
-                                           state.spans, state.operations, state.profile, state.end,
-                                           state.partners, state.partnerWaited, state.pairedOf,
-                                           state.pathCollectives->collectives()},
-                                          transport, state.sink);
+    const bool lanes = !state.lanes.empty();
+    if (Status status = traceCriticalPath(
+            {state.defs, *state.events, state.result.tree, state.spans, state.operations,
+             state.profile, state.end, state.partnerCalls, state.partnerWaited, state.pairedOf,
+             state.pathCollectives->collectives(), lanes ? &state.laneResults : nullptr,
+             lanes ? &state.threadJoins : nullptr, !unsupported.empty()},
+            transport, state.sink);
         !status) {
         return status;
     }

@@ -45,7 +45,10 @@
 // awaits it at the matching operation; each waiting member of a collective posts the same to
 // the latecomer (before the walk when it synchronized with every rank there, since such a
 // wait state can take on no costs). Indirect shares travel back once per waiter at the end,
-// each with its channel (communicator, tag, type) and position on it.
+// each with its channel (communicator, tag, type) and position on it. An interval ends at the
+// SP being walked, so an SP the walk has passed takes on no further costs or shares: its
+// ledger entry retires, and only its propagating share is kept for the classification, in the
+// order of first cost (Ledger::retireAbove()).
 //
 // A rank whose further threads call MPI (replay lanes) has one timeline per location: each
 // location's SPs, intervals, costs and values are its own, and the walk interleaves the
@@ -122,7 +125,7 @@ void DelayAnalysis::seedOmpBarrierCosts(delay::Pass& pass, const delay::SyncPoin
 
 Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
                           const std::vector<CallSpan>& spans, const std::vector<uint32_t>& paired,
-                          const OperationProfile& profile, std::vector<ReplayRecord> partners,
+                          const OperationProfile& profile, SpilledArray<ReplayRecord> partners,
                           std::vector<uint8_t> partnerWaited, std::vector<ThreadResult>& lanes) {
     // Each location's operations follow the previous one's: where each begins.
     timeline(static_cast<uint32_t>(lanes.size()));
@@ -142,7 +145,7 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
                                                first[l], first[l + 1]);
     }
     // Not needed in the walk: freed before it.
-    partners = {};
+    partners.clear();
     partnerWaited = {};
     delay::RankPass pass(m_transport);
     std::vector<SeverityRows*> rows;
@@ -158,6 +161,14 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
         }
     }
     m_ompBarrierCosts = {};
+    // Complete: the walk reads them (from disk in blocks when the rank has a scratch file), and
+    // the retired ledger entries go there too.
+    for (size_t l = 0; l < m_timelines.size(); ++l) {
+        m_timelines[l].points.keep(m_pointsFile, m_blockEntries);
+        if (m_pointsFile != nullptr) {
+            pass.location(l).ledger().spillTo(m_pointsFile, m_blockEntries);
+        }
+    }
     return pass.run(rows);
 }
 

@@ -65,6 +65,13 @@ public:
             m_ompBarrierCosts.emplace_back(operation, cost);
         }
     }
+    /// Before run(): the walk reads the complete SPs from `file` in blocks of `blockEntries`,
+    /// and the ledger's retired propagating shares go there too (a rank read in windows;
+    /// otherwise they stay in memory).
+    void keepPointsIn(ScratchFile* file, size_t blockEntries) {
+        m_pointsFile = file;
+        m_blockEntries = blockEntries;
+    }
     /// The root-cause pass over `operations` (as listed by the replay, each location's in a
     /// row: the main location's, then each replay lane's; `spans` their calls;
     /// `paired` the message of each request operation (RankState::pairedOf);
@@ -76,7 +83,7 @@ public:
     /// ranks; fails when the transport fails.
     Status run(const std::vector<ReplayOperation>& operations, const std::vector<CallSpan>& spans,
                const std::vector<uint32_t>& paired, const OperationProfile& profile,
-               std::vector<ReplayRecord> partners, std::vector<uint8_t> partnerWaited,
+               SpilledArray<ReplayRecord> partners, std::vector<uint8_t> partnerWaited,
                std::vector<ThreadResult>& lanes);
 
     /// Wait-state types, each with a short-term and a long-term delay metric.
@@ -134,6 +141,8 @@ private:
     std::deque<Timeline> m_timelines; ///< per location: the main one, then the replay lanes
     /// Costs of OpenMP barrier waiting by operation of the main location, in the order added
     std::vector<std::pair<uint32_t, double>> m_ompBarrierCosts;
+    ScratchFile* m_pointsFile = nullptr; ///< where the walk's SPs go (keepPointsIn()), if any
+    size_t m_blockEntries = 0;
     /// Scratch of onCollective(), reused per collective (the forward pass calls it for each).
     struct {
         std::vector<uint32_t> partners; ///< the world ranks this rank synchronizes with

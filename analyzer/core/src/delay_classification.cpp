@@ -6,16 +6,13 @@
 
 namespace waitscope::analysis::delay {
 
-void classifyWaitStates(const SyncPoints& points, const SeverityRows& rows, size_t nodes,
-                        Ledger& ledger) {
+void classifyWaitStates(const SeverityRows& rows, size_t nodes, Ledger& ledger) {
     std::vector<double> propagatingLs(nodes, 0.0), propagatingLr(nodes, 0.0);
-    for (const Ledger::Caused& caused : ledger.caused()) {
-        const Role role = points.at(caused.point).role;
-        if (role == Role::LateSender) {
-            propagatingLs[points.nodeOf(caused.point)] += caused.propagating;
-        } else if (role == Role::LateReceiver) {
-            propagatingLr[points.nodeOf(caused.point)] += caused.propagating;
-        }
+    // In the order of their first cost, as the ledger kept them.
+    const SpilledArray<Ledger::Propagating>& retired = ledger.retired();
+    for (size_t i = 0; i < retired.size(); ++i) {
+        const Ledger::Propagating p = retired[i];
+        (p.lateReceiver != 0 ? propagatingLr : propagatingLs)[p.node] += p.share;
     }
     // A node's waiting time splits into propagating and terminal, and into indirect and direct.
     struct Split {

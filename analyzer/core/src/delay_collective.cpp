@@ -50,7 +50,7 @@ Status Pass::collectiveDelay(const Collective& collective, int point) {
         if (point < 0 || collective.postEarly) {
             return Status::success();
         }
-        const SyncPoint& sp = m_points.at(point);
+        const SyncPoint sp = m_points.at(point);
         Interval& own = m_own;
         m_intervals.compute(m_points.previousWith(point, world[late]), point, own);
         return m_transport.post(

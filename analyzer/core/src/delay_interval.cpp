@@ -37,9 +37,9 @@ void SyncIntervals::sumTimes(int from, int to, Interval& result) {
     std::vector<NodeId>& waited = m_waited;
     waited.clear();
     for (int k = from + 1; k < to; ++k) {
-        const SyncPoint& sp = m_points.at(k);
+        const SyncPoint sp = m_points.at(k);
         if (sp.wait > 0.0) {
-            const NodeId node = m_points.nodeOf(k);
+            const NodeId node = sp.node;
             if (node >= m_denseWait.size()) {
                 m_denseWait.resize(node + 1, 0.0);
             }
@@ -66,8 +66,8 @@ void SyncIntervals::sumTimes(int from, int to, Interval& result) {
 }
 
 void SyncIntervals::trimOpening(int from, Interval& result) const {
-    const SyncPoint& opening = m_points.at(from);
-    const NodeId node = m_points.nodeOf(from);
+    const SyncPoint opening = m_points.at(from);
+    const NodeId node = opening.node;
     auto it = std::lower_bound(result.times.begin(), result.times.end(),
                                std::make_pair(node, -std::numeric_limits<double>::infinity()));
     if (it == result.times.end() || it->first != node) {

@@ -2,6 +2,7 @@
 #include "delay_ledger.h"
 
 #include <algorithm>
+#include <cassert>
 #include <optional>
 
 namespace waitscope::analysis::delay {
@@ -26,25 +27,52 @@ Metric longTermMetric(Kind kind) {
 }
 
 Ledger::Ledger(const SyncPoints& points, size_t nodes)
-    : m_points(points), m_causedSlot(points.size(), 0), m_indirectLs(nodes, 0.0),
-      m_indirectLr(nodes, 0.0) {
-    // At most one entry per SP: reserved, the list grows in place, and only the part used
-    // takes up memory (a doubling vector would hold up to twice that, and copy it).
-    m_caused.reserve(points.size());
-}
+    : m_points(points), m_causedSlot(points.size(), 0),
+      m_unretired(static_cast<int>(points.size()) - 1), m_indirectLs(nodes, 0.0),
+      m_indirectLr(nodes, 0.0) {}
 
 Ledger::Caused& Ledger::causedAt(int point) {
     uint32_t& slot = m_causedSlot[static_cast<size_t>(point)];
     if (slot == 0) {
-        m_caused.push_back(Caused{point, Costs{}, 0.0});
-        slot = static_cast<uint32_t>(m_caused.size());
+        assert(point <= m_unretired && "a retired SP takes on no further costs or shares");
+        m_live.push_back(Caused{point, Role::Group, false, 0, Costs{}, 0.0});
+        slot = static_cast<uint32_t>(m_flushed + m_live.size());
     }
-    return m_caused[slot - 1];
+    Caused& caused = m_live[slot - 1 - m_flushed];
+    assert(!caused.retired && "a retired SP takes on no further costs or shares");
+    return caused;
 }
 
 Costs Ledger::costsOf(int point) const {
     const uint32_t slot = m_causedSlot[static_cast<size_t>(point)];
-    return slot == 0 ? Costs{} : m_caused[slot - 1].costs;
+    assert((slot == 0 || slot > m_flushed) && "the costs of a retired SP are gone");
+    return slot == 0 ? Costs{} : m_live[slot - 1 - m_flushed].costs;
+}
+
+void Ledger::retireAbove(int point) {
+    for (; m_unretired > point; --m_unretired) {
+        const uint32_t slot = m_causedSlot[static_cast<size_t>(m_unretired)];
+        if (slot != 0) {
+            Caused& caused = m_live[slot - 1 - m_flushed];
+            // Read now, while the walk's block of SPs is at hand.
+            const SyncPoint sp = m_points.at(m_unretired);
+            caused.role = sp.role;
+            caused.node = sp.node;
+            caused.retired = true;
+        }
+    }
+    // In the order of first cost: an entry waits for every earlier one. A share of 0 adds
+    // nothing to the classification's sums (they start at +0 and the shares are not negative).
+    while (!m_live.empty() && m_live.front().retired) {
+        const Caused& caused = m_live.front();
+        if (caused.propagating > 0.0 &&
+            (caused.role == Role::LateSender || caused.role == Role::LateReceiver)) {
+            m_retired.push(Propagating{caused.node, caused.role == Role::LateReceiver ? 1u : 0u,
+                                       caused.propagating});
+        }
+        m_live.pop_front();
+        ++m_flushed;
+    }
 }
 
 void Ledger::addCost(int point, Kind kind, double cost) {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include "delay_interval.h"
+#include "spilled_array.h"
 #include "waitscope/analysis/metric.h"
 #include "waitscope/analysis/rank_result.h"
 
 #include <cstdint>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -20,19 +22,25 @@ Metric longTermMetric(Kind kind);
 /// Scales from an SP on (ascending SPs; the first one holds from the interval's start).
 using ScaleMap = std::vector<std::pair<int, double>>;
 
-/// Accounts of one pass. Costs are kept only for wait states that caused further waiting.
+/// Accounts of one pass. Costs are kept only for wait states that caused further waiting, and
+/// only until the walk has passed them (retireAbove()): then what the classification needs of
+/// them, their propagating share, moves to an append-only list in the order of their first cost,
+/// which goes to the rank's scratch file in blocks (spillTo()).
 class Ledger {
 public:
-    /// What a waiting SP caused: the waiting it caused later (its costs) and its propagating
-    /// share.
-    struct Caused {
-        int point = 0;
-        Costs costs{};
-        double propagating = 0.0;
+    /// The propagating share of a Late Sender or Late Receiver wait state whose entry retired,
+    /// for the classification. 16 bytes without padding (written to the scratch file whole).
+    struct Propagating {
+        NodeId node = 0;
+        uint32_t lateReceiver = 0; ///< 1: a Late Receiver wait state, 0: Late Sender
+        double share = 0.0;
     };
 
     /// `nodes`: the size of the call tree.
     Ledger(const SyncPoints& points, size_t nodes);
+
+    /// From now on the retired propagating shares go to `file` in blocks of `blockEntries`.
+    void spillTo(ScratchFile* file, size_t blockEntries) { m_retired.spillTo(file, blockEntries); }
 
     /// The costs SP `point` took on so far.
     Costs costsOf(int point) const;
@@ -58,27 +66,49 @@ public:
     /// location's values).
     void addSums(SeverityRows& rows);
 
-    /// The SPs that caused waiting, in the order of their first cost.
-    const std::vector<Caused>& caused() const { return m_caused; }
+    /// The walk has passed every SP above `point` (-1: all): no cost or share reaches them any
+    /// more. Their entries retire: each Late Sender and Late Receiver wait state with a
+    /// propagating share joins retired() once every entry of an earlier first cost has retired,
+    /// and the entries are freed.
+    void retireAbove(int point);
+    /// The propagating shares of the retired wait states, in the order of their first cost (the
+    /// classification sums them in that order).
+    const SpilledArray<Propagating>& retired() const { return m_retired; }
+    /// Entries of SPs not retired, or retired behind one that is not yet.
+    size_t liveEntries() const { return m_live.size(); }
     /// Indirect shares per node of Late Sender (kLateSender) or Late Receiver wait states.
     const std::vector<double>& indirect(Kind kind) const {
         return kind == kLateSender ? m_indirectLs : m_indirectLr;
     }
 
 private:
+    /// What a waiting SP caused: the waiting it caused later (its costs) and its propagating
+    /// share; once retired, only the share and its wait state's type and call path count.
+    struct Caused {
+        int point = 0;
+        Role role = Role::Group; ///< once retired
+        bool retired = false;
+        NodeId node = 0; ///< once retired
+        Costs costs{};
+        double propagating = 0.0;
+    };
+
     Caused& causedAt(int point);
 
     const SyncPoints& m_points;
-    std::vector<Caused> m_caused;       ///< for the SPs that caused any, in order of first cost
-    std::vector<uint32_t> m_causedSlot; ///< per SP: 1 + its index in m_caused, or 0
+    /// The entries from the m_flushed-th in order of first cost on, for the SPs that caused any
+    std::deque<Caused> m_live;
+    size_t m_flushed = 0;               ///< entries that left m_live
+    std::vector<uint32_t> m_causedSlot; ///< per SP: 1 + its entry's number, or 0
+    int m_unretired;                    ///< the highest SP not retired
+    SpilledArray<Propagating> m_retired;
     std::vector<double> m_indirectLs, m_indirectLr; ///< per node
     SeverityRows m_leafSums; ///< the pass's values per metric, without their ancestors
 };
 
 /// Splits the Late Sender and Late Receiver waiting in `rows` (one location's values over a
 /// call tree of `nodes` nodes) into propagating and terminal, and into indirect and direct, by
-/// the shares in `ledger`, adding them to `ledger`.
-void classifyWaitStates(const SyncPoints& points, const SeverityRows& rows, size_t nodes,
-                        Ledger& ledger);
+/// the shares in `ledger` (all of its entries retired), adding them to `ledger`.
+void classifyWaitStates(const SeverityRows& rows, size_t nodes, Ledger& ledger);
 
 } // namespace waitscope::analysis::delay

@@ -45,7 +45,7 @@ Status Pass::takeEarly(const Step& step) {
     --m_earlyCollective;
     const Collective& early = m_collectives[static_cast<size_t>(step.collective)];
     const uint32_t comm = m_events.collective(m_operations[early.operation].event).comm;
-    const SyncPoint& sp = m_points.at(step.point);
+    const SyncPoint sp = m_points.at(step.point);
     Interval& own = m_own;
     m_intervals.compute(
         m_points.previousWith(step.point, m_defs.communicators[comm].worldRanks[early.late]),
@@ -109,14 +109,18 @@ bool Pass::next(Step& step) {
 
 Status Pass::take(const Step& step) {
     skipPast(step.operation);
-    if (step.collective >= 0) {
-        return collectiveDelay(m_collectives[static_cast<size_t>(step.collective)], step.point);
-    }
-    return pointToPoint(step.point);
+    Status taken =
+        step.collective >= 0
+            ? collectiveDelay(m_collectives[static_cast<size_t>(step.collective)], step.point)
+            : pointToPoint(step.point);
+    // The intervals of later steps end below the cursor: the SPs above it are final.
+    m_ledger.retireAbove(m_point);
+    return taken;
 }
 
 void Pass::finish(SeverityRows& rows) {
-    classifyWaitStates(m_points, rows, m_tree.size(), m_ledger);
+    m_ledger.retireAbove(-1);
+    classifyWaitStates(rows, m_tree.size(), m_ledger);
     m_ledger.addSums(rows);
 }
 

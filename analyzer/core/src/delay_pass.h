@@ -195,6 +195,8 @@ public:
     template <class... Args> Pass& add(Args&&... args) {
         return m_passes.emplace_back(std::forward<Args>(args)...);
     }
+    /// The pass of location `l` (in the order added).
+    Pass& location(size_t l) { return m_passes[l]; }
     /// Posts the early shares, walks, settles the indirect shares, classifies and adds the delay
     /// values to `rows` (per location, in the order added). Collective over all ranks; fails
     /// when the transport fails.

@@ -22,7 +22,7 @@ void OwedShares::add(uint32_t waiter, uint32_t comm, uint32_t tag, uint32_t kind
 // The waiter posts its wait, costs and interval since it last synchronized with the delayer;
 // the delayer awaits them at its matching operation.
 Status Pass::pointToPoint(int point) {
-    const SyncPoint& sp = m_points.at(point);
+    const SyncPoint sp = m_points.at(point);
     const trace::MessageRecord m = messageOf(sp.operation);
     const bool lateSender = sp.role == Role::LateSender || sp.role == Role::SenderOfLate;
     const uint32_t tag = lateSender ? m.tag : m.tag | kLateReceiverTag;
@@ -123,7 +123,9 @@ Status RankPass::settleIndirect() {
 void RankPass::partnerRanks(std::vector<uint32_t>& delayers, std::vector<uint32_t>& waiters) const {
     std::vector<char> isDelayer(m_transport.size(), 0), isWaiter(m_transport.size(), 0);
     for (const Pass& pass : m_passes) {
-        for (const SyncPoint& sp : pass.points()) {
+        const SyncPoints& points = pass.points();
+        for (size_t k = 0; k < points.size(); ++k) {
+            const SyncPoint sp = points[k];
             if (sp.role == Role::SenderOfLate || sp.role == Role::ReceiverOfLate) {
                 isWaiter[sp.partner] = 1;
             } else if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
@@ -184,7 +186,7 @@ void RankPass::creditIndirect(const OwedShares::Received& shares) {
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
     for (const auto& [location, point] : m_shared.posted) {
         Pass& pass = m_passes[location];
-        const SyncPoint& sp = pass.points().at(point);
+        const SyncPoint sp = pass.points().at(point);
         const trace::MessageRecord m = pass.messageOf(sp.operation);
         const Kind kind = sp.role == Role::LateSender ? kLateSender : kLateReceiver;
         const uint32_t position = sequence[{sp.partner, m.comm, m.tag, kind}]++;

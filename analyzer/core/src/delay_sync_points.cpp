@@ -115,7 +115,7 @@ bool SyncPoints::contains(const SyncPoint& point, uint32_t worldRank) const {
 
 int SyncPoints::previousWith(int point, uint32_t worldRank) const {
     for (int k = point - 1; k >= 0; --k) {
-        if (contains(m_points[static_cast<size_t>(k)], worldRank)) {
+        if (contains(at(k), worldRank)) {
             return k;
         }
     }
@@ -131,7 +131,7 @@ int SyncPoints::previousGroup(int point, const std::vector<uint32_t>& others,
     int k = point - 1;
     int last = -1;
     for (; k >= 0 && !remaining.empty(); --k) {
-        const SyncPoint& sp = m_points[static_cast<size_t>(k)];
+        const SyncPoint sp = at(k);
         last = k;
         left.clear();
         for (uint32_t r : remaining) {
@@ -154,6 +154,15 @@ int SyncPoints::previousGroup(int point, const std::vector<uint32_t>& others,
 }
 
 // --- completing the list ---------------------------------------------------------------------
+
+void SyncPoints::keep(ScratchFile* file, size_t blockEntries) {
+    m_keptPoints = SpilledArray<SyncPoint>(std::move(m_points));
+    m_points = {};
+    m_kept = true;
+    if (file != nullptr) {
+        m_keptPoints.spillTo(file, blockEntries);
+    }
+}
 
 // From the back: only the tail is copied, and std::inplace_merge's buffer of the whole list is
 // not needed.
@@ -181,7 +190,7 @@ void SyncPoints::mergeTail(size_t first) {
 void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations,
                                   const std::vector<CallSpan>& spans,
                                   const trace::EventStream& events,
-                                  const std::vector<ReplayRecord>& partners,
+                                  const SpilledArray<ReplayRecord>& partners,
                                   const std::vector<uint8_t>& partnerWaited, size_t first,
                                   size_t end) {
     const auto& ops = operations;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pattern_sink.h"
+#include "spilled_array.h"
 #include "waitscope/trace/definitions.h"
 #include "waitscope/trace/event_stream.h"
 
@@ -39,6 +40,8 @@ enum class Role : uint8_t { LateSender, SenderOfLate, LateReceiver, ReceiverOfLa
 struct SyncPoint {
     uint32_t operation = 0;
     Role role = Role::Group;
+    /// Zero: the SPs are written to a scratch file whole (SyncPoints::keep()), padding included
+    std::array<uint8_t, 3> unused{};
     uint32_t partner = 0; ///< world rank (point-to-point) or a rank set (SyncPoints::ranks())
     NodeId node = 0;      ///< the call path of its MPI call
     double wait = 0.0;
@@ -62,7 +65,9 @@ struct Collective {
 };
 
 /// The SPs of one rank in operation order (after SyncPoints::mergeTail()), with the sets of
-/// world ranks that group SPs synchronized with, each distinct set stored once.
+/// world ranks that group SPs synchronized with, each distinct set stored once. Built in memory
+/// during the replays; once complete (keep()), read only, and in blocks on disk when the rank
+/// has a scratch file.
 class SyncPoints {
 public:
     /// `ranks`: the number of world ranks (the members of kWorldComm).
@@ -71,14 +76,20 @@ public:
 
     void reserve(size_t points) { m_points.reserve(points); }
     void push(const SyncPoint& point) { m_points.push_back(point); }
-    size_t size() const { return m_points.size(); }
-    bool empty() const { return m_points.empty(); }
+    size_t size() const { return m_kept ? m_keptPoints.size() : m_points.size(); }
+    bool empty() const { return size() == 0; }
+    /// The last SP, while building.
     const SyncPoint& back() const { return m_points.back(); }
-    const SyncPoint& operator[](size_t k) const { return m_points[k]; }
-    const SyncPoint& at(int k) const { return m_points[static_cast<size_t>(k)]; }
+    /// SP `k`, by value: once kept, it may come from a block read back from disk.
+    SyncPoint operator[](size_t k) const { return m_kept ? m_keptPoints[k] : m_points[k]; }
+    SyncPoint at(int k) const { return (*this)[static_cast<size_t>(k)]; }
     NodeId nodeOf(int k) const { return at(k).node; }
+    /// The SPs while building (before keep()).
     std::vector<SyncPoint>::const_iterator begin() const { return m_points.begin(); }
     std::vector<SyncPoint>::const_iterator end() const { return m_points.end(); }
+    /// The SPs are complete (the replays merged, the partners resolved): from here on they are
+    /// read only, in blocks of `blockEntries` from `file` when given (else in memory).
+    void keep(ScratchFile* file, size_t blockEntries);
 
     /// The id of the set of `worldRanks` (sorted in place), added when new.
     uint32_t rankSet(std::vector<uint32_t>& worldRanks);
@@ -105,7 +116,7 @@ public:
     /// `partners`), unless this rank waited there itself; keeps the operation order.
     void addPartnerPoints(const std::vector<ReplayOperation>& operations,
                           const std::vector<CallSpan>& spans, const trace::EventStream& events,
-                          const std::vector<ReplayRecord>& partners,
+                          const SpilledArray<ReplayRecord>& partners,
                           const std::vector<uint8_t>& partnerWaited, size_t first, size_t end);
     /// Sets the world rank of every point-to-point SP's partner, once every SP is known
     /// (`paired`: per operation, the message of a request operation, see messageOperation()).
@@ -118,7 +129,9 @@ private:
 
     const trace::Definitions& m_defs;
     uint32_t m_ranks;
-    std::vector<SyncPoint> m_points;
+    std::vector<SyncPoint> m_points;      ///< while building
+    SpilledArray<SyncPoint> m_keptPoints; ///< once kept
+    bool m_kept = false;
     std::vector<std::vector<uint32_t>> m_rankSets;
     std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
     /// The sets rankSet() found last, newest first (kNoSet: none)

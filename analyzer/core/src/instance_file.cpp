@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <limits>
 #include <numeric>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -232,11 +234,20 @@ class InstanceFile::Source {
 public:
     virtual ~Source() = default;
     virtual uint64_t size() const = 0;
-    /// Reads `bytes` bytes at `offset` into `into`; false when they are not all there.
-    virtual bool readAt(uint64_t offset, void* into, size_t bytes) const = 0;
+    /// What readAt() got.
+    enum class Got { All, Short, NotInMemory };
+    /// Reads `bytes` bytes at `offset` into `into`: Short when they are not all there;
+    /// NotInMemory when `mode` is FromMemory and a page would have to come from the disk.
+    virtual Got readAt(uint64_t offset, void* into, size_t bytes, ReadMode mode) const = 0;
+    /// Reads `bytes` bytes at `offset`, waiting for the disk; false when they are not all there.
+    bool readAll(uint64_t offset, void* into, size_t bytes) const {
+        return readAt(offset, into, bytes, ReadMode::Wait) == Got::All;
+    }
 };
 
 namespace {
+
+using ReadMode = InstanceFile::ReadMode;
 
 class FileSource final : public InstanceFile::Source {
 public:
@@ -245,19 +256,28 @@ public:
     FileSource(const FileSource&) = delete;
     FileSource& operator=(const FileSource&) = delete;
     uint64_t size() const override { return m_size; }
-    bool readAt(uint64_t offset, void* into, size_t bytes) const override {
+    Got readAt(uint64_t offset, void* into, size_t bytes, ReadMode mode) const override {
         // pread: readers on several threads share the descriptor without a file position.
+        // RWF_NOWAIT: EAGAIN rather than waiting for a page that is not in the page cache.
         auto* at = static_cast<char*>(into);
         while (bytes > 0) {
-            const ssize_t got = ::pread(m_fd, at, bytes, static_cast<off_t>(offset));
+            iovec piece{at, bytes};
+            const ssize_t got =
+                mode == ReadMode::FromMemory
+                    ? ::preadv2(m_fd, &piece, 1, static_cast<off_t>(offset), RWF_NOWAIT)
+                    : ::pread(m_fd, at, bytes, static_cast<off_t>(offset));
+            if (got < 0 && mode == ReadMode::FromMemory &&
+                (errno == EAGAIN || errno == EOPNOTSUPP)) {
+                return Got::NotInMemory;
+            }
             if (got <= 0) {
-                return false; // an error, or the end of a file shorter than it said
+                return Got::Short; // an error, or the end of a file shorter than it said
             }
             at += got;
             offset += static_cast<uint64_t>(got);
             bytes -= static_cast<size_t>(got);
         }
-        return true;
+        return Got::All;
     }
 
 private:
@@ -269,15 +289,15 @@ class MemorySource final : public InstanceFile::Source {
 public:
     explicit MemorySource(std::vector<char> bytes) : m_bytes(std::move(bytes)) {}
     uint64_t size() const override { return m_bytes.size(); }
-    bool readAt(uint64_t offset, void* into, size_t bytes) const override {
+    Got readAt(uint64_t offset, void* into, size_t bytes, ReadMode /*mode*/) const override {
         if (offset > m_bytes.size() || bytes > m_bytes.size() - offset) {
-            return false;
+            return Got::Short;
         }
         if (bytes == 0) {
-            return true; // `into` may be null (an empty section)
+            return Got::All; // `into` may be null (an empty section)
         }
         std::memcpy(into, m_bytes.data() + offset, bytes);
-        return true;
+        return Got::All;
     }
 
 private:
@@ -417,7 +437,7 @@ Result<InstanceFile> openInstances(const std::string& path) {
 
 Result<InstanceFile> InstanceFile::parse(std::shared_ptr<const Source> source, std::string path) {
     Header header;
-    if (source->size() < kHeaderBytes || !source->readAt(0, &header, sizeof header) ||
+    if (source->size() < kHeaderBytes || !source->readAll(0, &header, sizeof header) ||
         std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) {
         return Error(path + ": not a waitscope instances file");
     }
@@ -454,7 +474,7 @@ Result<InstanceFile> InstanceFile::parse(std::shared_ptr<const Source> source, s
     file.m_blocks.resize(blocks);
     file.m_blockCounts.resize(blocks * header.metrics);
     std::vector<char> bytes(blocks * blockBytes(header.metrics));
-    if (!source->readAt(header.blocksOffset, bytes.data(), bytes.size())) {
+    if (!source->readAll(header.blocksOffset, bytes.data(), bytes.size())) {
         return Error(file.m_path + ": cannot read its block index");
     }
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -478,7 +498,7 @@ Result<InstanceFile> InstanceFile::parse(std::shared_ptr<const Source> source, s
         }
     }
     std::vector<CellRecord> cells(header.cellCount);
-    if (!source->readAt(header.cellsOffset, cells.data(), cells.size() * kCellBytes)) {
+    if (!source->readAll(header.cellsOffset, cells.data(), cells.size() * kCellBytes)) {
         return Error(file.m_path + ": cannot read its pattern index");
     }
     uint64_t total = 0;
@@ -500,11 +520,16 @@ Result<InstanceFile> InstanceFile::parse(std::shared_ptr<const Source> source, s
     return file;
 }
 
-Status InstanceFile::readRecords(uint64_t first, uint64_t count,
-                                 std::vector<PatternInstance>& out) const {
+Status InstanceFile::readRecords(uint64_t first, uint64_t count, std::vector<PatternInstance>& out,
+                                 ReadMode mode) const {
     std::vector<Record> records(count);
-    if (count > 0 && !m_source->readAt(m_recordsOffset + first * kRecordBytes, records.data(),
-                                       count * kRecordBytes)) {
+    const Source::Got got = count > 0 ? m_source->readAt(m_recordsOffset + first * kRecordBytes,
+                                                         records.data(), count * kRecordBytes, mode)
+                                      : Source::Got::All;
+    if (got == Source::Got::NotInMemory) {
+        return Error(m_path + ": not in memory");
+    }
+    if (got != Source::Got::All) {
         return Error(m_path + ": cannot read records " + std::to_string(first) + " to " +
                      std::to_string(first + count - 1));
     }
@@ -533,15 +558,17 @@ Result<PatternInstance> InstanceFile::at(uint64_t index) const {
     return one.front();
 }
 
-Status InstanceFile::read(uint64_t first, uint64_t count, std::vector<PatternInstance>& out) const {
+Status InstanceFile::read(uint64_t first, uint64_t count, std::vector<PatternInstance>& out,
+                          ReadMode mode) const {
     if (first >= m_count) {
         return Status::success();
     }
-    return readRecords(first, std::min(count, m_count - first), out);
+    return readRecords(first, std::min(count, m_count - first), out, mode);
 }
 
 Status InstanceFile::window(double from, double to,
-                            std::vector<std::pair<uint64_t, PatternInstance>>& out) const {
+                            std::vector<std::pair<uint64_t, PatternInstance>>& out,
+                            ReadMode mode) const {
     std::vector<PatternInstance> block;
     for (size_t b = 0; b < m_blocks.size() && m_blocks[b].firstStart <= to; ++b) {
         if (m_blocks[b].lastEnd < from) {
@@ -549,7 +576,7 @@ Status InstanceFile::window(double from, double to,
         }
         block.clear();
         const uint64_t first = uint64_t{b} * kBlockRecords;
-        if (Status status = read(first, kBlockRecords, block); !status) {
+        if (Status status = read(first, kBlockRecords, block, mode); !status) {
             return status;
         }
         for (size_t r = 0; r < block.size(); ++r) {

@@ -7,6 +7,25 @@
 // MpiCalls: the whole-rank passes keep operations and calls in RankState, the windowed replay
 // queues them until their records are exchanged. Its state lasts from one range of events to the
 // next, so that a rank read in windows is profiled as if it were read whole.
+//
+// A blocking probe and its receive (docs/fidelity.md): when a location's blocking MPI_Probe
+// (MPI_Mprobe) is followed by its receive, the MPI_Recv (MPI_Mrecv, or MPI_Imrecv and the
+// completion of its request) entered next, with no other communication event and no other
+// probe between them, the receive is replayed as an operation of the probe's call, closed at
+// the probe's Leave:
+//
+//   sender     ......compute......|Send|
+//   receiver   |MPI_Probe ~~~~~~~~~~~~~~~~~~|  ...  |MPI_Recv (message already there)|
+//              ^ the receive's operation, Late Sender and root cause are the probe's
+//
+// so that the wait the receive would have had (measured from the probe's enter) lands on the
+// probe's call path, and the delay costs and the critical path see the same call. Only a
+// blocking send's Late Receiver is measured to the receive's own enter (MpiCalls::
+// receiveEnteredAt), as Scalasca does: a rendezvous send waits until the receive is posted. The
+// message still counts (messages, bytes) at the receive's call path, as in Scalasca's profile. The
+// receive is looked for in the kProbeLookahead events after the probe's Enter; a rank read in
+// windows reads on past a window's end until those are at hand (WindowedLocation), so that it
+// links what the whole-rank passes link.
 #pragma once
 
 #include "rank_state.h"
@@ -39,6 +58,9 @@ public:
     virtual const CallSpan& call(uint64_t id) = 0;
     /// Communication event `i` of `events`, in call `id`.
     virtual void operation(const trace::EventStream& events, size_t i, uint64_t id) = 0;
+    /// The last operation is a receive replayed in its probe's call; its own call was entered
+    /// at `enter`, which its sender's Late Receiver is measured to.
+    virtual void receiveEnteredAt(double enter) { (void)enter; }
 };
 
 /// The MPI calls and operations of the whole-rank passes, kept in RankState (spans, operations,
@@ -60,6 +82,7 @@ public:
     void close(uint64_t id, double exit) override;
     const CallSpan& call(uint64_t id) override;
     void operation(const trace::EventStream& events, size_t i, uint64_t id) override;
+    void receiveEnteredAt(double enter) override;
 
 private:
     struct Requests;
@@ -84,6 +107,11 @@ public:
     void finish();
     /// Whether an event has been profiled.
     bool started() const { return m_started; }
+    /// How many events after a blocking probe's Enter may hold its receive.
+    static constexpr size_t kProbeLookahead = 4096;
+    /// How many events beyond the end of `events` the profile of events [first, end of `events`)
+    /// would look at (the kProbeLookahead after the last blocking probe's Enter); 0: none.
+    uint64_t lookaheadWanted(const trace::EventStream& events, size_t first) const;
 
 private:
     static constexpr uint64_t kNoCall = ~uint64_t{0};
@@ -100,7 +128,17 @@ private:
     void push(uint32_t region, uint64_t now);
     void pop(uint64_t now);
     void communication(const trace::EventStream& events, size_t i);
+    /// Communication event `i` as an operation of `frame`'s call, whose first event was met at
+    /// `t`; returns the call.
+    const CallSpan& operationIn(Frame& frame, const trace::EventStream& events, size_t i,
+                                uint64_t t);
+    /// At the Enter `i` of a probe (MPI_Probe, MPI_Mprobe, MPI_Iprobe, MPI_Improbe): links a
+    /// blocking one to its receive (see the top of this file).
+    void probeEntered(const trace::EventStream& events, size_t i, size_t end);
+    /// Before Leave `i`: when it leaves the linked probe, replays the receive in its call.
+    void probeLeft(const trace::EventStream& events, size_t i);
     void rmaEvent(const trace::EventStream& events, size_t i);
+    void threadOrderEvent(const trace::EventStream& events, size_t i);
     double openedAt(uint64_t fallback) const {
         return m_state.defs.seconds(m_opened.empty() ? fallback : m_opened.back());
     }
@@ -123,6 +161,18 @@ private:
     SampledOpenmpPaths m_openmpPaths;
     uint64_t m_last = 0;
     bool m_started = false;
+    /// Per region, what it is to a probe and its receive (ProbeRole in the .cpp)
+    std::vector<uint8_t> m_probeRoles;
+    /// A probe was entered since the last communication event: a further one links none
+    bool m_probedSinceOperation = false;
+    /// The blocking probe linked to its receive: its frame's index and the receive's event in
+    /// the events being profiled (kNoEvent: none), then the events replayed at their probes
+    /// and not met yet (an MPI_Imrecv's completion may come after further probes)
+    static constexpr size_t kNoEvent = ~size_t{0};
+    size_t m_probeFrame = 0;
+    size_t m_probedReceive = kNoEvent;
+    uint64_t m_probedReceiveEnter = 0; ///< the time of the linked receive call's Enter
+    std::vector<size_t> m_replayedReceives;
 };
 
 /// A rank's main location read forward in windows (trace::RankEventWindows) and profiled.

@@ -1,44 +1,25 @@
 // The recording of the time profile between operations and its gap exceptions.
 #include "operation_profile.h"
 
-#include "scratch_io.h"
-
 #include <cassert>
-#include <cerrno>
-#include <cstring>
-#include <unistd.h>
 
 namespace waitscope::analysis {
 
-OperationProfile::~OperationProfile() {
-    if (m_file >= 0) {
-        ::close(m_file);
-    }
-}
-
-Status OperationProfile::spillTo(const std::string& directory, size_t blockEntries) {
-    assert(m_file < 0 && m_nodes.empty() && "spillTo() before recording, once");
-    m_file = openAnonymousScratch(directory, ".waitscope-profile", m_filePath);
-    if (m_file < 0) {
-        return Error("cannot create a scratch file of the time profile in " + directory + ": " +
-                     std::strerror(errno));
-    }
+void OperationProfile::spillTo(ScratchFile* file, size_t blockEntries) {
+    assert(m_file == nullptr && m_nodes.empty() && "spillTo() before recording, once");
+    m_file = file;
     m_blockEntries = blockEntries > 0 ? blockEntries : kDefaultBlockEntries;
-    return Status::success();
+    m_starts.spillTo(file, m_blockEntries);
+    m_gapSegment.spillTo(file, m_blockEntries);
 }
 
 void OperationProfile::writeBlocks() {
     size_t written = 0;
     while (m_nodes.size() - written >= m_blockEntries) {
-        const uint64_t offset = m_spilled * (sizeof(NodeId) + sizeof(double));
-        const size_t nodeBytes = m_blockEntries * sizeof(NodeId);
-        if (m_spillError.empty() &&
-            (!writeAt(m_file, m_nodes.data() + written, nodeBytes, offset) ||
-             !writeAt(m_file, m_seconds.data() + written, m_blockEntries * sizeof(double),
-                      offset + nodeBytes))) {
-            m_spillError =
-                "cannot write the scratch file " + m_filePath + ": " + std::strerror(errno);
-        }
+        // A block's nodes and then its seconds, one after the other.
+        m_blockOffsets.push_back(
+            m_file->append(m_nodes.data() + written, m_blockEntries * sizeof(NodeId)));
+        m_file->append(m_seconds.data() + written, m_blockEntries * sizeof(double));
         written += m_blockEntries;
         m_spilled += m_blockEntries;
     }
@@ -50,18 +31,12 @@ bool OperationProfile::readBlock(size_t block) const {
     if (block == m_readBlock) {
         return true;
     }
-    if (!m_spillError.empty()) {
-        return false;
-    }
     m_readNodes.resize(m_blockEntries);
     m_readSeconds.resize(m_blockEntries);
-    const uint64_t offset = uint64_t{block} * m_blockEntries * (sizeof(NodeId) + sizeof(double));
+    const uint64_t offset = m_blockOffsets[block];
     const size_t nodeBytes = m_blockEntries * sizeof(NodeId);
-    if (!readAt(m_file, m_readNodes.data(), nodeBytes, offset) ||
-        !readAt(m_file, m_readSeconds.data(), m_blockEntries * sizeof(double),
-                offset + nodeBytes)) {
-        m_spillError = "cannot read the scratch file " + m_filePath +
-                       " back: " + (errno != 0 ? std::strerror(errno) : "it ended early");
+    if (!m_file->read(m_readNodes.data(), nodeBytes, offset) ||
+        !m_file->read(m_readSeconds.data(), m_blockEntries * sizeof(double), offset + nodeBytes)) {
         m_readBlock = SIZE_MAX;
         return false;
     }
@@ -71,7 +46,7 @@ bool OperationProfile::readBlock(size_t block) const {
 
 void OperationProfile::reserve(size_t charges, size_t operations) {
     // Spilled, a block and what one segment may add beyond it.
-    charges = m_file >= 0 ? std::min(charges, 2 * m_blockEntries) : charges;
+    charges = m_file != nullptr ? std::min(charges, 2 * m_blockEntries) : charges;
     m_nodes.reserve(charges);
     m_seconds.reserve(charges);
     m_starts.reserve(operations + 2);
@@ -122,8 +97,8 @@ void OperationProfile::flushSegment() {
         m_seconds.push_back(seconds);
     }
     m_touched.clear();
-    m_starts.push_back(static_cast<uint32_t>(m_spilled + m_nodes.size()));
-    if (m_file >= 0 && m_nodes.size() >= m_blockEntries) {
+    m_starts.push(static_cast<uint32_t>(m_spilled + m_nodes.size()));
+    if (m_file != nullptr && m_nodes.size() >= m_blockEntries) {
         writeBlocks();
     }
 }
@@ -132,7 +107,7 @@ void OperationProfile::flushSegment() {
 // reached over segment boundaries keeps its own entries.
 void OperationProfile::endGap() {
     const auto gap = static_cast<uint32_t>(m_gapSegment.size());
-    m_gapSegment.push_back(static_cast<uint32_t>(m_segments));
+    m_gapSegment.push(static_cast<uint32_t>(m_segments));
     if (m_gapCrossed) {
         m_gapsAside.emplace_back(gap, static_cast<uint32_t>(m_asideNodes.size()));
         for (NodeId node : m_gapTouched) {
@@ -146,6 +121,14 @@ void OperationProfile::endGap() {
 }
 
 void OperationProfile::beginLocation() {
+    // The previous location's time after its last call: its trailing gap, kept apart.
+    m_trailingStarts.push_back(static_cast<uint32_t>(m_trailingNodes.size()));
+    if (!m_inSpan) {
+        for (NodeId node : m_gapTouched) {
+            m_trailingNodes.push_back(node);
+            m_trailingSeconds.push_back(m_gapOpen[node]);
+        }
+    }
     for (NodeId node : m_touched) {
         m_open[node] = 0.0;
         m_mask[node] = 0;
@@ -179,10 +162,13 @@ double OperationProfile::mixedGapSeconds(size_t entry) const {
 size_t OperationProfile::bytes() const {
     return m_nodes.capacity() * sizeof(NodeId) + m_seconds.capacity() * sizeof(double) +
            m_readNodes.capacity() * sizeof(NodeId) + m_readSeconds.capacity() * sizeof(double) +
-           m_starts.capacity() * sizeof(uint32_t) + m_gapSegment.capacity() * sizeof(uint32_t) +
-           m_mixed.capacity() * sizeof(m_mixed[0]) +
+           m_starts.bytes() + m_gapSegment.bytes() + m_mixed.capacity() * sizeof(m_mixed[0]) +
            m_gapsAside.capacity() * sizeof(m_gapsAside[0]) +
-           m_asideNodes.capacity() * sizeof(NodeId) + m_asideSeconds.capacity() * sizeof(double);
+           m_asideNodes.capacity() * sizeof(NodeId) + m_asideSeconds.capacity() * sizeof(double) +
+           m_blockOffsets.capacity() * sizeof(uint64_t) +
+           m_trailingStarts.capacity() * sizeof(uint32_t) +
+           m_trailingNodes.capacity() * sizeof(NodeId) +
+           m_trailingSeconds.capacity() * sizeof(double);
 }
 
 } // namespace waitscope::analysis

@@ -2,8 +2,8 @@
 // the gaps between communicating MPI calls marked in it.
 #pragma once
 
+#include "spilled_array.h"
 #include "waitscope/analysis/call_tree.h"
-#include "waitscope/base/result.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -31,26 +31,26 @@ namespace waitscope::analysis {
 /// entry holds the sum of both), and a gap that spans several segments (nested spans).
 /// Memory: 12 bytes (node and seconds, in two arrays) per call path touched between two
 /// operations, 4 per operation, 4 per span. Spilled (spillTo(), for a rank read in windows), the
-/// entries go to a scratch file in blocks of a fixed number of entries as they are recorded, and
-/// only the block being filled and the one last read stay in memory: block b lies at b x 12 x
-/// the block's entries (its nodes, then its seconds), so the index is the entry number itself.
-/// The readers walk backward (the critical path over gaps, the delay pass over intervals
-/// that end ever earlier), so each block is read about once per walk.
+/// entries, the segment starts and the gaps' segments go to the rank's scratch file in blocks of
+/// a fixed number of records as they are recorded, and only the blocks being filled and the
+/// ones last read stay in memory: entry block b lies at the offset noted when it was written
+/// (its nodes, then its seconds), so entry e is entry e mod B of block e / B; the starts and
+/// the gaps' segments are SpilledArrays. The readers walk backward (the critical path over
+/// gaps, the delay pass over intervals that end ever earlier), so each block is read about once
+/// per walk.
 class OperationProfile {
 public:
-    OperationProfile() = default;
+    OperationProfile() { m_starts.push(0); }
     OperationProfile(const OperationProfile&) = delete;
     OperationProfile& operator=(const OperationProfile&) = delete;
-    ~OperationProfile();
 
-    /// Records the entries into a scratch file in `directory` (created there and removed at
-    /// once, so that nothing is left whatever happens), `blockEntries` at a time (0: the
-    /// default). Call before recording. Fails when the file cannot be created.
-    Status spillTo(const std::string& directory, size_t blockEntries = 0);
-    /// The first write or read of the scratch file that failed, naming the file; empty when
-    /// none did (then the recording and every sum read what was charged).
-    const std::string& spillError() const { return m_spillError; }
+    /// Records the entries, segment starts and gaps' segments into `file` (which outlives the
+    /// profile), `blockEntries` at a time (0: the default). Call before recording. A write or
+    /// read that fails is remembered by the file (ScratchFile::error()).
+    void spillTo(ScratchFile* file, size_t blockEntries = 0);
     static constexpr size_t kDefaultBlockEntries = size_t{1} << 15;
+    /// The records per block when spilled (0 when not).
+    size_t blockEntries() const { return m_blockEntries; }
     /// Makes room for the recording of `charges` charges (at most one entry each) and
     /// `operations` operations: the arrays then never move while they grow, and only the
     /// part used takes up memory.
@@ -89,7 +89,8 @@ public:
     /// The next location's recording begins (a replay lane's, after the main location's): the
     /// time charged since the previous location's last operation is dropped, so that the first
     /// segment of the next one holds only its own time. (The gap open then goes on with the
-    /// next location's time alone.)
+    /// next location's time alone; the previous location's time after its last call is kept
+    /// apart, forEachTrailing().)
     void beginLocation();
     /// Ends the recording: the open gap becomes the last, and the scratch space is freed.
     void finish();
@@ -129,12 +130,29 @@ public:
             return;
         }
         const uint32_t segment = m_gapSegment[g];
-        forEntries(
-            m_starts[segment], m_starts[segment + 1], [&](size_t e, NodeId entry, double seconds) {
-                if ((entry & kGapEntry) != 0) {
-                    f(entry & kNodeMask, (entry & kMixedEntry) == 0 ? seconds : mixedGapSeconds(e));
-                }
-            });
+        const size_t begin = m_starts[segment];
+        const size_t end = m_starts[segment + 1];
+        forEntries(begin, end, [&](size_t e, NodeId entry, double seconds) {
+            if ((entry & kGapEntry) != 0) {
+                f(entry & kNodeMask, (entry & kMixedEntry) == 0 ? seconds : mixedGapSeconds(e));
+            }
+        });
+    }
+    /// Calls `f(node, seconds)` for every call path charged on the `location`-th location
+    /// recorded (0: the main one, then one per beginLocation()) after its last communicating
+    /// call; the last location's is the last gap.
+    template <typename F> void forEachTrailing(size_t location, F&& f) const {
+        if (location >= m_trailingStarts.size()) {
+            if (location == m_trailingStarts.size() && gaps() > 0) {
+                forEachInGap(gaps() - 1, f);
+            }
+            return;
+        }
+        const size_t end = location + 1 < m_trailingStarts.size() ? m_trailingStarts[location + 1]
+                                                                  : m_trailingNodes.size();
+        for (size_t i = m_trailingStarts[location]; i < end; ++i) {
+            f(m_trailingNodes[i], m_trailingSeconds[i]);
+        }
     }
     /// Bytes held by the recording.
     size_t bytes() const;
@@ -175,29 +193,33 @@ private:
     void endGap();
     double mixedGapSeconds(size_t entry) const;
 
-    // Spilled: the scratch file, the entries in it (m_nodes[0] is entry m_spilled), and the
-    // block last read from it.
-    int m_file = -1;
-    std::string m_filePath;
+    // Spilled: the scratch file, the entries in it (m_nodes[0] is entry m_spilled) and the
+    // offset of each of their blocks, and the block last read from it.
+    ScratchFile* m_file = nullptr;
+    std::vector<uint64_t> m_blockOffsets;
     size_t m_blockEntries = 0;
     size_t m_spilled = 0;
     mutable size_t m_readBlock = SIZE_MAX;
     mutable std::vector<NodeId> m_readNodes;
     mutable std::vector<double> m_readSeconds;
-    mutable std::string m_spillError;
     // Segments: two arrays rather than one of pairs (a pair pads to 16 bytes); m_starts has
     // one more element than there are segments (plus the trailing one after the last
     // operation, which only holds the last gap).
     std::vector<NodeId> m_nodes;
     std::vector<double> m_seconds;
-    std::vector<uint32_t> m_starts{0};
+    SpilledArray<uint32_t> m_starts;
     size_t m_segments = 0;
     // Gaps: the segment each one lies in, and the exceptions.
-    std::vector<uint32_t> m_gapSegment;
+    SpilledArray<uint32_t> m_gapSegment;
     std::vector<std::pair<uint32_t, double>> m_mixed;       ///< entry, its gap part (ascending)
     std::vector<std::pair<uint32_t, uint32_t>> m_gapsAside; ///< gap, first of its entries
     std::vector<NodeId> m_asideNodes;
     std::vector<double> m_asideSeconds;
+    // Each location's time after its last call but the last location's (beginLocation()): the
+    // first of its entries, and the entries.
+    std::vector<uint32_t> m_trailingStarts;
+    std::vector<NodeId> m_trailingNodes;
+    std::vector<double> m_trailingSeconds;
     // Recording scratch, per node.
     std::vector<double> m_open;
     std::vector<uint8_t> m_mask;

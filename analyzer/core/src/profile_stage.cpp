@@ -121,6 +121,9 @@ Status profileStage(RankState& state, Transport& transport) {
         state.lanes = appendReplayLanes(state.input.anchorFile, state.defs, state.result.rank,
                                         *state.events, state.input.options.observer);
         state.laneResults.resize(state.lanes.size());
+        if (state.rootCause && !state.lanes.empty()) {
+            state.threadJoins.trackGaps(); // for the critical path through the lanes
+        }
     }
     profile(state);
     if (state.delay) {

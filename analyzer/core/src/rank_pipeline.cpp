@@ -69,10 +69,11 @@ Result<RankResult> analyzeRank(const RankInput& input, Transport& transport) {
         for (size_t s = 1; replayed && s < kReplayStages.size(); ++s) {
             replayed = kReplayStages[s](state, transport);
         }
-        // A block of the time profile that could not be read back left its sums short.
-        if (replayed && !state.profile.spillError().empty()) {
-            replayed = Error("rank " + std::to_string(state.result.rank) + ": " +
-                             state.profile.spillError());
+        // A block of the time profile or the partners' calls that could not be read back left
+        // the passes short.
+        if (replayed && state.scratch && !state.scratch->error().empty()) {
+            replayed =
+                Error("rank " + std::to_string(state.result.rank) + ": " + state.scratch->error());
         }
     } else if (input.windows != nullptr) {
         replayed = windowedReplayStage(state, transport);

@@ -8,11 +8,14 @@
 #include "pattern_sink.h"
 #include "replay_lanes.h"
 #include "rma_timeline.h"
+#include "thread_joins.h"
 #include "waitscope/analysis/rank_pipeline.h"
 #include "waitscope/analysis/region_class.h"
 
+#include <algorithm>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace waitscope::analysis {
@@ -46,8 +49,8 @@ struct RankState {
     /// The main location's events: `events` up to here
     size_t mainEvents = 0;
     /// Some rank has replay lanes (learnt in the consistency stage, alike on every rank): the
-    /// critical path, which cannot move between a rank's threads, is left out then (the delay
-    /// pass runs with each lane a timeline of its own)
+    /// critical path's walk back then follows the order of the rank's threads
+    /// (critical_path_lanes.cpp), and the delay pass runs with each lane a timeline of its own
     bool lanesAnywhere = false;
     PatternSink sink{result, &laneResults};
     /// The rank's buffer in the process's scratch files of instances, when the driver gave them
@@ -67,7 +70,14 @@ struct RankState {
     /// MpiIrecvRequest and back, a nonblocking send's MpiIsendComplete and back
     std::vector<uint32_t> pairedOf;
     static constexpr uint32_t kNoOperation = 0xFFFFFFFFu;
-    size_t collectiveCount = 0;           ///< collective operations
+    /// The blocking receives replayed at their probe (docs/fidelity.md), by operation in
+    /// ascending order: the enter of the receive's own call, where a Late Receiver is measured
+    /// to (the operation's call is the probe's)
+    std::vector<std::pair<uint32_t, double>> probedReceiveEnters;
+    size_t collectiveCount = 0; ///< collective operations
+    /// With the root-cause passes over a rank read in windows: the rank's scratch file, which
+    /// the time profile and the partners' calls go to in blocks (else null: held in memory)
+    std::unique_ptr<ScratchFile> scratch;
     OperationProfile profile;             ///< for the root-cause stages: time between operations
     double end = 0.0;                     ///< the time of the last event (root-cause stages)
     std::unique_ptr<DelayAnalysis> delay; ///< the root-cause stage, fed by the replays
@@ -78,6 +88,9 @@ struct RankState {
     /// when that runs on OpenMP threads (which it then needs), else in the thread-profile stage
     std::vector<OpenmpTimeline> openmpThreads;
     bool threadsProfiled = false;
+    /// The threads the main location created and joined (profile stage), for the critical path
+    /// and delay costs through them (thread-profile stage)
+    ThreadJoins threadJoins;
     /// What the critical path needs of the collectives, recorded by the forward replay
     std::unique_ptr<PathCollectives> pathCollectives;
     /// The one-sided records and their calls (profile stage), only when the trace defines RMA
@@ -85,8 +98,12 @@ struct RankState {
     std::unique_ptr<RmaTimeline> rma;
 
     // From the forward replay on (root-cause stages only):
-    /// Per operation: the partner call's times (see CriticalPathInput::partners)
+    /// Per operation: the partner call's times (see CriticalPathInput::partners), written by
+    /// the replays; then moved to `partnerCalls`
     std::vector<ReplayRecord> partners;
+    /// After the backward replay: `partners`, read by the critical path (backward) and the
+    /// delay pass (forward); in blocks in `scratch` when there is one
+    SpilledArray<ReplayRecord> partnerCalls;
     /// Per operation, bits: kPartnerWaited where the partner waited (a Late Sender's send, a
     /// Late Receiver's receive request: the partner's synchronization point), kWaitedHere
     /// where this rank waited (a Late Sender's receive, a Late Receiver's send completion)
@@ -181,6 +198,17 @@ struct RankState {
     /// (a blocking receive, or a request the trace does not hold).
     uint32_t requestOf(uint32_t k) const {
         return k < pairedOf.size() && pairedOf[k] != kNoOperation ? pairedOf[k] : k;
+    }
+    /// When receive operation `k` was posted, for its sender's Late Receiver: the enter of the
+    /// call that posted it (requestOf), or of its own call when it is replayed at its probe.
+    double postedEnter(uint32_t k) const {
+        const auto found = std::lower_bound(
+            probedReceiveEnters.begin(), probedReceiveEnters.end(), k,
+            [](const std::pair<uint32_t, double>& p, uint32_t op) { return p.first < op; });
+        if (found != probedReceiveEnters.end() && found->first == k) {
+            return found->second;
+        }
+        return spans[operations[requestOf(k)].span].enter;
     }
 };
 

@@ -46,7 +46,7 @@ Status rootCauseStage(RankState& state, Transport& /*transport: the delay analys
     addOpenmpBarrierCosts(state);
     // The partners' calls are read for the last time here.
     if (Status status = state.delay->run(state.operations, state.spans, state.pairedOf,
-                                         state.profile, std::move(state.partners),
+                                         state.profile, std::move(state.partnerCalls),
                                          std::move(state.partnerWaited), state.laneResults);
         !status) {
         return status;

@@ -1,7 +1,9 @@
 // Whole reads and writes of scratch files (see scratch_io.h).
 #include "scratch_io.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 #include <vector>
@@ -47,6 +49,44 @@ int openAnonymousScratch(const std::string& directory, const std::string& stem, 
         ::unlink(name.data());
     }
     return fd;
+}
+
+ScratchFile::~ScratchFile() {
+    if (m_fd >= 0) {
+        ::close(m_fd);
+    }
+}
+
+Status ScratchFile::open(const std::string& directory, const std::string& stem,
+                         const std::string& what) {
+    m_fd = openAnonymousScratch(directory, stem, m_path);
+    if (m_fd < 0) {
+        return Error("cannot create a scratch file of " + what + " in " + directory + ": " +
+                     std::strerror(errno));
+    }
+    return Status::success();
+}
+
+uint64_t ScratchFile::append(const void* bytes, size_t size) {
+    const uint64_t offset = m_end;
+    if (m_error.empty() && !writeAt(m_fd, bytes, size, offset)) {
+        m_error = "cannot write the scratch file " + m_path + ": " + std::strerror(errno);
+    }
+    m_end += size;
+    return offset;
+}
+
+bool ScratchFile::read(void* bytes, size_t size, uint64_t offset) const {
+    if (!m_error.empty()) {
+        return false;
+    }
+    errno = 0;
+    if (!readAt(m_fd, bytes, size, offset)) {
+        m_error = "cannot read the scratch file " + m_path +
+                  " back: " + (errno != 0 ? std::strerror(errno) : "it ended early");
+        return false;
+    }
+    return true;
 }
 
 } // namespace waitscope::analysis

@@ -145,6 +145,13 @@ ThreadResult profileThread(const trace::Definitions& defs, const trace::Location
             continue;
         }
         switch (events.kind(i)) {
+        case EventKind::ThreadBegin:
+            thread.sequence = events.ref(i);
+            thread.begin = defs.seconds(events.time(i));
+            break;
+        case EventKind::ThreadEnd:
+            thread.end = defs.seconds(events.time(i));
+            break;
         case EventKind::MpiSend:
         case EventKind::MpiIsend:
         case EventKind::MpiRecv:

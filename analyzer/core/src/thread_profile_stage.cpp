@@ -42,6 +42,17 @@ std::vector<uint64_t> laneLocations(const RankState& state) {
     return lanes;
 }
 
+// With the root causes: the critical path through the threads the main location joined, and
+// the delay costs of its join waits (thread_joins.h).
+void followThreadJoins(RankState& state) {
+    if (!state.rootCause || state.threadJoins.empty()) {
+        return;
+    }
+    traceThreadCriticalPath(state.threadJoins, state.result);
+    addThreadJoinDelays(state.threadJoins, state.result);
+    state.threadJoins = ThreadJoins();
+}
+
 } // namespace
 
 bool profileOpenmpThreads(RankState& state, std::vector<OmpMpiWait>* mpiWaits) {
@@ -67,11 +78,13 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
         addThreadProfiles(state.input.anchorFile, state.defs, state.result, nullptr, nullptr,
                           laneLocations(state), state.input.options.observer);
         addLaneResults(state);
+        followThreadJoins(state);
         return Status::success();
     }
     traceOpenmpCriticalPath(*state.openmp, state.openmpThreads, state.result);
     state.openmpThreads = {};
     addLaneResults(state);
+    followThreadJoins(state);
     return Status::success();
 }
 

@@ -74,12 +74,14 @@ Status windowedProfileStage(RankState& state, Transport& transport) {
     if (directory.empty()) {
         directory = std::filesystem::temp_directory_path(ec).string();
     }
-    if (Status spilled =
-            state.profile.spillTo(ec ? "/tmp" : directory, options.scratchBlockEntries);
-        !spilled) {
-        return Error("rank " + std::to_string(state.result.rank) + ": " +
-                     spilled.error().message());
+    state.scratch = std::make_unique<ScratchFile>();
+    if (Status opened = state.scratch->open(ec ? "/tmp" : directory, ".waitscope-root-cause",
+                                            "the root-cause passes");
+        !opened) {
+        return Error("rank " + std::to_string(state.result.rank) + ": " + opened.error().message());
     }
+    state.profile.spillTo(state.scratch.get(), options.scratchBlockEntries);
+    state.delay->keepPointsIn(state.scratch.get(), state.profile.blockEntries());
     if (const uint64_t reservable = reservableEvents(state, announced); reservable > 0) {
         // Room for as many operations and charges as the rank has events, at most: the arrays
         // then grow in place, without the copy and the spare half of a doubling vector, and
@@ -98,9 +100,8 @@ Status windowedProfileStage(RankState& state, Transport& transport) {
     // The later stages read the kinds and records of the operations only.
     state.windowEvents.releaseTimes();
     state.profile.finish();
-    if (!state.profile.spillError().empty()) {
-        return Error("rank " + std::to_string(state.result.rank) + ": " +
-                     state.profile.spillError());
+    if (!state.scratch->error().empty()) {
+        return Error("rank " + std::to_string(state.result.rank) + ": " + state.scratch->error());
     }
     transport.carryRecordInfo(true);
     return Status::success();

@@ -71,6 +71,9 @@ struct PendingOp {
     /// A nonblocking send: whether its completion has been read (or never will be).
     bool partnerKnown = true;
     bool posted = false; ///< its record left (a collective: its contribution)
+    /// A receive replayed at its probe: its own call's enter, where its sender's Late Receiver
+    /// is measured to (else the call's enter)
+    std::optional<double> receiveEnter;
     trace::MessageRecord message;
     trace::CollectiveRecord collective;
 };
@@ -116,6 +119,7 @@ private:
     void close(uint64_t id, double exit) override;
     const CallSpan& call(uint64_t id) override { return span(id).call; }
     void operation(const trace::EventStream& events, size_t i, uint64_t spanId) override;
+    void receiveEnteredAt(double enter) override { m_ops.back().receiveEnter = enter; }
     // Steps
     Result<bool> agree();
     Status post();
@@ -374,8 +378,9 @@ Status WindowedReplay::post() {
             // The receive's times for its sender: when the call that posted it ran.
             const CallSpan& posted = op.partner != kNone ? span(op.partner).call : call;
             const trace::MessageRecord& m = op.message;
+            const double enter = op.receiveEnter.value_or(posted.enter);
             if (Status s = m_transport.send(m.comm, m.partner, m.tag | kBackwardTag,
-                                            ReplayRecord{posted.enter, posted.exit, 0.0});
+                                            ReplayRecord{enter, posted.exit, 0.0});
                 !s) {
                 return s;
             }

@@ -122,4 +122,23 @@ void EventStream::shrink() {
     m_io.shrink_to_fit();
 }
 
+void EventStream::clear() {
+    m_kinds.clear();
+    m_timeOffsets.clear();
+    m_timeBases.clear();
+    m_farTimes.clear();
+    m_movedFarTimes.clear();
+    m_refs.clear();
+    m_blocking = {};
+    m_nonblocking = {};
+    m_requests = {};
+    m_longLengths[0].clear();
+    m_longLengths[1].clear();
+    m_collectives.clear();
+    m_rma.clear();
+    m_io.clear();
+    m_skipped = 0;
+    m_nonMonotonic = 0;
+}
+
 } // namespace waitscope::trace

@@ -714,6 +714,17 @@ OTF2_CallbackCode evFlush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+// --- the order of threads ----------------------------------------------------------------------
+// The contingent is left out: Waitscope and Score-P write one per process, so the sequence
+// number alone pairs the records of a rank's threads (numbers beyond 32 bits are clamped).
+
+template <EventKind kind>
+OTF2_CallbackCode evThreadOrder(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                OTF2_AttributeList*, OTF2_CommRef, uint64_t sequence) {
+    sink(u).add(kind, t, static_cast<uint32_t>(std::min<uint64_t>(sequence, 0xFFFFFFFFu)));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 // --- one-sided (RMA) records -----------------------------------------------------------------
 
 void addRma(void* u, EventKind kind, uint64_t t, RmaRecord record) {
@@ -1251,6 +1262,12 @@ Result<std::unique_ptr<OpenedEvents>> openEvents(const std::string& anchorFile,
     OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(callbacks, evCcLeave);
     OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, evCcSample);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(callbacks, evFlush);
+    OTF2_EvtReaderCallbacks_SetThreadCreateCallback(callbacks,
+                                                    evThreadOrder<EventKind::ThreadCreate>);
+    OTF2_EvtReaderCallbacks_SetThreadBeginCallback(callbacks,
+                                                   evThreadOrder<EventKind::ThreadBegin>);
+    OTF2_EvtReaderCallbacks_SetThreadWaitCallback(callbacks, evThreadOrder<EventKind::ThreadWait>);
+    OTF2_EvtReaderCallbacks_SetThreadEndCallback(callbacks, evThreadOrder<EventKind::ThreadEnd>);
     setRmaCallbacks(callbacks);
     OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(callbacks, evIoCreateHandle);
     OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(callbacks, evIoDestroyHandle);

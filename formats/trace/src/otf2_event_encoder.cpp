@@ -10,11 +10,7 @@ namespace waitscope::trace {
 
 namespace {
 
-constexpr uint8_t kChunkHeader = 3;
 constexpr uint8_t kLittleEndian = 0x42;
-constexpr uint8_t kEndOfBuffer = 1;
-constexpr uint8_t kEndOfFile = 2;
-constexpr uint8_t kEndOfChunk = 0;
 /// Where a chunk's header keeps the number of its last event: after the header byte, the
 /// endianness byte and the number of its first event.
 constexpr size_t kLastEventOffset = 2 + 8;
@@ -76,6 +72,8 @@ Otf2EventEncoder& Otf2EventEncoder::operator=(Otf2EventEncoder&& other) noexcept
         m_location = std::exchange(other.m_location, 0);
         m_errors = std::exchange(other.m_errors, nullptr);
         m_failure = std::exchange(other.m_failure, OTF2_SUCCESS);
+        m_chunkOffset = std::exchange(other.m_chunkOffset, 0);
+        m_flushed = std::exchange(other.m_flushed, 0);
     }
     return *this;
 }
@@ -103,13 +101,12 @@ void Otf2EventEncoder::writeHeader() noexcept {
     m_pos += 16;
 }
 
-void Otf2EventEncoder::writeOut(size_t bytes) noexcept {
+void Otf2EventEncoder::writeAt(const uint8_t* from, size_t bytes, uint64_t offset) noexcept {
     if (m_failure != OTF2_SUCCESS) {
         return;
     }
-    const uint8_t* from = m_chunk;
     while (bytes > 0) {
-        const ssize_t written = ::write(m_fd, from, bytes);
+        const ssize_t written = ::pwrite(m_fd, from, bytes, static_cast<off_t>(offset));
         if (written < 0 && errno == EINTR) {
             continue;
         }
@@ -119,14 +116,36 @@ void Otf2EventEncoder::writeOut(size_t bytes) noexcept {
             return;
         }
         from += written;
+        offset += static_cast<uint64_t>(written);
         bytes -= static_cast<size_t>(written);
     }
+}
+
+void Otf2EventEncoder::writeOut(size_t bytes) noexcept {
+    // The part already written (writePending) stays; only its header's last event changed.
+    if (m_flushed > 0) {
+        writeAt(m_chunk + kLastEventOffset, 8, m_chunkOffset + kLastEventOffset);
+    }
+    writeAt(m_chunk + m_flushed, bytes - m_flushed, m_chunkOffset + m_flushed);
+    m_flushed = bytes;
+}
+
+bool Otf2EventEncoder::writePending() noexcept {
+    if (!valid()) {
+        return false;
+    }
+    const auto used = static_cast<size_t>(m_pos - m_chunk);
+    writeAt(m_chunk + m_flushed, used - m_flushed, m_chunkOffset + m_flushed);
+    m_flushed = used;
+    return m_failure == OTF2_SUCCESS;
 }
 
 void Otf2EventEncoder::newChunk(uint64_t time) noexcept {
     std::memcpy(m_chunk + kLastEventOffset, &m_events, 8);
     std::memset(m_pos, kEndOfChunk, static_cast<size_t>(m_end - m_pos));
     writeOut(m_chunkBytes);
+    m_chunkOffset += m_chunkBytes;
+    m_flushed = 0;
     m_pos = m_chunk;
     writeHeader();
     *m_pos++ = kTimestamp;

@@ -289,12 +289,37 @@ Status Otf2Writer::writeLocationDefinitions(uint64_t location,
         OTF2_IdMap_Free(idMap);
         return code;
     };
+    // The communicators with further pairs: a sparse map of the dense ones and the pairs.
+    const auto writeCommMap = [defs, &writeMap](const LocalDefinitions& d) {
+        if (d.extraComms.empty()) {
+            return writeMap(OTF2_MAPPING_COMM, d.comms);
+        }
+        OTF2_IdMap* idMap =
+            OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, d.comms.size() + d.extraComms.size());
+        if (idMap == nullptr) {
+            return OTF2_ERROR_MEM_ALLOC_FAILED;
+        }
+        OTF2_ErrorCode code = OTF2_SUCCESS;
+        for (size_t i = 0; i < d.comms.size() && code == OTF2_SUCCESS; ++i) {
+            code = OTF2_IdMap_AddIdPair(idMap, i, d.comms[i]);
+        }
+        for (const auto& [local, global] : d.extraComms) {
+            if (code == OTF2_SUCCESS) {
+                code = OTF2_IdMap_AddIdPair(idMap, local, global);
+            }
+        }
+        if (code == OTF2_SUCCESS) {
+            code = OTF2_DefWriter_WriteMappingTable(defs, OTF2_MAPPING_COMM, idMap);
+        }
+        OTF2_IdMap_Free(idMap);
+        return code;
+    };
     OTF2_ErrorCode rc = writeMap(OTF2_MAPPING_STRING, definitions.strings);
     if (rc == OTF2_SUCCESS) {
         rc = writeMap(OTF2_MAPPING_REGION, definitions.regions);
     }
     if (rc == OTF2_SUCCESS) {
-        rc = writeMap(OTF2_MAPPING_COMM, definitions.comms);
+        rc = writeCommMap(definitions);
     }
     if (rc == OTF2_SUCCESS) {
         rc = writeMap(OTF2_MAPPING_CALLING_CONTEXT, definitions.callingContexts);

@@ -97,6 +97,33 @@ TEST_CASE("message payloads come back exact for every kind of point-to-point eve
     REQUIRE(stream.time(6) == 7);
 }
 
+TEST_CASE("a cleared stream holds only what is appended after, in the memory it had",
+          "[event_stream]") {
+    EventStream stream;
+    stream.reserve(5000);
+    for (uint64_t i = 0; i < 5000; ++i) {
+        stream.appendMessage(EventKind::MpiSend, 1000 + 10 * i, MessageRecord{64, 0, 1, 0, 3});
+    }
+    stream.append(EventKind::Leave, 1, 2); // far before its block's base
+    stream.setSkippedEvents(4);
+    const size_t before = stream.memoryBytes();
+    stream.clear();
+    REQUIRE(stream.size() == 0);
+    REQUIRE(stream.skippedEvents() == 0);
+    stream.append(EventKind::Enter, 7'000'000'000ull, 5);
+    stream.appendMessage(EventKind::MpiRecv, 7'000'000'010ull, MessageRecord{8, 0, 2, 0, 9});
+    REQUIRE(stream.size() == 2);
+    CHECK(stream.kind(0) == EventKind::Enter);
+    CHECK(stream.time(0) == 7'000'000'000ull);
+    CHECK(stream.ref(0) == 5);
+    CHECK(stream.time(1) == 7'000'000'010ull);
+    CHECK(stream.message(1).length == 8);
+    CHECK(stream.message(1).partner == 2);
+    CHECK(stream.message(1).tag == 9);
+    // The event arrays keep their capacity; the message table starts again with one chunk.
+    CHECK(stream.memoryBytes() == before);
+}
+
 TEST_CASE("an event costs 9 bytes and a blocking message 16 more", "[event_stream]") {
     EventStream stream;
     const size_t events = 1 << 20;

@@ -67,6 +67,10 @@ template <class Events> uint64_t writeEvents(Events& w, int rounds) {
             w.callingContextEnter(t, v32, v32 >> 8);
             w.callingContextLeave(t, v32);
             w.callingContextSample(t, v32, 1, 0);
+            w.threadCreate(t, v32, v);
+            w.threadBegin(t, 2, v >> 2);
+            w.threadWait(t, v32 >> 1, v);
+            w.threadEnd(t, v32, 1);
             w.leave(t + (uint64_t{1} << 40), v32); // a far timestamp
             t += uint64_t{1} << 40;
         }
@@ -161,7 +165,7 @@ TEST_CASE("the event encoder writes the bytes libotf2 writes, over chunk boundar
         const std::string library = writeArchive(base / "library", false, rounds, libraryEvents);
         const std::string encoded = writeArchive(base / "encoded", true, rounds, encodedEvents);
         CHECK(encodedEvents == libraryEvents);
-        CHECK(encodedEvents == 2 + 12u * 19u * static_cast<uint64_t>(rounds));
+        CHECK(encodedEvents == 2 + 12u * 23u * static_cast<uint64_t>(rounds));
         REQUIRE(encoded.size() == library.size());
         CHECK(encoded == library);
         if (rounds == 700) {
@@ -293,5 +297,99 @@ TEST_CASE("the event encoder writes the file I/O records as libotf2 does, over c
             CHECK(encoded.size() > 3 * kChunk);
         }
     }
+    fs::remove_all(base);
+}
+
+namespace {
+
+/// The encoder with its pending events written into the file every `every` events
+/// (writePending), and the file's bytes kept after each such write.
+struct PendingEncoder {
+    Otf2EventEncoder& w;
+    fs::path file;
+    uint64_t every;
+    uint64_t calls = 0;
+    std::vector<std::string> snapshots;
+
+    void step() {
+        if (++calls % every != 0)
+            return;
+        REQUIRE(w.writePending());
+        snapshots.push_back(readBytes(file));
+        CHECK(snapshots.back().size() == w.fileBytes());
+    }
+    uint64_t eventCount() const { return w.eventCount(); }
+#define WAITSCOPE_PENDING_CALL(name)                                                               \
+    template <class... Args> void name(Args... args) {                                             \
+        w.name(args...);                                                                           \
+        step();                                                                                    \
+    }
+    WAITSCOPE_PENDING_CALL(programBegin)
+    WAITSCOPE_PENDING_CALL(threadCreate)
+    WAITSCOPE_PENDING_CALL(threadBegin)
+    WAITSCOPE_PENDING_CALL(threadWait)
+    WAITSCOPE_PENDING_CALL(threadEnd)
+    WAITSCOPE_PENDING_CALL(programEnd)
+    WAITSCOPE_PENDING_CALL(enter)
+    WAITSCOPE_PENDING_CALL(leave)
+    WAITSCOPE_PENDING_CALL(mpiSend)
+    WAITSCOPE_PENDING_CALL(mpiIsend)
+    WAITSCOPE_PENDING_CALL(mpiIsendComplete)
+    WAITSCOPE_PENDING_CALL(mpiIrecvRequest)
+    WAITSCOPE_PENDING_CALL(mpiRecv)
+    WAITSCOPE_PENDING_CALL(mpiIrecv)
+    WAITSCOPE_PENDING_CALL(mpiRequestTest)
+    WAITSCOPE_PENDING_CALL(mpiRequestCancelled)
+    WAITSCOPE_PENDING_CALL(mpiCollectiveBegin)
+    WAITSCOPE_PENDING_CALL(mpiCollectiveEnd)
+    WAITSCOPE_PENDING_CALL(nonBlockingCollectiveRequest)
+    WAITSCOPE_PENDING_CALL(nonBlockingCollectiveComplete)
+    WAITSCOPE_PENDING_CALL(commCreate)
+    WAITSCOPE_PENDING_CALL(commDestroy)
+    WAITSCOPE_PENDING_CALL(callingContextEnter)
+    WAITSCOPE_PENDING_CALL(callingContextLeave)
+    WAITSCOPE_PENDING_CALL(callingContextSample)
+#undef WAITSCOPE_PENDING_CALL
+};
+
+} // namespace
+
+TEST_CASE("events written before their chunk is full leave the file as libotf2's, each write a "
+          "prefix of it",
+          "[otf2][roundtrip]") {
+    const fs::path base =
+        fs::temp_directory_path() / ("waitscope_encoder_pending_" + std::to_string(getpid()));
+    constexpr int kRounds = 700;
+    uint64_t libraryEvents = 0;
+    const std::string library = writeArchive(base / "library", false, kRounds, libraryEvents);
+    const fs::path dir = base / "pending";
+    fs::create_directories(dir);
+    Otf2Writer writer;
+    Otf2WriterOptions options;
+    options.eventChunkBytes = kChunk;
+    REQUIRE(writer.open(dir.string(), options));
+    Otf2EventEncoder w = writer.encodeEvents(0);
+    REQUIRE(w.valid());
+    PendingEncoder pending{w, dir / "traces" / "0.evt", 4999};
+    CHECK(writeEvents(pending, kRounds) == libraryEvents);
+    REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    CHECK(writer.errors().count == 0);
+    REQUIRE(writer.writeLocalDefinitions({0}, LocalDefinitions{}));
+    REQUIRE(writer.close());
+    const std::string encoded = readBytes(dir / "traces" / "0.evt");
+    REQUIRE(encoded.size() == library.size());
+    CHECK(encoded == library);
+    // Each write left the file a prefix of the finished one, but for the last event number of
+    // the chunk not yet full (0 until it is).
+    REQUIRE(pending.snapshots.size() > 20);
+    uint64_t differing = 0;
+    for (const std::string& snapshot : pending.snapshots) {
+        REQUIRE(snapshot.size() <= encoded.size());
+        std::string expected = encoded.substr(0, snapshot.size());
+        const size_t lastChunk = (snapshot.size() - 1) / kChunk * kChunk;
+        expected.replace(lastChunk + 10, 8, 8, '\0');
+        differing += snapshot != expected ? 1 : 0;
+    }
+    CHECK(differing == 0);
     fs::remove_all(base);
 }

@@ -1,6 +1,7 @@
 // The one-sided (RMA) definitions and records as a writer/reader pair: windows with their
 // communicator, the world ranks of the groups PSCW names, and every RMA record with its payload,
 // through a location's window and group mapping tables.
+#include "archive_builder.h"
 #include "waitscope/trace/otf2_archive.h"
 #include "waitscope/trace/otf2_writer.h"
 
@@ -201,22 +202,19 @@ TEST_CASE("an RMA record naming a window the definitions lack is refused naming 
           "[otf2][roundtrip][rma][bad-input]") {
     const fs::path dir = fs::temp_directory_path() / "waitscope_trace_rma_unknown_window";
     fs::remove_all(dir);
-    Otf2Writer writer;
-    REQUIRE(writer.open(dir.string()));
+    waitscope::testing::ArchiveBuilder archive(rmaDefinitions());
+    archive.open(dir.string());
     for (const uint64_t location : {uint64_t{0}, uint64_t{1}}) {
-        Otf2EventWriter w = writer.openEvents(location);
-        REQUIRE(w.valid());
-        w.enter(10, kMain);
-        w.rmaPut(11, 5, 1, 8, 1);
-        w.leave(12, kMain);
-        CHECK(writer.closeEvents(w) == OTF2_SUCCESS);
+        archive.events(location, [](Otf2EventWriter& w) {
+            w.enter(10, kMain);
+            w.rmaPut(11, 5, 1, 8, 1);
+            w.leave(12, kMain);
+        });
     }
-    REQUIRE(writer.writeLocalDefinitions({{0, {}}, {1, {}}}));
-    Definitions d = rmaDefinitions();
-    d.locations[0].announcedEvents = 3;
-    REQUIRE(writer.writeGlobalDefinitions(d));
-    REQUIRE(writer.writeRmaWin(0, "MPI_Win_create window", 0));
-    REQUIRE(writer.close());
+    const waitscope::Status written = archive.finish(
+        [](Otf2Writer& writer) { return writer.writeRmaWin(0, "MPI_Win_create window", 0); });
+    INFO((written ? std::string() : written.error().message()));
+    REQUIRE(written.ok());
     const std::string anchor = (dir / "traces.otf2").string();
     auto defs = readDefinitions(anchor);
     REQUIRE(defs.ok());

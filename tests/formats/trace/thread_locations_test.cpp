@@ -68,13 +68,17 @@ TEST_CASE("a thread location's events are read into a stream of their own", "[ot
     CHECK(thread->kind(4) == EventKind::Leave);
     CHECK(thread->time(4) == 48);
     CHECK(thread->skippedEvents() == 0);
-    // Thread management events (ThreadBegin/ThreadEnd) are skipped and counted.
+    // The thread order records (ThreadBegin/ThreadEnd) are kept, with their sequence number.
     auto second = readLocationEvents(anchor, *defs->locationsOfRank(0)[2]);
     REQUIRE(second.ok());
-    CHECK(second->size() == 3);
-    CHECK(second->skippedEvents() == 2);
-    CHECK(second->kind(0) == EventKind::Enter);
-    CHECK(second->time(0) == 14);
+    REQUIRE(second->size() == 5);
+    CHECK(second->skippedEvents() == 0);
+    CHECK(second->kind(0) == EventKind::ThreadBegin);
+    CHECK(second->ref(0) == 1);
+    CHECK(second->kind(1) == EventKind::Enter);
+    CHECK(second->time(1) == 14);
+    CHECK(second->kind(4) == EventKind::ThreadEnd);
+    CHECK(second->time(4) == 34);
 }
 
 TEST_CASE("a thread location without events is refused naming the file and location",

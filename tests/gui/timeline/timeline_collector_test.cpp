@@ -166,6 +166,26 @@ TEST_CASE("the rows of several collectors join through their part files", "[time
                                       std::max(one.end, two.end)};
     const fs::path part = dir / "part";
     REQUIRE(second.savePart(part.string(), archive->definitions, run).ok());
+    // A part cut short anywhere (in its message ends too, which are taken from the mapped file)
+    // is damaged, named, and taken no further.
+    {
+        auto events = trace::readRankEvents(archive->anchor, archive->definitions, 0);
+        REQUIRE(events.ok());
+        const std::string bytes = bytesOf(part);
+        for (size_t sixteenth = 1; sixteenth < 16; ++sixteenth) {
+            const size_t cut = bytes.size() * sixteenth / 16;
+            const fs::path shorter = dir / ("part_cut_" + std::to_string(cut));
+            std::ofstream(shorter, std::ios::binary)
+                .write(bytes.data(), static_cast<std::streamsize>(cut));
+            TimelineCollector other;
+            other.observe(archive->definitions, *archive->definitions.locationOfRank(0), *events, 0,
+                          events->size());
+            const auto taken = other.loadPart(shorter.string());
+            REQUIRE(!taken.ok());
+            CHECK(taken.error().message() == shorter.string() + ": not a timeline part (damaged)");
+            fs::remove(shorter);
+        }
+    }
     REQUIRE(first.loadPart(part.string()).ok());
     REQUIRE(first.complete());
     // A part taken twice names its file.

@@ -3,6 +3,7 @@
 #include "timeline_data.h"
 #include "waitscope/analysis/instance_file.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -188,4 +189,75 @@ TEST_CASE("the timeline reads instances.bin beside the trace, else instances.txt
     REQUIRE(!damaged.ok());
     CHECK(damaged.error().message().rfind(indexed + ": truncated or damaged", 0) == 0);
     fs::remove_all(dir);
+}
+
+TEST_CASE("OpenMP runtime and POSIX threads calls are a kind of their own, not MPI management",
+          "[timeline]") {
+    using waitscope::trace::Paradigm;
+    using waitscope::trace::Region;
+    using waitscope::trace::RegionRole;
+    auto region = [](const char* name, Paradigm paradigm, RegionRole role) {
+        Region r;
+        r.name = name;
+        r.paradigm = paradigm;
+        r.role = role;
+        return r;
+    };
+    CHECK(kindOfRegion(region("pthread_join", Paradigm::Pthread, RegionRole::Function)) ==
+          RegionKind::Threads);
+    CHECK(kindOfRegion(region("pthread_mutex_lock", Paradigm::Pthread, RegionRole::Function)) ==
+          RegionKind::Threads);
+    CHECK(kindOfRegion(region("!$omp implicit barrier", Paradigm::OpenMp,
+                              RegionRole::ImplicitBarrier)) == RegionKind::Threads);
+    CHECK(kindOfRegion(region("omp_set_lock", Paradigm::OpenMp, RegionRole::Function)) ==
+          RegionKind::Threads);
+    // The thread's start routine and the parallel region's body are computation.
+    CHECK(kindOfRegion(region("worker", Paradigm::Pthread, RegionRole::Function)) ==
+          RegionKind::Computation);
+    CHECK(kindOfRegion(region("!$omp parallel", Paradigm::OpenMp, RegionRole::Parallel)) ==
+          RegionKind::Computation);
+    CHECK(kindOfRegion(region("MPI_Comm_rank", Paradigm::Mpi, RegionRole::Function)) ==
+          RegionKind::Management);
+    CHECK(std::string(kindName(RegionKind::Threads)) == "OpenMP/threads");
+}
+
+TEST_CASE("the visible messages equal a brute-force scan for flights of every length",
+          "[timeline]") {
+    // Flights from a nanosecond to most of the run, some backwards (receive before send: clock
+    // violations), some of none; windows from a microsecond to the whole run.
+    std::mt19937 random(23);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<Message> messages;
+    for (int k = 0; k < 20000; ++k) {
+        const double send = 1000.0 * unit(random);
+        double flight = std::pow(10.0, -9.0 + 12.0 * unit(random));
+        if (k % 17 == 0) {
+            flight = 0.0;
+        } else if (k % 11 == 0) {
+            flight = -flight;
+        }
+        messages.push_back({0, 1, send, send + flight, static_cast<uint64_t>(k)});
+    }
+    std::stable_sort(messages.begin(), messages.end(),
+                     [](const Message& a, const Message& b) { return a.sendTime < b.sendTime; });
+    Timeline timeline;
+    timeline.setMessages(messages);
+    for (int trial = 0; trial < 200; ++trial) {
+        const double width = 1000.0 * std::pow(10.0, -9.0 * unit(random));
+        const double from = (1000.0 - width) * unit(random);
+        const double to = from + width;
+        std::vector<uint64_t> expected;
+        for (const Message& m : messages) {
+            if (std::min(m.sendTime, m.receiveTime) <= to &&
+                std::max(m.sendTime, m.receiveTime) >= from) {
+                expected.push_back(m.bytes);
+            }
+        }
+        std::vector<uint64_t> shown;
+        for (const Message* m : timeline.visibleMessages(from, to)) {
+            shown.push_back(m->bytes);
+        }
+        INFO("window " << from << " to " << to);
+        CHECK(shown == expected); // the same, in send-time order
+    }
 }

@@ -1,20 +1,28 @@
 // The time between MPI calls of ranks traced without user regions: with samples it is the sampled
 // functions' (entered where the time a sample stands for begins), without them the program's;
-// drawn as computation, in the overview too, and the analyzer's caches hold the same visits.
+// drawn as computation, in the overview too, and the analyzer's caches and the browser exports
+// hold the same visits.
+#include "archive_builder.h"
+#include "chrome_trace.h"
+#include "perfetto_trace.h"
 #include "timeline_collector.h"
 #include "timeline_data.h"
 #include "timeline_store.h"
 #include "timeline_summary.h"
+#include "trace_walk.h"
 #include "waitscope/analysis/instance_file.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/wait_instances.h"
 #include "waitscope/trace/otf2_archive.h"
-#include "waitscope/trace/otf2_writer.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,39 +49,28 @@ enum SampledRegion : uint32_t {
 enum SampledContext : uint32_t { kAtMain, kAtCompute, kAtKernel, kAtExchange };
 constexpr uint32_t kProgramName = 1;
 
-trace::Definitions sampledDefinitions(const std::vector<uint64_t>& events) {
+// The definitions of the sampled trace (2 ranks, milliseconds), its regions' ids SampledRegion's.
+testing::ArchiveBuilder sampledArchive() {
     using trace::Paradigm;
     using trace::RegionRole;
-    trace::Definitions d;
+    testing::ArchiveBuilder archive(2, 1000, 90);
+    trace::Definitions& d = archive.definitions();
     d.strings = {"", "/bin/sampled"};
-    d.clock = {1000, 0, 90}; // milliseconds
-    d.systemTreeNodes = {{"machine", "machine", trace::kUndefined}, {"node 0", "node", 0}};
-    d.locationGroups = {{"MPI Rank 0", true, 1}, {"MPI Rank 1", true, 1}};
-    d.locations = {{0, "Master thread", 0, events[0], trace::LocationType::CpuThread},
-                   {1, "Master thread", 1, events[1], trace::LocationType::CpuThread}};
-    d.regions = {
-        {"sampled", "/bin/sampled", "", 0, 0, RegionRole::Artificial, Paradigm::MeasurementSystem},
-        {"main", "main", "", 0, 0, RegionRole::Function, Paradigm::Sampling},
-        {"compute", "compute", "", 0, 0, RegionRole::Function, Paradigm::Sampling},
-        {"kernel", "kernel", "", 0, 0, RegionRole::Function, Paradigm::Sampling},
-        {"exchange", "exchange", "", 0, 0, RegionRole::Function, Paradigm::Sampling},
-        {"MPI_Init", "MPI_Init", "", 0, 0, RegionRole::Function, Paradigm::Mpi},
-        {"MPI_Send", "MPI_Send", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi},
-        {"MPI_Recv", "MPI_Recv", "", 0, 0, RegionRole::PointToPoint, Paradigm::Mpi},
-        {"MPI_Finalize", "MPI_Finalize", "", 0, 0, RegionRole::Function, Paradigm::Mpi}};
+    d.regions.push_back(
+        {"sampled", "/bin/sampled", "", 0, 0, RegionRole::Artificial, Paradigm::MeasurementSystem});
+    for (const char* name : {"main", "compute", "kernel", "exchange"}) {
+        archive.region(name, RegionRole::Function, Paradigm::Sampling);
+    }
+    archive.region("MPI_Init", RegionRole::Function, Paradigm::Mpi);
+    archive.region("MPI_Send", RegionRole::PointToPoint, Paradigm::Mpi);
+    archive.region("MPI_Recv", RegionRole::PointToPoint, Paradigm::Mpi);
+    archive.region("MPI_Finalize", RegionRole::Function, Paradigm::Mpi);
     d.callingContexts = {{kMain, trace::kUndefined},
                          {kCompute, kAtMain},
                          {kKernel, kAtCompute},
                          {kExchange, kAtMain}};
-    d.groups = {{"", trace::GroupKind::Locations, Paradigm::Mpi, {0, 1}},
-                {"", trace::GroupKind::CommGroup, Paradigm::Mpi, {0, 1}},
-                {"", trace::GroupKind::CommSelf, Paradigm::Mpi, {}}};
-    d.communicators.resize(2);
-    d.communicators[0].name = "MPI_COMM_WORLD";
-    d.communicators[0].group = 1;
-    d.communicators[1].name = "MPI_COMM_SELF";
-    d.communicators[1].group = 2;
-    return d;
+    archive.commSelf();
+    return archive;
 }
 
 // Rank 0 as the measurement writes a preloaded program with sampling on (no user regions):
@@ -113,19 +110,13 @@ void writeUnsampledRank(trace::Otf2EventWriter& w) {
 fs::path writeSampledTrace(const std::string& name) {
     fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / name;
     fs::remove_all(dir);
-    trace::Otf2Writer writer;
-    REQUIRE(writer.open(dir.string()));
-    std::vector<uint64_t> events;
-    for (const uint64_t location : {uint64_t{0}, uint64_t{1}}) {
-        trace::Otf2EventWriter w = writer.openEvents(location);
-        REQUIRE(w.valid());
-        location == 0 ? writeSampledRank(w) : writeUnsampledRank(w);
-        events.push_back(w.eventCount());
-        REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
-    }
-    REQUIRE(writer.writeLocalDefinitions({{0, {}}, {1, {}}}));
-    REQUIRE(writer.writeGlobalDefinitions(sampledDefinitions(events)));
-    REQUIRE(writer.close());
+    testing::ArchiveBuilder archive = sampledArchive();
+    archive.open(dir.string());
+    archive.events(0, writeSampledRank);
+    archive.events(1, writeUnsampledRank);
+    const Status written = archive.finish();
+    INFO((written ? std::string() : written.error().message()));
+    REQUIRE(written.ok());
     return dir;
 }
 
@@ -236,4 +227,200 @@ TEST_CASE("the analyzer's caches of a sampled trace are the ones built from it",
         CHECK((*built)->skeleton().regionName(row->depths[3][0].region) == "kernel");
         fs::remove_all(dir);
     }
+}
+
+namespace {
+
+// A visit as (rank, thread, depth, region, start ns, end ns).
+using Stretch = std::tuple<uint32_t, uint32_t, size_t, uint32_t, int64_t, int64_t>;
+
+// The timeline's visits of every row, in nanoseconds as the exports write them.
+std::vector<Stretch> timelineStretches(const Timeline& timeline) {
+    std::vector<Stretch> out;
+    for (const Row& row : timeline.rows()) {
+        for (size_t depth = 0; depth < row.depths.size(); ++depth) {
+            for (const Visit& v : row.depths[depth]) {
+                out.emplace_back(row.rank, row.thread, depth, v.region, std::llround(v.start * 1e9),
+                                 std::llround(v.end * 1e9));
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// What the exports' walk hands its sinks: visits with the depth their nesting gives.
+class RecordingSink : public exporter::TraceSink {
+public:
+    std::vector<Stretch> stretches;
+    uint64_t sendEnds = 0;
+    uint64_t receiveEnds = 0;
+
+    void process(uint32_t, const std::string&) override {}
+    void thread(uint32_t, uint32_t, const std::string&) override {}
+    void enter(uint32_t rank, uint32_t tid, uint32_t region, int64_t time) override {
+        m_open[{rank, tid}].emplace_back(region, time);
+    }
+    void leave(uint32_t rank, uint32_t tid, uint32_t region, int64_t enter, int64_t time) override {
+        std::vector<std::pair<uint32_t, int64_t>>& open = m_open[{rank, tid}];
+        REQUIRE(!open.empty());
+        CHECK(open.back() == std::make_pair(region, enter));
+        open.pop_back();
+        stretches.emplace_back(rank, tid, open.size(), region, enter, time);
+    }
+    void messageEnd(bool sendEnd, uint32_t, uint32_t, int64_t, uint64_t) override {
+        ++(sendEnd ? sendEnds : receiveEnds);
+    }
+    void waitState(const analysis::PatternInstance&, uint32_t, int64_t, int64_t) override {}
+
+private:
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, int64_t>>> m_open;
+};
+
+// The digits of `text` from `at` as nanoseconds of a number of microseconds with three places
+// ("20000.000" is 20000000).
+int64_t jsonNanoseconds(const std::string& text, size_t at) {
+    int64_t whole = 0;
+    for (; std::isdigit(static_cast<unsigned char>(text[at])) != 0; ++at) {
+        whole = whole * 10 + (text[at] - '0');
+    }
+    REQUIRE(text.compare(at, 1, ".") == 0);
+    return whole * 1000 + std::stoll(text.substr(at + 1, 3));
+}
+
+// The complete events of a Chrome trace file that are no wait states, as (rank, thread, region
+// name, start ns, end ns), sorted: the writer puts one event per line.
+using NamedStretch = std::tuple<uint32_t, uint32_t, std::string, int64_t, int64_t>;
+std::vector<NamedStretch> chromeStretches(const fs::path& file) {
+    std::vector<NamedStretch> out;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find("\"ph\":\"X\"") == std::string::npos ||
+            line.find("\"cat\":\"wait state\"") != std::string::npos) {
+            continue;
+        }
+        const size_t name = line.find("\"name\":\"") + 8;
+        const size_t pid = line.find("\"pid\":") + 6;
+        const size_t tid = line.find("\"tid\":") + 6;
+        const int64_t start = jsonNanoseconds(line, line.find("\"ts\":") + 5);
+        out.emplace_back(std::stoul(line.substr(pid)), std::stoul(line.substr(tid)),
+                         line.substr(name, line.find('"', name) - name), start,
+                         start + jsonNanoseconds(line, line.find("\"dur\":") + 6));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// A protobuf message's fields: (number, varint value or length-delimited bytes).
+std::vector<std::pair<uint32_t, std::string>> protoFields(const std::string& data) {
+    std::vector<std::pair<uint32_t, std::string>> out;
+    size_t at = 0;
+    const auto varint = [&] {
+        uint64_t value = 0;
+        for (int shift = 0;; shift += 7) {
+            REQUIRE(at < data.size());
+            const auto byte = static_cast<unsigned char>(data[at++]);
+            value |= uint64_t{byte & 0x7Fu} << shift;
+            if (byte < 0x80) {
+                return value;
+            }
+        }
+    };
+    while (at < data.size()) {
+        const uint64_t key = varint();
+        const auto number = static_cast<uint32_t>(key >> 3);
+        if ((key & 7) == 0) {
+            out.emplace_back(number, std::to_string(varint()));
+        } else if ((key & 7) == 1) {
+            out.emplace_back(number, data.substr(at, 8));
+            at += 8;
+        } else {
+            REQUIRE((key & 7) == 2);
+            const uint64_t length = varint();
+            out.emplace_back(number, data.substr(at, length));
+            at += length;
+        }
+    }
+    return out;
+}
+
+// The slices of a Perfetto trace file on the region tracks (no wait states), as (track, region
+// name, start ns, end ns), sorted; a slice's end closes the last one begun on its track.
+using TrackStretch = std::tuple<uint64_t, std::string, int64_t, int64_t>;
+std::vector<TrackStretch> perfettoStretches(const fs::path& file) {
+    std::vector<TrackStretch> out;
+    std::map<uint64_t, std::vector<std::pair<std::string, int64_t>>> open;
+    for (const auto& [number, packet] : protoFields(bytesOf(file))) {
+        REQUIRE(number == 1);
+        int64_t time = 0;
+        std::string event;
+        for (const auto& [field, value] : protoFields(packet)) {
+            if (field == 8) {
+                time = std::stoll(value);
+            } else if (field == 11) {
+                event = value;
+            }
+        }
+        uint64_t type = 0;
+        uint64_t track = 0;
+        std::string name;
+        std::string category;
+        for (const auto& [field, value] : protoFields(event)) {
+            type = field == 9 ? std::stoull(value) : type;
+            track = field == 11 ? std::stoull(value) : track;
+            name = field == 23 ? value : name;
+            category = field == 22 ? value : category;
+        }
+        if (type == 1 && category != "wait state") {
+            open[track].emplace_back(name, time);
+        } else if (type == 2 && !open[track].empty()) {
+            const auto [begun, start] = open[track].back();
+            open[track].pop_back();
+            out.emplace_back(track, begun, start, time);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the browser exports show the timeline's visits of a sampled trace", "[timeline]") {
+    const fs::path dir = writeSampledTrace("timeline_samples_export");
+    auto timeline = Timeline::load(dir.string());
+    REQUIRE(timeline.ok());
+    const std::vector<Stretch> expected = timelineStretches(*timeline);
+    // The program on both ranks and rank 0's sampled functions between its MPI calls.
+    REQUIRE(expected.size() == 13);
+
+    // The walk both exports write: the same visits at the same depths and times.
+    auto input = exporter::readExportInput(dir.string(), "", false);
+    REQUIRE(input.ok());
+    RecordingSink sink;
+    auto counts = exporter::walkTrace(*input, sink);
+    REQUIRE(counts.ok());
+    std::sort(sink.stretches.begin(), sink.stretches.end());
+    CHECK(sink.stretches == expected);
+    CHECK(counts->slices == expected.size());
+    CHECK(counts->events == timeline->events());
+    CHECK(counts->flows == 1);
+    CHECK(sink.sendEnds == 1);
+    CHECK(sink.receiveEnds == 1);
+
+    // The files: a Chrome complete event, and a Perfetto slice on the location's track, per
+    // visit (Perfetto's tracks are (rank + 1) << 32 | (thread + 1)).
+    std::vector<NamedStretch> named;
+    std::vector<TrackStretch> tracked;
+    for (const auto& [rank, thread, depth, region, start, end] : expected) {
+        named.emplace_back(rank, thread, timeline->regionName(region), start, end);
+        tracked.emplace_back((uint64_t{rank} + 1) << 32 | (thread + 1),
+                             timeline->regionName(region), start, end);
+    }
+    std::sort(named.begin(), named.end());
+    std::sort(tracked.begin(), tracked.end());
+    REQUIRE(exporter::writeChromeTrace(dir.string(), "", (dir / "trace.json").string()).ok());
+    CHECK(chromeStretches(dir / "trace.json") == named);
+    REQUIRE(exporter::writePerfettoTrace(dir.string(), "", (dir / "trace.pftrace").string()).ok());
+    CHECK(perfettoStretches(dir / "trace.pftrace") == tracked);
+    fs::remove_all(dir);
 }

@@ -1,6 +1,7 @@
 // waitscope-gui --timeline renders an experiment with a Late Sender: the receives of the odd
 // ranks in point-to-point blue and their wait states shaded in the pattern's red; and a program
 // traced without user regions with its computation between the MPI calls.
+#include "image_pixels.h"
 #include "waitscope/analysis/serial_analysis.h"
 #include "waitscope/analysis/wait_instances.h"
 
@@ -11,21 +12,9 @@
 #include <filesystem>
 
 namespace fs = std::filesystem;
+using waitscope::gui::test::pixelsOf;
 
 namespace {
-
-int countPixels(const QImage& image, QColor colour) {
-    int count = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x) {
-            const QColor pixel = image.pixelColor(x, y);
-            if (std::abs(pixel.red() - colour.red()) + std::abs(pixel.green() - colour.green()) +
-                    std::abs(pixel.blue() - colour.blue()) <
-                6)
-                ++count;
-        }
-    return count;
-}
 
 // Renders the timeline of `experiment` into `png` (1400 x 400, offscreen).
 QImage renderTimeline(const std::filesystem::path& experiment, const std::filesystem::path& png) {
@@ -59,8 +48,8 @@ TEST_CASE("the timeline shows the Late Sender's receives and wait states", "[tim
     CHECK(image.width() == 1400);
     // Point-to-point blue on ranks 1 and 3 (their receives last most of the run), and the
     // Late Sender's red over them (hatched: the solid share alone is a large area).
-    CHECK(countPixels(image, QColor(0x3f, 0x7f, 0xd0)) > 20000);
-    CHECK(countPixels(image, QColor(0x99, 0x00, 0x0d)) > 5000);
+    CHECK(pixelsOf(image, QColor(0x3f, 0x7f, 0xd0), 5) > 20000);
+    CHECK(pixelsOf(image, QColor(0x99, 0x00, 0x0d), 5) > 5000);
 }
 
 TEST_CASE("the time between MPI calls of a program traced without user regions is computation",
@@ -75,5 +64,5 @@ TEST_CASE("the time between MPI calls of a program traced without user regions i
     REQUIRE(!image.isNull());
     // Computation green over a large share of the 4 rows: about 43,000 pixels (none before the
     // program was a visit).
-    CHECK(countPixels(image, QColor(0x9c, 0xc6, 0x8f)) > 30000);
+    CHECK(pixelsOf(image, QColor(0x9c, 0xc6, 0x8f), 5) > 30000);
 }

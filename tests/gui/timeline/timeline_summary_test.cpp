@@ -215,3 +215,16 @@ TEST_CASE("the summary cache reads back what was written, and refuses another tr
     CHECK(damaged.error().message() == file + ": not a timeline summary (damaged)");
     std::filesystem::remove(file);
 }
+
+TEST_CASE("a bin's MPI time leaves out computation, measurement and OpenMP/threads calls",
+          "[timeline][summary]") {
+    Bin bin;
+    bin.kinds[static_cast<size_t>(RegionKind::Computation)] = 8.0f;
+    bin.kinds[static_cast<size_t>(RegionKind::Measurement)] = 0.5f;
+    bin.kinds[static_cast<size_t>(RegionKind::Threads)] = 4.0f;
+    bin.kinds[static_cast<size_t>(RegionKind::PointToPoint)] = 2.0f;
+    bin.kinds[static_cast<size_t>(RegionKind::Management)] = 0.25f;
+    CHECK(bin.mpi() == Approx(2.25));
+    CHECK(bin.covered() == Approx(14.75));
+    CHECK(bin.dominant() == RegionKind::Computation);
+}

@@ -5,16 +5,42 @@
  * derived communicator) and then segfaults on rank 1, "segv_rma_io" first writes its block
  * of FILE (the third argument) collectively and puts into its right neighbour's window in
  * fence epochs, `iterations` times each, and segfaults on rank 1 with the file open and the
- * window not freed.
+ * window not freed, "segv_encoded" waits on rank 1 until its spill writer kept chunks as OTF2
+ * events (the experiment's ranks/1.records.encoded names some, WAITSCOPE_EXPERIMENT_DIRECTORY),
+ * then passes `iterations` rings and barriers more and segfaults on rank 1.
  * Before that the ranks pass a ring of messages and barriers (`iterations`, default 10), and
  * the others then wait in a receive that never completes, so the job ends only through the
  * fault. Rank 0 prints one line, so tests see the program's output. */
 #include <mpi.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Waits (at most a minute) until the measurement's mark of the events it kept encoded (five
+ * 64-bit words: magic, event file bytes, ...) names some bytes of the event file. */
+static void waitForEncodedEvents(int rank) {
+    const char* dir = getenv("WAITSCOPE_EXPERIMENT_DIRECTORY");
+    if (!dir)
+        return;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/ranks/%d.records.encoded", dir, rank);
+    for (int tries = 0; tries < 6000; ++tries) {
+        uint64_t mark[5] = {0, 0, 0, 0, 0};
+        FILE* f = fopen(path, "rb");
+        if (f) {
+            size_t n = fread(mark, sizeof(mark), 1, f);
+            fclose(f);
+            if (n == 1 && mark[1] > 0)
+                return;
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
@@ -68,6 +94,18 @@ int main(int argc, char** argv) {
             MPI_Win_fence(0, win);
         }
         MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1)
+            raise(SIGSEGV);
+    }
+    if (strcmp(mode, "segv_encoded") == 0) {
+        if (rank == 1)
+            waitForEncodedEvents(rank);
+        for (int i = 0; i < iterations; ++i) {
+            int token = i;
+            MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 1, (rank + size - 1) % size,
+                                 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
         if (rank == 1)
             raise(SIGSEGV);
     }

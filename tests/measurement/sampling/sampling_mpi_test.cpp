@@ -125,14 +125,24 @@ struct ThreadSummary {
     double secondsIn = 0;      ///< the samples' intervals (since the previous sample or Enter)
 };
 
+/// `createdByProgram`: the program's own code created the thread (not its OpenMP runtime), so
+/// its order records are written: ThreadBegin before the start routine, ThreadEnd after it.
 ThreadSummary summarizeThread(const TraceLocation& location, double ticksPerSecond,
-                              const std::string& startRoutine, const std::string& spinning) {
+                              const std::string& startRoutine, const std::string& spinning,
+                              bool createdByProgram = true) {
     INFO("location " << location.id << " (" << location.name << ")");
     ThreadSummary summary;
     REQUIRE(location.events.size() >= 2);
-    CHECK(location.events.size() == location.announcedEvents);
+    CHECK(location.events.size() + location.threadOrder.size() == location.announcedEvents);
     const LocationEvent& first = location.events.front();
     const LocationEvent& last = location.events.back();
+    REQUIRE(location.threadOrder.size() == (createdByProgram ? 2U : 0U));
+    if (createdByProgram) {
+        CHECK(location.threadOrder.front().record == TraceLocation::ThreadOrder::Begin);
+        CHECK(location.threadOrder.front().time <= first.time);
+        CHECK(location.threadOrder.back().record == TraceLocation::ThreadOrder::End);
+        CHECK(location.threadOrder.back().time >= last.time);
+    }
     CHECK(first.kind == LocationEvent::Enter);
     CHECK(last.kind == LocationEvent::Leave);
     CHECK(first.path == std::vector<std::string>{startRoutine});
@@ -404,7 +414,9 @@ std::map<std::string, double> visitsByCallPath(const Report& report) {
 TEST_CASE("call paths remembered per call-site stack equal those resolved frame by frame",
           "[mpi][sampling]") {
     // 1 Hz: the short run takes no sample, so both runs record the same MPI call paths, the
-    // second with every frame resolved anew (no cache, no remembered stacks).
+    // second with every frame resolved anew (no cache, no remembered stacks). Either way the
+    // frames beyond main (the C library's start-up code) are not looked up: their functions
+    // are never defined as regions.
     std::map<std::string, double> paths[2];
     for (int cached = 0; cached < 2; ++cached) {
         std::string dir =
@@ -417,6 +429,12 @@ TEST_CASE("call paths remembered per call-site stack equal those resolved frame 
         // MPI_Comm_rank is not unwound: counted only.
         CHECK(std::stod(record["rank.0.counted_calls"]) >= 40);
         CHECK(std::stod(record["rank.0.failed_unwinds"]) == 0);
+        const std::vector<std::string> regions = readAllLocations(exp).regions;
+        CHECK(std::count(regions.begin(), regions.end(), "main") == 1);
+        for (const char* startup : {"__libc_start_call_main", "__libc_start_main", "_start"}) {
+            INFO("cached " << cached << ", region " << startup);
+            CHECK(std::count(regions.begin(), regions.end(), startup) == 0);
+        }
         paths[cached] = visitsByCallPath(analyze(exp));
     }
     CHECK(paths[1].count("sampling_stress/main/exchange/MPI_Sendrecv") == 1);
@@ -659,7 +677,7 @@ TEST_CASE("an OpenMP worker thread is sampled as its own location", "[mpi][sampl
         // The start routine is libgomp's; whatever its name, Enter and Leave name the same.
         const std::string startRoutine = worker.events.front().path.at(0);
         ThreadSummary summary = summarizeThread(worker, static_cast<double>(trace.ticksPerSecond),
-                                                startRoutine, "worker_spin");
+                                                startRoutine, "worker_spin", false);
         INFO("start routine " << startRoutine << ": " << summary.samples << " samples, "
                               << summary.samplesIn << " in worker_spin for " << summary.secondsIn
                               << " s");

@@ -37,6 +37,12 @@ struct Reading {
         if (it != locationIndex.end())
             trace->locations[it->second].events.push_back(std::move(event));
     }
+    void addThreadOrder(OTF2_LocationRef location, TraceLocation::ThreadOrder::Record record,
+                        OTF2_TimeStamp time) {
+        auto it = locationIndex.find(location);
+        if (it != locationIndex.end())
+            trace->locations[it->second].threadOrder.push_back({record, time});
+    }
 };
 
 OTF2_CallbackCode onString(void* user, OTF2_StringRef self, const char* text) {
@@ -50,7 +56,9 @@ OTF2_CallbackCode onClock(void* user, uint64_t resolution, uint64_t, uint64_t, u
 OTF2_CallbackCode onRegion(void* user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
                            OTF2_StringRef, OTF2_RegionRole, OTF2_Paradigm, OTF2_RegionFlag,
                            OTF2_StringRef, uint32_t, uint32_t) {
-    static_cast<Reading*>(user)->regionNames[self] = name;
+    auto* r = static_cast<Reading*>(user);
+    r->regionNames[self] = name;
+    r->trace->regions.push_back(r->strings[name]); // strings are defined before their users
     return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode onContext(void* user, OTF2_CallingContextRef self, OTF2_RegionRef region,
@@ -102,6 +110,13 @@ OTF2_CallbackCode onContextLeave(OTF2_LocationRef location, OTF2_TimeStamp time,
                                  OTF2_AttributeList*, OTF2_CallingContextRef context) {
     auto* r = static_cast<Reading*>(user);
     r->add(location, {LocationEvent::ContextLeave, time, r->contextPath(context)});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+template <TraceLocation::ThreadOrder::Record Record>
+OTF2_CallbackCode onThreadOrder(OTF2_LocationRef location, OTF2_TimeStamp time, void* user,
+                                OTF2_AttributeList*, OTF2_CommRef, uint64_t) {
+    static_cast<Reading*>(user)->addThreadOrder(location, Record, time);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -157,6 +172,14 @@ bool readLocations(const std::string& anchor, LocationTrace& trace, std::string&
     OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(callbacks, onSample);
     OTF2_GlobalEvtReaderCallbacks_SetCallingContextEnterCallback(callbacks, onContextEnter);
     OTF2_GlobalEvtReaderCallbacks_SetCallingContextLeaveCallback(callbacks, onContextLeave);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadCreateCallback(
+        callbacks, onThreadOrder<TraceLocation::ThreadOrder::Create>);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadBeginCallback(
+        callbacks, onThreadOrder<TraceLocation::ThreadOrder::Begin>);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadWaitCallback(
+        callbacks, onThreadOrder<TraceLocation::ThreadOrder::Wait>);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadEndCallback(
+        callbacks, onThreadOrder<TraceLocation::ThreadOrder::End>);
     OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, callbacks, &reading);
     OTF2_GlobalEvtReaderCallbacks_Delete(callbacks);
     if (ok && OTF2_Reader_ReadAllGlobalEvents(reader, events, &read) != OTF2_SUCCESS) {

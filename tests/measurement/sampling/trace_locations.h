@@ -25,11 +25,19 @@ struct TraceLocation {
     std::uint32_t group = 0;
     std::uint64_t announcedEvents = 0;
     std::vector<LocationEvent> events; ///< in the order of the location's event file
+    /// The POSIX thread order records (ThreadCreate/Begin/Wait/End), kept apart from `events`:
+    /// their record and time, in file order.
+    struct ThreadOrder {
+        enum Record { Create, Begin, Wait, End } record = Create;
+        std::uint64_t time = 0;
+    };
+    std::vector<ThreadOrder> threadOrder;
 };
 
 struct LocationTrace {
     std::uint64_t ticksPerSecond = 0;
     std::vector<TraceLocation> locations; ///< in the order of their definitions
+    std::vector<std::string> regions;     ///< every region's name, in definition order
 };
 
 /// Reads the global definitions, every location's local definitions (mapping tables) and

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The Chrome trace export holds exactly the trace: one complete event per region visit and one
-flow per message (counted against otf2-print of the same trace), every flow from a send to its
+"""The Chrome trace export holds exactly the trace: one complete event per region visit and per
+program (the timeline's outermost visit), and one flow per message (counted against otf2-print of
+the same trace; these traces have no samples, whose call paths would be visits too), every flow from a send to its
 receive, and every wait-state instance of the analysis as a slice inside its MPI call."""
 import collections
 import json
@@ -24,8 +25,10 @@ def check_trace(args, name):
     waits = [e for e in events if e["ph"] == "X" and e["cat"] == "wait state"]
     starts = {e["id"]: e for e in events if e["ph"] == "s"}
     ends = {e["id"]: e for e in events if e["ph"] == "f"}
-    check(len(visits) == expected["ENTER"] == expected["LEAVE"],
-          f"{name}: {len(visits)} region visits, otf2-print has {expected['ENTER']} enters")
+    check(len(visits) == expected["ENTER"] + expected["PROGRAM_BEGIN"]
+          and expected["ENTER"] == expected["LEAVE"],
+          f"{name}: {len(visits)} visits, otf2-print has {expected['ENTER']} enters and "
+          f"{expected['PROGRAM_BEGIN']} program begins")
     sends = expected["MPI_SEND"] + expected["MPI_ISEND"]
     receives = expected["MPI_RECV"] + expected["MPI_IRECV"]
     check(sends > 0 or name.startswith("wait_"), f"{name}: the trace has no messages")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Perfetto export, decoded here with a small protobuf reader of its own (no protobuf
-library): one slice per region visit (counted against otf2-print), every slice begun is ended
+library): one slice per region visit and per program (counted against otf2-print), every slice begun is ended
 on its track, one flow per message from a send to its receive (as many as the Chrome trace
 export pairs), each wait-state instance as a slice, and the process and thread tracks named."""
 import collections
@@ -83,8 +83,9 @@ def check_trace(args, name):
     ends = [e for _, _, e in events if e[9] == [2]]
     visits = [e for e in begins if category(e) != "wait state"]
     waits = [e for e in begins if category(e) == "wait state"]
-    check(len(visits) == expected["ENTER"],
-          f"{name}: {len(visits)} region slices, otf2-print has {expected['ENTER']} enters")
+    check(len(visits) == expected["ENTER"] + expected["PROGRAM_BEGIN"],
+          f"{name}: {len(visits)} slices, otf2-print has {expected['ENTER']} enters and "
+          f"{expected['PROGRAM_BEGIN']} program begins")
     check(len(begins) == len(ends), f"{name}: {len(begins)} slices begun, {len(ends)} ended")
     # Every slice ends on its own track, properly nested, in time order per track.
     stacks = collections.defaultdict(list)

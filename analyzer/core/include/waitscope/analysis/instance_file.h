@@ -58,15 +58,20 @@ public:
     bool empty() const { return m_count == 0; }
     const std::string& path() const { return m_path; }
 
+    /// How records are read: waiting for the disk, or only from the page cache (an error "not
+    /// in memory" rather than a wait: a GUI thread may read what costs no disk access).
+    enum class ReadMode { Wait, FromMemory };
+
     /// Instance number `index` (< size()). Errors name the file and record (unreadable or
     /// damaged record).
     Result<PatternInstance> at(uint64_t index) const;
     /// Appends instances [first, first + count) to `out` (count clamped to the end).
-    Status read(uint64_t first, uint64_t count, std::vector<PatternInstance>& out) const;
+    Status read(uint64_t first, uint64_t count, std::vector<PatternInstance>& out,
+                ReadMode mode = ReadMode::Wait) const;
     /// The instances whose waiting interval overlaps [from, to], with their numbers, in order.
     /// Reads only the blocks that start by `to` and end after `from`.
-    Status window(double from, double to,
-                  std::vector<std::pair<uint64_t, PatternInstance>>& out) const;
+    Status window(double from, double to, std::vector<std::pair<uint64_t, PatternInstance>>& out,
+                  ReadMode mode = ReadMode::Wait) const;
     /// How many instances have a waiting start at or before `time` (the first one after it).
     Result<uint64_t> startsBy(double time) const;
 
@@ -92,7 +97,8 @@ private:
     std::vector<Cell> m_cells;
 
     static Result<InstanceFile> parse(std::shared_ptr<const Source> source, std::string path);
-    Status readRecords(uint64_t first, uint64_t count, std::vector<PatternInstance>& out) const;
+    Status readRecords(uint64_t first, uint64_t count, std::vector<PatternInstance>& out,
+                       ReadMode mode = ReadMode::Wait) const;
 };
 
 /// Writes `instances` to `path` as an indexed instances file (see InstanceFile). Errors name

@@ -23,6 +23,10 @@ struct ReplayOptions {
     /// Root causes: the critical path, delay costs and the wait-state classification
     /// (message-driven backward replays after the basic ones).
     bool rootCause = true;
+    /// A receive right after a blocking probe is replayed in the probe's call (docs/fidelity.md,
+    /// "Late Sender at blocking probes"); false (--no-probe-links): in its own call, as
+    /// Scalasca does, for comparisons.
+    bool probeLinks = true;
     /// Timestamp correction before the replay (--time-correct), if wanted.
     std::optional<ClockCorrectionOptions> correction;
     /// The memory an analysis process may use, in bytes (0: no limit): the archive drivers

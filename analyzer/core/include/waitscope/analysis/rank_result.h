@@ -115,6 +115,12 @@ struct ThreadResult {
     std::string name;
     SeverityRows severities; ///< on RankResult::tree
     uint64_t events = 0;     ///< events read from the location
+    /// Its thread order records (POSIX threads): its sequence number in the rank's thread
+    /// contingent (0: it has no ThreadBegin) and when it began and ended, in seconds (`end`
+    /// 0: no ThreadEnd)
+    uint32_t sequence = 0;
+    double begin = 0.0;
+    double end = 0.0;
 };
 
 /// The replay result of one rank.

@@ -182,7 +182,7 @@
     X(IoBytesWritten, "io_bytes_written", "I/O bytes written", None, Bytes, Measured, "bytes written to files by MPI-IO (Score-P's profile name)")
 
 // POSIX threads (issue 25, measurement/threads): Scalasca's Pthread subtree of execution, time in
-// the program's mutex, condition and join calls. Written into a report only when its trace has
+// the program's mutex, condition and join calls, and the delay costs of join waits. Written into a report only when its trace has
 // regions of the pthread paradigm, so reports of other runs are unchanged.
 #define WAITSCOPE_PTHREAD_METRICS(X) \
     X(PthreadTime, "pthread_time", "POSIX threads", Execution, Seconds, Measured, "time in the POSIX threads API: thread management and synchronization") \
@@ -191,7 +191,8 @@
     X(PthreadLockApi, "pthread_lock_api", "Pthread Mutex", PthreadSynchronization, Seconds, Measured, "time in mutex lock, trylock and unlock calls") \
     X(PthreadLockContentionMutexLock, "pthread_lock_contention_mutex_lock", "Pthread Mutex Lock Contention", PthreadLockApi, Seconds, WaitState, "time waiting in pthread_mutex_lock until the mutex is acquired") \
     X(PthreadConditional, "pthread_conditional", "Pthread Condition", PthreadSynchronization, Seconds, Measured, "time in condition variable calls") \
-    X(PthreadLockContentionConditional, "pthread_lock_contention_conditional", "Pthread Condition Lock Contention", PthreadConditional, Seconds, WaitState, "time waiting in a condition wait until the condition is signalled and the mutex acquired again")
+    X(PthreadLockContentionConditional, "pthread_lock_contention_conditional", "Pthread Condition Lock Contention", PthreadConditional, Seconds, WaitState, "time waiting in a condition wait until the condition is signalled and the mutex acquired again") \
+    X(DelayPthreadJoin, "delay_pthread_join", "Pthread join", Delay, Seconds, RootCause, "excess work of a joined thread since it began that made the joining thread wait in pthread_join (Waitscope's; Scalasca has no POSIX threads delay costs)")
 
 // One-sided communication (issue 26, analyzer/core/src/rma_*.cpp): Scalasca's RMA wait states,
 // the active/passive split of one-sided synchronization time, the pair-wise synchronization

@@ -52,7 +52,19 @@ enum class EventKind : uint8_t {
     /// A file read or write that completed (IoOperationComplete): its bytes and mode are the
     /// stream's ioOperation() of the event.
     IoOperationComplete,
+    // The order of POSIX threads (OTF2's thread create/wait model); `ref` is the created
+    // thread's sequence number in the process's thread contingent, which pairs ThreadCreate on
+    // the creator with ThreadBegin on the thread, and ThreadEnd with ThreadWait on its joiner.
+    ThreadCreate,
+    ThreadBegin,
+    ThreadWait,
+    ThreadEnd,
 };
+
+/// Whether `kind` is one of the thread order records.
+inline bool isThreadOrderEvent(EventKind kind) {
+    return kind >= EventKind::ThreadCreate && kind <= EventKind::ThreadEnd;
+}
 
 /// Whether `kind` is one of the one-sided (RMA) records, which carry an RmaRecord.
 inline bool isRmaEvent(EventKind kind) {
@@ -214,6 +226,9 @@ public:
     }
     /// Releases spare capacity of the small tables after reading.
     void shrink();
+    /// Removes every event, keeping the event arrays' capacity: for reading the next window of
+    /// a location into the same memory instead of fresh pages.
+    void clear();
 
 private:
     // Times: one 64-bit base per block of 2^kTimeBlockBits events (the block's first time)

@@ -328,8 +328,23 @@ public:
         }
     }
 
-protected:
-    // OTF2's event type ids (OTF2's internal event enumeration, stable across versions).
+    /// POSIX thread order (see Otf2EventWriter::threadCreate): `contingent` a communicator,
+    /// `sequence` the created thread's number in it.
+    void threadCreate(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        threadEvent(kThreadCreate, time, contingent, sequence);
+    }
+    void threadBegin(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        threadEvent(kThreadBegin, time, contingent, sequence);
+    }
+    void threadWait(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        threadEvent(kThreadWait, time, contingent, sequence);
+    }
+    void threadEnd(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        threadEvent(kThreadEnd, time, contingent, sequence);
+    }
+
+    // OTF2's event type ids (OTF2's internal event enumeration, stable across versions); public
+    // for readers of these bytes (`waitscope recover` reads back what a killed rank encoded).
     static constexpr uint8_t kEnter = 12, kLeave = 13, kMpiSend = 14, kMpiIsend = 15,
                              kMpiIsendComplete = 16, kMpiIrecvRequest = 17, kMpiRecv = 18,
                              kMpiIrecv = 19, kMpiRequestTest = 20, kMpiRequestCancelled = 21,
@@ -340,6 +355,9 @@ protected:
                              kNonBlockingCollectiveComplete = 86, kCommCreate = 87,
                              kCommDestroy = 88;
     static constexpr uint8_t kTimestamp = 5;
+    // The thread order records' ids.
+    static constexpr uint8_t kThreadCreate = 62, kThreadBegin = 63, kThreadWait = 64,
+                             kThreadEnd = 65;
     // OTF2's RMA event type ids.
     static constexpr uint8_t kRmaWinCreate = 35, kRmaWinDestroy = 36, kRmaCollectiveBegin = 37,
                              kRmaCollectiveEnd = 38, kRmaGroupSync = 39, kRmaRequestLock = 40,
@@ -352,7 +370,12 @@ protected:
     static constexpr uint8_t kIoCreateHandle = 69, kIoDestroyHandle = 70, kIoSeek = 72,
                              kIoOperationBegin = 75, kIoOperationIssued = 77,
                              kIoOperationComplete = 78;
+    // The bytes that structure a chunk (see above).
+    static constexpr uint8_t kEndOfChunk = 0, kEndOfBuffer = 1, kEndOfFile = 2, kChunkHeader = 3;
+    /// A chunk header's bytes: its type, the endianness, its first and its last event number.
+    static constexpr size_t kChunkHeaderBytes = 2 + 8 + 8;
 
+protected:
     /// Starts a record of at most `maxBytes` (without its timestamp) at `time`: a new chunk when
     /// it might not fit, the timestamp when time moved on. False (counted) when time went back.
     bool begin(uint64_t time, size_t maxBytes) noexcept {
@@ -450,6 +473,16 @@ protected:
             closeLength(length);
         }
     }
+    /// A thread order record: contingent and sequence number, with a length byte.
+    void threadEvent(uint8_t id, uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        if (begin(time, 16)) {
+            type(id);
+            uint8_t* length = openLength();
+            u32(contingent);
+            u64(sequence);
+            closeLength(length);
+        }
+    }
     void requestOnly(uint8_t id, uint64_t time, uint64_t request) noexcept {
         if (begin(time, 10)) {
             type(id);
@@ -520,6 +553,15 @@ public:
     bool valid() const noexcept { return m_chunk != nullptr; }
     uint64_t location() const noexcept { return m_location; }
 
+    /// Writes the events encoded since the last write into the file, the current chunk's used
+    /// part so far (its header's last event stays 0 until the chunk is full), so that the file
+    /// holds every event encoded (a process killed afterwards leaves them). The chunk's later
+    /// writes leave the part written alone: the file ends byte for byte as without this call.
+    /// False when a write failed (now or before: counted then).
+    bool writePending() noexcept;
+    /// The bytes of the file written so far: whole chunks and the part writePending() wrote.
+    uint64_t fileBytes() const noexcept { return m_chunkOffset + m_flushed; }
+
 private:
     friend class Otf2EventRecords<Otf2EventEncoder>;
     friend class Otf2Writer;
@@ -537,8 +579,11 @@ private:
     void refuse() noexcept;
     /// Writes the chunk's header (its first event is the next one).
     void writeHeader() noexcept;
-    /// Writes `bytes` of the chunk to the file; counts a failure, after which nothing is written.
+    /// Writes the chunk's first `bytes` to the file (what writePending() wrote of them stays);
+    /// counts a failure, after which nothing is written.
     void writeOut(size_t bytes) noexcept;
+    /// Writes `bytes` at `offset` of the file unless a write failed; counts a failure.
+    void writeAt(const uint8_t* from, size_t bytes, uint64_t offset) noexcept;
     void release() noexcept;
 
     uint8_t* m_chunk = nullptr;
@@ -547,6 +592,8 @@ private:
     uint64_t m_location = 0;
     Otf2ErrorLog* m_errors = nullptr;
     OTF2_ErrorCode m_failure = OTF2_SUCCESS;
+    uint64_t m_chunkOffset = 0; ///< where the current chunk starts in the file
+    size_t m_flushed = 0;       ///< its first bytes, already in the file (writePending)
 };
 
 /// A loop encoding many events (the measurement's translation of its records): the encoder's

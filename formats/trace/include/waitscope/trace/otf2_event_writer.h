@@ -219,8 +219,16 @@ public:
             OTF2_EvtWriter_RmaOpCompleteRemote(m_writer, nullptr, time, win, matchingId));
     }
 
-    /// Thread management, as Score-P records it on a thread's location (`contingent` is the
-    /// threads' communicator; the reader skips these).
+    /// Thread management, as Score-P records it for POSIX threads (`contingent` is the
+    /// communicator of the threads that may create one another, `sequence` the created
+    /// thread's number in it): ThreadCreate on the creator, ThreadBegin as the thread's first
+    /// event, ThreadEnd as its last, ThreadWait on the thread that joined it.
+    void threadCreate(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        m_errors->check(OTF2_EvtWriter_ThreadCreate(m_writer, nullptr, time, contingent, sequence));
+    }
+    void threadWait(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
+        m_errors->check(OTF2_EvtWriter_ThreadWait(m_writer, nullptr, time, contingent, sequence));
+    }
     void threadBegin(uint64_t time, uint32_t contingent, uint64_t sequence) noexcept {
         m_errors->check(OTF2_EvtWriter_ThreadBegin(m_writer, nullptr, time, contingent, sequence));
     }

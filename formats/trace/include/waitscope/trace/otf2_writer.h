@@ -51,6 +51,10 @@ struct Otf2WriterOptions {
 struct LocalDefinitions {
     std::vector<uint64_t> regions;
     std::vector<uint64_t> comms;
+    /// Further communicators (local id, global id), local ids ascending beyond `comms`'s: a
+    /// rank's thread contingent, whose local id is fixed before its global one is known. With
+    /// any, the communicator mapping is written sparse.
+    std::vector<std::pair<uint64_t, uint64_t>> extraComms;
     std::vector<uint64_t> callingContexts;
     std::vector<uint64_t> strings;
     std::vector<uint64_t> rmaWins; ///< RMA windows (OTF2_MAPPING_RMA_WIN)

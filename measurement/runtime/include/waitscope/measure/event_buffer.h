@@ -58,6 +58,12 @@ enum class EventKind : std::uint32_t {
     IoOperationIssued,   ///< w0 = matching id
     IoOperationComplete, ///< w0 = bytes done; w1 = matching id
     IoSeek, ///< w0 = offset requested; w1 = resulting offset; w2 = whence (OTF2_IoSeekOption)
+    // The order of POSIX threads (measurement/threads/thread_order.cpp): a = the created
+    // thread's sequence number in the rank's thread contingent (1, 2, ...).
+    ThreadCreate, ///< on the creating thread, before the thread can run
+    ThreadBegin,  ///< the new thread's first record
+    ThreadWait,   ///< on the joining thread, when pthread_join returned
+    ThreadEnd,    ///< the thread's last record
     Count
 };
 
@@ -66,7 +72,9 @@ inline constexpr std::uint8_t kExtraWords[] = {0, 0, 2, 3, 1, 1, 2, 3, 1, 1, 0, 
                                                // one-sided communication
                                                0, 0, 0, 3, 1, 2, 2, 3, 3, 4, 2, 2,
                                                // file I/O
-                                               1, 0, 3, 1, 2, 3};
+                                               1, 0, 3, 1, 2, 3,
+                                               // thread order
+                                               0, 0, 0, 0};
 static_assert(sizeof(kExtraWords) == static_cast<std::size_t>(EventKind::Count));
 
 /// True for the records of one-sided communication.

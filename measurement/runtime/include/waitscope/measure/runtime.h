@@ -119,6 +119,18 @@ void threadCallEnds() noexcept __attribute__((weak));
 /// is short, a scratch buffer whose records are dropped (counted).
 void threadRecordsFull(std::size_t words) noexcept __attribute__((weak));
 
+/// The order of POSIX threads (measurement/threads/thread_order.cpp, when linked in): any
+/// thread, not signal context. In the pthread_create wrapper, before the thread is created:
+/// records ThreadCreate on the calling thread's location when the rank is measured and
+/// `caller` (a return address) is the program's code, and returns the new thread's sequence
+/// number in the rank's thread contingent (0: nothing recorded, none to pass on).
+std::uint32_t threadCreateRecord(const void* caller) noexcept __attribute__((weak));
+/// The new thread, first thing in its start routine: ThreadBegin with `sequence`, on its own
+/// location (registered now if it is not yet).
+void threadBeginRecord(std::uint32_t sequence) noexcept __attribute__((weak));
+/// The thread as it ends (return, pthread_exit or cancellation): ThreadEnd, its last record.
+void threadEndRecord(std::uint32_t sequence) noexcept __attribute__((weak));
+
 /// True when calls of `group` are recorded on this thread now.
 inline bool isRecording(std::uint32_t group) noexcept {
     if ((g_hot.recordMask & group) == 0)

@@ -107,6 +107,10 @@ private:
     /// Where the code at `address` starts: its symbol's entry (`known`), else (stripped) the
     /// start of its unwind-information range or the address itself; 0 in no module.
     static std::uintptr_t codeStart(std::uintptr_t address, bool& known) noexcept;
+    /// True for a return address beyond main in a system module (libc's start-up code) whose
+    /// function was not looked up before: contextOf() ends the path's frames there without
+    /// reading that module's symbols (the module list only).
+    bool outsideBeforeSymbols(std::uintptr_t returnAddress) noexcept;
     /// The region "main" for a stripped program's main (the function libc's start-up calls).
     std::uint32_t mainRegion() noexcept;
     Function functionAt(std::uintptr_t returnAddress, bool isPc) noexcept;
