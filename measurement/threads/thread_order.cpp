@@ -8,9 +8,11 @@
 // The pthread_create wrapper (measurement/sampling/thread_sampling.cpp) takes the number and
 // hands it to the new thread's start routine; the thread files its pthread_t with the number
 // in a lock-free table, where pthread_join finds it (and clears it: the C library reuses a
-// joined thread's pthread_t). Only threads the program's own code creates are recorded, as for
-// the other POSIX threads calls (program_code.h): not the MPI library's progress threads nor
-// the OpenMP runtime's workers.
+// joined thread's pthread_t). A detached thread clears its own entry when it ends; one detached
+// later, whose entry stays, is replaced by the next thread filed with its pthread_t, which the
+// C library hands out only after that thread ended. Only threads the program's own code creates are
+// recorded, as for the other POSIX threads calls (program_code.h): not the MPI library's progress
+// threads nor the OpenMP runtime's workers.
 #include "thread_order.h"
 
 #include "../openmp/openmp_recorder.h"
@@ -44,14 +46,20 @@ std::uint32_t firstSlot(std::uint64_t key) noexcept {
     return static_cast<std::uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 52) & (kSlots - 1);
 }
 
-/// The calling thread's pthread_t with its sequence number, in the first free or released slot
-/// from its hash on. False when the table is full.
+/// The calling thread's pthread_t with its sequence number, in the first slot from its hash on
+/// that is free, released, or still holds the same pthread_t: that entry is an ended detached
+/// thread's (a live thread's pthread_t is its own), and lookups, which stop at the first match,
+/// must find the new one. False when the table is full.
 bool fileThread(std::uint32_t sequence) noexcept {
     const std::uint64_t key = keyOf(pthread_self());
     const std::uint32_t first = firstSlot(key);
     for (std::uint32_t probe = 0; probe < kSlots; ++probe) {
         ThreadSlot& slot = g_slots[(first + probe) & (kSlots - 1)];
         std::uint64_t seen = slot.key.load(std::memory_order_acquire);
+        if (seen == key) {
+            slot.sequence.store(sequence, std::memory_order_relaxed);
+            return true;
+        }
         while (seen == kFree || seen == kReleased) {
             if (slot.key.compare_exchange_weak(seen, key, std::memory_order_acq_rel)) {
                 // Read only by a joiner of this thread, after the thread ended.
@@ -103,8 +111,21 @@ void threadBeginRecord(std::uint32_t sequence) noexcept {
 }
 
 void threadEndRecord(std::uint32_t sequence) noexcept {
-    if (sequence != 0)
-        openmp::recordThreadOrder(EventKind::ThreadEnd, sequence);
+    if (sequence == 0)
+        return;
+    openmp::recordThreadOrder(EventKind::ThreadEnd, sequence);
+    // No one joins a detached thread: its entry goes now, so that threads detached by the
+    // thousand do not fill the table.
+    pthread_attr_t attributes;
+    int detachState = PTHREAD_CREATE_JOINABLE;
+    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+        pthread_attr_getdetachstate(&attributes, &detachState);
+        pthread_attr_destroy(&attributes);
+    }
+    if (detachState != PTHREAD_CREATE_DETACHED)
+        return;
+    if (ThreadSlot* slot = slotOf(pthread_self()))
+        slot->key.store(kReleased, std::memory_order_release);
 }
 
 void threadJoined(pthread_t thread, bool record) noexcept {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <otf2/otf2.h>
+#include <set>
 #include <sstream>
 #include <string>
 #include <waitscope/report/cubex_reader.h>
@@ -657,6 +658,54 @@ TEST_CASE("linked into the program, the measurement samples its threads too",
     std::map<std::string, std::string> record = readKeyValues(exp + "/waitscope.measurement");
     CHECK(record["rank.0.sampled_threads"] == "2");
     CHECK(record["rank.1.sampled_threads"] == "2");
+}
+
+TEST_CASE("a joined thread that got an ended detached thread's pthread_t is recorded as itself",
+          "[mpi][sampling][threads]") {
+    // 4 rounds per rank: a detached thread runs and ends (detached at creation, then by
+    // pthread_detach), then a joinable thread gets its pthread_t and is joined at once.
+    std::string dir = freshDirectory("sampling_detached_threads");
+    CommandResult run = measureSampled(dir, WAITSCOPE_TEST_DETACHED_THREADS, 2, "4",
+                                       {"WAITSCOPE_SAMPLING_FREQUENCY=200"});
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const std::string exp = dir + "/exp";
+    requireComplete(exp, 2);
+    // The C library did hand the pthread_t out again (else this test could not fail).
+    CHECK(run.output.find("rank 0: 0 of 4") == std::string::npos);
+    CHECK(run.output.find("rank 1: 0 of 4") == std::string::npos);
+    LocationTrace trace = readAllLocations(exp);
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        INFO("rank " << rank);
+        std::vector<const TraceLocation*> locations = locationsOf(trace, rank);
+        REQUIRE(locations.size() == 9); // the main thread and 8 threads
+        // The main thread per round: the detached thread's create, the joinable one's, and the
+        // join of the joinable one, with its own sequence number.
+        const auto& order = locations[0]->threadOrder;
+        REQUIRE(order.size() == 12);
+        std::set<std::uint64_t> created;
+        for (std::size_t round = 0; round < 4; ++round) {
+            INFO("round " << round);
+            const auto& detached = order[3 * round];
+            const auto& joinable = order[3 * round + 1];
+            const auto& join = order[3 * round + 2];
+            CHECK(detached.record == TraceLocation::ThreadOrder::Create);
+            CHECK(joinable.record == TraceLocation::ThreadOrder::Create);
+            CHECK(join.record == TraceLocation::ThreadOrder::Wait);
+            CHECK(join.sequence == joinable.sequence);
+            CHECK(join.sequence != detached.sequence);
+            created.insert(detached.sequence);
+            created.insert(joinable.sequence);
+        }
+        CHECK(created.size() == 8);
+        // Each thread begins and ends with its own number.
+        for (std::size_t k = 1; k < locations.size(); ++k) {
+            const auto& own = locations[k]->threadOrder;
+            REQUIRE(own.size() == 2);
+            CHECK(own.front().sequence == own.back().sequence);
+            CHECK(created.count(own.front().sequence) == 1);
+        }
+    }
 }
 
 #ifdef WAITSCOPE_TEST_OPENMP_SPIN

@@ -38,10 +38,10 @@ struct Reading {
             trace->locations[it->second].events.push_back(std::move(event));
     }
     void addThreadOrder(OTF2_LocationRef location, TraceLocation::ThreadOrder::Record record,
-                        OTF2_TimeStamp time) {
+                        OTF2_TimeStamp time, std::uint64_t sequence) {
         auto it = locationIndex.find(location);
         if (it != locationIndex.end())
-            trace->locations[it->second].threadOrder.push_back({record, time});
+            trace->locations[it->second].threadOrder.push_back({record, time, sequence});
     }
 };
 
@@ -115,8 +115,8 @@ OTF2_CallbackCode onContextLeave(OTF2_LocationRef location, OTF2_TimeStamp time,
 
 template <TraceLocation::ThreadOrder::Record Record>
 OTF2_CallbackCode onThreadOrder(OTF2_LocationRef location, OTF2_TimeStamp time, void* user,
-                                OTF2_AttributeList*, OTF2_CommRef, uint64_t) {
-    static_cast<Reading*>(user)->addThreadOrder(location, Record, time);
+                                OTF2_AttributeList*, OTF2_CommRef, uint64_t sequence) {
+    static_cast<Reading*>(user)->addThreadOrder(location, Record, time, sequence);
     return OTF2_CALLBACK_SUCCESS;
 }
 

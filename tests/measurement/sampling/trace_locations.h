@@ -30,6 +30,7 @@ struct TraceLocation {
     struct ThreadOrder {
         enum Record { Create, Begin, Wait, End } record = Create;
         std::uint64_t time = 0;
+        std::uint64_t sequence = 0; ///< the thread's number in its contingent
     };
     std::vector<ThreadOrder> threadOrder;
 };
