@@ -911,7 +911,7 @@ void TimelineView::drawCriticalPath(QPainter& painter) const {
                 it, last, time, [](double t, const analysis::PathSegment& s) { return t < s.end; });
             if (at == last)
                 break;
-            const double y = rowRect(m_timeline.rowOfRank(at->rank)).top() + 3;
+            const double y = rowRect(m_timeline.rowOfPath(*at)).top() + 3;
             if (line.isEmpty() || line.back().y() != y) {
                 if (!line.isEmpty())
                     line << QPointF(x, line.back().y()); // the stretch ends, handed over here
@@ -922,7 +922,7 @@ void TimelineView::drawCriticalPath(QPainter& painter) const {
             line << QPointF(x, line.back().y());
     }
     for (; !sampled && it != last; ++it) {
-        const double y = rowRect(m_timeline.rowOfRank(it->rank)).top() + 3;
+        const double y = rowRect(m_timeline.rowOfPath(*it)).top() + 3;
         add(QPointF(std::max(xOf(it->start), area.left() - 4), y));
         add(QPointF(std::min(xOf(it->end), area.right() + 4), y));
     }
@@ -959,9 +959,9 @@ void TimelineView::drawCriticalPath(QPainter& painter) const {
     painter.restore();
 }
 
-bool TimelineView::onCriticalPath(uint32_t rank, double time, double slack) const {
+bool TimelineView::onCriticalPath(uint32_t row, double time, double slack) const {
     for (const analysis::PathSegment& s : m_timeline.criticalPath())
-        if (s.rank == rank && s.start - slack <= time && time <= s.end + slack)
+        if (s.start - slack <= time && time <= s.end + slack && m_timeline.rowOfPath(s) == row)
             return true;
     return false;
 }
@@ -988,7 +988,7 @@ QString TimelineView::describeAt(QPointF point) const {
                              .arg(formatSeconds(instance.severity))
                              .arg(instance.node);
         }
-        if (row.thread == 0 && m_showPath && onCriticalPath(row.rank, time, pixel))
+        if (m_showPath && onCriticalPath(r, time, pixel))
             lines << QStringLiteral("on the critical path");
         // The visits under the cursor, outermost first.
         QStringList path;

@@ -149,7 +149,7 @@ private:
     void drawCriticalPath(QPainter& painter) const;
     void drawCollectives(QPainter& painter) const;
     bool startsNode(uint32_t position) const;
-    bool onCriticalPath(uint32_t rank, double time, double slack) const;
+    bool onCriticalPath(uint32_t row, double time, double slack) const;
     bool showInstance(std::optional<uint64_t> instance);
     /// The instances whose waiting overlaps [from, to] with their numbers, in time order (the
     /// last window's are kept: a frame looks for nothing again).

@@ -242,6 +242,27 @@ Status Timeline::loadFindings() {
             return read.error();
         }
         m_criticalPath = std::move(*read);
+        // Stretches on further threads (the path through joined threads): their threads'
+        // positions among their ranks' locations, as the rows are made.
+        const bool onThreads =
+            std::any_of(m_criticalPath.begin(), m_criticalPath.end(), [](const auto& s) {
+                return s.location != analysis::PathSegment::kMainLocation;
+            });
+        m_pathThreads.clear();
+        if (onThreads) {
+            auto archive = trace::readArchiveDefinitions(m_anchor);
+            if (!archive) {
+                return archive.error();
+            }
+            const trace::Definitions& definitions = archive->definitions;
+            for (uint32_t rank = 0; rank < definitions.rankCount(); ++rank) {
+                const std::vector<const trace::Location*> locations =
+                    definitions.locationsOfRank(rank);
+                for (uint32_t t = 1; t < locations.size(); ++t) {
+                    m_pathThreads.emplace(locations[t]->id, t);
+                }
+            }
+        }
     }
     return Status::success();
 }
@@ -262,6 +283,18 @@ uint32_t Timeline::rowOfRank(uint32_t rank) const {
         }
     }
     return 0;
+}
+
+uint32_t Timeline::rowOfPath(const analysis::PathSegment& stretch) const {
+    if (stretch.location != analysis::PathSegment::kMainLocation) {
+        const auto found = m_pathThreads.find(stretch.location);
+        for (uint32_t r = 0; found != m_pathThreads.end() && r < m_rows.size(); ++r) {
+            if (m_rows[r].rank == stretch.rank && m_rows[r].thread == found->second) {
+                return r;
+            }
+        }
+    }
+    return rowOfRank(stretch.rank);
 }
 
 std::vector<Block> Timeline::visible(uint32_t row, size_t depth, double from, double to,

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -109,6 +110,9 @@ public:
     const std::vector<analysis::PathSegment>& criticalPath() const { return m_criticalPath; }
     /// The row of `rank`'s main location.
     uint32_t rowOfRank(uint32_t rank) const;
+    /// The row a stretch of the critical path lies on: its rank's main row, or the row of the
+    /// further thread it runs on.
+    uint32_t rowOfPath(const analysis::PathSegment& stretch) const;
     double begin() const { return m_begin; }
     double end() const { return m_end; }
     const std::string& regionName(uint32_t region) const { return m_regionNames[region]; }
@@ -155,8 +159,12 @@ public:
         m_instances = std::make_shared<const analysis::InstanceFile>(
             analysis::InstanceFile::fromInstances(instances));
     }
-    void setCriticalPath(std::vector<analysis::PathSegment> path) {
+    /// The critical path; `threads` gives, for the OTF2 location id of each further thread a
+    /// stretch lies on, its position among its rank's locations (Row::thread).
+    void setCriticalPath(std::vector<analysis::PathSegment> path,
+                         std::unordered_map<uint64_t, uint32_t> threads = {}) {
         m_criticalPath = std::move(path);
+        m_pathThreads = std::move(threads);
     }
     void setRange(double begin, double end) {
         m_begin = begin;
@@ -171,6 +179,7 @@ public:
     void takeFindings(Timeline&& other) {
         m_instances = std::move(other.m_instances);
         m_criticalPath = std::move(other.m_criticalPath);
+        m_pathThreads = std::move(other.m_pathThreads);
     }
     /// Adds a collective; collectives must be added by start time.
     void addCollective(Collective collective) { m_collectives.push_back(std::move(collective)); }
@@ -189,6 +198,8 @@ private:
     std::shared_ptr<const analysis::InstanceFile> m_instances =
         std::make_shared<const analysis::InstanceFile>();
     std::vector<analysis::PathSegment> m_criticalPath;
+    /// A further thread's location id: its Row::thread (for the path's stretches on threads).
+    std::unordered_map<uint64_t, uint32_t> m_pathThreads;
     std::vector<std::string> m_regionNames;
     std::vector<RegionKind> m_regionKinds;
     double m_begin = 0.0;

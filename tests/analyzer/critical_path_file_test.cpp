@@ -78,5 +78,53 @@ TEST_CASE("a malformed critical-path line names the file and line", "[critical-p
     auto read = readCriticalPath(file);
     std::filesystem::remove(file);
     REQUIRE_FALSE(read.ok());
-    CHECK(read.error().message() == file + ": line 3: not 'rank start end from-cnode to-cnode'");
+    CHECK(read.error().message() ==
+          file + ": line 3: not 'rank start end from-cnode to-cnode [location]'");
+}
+
+TEST_CASE("stretches on further threads keep their location; version 1 files read as on main "
+          "locations",
+          "[critical-path-file]") {
+    const std::string file =
+        (std::filesystem::temp_directory_path() / "waitscope_path_threads.txt").string();
+    {
+        std::FILE* out = std::fopen(file.c_str(), "w");
+        REQUIRE(out != nullptr);
+        std::fputs("# waitscope critical path 2\n"
+                   "1 0.0 0.5 - 4 -\n"
+                   "1 0.5 0.75 - - 4294967297\n"
+                   "1 0.75 1.0 2 - -\n",
+                   out);
+        std::fclose(out);
+    }
+    auto read = readCriticalPath(file);
+    REQUIRE(read.ok());
+    REQUIRE(read->size() == 3);
+    CHECK((*read)[0].location == PathSegment::kMainLocation);
+    CHECK((*read)[1].location == ((uint64_t{1} << 32) | 1));
+    CHECK((*read)[1].start == 0.5);
+    CHECK((*read)[2].location == PathSegment::kMainLocation);
+    CHECK((*read)[2].from == 2);
+    {
+        std::FILE* out = std::fopen(file.c_str(), "w");
+        REQUIRE(out != nullptr);
+        std::fputs("# waitscope critical path 1\n0 0.5 1.0 - 3\n", out);
+        std::fclose(out);
+    }
+    read = readCriticalPath(file);
+    REQUIRE(read.ok());
+    REQUIRE(read->size() == 1);
+    CHECK((*read)[0].location == PathSegment::kMainLocation);
+    CHECK((*read)[0].to == 3);
+    {
+        std::FILE* out = std::fopen(file.c_str(), "w");
+        REQUIRE(out != nullptr);
+        std::fputs("# waitscope critical path 2\n0 0.5 1.0 - 3 thread\n", out);
+        std::fclose(out);
+    }
+    read = readCriticalPath(file);
+    std::filesystem::remove(file);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().message() ==
+          file + ": line 2: not 'rank start end from-cnode to-cnode [location]'");
 }

@@ -84,6 +84,33 @@ TEST_CASE("the critical path runs through a joined thread where the join waited"
           Approx(ms(60)));
 }
 
+TEST_CASE("the stretch of the critical path is cut where it runs on the joined thread",
+          "[threads][critical-path]") {
+    Joined j;
+    j.result.criticalPath[0].to = j.mpi; // the path reached the rank's end in its MPI call
+    traceThreadCriticalPath(j.joins, j.result);
+    // Latest first: the main location from the thread's end (in the join) to the rank's end,
+    // the thread from its begin to its end on its own location, and the main location from
+    // the start to the thread's begin (in the create).
+    const std::vector<PathSegment>& path = j.result.criticalPath;
+    REQUIRE(path.size() == 3);
+    CHECK(path[0].location == PathSegment::kMainLocation);
+    CHECK(path[0].start == Approx(ms(49)));
+    CHECK(path[0].end == Approx(ms(60)));
+    CHECK(path[0].from == j.join);
+    CHECK(path[0].to == j.mpi);
+    CHECK(path[1].location == (uint64_t{1} << 32));
+    CHECK(path[1].start == Approx(ms(11)));
+    CHECK(path[1].end == Approx(ms(49)));
+    CHECK(path[2].location == PathSegment::kMainLocation);
+    CHECK(path[2].start == 0.0);
+    CHECK(path[2].end == Approx(ms(11)));
+    CHECK(path[2].to == j.main);
+    for (const PathSegment& s : path) {
+        CHECK(s.rank == 0);
+    }
+}
+
 TEST_CASE("a join that did not wait keeps the critical path on the main location",
           "[threads][critical-path]") {
     Joined j(18.0); // the thread ended before the join began
@@ -91,6 +118,8 @@ TEST_CASE("a join that did not wait keeps the critical path on the main location
     CHECK(j.path(j.part) == Approx(ms(10)));
     CHECK(j.path(j.join) == Approx(ms(30)));
     CHECK(j.threadPath(j.slow) == 0.0);
+    REQUIRE(j.result.criticalPath.size() == 1); // not cut
+    CHECK(j.result.criticalPath[0].location == PathSegment::kMainLocation);
     addThreadJoinDelays(j.joins, j.result);
     CHECK(j.result.threads[0].severities.get(Metric::DelayPthreadJoin, j.slow) == 0.0);
 }

@@ -1,4 +1,7 @@
-// The critical path as text: one line per stretch on one rank, in nanosecond resolution.
+// The critical path as text: one line per stretch on one location, in nanosecond resolution.
+// Version 2 adds the location, "-" for the rank's main location or the OTF2 location id of the
+// further thread the stretch runs on (the path through joined threads and through MPI called
+// from several threads); version 1 files, without it, are read as on main locations.
 #include "waitscope/analysis/critical_path_file.h"
 
 #include "decimal_line.h"
@@ -9,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string>
 
 namespace waitscope::analysis {
 namespace {
@@ -35,8 +39,9 @@ Status writeCriticalPath(const AnalysisResult& result, const std::string& path) 
     if (!file) {
         return Error(path + ": cannot write");
     }
-    std::fprintf(file.get(), "# waitscope critical path 1\n"
-                             "# rank start end from-cnode to-cnode (seconds; - for none)\n");
+    std::fprintf(file.get(), "# waitscope critical path 2\n"
+                             "# rank start end from-cnode to-cnode location (seconds; - for none; "
+                             "location - for the rank's main location)\n");
     for (const PathSegment& s : order) {
         DecimalLine line;
         line.number(s.rank).seconds(s.start).seconds(s.end);
@@ -46,6 +51,11 @@ Status writeCriticalPath(const AnalysisResult& result, const std::string& path) 
             } else {
                 line.number(node);
             }
+        }
+        if (s.location == PathSegment::kMainLocation) {
+            line.text("-");
+        } else {
+            line.text(std::to_string(s.location));
         }
         line.writeTo(file.get());
     }
@@ -70,10 +80,18 @@ Result<std::vector<PathSegment>> readCriticalPath(const std::string& path) {
         PathSegment s;
         std::string from;
         std::string to;
+        std::string location;
         fields >> s.rank >> s.start >> s.end >> from >> to;
-        if (!fields || !parseNode(from, s.from) || !parseNode(to, s.to)) {
+        bool ok = static_cast<bool>(fields) && parseNode(from, s.from) && parseNode(to, s.to);
+        if (ok && fields >> location && location != "-") {
+            char* end = nullptr;
+            s.location = std::strtoull(location.c_str(), &end, 10);
+            ok = *end == '\0' && s.location != PathSegment::kMainLocation &&
+                 location.find_first_not_of("0123456789") == std::string::npos;
+        }
+        if (!ok) {
             return Error(path + ": line " + std::to_string(number) +
-                         ": not 'rank start end from-cnode to-cnode'");
+                         ": not 'rank start end from-cnode to-cnode [location]'");
         }
         segments.push_back(s);
     }

@@ -143,6 +143,9 @@ uint32_t LaneWalk::walk(uint32_t entry, PatternSink* sink, const std::vector<uin
     const auto close = [&](double start, NodeId from, double nextEnd, NodeId nextTo) {
         piece.start = start;
         piece.from = from;
+        // The piece lies on the location the walk is on: a lane's thread, or the main one.
+        piece.location =
+            at.lane == 0 ? PathSegment::kMainLocation : m_lanes[at.lane].thread->location;
         sink->pathSegment(piece);
         piece = PathSegment{};
         piece.end = nextEnd;

@@ -55,7 +55,7 @@ public:
     void run() {
         std::vector<PathSegment> stretches;
         for (const PathSegment& s : m_result.criticalPath) {
-            if (s.rank == m_result.rank) {
+            if (s.rank == m_result.rank && s.location == PathSegment::kMainLocation) {
                 stretches.push_back(s);
             }
         }

@@ -166,6 +166,7 @@ std::vector<uint8_t> encodeRankResult(const RankResult& result) {
         w.put<double>(p.end);
         w.put<uint32_t>(p.from);
         w.put<uint32_t>(p.to);
+        w.put<uint64_t>(p.location);
     }
     // Diagnostics by their registry index: all analysis processes are the same build.
     w.put<uint64_t>(result.diagnostics.size());
@@ -259,7 +260,8 @@ Result<RankResult> decodeRankResult(const uint8_t* data, size_t size) {
     result.criticalPath.resize(segments);
     for (PathSegment& p : result.criticalPath) {
         if (!r.get(p.start) || !r.get(p.end) || !r.get(p.from) || !r.get(p.to) ||
-            (p.from != kNoNode && p.from >= nodes) || (p.to != kNoNode && p.to >= nodes)) {
+            !r.get(p.location) || (p.from != kNoNode && p.from >= nodes) ||
+            (p.to != kNoNode && p.to >= nodes)) {
             return bad();
         }
         p.rank = result.rank;

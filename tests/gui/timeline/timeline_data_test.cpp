@@ -261,3 +261,26 @@ TEST_CASE("the visible messages equal a brute-force scan for flights of every le
         CHECK(shown == expected); // the same, in send-time order
     }
 }
+
+TEST_CASE("a stretch of the critical path on a thread lies on that thread's row", "[timeline]") {
+    // Rows: rank 0, its thread 1, rank 1. The path: rank 0, rank 0's thread (OTF2 location
+    // 1 << 32), rank 0 again, rank 1, and a stretch on a location the rows do not have.
+    Timeline t;
+    t.addRow(Row{0, 0, "rank 0", "", {}});
+    t.addRow(Row{0, 1, "thread 1", "", {}});
+    t.addRow(Row{1, 0, "rank 1", "", {}});
+    const uint64_t thread = uint64_t{1} << 32;
+    using waitscope::analysis::PathSegment;
+    std::vector<PathSegment> path{
+        {0, 0.0, 1.0},
+        {0, 1.0, 2.0, waitscope::analysis::kNoNode, waitscope::analysis::kNoNode, thread},
+        {0, 2.0, 3.0},
+        {1, 3.0, 4.0},
+        {1, 4.0, 5.0, waitscope::analysis::kNoNode, waitscope::analysis::kNoNode, thread | 1}};
+    t.setCriticalPath(path, {{thread, 1}});
+    CHECK(t.rowOfPath(t.criticalPath()[0]) == 0);
+    CHECK(t.rowOfPath(t.criticalPath()[1]) == 1);
+    CHECK(t.rowOfPath(t.criticalPath()[2]) == 0);
+    CHECK(t.rowOfPath(t.criticalPath()[3]) == 2);
+    CHECK(t.rowOfPath(t.criticalPath()[4]) == 2); // unknown thread: its rank's row
+}

@@ -51,11 +51,14 @@ struct SpilledRun {
 /// over, or the start of the run: kNoNode) and leaves at `end` at the enter of call `to` (for
 /// another rank, or the end of the run: kNoNode).
 struct PathSegment {
+    /// `location` of a stretch on the rank's main location.
+    static constexpr uint64_t kMainLocation = UINT64_MAX;
     uint32_t rank = 0;
     double start = 0.0;
     double end = 0.0;
     NodeId from = kNoNode;
     NodeId to = kNoNode;
+    uint64_t location = kMainLocation; ///< the OTF2 location id of a further thread's stretch
 };
 
 /// Severities of one rank: metric x call node (of the rank's own call tree).
