@@ -99,6 +99,39 @@ def read_dump(path):
     return values
 
 
+def check_path_file(experiment, values, slack=0.002):
+    """critical_path.txt of `experiment` against the dump `values`: per rank and further
+    thread ("thread K", OTF2 location K << 32 | rank, as our measurement names them), the file's
+    stretches on that location add up to the thread's critical_path (within `slack` seconds and
+    2 %), so the timeline draws the path where the report puts it. Returns the problems."""
+    on_location = collections.defaultdict(float)
+    problems = []
+    path = os.path.join(experiment, "critical_path.txt")
+    with open(path) as lines:
+        header = lines.readline().strip()
+        if header != "# waitscope critical path 2":
+            problems.append("%s begins %r, not version 2" % (path, header))
+        for line in lines:
+            fields = line.split()
+            if line.startswith("#") or len(fields) < 6 or fields[5] == "-":
+                continue
+            on_location[int(fields[5])] += float(fields[2]) - float(fields[1])
+    c = Checker(values)
+    threads = {(r, loc) for (_, _, r, loc) in values if loc.startswith("thread ")}
+    ids = {(int(loc.split()[1]) << 32) | r: (r, loc) for (r, loc) in threads}
+    for location in sorted(set(ids) | set(on_location)):
+        rank, name = ids.get(location, (location & 0xFFFFFFFF, "location %d" % location))
+        expected = c.total("critical_path", rank, name) if location in ids else 0.0
+        got = on_location.get(location, 0.0)
+        ok = abs(got - expected) <= slack + 0.02 * expected
+        print("critical_path.txt rank %d %s: %.4f s on its row, critical_path %.4f s %s" %
+              (rank, name, got, expected, "ok" if ok else "FAIL"))
+        if not ok:
+            problems.append("critical_path.txt: rank %d %s holds %.4f s of the path, its "
+                            "critical_path is %.4f s" % (rank, name, got, expected))
+    return problems
+
+
 def finish(problems):
     """Prints each problem; returns the exit status (0 without problems)."""
     for p in problems:

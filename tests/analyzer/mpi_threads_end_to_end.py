@@ -28,8 +28,8 @@ Exit status 0 on success; every failure is printed.
 import os
 import sys
 
-from end_to_end import (Checker, arguments, finish, fresh_directory, measure_and_replay, measured,
-                        read_dump, run)
+from end_to_end import (Checker, arguments, check_path_file, finish, fresh_directory,
+                        measure_and_replay, measured, read_dump, run)
 
 DELAY = 1.0
 ITERATIONS = 2
@@ -191,6 +191,7 @@ def main():
         replayed, dump = measured_run
         print("-- %s" % name)
         problems += check(read_dump(dump))
+        problems += check_path_file(os.path.join(work, experiment), read_dump(dump))
         # The critical path is analyzed (its walk back follows the threads' order), with no
         # warning that it is not (docs/fidelity.md).
         if name == "example_mpi_threads" and "the critical path is not analyzed" in replayed.stderr:

@@ -15,8 +15,8 @@ Exit status 0 on success; every failure is printed.
 import os
 import sys
 
-from end_to_end import (Checker, arguments, build_with_mpi, finish, fresh_directory,
-                        measure_and_replay, measured, read_dump)
+from end_to_end import (Checker, arguments, build_with_mpi, check_path_file, finish,
+                        fresh_directory, measure_and_replay, measured, read_dump)
 
 THREADS = 3
 DELAY = 0.1
@@ -195,7 +195,9 @@ def main():
     values = measure_example(args, "openmp_waits", THREADS)
     if values is None:
         return 1
-    return finish(check(values) + check_critical_path(values))
+    experiment = os.path.join(args.work, "waitscope_example_openmp_waits_2")
+    return finish(check(values) + check_critical_path(values) +
+                  check_path_file(experiment, values))
 
 
 if __name__ == "__main__":

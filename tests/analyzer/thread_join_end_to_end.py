@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 
-from end_to_end import Checker, read_dump, run
+from end_to_end import Checker, check_path_file, read_dump, run
 
 DELAY = 0.1
 FLAGS = ["-g", "-O1", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-pthread"]
@@ -110,33 +110,6 @@ def check(values):
                     0.1 * DELAY)
             c.below("rank 0 thread: delay_pthread_join",
                     c.total("delay_pthread_join", rank, worker), 0.1 * DELAY)
-    return c.problems
-
-
-def check_path_file(experiment, values):
-    """critical_path.txt: rank 1's stretch through its thread lies on the thread's location and
-    is as long as the thread's critical_path; no stretch lies on rank 0's thread."""
-    c = Checker(values)
-    on_thread = {}
-    with open(os.path.join(experiment, "critical_path.txt")) as lines:
-        header = lines.readline().strip()
-        if header != "# waitscope critical path 2":
-            c.problems.append("critical_path.txt begins %r" % header)
-        for line in lines:
-            fields = line.split()
-            if line.startswith("#") or len(fields) < 6 or fields[5] == "-":
-                continue
-            location = int(fields[5])
-            on_thread[location] = on_thread.get(location, 0.0) + float(fields[2]) - float(
-                fields[1])
-    print("critical_path.txt: seconds on thread locations %s" % on_thread)
-    worker = [loc for loc in c.locations(1) if loc]
-    if len(worker) == 1:
-        location = (1 << 32) | 1
-        c.near("rank 1 thread: its stretches in critical_path.txt (location %d)" % location,
-               on_thread.get(location, 0.0), c.total("critical_path", 1, worker[0]))
-    if any(loc & 0xFFFFFFFF == 0 for loc in on_thread):
-        c.problems.append("critical_path.txt: a stretch on rank 0's thread, which did not wait")
     return c.problems
 
 

@@ -1,5 +1,6 @@
 // The critical path and delay costs through a thread the main location created and joined:
 // a join that waited hands the path to the thread's work, whose excess is the join's delay.
+#include "path_cut.h"
 #include "thread_joins.h"
 #include "waitscope/analysis/metric.h"
 
@@ -143,4 +144,41 @@ TEST_CASE("a join's wait is the delay cost of the thread's excess work", "[threa
     CHECK(rows.get(Metric::DelayPthreadJoin, j.slow) == Approx(ms(29)));
     CHECK(rows.get(Metric::Delay, j.slow) == Approx(ms(29)));
     CHECK(j.result.severities.get(Metric::DelayPthreadJoin, j.part) == 0.0);
+}
+
+TEST_CASE("pieces on threads cut the main location's stretches; touching ones on one thread "
+          "merge, and pieces no stretch holds whole are left out",
+          "[threads][critical-path]") {
+    RankResult result;
+    result.rank = 2;
+    // Latest first: [60, 100] and [0, 50] on the main location, [50, 60] on rank 3.
+    result.criticalPath = {PathSegment{2, ms(60), ms(100), 4, kNoNode},
+                           PathSegment{3, ms(50), ms(60), kNoNode, 4},
+                           PathSegment{2, 0.0, ms(50), kNoNode, 5}};
+    const uint64_t a = (uint64_t{1} << 32) | 2;
+    const uint64_t b = (uint64_t{2} << 32) | 2;
+    cutPathOntoThreads(result,
+                       {ThreadPiece{ms(70), ms(80), a, 7, 8}, ThreadPiece{ms(80), ms(90), a, 9, 10},
+                        ThreadPiece{ms(10), ms(20), b, 11, 12},
+                        ThreadPiece{ms(45), ms(55), b, 13, 14}}); // across two stretches
+    const std::vector<PathSegment>& path = result.criticalPath;
+    REQUIRE(path.size() == 7);
+    const auto check = [&](size_t k, uint32_t rank, double start, double end, uint64_t location,
+                           NodeId from, NodeId to) {
+        INFO("stretch " << k);
+        CHECK(path[k].rank == rank);
+        CHECK(path[k].start == Approx(start));
+        CHECK(path[k].end == Approx(end));
+        CHECK(path[k].location == location);
+        CHECK(path[k].from == from);
+        CHECK(path[k].to == to);
+    };
+    const uint64_t main = PathSegment::kMainLocation;
+    check(0, 2, ms(90), ms(100), main, 10, kNoNode); // after the merged piece [70, 90]
+    check(1, 2, ms(70), ms(90), a, kNoNode, kNoNode);
+    check(2, 2, ms(60), ms(70), main, 4, 7);
+    check(3, 3, ms(50), ms(60), main, kNoNode, 4); // another rank's: as it was
+    check(4, 2, ms(20), ms(50), main, 12, 5);
+    check(5, 2, ms(10), ms(20), b, kNoNode, kNoNode);
+    check(6, 2, 0.0, ms(10), main, kNoNode, 11);
 }

@@ -128,13 +128,16 @@ struct CriticalPathInput {
 Status traceCriticalPath(const CriticalPathInput& input, Transport& transport, PatternSink& sink);
 
 class OpenmpTimeline;
+struct ThreadPiece;
 
 /// Moves this rank's share of the critical path (`result.criticalPath`, its critical_path on
 /// the main location) through its OpenMP teams (critical_path_openmp.cpp): inside a parallel
 /// region of the master on the path, to the thread that arrived last at each barrier, on that
 /// thread's call paths in `result.threads`. `master` is the main location's timeline,
-/// `threads[k]` that of `result.threads[k]`. Does nothing where the path does not pass.
+/// `threads[k]` that of `result.threads[k]`. Does nothing where the path does not pass. With
+/// `pieces`, adds the path's pieces on the workers there, for cutPathOntoThreads().
 void traceOpenmpCriticalPath(const OpenmpTimeline& master,
-                             const std::vector<OpenmpTimeline>& threads, RankResult& result);
+                             const std::vector<OpenmpTimeline>& threads, RankResult& result,
+                             std::vector<ThreadPiece>* pieces = nullptr);
 
 } // namespace waitscope::analysis

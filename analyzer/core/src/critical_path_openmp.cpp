@@ -27,6 +27,7 @@
 // chain of tasks that ended last (holdBarrier()), not through the tasks' creation.
 #include "critical_path.h"
 #include "openmp_timeline.h"
+#include "path_cut.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,8 @@ struct TeamMember {
     const OpenmpTimeline* timeline;
     SeverityRows* severities;
     const OmpSpan* region;
-    std::vector<const OmpSpan*> barriers; ///< in the region, in order
+    std::vector<const OmpSpan*> barriers;           ///< in the region, in order
+    uint64_t location = PathSegment::kMainLocation; ///< a worker's OTF2 location id
 };
 
 // Sums under a nanosecond left where the master's region time was taken off are rounding.
@@ -47,8 +49,8 @@ constexpr double kNegligible = 1e-12;
 class OpenmpPath {
 public:
     OpenmpPath(const OpenmpTimeline& master, const std::vector<OpenmpTimeline>& threads,
-               RankResult& result)
-        : m_master(master), m_threads(threads), m_result(result),
+               RankResult& result, std::vector<ThreadPiece>* pieces)
+        : m_master(master), m_threads(threads), m_result(result), m_pieces(pieces),
           m_workers(std::min(threads.size(), result.threads.size())), m_cursors(m_workers, 0),
           m_barrierCursors(m_workers + 1, 0) {}
 
@@ -99,8 +101,11 @@ private:
                 ++from;
             }
             if (from < parallels.size() && parallels[from].enter <= region.leave) {
-                team.push_back(TeamMember{
-                    &m_threads[w], &m_result.threads[w].severities, &parallels[from], {}});
+                team.push_back(TeamMember{&m_threads[w],
+                                          &m_result.threads[w].severities,
+                                          &parallels[from],
+                                          {},
+                                          m_result.threads[w].location});
             }
         }
         // Each location's barriers are in the order entered, the regions too: a cursor per
@@ -138,8 +143,10 @@ private:
     // the team's barrier that ended last (on the thread that ran it, on the task's call path)
     // back to its start, then through the task that ended last before that, and so on; the
     // rest is the holder's, on the barrier's call path.
-    static void holdBarrier(const std::vector<TeamMember>& team, size_t holder, size_t k,
-                            double lastEnter) {
+    // Each piece goes to the critical-path file too: the tasks' on the threads that ran them,
+    // the rest on the holder's.
+    void holdBarrier(const std::vector<TeamMember>& team, size_t holder, size_t k,
+                     double lastEnter) {
         const OmpSpan& barrier = *team[holder].barriers[k];
         const double from = std::max(lastEnter, barrier.enter);
         struct Ran {
@@ -172,11 +179,14 @@ private:
             const double start = std::max(ran.task->enter, from);
             ran.member->severities->add(Metric::CriticalPath, ran.task->node,
                                         ran.task->leave - start);
+            piece(team[holder], ran.task->leave, until);
+            piece(*ran.member, start, ran.task->leave);
             inTasks += ran.task->leave - start;
             until = start;
         }
         team[holder].severities->add(Metric::CriticalPath, barrier.node,
                                      std::max(0.0, barrier.leave - from - inTasks));
+        piece(team[holder], from, until);
     }
 
     void followTeam(const OmpSpan& region) {
@@ -211,6 +221,9 @@ private:
             holder = last;
             const OmpSpan& arrived = *team[holder].barriers[k];
             addTimes(team[holder], arrived.firstPath, arrived.endPath);
+            piece(team[holder],
+                  k > 0 ? team[holder].barriers[k - 1]->leave : team[holder].region->enter,
+                  arrived.enter);
         }
         if (holder != 0) {
             m_result.severities.add(Metric::CriticalPath, region.node,
@@ -218,9 +231,18 @@ private:
         }
     }
 
+    // A piece of the path on a worker, for the critical-path file (the master's parts are the
+    // stretch's own).
+    void piece(const TeamMember& m, double begin, double end) {
+        if (m_pieces != nullptr && m.location != PathSegment::kMainLocation && end > begin) {
+            m_pieces->push_back(ThreadPiece{begin, end, m.location, m.region->node, kNoNode});
+        }
+    }
+
     const OpenmpTimeline& m_master;
     const std::vector<OpenmpTimeline>& m_threads;
     RankResult& m_result;
+    std::vector<ThreadPiece>* m_pieces;
     size_t m_workers;
     std::vector<uint32_t> m_cursors; ///< per worker: its regions from here on are not past
     /// Per location (the master first): its barriers from here on are not before the region
@@ -231,8 +253,9 @@ private:
 } // namespace
 
 void traceOpenmpCriticalPath(const OpenmpTimeline& master,
-                             const std::vector<OpenmpTimeline>& threads, RankResult& result) {
-    OpenmpPath(master, threads, result).run();
+                             const std::vector<OpenmpTimeline>& threads, RankResult& result,
+                             std::vector<ThreadPiece>* pieces) {
+    OpenmpPath(master, threads, result, pieces).run();
 }
 
 } // namespace waitscope::analysis

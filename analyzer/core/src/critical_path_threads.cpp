@@ -25,6 +25,7 @@
 // the path to another rank), threads that joined threads themselves (their own joins are not
 // followed), threads without both ThreadBegin and ThreadEnd, and threads without call paths
 // (neither sampled nor instrumented: their time has nowhere to go).
+#include "path_cut.h"
 #include "thread_joins.h"
 
 #include <algorithm>
@@ -36,42 +37,6 @@ namespace {
 
 // Sums under a nanosecond left where the main location's time was taken off are rounding.
 constexpr double kNegligible = 1e-12;
-
-// A joined thread's piece of a stretch on the main location: the thread from its begin to its
-// end, the join before it on the main location and the creation after it.
-struct ThreadPiece {
-    double begin = 0.0;
-    double end = 0.0;
-    uint64_t location = 0;
-    NodeId joinNode = kNoNode;
-    NodeId createNode = kNoNode;
-};
-
-// `stretch` cut at its threads' pieces, latest first as the rank's stretches are.
-void cutStretch(const PathSegment& stretch, std::vector<ThreadPiece>& pieces,
-                std::vector<PathSegment>& out) {
-    std::sort(pieces.begin(), pieces.end(),
-              [](const ThreadPiece& a, const ThreadPiece& b) { return a.end > b.end; });
-    PathSegment main = stretch; // the main location's piece being cut, from its end back
-    for (const ThreadPiece& p : pieces) {
-        if (p.end < main.end) { // the join's tail after the thread's end
-            PathSegment tail = main;
-            tail.start = p.end;
-            tail.from = p.joinNode;
-            out.push_back(tail);
-        }
-        PathSegment thread = main;
-        thread.start = p.begin;
-        thread.end = p.end;
-        thread.from = kNoNode;
-        thread.to = kNoNode;
-        thread.location = p.location;
-        out.push_back(thread);
-        main.end = p.begin;
-        main.to = p.createNode;
-    }
-    out.push_back(main);
-}
 
 } // namespace
 
@@ -96,7 +61,7 @@ void traceThreadCriticalPath(const ThreadJoins& joins, RankResult& result) {
     std::vector<NodeId> touched;
     // Per stretch, where the walk back on the main location has got to.
     std::vector<double> walked(stretches.size());
-    std::vector<std::vector<ThreadPiece>> pieces(stretches.size());
+    std::vector<ThreadPiece> pieces;
     for (size_t s = 0; s < stretches.size(); ++s) {
         walked[s] = stretches[s].end;
     }
@@ -120,14 +85,13 @@ void traceThreadCriticalPath(const ThreadJoins& joins, RankResult& result) {
         if (stretch == stretches.end()) {
             continue;
         }
-        const auto index = static_cast<size_t>(stretch - stretches.begin());
-        double& until = walked[index];
+        double& until = walked[static_cast<size_t>(stretch - stretches.begin())];
         if (join->joined > until) {
             continue; // inside a thread's stretch already followed: off the path
         }
         until = join->created;
-        pieces[index].push_back(ThreadPiece{thread.begin, thread.end, thread.location,
-                                            join->joinNode, join->createNode});
+        pieces.push_back(ThreadPiece{thread.begin, thread.end, thread.location, join->createNode,
+                                     join->joinNode});
         // The main location's time from the creation to the join's end leaves the path...
         for (const OmpWork& w : join->between) {
             result.severities.add(Metric::CriticalPath, w.node, -w.seconds);
@@ -144,17 +108,7 @@ void traceThreadCriticalPath(const ThreadJoins& joins, RankResult& result) {
         result.severities.add(Metric::CriticalPath, join->createNode,
                               std::max(0.0, thread.begin - join->created));
     }
-    // The stretches cut at the threads' pieces, in the rank's order (latest first).
-    std::vector<PathSegment> cut;
-    size_t next = 0;
-    for (const PathSegment& s : result.criticalPath) {
-        if (s.rank == result.rank && s.location == PathSegment::kMainLocation) {
-            cutStretch(s, pieces[next++], cut);
-        } else {
-            cut.push_back(s);
-        }
-    }
-    result.criticalPath = std::move(cut);
+    cutPathOntoThreads(result, std::move(pieces));
     std::vector<double>& row = result.severities.row(Metric::CriticalPath);
     for (const NodeId node : touched) {
         if (node < row.size() && std::abs(row[node]) < kNegligible) {

@@ -3,6 +3,7 @@
 // OpenMP wait states of the rank's threads (openmp_analysis.cpp) and the critical path through
 // their teams. With root causes the OpenMP threads are profiled earlier, in the root-cause
 // stage, whose pass carries their barrier waits on (root_cause_stage.cpp).
+#include "path_cut.h"
 #include "rank_state.h"
 #include "waitscope/analysis/thread_profile.h"
 
@@ -81,10 +82,14 @@ Status threadProfileStage(RankState& state, Transport& /*transport: no exchange*
         followThreadJoins(state);
         return Status::success();
     }
-    traceOpenmpCriticalPath(*state.openmp, state.openmpThreads, state.result);
+    // The teams' pieces of the path are cut out of the main location's stretches last, when
+    // the joins (which look for the stretch holding a create and its join) have been followed.
+    std::vector<ThreadPiece> teamPieces;
+    traceOpenmpCriticalPath(*state.openmp, state.openmpThreads, state.result, &teamPieces);
     state.openmpThreads = {};
     addLaneResults(state);
     followThreadJoins(state);
+    cutPathOntoThreads(state.result, std::move(teamPieces));
     return Status::success();
 }
 
