@@ -2,6 +2,7 @@
 // helpers they all use.
 #pragma once
 
+#include "buffer_memory.h"
 #include "profile_builder.h"
 #include "self_measurement.h"
 #include "spill_writer.h"
@@ -18,14 +19,6 @@
 #include <vector>
 
 namespace waitscope::measure {
-
-/// An allocator whose elements start uninitialized: the event buffer's pages are then touched
-/// (and zeroed by the kernel) only once records reach them, not all at MPI_Init. (In C++20
-/// std::allocator has no rebind member: allocator_traits rebinds this template by itself.)
-template <class T> struct UninitializedAllocator : std::allocator<T> {
-    using std::allocator<T>::allocator;
-    template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
-};
 
 struct RuntimeState {
     Config config;

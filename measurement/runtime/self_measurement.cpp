@@ -59,6 +59,7 @@ void writeMeasurementRecord(RuntimeState& s, const GlobalDefinitions& defs) {
     count(RankField::OpenmpLostEvents, g_diagnostics.openmpLostEvents);
     count(RankField::OpenmpWithoutOmpt, g_diagnostics.openmpWithoutOmpt);
     count(RankField::SpilledChunks, g_diagnostics.spilledChunks);
+    count(RankField::UnwoundStacks, g_diagnostics.unwoundStacks);
     std::vector<double> all(s.rank == 0 ? static_cast<size_t>(kFieldCount) * s.size : 0);
     gatherToRoot(mine, all.data(), kFieldCount, MPI_DOUBLE, sizeof(double), s.comm);
     // The calls of the MPI functions that are only counted: summed over ranks, and the ranks

@@ -234,6 +234,8 @@ std::uint64_t onCallSite(std::uint64_t enter) noexcept {
     const std::uint32_t context =
         s.unwinder.contextOfCallSite(stopRegion(), unwound, after ? nullptr : &reached);
     ++g_diagnostics.unwoundCalls;
+    if (unwound)
+        ++g_diagnostics.unwoundStacks;
     if (s.unwinder.isFailed(context))
         ++g_diagnostics.failedUnwinds;
     // The path is timed when the call was reached (read before any work that may take long),

@@ -42,7 +42,8 @@ constexpr const char* kRankFieldNames[kRankFieldCount] = {"wrap_before_init_seco
                                                           "openmp_events",
                                                           "openmp_lost_events",
                                                           "openmp_without_ompt",
-                                                          "spilled_chunks"};
+                                                          "spilled_chunks",
+                                                          "unwound_stacks"};
 
 } // namespace
 

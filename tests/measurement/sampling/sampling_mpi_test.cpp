@@ -351,6 +351,38 @@ TEST_CASE("hybrid measurement of tiny C++ functions finds the hot spots instrume
     CHECK(inclusiveByName(*profile, "time", "(anonymous namespace)::Accumulator::add") > 0);
 }
 
+TEST_CASE("a loop's MPI calls unwind their stacks once, then match the stack snapshots",
+          "[mpi][sampling]") {
+    // The ring loop (Irecv, Isend, Waitall, an Allreduce every 10th round) at two lengths: the
+    // longer run makes 3 * 500 + 50 calls more, all from call sites the shorter one saw, so
+    // exactly as many stacks are unwound in both (their first calls, MPI_Init's and
+    // MPI_Finalize's) and every further call is a snapshot's hit.
+    std::map<std::string, std::string> records[2];
+    const char* const rounds[2] = {"20", "520"};
+    for (int k = 0; k < 2; ++k) {
+        std::string dir = freshDirectory(std::string("sampling_ring_snapshots_") + rounds[k]);
+        const std::string exp = measureSampledComplete(dir, WAITSCOPE_TEST_RING_LOOP, 2, rounds[k],
+                                                       {"WAITSCOPE_SAMPLING_FREQUENCY=1000"});
+        records[k] = readKeyValues(exp + "/waitscope.measurement");
+    }
+    for (int r = 0; r < 2; ++r) {
+        const std::string prefix = "rank." + std::to_string(r) + ".";
+        INFO(prefix << " unwound calls " << records[0][prefix + "unwound_calls"] << " and "
+                    << records[1][prefix + "unwound_calls"] << ", stacks "
+                    << records[0][prefix + "unwound_stacks"] << " and "
+                    << records[1][prefix + "unwound_stacks"]);
+        REQUIRE(!records[1][prefix + "unwound_stacks"].empty());
+        CHECK(std::stol(records[1][prefix + "unwound_calls"]) -
+                  std::stol(records[0][prefix + "unwound_calls"]) ==
+              3 * 500 + 50);
+        CHECK(std::stol(records[1][prefix + "unwound_stacks"]) ==
+              std::stol(records[0][prefix + "unwound_stacks"]));
+        // The loop's four call sites at least, each unwound once.
+        CHECK(std::stol(records[0][prefix + "unwound_stacks"]) >= 4);
+        CHECK(std::stol(records[0][prefix + "failed_unwinds"]) == 0);
+    }
+}
+
 TEST_CASE("a stress run with many MPI calls sampled at 2000 Hz completes intact",
           "[mpi][sampling]") {
     std::string dir = freshDirectory("sampling_stress");

@@ -52,6 +52,7 @@ enum class RankField : int {
     OpenmpLostEvents,  ///< OpenMP events not recorded (no memory for a thread's records)
     OpenmpWithoutOmpt, ///< 1: the program runs OpenMP on a runtime without OMPT (not recorded)
     SpilledChunks,     ///< full buffer chunks written to the spill file during the run
+    UnwoundStacks,     ///< of UnwoundCalls, those whose stack was unwound (no snapshot matched)
     Count
 };
 inline constexpr int kRankFieldCount = static_cast<int>(RankField::Count);

@@ -82,8 +82,11 @@ struct Diagnostics {
     std::uint64_t failedUnwinds = 0;   ///< samples and call sites recorded as "failed unwind"
     std::uint64_t lostSamples = 0;     ///< samples dropped: no room to keep them until recorded
     std::uint64_t unwoundCalls = 0;    ///< MPI calls whose call path was unwound
-    std::uint64_t contextRecords = 0;  ///< calling-context records (samples, call paths) written
-    std::uint64_t sampledThreads = 0;  ///< threads sampled and recorded as their own locations
+    /// Of those, the calls whose stack was unwound frame by frame; the others matched a stack
+    /// snapshot (CallPathUnwinder::contextOfCallSite) and cost no unwinding.
+    std::uint64_t unwoundStacks = 0;
+    std::uint64_t contextRecords = 0; ///< calling-context records (samples, call paths) written
+    std::uint64_t sampledThreads = 0; ///< threads sampled and recorded as their own locations
     /// Threads created while sampling did not run (before MPI_Init: the MPI library's own;
     /// after MPI_Finalize; sampling off) or that could not get sampling state. Any thread.
     std::uint64_t unsampledThreads = 0;
