@@ -1,8 +1,11 @@
 // The slow paths of the OTF2 event encoder: chunks, the file, errors.
 #include "waitscope/trace/otf2_event_encoder.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 
@@ -14,6 +17,10 @@ constexpr uint8_t kLittleEndian = 0x42;
 /// Where a chunk's header keeps the number of its last event: after the header byte, the
 /// endianness byte and the number of its first event.
 constexpr size_t kLastEventOffset = 2 + 8;
+/// The most bytes reserved ahead of the writes at a time (see Otf2EventEncoder::m_reserved):
+/// as many as the file will hold after the write, at least one chunk, so that a small file
+/// reserves little and a large one reserves once every few megabytes.
+constexpr uint64_t kMostReservedAhead = uint64_t{8} << 20;
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the OTF2 event encoder writes little-endian chunks");
@@ -74,6 +81,7 @@ Otf2EventEncoder& Otf2EventEncoder::operator=(Otf2EventEncoder&& other) noexcept
         m_failure = std::exchange(other.m_failure, OTF2_SUCCESS);
         m_chunkOffset = std::exchange(other.m_chunkOffset, 0);
         m_flushed = std::exchange(other.m_flushed, 0);
+        m_reserved = std::exchange(other.m_reserved, 0);
     }
     return *this;
 }
@@ -86,6 +94,7 @@ void Otf2EventEncoder::release() noexcept {
     std::free(m_chunk);
     m_chunk = m_pos = m_end = nullptr;
     if (m_fd >= 0) {
+        releaseReserved();
         ::close(m_fd);
     }
     m_fd = -1;
@@ -101,10 +110,40 @@ void Otf2EventEncoder::writeHeader() noexcept {
     m_pos += 16;
 }
 
+void Otf2EventEncoder::reserve(uint64_t end) noexcept {
+    if (m_reserved == kNoReserve || end <= m_reserved) {
+        return;
+    }
+    const uint64_t ahead = std::clamp<uint64_t>(end, m_chunkBytes, kMostReservedAhead);
+    const uint64_t from = m_reserved;
+    const uint64_t to = end + ahead;
+    // Refused (a file system without fallocate, a full disk): the writes reserve their blocks
+    // as before, and report a full disk themselves.
+    if (::fallocate(m_fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
+                    static_cast<off_t>(to - from)) != 0) {
+        m_reserved = kNoReserve;
+        return;
+    }
+    m_reserved = to;
+}
+
+void Otf2EventEncoder::releaseReserved() noexcept {
+    // Truncated at its own size, the file gives back the blocks reserved beyond it (ext4 frees
+    // them so; a rank killed before leaves them to the file's removal).
+    struct stat info {};
+    if (m_reserved == 0 || m_reserved == kNoReserve || ::fstat(m_fd, &info) != 0 ||
+        static_cast<uint64_t>(info.st_size) >= m_reserved) {
+        return;
+    }
+    while (::ftruncate(m_fd, info.st_size) != 0 && errno == EINTR) {
+    }
+}
+
 void Otf2EventEncoder::writeAt(const uint8_t* from, size_t bytes, uint64_t offset) noexcept {
     if (m_failure != OTF2_SUCCESS) {
         return;
     }
+    reserve(offset + bytes);
     while (bytes > 0) {
         const ssize_t written = ::pwrite(m_fd, from, bytes, static_cast<off_t>(offset));
         if (written < 0 && errno == EINTR) {
@@ -171,6 +210,9 @@ OTF2_ErrorCode Otf2EventEncoder::finish() noexcept {
     }
     std::memcpy(m_chunk + kLastEventOffset, &m_events, 8);
     writeOut(static_cast<size_t>(m_pos - m_chunk));
+    if (m_fd >= 0) {
+        releaseReserved();
+    }
     if (m_fd >= 0 && ::close(m_fd) != 0 && m_failure == OTF2_SUCCESS) {
         m_failure = fromErrno(errno);
         m_errors->note(m_failure);
