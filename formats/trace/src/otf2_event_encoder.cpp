@@ -45,16 +45,23 @@ OTF2_ErrorCode fromErrno(int error) {
 Otf2EventEncoder::Otf2EventEncoder(int fd, uint64_t location, size_t chunkBytes,
                                    Otf2ErrorLog* errors) noexcept
     : m_chunkBytes(chunkBytes), m_fd(fd), m_location(location), m_errors(errors) {
-    m_chunk = static_cast<uint8_t*>(std::malloc(chunkBytes));
-    if (m_chunk == nullptr) {
+    // Windows of half a smaller chunk (whole pages), so that they are tested too; a chunk that
+    // is not whole windows is one.
+    m_window = std::min(kWindowBytes, chunkBytes / 2 / 4096 * 4096);
+    if (m_window <= 2 * kSlack || chunkBytes % m_window != 0) {
+        m_window = chunkBytes;
+    }
+    m_bufferBytes = std::min(chunkBytes, m_window + kSlack);
+    m_buffer = static_cast<uint8_t*>(std::malloc(m_bufferBytes));
+    if (m_buffer == nullptr) {
         if (m_fd >= 0) {
             ::close(m_fd);
         }
         m_fd = -1;
         return;
     }
-    m_end = m_chunk + chunkBytes;
-    m_pos = m_chunk;
+    m_end = m_buffer + m_bufferBytes;
+    m_pos = m_buffer;
     writeHeader();
     if (m_fd < 0) {
         m_failure = OTF2_ERROR_FILE_INTERACTION;
@@ -73,7 +80,10 @@ Otf2EventEncoder& Otf2EventEncoder::operator=(Otf2EventEncoder&& other) noexcept
         m_end = std::exchange(other.m_end, nullptr);
         m_time = std::exchange(other.m_time, 0);
         m_events = std::exchange(other.m_events, 0);
-        m_chunk = std::exchange(other.m_chunk, nullptr);
+        m_buffer = std::exchange(other.m_buffer, nullptr);
+        m_bufferBytes = std::exchange(other.m_bufferBytes, 0);
+        m_window = std::exchange(other.m_window, 0);
+        m_windowOffset = std::exchange(other.m_windowOffset, 0);
         m_chunkBytes = std::exchange(other.m_chunkBytes, 0);
         m_fd = std::exchange(other.m_fd, -1);
         m_location = std::exchange(other.m_location, 0);
@@ -91,8 +101,8 @@ Otf2EventEncoder::~Otf2EventEncoder() {
 }
 
 void Otf2EventEncoder::release() noexcept {
-    std::free(m_chunk);
-    m_chunk = m_pos = m_end = nullptr;
+    std::free(m_buffer);
+    m_buffer = m_pos = m_end = nullptr;
     if (m_fd >= 0) {
         releaseReserved();
         ::close(m_fd);
@@ -161,11 +171,16 @@ void Otf2EventEncoder::writeAt(const uint8_t* from, size_t bytes, uint64_t offse
 }
 
 void Otf2EventEncoder::writeOut(size_t bytes) noexcept {
-    // The part already written (writePending) stays; only its header's last event changed.
+    // The part already written (writePending, slide) stays; only its header's last event
+    // changed. Not written yet, the header is at the buffer's start.
     if (m_flushed > 0) {
-        writeAt(m_chunk + kLastEventOffset, 8, m_chunkOffset + kLastEventOffset);
+        uint8_t last[8];
+        std::memcpy(last, &m_events, 8);
+        writeAt(last, 8, m_chunkOffset + kLastEventOffset);
+    } else {
+        std::memcpy(m_buffer + kLastEventOffset, &m_events, 8);
     }
-    writeAt(m_chunk + m_flushed, bytes - m_flushed, m_chunkOffset + m_flushed);
+    writeAt(m_buffer + (m_flushed - m_windowOffset), bytes - m_flushed, m_chunkOffset + m_flushed);
     m_flushed = bytes;
 }
 
@@ -173,19 +188,49 @@ bool Otf2EventEncoder::writePending() noexcept {
     if (!valid()) {
         return false;
     }
-    const auto used = static_cast<size_t>(m_pos - m_chunk);
-    writeAt(m_chunk + m_flushed, used - m_flushed, m_chunkOffset + m_flushed);
+    const size_t used = chunkUsed();
+    writeAt(m_buffer + (m_flushed - m_windowOffset), used - m_flushed, m_chunkOffset + m_flushed);
     m_flushed = used;
     return m_failure == OTF2_SUCCESS;
 }
 
+void Otf2EventEncoder::slide() noexcept {
+    // The position is in the slack: a record might not fit in the rest of it, and every
+    // record fits in the slack, so the one before ended beyond the window.
+    const size_t windowEnd = m_windowOffset + m_window;
+    if (m_flushed < windowEnd) {
+        writeAt(m_buffer + (m_flushed - m_windowOffset), windowEnd - m_flushed,
+                m_chunkOffset + m_flushed);
+        m_flushed = windowEnd;
+    }
+    const auto beyond = static_cast<size_t>(m_pos - (m_buffer + m_window));
+    std::memmove(m_buffer, m_buffer + m_window, beyond);
+    m_windowOffset = windowEnd;
+    m_pos = m_buffer + beyond;
+    m_end = m_buffer + std::min(m_bufferBytes, m_chunkBytes - m_windowOffset);
+}
+
+void Otf2EventEncoder::makeRoom(uint64_t time) noexcept {
+    // Before the chunk's last window, the next one has room for any record (a window less
+    // the slack): whether a record starts a new chunk is decided in the last window only,
+    // which ends where the chunk does, as if the whole chunk were in memory.
+    if (bufferEndsBeforeChunk()) {
+        slide();
+        return;
+    }
+    newChunk(time);
+}
+
 void Otf2EventEncoder::newChunk(uint64_t time) noexcept {
-    std::memcpy(m_chunk + kLastEventOffset, &m_events, 8);
+    // The buffer ends where the chunk does (makeRoom): the rest of it is padding.
     std::memset(m_pos, kEndOfChunk, static_cast<size_t>(m_end - m_pos));
+    m_pos = m_end;
     writeOut(m_chunkBytes);
     m_chunkOffset += m_chunkBytes;
     m_flushed = 0;
-    m_pos = m_chunk;
+    m_windowOffset = 0;
+    m_pos = m_buffer;
+    m_end = m_buffer + m_bufferBytes;
     writeHeader();
     *m_pos++ = kTimestamp;
     std::memcpy(m_pos, &time, 8);
@@ -205,11 +250,13 @@ OTF2_ErrorCode Otf2EventEncoder::finish() noexcept {
     // byte. A record leaves at least one byte free; when it left only one, the end of file ends
     // the chunk (libotf2 would write past it).
     *m_pos++ = kEndOfFile;
+    if (m_pos == m_end && bufferEndsBeforeChunk()) {
+        slide(); // the buffer is full, not the chunk
+    }
     if (m_pos < m_end) {
         *m_pos++ = kEndOfBuffer;
     }
-    std::memcpy(m_chunk + kLastEventOffset, &m_events, 8);
-    writeOut(static_cast<size_t>(m_pos - m_chunk));
+    writeOut(chunkUsed());
     if (m_fd >= 0) {
         releaseReserved();
     }
