@@ -4,10 +4,12 @@
 #include "waitscope/trace/otf2_writer.h"
 
 #include <catch2/catch.hpp>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -392,4 +394,63 @@ TEST_CASE("events written before their chunk is full leave the file as libotf2's
     }
     CHECK(differing == 0);
     fs::remove_all(base);
+}
+
+namespace {
+
+/// The bytes of disk the file at `path` holds (its blocks, not its size).
+uint64_t allocatedBytes(const fs::path& path) {
+    struct stat info {};
+    REQUIRE(::stat(path.c_str(), &info) == 0);
+    return static_cast<uint64_t>(info.st_blocks) * 512;
+}
+
+/// True when the file system of `dir` reserves blocks beyond a file's end (fallocate with
+/// FALLOC_FL_KEEP_SIZE), as the encoder asks it to.
+bool reservesBlocks(const fs::path& dir) {
+    const fs::path probe = dir / "probe";
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const bool reserves = fd >= 0 && ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, kChunk) == 0;
+    if (fd >= 0)
+        ::close(fd);
+    fs::remove(probe);
+    return reserves;
+}
+
+} // namespace
+
+TEST_CASE("the event encoder reserves the file's blocks ahead of its writes and gives back those "
+          "beyond its end",
+          "[otf2]") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("waitscope_encoder_reserve_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    if (!reservesBlocks(dir)) {
+        WARN("the file system of " << dir << " reserves no blocks: nothing to check");
+        fs::remove_all(dir);
+        return;
+    }
+    Otf2Writer writer;
+    Otf2WriterOptions options;
+    options.eventChunkBytes = kChunk;
+    REQUIRE(writer.open(dir.string(), options));
+    Otf2EventEncoder w = writer.encodeEvents(0);
+    REQUIRE(w.valid());
+    writeEvents(w, 1500);
+    REQUIRE(w.writePending());
+    const fs::path file = dir / "traces" / "0.evt";
+    // The size is what was written (the blocks beyond it are reserved, not written), and at
+    // least one chunk more is reserved.
+    REQUIRE(fs::file_size(file) == w.fileBytes());
+    CHECK(w.fileBytes() > 3 * kChunk);
+    CHECK(allocatedBytes(file) >= w.fileBytes() + kChunk);
+    REQUIRE(writer.closeEvents(w) == OTF2_SUCCESS);
+    CHECK(writer.errors().count == 0);
+    // Finished: the blocks beyond the end are given back (a page's rounding and the file
+    // system's own blocks aside).
+    const uint64_t size = fs::file_size(file);
+    CHECK(allocatedBytes(file) <= size + 64 * 1024);
+    REQUIRE(writer.writeLocalDefinitions({0}, LocalDefinitions{}));
+    REQUIRE(writer.close());
+    fs::remove_all(dir);
 }

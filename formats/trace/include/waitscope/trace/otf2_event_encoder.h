@@ -1,6 +1,6 @@
 // Writing one location's events straight into OTF2's event-file encoding: the bytes libotf2's
 // event writer produces (chunk headers, timestamps, compressed integers), encoded by inline code
-// into a chunk in memory and written to the location's event file a chunk at a time, so that
+// into a buffer in memory and written to the location's event file a window at a time, so that
 // translating a buffer of records is a tight loop with no library call per event.
 //
 // Format (OTF2 2.x/3.x event files, little-endian host): the file is a sequence of chunks of the
@@ -26,8 +26,9 @@
 namespace waitscope::trace {
 
 /// OTF2's event records as the bytes libotf2 writes (see above), with the calls of
-/// Otf2EventWriter, written at the position m_pos of a chunk ending at m_end. `Self` starts a
-/// new chunk when a record might not fit (Self::newChunk(time)) and counts an event refused for
+/// Otf2EventWriter, written at the position m_pos of a buffer ending at m_end. `Self` makes room
+/// when a record might not fit (Self::makeRoom(time): the next window of the chunk, or a new
+/// chunk when the record might not fit in this one) and counts an event refused for
 /// going back in time (Self::refuse()): Otf2EventEncoder, or its Run (a loop's copy of the
 /// position, which the compiler can keep in registers).
 template <class Self> class Otf2EventRecords {
@@ -384,7 +385,7 @@ protected:
             return false;
         }
         if (maxBytes + 9 >= static_cast<size_t>(m_end - m_pos)) [[unlikely]] {
-            static_cast<Self*>(this)->newChunk(time);
+            static_cast<Self*>(this)->makeRoom(time);
         }
         if (time > m_time || time == 0) [[likely]] {
             *m_pos++ = kTimestamp;
@@ -550,7 +551,7 @@ public:
     /// Closes an event file still open without finishing it (a cut file: call finish()).
     ~Otf2EventEncoder();
 
-    bool valid() const noexcept { return m_chunk != nullptr; }
+    bool valid() const noexcept { return m_buffer != nullptr; }
     uint64_t location() const noexcept { return m_location; }
 
     /// Writes the events encoded since the last write into the file, the current chunk's used
@@ -573,8 +574,22 @@ private:
     /// and closes the file. Returns OTF2_SUCCESS or the first failure (counted when it happened).
     OTF2_ErrorCode finish() noexcept;
 
-    /// Writes the full chunk and starts the next one at `time`. Slow path.
+    /// Makes room for a record at `time` (slow path): the chunk's next window when the buffer
+    /// ends before the chunk (a whole window of room: every record fits), else a new chunk.
+    void makeRoom(uint64_t time) noexcept;
+    /// Writes the buffer's bytes not yet in the file up to its window's end and moves the bytes
+    /// beyond (a record begun in the slack) to its start: the chunk's next window.
+    void slide() noexcept;
+    /// Pads the full chunk, writes it and starts the next one at `time`.
     void newChunk(uint64_t time) noexcept;
+    /// True when the chunk goes on beyond the buffer's end.
+    bool bufferEndsBeforeChunk() const noexcept {
+        return m_windowOffset + static_cast<size_t>(m_end - m_buffer) < m_chunkBytes;
+    }
+    /// The chunk's bytes so far (written or in the buffer).
+    size_t chunkUsed() const noexcept {
+        return m_windowOffset + static_cast<size_t>(m_pos - m_buffer);
+    }
     /// Counts an event refused for going back in time.
     void refuse() noexcept;
     /// Writes the chunk's header (its first event is the next one).
@@ -584,16 +599,43 @@ private:
     void writeOut(size_t bytes) noexcept;
     /// Writes `bytes` at `offset` of the file unless a write failed; counts a failure.
     void writeAt(const uint8_t* from, size_t bytes, uint64_t offset) noexcept;
+    /// Reserves the file's blocks ahead of a write ending at `end` (see m_reserved).
+    void reserve(uint64_t end) noexcept;
+    /// Gives back the blocks reserved beyond the file's end (when the file is closed).
+    void releaseReserved() noexcept;
     void release() noexcept;
 
-    uint8_t* m_chunk = nullptr;
+    /// The current chunk's bytes from m_windowOffset on: a chunk goes to the file a window at a
+    /// time (m_window bytes at aligned offsets of the chunk, which is whole windows), through a
+    /// buffer of one window and kSlack bytes for the record that crosses its end. Half a
+    /// megabyte costs 128 page faults when first used, not a 1 MiB chunk's 256 (0.3 ms of CPU
+    /// per rank on a virtual machine, issue 21); windows of half a megabyte and more at aligned
+    /// offsets cost the kernel no more CPU per byte than whole chunks (smaller or unaligned
+    /// writes get smaller page-cache folios: up to twice as much).
+    uint8_t* m_buffer = nullptr;
+    size_t m_bufferBytes = 0;  ///< the window and the slack (a chunk of one window: the chunk)
+    size_t m_window = 0;       ///< kWindowBytes, or half a chunk of less than 1 MiB
+    size_t m_windowOffset = 0; ///< where the buffer's first byte is in the current chunk
     size_t m_chunkBytes = 0;
     int m_fd = -1;
     uint64_t m_location = 0;
     Otf2ErrorLog* m_errors = nullptr;
     OTF2_ErrorCode m_failure = OTF2_SUCCESS;
     uint64_t m_chunkOffset = 0; ///< where the current chunk starts in the file
-    size_t m_flushed = 0;       ///< its first bytes, already in the file (writePending)
+    size_t m_flushed = 0;       ///< its first bytes, already in the file (writePending, slide)
+    /// The file's bytes whose blocks are reserved ahead of the writes (fallocate, the file's
+    /// size unchanged): the kernel's CPU for a write into reserved blocks is a third less than
+    /// for one that reserves its blocks page by page (ext4's delayed allocation; issue 21).
+    /// kNoReserve once the file system refused.
+    uint64_t m_reserved = 0;
+    static constexpr uint64_t kNoReserve = ~uint64_t{0};
+
+public:
+    /// The window of a chunk of 1 MiB or more (a multiple of it).
+    static constexpr size_t kWindowBytes = 512 * 1024;
+    /// Room beyond the window for the record that crosses its end: more than any record with
+    /// its timestamp takes, and the slack holds only one record's start.
+    static constexpr size_t kSlack = 256;
 };
 
 /// A loop encoding many events (the measurement's translation of its records): the encoder's
@@ -610,9 +652,9 @@ public:
 
 private:
     friend class Otf2EventRecords<Otf2EventEncoder::Run>;
-    void newChunk(uint64_t time) noexcept {
+    void makeRoom(uint64_t time) noexcept {
         store();
-        m_encoder.newChunk(time);
+        m_encoder.makeRoom(time);
         load();
     }
     void refuse() noexcept { m_encoder.refuse(); }
