@@ -96,7 +96,7 @@ Status tellNonblockingReceivers(RankState& state, Transport& transport) {
     const auto told = [&](const ReplayOperation& op, uint32_t k) {
         const EventKind kind = events.kind(op.event);
         return (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) &&
-               PartnerCall::decode(state.partners[k].info).nonblocking;
+               PartnerCall::decode(state.partners.read(k).info).nonblocking;
     };
     const auto needs = [&](const ReplayOperation& op, uint32_t k) {
         if (!told(op, k)) {
@@ -117,7 +117,7 @@ Status tellNonblockingReceivers(RankState& state, Transport& transport) {
         if (PartnerCall::decode(record->info).waited) {
             const uint32_t request = state.requestOf(k);
             state.partnerWaited[request] |= RankState::kPartnerWaited;
-            state.partners[request] = *record;
+            state.partners.write(request, *record);
         }
         return Status::success();
     };
@@ -155,7 +155,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             }
             const CallSpan& span = state.spans[op.span];
             if (state.rootCause) {
-                state.partners[k] = *record;
+                state.partners.writeBackward(k, *record);
                 if (PartnerCall::decode(record->info).waited) {
                     state.partnerWaited[k] |= RankState::kPartnerWaited;
                 }
@@ -190,7 +190,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
         } else if (state.rootCause && (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv)) {
             // Whether a blocking sender waited here for this receive, as it finds itself (a
             // nonblocking sender tells, below).
-            const ReplayRecord& send = state.partners[k];
+            const ReplayRecord send = state.partners.read(k);
             const PartnerCall sender = PartnerCall::decode(send.info);
             const uint32_t request = state.requestOf(k);
             // A receive that waited itself (a Late Sender at its probe) is that wait state's
@@ -199,7 +199,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
                 (state.partnerWaited[k] & RankState::kWaitedHere) == 0 &&
                 synchronizes(send.enter, send.exit, state.postedEnter(k))) {
                 state.partnerWaited[request] |= RankState::kPartnerWaited;
-                state.partners[request] = send;
+                state.partners.write(request, send);
             }
         }
         return Status::success();
@@ -233,7 +233,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             }
             const CallSpan& call = state.spans[state.operations[p.operation].span];
             state.delay->onLateReceiver(p.operation, call, p.wait, p.completion);
-            state.partners[p.operation] = p.receive;
+            state.partners.write(p.operation, p.receive);
             state.partnerWaited[p.operation] |= RankState::kWaitedHere;
         }
         if (Status s = tellNonblockingReceivers(state, transport); !s) {
@@ -242,10 +242,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
         state.delay->replaysDone();
         // Written for the last time: the later passes read them in order, from the scratch
         // file's blocks when the rank has one.
-        state.partnerCalls = SpilledArray<ReplayRecord>(std::move(state.partners));
-        if (state.scratch) {
-            state.partnerCalls.spillTo(state.scratch.get(), state.profile.blockEntries());
-        }
+        state.partnerCalls = state.partners.finish();
     }
     state.report("backward replay", total, total);
     return Status::success();

@@ -154,7 +154,7 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
     std::vector<LateSender> lateSenders(state.lanes.size() + 1,
                                         LateSender(state.sink, onLateSender));
     if (state.rootCause) {
-        state.partners.assign(total, ReplayRecord{});
+        state.partners.start(total, state.scratch.get(), state.profile.blockEntries());
         state.partnerWaited.assign(total, 0);
     }
     state.lateSenderIn.assign(state.spans.size(), 0);
@@ -179,7 +179,7 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
                 return record.error();
             }
             if (state.rootCause) {
-                state.partners[k] = *record;
+                state.partners.writeForward(k, *record);
             }
             lateSender.onMessage(span, state.worldRankOf(m.comm, m.partner), *record, m.length, k,
                                  inTestCall(state, op));
