@@ -9,7 +9,7 @@ file(MAKE_DIRECTORY "${WORK}")
 # 1. Too small: serially (all four ranks in one process), with two processes and with four.
 execute_process(COMMAND "${REPLAY}" --serial --quiet --memory-limit 1K --output-dir "${WORK}/refused" "${TRACE}"
                 RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_VARIABLE output TIMEOUT 180)
-if(NOT status EQUAL 1 OR NOT errors MATCHES "waitscope-replay: error: [^\n]*traces.otf2: rank [0-3]: read in windows, its [0-9]+ events still need about [0-9.]+ KiB \\(46 bytes per event: the root-cause passes hold a rank's communication operations whole\\), the 4 ranks 0-3 together [0-9.]+ KiB with their windows, and the process itself 32.0 MiB: [0-9.]+ MiB in all, but --memory-limit allows 1.0 KiB per analysis process")
+if(NOT status EQUAL 1 OR NOT errors MATCHES "waitscope-replay: error: [^\n]*traces.otf2: rank [0-3]: read in windows, its [0-9]+ events still need about [0-9.]+ KiB \\(41 bytes per event: the root-cause passes hold a rank's communication operations whole\\), the 4 ranks 0-3 together [0-9.]+ KiB with their windows, and the process itself 32.0 MiB: [0-9.]+ MiB in all, but --memory-limit allows 1.0 KiB per analysis process")
   message(FATAL_ERROR "serial run over the budget not refused (${status}): ${errors}")
 endif()
 if(EXISTS "${WORK}/refused/report.cubex")

@@ -1,6 +1,7 @@
 // The backward-replay stage: roles swapped, each receive passes back to the sender the times
 // of the call that posted it (MPI_Recv itself, or the MPI_Irecv / MPI_Start of a nonblocking
-// receive; one bulk exchange), and sends find Late Receiver where Scalasca 2.6 looks for it:
+// receive; one bulk exchange, or bounded steps for a rank read in windows: replay_steps.h),
+// and sends find Late Receiver where Scalasca 2.6 looks for it:
 // at a blocking MPI_Send or MPI_Ssend, and at the MPI_Wait* that completed a nonblocking send
 // (MPI_Wait, MPI_Waitany: each send; MPI_Waitall, MPI_Waitsome: the send that waited longest,
 // none when the call also had a Late Sender; never at MPI_Test*). For the root-cause stages
@@ -11,6 +12,7 @@
 // the call that posted the receive; a nonblocking send tells its receiver how its completion
 // went in a second exchange.
 #include "rank_state.h"
+#include "replay_steps.h"
 
 #include <algorithm>
 #include <map>
@@ -52,29 +54,21 @@ struct MultiWait {
 // sender's completion time), else the exit of the call that posted it (a Late Receiver's completion
 // time); with the span of the posting call, where the critical path lands on this rank from a Late
 // Receiver.
-Status postReceives(RankState& state, Transport& transport) {
+Status postReceive(RankState& state, ReplaySteps& steps, const ReplayOperation& op, uint32_t k) {
     const trace::EventStream& events = *state.events;
-    for (const ReplayOperation& op : state.inMatchOrder()) {
-        const EventKind kind = events.kind(op.event);
-        if (kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) {
-            continue;
-        }
-        const uint32_t k = state.indexOf(op);
-        const uint32_t request = state.operations[state.requestOf(k)].span;
-        const CallSpan& posted = state.spans[request];
-        const bool waited =
-            state.rootCause && (state.partnerWaited[k] & RankState::kWaitedHere) != 0;
-        const trace::MessageRecord& m = events.message(op.event);
-        const PartnerCall call{request, false, waited};
-        if (Status s = transport.send(m.comm, m.partner, m.tag,
-                                      ReplayRecord{state.postedEnter(k),
-                                                   waited ? state.spans[op.span].exit : posted.exit,
-                                                   call.encode()});
-            !s) {
-            return s;
-        }
+    const EventKind kind = events.kind(op.event);
+    if (kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) {
+        return Status::success();
     }
-    return Status::success();
+    const uint32_t request = state.operations[state.requestOf(k)].span;
+    const CallSpan& posted = state.spans[request];
+    const bool waited = state.rootCause && (state.partnerWaited[k] & RankState::kWaitedHere) != 0;
+    const trace::MessageRecord& m = events.message(op.event);
+    const PartnerCall call{request, false, waited};
+    return steps.send(m.comm, m.partner, m.tag,
+                      ReplayRecord{state.postedEnter(k),
+                                   waited ? state.spans[op.span].exit : posted.exit,
+                                   call.encode()});
 }
 
 // Root-cause stages: every nonblocking send tells its receiver when the call that completed it
@@ -83,46 +77,51 @@ Status postReceives(RankState& state, Transport& transport) {
 // sender knows which of the sends an MPI_Waitall waited for).
 Status tellNonblockingReceivers(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;
-    for (const ReplayOperation& op : state.inMatchOrder()) {
+    ReplaySteps steps(state, transport, replayStepOperations(state));
+    const auto post = [&](const ReplayOperation& op, uint32_t k) -> Status {
         if (events.kind(op.event) != EventKind::MpiIsend) {
-            continue;
+            return Status::success();
         }
-        const uint32_t k = state.indexOf(op);
         const uint32_t completion = state.pairedOf[k];
         const uint32_t at = completion != RankState::kNoOperation ? completion : k;
         const CallSpan& call = state.spans[state.operations[at].span];
         const bool waited = (state.partnerWaited[at] & RankState::kWaitedHere) != 0;
         const trace::MessageRecord& m = events.message(op.event);
-        if (Status s = transport.send(
-                m.comm, m.partner, m.tag,
-                ReplayRecord{call.enter, call.exit,
-                             PartnerCall{state.operations[at].span, true, waited}.encode()});
-            !s) {
-            return s;
-        }
-    }
-    if (Status s = transport.exchange(); !s) {
-        return s;
-    }
-    for (const ReplayOperation& op : state.inMatchOrder()) {
+        return steps.send(
+            m.comm, m.partner, m.tag,
+            ReplayRecord{call.enter, call.exit,
+                         PartnerCall{state.operations[at].span, true, waited}.encode()});
+    };
+    // The receives of nonblocking sends (as the forward replay learnt) get a record.
+    const auto told = [&](const ReplayOperation& op, uint32_t k) {
         const EventKind kind = events.kind(op.event);
-        const uint32_t k = state.indexOf(op);
-        if ((kind != EventKind::MpiRecv && kind != EventKind::MpiIrecv) ||
-            !PartnerCall::decode(state.partners[k].info).nonblocking) {
-            continue;
+        return (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) &&
+               PartnerCall::decode(state.partners.read(k).info).nonblocking;
+    };
+    const auto needs = [&](const ReplayOperation& op, uint32_t k) {
+        if (!told(op, k)) {
+            return ReplaySteps::Need::nothing();
         }
         const trace::MessageRecord& m = events.message(op.event);
-        auto record = transport.receive(m.comm, m.partner, m.tag);
+        return ReplaySteps::Need::record(m.comm, m.partner, m.tag);
+    };
+    const auto consume = [&](const ReplayOperation& op, uint32_t k) -> Status {
+        if (!told(op, k)) {
+            return Status::success();
+        }
+        const trace::MessageRecord& m = events.message(op.event);
+        auto record = steps.receive(m.comm, m.partner, m.tag);
         if (!record) {
             return record.error();
         }
         if (PartnerCall::decode(record->info).waited) {
             const uint32_t request = state.requestOf(k);
             state.partnerWaited[request] |= RankState::kPartnerWaited;
-            state.partners[request] = *record;
+            state.partners.write(request, *record);
         }
-    }
-    return Status::success();
+        return Status::success();
+    };
+    return steps.run(post, needs, consume);
 }
 
 } // namespace
@@ -132,27 +131,31 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
     // Receivers tell senders when their receive started (roles swapped).
     const size_t total = state.operations.size();
     state.report("backward replay", 0, total);
-    if (Status s = postReceives(state, transport); !s) {
-        return s;
-    }
-    if (Status s = transport.exchange(); !s) {
-        return s;
-    }
-    state.report("backward replay", total / 2, total);
+    ReplaySteps steps(state, transport, replayStepOperations(state));
+    const auto post = [&state, &steps](const ReplayOperation& op, uint32_t k) {
+        return postReceive(state, steps, op, k);
+    };
+    const auto needs = [&events](const ReplayOperation& op, uint32_t /*k*/) {
+        const EventKind kind = events.kind(op.event);
+        if (kind != EventKind::MpiSend && kind != EventKind::MpiIsend) {
+            return ReplaySteps::Need::nothing();
+        }
+        const trace::MessageRecord& m = events.message(op.event);
+        return ReplaySteps::Need::record(m.comm, m.partner, m.tag);
+    };
     std::vector<LateReceiverPoint> points;
     std::map<uint32_t, MultiWait> multiWaits; // by span of the completing call
-    for (const ReplayOperation& op : state.inMatchOrder()) {
+    const auto consume = [&](const ReplayOperation& op, uint32_t k) -> Status {
         const EventKind kind = events.kind(op.event);
-        const uint32_t k = state.indexOf(op);
         if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
             const trace::MessageRecord& m = events.message(op.event);
-            auto record = transport.receive(m.comm, m.partner, m.tag);
+            auto record = steps.receive(m.comm, m.partner, m.tag);
             if (!record) {
                 return record.error();
             }
             const CallSpan& span = state.spans[op.span];
             if (state.rootCause) {
-                state.partners[k] = *record;
+                state.partners.writeBackward(k, *record);
                 if (PartnerCall::decode(record->info).waited) {
                     state.partnerWaited[k] |= RankState::kPartnerWaited;
                 }
@@ -187,7 +190,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
         } else if (state.rootCause && (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv)) {
             // Whether a blocking sender waited here for this receive, as it finds itself (a
             // nonblocking sender tells, below).
-            const ReplayRecord& send = state.partners[k];
+            const ReplayRecord send = state.partners.read(k);
             const PartnerCall sender = PartnerCall::decode(send.info);
             const uint32_t request = state.requestOf(k);
             // A receive that waited itself (a Late Sender at its probe) is that wait state's
@@ -196,10 +199,15 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
                 (state.partnerWaited[k] & RankState::kWaitedHere) == 0 &&
                 synchronizes(send.enter, send.exit, state.postedEnter(k))) {
                 state.partnerWaited[request] |= RankState::kPartnerWaited;
-                state.partners[request] = send;
+                state.partners.write(request, send);
             }
         }
+        return Status::success();
+    };
+    if (Status s = steps.run(post, needs, consume); !s) {
+        return s;
     }
+    state.report("backward replay", total / 2, total);
     // One instance per MPI_Waitall / MPI_Waitsome, none where it also had a Late Sender.
     for (const auto& [callSpan, w] : multiWaits) {
         const CallSpan& call = state.spans[callSpan];
@@ -225,7 +233,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
             }
             const CallSpan& call = state.spans[state.operations[p.operation].span];
             state.delay->onLateReceiver(p.operation, call, p.wait, p.completion);
-            state.partners[p.operation] = p.receive;
+            state.partners.write(p.operation, p.receive);
             state.partnerWaited[p.operation] |= RankState::kWaitedHere;
         }
         if (Status s = tellNonblockingReceivers(state, transport); !s) {
@@ -234,10 +242,7 @@ Status backwardReplayStage(RankState& state, Transport& transport) {
         state.delay->replaysDone();
         // Written for the last time: the later passes read them in order, from the scratch
         // file's blocks when the rank has one.
-        state.partnerCalls = SpilledArray<ReplayRecord>(std::move(state.partners));
-        if (state.scratch) {
-            state.partnerCalls.spillTo(state.scratch.get(), state.profile.blockEntries());
-        }
+        state.partnerCalls = state.partners.finish();
     }
     state.report("backward replay", total, total);
     return Status::success();

@@ -8,11 +8,14 @@
 //
 // The exchange is bulk-synchronous: a record holds only its sender's own timestamps, so
 // posting them all before consuming any yields what a message-by-message replay yields,
-// without waiting on the network per message.
+// without waiting on the network per message. A rank read in windows posts and consumes in
+// bounded steps instead (replay_steps.h), in the same order: the same report, with a step's
+// records in memory instead of the rank's.
 #include "clock_condition.h"
 #include "collective_shape.h"
 #include "late_sender.h"
 #include "rank_state.h"
+#include "replay_steps.h"
 #include "rma_replay.h"
 
 #include <array>
@@ -28,21 +31,6 @@ constexpr uint32_t kNoSpan = 0xFFFFFFFFu;
 // MPI_Testsome), which completes only what has already arrived.
 bool inTestCall(const RankState& state, const ReplayOperation& op) {
     return state.nameOfNode(state.spans[op.span].node).rfind("MPI_Test", 0) == 0;
-}
-
-// Runs the pattern of collective operation `op` (in MPI call `span`) on all members' times.
-Status replayCollective(RankState& state, Transport& transport, const ReplayOperation& op,
-                        const CallSpan& span) {
-    const trace::CollectiveRecord& c = state.events->collective(op.event);
-    if (state.isSelf(c.comm)) {
-        return Status::success();
-    }
-    auto gathered = transport.gathered(c.comm);
-    if (!gathered) {
-        return gathered.error();
-    }
-    return replayCollectivePattern(state, state.indexOf(op), span, c,
-                                   state.classOf(state.regionOfSpan(op)), std::move(*gathered));
 }
 
 } // namespace
@@ -113,46 +101,46 @@ Status replayCollectivePattern(RankState& state, uint32_t operation, const CallS
 
 Status forwardReplayStage(RankState& state, Transport& transport) {
     const trace::EventStream& events = *state.events;
-    // Post what the others need: each send's call times, each collective's call times.
     const size_t total = state.operations.size();
     state.report("forward replay", 0, total);
-    for (const ReplayOperation& op : state.inMatchOrder()) {
+    // With one-sided records, one exchange (below); without, a rank read in windows exchanges
+    // in steps.
+    ReplaySteps steps(state, transport, state.rma ? 0 : replayStepOperations(state));
+    // Post what the others need: each send's call times, each collective's call times.
+    const auto post = [&](const ReplayOperation& op, uint32_t /*k*/) -> Status {
         const EventKind kind = events.kind(op.event);
         const CallSpan& span = state.spans[op.span];
         if (kind == EventKind::MpiSend || kind == EventKind::MpiIsend) {
             const trace::MessageRecord& m = events.message(op.event);
             const PartnerCall call{op.span, kind == EventKind::MpiIsend, false,
                                    state.canWaitForReceiver(op)};
-            if (Status s = transport.send(m.comm, m.partner, m.tag,
-                                          ReplayRecord{span.enter, span.exit, call.encode()});
-                !s) {
-                return s;
-            }
-        } else if (kind == EventKind::MpiCollectiveEnd &&
-                   !state.isSelf(events.collective(op.event).comm)) {
+            return steps.send(m.comm, m.partner, m.tag,
+                              ReplayRecord{span.enter, span.exit, call.encode()});
+        }
+        if (kind == EventKind::MpiCollectiveEnd &&
+            !state.isSelf(events.collective(op.event).comm)) {
             // The root-cause passes also learn each member's span (the critical path's
             // landing there).
             const uint32_t comm = events.collective(op.event).comm;
-            Status s = state.pathCollectives
-                           ? transport.contribute(comm, std::array{span.enter, span.exit,
-                                                                   static_cast<double>(op.span)})
-                           : transport.contribute(comm, std::array{span.enter, span.exit});
-            if (!s) {
-                return s;
-            }
+            return state.pathCollectives
+                       ? steps.contribute(
+                             comm, std::array{span.enter, span.exit, static_cast<double>(op.span)})
+                       : steps.contribute(comm, std::array{span.enter, span.exit});
         }
-    }
-    // One-sided records after all MPI ones, so that each communicator's contributions are
-    // consumed in the order they were queued.
-    if (state.rma) {
-        if (Status s = postRmaRecords(state, transport); !s) {
-            return s;
+        return Status::success();
+    };
+    const auto needs = [&](const ReplayOperation& op, uint32_t /*k*/) {
+        const EventKind kind = events.kind(op.event);
+        if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
+            const trace::MessageRecord& m = events.message(op.event);
+            return ReplaySteps::Need::record(m.comm, m.partner, m.tag);
         }
-    }
-    if (Status s = transport.exchange(); !s) {
-        return s;
-    }
-    state.report("forward replay", total / 2, total);
+        if (kind == EventKind::MpiCollectiveEnd &&
+            !state.isSelf(events.collective(op.event).comm)) {
+            return ReplaySteps::Need::collective(events.collective(op.event).comm);
+        }
+        return ReplaySteps::Need::nothing();
+    };
     // Consume in event order: receives find Late Sender, collectives their patterns.
     LateSender::Listener onLateSender;
     if (state.delay) {
@@ -166,13 +154,13 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
     std::vector<LateSender> lateSenders(state.lanes.size() + 1,
                                         LateSender(state.sink, onLateSender));
     if (state.rootCause) {
-        state.partners.assign(total, ReplayRecord{});
+        state.partners.start(total, state.scratch.get(), state.profile.blockEntries());
         state.partnerWaited.assign(total, 0);
     }
     state.lateSenderIn.assign(state.spans.size(), 0);
     std::vector<uint32_t> openRecvSpans(lateSenders.size(), kNoSpan);
-    for (const ReplayOperation& op : state.inMatchOrder()) {
-        const size_t k = state.indexOf(op);
+    size_t consumed = 0;
+    const auto consume = [&](const ReplayOperation& op, uint32_t k) -> Status {
         const EventKind kind = events.kind(op.event);
         const CallSpan& span = state.spans[op.span];
         LateSender& lateSender = lateSenders[span.lane];
@@ -181,23 +169,42 @@ Status forwardReplayStage(RankState& state, Transport& transport) {
             state.lateSenderIn[openRecvSpan] = lateSender.completeCall() ? 1 : 0;
             openRecvSpan = kNoSpan;
         }
+        if (++consumed % 65536 == 0) {
+            state.report("forward replay", consumed, total);
+        }
         if (kind == EventKind::MpiRecv || kind == EventKind::MpiIrecv) {
             const trace::MessageRecord& m = events.message(op.event);
-            auto record = transport.receive(m.comm, m.partner, m.tag);
+            auto record = steps.receive(m.comm, m.partner, m.tag);
             if (!record) {
                 return record.error();
             }
             if (state.rootCause) {
-                state.partners[k] = *record;
+                state.partners.writeForward(k, *record);
             }
-            lateSender.onMessage(span, state.worldRankOf(m.comm, m.partner), *record, m.length,
-                                 static_cast<uint32_t>(k), inTestCall(state, op));
+            lateSender.onMessage(span, state.worldRankOf(m.comm, m.partner), *record, m.length, k,
+                                 inTestCall(state, op));
             openRecvSpan = op.span;
         } else if (kind == EventKind::MpiCollectiveEnd) {
-            if (Status s = replayCollective(state, transport, op, span); !s) {
-                return s;
+            const trace::CollectiveRecord& c = events.collective(op.event);
+            if (state.isSelf(c.comm)) {
+                return Status::success();
             }
+            auto gathered = steps.gathered(c.comm);
+            if (!gathered) {
+                return gathered.error();
+            }
+            return replayCollectivePattern(state, k, span, c, state.classOf(state.regionOfSpan(op)),
+                                           std::move(*gathered));
         }
+        return Status::success();
+    };
+    // One-sided records after all MPI ones (in the one step), so that each communicator's
+    // contributions are consumed in the order they were queued.
+    const auto postedAll = [&state, &transport]() -> Status {
+        return state.rma ? postRmaRecords(state, transport) : Status::success();
+    };
+    if (Status s = steps.run(post, needs, consume, postedAll); !s) {
+        return s;
     }
     for (size_t lane = 0; lane < lateSenders.size(); ++lane) {
         if (openRecvSpans[lane] != kNoSpan) {

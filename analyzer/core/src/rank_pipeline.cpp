@@ -26,7 +26,7 @@
 // in windows, profiled and replayed forward and backward in bulk-synchronous steps, and the
 // consistency is checked at the end; with root causes stage 2 reads the events in windows and
 // keeps only the communication events (windowed_profile_stage.cpp), and stages 3 to 7 run as
-// above on them.
+// above on them, the replays exchanging in steps of a window's size (replay_steps.h).
 // The drivers, serial_analysis.cpp (a thread per rank over the in-process transport) and
 // analyzer/mpi/src/parallel_analysis.cpp (a rank per traced rank over MPI), differ only in
 // the transport, in the hooks of RankInput and in how they gather the results.

@@ -5,6 +5,7 @@
 #include "delay_analysis.h"
 #include "openmp_timeline.h"
 #include "operation_profile.h"
+#include "partner_calls.h"
 #include "pattern_sink.h"
 #include "replay_lanes.h"
 #include "rma_timeline.h"
@@ -99,8 +100,9 @@ struct RankState {
 
     // From the forward replay on (root-cause stages only):
     /// Per operation: the partner call's times (see CriticalPathInput::partners), written by
-    /// the replays; then moved to `partnerCalls`
-    std::vector<ReplayRecord> partners;
+    /// the replays (in memory, or in blocks in `scratch` when there is one); then merged into
+    /// `partnerCalls`
+    PartnerCallWrites partners;
     /// After the backward replay: `partners`, read by the critical path (backward) and the
     /// delay pass (forward); in blocks in `scratch` when there is one
     SpilledArray<ReplayRecord> partnerCalls;

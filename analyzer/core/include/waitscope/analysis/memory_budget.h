@@ -56,12 +56,15 @@ uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held = 0);
 /// records, the critical path's and the delay passes' state, the wait-state instances; the time
 /// profile between operations, the partners' calls after the backward replay and the
 /// synchronization points during the walk are spilled in blocks to a scratch file and read
-/// back), an upper bound of what tests/bench/memory_limit.sh measures: 32 bytes per event on
-/// its generated trace (the growth of the peak from 1.2 to 12 million events; 41.7 with only
-/// the time profile spilled, when the budget was 56, and 7-8 bytes per event more before that,
-/// when it was 64; the breakdown is in docs/scaling.md). At the peak of the full analysis the
-/// timestamps are freed anyway, and the per-operation state dominates; the windows come on top.
-inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 46;
+/// back; the replays' records are exchanged in steps of a window, replay_steps.h), an upper
+/// bound of what tests/bench/memory_limit.sh measures: 27 bytes per event on its generated trace
+/// (the growth of the peak from 1.2 to 12 million events with windows of 250,000 events, 24 with
+/// windows of 65,536; 32 with the replays' records exchanged in one step, when the budget was
+/// 46; 41.7 with only the time profile spilled, when it was 56, and 7-8 bytes per event more
+/// before that, when it was 64; the breakdown is in docs/scaling.md). At the peak of the full
+/// analysis the timestamps are freed anyway, and the per-operation state dominates; the windows
+/// (and a step's records, in their place) come on top.
+inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 41;
 
 /// What the wait-state instances take in a process that spills them (instance_spill.h): its
 /// ranks' buffers (8 MiB in all) and, on the process that writes the outputs, the merge's read
