@@ -4,6 +4,7 @@
 // merged across their members in the same order as there, so that the caches are the same bytes.
 #include "timeline_collector.h"
 
+#include "direct_file_writer.h"
 #include "timeline_store.h"
 #include "timeline_summary.h"
 #include "waitscope/analysis/wait_instances.h"
@@ -608,8 +609,7 @@ double TimelineCollector::asStored(double seconds) {
 
 Status TimelineCollector::writeVisitsInto(const std::string& cache,
                                           const std::vector<uint64_t>& rowStarts) {
-    const int file = ::open(cache.c_str(), O_WRONLY | O_CLOEXEC);
-    if (file < 0) {
+    if (::access(cache.c_str(), W_OK) != 0) {
         return Error(cache + ": cannot open");
     }
     bool ok = rowStarts.size() == m_rows.size();
@@ -617,25 +617,20 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
         if (!m_rows[r].seen || m_rows[r].fromPart) {
             continue;
         }
-        auto at = static_cast<off_t>(rowStarts[r]);
+        // Past the page cache as the process that wrote the rest (DirectFileWriter); the pages
+        // the row shares with its neighbours' visits are written with its own bytes only.
+        DirectFileWriter out(cache, false, rowStarts[r]);
+        if (!out.opened()) {
+            return Error(cache + ": cannot open");
+        }
         for (RecordBlocks& depth : m_rows[r].depths) {
             for (const auto& [records, count] : depth.pieces()) {
-                const char* from = records;
-                size_t left = count * TimelineStore::kVisitBytes;
-                while (ok && left > 0) {
-                    const ssize_t written = ::pwrite(file, from, left, at);
-                    ok = written > 0;
-                    if (ok) {
-                        from += written;
-                        left -= static_cast<size_t>(written);
-                        at += written;
-                    }
-                }
+                out.write(records, count * TimelineStore::kVisitBytes);
             }
             depth.release();
         }
+        ok = out.close() && ok;
     }
-    ok = ::close(file) == 0 && ok;
     return ok ? Status::success() : Error(cache + ": cannot write");
 }
 

@@ -79,7 +79,7 @@ public:
     Status loadPart(const std::string& path);
     /// Writes its rows' visits into the event cache `cache` that the collector holding every
     /// row's part wrote, at `rowStarts` (write()'s: per row, where its visits begin), handing
-    /// back each row's memory once written (the page cache reuses it). Errors name the file.
+    /// back each row's memory once written. Errors name the file.
     Status writeVisitsInto(const std::string& cache, const std::vector<uint64_t>& rowStarts);
 
     /// Writes timeline_events.bin and timeline_summary.bin beside `anchor` (its traces.otf2), the
@@ -88,8 +88,8 @@ public:
     /// left for their processes to write (writeVisitsInto() at `rowStarts`, to be given when
     /// there are such rows): then the event cache is written under
     /// TimelineStore::partialPath() and becomes timeline_events.bin only by publish(), once they
-    /// did. Each row's visits are let go once written (the page cache takes their pages rather
-    /// than fresh ones): the collector writes once. Errors name the file.
+    /// did. Each row's visits are let go once written: the collector writes once. Errors name
+    /// the file.
     Status write(const std::string& anchor, const trace::Definitions& definitions,
                  const std::vector<analysis::PatternInstance>& instances,
                  std::vector<uint64_t>* rowStarts = nullptr);

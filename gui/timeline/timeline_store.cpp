@@ -5,6 +5,7 @@
 // depth do not overlap, so their starts and ends are both in order) and read in one piece.
 #include "timeline_store.h"
 
+#include "direct_file_writer.h"
 #include "flight_index.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -142,70 +143,22 @@ private:
     bool m_damaged = false;
 };
 
-// Writes the cache file front to back; the first failure is kept and reported at the end. Small
-// writes (a message or collective record each) are gathered into one buffer, so that a million
-// records cost a few hundred fwrite calls instead of a million.
+// Writes the cache file front to back, past the page cache where the file system allows
+// (DirectFileWriter: the analysis never reads the cache back, and copying ~100 MB into the page
+// cache cost as much as building it); the first failure is kept and reported at the end.
 class Writer {
 public:
-    explicit Writer(const std::string& path) : m_file(std::fopen(path.c_str(), "wb")) {}
-    ~Writer() {
-        if (m_file != nullptr) {
-            std::fclose(m_file);
-        }
-    }
-    Writer(const Writer&) = delete;
-    Writer& operator=(const Writer&) = delete;
-    bool opened() const { return m_file != nullptr; }
-    void write(const void* data, size_t bytes) {
-        if (bytes < kGathered) {
-            if (m_gathered.size() + bytes > kGatheredBytes) {
-                flushGathered();
-            }
-            m_gathered.append(static_cast<const char*>(data), bytes);
-        } else {
-            flushGathered();
-            put(data, bytes);
-        }
-        m_offset += bytes;
-    }
-    uint64_t offset() const { return m_offset; }
-    // Leaves `bytes` bytes for another process to write (a hole until it does).
-    void skip(uint64_t bytes) {
-        flushGathered();
-        if (m_file == nullptr || std::fflush(m_file) != 0 ||
-            std::fseek(m_file, static_cast<long>(bytes), SEEK_CUR) != 0) {
-            m_failed = true;
-        }
-        m_offset += bytes;
-    }
+    explicit Writer(const std::string& path) : m_file(path, true) {}
+    bool opened() const { return m_file.opened(); }
+    void write(const void* data, size_t bytes) { m_file.write(data, bytes); }
+    uint64_t offset() const { return m_file.offset(); }
+    // Leaves `bytes` bytes for another process to write (zeros until it does).
+    void skip(uint64_t bytes) { m_file.skip(bytes); }
     // Writes `value` at `offset` (the directory's position, known at the end), then closes.
-    bool finish(uint64_t offset, uint64_t value) {
-        flushGathered();
-        bool ok = !m_failed && std::fseek(m_file, static_cast<long>(offset), SEEK_SET) == 0 &&
-                  std::fwrite(&value, sizeof value, 1, m_file) == 1;
-        ok = std::fclose(m_file) == 0 && ok;
-        m_file = nullptr;
-        return ok;
-    }
+    bool finish(uint64_t offset, uint64_t value) { return m_file.close(offset, value); }
 
 private:
-    static constexpr size_t kGathered = 4096; // writes smaller than this are gathered
-    static constexpr size_t kGatheredBytes = size_t{1} << 20; // up to this much
-
-    void put(const void* data, size_t bytes) {
-        if (bytes > 0 && m_file != nullptr && std::fwrite(data, 1, bytes, m_file) != bytes) {
-            m_failed = true;
-        }
-    }
-    void flushGathered() {
-        put(m_gathered.data(), m_gathered.size());
-        m_gathered.clear();
-    }
-
-    FILE* m_file;
-    std::string m_gathered;
-    uint64_t m_offset = 0;
-    bool m_failed = false;
+    DirectFileWriter m_file;
 };
 
 // The magic and the trace's signature, then room for the directory's offset (at the returned

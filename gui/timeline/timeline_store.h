@@ -51,8 +51,8 @@ public:
     /// they need not be held. Visits marked `elsewhere` are left as a hole that another process
     /// fills (at the offsets given in `rowStarts`: per row, where its first depth's visits
     /// begin). `rowWritten(row)` is called once a row's visits are written (their memory may
-    /// go: the page cache takes the pages just handed back rather than fresh ones). Errors name
-    /// the file.
+    /// go). The file is written past the page cache where it can be (DirectFileWriter). Errors
+    /// name the file.
     using MessageSource = std::function<bool(Message& next)>;
     static Status write(const std::string& path, const std::string& signature,
                         const Timeline& timeline,

@@ -148,7 +148,8 @@ TEST_CASE("the timeline reads a window's events ahead and draws them at once whe
 
     CHECK(view.windowReadsAtOnce() == 0); // read ahead on the worker
 
-    // A narrow window elsewhere (a twentieth of a limit): the cache was just written, so its
+    // A narrow window elsewhere (a twentieth of a limit): the cache was just built and read
+    // back whole for the overview (it is written past the page cache, DirectFileWriter), so its
     // pages are in the page cache and the GUI thread reads the window at once; the read is
     // widened well past a width on either side and holds exactly the full load's events.
     const double early = full->begin() + (full->end() - full->begin()) / 8;
