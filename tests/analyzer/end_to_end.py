@@ -99,11 +99,12 @@ def read_dump(path):
     return values
 
 
-def check_path_file(experiment, values, slack=0.002):
+def check_path_file(experiment, values, slack=0.002, at_least=0.0):
     """critical_path.txt of `experiment` against the dump `values`: per rank and further
     thread ("thread K", OTF2 location K << 32 | rank, as our measurement names them), the file's
     stretches on that location add up to the thread's critical_path (within `slack` seconds and
-    2 %), so the timeline draws the path where the report puts it. Returns the problems."""
+    2 %), so the timeline draws the path where the report puts it. Threads where both are under
+    `at_least` seconds are printed, not checked. Returns the problems."""
     on_location = collections.defaultdict(float)
     problems = []
     path = os.path.join(experiment, "critical_path.txt")
@@ -123,6 +124,10 @@ def check_path_file(experiment, values, slack=0.002):
         rank, name = ids.get(location, (location & 0xFFFFFFFF, "location %d" % location))
         expected = c.total("critical_path", rank, name) if location in ids else 0.0
         got = on_location.get(location, 0.0)
+        if max(got, expected) < at_least:
+            print("critical_path.txt rank %d %s: %.4f s on its row, critical_path %.4f s "
+                  "(under %.2f s: not checked)" % (rank, name, got, expected, at_least))
+            continue
         ok = abs(got - expected) <= slack + 0.02 * expected
         print("critical_path.txt rank %d %s: %.4f s on its row, critical_path %.4f s %s" %
               (rank, name, got, expected, "ok" if ok else "FAIL"))
