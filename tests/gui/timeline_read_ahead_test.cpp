@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
+#include <vector>
 
 using namespace waitscope;
 using namespace waitscope::gui;
@@ -21,6 +22,17 @@ using namespace waitscope::gui::test;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Reads `path` whole, so that its pages are in the page cache (the event cache is written past
+// it, DirectFileWriter): what a GUI reading a window at once needs.
+void intoPageCache(const fs::path& path) {
+    const int file = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(file >= 0);
+    std::vector<char> block(size_t{1} << 20);
+    while (::read(file, block.data(), block.size()) > 0) {
+    }
+    ::close(file);
+}
 
 // The full load's visits overlapping [from, to] (end > from, start < to), brute force.
 uint64_t visitsIn(const timeline::Timeline& full, double from, double to) {
@@ -203,10 +215,12 @@ TEST_CASE("the timeline reads a window's wait states with its events, never on t
     whole.resize(400, 300);
     const double limit = 4 * 262;
     view.waitForEvents(); // the findings arrive on a worker
+    intoPageCache(dir / timeline::TimelineStore::kCacheFile);
 
-    // A window a tenth of a draw limit wide: the pages of both files were just written, so the
-    // GUI thread reads the events and the instances at once; the picture is final and shows the
-    // wait states as the whole trace's does.
+    // A window a tenth of a draw limit wide: the pages of both files are in the page cache
+    // (the instances just written, the events just read), so the GUI thread reads the events and
+    // the instances at once; the picture is final and shows the wait states as the whole trace's
+    // does.
     const double early = full->begin() + (full->end() - full->begin()) / 5;
     const double narrow = widthHolding(*full, early, limit / 10);
     view.setWindow(early - narrow / 2, early + narrow / 2);
