@@ -3,6 +3,7 @@
 #include "waitscope/analysis/in_process_transport.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <thread>
 
 using namespace waitscope;
@@ -78,6 +79,62 @@ TEST_CASE("message-driven exchange: waiting for a message nobody sends fails ins
     });
     CHECK(errors[0].find("replay stalled waiting for a message from rank 1 with tag 9") !=
           std::string::npos);
+}
+
+TEST_CASE(
+    "message-driven exchange: a rank that ends without sending fails the rank waiting for it") {
+    // Rank 0 starts waiting while rank 1 still runs, so no deadlock yet; rank 1 then ends
+    // without sending, and only its finishing can tell rank 0 that nothing will come.
+    testing::TinyTrace tiny(3);
+    const auto errors = runRanks(tiny.defs, 3, [&](Transport& t) -> Status {
+        if (t.rank() == 0) {
+            std::vector<double> got;
+            return t.await(0, 1, 9, got);
+        }
+        if (t.rank() == 1) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return Status::success();
+    });
+    CHECK(errors[0].find("replay stalled waiting for a message from rank 1 with tag 9") !=
+          std::string::npos);
+    CHECK(errors[1].empty());
+    CHECK(errors[2].empty());
+}
+
+TEST_CASE("message-driven exchange: messages to one rank leave the others' waits alone") {
+    // Rank 2 waits in an all-gather of the world while rank 1 sends rank 0 many messages: each
+    // wakes rank 0 only, and the all-gather completes once all three arrive.
+    testing::TinyTrace tiny(3);
+    constexpr int kMessages = 2000;
+    double sum = 0.0;
+    const auto errors = runRanks(tiny.defs, 3, [&](Transport& t) -> Status {
+        const uint32_t me = t.rank();
+        if (me == 1) {
+            for (int k = 0; k < kMessages; ++k) {
+                if (Status s = t.post(0, 0, 4, {static_cast<double>(k)}); !s) {
+                    return s;
+                }
+            }
+        } else if (me == 0) {
+            std::vector<double> got;
+            for (int k = 0; k < kMessages; ++k) {
+                if (Status s = t.await(0, 1, 4, got); !s) {
+                    return s;
+                }
+                sum += got.at(0);
+            }
+        }
+        auto all = t.awaitAll(0, {static_cast<double>(me)});
+        if (!all || *all != std::vector<double>{0.0, 1.0, 2.0}) {
+            return Error("bad awaitAll");
+        }
+        return t.finishPass();
+    });
+    for (const auto& error : errors) {
+        CHECK(error.empty());
+    }
+    CHECK(sum == kMessages * (kMessages - 1) / 2.0);
 }
 
 TEST_CASE("payload queues: payloads come out per channel in delivery order, also while refilled") {

@@ -84,9 +84,15 @@ public:
             slot.values.resize(members->size());
         }
         slot.values[position] = values;
-        ++slot.arrived;
-        m_world.m_changed.notify_all();
         const size_t expected = members->size();
+        if (++slot.arrived == expected) {
+            // The others have arrived and wait for this slot: only they can go on now.
+            for (uint32_t member : *members) {
+                if (member != m_rank) {
+                    m_world.wake(member);
+                }
+            }
+        }
         const auto ready = [&slot, expected] { return slot.arrived == expected; };
         if (Status status = m_world.waitUntil(lock, m_rank, ready,
                                               "collective " + std::to_string(sequence) +
@@ -114,7 +120,7 @@ private:
                 const std::vector<double>& payload) override {
         std::lock_guard<std::mutex> lock(m_world.m_mutex);
         m_world.m_inboxes[to].deliver(comm, m_rank, tag, payload);
-        m_world.m_changed.notify_all();
+        m_world.wake(to);
     }
 
     Status awaitFrom(uint32_t comm, uint32_t sender, uint32_t tag,
@@ -187,6 +193,7 @@ InProcessWorld::InProcessWorld(const trace::Definitions& definitions, uint32_t r
       m_sequence(ranks), m_inboxes(ranks), m_waiting(ranks), m_finished(ranks, false) {
     for (uint32_t r = 0; r < ranks; ++r) {
         m_endpoints.push_back(std::make_unique<Endpoint>(*this, r));
+        m_changed.push_back(std::make_unique<std::condition_variable>());
     }
 }
 
@@ -199,7 +206,34 @@ Transport& InProcessWorld::endpoint(uint32_t rank) {
 void InProcessWorld::finish(uint32_t rank) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_finished[rank] = true;
-    m_changed.notify_all();
+    // The ranks still waiting may have waited for this one: if none of them can go on now,
+    // nothing will wake them, so they fail here.
+    if (!anyoneCanMove()) {
+        failAll();
+    }
+}
+
+bool InProcessWorld::anyoneCanMove() const {
+    for (uint32_t r = 0; r < m_size; ++r) {
+        if (!m_finished[r] && (!m_waiting[r] || m_waiting[r]())) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void InProcessWorld::wake(uint32_t rank) {
+    // One thread per rank waits, and only while m_waiting holds its condition.
+    if (m_waiting[rank]) {
+        m_changed[rank]->notify_one();
+    }
+}
+
+void InProcessWorld::failAll() {
+    m_deadlock = true;
+    for (const auto& changed : m_changed) {
+        changed->notify_all();
+    }
 }
 
 Result<std::vector<uint32_t>> InProcessWorld::members(uint32_t comm, uint32_t self) const {
@@ -229,22 +263,18 @@ Result<uint32_t> InProcessWorld::worldRankOf(uint32_t comm, uint32_t commRank,
 Status InProcessWorld::waitUntil(std::unique_lock<std::mutex>& lock, uint32_t rank,
                                  const std::function<bool()>& ready, const std::string& what) {
     m_waiting[rank] = ready;
+    // A deadlock can only begin when the last rank able to move starts waiting (here) or
+    // finishes (finish()): both check, so a waiting rank is woken only by what it waits for
+    // or by the failure.
     while (!ready()) {
-        bool anyoneCanMove = false;
-        for (uint32_t r = 0; r < m_size; ++r) {
-            if (!m_finished[r] && (!m_waiting[r] || m_waiting[r]())) {
-                anyoneCanMove = true;
-            }
-        }
-        if (!anyoneCanMove) {
-            m_deadlock = true;
-            m_changed.notify_all();
+        if (!m_deadlock && !anyoneCanMove()) {
+            failAll();
         }
         if (m_deadlock) {
             m_waiting[rank] = nullptr;
             return Error("rank " + std::to_string(rank) + ": replay stalled waiting for " + what);
         }
-        m_changed.wait(lock);
+        m_changed[rank]->wait(lock);
     }
     m_waiting[rank] = nullptr;
     return Status::success();

@@ -54,6 +54,13 @@ private:
     // Waits under `lock` until `ready` holds; fails when every live rank waits unsatisfied.
     Status waitUntil(std::unique_lock<std::mutex>& lock, uint32_t rank,
                      const std::function<bool()>& ready, const std::string& what);
+    // Whether some rank that has not finished runs or waits for something that is there; the
+    // caller holds m_mutex. False is a deadlock: nothing can change any more.
+    bool anyoneCanMove() const;
+    // Wakes `rank` if it waits (what it waits for may have arrived); the caller holds m_mutex.
+    void wake(uint32_t rank);
+    // Marks the deadlock and wakes every waiting rank to fail; the caller holds m_mutex.
+    void failAll();
 
     uint32_t m_size;
     trace::Definitions m_defs;
@@ -62,7 +69,9 @@ private:
     std::vector<std::map<uint32_t, std::vector<std::vector<double>>>> m_contributions;
     std::vector<std::unique_ptr<Endpoint>> m_endpoints;
     std::mutex m_mutex;
-    std::condition_variable m_changed;
+    // Per rank: signalled when something it may wait for arrives, so a message wakes its
+    // receiver only, not every waiting thread.
+    std::vector<std::unique_ptr<std::condition_variable>> m_changed;
     std::map<std::pair<uint32_t, uint64_t>, Slot> m_slots;
     std::map<uint32_t, Collectives> m_collectives; // this exchange's, per communicator
     std::map<uint32_t, std::map<uint32_t, Collectives>> m_selfCollectives; // per rank, comm
