@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <pthread.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -43,7 +44,21 @@ __attribute__((constructor)) void noteProcessStart() {
 
 std::atomic<bool> g_foreignWarned{false};
 
+// Set in a child forked while the run was measured: the run is its parent's.
+bool g_leftByFork = false;
+
 void finishSerialRunAtExit();
+
+/// In a child the program forked (without exec), the measurement steps aside: the run, its
+/// buffer and its files are the parent's. Otherwise the child would record into the parent's
+/// spill file, and at its exit write the parent's experiment (or a serial run's whole
+/// experiment, which the parent then finds taken). Nothing is recorded in the child any more;
+/// every hook sees a run that never started.
+void leaveRunInChild() {
+    g_leftByFork = true;
+    g_hot.recordMask = 0;
+    g_state = nullptr;
+}
 
 } // namespace
 
@@ -112,6 +127,8 @@ bool runtimeInitialized() noexcept {
 bool runtimeStart() noexcept {
     if (g_state)
         return g_state->started;
+    if (g_leftByFork)
+        return false;
     auto* s = new (std::nothrow) RuntimeState();
     if (!s)
         return false; // no memory even for its state: the run is not measured
@@ -147,6 +164,7 @@ bool runtimeStart() noexcept {
     s->startCostNs = Clock::monotonicNs() - startNs;
     s->started = true;
     std::atexit(finishSerialRunAtExit);
+    pthread_atfork(nullptr, nullptr, leaveRunInChild);
     g_hot.mainThread = pthread_self();
     t_onMainThread = true;
     g_hot.recordMask = kGroupUser;

@@ -299,6 +299,31 @@ TEST_CASE("a program without MPI (--nompi) is measured and written at exit", "[w
     CHECK(countEvents(events, "PROGRAM_END", 0) == 1);
 }
 
+TEST_CASE("a forked child leaves the run to its parent: one experiment, the parent's events",
+          "[wrapper]") {
+    // The child runs 1.1 million instrumented calls and exits normally (atexit handlers run).
+    // Before, the child wrote the experiment at its exit and the parent, finding the directory
+    // taken, warned and lost its own run.
+    std::string dir = freshDirectory("instrument_forking");
+    CommandResult build = runCommand("cd '" + dir + "' && " + kWaitscope +
+                                     " instrument --nompi gcc -O1 -g -o forking '" +
+                                     WAITSCOPE_TEST_PROJECTS + "/forking.c'");
+    INFO(build.output);
+    REQUIRE(build.exitCode == 0);
+    CommandResult run = runCommand("cd '" + dir + "' && ./forking");
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.output == "child: 2250000.0\nparent: 90.0\n"); // no warning of ours
+    std::string exp = dir + "/waitscope_forking_1";
+    CHECK_FALSE(fs::exists(dir + "/waitscope_forking_2"));
+    CHECK(readFile(exp + "/ranks/0.status").rfind("complete\n", 0) == 0);
+    std::vector<TraceEvent> events = readEvents(exp + "/traces.otf2");
+    CHECK(countEvents(events, "ENTER", 0, "main") == 1);
+    CHECK(pathsTo(events, 0, "middle") == std::vector<std::string>(4, "main/middle"));
+    CHECK(countEvents(events, "ENTER", 0, "leaf") == 40);
+    CHECK(countEvents(events, "ENTER", 0) == countEvents(events, "LEAVE", 0));
+}
+
 TEST_CASE("score proposes the filter that removes tiny functions, and it removes them", "[mpi]") {
     std::string dir = freshDirectory("instrument_score_filter");
     REQUIRE(runCommand("cd '" + dir + "' && " + kWaitscope + " instrument mpicxx -O2 -o tiny '" +
