@@ -16,6 +16,12 @@
 #   - the spill writer thread's CPU time per event (full buffer chunks written during the run,
 #     on a core of their own when one is free; 0 for libraries without it), and the total of the
 #     two (thread + finalize write, CPU per event: what writing the trace costs wherever it runs).
+# FIT_ITERATIONS=N (fewer than iterations) runs every traced configuration a second time with N
+# iterations, right after its run with `iterations`, and splits the thread + finalize CPU per
+# rank (means over ranks) into a fixed part and a part per event, fitted through the two runs of
+# each repeat: fix_us (microseconds per rank: thread start, file opens and reservations, the
+# archive's opening, definitions, waiting in finalize's collectives) and fit_ns/ev (nanoseconds
+# per event of rank 0), medians over the repeats; "-" without FIT_ITERATIONS.
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run. CONFIGS="plain
 # sampled" runs only those (with BASELINE_LIB, sampled0 too): the long runs of the issue's
@@ -35,6 +41,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# "events cpu_seconds" of an experiment: rank 0's events, and the thread + finalize write CPU
+# seconds per rank (means over ranks).
+writeCost() {
+  awk -F= '/^rank\.0\.events=/{e=$2} /finalize_write_cpu_seconds=/{w+=$2; nw++}
+           /spill_writer_cpu_seconds=/{t+=$2; nt++}
+           END{printf "%s %.9f\n", e, (nw ? w/nw : 0) + (nt ? t/nt : 0)}' "$1/waitscope.measurement"
+}
+fitIterations=${FIT_ITERATIONS:-}
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 field() { grep -o "\b$1=[0-9.]*" | head -1 | cut -d= -f2; }
 read -ra configs <<< "${CONFIGS:-plain traced sampled}"
@@ -43,14 +58,14 @@ if [[ -n ${BASELINE_LIB:-} ]]; then
   for config in "${configs[@]:1}"; do configs+=("${config}0"); done
 fi
 
-printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s %10s %10s\n' op ranks config \
+printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s %10s %10s %9s %10s\n' op ranks config \
   loop_us cpu_us loop_x cpu_x wall_s cpu_s wall_x cpu_x write_s write_ns/ev wcpu_ns/ev bytes/ev \
-  spill_ns/ev total_ns/ev
+  spill_ns/ev total_ns/ev fix_us fit_ns/ev
 for op in $ops; do
   for ranks in $rankCounts; do
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() cpuPerEvent=() bytes=()
-    declare -A spillPerEvent=() totalPerEvent=()
+    declare -A spillPerEvent=() totalPerEvent=() fixUs=() fitPerEvent=()
     for ((r = 0; r < repeats; ++r)); do
       for config in "${configs[@]}"; do
         dir="$work/exp_${op}_${ranks}_${config}_$r"
@@ -84,6 +99,15 @@ for op in $ops; do
           cpuPerEvent[$config]+="$(awk -v w="$wc" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           perEvent[$config]+="$(awk -v w="$w" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           bytes[$config]+="$(awk -v b="$tb" -v e="$ev" 'BEGIN{print b/e}') "
+          if [[ -n $fitIterations ]]; then
+            read -r e1 t1 < <(writeCost "$dir")
+            mpirun -np "$ranks" --oversubscribe --bind-to none "${env[@]/$dir/${dir}_fit}" \
+              "$loop" "$op" "$fitIterations" > /dev/null 2>&1
+            read -r e2 t2 < <(writeCost "${dir}_fit")
+            fitPerEvent[$config]+="$(awk -v a="$t1" -v b="$t2" -v x="$e1" -v y="$e2" 'BEGIN{print (a-b)*1e9/(x-y)}') "
+            fixUs[$config]+="$(awk -v a="$t1" -v b="$t2" -v x="$e1" -v y="$e2" 'BEGIN{s=(a-b)/(x-y); print (a-s*x)*1e6}') "
+            rm -rf "${dir}_fit"
+          fi
           rm -rf "$dir"
         fi
       done
@@ -96,7 +120,7 @@ for op in $ops; do
       done
     done
     for config in "${configs[@]}"; do
-      w=- pe=- pc=- b=- sp=- tp=-
+      w=- pe=- pc=- b=- sp=- tp=- fx=- fs=-
       if [[ $config != plain ]]; then
         w=$(printf '%s\n' ${write[$config]} | median)
         pe=$(printf '%s\n' ${perEvent[$config]} | median)
@@ -104,18 +128,22 @@ for op in $ops; do
         b=$(printf '%s\n' ${bytes[$config]} | median)
         sp=$(printf '%s\n' ${spillPerEvent[$config]} | median)
         tp=$(printf '%s\n' ${totalPerEvent[$config]} | median)
+        if [[ -n $fitIterations ]]; then
+          fx=$(printf '%s\n' ${fixUs[$config]} | median)
+          fs=$(printf '%s\n' ${fitPerEvent[$config]} | median)
+        fi
       fi
       awk -v op="$op" -v n="$ranks" -v c="$config" -v lu="${m[loopUs.$config]}" \
           -v cu="${m[cpuUs.$config]}" -v lp="${m[loopUs.plain]}" -v cp="${m[cpuUs.plain]}" \
           -v w="${m[wall.$config]}" -v cs="${m[cpu.$config]}" -v wp="${m[wall.plain]}" \
-          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" -v sp="$sp" -v tp="$tp" \
-        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s\n",
-               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp}'
+          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" -v sp="$sp" -v tp="$tp" -v fx="$fx" -v fs="$fs" \
+        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s %9s %10s\n",
+               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp, fx, fs}'
     done
     echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
     for config in "${configs[@]}"; do
       echo "#   $config cpu_us: ${cpuUs[$config]}| wall_s: ${wall[$config]}| loop_us: ${loopUs[$config]}"
     done
-    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m
+    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m fixUs fitPerEvent
   done
 done
