@@ -100,6 +100,10 @@ void finishRun(RuntimeState& state, std::uint64_t leave) {
     Status archive = Status::success();
     bool writeTrace = s->config.tracing;
     if (writeTrace) {
+        // The ranks get here far apart when one translated a chunk more above: the first ones
+        // wait asleep, not spinning in the archive's collective opening (up to a millisecond of
+        // CPU per rank, issue 21).
+        awaitEveryRank(s->comm);
         // Opening the archive is collective: every rank learns whether all could.
         archive = s->writer.open(s->directory, s->rank, s->pool, s->comm);
         int ok = archive.ok() ? 1 : 0, allOk = 0;

@@ -6,7 +6,9 @@
 // does not change the result, and every rank derives the same global ids from it.
 #include "unification.h"
 
+#include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 namespace waitscope::measure {
@@ -79,6 +81,24 @@ void reduceToAll(const void* mine, void* result, int count, MPI_Datatype type, s
         std::memcpy(result, mine, static_cast<size_t>(count) * itemBytes);
     else
         PMPI_Allreduce(mine, result, count, type, op, comm);
+}
+
+void awaitEveryRank(MPI_Comm comm) noexcept {
+    if (comm == MPI_COMM_NULL)
+        return;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (PMPI_Ibarrier(comm, &request) != MPI_SUCCESS)
+        return;
+    // Each look costs some microseconds of MPI's progress: the pauses grow from 10 to 80 us (the
+    // kernel's timer slack adds some tens), so that a long wait costs few looks and the last
+    // rank's arrival is seen within about 0.1 ms.
+    long pauseNs = 10 * 1000;
+    int done = 0;
+    while (PMPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done == 0) {
+        timespec pause{0, pauseNs};
+        ::nanosleep(&pause, nullptr);
+        pauseNs = std::min(2 * pauseNs, 80L * 1000);
+    }
 }
 
 void broadcastFromRoot(void* data, int count, MPI_Datatype type, MPI_Comm comm) {

@@ -16,6 +16,13 @@
 #   - the spill writer thread's CPU time per event (full buffer chunks written during the run,
 #     on a core of their own when one is free; 0 for libraries without it), and the total of the
 #     two (thread + finalize write, CPU per event: what writing the trace costs wherever it runs).
+# FIT_ITERATIONS=N (fewer than iterations) runs every traced configuration a second time with N
+# iterations, right after its run with `iterations`, and splits the thread + finalize CPU per
+# rank (means over ranks) into a fixed part and a part per event, fitted through the two runs of
+# each repeat: fix_us (microseconds per rank: thread start, file opens and reservations, the
+# archive's opening, definitions, waiting in finalize's collectives) and fit_ns/ev (nanoseconds
+# per event of rank 0), medians over the repeats; "-" without FIT_ITERATIONS. A line per
+# configuration below the table gives the same fit for the thread and for finalize apart.
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run. CONFIGS="plain
 # sampled" runs only those (with BASELINE_LIB, sampled0 too): the long runs of the issue's
@@ -35,6 +42,17 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# "events total thread finalize" of an experiment: rank 0's events, and the CPU seconds per rank
+# (means over ranks) of the spill writer thread and finalize's write together, then each alone.
+writeCost() {
+  awk -F= '/^rank\.0\.events=/{e=$2} /finalize_write_cpu_seconds=/{w+=$2; nw++}
+           /spill_writer_cpu_seconds=/{t+=$2; nt++}
+           END{w = nw ? w/nw : 0; t = nt ? t/nt : 0; printf "%s %.9f %.9f %.9f\n", e, w+t, t, w}' "$1/waitscope.measurement"
+}
+# "fixed_us ns_per_event" of the line through (x events, a seconds) and (y events, b seconds).
+fitLine() { awk -v a="$1" -v b="$2" -v x="$3" -v y="$4" 'BEGIN{s=(a-b)/(x-y); printf "%.1f %.4f\n", (a-s*x)*1e6, s*1e9}'; }
+fitIterations=${FIT_ITERATIONS:-}
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 field() { grep -o "\b$1=[0-9.]*" | head -1 | cut -d= -f2; }
 read -ra configs <<< "${CONFIGS:-plain traced sampled}"
@@ -43,14 +61,15 @@ if [[ -n ${BASELINE_LIB:-} ]]; then
   for config in "${configs[@]:1}"; do configs+=("${config}0"); done
 fi
 
-printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s %10s %10s\n' op ranks config \
+printf '%-8s %5s %-8s %10s %10s %7s %7s %9s %9s %7s %7s %10s %10s %10s %9s %10s %10s %9s %10s\n' op ranks config \
   loop_us cpu_us loop_x cpu_x wall_s cpu_s wall_x cpu_x write_s write_ns/ev wcpu_ns/ev bytes/ev \
-  spill_ns/ev total_ns/ev
+  spill_ns/ev total_ns/ev fix_us fit_ns/ev
 for op in $ops; do
   for ranks in $rankCounts; do
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() cpuPerEvent=() bytes=()
-    declare -A spillPerEvent=() totalPerEvent=()
+    declare -A spillPerEvent=() totalPerEvent=() fixUs=() fitPerEvent=()
+    declare -A fixThread=() fitThread=() fixFinal=() fitFinal=()
     for ((r = 0; r < repeats; ++r)); do
       for config in "${configs[@]}"; do
         dir="$work/exp_${op}_${ranks}_${config}_$r"
@@ -84,6 +103,19 @@ for op in $ops; do
           cpuPerEvent[$config]+="$(awk -v w="$wc" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           perEvent[$config]+="$(awk -v w="$w" -v e="$ev" 'BEGIN{print w*1e9/e}') "
           bytes[$config]+="$(awk -v b="$tb" -v e="$ev" 'BEGIN{print b/e}') "
+          if [[ -n $fitIterations ]]; then
+            read -r e1 t1 h1 f1 < <(writeCost "$dir")
+            mpirun -np "$ranks" --oversubscribe --bind-to none "${env[@]/$dir/${dir}_fit}" \
+              "$loop" "$op" "$fitIterations" > /dev/null 2>&1
+            read -r e2 t2 h2 f2 < <(writeCost "${dir}_fit")
+            read -r fx fs < <(fitLine "$t1" "$t2" "$e1" "$e2")
+            fixUs[$config]+="$fx "; fitPerEvent[$config]+="$fs "
+            read -r fx fs < <(fitLine "$h1" "$h2" "$e1" "$e2")
+            fixThread[$config]+="$fx "; fitThread[$config]+="$fs "
+            read -r fx fs < <(fitLine "$f1" "$f2" "$e1" "$e2")
+            fixFinal[$config]+="$fx "; fitFinal[$config]+="$fs "
+            rm -rf "${dir}_fit"
+          fi
           rm -rf "$dir"
         fi
       done
@@ -96,7 +128,7 @@ for op in $ops; do
       done
     done
     for config in "${configs[@]}"; do
-      w=- pe=- pc=- b=- sp=- tp=-
+      w=- pe=- pc=- b=- sp=- tp=- fx=- fs=-
       if [[ $config != plain ]]; then
         w=$(printf '%s\n' ${write[$config]} | median)
         pe=$(printf '%s\n' ${perEvent[$config]} | median)
@@ -104,18 +136,29 @@ for op in $ops; do
         b=$(printf '%s\n' ${bytes[$config]} | median)
         sp=$(printf '%s\n' ${spillPerEvent[$config]} | median)
         tp=$(printf '%s\n' ${totalPerEvent[$config]} | median)
+        if [[ -n $fitIterations ]]; then
+          fx=$(printf '%s\n' ${fixUs[$config]} | median)
+          fs=$(printf '%s\n' ${fitPerEvent[$config]} | median)
+        fi
       fi
       awk -v op="$op" -v n="$ranks" -v c="$config" -v lu="${m[loopUs.$config]}" \
           -v cu="${m[cpuUs.$config]}" -v lp="${m[loopUs.plain]}" -v cp="${m[cpuUs.plain]}" \
           -v w="${m[wall.$config]}" -v cs="${m[cpu.$config]}" -v wp="${m[wall.plain]}" \
-          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" -v sp="$sp" -v tp="$tp" \
-        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s\n",
-               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp}'
+          -v csp="${m[cpu.plain]}" -v ws="$w" -v pe="$pe" -v pc="$pc" -v b="$b" -v sp="$sp" -v tp="$tp" -v fx="$fx" -v fs="$fs" \
+        'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s %9s %10s\n",
+               op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp, fx, fs}'
     done
     echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
+    for config in "${configs[@]:1}"; do
+      [[ -n $fitIterations ]] || break
+      echo "#   $config fit (fixed us per rank + ns per event, medians): thread" \
+        "$(printf '%s\n' ${fixThread[$config]} | median) + $(printf '%s\n' ${fitThread[$config]} | median)," \
+        "finalize $(printf '%s\n' ${fixFinal[$config]} | median) + $(printf '%s\n' ${fitFinal[$config]} | median)"
+    done
     for config in "${configs[@]}"; do
       echo "#   $config cpu_us: ${cpuUs[$config]}| wall_s: ${wall[$config]}| loop_us: ${loopUs[$config]}"
     done
-    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m
+    unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m fixUs fitPerEvent
+    unset fixThread fitThread fixFinal fitFinal
   done
 done
