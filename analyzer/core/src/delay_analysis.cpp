@@ -80,6 +80,9 @@ DelayAnalysis::DelayAnalysis(const trace::Definitions& definitions,
 DelayAnalysis::Timeline& DelayAnalysis::timeline(uint32_t lane) {
     while (m_timelines.size() <= lane) {
         m_timelines.emplace_back(m_defs, m_transport.size());
+        if (m_pointsFile != nullptr) {
+            m_timelines.back().points.buildInBlocks(m_pointsFile, m_blockEntries);
+        }
     }
     return m_timelines[lane];
 }
@@ -92,18 +95,21 @@ void DelayAnalysis::onLateSender(uint32_t operation, const CallSpan& call, doubl
 
 void DelayAnalysis::onLateReceiver(uint32_t operation, const CallSpan& call, double wait,
                                    double completion) {
-    timeline(call.lane).points.push(
+    timeline(call.lane).points.pushBackward(
         SyncPoint::at(operation, Role::LateReceiver, call, wait, completion, 0));
 }
 
 void DelayAnalysis::replaysDone() {
-    // The SPs so far: the forward pass's in operation order, then the backward pass's.
     for (Timeline& line : m_timelines) {
-        delay::SyncPoints& points = line.points;
-        const auto backward = std::find_if(points.begin(), points.end(), [](const SyncPoint& p) {
-            return p.role == Role::LateReceiver;
-        });
-        points.mergeTail(static_cast<size_t>(backward - points.begin()));
+        line.points.mergeBackward();
+    }
+}
+
+void DelayAnalysis::keepPointsIn(ScratchFile* file, size_t blockEntries) {
+    m_pointsFile = file;
+    m_blockEntries = blockEntries;
+    for (Timeline& line : m_timelines) {
+        line.points.buildInBlocks(file, blockEntries);
     }
 }
 
@@ -111,12 +117,24 @@ void DelayAnalysis::replaysDone() {
 // their operation), before the pass.
 void DelayAnalysis::seedOmpBarrierCosts(delay::Pass& pass, const delay::SyncPoints& points) const {
     for (const auto& [operation, cost] : m_ompBarrierCosts) {
-        const auto it =
-            std::lower_bound(points.begin(), points.end(), operation,
-                             [](const SyncPoint& p, uint32_t op) { return p.operation < op; });
-        for (auto k = it; k != points.end() && k->operation == operation; ++k) {
-            if (k->wait > 0.0) {
-                pass.addCost(static_cast<int>(k - points.begin()), delay::kOmpBarrier, cost);
+        // The first SP at or after `operation`.
+        size_t low = 0;
+        size_t high = points.size();
+        while (low < high) {
+            const size_t middle = low + (high - low) / 2;
+            if (points[middle].operation < operation) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        for (size_t k = low; k < points.size(); ++k) {
+            const SyncPoint sp = points[k];
+            if (sp.operation != operation) {
+                break;
+            }
+            if (sp.wait > 0.0) {
+                pass.addCost(static_cast<int>(k), delay::kOmpBarrier, cost);
                 break;
             }
         }
@@ -141,8 +159,15 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
         first[l - 1] = std::min(first[l - 1], first[l]);
     }
     for (size_t l = 0; l < m_timelines.size(); ++l) {
-        m_timelines[l].points.addPartnerPoints(operations, spans, m_events, partners, partnerWaited,
-                                               first[l], first[l + 1]);
+        delay::SyncPoints& points = m_timelines[l].points;
+        if (points.inBlocks()) {
+            // Merged, completed and written in one pass (kept from here on).
+            points.completeInBlocks(operations, spans, m_events, partners, partnerWaited, first[l],
+                                    first[l + 1], paired, m_transport.rank());
+        } else {
+            points.addPartnerPoints(operations, spans, m_events, partners, partnerWaited, first[l],
+                                    first[l + 1]);
+        }
     }
     // Not needed in the walk: freed before it.
     partners.clear();
@@ -151,7 +176,9 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     std::vector<SeverityRows*> rows;
     for (size_t l = 0; l < m_timelines.size(); ++l) {
         Timeline& line = m_timelines[l];
-        line.points.resolvePartners(operations, paired, m_events, m_transport.rank());
+        if (!line.points.kept()) {
+            line.points.resolvePartners(operations, paired, m_events, m_transport.rank());
+        }
         delay::Pass& located = pass.add(m_defs, m_events, m_transport, m_result.tree, line.points,
                                         line.collectives, operations, spans, paired, profile,
                                         first[l], static_cast<uint32_t>(l), pass.shared());
@@ -164,7 +191,9 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     // Complete: the walk reads them (from disk in blocks when the rank has a scratch file), and
     // the retired ledger entries go there too.
     for (size_t l = 0; l < m_timelines.size(); ++l) {
-        m_timelines[l].points.keep(m_pointsFile, m_blockEntries);
+        if (!m_timelines[l].points.kept()) {
+            m_timelines[l].points.keep(m_pointsFile, m_blockEntries);
+        }
         if (m_pointsFile != nullptr) {
             pass.location(l).ledger().spillTo(m_pointsFile, m_blockEntries);
         }

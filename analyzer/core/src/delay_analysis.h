@@ -65,13 +65,10 @@ public:
             m_ompBarrierCosts.emplace_back(operation, cost);
         }
     }
-    /// Before run(): the walk reads the complete SPs from `file` in blocks of `blockEntries`,
-    /// and the ledger's retired propagating shares go there too (a rank read in windows;
-    /// otherwise they stay in memory).
-    void keepPointsIn(ScratchFile* file, size_t blockEntries) {
-        m_pointsFile = file;
-        m_blockEntries = blockEntries;
-    }
+    /// Before the replays: the SPs go to `file` in blocks of `blockEntries` as the replays find
+    /// them, the walk reads the complete SPs from there, and the ledger's retired propagating
+    /// shares go there too (a rank read in windows; otherwise they stay in memory).
+    void keepPointsIn(ScratchFile* file, size_t blockEntries);
     /// The root-cause pass over `operations` (as listed by the replay, each location's in a
     /// row: the main location's, then each replay lane's; `spans` their calls;
     /// `paired` the message of each request operation (RankState::pairedOf);

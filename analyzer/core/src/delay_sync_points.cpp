@@ -5,6 +5,7 @@
 #include "collective_shape.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace waitscope::analysis::delay {
 
@@ -155,6 +156,25 @@ int SyncPoints::previousGroup(int point, const std::vector<uint32_t>& others,
 
 // --- completing the list ---------------------------------------------------------------------
 
+void SyncPoints::buildInBlocks(ScratchFile* file, size_t blockEntries) {
+    assert(file != nullptr && empty() && !m_kept);
+    m_file = file;
+    m_blockEntries = blockEntries;
+    m_forward.spillTo(file, blockEntries);
+    m_backward.spillTo(file, blockEntries);
+}
+
+void SyncPoints::mergeBackward() {
+    if (inBlocks()) {
+        return; // completeInBlocks() merges them as it reads them back
+    }
+    // The SPs so far: the forward replay's in operation order, then the backward replay's.
+    const auto backward = std::find_if(m_points.begin(), m_points.end(), [](const SyncPoint& p) {
+        return p.role == Role::LateReceiver;
+    });
+    mergeTail(static_cast<size_t>(backward - m_points.begin()));
+}
+
 void SyncPoints::keep(ScratchFile* file, size_t blockEntries) {
     m_keptPoints = SpilledArray<SyncPoint>(std::move(m_points));
     m_points = {};
@@ -226,12 +246,28 @@ void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations
             m_points[--out] = m_points[--head];
             continue;
         }
-        const uint32_t k = found[--rest];
-        const CallSpan& span = spans[ops[k].span];
-        const Role role =
-            isSend(events.kind(ops[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
-        m_points[--out] =
-            SyncPoint::at(k, role, span, 0.0, std::max(0.0, span.exit - partners[k].exit), 0);
+        m_points[--out] = partnerPoint(found[--rest], ops, spans, events, partners);
+    }
+}
+
+SyncPoint SyncPoints::partnerPoint(uint32_t k, const std::vector<ReplayOperation>& operations,
+                                   const std::vector<CallSpan>& spans,
+                                   const trace::EventStream& events,
+                                   const SpilledArray<ReplayRecord>& partners) {
+    const CallSpan& span = spans[operations[k].span];
+    const Role role =
+        isSend(events.kind(operations[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
+    return SyncPoint::at(k, role, span, 0.0, std::max(0.0, span.exit - partners[k].exit), 0);
+}
+
+void SyncPoints::resolvePartner(SyncPoint& sp, const std::vector<ReplayOperation>& operations,
+                                const std::vector<uint32_t>& paired,
+                                const trace::EventStream& events, uint32_t self) const {
+    if (sp.role != Role::Group) {
+        const ReplayOperation& op =
+            operations[messageOperation(operations, paired, events, sp.operation)];
+        const trace::MessageRecord& m = events.message(op.event);
+        sp.partner = m_defs.worldRank(m.comm, m.partner, self);
     }
 }
 
@@ -239,13 +275,71 @@ void SyncPoints::resolvePartners(const std::vector<ReplayOperation>& operations,
                                  const std::vector<uint32_t>& paired,
                                  const trace::EventStream& events, uint32_t self) {
     for (SyncPoint& sp : m_points) {
-        if (sp.role != Role::Group) {
-            const ReplayOperation& op =
-                operations[messageOperation(operations, paired, events, sp.operation)];
-            const trace::MessageRecord& m = events.message(op.event);
-            sp.partner = m_defs.worldRank(m.comm, m.partner, self);
+        resolvePartner(sp, operations, paired, events, self);
+    }
+}
+
+// The merge of addPartnerPoints() and mergeTail() from the front, as the SPs are read back: at
+// one operation the forward replay's SP comes first, then the backward replay's, then the
+// partner's (which an SP where this rank waited itself replaces).
+void SyncPoints::completeInBlocks(const std::vector<ReplayOperation>& operations,
+                                  const std::vector<CallSpan>& spans,
+                                  const trace::EventStream& events,
+                                  const SpilledArray<ReplayRecord>& partners,
+                                  const std::vector<uint8_t>& partnerWaited, size_t first,
+                                  size_t end, const std::vector<uint32_t>& paired, uint32_t self) {
+    assert(inBlocks() && !m_kept);
+    SpilledArray<SyncPoint> out;
+    out.spillTo(m_file, m_blockEntries);
+    out.reserve(size());
+    size_t f = 0;
+    size_t b = 0;
+    // The last operation at which this rank waited (a Late Sender or Late Receiver SP written)
+    uint64_t waitedAt = UINT64_MAX;
+    const auto emit = [&](SyncPoint sp) {
+        if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
+            waitedAt = sp.operation;
+        }
+        resolvePartner(sp, operations, paired, events, self);
+        out.push(sp);
+    };
+    // The replays' SPs up to operation `last` (all: UINT64_MAX), in operation order.
+    const auto emitUpTo = [&](uint64_t last) {
+        while (f < m_forward.size() || b < m_backward.size()) {
+            const SyncPoint forward = f < m_forward.size() ? m_forward[f] : SyncPoint{};
+            const SyncPoint backward = b < m_backward.size() ? m_backward[b] : SyncPoint{};
+            const bool fromBackward =
+                f == m_forward.size() ||
+                (b < m_backward.size() && backward.operation < forward.operation);
+            const SyncPoint& next = fromBackward ? backward : forward;
+            if (next.operation > last) {
+                return;
+            }
+            emit(next);
+            ++(fromBackward ? b : f);
+        }
+    };
+    const size_t last = std::min({end, operations.size(), partnerWaited.size()});
+    for (size_t k = first; k < last; ++k) {
+        if ((partnerWaited[k] & 1) == 0) { // the partner did not wait here
+            continue;
+        }
+        const EventKind kind = events.kind(operations[k].event);
+        if (!isSend(kind) && !isReceive(kind) && kind != EventKind::MpiIrecvRequest) {
+            continue;
+        }
+        emitUpTo(k);
+        // Not when this rank waited there itself (the SP is already listed).
+        if (waitedAt != k) {
+            emit(partnerPoint(static_cast<uint32_t>(k), operations, spans, events, partners));
         }
     }
+    emitUpTo(UINT64_MAX);
+    m_forward.clear();
+    m_backward.clear();
+    m_file = nullptr;
+    m_keptPoints = std::move(out);
+    m_kept = true;
 }
 
 } // namespace waitscope::analysis::delay

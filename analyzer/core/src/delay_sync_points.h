@@ -7,6 +7,7 @@
 #include "waitscope/trace/event_stream.h"
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -64,29 +65,91 @@ struct Collective {
     bool postEarly = false; ///< this member posts its share before the walk
 };
 
-/// The SPs of one rank in operation order (after SyncPoints::mergeTail()), with the sets of
-/// world ranks that group SPs synchronized with, each distinct set stored once. Built in memory
-/// during the replays; once complete (keep()), read only, and in blocks on disk when the rank
-/// has a scratch file.
+/// The SPs of one rank in operation order (after mergeBackward()), with the sets of world ranks
+/// that group SPs synchronized with, each distinct set stored once. Built during the replays:
+/// in memory, or (buildInBlocks()) in blocks on the rank's scratch file as the replays find
+/// them, the forward replay's and the backward replay's in two arrays, each in operation order,
+/// which completeInBlocks() merges with the partners' SPs. Once complete (keep()), read only,
+/// and in blocks on disk when the rank has a scratch file.
 class SyncPoints {
 public:
     /// `ranks`: the number of world ranks (the members of kWorldComm).
     SyncPoints(const trace::Definitions& definitions, uint32_t ranks)
         : m_defs(definitions), m_ranks(ranks) {}
 
-    void reserve(size_t points) { m_points.reserve(points); }
-    void push(const SyncPoint& point) { m_points.push_back(point); }
-    size_t size() const { return m_kept ? m_keptPoints.size() : m_points.size(); }
+    /// Before the first SP: the replays' SPs go to `file` in blocks of `blockEntries` as they
+    /// are pushed (each replay's in operation order), instead of a list in memory.
+    void buildInBlocks(ScratchFile* file, size_t blockEntries);
+    bool inBlocks() const { return m_file != nullptr; }
+    void reserve(size_t points) {
+        if (inBlocks()) {
+            m_forward.reserve(points);
+        } else {
+            m_points.reserve(points);
+        }
+    }
+    /// An SP of the forward replay (a Late Sender, a collective), in operation order.
+    void push(const SyncPoint& point) {
+        m_last = point;
+        if (inBlocks()) {
+            assert(m_forward.empty() || m_last.operation >= m_lastForward);
+            m_lastForward = point.operation;
+            m_forward.push(point);
+        } else {
+            m_points.push_back(point);
+        }
+    }
+    /// An SP of the backward replay (a Late Receiver), in operation order, after the forward
+    /// replay's.
+    void pushBackward(const SyncPoint& point) {
+        m_last = point;
+        if (inBlocks()) {
+            m_backward.push(point);
+        } else {
+            m_points.push_back(point);
+        }
+    }
+    size_t size() const {
+        if (m_kept) {
+            return m_keptPoints.size();
+        }
+        return inBlocks() ? m_forward.size() + m_backward.size() : m_points.size();
+    }
     bool empty() const { return size() == 0; }
-    /// The last SP, while building.
-    const SyncPoint& back() const { return m_points.back(); }
-    /// SP `k`, by value: once kept, it may come from a block read back from disk.
+    /// The last SP pushed, while building.
+    const SyncPoint& back() const { return m_last; }
+    /// SP `k`, by value: once kept, it may come from a block read back from disk. In memory
+    /// before keep().
     SyncPoint operator[](size_t k) const { return m_kept ? m_keptPoints[k] : m_points[k]; }
     SyncPoint at(int k) const { return (*this)[static_cast<size_t>(k)]; }
     NodeId nodeOf(int k) const { return at(k).node; }
-    /// The SPs while building (before keep()).
-    std::vector<SyncPoint>::const_iterator begin() const { return m_points.begin(); }
-    std::vector<SyncPoint>::const_iterator end() const { return m_points.end(); }
+    bool kept() const { return m_kept; }
+    /// After the backward replay: merges its SPs into the forward replay's (in memory; in blocks
+    /// completeInBlocks() merges them).
+    void mergeBackward();
+    /// The replays' SPs in operation order (after mergeBackward(), before the partners' are
+    /// added), each handed to `visit`.
+    template <typename Visit> void forEachBuilt(Visit&& visit) const {
+        if (m_kept) {
+            for (size_t k = 0; k < m_keptPoints.size(); ++k) {
+                visit(m_keptPoints[k]);
+            }
+            return;
+        }
+        if (!inBlocks()) {
+            for (const SyncPoint& point : m_points) {
+                visit(point);
+            }
+            return;
+        }
+        // The forward replay's first at a tie, as mergeTail() orders them.
+        for (size_t f = 0, b = 0; f < m_forward.size() || b < m_backward.size();) {
+            const bool backward =
+                f == m_forward.size() ||
+                (b < m_backward.size() && m_backward[b].operation < m_forward[f].operation);
+            visit(backward ? m_backward[b++] : m_forward[f++]);
+        }
+    }
     /// The SPs are complete (the replays merged, the partners resolved): from here on they are
     /// read only, in blocks of `blockEntries` from `file` when given (else in memory).
     void keep(ScratchFile* file, size_t blockEntries);
@@ -123,15 +186,44 @@ public:
     void resolvePartners(const std::vector<ReplayOperation>& operations,
                          const std::vector<uint32_t>& paired, const trace::EventStream& events,
                          uint32_t self);
+    /// In blocks (buildInBlocks()), after mergeBackward(): what addPartnerPoints(),
+    /// resolvePartners() and keep() do in memory, in one pass in operation order. The forward
+    /// and the backward replay's SPs are read back and merged, the partners' SPs of
+    /// `operations` [first, end) added between them, each point-to-point SP's partner set, and
+    /// the result written to the scratch file in blocks, from where it is read from here on.
+    void completeInBlocks(const std::vector<ReplayOperation>& operations,
+                          const std::vector<CallSpan>& spans, const trace::EventStream& events,
+                          const SpilledArray<ReplayRecord>& partners,
+                          const std::vector<uint8_t>& partnerWaited, size_t first, size_t end,
+                          const std::vector<uint32_t>& paired, uint32_t self);
 
 private:
     static constexpr uint32_t kNoSet = 0xFFFFFFFFu;
 
     const trace::Definitions& m_defs;
     uint32_t m_ranks;
-    std::vector<SyncPoint> m_points;      ///< while building
+    // The SP of operation `k` (a partner's, of role SenderOfLate or ReceiverOfLate) that
+    // addPartnerPoints() adds.
+    static SyncPoint partnerPoint(uint32_t k, const std::vector<ReplayOperation>& operations,
+                                  const std::vector<CallSpan>& spans,
+                                  const trace::EventStream& events,
+                                  const SpilledArray<ReplayRecord>& partners);
+    // Sets the world rank of `sp`'s partner when it is a point-to-point SP.
+    void resolvePartner(SyncPoint& sp, const std::vector<ReplayOperation>& operations,
+                        const std::vector<uint32_t>& paired, const trace::EventStream& events,
+                        uint32_t self) const;
+
+    std::vector<SyncPoint> m_points;      ///< while building (in memory)
     SpilledArray<SyncPoint> m_keptPoints; ///< once kept
     bool m_kept = false;
+    /// While building in blocks (buildInBlocks()): the scratch file, the forward replay's SPs
+    /// and the backward replay's, each in operation order
+    ScratchFile* m_file = nullptr;
+    size_t m_blockEntries = 0;
+    SpilledArray<SyncPoint> m_forward;
+    SpilledArray<SyncPoint> m_backward;
+    uint32_t m_lastForward = 0; ///< the operation of the last forward SP (checks the order)
+    SyncPoint m_last;           ///< the SP pushed last
     std::vector<std::vector<uint32_t>> m_rankSets;
     std::map<std::vector<uint32_t>, uint32_t> m_rankSetIds; ///< each distinct set listed once
     /// The sets rankSet() found last, newest first (kNoSet: none)

@@ -19,12 +19,12 @@ void addOpenmpBarrierCosts(RankState& state) {
         return; // no OpenMP threads to read
     }
     std::vector<OmpMpiWait> waits;
-    for (const delay::SyncPoint& sp : state.delay->points()) {
+    state.delay->points().forEachBuilt([&](const delay::SyncPoint& sp) {
         if (sp.wait > 0.0) {
             const CallSpan& call = state.spans[state.operations[sp.operation].span];
             waits.push_back(OmpMpiWait{call.enter, sp.wait, sp.node, sp.operation, 0.0});
         }
-    }
+    });
     // In operation order, so by enter; stable for calls entered at one time.
     std::stable_sort(waits.begin(), waits.end(),
                      [](const OmpMpiWait& a, const OmpMpiWait& b) { return a.enter < b.enter; });
