@@ -230,8 +230,11 @@ void SyncPoints::addPartnerPoints(const std::vector<ReplayOperation>& operations
         const CallSpan& span = spans[ops[k].span];
         const Role role =
             isSend(events.kind(ops[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
+        const ReplayRecord partner = partners[k];
+        // The waiter posts at its call's exit what this call awaits at its enter.
+        m_partnerEndedBefore = m_partnerEndedBefore || partner.exit < span.enter;
         m_points[--out] =
-            SyncPoint::at(k, role, span, 0.0, std::max(0.0, span.exit - partners[k].exit), 0);
+            SyncPoint::at(k, role, span, 0.0, std::max(0.0, span.exit - partner.exit), 0);
     }
 }
 

@@ -118,6 +118,9 @@ public:
                           const std::vector<CallSpan>& spans, const trace::EventStream& events,
                           const SpilledArray<ReplayRecord>& partners,
                           const std::vector<uint8_t>& partnerWaited, size_t first, size_t end);
+    /// Whether addPartnerPoints() found a partner whose call ended before this rank's call
+    /// began (a clock that runs behind: the walk then goes in one slab, delay_pass.h).
+    bool partnerEndedBefore() const { return m_partnerEndedBefore; }
     /// Sets the world rank of every point-to-point SP's partner, once every SP is known
     /// (`paired`: per operation, the message of a request operation, see messageOperation()).
     void resolvePartners(const std::vector<ReplayOperation>& operations,
@@ -138,6 +141,7 @@ private:
     std::array<uint32_t, 4> m_recentRankSets{kNoSet, kNoSet, kNoSet, kNoSet};
     uint32_t m_lastMemberComm = kNoSet; ///< the communicator memberSet() found last
     uint32_t m_lastMemberSet = 0;       ///< ... and its set
+    bool m_partnerEndedBefore = false;  ///< see partnerEndedBefore()
     std::map<uint32_t, uint32_t> m_memberSets;
     std::vector<uint32_t> m_remaining, m_left; ///< scratch of previousGroup()
 };
