@@ -158,6 +158,7 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
             postedBeforeAwait = postedBeforeAwait || line.points.partnerEndedBefore();
         }
         pass.walkInSlabs(std::max<size_t>(m_blockEntries, 1), postedBeforeAwait);
+        pass.shared().posted.spillTo(m_pointsFile, std::max<size_t>(m_blockEntries, 1));
     }
     std::vector<SeverityRows*> rows;
     for (size_t l = 0; l < m_timelines.size(); ++l) {

@@ -7,6 +7,7 @@
 #include "delay_payload.h"
 #include "delay_sync_points.h"
 #include "operation_profile.h"
+#include "spilled_array.h"
 #include "waitscope/analysis/transport.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
@@ -85,8 +86,15 @@ struct LatecomerShares {
 /// counted over all of them in the order of the walk, and the rank's own point-to-point wait
 /// states in the order they were posted (as their delayers count them).
 struct RankShares {
+    /// A wait state posted: its location and SP.
+    struct Posted {
+        uint32_t location = 0;
+        int32_t point = 0;
+    };
     OwedShares owed;
-    std::vector<std::pair<uint32_t, int>> posted; ///< location, SP
+    /// In blocks on the rank's scratch file when it has one (DelayAnalysis::keepPointsIn()),
+    /// read forward once at the end of the walk
+    SpilledArray<Posted> posted;
 };
 
 /// The root-cause pass over one location of a rank (its main location, or a replay lane: a
