@@ -50,6 +50,10 @@
 // ledger entry retires, and only its propagating share is kept for the classification, in the
 // order of first cost (Ledger::retireAbove()).
 //
+// Over ranks read in windows the walk goes in slabs of the traced time, all ranks together with
+// a gather between slabs, so that the payloads in flight stay within a slab's (delay_pass.h,
+// RankPass).
+//
 // A rank whose further threads call MPI (replay lanes) has one timeline per location: each
 // location's SPs, intervals, costs and values are its own, and the walk interleaves the
 // locations by time (delay_pass.h, RankPass).
@@ -173,6 +177,14 @@ Status DelayAnalysis::run(const std::vector<ReplayOperation>& operations,
     partners.clear();
     partnerWaited = {};
     delay::RankPass pass(m_transport);
+    if (m_pointsFile != nullptr) {
+        bool postedBeforeAwait = m_postedBeforeAwait;
+        for (const Timeline& line : m_timelines) {
+            postedBeforeAwait = postedBeforeAwait || line.points.partnerEndedBefore();
+        }
+        pass.walkInSlabs(std::max<size_t>(m_blockEntries, 1), postedBeforeAwait);
+        pass.shared().posted.spillTo(m_pointsFile, std::max<size_t>(m_blockEntries, 1));
+    }
     std::vector<SeverityRows*> rows;
     for (size_t l = 0; l < m_timelines.size(); ++l) {
         Timeline& line = m_timelines[l];

@@ -67,7 +67,9 @@ public:
     }
     /// Before the replays: the SPs go to `file` in blocks of `blockEntries` as the replays find
     /// them, the walk reads the complete SPs from there, and the ledger's retired propagating
-    /// shares go there too (a rank read in windows; otherwise they stay in memory).
+    /// shares go there too (a rank read in windows; otherwise they stay in memory); the walk
+    /// then goes in slabs of about `blockEntries` operations, with an exchange between slabs
+    /// (RankPass::walkInSlabs()). Every rank of the run must call it alike.
     void keepPointsIn(ScratchFile* file, size_t blockEntries);
     /// The root-cause pass over `operations` (as listed by the replay, each location's in a
     /// row: the main location's, then each replay lane's; `spans` their calls;
@@ -140,6 +142,9 @@ private:
     std::vector<std::pair<uint32_t, double>> m_ompBarrierCosts;
     ScratchFile* m_pointsFile = nullptr; ///< where the walk's SPs go (keepPointsIn()), if any
     size_t m_blockEntries = 0;
+    /// A member of a collective this rank was the latecomer of left it before this rank entered
+    /// (a clock behind): the walk cannot go in slabs of time (delay_pass.h)
+    bool m_postedBeforeAwait = false;
     /// Scratch of onCollective(), reused per collective (the forward pass calls it for each).
     struct {
         std::vector<uint32_t> partners; ///< the world ranks this rank synchronizes with

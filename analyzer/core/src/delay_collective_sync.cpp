@@ -203,6 +203,8 @@ void DelayAnalysis::addCollective(Timeline& line, uint32_t operation, const Coll
             if (m != late && sync.includes(view, m)) {
                 (postsEarly(kind, view, sync, m) ? early : waiting)
                     .push_back(static_cast<uint32_t>(m));
+                // The member posts at its exit what the latecomer awaits at its enter.
+                m_postedBeforeAwait = m_postedBeforeAwait || view.exitOf(m) < view.span.enter;
             }
         }
         collective.waiting = line.points.rankSet(waiting);

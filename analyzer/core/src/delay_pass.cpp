@@ -4,6 +4,7 @@
 #include "delay_pass.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace waitscope::analysis::delay {
 
@@ -107,6 +108,22 @@ bool Pass::next(Step& step) {
     }
 }
 
+bool Pass::timesFall() {
+    const int point = m_point;
+    const int collective = m_collective;
+    double last = std::numeric_limits<double>::infinity();
+    bool fall = true;
+    Step step;
+    while (fall && next(step)) {
+        fall = step.time <= last; // false for a NaN time too
+        last = step.time;
+        skipPast(step.operation);
+    }
+    m_point = point;
+    m_collective = collective;
+    return fall;
+}
+
 Status Pass::take(const Step& step) {
     skipPast(step.operation);
     Status taken =
@@ -148,17 +165,83 @@ Status RankPass::merge(bool (Pass::*next)(Pass::Step&), Status (Pass::*take)(con
     }
 }
 
+// One gather: every rank says whether it can walk in slabs (one location, no payload posted
+// before its await, its times falling along its walk).
+Result<bool> RankPass::slabsAgreed() {
+    const bool able = m_passes.size() == 1 && !m_postedBeforeAwait && m_passes.front().timesFall();
+    auto all = m_transport.awaitAll(kWorldComm, {able ? 1.0 : 0.0});
+    if (!all) {
+        return all.error();
+    }
+    return std::all_of(all->begin(), all->end(), [](double a) { return a != 0.0; });
+}
+
+// Per slab, one gather of (steps left, proposed start) from every rank; then the early shares
+// posted in the slab (a member's share comes at its exit, as its step in the walk) and the
+// walk's steps in it. Ends when no rank has steps left.
+Status RankPass::walkSlabs() {
+    Pass& pass = m_passes.front();
+    Pass::Step early;
+    Pass::Step step;
+    bool earlyLeft = pass.nextEarly(early);
+    bool left = pass.next(step);
+    for (;;) {
+        double proposal = -std::numeric_limits<double>::infinity(); // the rest at once
+        if (left && step.operation >= m_slabOperations) {
+            proposal = pass.enterOf(static_cast<uint32_t>(step.operation - m_slabOperations));
+        }
+        auto all = m_transport.awaitAll(kWorldComm, {left || earlyLeft ? 1.0 : 0.0, proposal});
+        if (!all) {
+            return all.error();
+        }
+        bool anyLeft = false;
+        double start = -std::numeric_limits<double>::infinity();
+        for (size_t r = 0; r + 1 < all->size(); r += 2) {
+            anyLeft = anyLeft || (*all)[r] != 0.0;
+            start = std::max(start, (*all)[r + 1]);
+        }
+        if (!anyLeft) {
+            return Status::success();
+        }
+        for (; earlyLeft && early.time >= start; earlyLeft = pass.nextEarly(early)) {
+            if (Status s = pass.takeEarly(early); !s) {
+                return s;
+            }
+        }
+        for (; left && step.time >= start; left = pass.next(step)) {
+            if (Status s = pass.take(step); !s) {
+                return s;
+            }
+        }
+    }
+}
+
 Status RankPass::run(const std::vector<SeverityRows*>& rows) {
+    bool slabs = false;
+    if (m_slabOperations > 0) {
+        m_passes.front().interleave(); // the times of the steps, for the slabs
+        auto agreed = slabsAgreed();
+        if (!agreed) {
+            return agreed.error();
+        }
+        slabs = *agreed;
+    }
     if (m_passes.size() > 1) {
         for (Pass& pass : m_passes) {
             pass.interleave();
         }
     }
-    if (Status s = merge(&Pass::nextEarly, &Pass::takeEarly); !s) {
-        return s;
-    }
-    if (Status s = merge(&Pass::next, &Pass::take); !s) {
-        return s;
+    if (slabs) {
+        if (Status s = walkSlabs(); !s) {
+            return s;
+        }
+    } else {
+        if (Status s = merge(&Pass::nextEarly, &Pass::takeEarly); !s) {
+            return s;
+        }
+        if (Status s = merge(&Pass::next, &Pass::take); !s) {
+            return s;
+        }
     }
     if (Status s = settleIndirect(); !s) {
         return s;

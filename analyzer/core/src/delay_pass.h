@@ -7,6 +7,7 @@
 #include "delay_payload.h"
 #include "delay_sync_points.h"
 #include "operation_profile.h"
+#include "spilled_array.h"
 #include "waitscope/analysis/transport.h"
 #include "waitscope/base/result.h"
 #include "waitscope/trace/definitions.h"
@@ -85,8 +86,15 @@ struct LatecomerShares {
 /// counted over all of them in the order of the walk, and the rank's own point-to-point wait
 /// states in the order they were posted (as their delayers count them).
 struct RankShares {
+    /// A wait state posted: its location and SP.
+    struct Posted {
+        uint32_t location = 0;
+        int32_t point = 0;
+    };
     OwedShares owed;
-    std::vector<std::pair<uint32_t, int>> posted; ///< location, SP
+    /// In blocks on the rank's scratch file when it has one (DelayAnalysis::keepPointsIn()),
+    /// read forward once at the end of the walk
+    SpilledArray<Posted> posted;
 };
 
 /// The root-cause pass over one location of a rank (its main location, or a replay lane: a
@@ -114,8 +122,14 @@ public:
     bool nextEarly(Step& step);
     /// Posts it.
     Status takeEarly(const Step& step);
-    /// The walk goes on among other locations' (RankPass): next() says when each step comes.
+    /// The walk goes on among other locations' (RankPass), or in slabs of time: next() says
+    /// when each step comes.
     void interleave() { m_interleaved = true; }
+    /// Whether the times next() gives fall (or stay) from step to step over the whole walk, as
+    /// the walk in slabs needs; leaves the walk where it was (needs interleave()).
+    bool timesFall();
+    /// The enter of operation `operation`'s call.
+    double enterOf(uint32_t operation) const { return m_spans[m_operations[operation].span].enter; }
     /// The next SP or collective of the backward walk, false when none is left.
     bool next(Step& step);
     /// Computes its delay (awaiting or posting payloads).
@@ -183,6 +197,22 @@ private:
 /// comes later on that time scale: every rank posts what another awaits before it needs it
 /// (with one location per rank the walk is in operation order, as before), and each channel
 /// sees its payloads in the order the forward replay matched its messages.
+///
+/// In slabs (walkInSlabs(), a rank with one location read in windows): the walk would otherwise
+/// post along the whole rank before its partners take any, so that the payloads in flight grow
+/// with how far one rank runs ahead of another. Instead all ranks walk one slab of the traced
+/// time at a time, from the end of the run backward, with a gather of every rank between two
+/// slabs: a step comes at its time as above (an await at its call's enter, a post at its
+/// call's exit), and a slab holds the steps at or after its start. Each rank proposes the enter
+/// of the operation `operations` before its next step; the slab starts at the latest
+/// proposal, so that no rank walks more than about `operations` operations in it and the rank
+/// that proposed walks at least its next step. A payload is posted at or after the time it is
+/// awaited (the poster waited for the awaiting call), so it is posted in the slab that awaits it
+/// or an earlier one, and the walk within a slab is the message-driven one above: no rank
+/// waits for a payload of a later slab. What is in flight is then what a slab posts, and
+/// what crosses a slab's start. That needs times that fall along every rank's walk and every
+/// awaited payload posted no earlier than its await, as in a trace whose clocks agree; when a
+/// rank finds otherwise (a clock behind, Pass::timesFall()), every rank walks in one slab.
 class RankPass {
 public:
     explicit RankPass(Transport& transport) : m_transport(transport) {}
@@ -197,6 +227,13 @@ public:
     }
     /// The pass of location `l` (in the order added).
     Pass& location(size_t l) { return m_passes[l]; }
+    /// Walks in slabs of about `operations` operations (see the class), unless
+    /// `postedBeforeAwait`: this rank knows of a payload posted before its await. Every rank of
+    /// the run calls it alike, before run().
+    void walkInSlabs(size_t operations, bool postedBeforeAwait) {
+        m_slabOperations = operations;
+        m_postedBeforeAwait = postedBeforeAwait;
+    }
     /// Posts the early shares, walks, settles the indirect shares, classifies and adds the delay
     /// values to `rows` (per location, in the order added). Collective over all ranks; fails
     /// when the transport fails.
@@ -205,6 +242,10 @@ public:
 private:
     /// Runs `take` on every step `next` gives, over all locations (see the class).
     Status merge(bool (Pass::*next)(Pass::Step&), Status (Pass::*take)(const Pass::Step&));
+    /// Whether every rank can walk in slabs (a gather of all ranks).
+    Result<bool> slabsAgreed();
+    /// The early shares and the walk, slab by slab (one location).
+    Status walkSlabs();
 
     // The indirect shares (delay_point_to_point.cpp).
     Status settleIndirect();
@@ -217,6 +258,8 @@ private:
     RankShares m_shared;
     std::deque<Pass> m_passes;
     std::vector<double> m_arrived; ///< the payload awaited
+    size_t m_slabOperations = 0;   ///< 0: the walk at once
+    bool m_postedBeforeAwait = false;
 };
 
 } // namespace waitscope::analysis::delay

@@ -29,7 +29,7 @@ Status Pass::pointToPoint(int point) {
     if (sp.role == Role::LateSender || sp.role == Role::LateReceiver) {
         Interval& own = m_own;
         m_intervals.compute(m_points.previousWith(point, sp.partner), point, own);
-        m_shared.posted.emplace_back(m_location, point);
+        m_shared.posted.push(RankShares::Posted{m_location, point});
         return m_transport.post(m.comm, m.partner, tag,
                                 m_payload.write(sp.wait, m_ledger.costsOf(point), own));
     }
@@ -184,7 +184,8 @@ Status RankPass::awaitOwedShares(const std::vector<uint32_t>& delayers,
 // counted them, to find each share's.
 void RankPass::creditIndirect(const OwedShares::Received& shares) {
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> sequence;
-    for (const auto& [location, point] : m_shared.posted) {
+    for (size_t k = 0; k < m_shared.posted.size(); ++k) {
+        const auto [location, point] = m_shared.posted[k];
         Pass& pass = m_passes[location];
         const SyncPoint sp = pass.points().at(point);
         const trace::MessageRecord m = pass.messageOf(sp.operation);

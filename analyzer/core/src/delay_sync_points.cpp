@@ -257,7 +257,10 @@ SyncPoint SyncPoints::partnerPoint(uint32_t k, const std::vector<ReplayOperation
     const CallSpan& span = spans[operations[k].span];
     const Role role =
         isSend(events.kind(operations[k].event)) ? Role::SenderOfLate : Role::ReceiverOfLate;
-    return SyncPoint::at(k, role, span, 0.0, std::max(0.0, span.exit - partners[k].exit), 0);
+    const ReplayRecord partner = partners[k];
+    // The waiter posts at its call's exit what this call awaits at its enter.
+    m_partnerEndedBefore = m_partnerEndedBefore || partner.exit < span.enter;
+    return SyncPoint::at(k, role, span, 0.0, std::max(0.0, span.exit - partner.exit), 0);
 }
 
 void SyncPoints::resolvePartner(SyncPoint& sp, const std::vector<ReplayOperation>& operations,

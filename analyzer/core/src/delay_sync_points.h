@@ -181,6 +181,10 @@ public:
                           const std::vector<CallSpan>& spans, const trace::EventStream& events,
                           const SpilledArray<ReplayRecord>& partners,
                           const std::vector<uint8_t>& partnerWaited, size_t first, size_t end);
+    /// Whether addPartnerPoints() or completeInBlocks() found a partner whose call ended before
+    /// this rank's call began (a clock that runs behind: the walk then goes in one slab,
+    /// delay_pass.h).
+    bool partnerEndedBefore() const { return m_partnerEndedBefore; }
     /// Sets the world rank of every point-to-point SP's partner, once every SP is known
     /// (`paired`: per operation, the message of a request operation, see messageOperation()).
     void resolvePartners(const std::vector<ReplayOperation>& operations,
@@ -203,11 +207,10 @@ private:
     const trace::Definitions& m_defs;
     uint32_t m_ranks;
     // The SP of operation `k` (a partner's, of role SenderOfLate or ReceiverOfLate) that
-    // addPartnerPoints() adds.
-    static SyncPoint partnerPoint(uint32_t k, const std::vector<ReplayOperation>& operations,
-                                  const std::vector<CallSpan>& spans,
-                                  const trace::EventStream& events,
-                                  const SpilledArray<ReplayRecord>& partners);
+    // addPartnerPoints() and completeInBlocks() add; notes a partner that ended before it.
+    SyncPoint partnerPoint(uint32_t k, const std::vector<ReplayOperation>& operations,
+                           const std::vector<CallSpan>& spans, const trace::EventStream& events,
+                           const SpilledArray<ReplayRecord>& partners);
     // Sets the world rank of `sp`'s partner when it is a point-to-point SP.
     void resolvePartner(SyncPoint& sp, const std::vector<ReplayOperation>& operations,
                         const std::vector<uint32_t>& paired, const trace::EventStream& events,
@@ -230,6 +233,7 @@ private:
     std::array<uint32_t, 4> m_recentRankSets{kNoSet, kNoSet, kNoSet, kNoSet};
     uint32_t m_lastMemberComm = kNoSet; ///< the communicator memberSet() found last
     uint32_t m_lastMemberSet = 0;       ///< ... and its set
+    bool m_partnerEndedBefore = false;  ///< see partnerEndedBefore()
     std::map<uint32_t, uint32_t> m_memberSets;
     std::vector<uint32_t> m_remaining, m_left; ///< scratch of previousGroup()
 };

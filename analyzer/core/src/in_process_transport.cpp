@@ -120,6 +120,7 @@ private:
                 const std::vector<double>& payload) override {
         std::lock_guard<std::mutex> lock(m_world.m_mutex);
         m_world.m_inboxes[to].deliver(comm, m_rank, tag, payload);
+        m_world.m_peakPayloads = std::max(m_world.m_peakPayloads, ++m_world.m_payloads);
         m_world.wake(to);
     }
 
@@ -136,11 +137,13 @@ private:
             return status;
         }
         inbox.take(comm, sender, tag, payload);
+        --m_world.m_payloads;
         return Status::success();
     }
 
     void dropPayloads() override {
         std::lock_guard<std::mutex> lock(m_world.m_mutex);
+        m_world.m_payloads -= m_world.m_inboxes[m_rank].pending();
         m_world.m_inboxes[m_rank] = PayloadQueues();
     }
 
@@ -234,6 +237,11 @@ void InProcessWorld::failAll() {
     for (const auto& changed : m_changed) {
         changed->notify_all();
     }
+}
+
+size_t InProcessWorld::peakPayloads() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_peakPayloads;
 }
 
 Result<std::vector<uint32_t>> InProcessWorld::members(uint32_t comm, uint32_t self) const {

@@ -28,6 +28,9 @@ public:
     Transport& endpoint(uint32_t rank);
     /// Marks `rank` as done, so that ranks still waiting for it fail instead of hanging.
     void finish(uint32_t rank);
+    /// The most payloads of the message-driven passes that were posted and not yet awaited at
+    /// one moment, over all ranks (what the passes hold in flight at most).
+    size_t peakPayloads();
 
 private:
     class Endpoint;
@@ -77,6 +80,8 @@ private:
     std::map<uint32_t, std::map<uint32_t, Collectives>> m_selfCollectives; // per rank, comm
     std::vector<std::map<uint32_t, uint64_t>> m_sequence; // per rank: comm -> collectives so far
     std::vector<PayloadQueues> m_inboxes;                 // per rank: message-driven payloads
+    size_t m_payloads = 0;                                // posted and not yet awaited, all ranks
+    size_t m_peakPayloads = 0;
     std::vector<std::function<bool()>> m_waiting; // per rank: what it waits for, if anything
     std::vector<bool> m_finished;
     bool m_deadlock = false;
