@@ -16,6 +16,10 @@
 #   - the spill writer thread's CPU time per event (full buffer chunks written during the run,
 #     on a core of their own when one is free; 0 for libraries without it), and the total of the
 #     two (thread + finalize write, CPU per event: what writing the trace costs wherever it runs).
+# Then per loop and configuration the whole process's wall time in parts (medians, seconds, rank
+# 0's view): MPI_Init, the five timed loops, the rest between MPI_Init and MPI_Finalize (mostly
+# the first barrier, where the ranks connect), MPI_Finalize, and outside (wall minus those:
+# starting the processes, loading, exit); each part's excess over plain, and the loops' ratio.
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run. CONFIGS="plain
 # sampled" runs only those (with BASELINE_LIB, sampled0 too): the long runs of the issue's
@@ -50,7 +54,8 @@ for op in $ops; do
   for ranks in $rankCounts; do
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() cpuPerEvent=() bytes=()
-    declare -A spillPerEvent=() totalPerEvent=()
+    declare -A spillPerEvent=() totalPerEvent=() pInit=() pLoops=() pBetween=() pFinalize=()
+    declare -A pOutside=()
     for ((r = 0; r < repeats; ++r)); do
       for config in "${configs[@]}"; do
         dir="$work/exp_${op}_${ranks}_${config}_$r"
@@ -70,6 +75,15 @@ for op in $ops; do
         loopUs[$config]+="$(field usec_per_call <<< "$out") "
         cpuUs[$config]+="$(field cpu_usec_per_call <<< "$out") "
         wall[$config]+="$(field time_wall <<< "$out") "
+        read -r pi pb pl pf po < <(awk -v w="$(field time_wall <<< "$out")" \
+          -v i="$(field init_s <<< "$out")" -v m="$(field main_s <<< "$out")" \
+          -v l="$(field loops_s <<< "$out")" -v f="$(field finalize_s <<< "$out")" \
+          'BEGIN{print i, m - l, l, f, w - i - m - f}')
+        pInit[$config]+="$pi "
+        pBetween[$config]+="$pb "
+        pLoops[$config]+="$pl "
+        pFinalize[$config]+="$pf "
+        pOutside[$config]+="$po "
         cpu[$config]+="$(awk -v u="$(field time_user <<< "$out")" -v s="$(field time_sys <<< "$out")" 'BEGIN{print u+s}') "
         if [[ $config != plain ]]; then
           ev=$(awk -F= '/^rank\.0\.events=/{print $2}' "$dir/waitscope.measurement")
@@ -90,7 +104,7 @@ for op in $ops; do
     done
     declare -A m=()
     for config in "${configs[@]}"; do
-      for k in loopUs cpuUs wall cpu; do
+      for k in loopUs cpuUs wall cpu pInit pBetween pLoops pFinalize pOutside; do
         declare -n values=$k
         m[$k.$config]=$(printf '%s\n' ${values[$config]} | median)
       done
@@ -112,10 +126,21 @@ for op in $ops; do
         'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s\n",
                op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp}'
     done
+    printf '# parts %-8s %9s %9s %9s %9s %9s   %s\n' config init_s loops_s between_s \
+      finalize_s outside_s "added to plain: init loops between finalize outside, loops_x"
+    for config in "${configs[@]}"; do
+      awk -v c="$config" -v i="${m[pInit.$config]}" -v l="${m[pLoops.$config]}" \
+          -v b="${m[pBetween.$config]}" -v f="${m[pFinalize.$config]}" -v o="${m[pOutside.$config]}" \
+          -v i0="${m[pInit.plain]}" -v l0="${m[pLoops.plain]}" -v b0="${m[pBetween.plain]}" \
+          -v f0="${m[pFinalize.plain]}" -v o0="${m[pOutside.plain]}" \
+        'BEGIN{printf "# parts %-8s %9.3f %9.3f %9.3f %9.3f %9.3f   %+.3f %+.3f %+.3f %+.3f %+.3f %.3f\n",
+               c, i, l, b, f, o, i - i0, l - l0, b - b0, f - f0, o - o0, l / l0}'
+    done
     echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
     for config in "${configs[@]}"; do
       echo "#   $config cpu_us: ${cpuUs[$config]}| wall_s: ${wall[$config]}| loop_us: ${loopUs[$config]}"
     done
     unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m
+    unset pInit pLoops pBetween pFinalize pOutside
   done
 done
