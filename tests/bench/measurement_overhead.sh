@@ -23,7 +23,10 @@
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run. CONFIGS="plain
 # sampled" runs only those (with BASELINE_LIB, sampled0 too): the long runs of the issue's
-# 20,000 iterations at 100 Hz without the configurations not needed.
+# 20,000 iterations at 100 Hz without the configurations not needed. CONFIGS may also name
+# "sampledall": sampled with a buffer that holds the whole run (WAITSCOPE_TOTAL_MEMORY, default
+# 256M, or $WHOLE_RUN_MEMORY), so that no chunk goes to the spill writer thread during the run
+# and all of the trace is written at finalize: the run without the thread's work in the loop.
 # The load average before and after each loop is printed: on a shared machine compare ratios of
 # side-by-side runs, not absolute times. A call of the ring loop is one of MPI_Irecv, MPI_Isend,
 # MPI_Waitall.
@@ -68,6 +71,11 @@ for op in $ops; do
             env=(-x LD_PRELOAD="$([[ $config == sampled ]] && echo "$lib" || echo "$BASELINE_LIB")"
                  -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" -x WAITSCOPE_SAMPLING=true
                  -x WAITSCOPE_SAMPLING_FREQUENCY=100) ;;
+          sampledall|sampledall0)
+            env=(-x LD_PRELOAD="$([[ $config == sampledall ]] && echo "$lib" || echo "$BASELINE_LIB")"
+                 -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" -x WAITSCOPE_SAMPLING=true
+                 -x WAITSCOPE_SAMPLING_FREQUENCY=100
+                 -x WAITSCOPE_TOTAL_MEMORY="${WHOLE_RUN_MEMORY:-256M}") ;;
         esac
         out=$( { /usr/bin/time -f "time_wall=%e time_user=%U time_sys=%S" \
                  mpirun -np "$ranks" --oversubscribe --bind-to none "${env[@]}" \
