@@ -5,7 +5,11 @@
  * Usage: measurement_collective_loop [barrier|bcast|ring|test] [iterations]
  * Prints "op=<op> ranks=<n> iterations=<n> usec_per_call=<t> cpu_usec_per_call=<c>" on rank 0
  * (medians of 5 runs): wall time per MPI call, and the CPU time of rank 0's thread per MPI call,
- * which a loaded machine does not inflate by time spent waiting for a core. */
+ * which a loaded machine does not inflate by time spent waiting for a core. After MPI_Finalize,
+ * rank 0 prints "init_s=<a> main_s=<b> loops_s=<c> finalize_s=<d>": the wall seconds of MPI_Init,
+ * of everything between MPI_Init and MPI_Finalize, of the five timed loops alone (within main_s;
+ * the rest of it is mostly the first barrier, where the ranks connect) and of MPI_Finalize: the
+ * parts of the whole process's time the program itself sees. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +22,21 @@ static double threadCpuSeconds(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static double monotonicSeconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static int compare(const void* a, const void* b) {
     double x = *(const double*)a, y = *(const double*)b;
     return (x > y) - (x < y);
 }
 
 int main(int argc, char** argv) {
+    const double initStart = monotonicSeconds();
     MPI_Init(&argc, &argv);
+    const double loopsStart = monotonicSeconds();
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -32,7 +44,7 @@ int main(int argc, char** argv) {
     long iterations = argc > 2 ? atol(argv[2]) : 200000;
     int bcast = strcmp(op, "bcast") == 0, test = strcmp(op, "test") == 0;
     int ring = strcmp(op, "ring") == 0;
-    double value = 1.0, runs[5], cpu[5], in = 0;
+    double value = 1.0, runs[5], cpu[5], in = 0, loops = 0;
     MPI_Request requests[2];
     MPI_Request pending = MPI_REQUEST_NULL;
     if (test) /* a message nobody sends before the loops end */
@@ -56,6 +68,7 @@ int main(int argc, char** argv) {
                 MPI_Barrier(MPI_COMM_WORLD);
         }
         const double calls = (double)iterations * (ring ? 3 : 1);
+        loops += MPI_Wtime() - start;
         runs[r] = (MPI_Wtime() - start) / calls * 1e6;
         cpu[r] = (threadCpuSeconds() - cpuStart) / calls * 1e6;
     }
@@ -68,6 +81,12 @@ int main(int argc, char** argv) {
     if (rank == 0)
         printf("op=%s ranks=%d iterations=%ld usec_per_call=%.4f cpu_usec_per_call=%.4f\n", op,
                size, iterations, runs[2], cpu[2]);
+    fflush(stdout);
+    const double finalizeStart = monotonicSeconds();
     MPI_Finalize();
+    const double finalizeEnd = monotonicSeconds();
+    if (rank == 0)
+        printf("init_s=%.6f main_s=%.6f loops_s=%.6f finalize_s=%.6f\n", loopsStart - initStart,
+               finalizeStart - loopsStart, loops, finalizeEnd - finalizeStart);
     return 0;
 }

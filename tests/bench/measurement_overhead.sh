@@ -23,10 +23,17 @@
 # archive's opening, definitions, waiting in finalize's collectives) and fit_ns/ev (nanoseconds
 # per event of rank 0), medians over the repeats; "-" without FIT_ITERATIONS. A line per
 # configuration below the table gives the same fit for the thread and for finalize apart.
+# Then per loop and configuration the whole process's wall time in parts (medians, seconds, rank
+# 0's view): MPI_Init, the five timed loops, the rest between MPI_Init and MPI_Finalize (mostly
+# the first barrier, where the ranks connect), MPI_Finalize, and outside (wall minus those:
+# starting the processes, loading, exit); each part's excess over plain, and the loops' ratio.
 # BASELINE_LIB=/path/to/other/libwaitscope.so adds its traced and sampled runs ("traced0",
 # "sampled0") to the interleaved ones: a before/after comparison in one run. CONFIGS="plain
 # sampled" runs only those (with BASELINE_LIB, sampled0 too): the long runs of the issue's
-# 20,000 iterations at 100 Hz without the configurations not needed.
+# 20,000 iterations at 100 Hz without the configurations not needed. CONFIGS may also name
+# "sampledall": sampled with a buffer that holds the whole run (WAITSCOPE_TOTAL_MEMORY, default
+# 256M, or $WHOLE_RUN_MEMORY), so that no chunk goes to the spill writer thread during the run
+# and all of the trace is written at finalize: the run without the thread's work in the loop.
 # The load average before and after each loop is printed: on a shared machine compare ratios of
 # side-by-side runs, not absolute times. A call of the ring loop is one of MPI_Irecv, MPI_Isend,
 # MPI_Waitall.
@@ -70,6 +77,7 @@ for op in $ops; do
     declare -A loopUs=() cpuUs=() wall=() cpu=() write=() perEvent=() cpuPerEvent=() bytes=()
     declare -A spillPerEvent=() totalPerEvent=() fixUs=() fitPerEvent=()
     declare -A fixThread=() fitThread=() fixFinal=() fitFinal=()
+    declare -A pInit=() pLoops=() pBetween=() pFinalize=() pOutside=()
     for ((r = 0; r < repeats; ++r)); do
       for config in "${configs[@]}"; do
         dir="$work/exp_${op}_${ranks}_${config}_$r"
@@ -82,6 +90,11 @@ for op in $ops; do
             env=(-x LD_PRELOAD="$([[ $config == sampled ]] && echo "$lib" || echo "$BASELINE_LIB")"
                  -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" -x WAITSCOPE_SAMPLING=true
                  -x WAITSCOPE_SAMPLING_FREQUENCY=100) ;;
+          sampledall|sampledall0)
+            env=(-x LD_PRELOAD="$([[ $config == sampledall ]] && echo "$lib" || echo "$BASELINE_LIB")"
+                 -x WAITSCOPE_EXPERIMENT_DIRECTORY="$dir" -x WAITSCOPE_SAMPLING=true
+                 -x WAITSCOPE_SAMPLING_FREQUENCY=100
+                 -x WAITSCOPE_TOTAL_MEMORY="${WHOLE_RUN_MEMORY:-256M}") ;;
         esac
         out=$( { /usr/bin/time -f "time_wall=%e time_user=%U time_sys=%S" \
                  mpirun -np "$ranks" --oversubscribe --bind-to none "${env[@]}" \
@@ -89,6 +102,15 @@ for op in $ops; do
         loopUs[$config]+="$(field usec_per_call <<< "$out") "
         cpuUs[$config]+="$(field cpu_usec_per_call <<< "$out") "
         wall[$config]+="$(field time_wall <<< "$out") "
+        read -r pi pb pl pf po < <(awk -v w="$(field time_wall <<< "$out")" \
+          -v i="$(field init_s <<< "$out")" -v m="$(field main_s <<< "$out")" \
+          -v l="$(field loops_s <<< "$out")" -v f="$(field finalize_s <<< "$out")" \
+          'BEGIN{print i, m - l, l, f, w - i - m - f}')
+        pInit[$config]+="$pi "
+        pBetween[$config]+="$pb "
+        pLoops[$config]+="$pl "
+        pFinalize[$config]+="$pf "
+        pOutside[$config]+="$po "
         cpu[$config]+="$(awk -v u="$(field time_user <<< "$out")" -v s="$(field time_sys <<< "$out")" 'BEGIN{print u+s}') "
         if [[ $config != plain ]]; then
           ev=$(awk -F= '/^rank\.0\.events=/{print $2}' "$dir/waitscope.measurement")
@@ -122,7 +144,7 @@ for op in $ops; do
     done
     declare -A m=()
     for config in "${configs[@]}"; do
-      for k in loopUs cpuUs wall cpu; do
+      for k in loopUs cpuUs wall cpu pInit pBetween pLoops pFinalize pOutside; do
         declare -n values=$k
         m[$k.$config]=$(printf '%s\n' ${values[$config]} | median)
       done
@@ -148,6 +170,16 @@ for op in $ops; do
         'BEGIN{printf "%-8s %5s %-8s %10.4f %10.4f %7.3f %7.3f %9.2f %9.2f %7.3f %7.3f %10s %10s %10s %9s %10s %10s %9s %10s\n",
                op, n, c, lu, cu, lu/lp, cu/cp, w, cs, w/wp, cs/csp, ws, pe, pc, b, sp, tp, fx, fs}'
     done
+    printf '# parts %-8s %9s %9s %9s %9s %9s   %s\n' config init_s loops_s between_s \
+      finalize_s outside_s "added to plain: init loops between finalize outside, loops_x"
+    for config in "${configs[@]}"; do
+      awk -v c="$config" -v i="${m[pInit.$config]}" -v l="${m[pLoops.$config]}" \
+          -v b="${m[pBetween.$config]}" -v f="${m[pFinalize.$config]}" -v o="${m[pOutside.$config]}" \
+          -v i0="${m[pInit.plain]}" -v l0="${m[pLoops.plain]}" -v b0="${m[pBetween.plain]}" \
+          -v f0="${m[pFinalize.plain]}" -v o0="${m[pOutside.plain]}" \
+        'BEGIN{printf "# parts %-8s %9.3f %9.3f %9.3f %9.3f %9.3f   %+.3f %+.3f %+.3f %+.3f %+.3f %.3f\n",
+               c, i, l, b, f, o, i - i0, l - l0, b - b0, f - f0, o - o0, l / l0}'
+    done
     echo "# $op $ranks ranks: load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
     for config in "${configs[@]:1}"; do
       [[ -n $fitIterations ]] || break
@@ -160,5 +192,6 @@ for op in $ops; do
     done
     unset loopUs cpuUs wall cpu write perEvent cpuPerEvent bytes spillPerEvent totalPerEvent m fixUs fitPerEvent
     unset fixThread fitThread fixFinal fitFinal
+    unset pInit pLoops pBetween pFinalize pOutside
   done
 done
