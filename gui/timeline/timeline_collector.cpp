@@ -352,18 +352,13 @@ void TimelineCollector::observe(const trace::Definitions& definitions,
     auto earliest = std::numeric_limits<int64_t>::max();
     auto latest = std::numeric_limits<int64_t>::min();
     analysis::VisitStack open = std::move(row.open);
-    // Definitions::seconds() with the clock's fields in registers (not loaded again, nor the
-    // rate converted, after every record written through a char pointer): the same division.
-    const auto toSeconds = [globalOffset, ticksPerSecond](uint64_t ticks) {
-        return static_cast<double>(static_cast<int64_t>(ticks - globalOffset)) / ticksPerSecond;
-    };
-    const auto addVisit = [&row, &toSeconds](size_t depth, uint64_t from, uint64_t to,
-                                             uint32_t region) {
+    const auto addVisit = [&row, &definitions](size_t depth, uint64_t from, uint64_t to,
+                                               uint32_t region) {
         while (row.depths.size() <= depth) {
             row.depths.emplace_back(TimelineStore::kVisitBytes);
         }
-        const double start = toSeconds(from);
-        const double stop = toSeconds(to);
+        const double start = definitions.seconds(from);
+        const double stop = definitions.seconds(to);
         char* out = row.depths[depth].next();
         std::memcpy(out, &start, 8);
         std::memcpy(out + 8, &stop, 8);

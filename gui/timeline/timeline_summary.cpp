@@ -101,22 +101,6 @@ void sumRow(const Timeline& timeline, size_t depths, DepthAt depthAt, double beg
     constexpr size_t kKinds = static_cast<size_t>(RegionKind::Count_);
     const double width = (end - begin) / bins;
     kinds.assign(static_cast<size_t>(bins) * kKinds, 0.0);
-    // The sum of the (bin, kind) last added to is held in a register until another is added
-    // to: consecutive visits and gaps mostly fall into one bin and kind, and adding each into
-    // memory waited for the previous store. The same additions in the same order: the same sums.
-    constexpr size_t kNoSlot = ~size_t{0};
-    size_t heldSlot = kNoSlot;
-    double held = 0.0;
-    const auto addTo = [&](size_t slot, double seconds) {
-        if (slot != heldSlot) {
-            if (heldSlot != kNoSlot) {
-                kinds[heldSlot] = held;
-            }
-            heldSlot = slot;
-            held = kinds[slot];
-        }
-        held += seconds;
-    };
     for (size_t depth = 0; depth < depths; ++depth) {
         auto visits = depthAt(depth);
         auto children = depthAt(depth + 1 < depths ? depth + 1 : depths);
@@ -128,7 +112,9 @@ void sumRow(const Timeline& timeline, size_t depths, DepthAt depthAt, double beg
                 ++out[b].visits;
             }
             const size_t kind = static_cast<size_t>(timeline.regionKind(v.region));
-            const auto add = [&](uint32_t b, double seconds) { addTo(b * kKinds + kind, seconds); };
+            const auto add = [&](uint32_t b, double seconds) {
+                kinds[b * kKinds + kind] += seconds;
+            };
             // The visit minus its children (the next depth's visits inside it).
             while (!children.done() && children.current().end <= v.start) {
                 children.advance();
@@ -140,9 +126,6 @@ void sumRow(const Timeline& timeline, size_t depths, DepthAt depthAt, double beg
             }
             spread(begin, width, bins, cursor, v.end, add);
         }
-    }
-    if (heldSlot != kNoSlot) {
-        kinds[heldSlot] = held;
     }
     for (uint32_t b = 0; b < bins; ++b) {
         for (size_t k = 0; k < kKinds; ++k) {
