@@ -61,7 +61,7 @@ uint64_t windowEventsFor(uint64_t limit, uint32_t ranks, uint64_t held = 0);
 /// (the growth of the peak from 1.2 to 12 million events with windows of 250,000 events, 24 with
 /// windows of 65,536; 32 with the replays' records exchanged in one step, when the budget was
 /// 46; 41.7 with only the time profile spilled, when it was 56, and 7-8 bytes per event more
-/// before that, when it was 64; the breakdown is in docs/scaling.md). At the peak of the full
+/// before that, when it was 64; the breakdown is in docs/memory.md). At the peak of the full
 /// analysis the timestamps are freed anyway, and the per-operation state dominates; the windows
 /// (and a step's records, in their place) come on top.
 inline constexpr uint64_t kBytesPerEventRootCauseWindowed = 41;
