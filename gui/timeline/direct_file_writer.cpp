@@ -43,17 +43,6 @@ DirectFileWriter::~DirectFileWriter() {
 
 void DirectFileWriter::write(const void* data, size_t bytes) {
     const auto* from = static_cast<const char*>(data);
-    if (m_direct && !m_failed && bytes >= kPage && offset() % kPage == 0 &&
-        reinterpret_cast<uintptr_t>(from) % kPage == 0) {
-        // Page-aligned in memory and in the file: what is gathered goes first (whole pages),
-        // then the caller's whole pages straight from its memory, no copy.
-        flush(false);
-        const size_t whole = bytes / kPage * kPage;
-        put(from, whole, m_bufferStart, false);
-        m_bufferStart += whole;
-        from += whole;
-        bytes -= whole;
-    }
     while (bytes > 0) {
         const size_t n = std::min(bytes, kBufferBytes - m_used);
         std::memcpy(m_buffer.get() + m_used, from, n);

@@ -29,8 +29,6 @@ public:
     bool ok() const { return m_file >= 0 && !m_failed; }
     /// The offset the next byte goes to.
     uint64_t offset() const { return m_bufferStart + m_used; }
-    /// Gathers `bytes` to write; where `data` and offset() are both page-aligned, its whole
-    /// pages go to the file at once from `data` (no copy).
     void write(const void* data, size_t bytes);
     /// Leaves `bytes` bytes to another writer (zeros until it writes them; a hole where large).
     void skip(uint64_t bytes);

@@ -97,17 +97,12 @@ private:
     bool m_ok = true;
 };
 
-// A block of `bytes`, page-aligned (written to the event cache without a copy); with
-// `hugePages` and of more than 1 MiB on huge pages where the system has them (a page fault per
-// 2 MiB rather than per 4 KiB as the records fill it). Not the visits' blocks: each depth's
-// last block is partly used, and its huge pages are zeroed whole (with them, the kernel zeroed
-// twice as long under `mpirun`, measured with perf).
-TimelineCollectorBlock allocateBlock(uint64_t bytes, bool hugePages = true) {
+// A block of `bytes`; of 2 MiB or more on huge pages where the system has them (a page fault
+// per 2 MiB rather than per 4 KiB as the records fill it).
+TimelineCollectorBlock allocateBlock(uint64_t bytes) {
     constexpr uint64_t kHuge = uint64_t{2} << 20;
-    if (bytes <= kHuge / 2 || !hugePages) {
-        constexpr uint64_t kPage = TimelineStore::kPageBytes;
-        auto* block = static_cast<char*>(std::aligned_alloc(
-            kPage, std::max<uint64_t>(kPage, (bytes + kPage - 1) / kPage * kPage)));
+    if (bytes < kHuge) {
+        auto* block = static_cast<char*>(std::malloc(bytes));
         if (block == nullptr) {
             throw std::bad_alloc();
         }
@@ -215,29 +210,16 @@ std::vector<std::pair<const char*, uint64_t>> TimelineCollector::RecordBlocks::p
 }
 
 void TimelineCollector::RecordBlocks::grow() {
-    // About 16 KiB, 64 KiB, 256 KiB, then 2 MiB and 4 MiB blocks on huge pages; each a whole
-    // number of pages where its records allow (visits: multiples of 1,024 records, 20 KiB), so
-    // that a depth's blocks after the first continue page-aligned in the file and the
-    // page-aligned ones go there without a copy (DirectFileWriter::write()).
+    // 16 KiB, 64 KiB, 256 KiB, then 2 MiB and 4 MiB blocks on huge pages.
     constexpr uint64_t kFirstBytes = uint64_t{16} << 10;
     constexpr uint64_t kLargestBytes = uint64_t{4} << 20;
-    constexpr uint64_t kPage = TimelineStore::kPageBytes;
     const uint64_t last = m_counts.empty() ? 0 : m_counts.back() * m_recordBytes;
     const uint64_t bytes = last == 0                      ? kFirstBytes
                            : last < (uint64_t{256} << 10) ? 4 * last
-                           : last < (uint64_t{1} << 20)   ? uint64_t{2} << 20
+                           : last < (uint64_t{2} << 20)   ? uint64_t{2} << 20
                                                           : kLargestBytes;
-    uint64_t records = std::max<uint64_t>(1, bytes / m_recordBytes);
-    // Records per page-multiple: kPage / gcd(kPage, record bytes) of them.
-    uint64_t gcd = kPage;
-    for (uint64_t b = m_recordBytes; b != 0;) {
-        gcd %= b;
-        std::swap(gcd, b);
-    }
-    const uint64_t unit = kPage / gcd;
-    records = std::max(unit, records / unit * unit);
-    m_blocks.push_back(
-        allocateBlock(records * m_recordBytes, m_recordBytes != TimelineStore::kVisitBytes));
+    const uint64_t records = std::max<uint64_t>(1, bytes / m_recordBytes);
+    m_blocks.push_back(allocateBlock(records * m_recordBytes));
     m_counts.push_back(records);
     m_at = m_blocks.back().get();
     m_left = records;
@@ -642,9 +624,6 @@ Status TimelineCollector::writeVisitsInto(const std::string& cache,
             return Error(cache + ": cannot open");
         }
         for (RecordBlocks& depth : m_rows[r].depths) {
-            // Zeros before a large depth, as TimelineStore::write() leaves room for.
-            static constexpr char kZeros[TimelineStore::kPageBytes] = {};
-            out.write(kZeros, TimelineStore::paddingBefore(out.offset(), depth.count()));
             for (const auto& [records, count] : depth.pieces()) {
                 out.write(records, count * TimelineStore::kVisitBytes);
             }

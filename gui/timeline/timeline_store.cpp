@@ -26,9 +26,8 @@ namespace {
 
 // 2: the program and sampled calling contexts are visits too (visit_stack.h). 3: the messages
 // of long flight kept apart too. 4: OpenMP and POSIX threads regions are of kind Threads, not
-// MPI management. 5: a depth of at least kAlignedVisitBytes of visits starts on a page
-// (paddingBefore()). A cache of an earlier version is built again.
-constexpr char kMagic[] = "waitscope timeline events 5\n";
+// MPI management. A cache of an earlier version is built again.
+constexpr char kMagic[] = "waitscope timeline events 4\n";
 constexpr size_t kVisitBytes = TimelineStore::kVisitBytes;
 constexpr size_t kMessageBytes = 32;
 // A long message's copy: the message and its position among all messages.
@@ -155,11 +154,6 @@ public:
     uint64_t offset() const { return m_file.offset(); }
     // Leaves `bytes` bytes for another process to write (zeros until it does).
     void skip(uint64_t bytes) { m_file.skip(bytes); }
-    // Zeros up to where a depth of `count` visits starts (TimelineStore::paddingBefore()).
-    void padBefore(uint64_t count) {
-        static constexpr char kZeros[TimelineStore::kPageBytes] = {};
-        m_file.write(kZeros, TimelineStore::paddingBefore(offset(), count));
-    }
     // Writes `value` at `offset` (the directory's position, known at the end), then closes.
     bool finish(uint64_t offset, uint64_t value) { return m_file.close(offset, value); }
 
@@ -366,7 +360,6 @@ Status TimelineStore::build(const std::string& anchor, const std::string& path,
     auto loaded = Timeline::load(anchor, [&](uint32_t row, Row& read) {
         depths.resize(std::max<size_t>(depths.size(), row + 1));
         for (std::vector<Visit>& visits : read.depths) {
-            out.padBefore(visits.size());
             depths[row].push_back({visits.size(), out.offset()});
             buffer.resize(visits.size() * kVisitBytes);
             for (size_t k = 0; k < visits.size(); ++k) {
@@ -411,12 +404,6 @@ Status TimelineStore::write(const std::string& path, const std::string& signatur
             (*rowStarts)[r] = out.offset();
         }
         for (const EncodedVisits& depth : visits[r]) {
-            if (depth.elsewhere) {
-                // The padding too is the other process's (writeVisitsInto() pads alike).
-                out.skip(paddingBefore(out.offset(), depth.count));
-            } else {
-                out.padBefore(depth.count);
-            }
             sections[r].emplace_back(depth.count, out.offset());
             if (depth.elsewhere) {
                 out.skip(depth.count * kVisitBytes);

@@ -12,7 +12,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace waitscope::timeline {
@@ -44,18 +43,6 @@ public:
     /// as doubles, the region as uint32, native byte order).
     using EncodedVisits = timeline::EncodedVisits;
     static constexpr size_t kVisitBytes = 20;
-    /// A depth of at least this many bytes of visits starts on a page of the file (zeros
-    /// before it), so that the analysis's blocks of visits, page-aligned in memory, go to the
-    /// file with O_DIRECT without a copy (DirectFileWriter::write()); smaller depths are not
-    /// padded (at most 1.6 % of the file in padding).
-    static constexpr uint64_t kPageBytes = 4096;
-    static constexpr uint64_t kAlignedVisitBytes = uint64_t{256} << 10;
-    /// The zeros before a depth of `count` visits that would start at `offset`.
-    static uint64_t paddingBefore(uint64_t offset, uint64_t count) {
-        return count * kVisitBytes < kAlignedVisitBytes
-                   ? 0
-                   : (kPageBytes - offset % kPageBytes) % kPageBytes;
-    }
     /// Writes the event cache of a trace of `signature` to `path` from `timeline` (its rows'
     /// names and nodes, regions, range, event count, messages and collectives; not its rows'
     /// visits) and `visits` (per row and depth): byte for byte what open() builds from the
@@ -99,12 +86,6 @@ public:
     uint64_t messagesLookedAt() const { return m_messagesLookedAt; }
     /// All visits of row `row` (for building the overview).
     Result<Row> row(uint32_t row) const;
-    /// Where row `row`'s visits at `depth` begin in the cache file and how many there are (for
-    /// tests: the padding before large depths).
-    std::pair<uint64_t, uint64_t> visitsAt(uint32_t row, size_t depth) const {
-        const Range& range = m_depths.at(row).at(depth);
-        return {range.offset, range.count};
-    }
 
 private:
     struct Range {

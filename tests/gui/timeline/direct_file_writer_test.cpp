@@ -5,12 +5,10 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <string>
 
 using waitscope::timeline::DirectFileWriter;
@@ -105,50 +103,4 @@ TEST_CASE("writers of neighbouring ranges of one file leave each other's bytes a
     DirectFileWriter missing(scratch("none.bin").string(), false);
     CHECK(!missing.opened());
     CHECK(!missing.close());
-}
-
-TEST_CASE("page-aligned pieces at page-aligned offsets go out from the caller's memory, exactly") {
-    // The timeline collector's blocks of visits: whole pages in memory written where the file is
-    // at a page, between pieces that are gathered (a head shared with another writer, a tail).
-    constexpr size_t kPage = 4096;
-    struct FreeAligned {
-        void operator()(char* block) const { std::free(block); }
-    };
-    const size_t alignedBytes = 5 * kPage * 7;
-    std::unique_ptr<char, FreeAligned> block(
-        static_cast<char*>(std::aligned_alloc(kPage, alignedBytes)));
-    REQUIRE(block != nullptr);
-    const std::string body = pattern(alignedBytes, 11);
-    std::memcpy(block.get(), body.data(), body.size());
-    const fs::path path = scratch("aligned.bin");
-    const std::string head = pattern(3 * kPage - 100, 12); // the file at 3 pages after it
-    const std::string other = pattern(100, 13);
-    std::string expected;
-    {
-        DirectFileWriter out(path.string(), true);
-        REQUIRE(out.opened());
-        out.write(other.data(), other.size());
-        out.write(head.data(), head.size());
-        REQUIRE(out.offset() % kPage == 0);
-        out.write(block.get(), alignedBytes);      // whole pages from memory
-        out.write(block.get(), alignedBytes - 20); // and a tail gathered
-        out.write(block.get() + 1, kPage);         // not aligned in memory: gathered
-        REQUIRE(out.close());
-        CHECK(out.offset() == other.size() + head.size() + 2 * alignedBytes - 20 + kPage);
-        expected = other + head + body + body.substr(0, alignedBytes - 20) + body.substr(1, kPage);
-    }
-    CHECK(bytesOf(path) == expected);
-    // A writer starting inside a page another writer shares: its head page keeps the other's
-    // bytes; its aligned pieces after it go out from memory.
-    {
-        DirectFileWriter second(path.string(), false, other.size());
-        REQUIRE(second.opened());
-        const std::string mine = pattern(head.size(), 14);
-        second.write(mine.data(), mine.size());
-        REQUIRE(second.offset() % kPage == 0);
-        second.write(block.get(), alignedBytes);
-        REQUIRE(second.close());
-        expected.replace(other.size(), mine.size(), mine);
-    }
-    CHECK(bytesOf(path) == expected);
 }

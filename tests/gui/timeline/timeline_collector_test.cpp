@@ -2,7 +2,6 @@
 // an in-process analysis (whole ranks, or read in windows) are byte for byte the ones
 // TimelineStore::open() builds with a pass over the trace; times are rounded as instances.txt
 // stores them.
-#include "generated_trace.h"
 #include "timeline_collector.h"
 #include "timeline_store.h"
 #include "timeline_summary.h"
@@ -236,78 +235,4 @@ TEST_CASE("the rows of several collectors join through their part files", "[time
     const auto nothing = TimelineCollector::publish(archive->anchor);
     REQUIRE(!nothing.ok());
     CHECK(nothing.error().message().find(partial.string()) != std::string::npos);
-}
-
-TEST_CASE("large depths start on a page, alike in the collector's, the parts' and the GUI's cache",
-          "[timeline]") {
-    // A generated trace whose ranks have depths of more than kAlignedVisitBytes of visits (about
-    // 24,000 visits below main): those start on a page of the cache (the collector's blocks go
-    // there from memory), and the caches are the same bytes however they were written.
-    const fs::path dir = fs::path(WAITSCOPE_TEST_TMP_DIR) / "collector_generated_pages";
-    fs::remove_all(dir);
-    testing::GeneratedTraceOptions options;
-    options.ranks = 4;
-    options.eventsPerRank = 120'000;
-    REQUIRE(testing::writeGeneratedTrace(dir.string(), options).ok());
-    auto archive = trace::readArchiveDefinitions(dir.string());
-    REQUIRE(archive.ok());
-    const uint32_t ranks = archive->definitions.rankCount();
-    // One collector of every rank; two of two ranks each joined through a part.
-    TimelineCollector whole;
-    TimelineCollector first;
-    TimelineCollector second;
-    for (uint32_t rank = 0; rank < ranks; ++rank) {
-        auto events = trace::readRankEvents(archive->anchor, archive->definitions, rank);
-        REQUIRE(events.ok());
-        const trace::Location& location = *archive->definitions.locationOfRank(rank);
-        whole.observe(archive->definitions, location, *events, 0, events->size());
-        (rank < 2 ? first : second)
-            .observe(archive->definitions, location, *events, 0, events->size());
-    }
-    REQUIRE(whole.write(archive->anchor, archive->definitions, {}).ok());
-    const fs::path cache = dir / TimelineStore::kCacheFile;
-    const std::string collected = bytesOf(cache);
-
-    size_t aligned = 0;
-    {
-        auto opened = TimelineStore::open(dir.string());
-        REQUIRE(opened.ok());
-        REQUIRE((*opened)->fromCache());
-        for (uint32_t row = 0; row < (*opened)->skeleton().rows().size(); ++row) {
-            for (size_t depth = 0; depth < (*opened)->skeleton().rows()[row].depths.size();
-                 ++depth) {
-                const auto [offset, count] = (*opened)->visitsAt(row, depth);
-                if (count * TimelineStore::kVisitBytes >= TimelineStore::kAlignedVisitBytes) {
-                    INFO("row " << row << " depth " << depth << " at " << offset);
-                    CHECK(offset % TimelineStore::kPageBytes == 0);
-                    ++aligned;
-                }
-            }
-        }
-    }
-    CHECK(aligned >= ranks);
-
-    // The GUI's own pass over the trace.
-    fs::remove(cache);
-    fs::remove(dir / TimelineSummary::kCacheFile);
-    auto built = TimelineStore::open(dir.string());
-    REQUIRE(built.ok());
-    CHECK(!(*built)->fromCache());
-    CHECK(bytesOf(cache) == collected);
-    fs::remove(cache);
-
-    // Two analysis processes: the second's rows (and their padding) written into the holes.
-    const TimelineCollector::Span one = first.span();
-    const TimelineCollector::Span two = second.span();
-    const TimelineCollector::Span run{true, std::min(one.begin, two.begin),
-                                      std::max(one.end, two.end)};
-    const fs::path part = dir / "part";
-    REQUIRE(second.savePart(part.string(), archive->definitions, run).ok());
-    REQUIRE(first.loadPart(part.string()).ok());
-    std::vector<uint64_t> rowStarts;
-    REQUIRE(first.write(archive->anchor, archive->definitions, {}, &rowStarts).ok());
-    REQUIRE(
-        second.writeVisitsInto(TimelineCollector::partialCacheOf(archive->anchor), rowStarts).ok());
-    REQUIRE(TimelineCollector::publish(archive->anchor).ok());
-    CHECK(bytesOf(cache) == collected);
 }
