@@ -51,6 +51,20 @@ std::string copyProject(const std::string& name, const std::string& into) {
     return target.string();
 }
 
+/// Builds the test project `name`.c with `waitscope instrument --nompi` in `dir` and runs it
+/// there; both must succeed.
+CommandResult buildAndRunWithoutMpi(const std::string& dir, const std::string& name) {
+    CommandResult build =
+        runCommand("cd '" + dir + "' && " + kWaitscope + " instrument --nompi gcc -O1 -g -o " +
+                   name + " '" + WAITSCOPE_TEST_PROJECTS + "/" + name + ".c'");
+    INFO(build.output);
+    REQUIRE(build.exitCode == 0);
+    CommandResult run = runCommand("cd '" + dir + "' && ./" + name);
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    return run;
+}
+
 } // namespace
 
 TEST_CASE("filter rules apply in order, the last match deciding", "[filter]") {
@@ -280,14 +294,7 @@ TEST_CASE("functions a filter excludes cost no events, at run time or at compile
 
 TEST_CASE("a program without MPI (--nompi) is measured and written at exit", "[wrapper]") {
     std::string dir = freshDirectory("instrument_serial");
-    CommandResult build = runCommand("cd '" + dir + "' && " + kWaitscope +
-                                     " instrument --nompi gcc -O1 -g -o serial '" +
-                                     WAITSCOPE_TEST_PROJECTS + "/serial.c'");
-    INFO(build.output);
-    REQUIRE(build.exitCode == 0);
-    CommandResult run = runCommand("cd '" + dir + "' && ./serial");
-    INFO(run.output);
-    REQUIRE(run.exitCode == 0);
+    const CommandResult run = buildAndRunWithoutMpi(dir, "serial");
     CHECK(run.output == "serial: 90.0\n"); // nothing of ours in the program's output
     std::string exp = dir + "/waitscope_serial_1";
     CHECK(readFile(exp + "/ranks/0.status").rfind("complete\n", 0) == 0);
@@ -305,14 +312,7 @@ TEST_CASE("a forked child leaves the run to its parent: one experiment, the pare
     // Before, the child wrote the experiment at its exit and the parent, finding the directory
     // taken, warned and lost its own run.
     std::string dir = freshDirectory("instrument_forking");
-    CommandResult build = runCommand("cd '" + dir + "' && " + kWaitscope +
-                                     " instrument --nompi gcc -O1 -g -o forking '" +
-                                     WAITSCOPE_TEST_PROJECTS + "/forking.c'");
-    INFO(build.output);
-    REQUIRE(build.exitCode == 0);
-    CommandResult run = runCommand("cd '" + dir + "' && ./forking");
-    INFO(run.output);
-    REQUIRE(run.exitCode == 0);
+    const CommandResult run = buildAndRunWithoutMpi(dir, "forking");
     CHECK(run.output == "child: 2250000.0\nparent: 90.0\n"); // no warning of ours
     std::string exp = dir + "/waitscope_forking_1";
     CHECK_FALSE(fs::exists(dir + "/waitscope_forking_2"));
