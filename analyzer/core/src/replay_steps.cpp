@@ -111,22 +111,27 @@ Result<bool> ReplaySteps::agree(bool finished) {
     if (!all) {
         return all.error();
     }
-    const size_t width = mine.size();
-    const uint32_t n = m_transport.size();
-    bool everyone = true;
-    for (uint32_t r = 0; r < n; ++r) {
-        everyone = everyone && (*all)[r * width] != 0.0;
-    }
     for (size_t c = 0; c < comms; ++c) {
-        const trace::Communicator& comm = m_state.defs.communicators[c];
         m_bound[c] = static_cast<uint64_t>(mine[c + 1]);
+    }
+    return agreeOnStep(*all, mine.size(), 1, m_transport.size(), m_state.defs, m_bound);
+}
+
+bool agreeOnStep(const std::vector<double>& all, size_t width, size_t first, uint32_t ranks,
+                 const trace::Definitions& defs, std::vector<uint64_t>& bound) {
+    bool everyone = true;
+    for (uint32_t r = 0; r < ranks; ++r) {
+        everyone = everyone && all[r * width] != 0.0;
+    }
+    for (size_t c = 0; c < bound.size(); ++c) {
+        const trace::Communicator& comm = defs.communicators[c];
         if (comm.isSelf) {
             continue;
         }
         for (const uint32_t member : comm.worldRanks) {
-            if (member < n) {
-                m_bound[c] =
-                    std::min(m_bound[c], static_cast<uint64_t>((*all)[member * width + c + 1]));
+            if (member < ranks) {
+                bound[c] =
+                    std::min(bound[c], static_cast<uint64_t>(all[member * width + first + c]));
             }
         }
     }

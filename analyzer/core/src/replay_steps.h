@@ -110,4 +110,12 @@ private:
     std::map<uint32_t, std::deque<std::shared_ptr<const GatheredCollective>>> m_collectives;
 };
 
+/// What the ranks agreed in a step's world all-gather `all`: one row of `width` values per rank,
+/// column 0 whether that rank has finished and, from column `first` on, how many collectives per
+/// communicator it has ready. Sets `bound[c]` to the least of column `first + c` over the members
+/// of communicator c (a self communicator keeps `bound[c]`), and returns whether every rank has
+/// finished. Shared by the replays' steps and the windowed replay.
+bool agreeOnStep(const std::vector<double>& all, size_t width, size_t first, uint32_t ranks,
+                 const trace::Definitions& defs, std::vector<uint64_t>& bound);
+
 } // namespace waitscope::analysis

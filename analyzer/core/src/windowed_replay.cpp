@@ -35,6 +35,7 @@
 #include "late_sender.h"
 #include "location_profile.h"
 #include "rank_state.h"
+#include "replay_steps.h"
 #include "waitscope/analysis/call_path_rules.h"
 #include "waitscope/trace/otf2_archive.h"
 
@@ -321,10 +322,6 @@ Result<bool> WindowedReplay::agree() {
     }
     const size_t width = mine.size();
     const uint32_t n = m_transport.size();
-    bool everyone = true;
-    for (uint32_t r = 0; r < n; ++r) {
-        everyone = everyone && (*all)[r * width] != 0.0;
-    }
     // A rank that could not read its events stops every rank here, together.
     for (uint32_t r = 0; r < n; ++r) {
         if ((*all)[r * width + 1] != 0.0) {
@@ -337,19 +334,7 @@ Result<bool> WindowedReplay::agree() {
         }
     }
     m_bound = ready;
-    for (size_t c = 0; c < ready.size(); ++c) {
-        const trace::Communicator& comm = m_state.defs.communicators[c];
-        if (comm.isSelf) {
-            continue;
-        }
-        for (const uint32_t member : comm.worldRanks) {
-            if (member < n) {
-                m_bound[c] =
-                    std::min(m_bound[c], static_cast<uint64_t>((*all)[member * width + c + kHead]));
-            }
-        }
-    }
-    return everyone;
+    return agreeOnStep(*all, width, kHead, n, m_state.defs, m_bound);
 }
 
 // Posts, in event order, the records of the operations whose calls have ended, and the
